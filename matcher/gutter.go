@@ -1,0 +1,52 @@
+package matcher
+
+import (
+	"strconv"
+	"strings"
+)
+
+// stripGutter removes a line-number gutter that a model pasted from read_file output
+// ("    12\tcode", "12→code", "12│code", "12 | code", "12: code"). Every line must carry
+// one and the numbers must count up by one, so real text that starts with numbers is
+// not mistaken for a gutter.
+func stripGutter(pieces []string) ([]string, bool) {
+	out := make([]string, 0, len(pieces))
+	next := -1
+	for i, s := range pieces {
+		if s == "" && i == len(pieces)-1 && i > 0 {
+			out = append(out, s) // the empty piece after a final line break
+			break
+		}
+		n, rest, ok := cutGutter(s)
+		if !ok || (next >= 0 && n != next) {
+			return nil, false
+		}
+		next = n + 1
+		out = append(out, rest)
+	}
+	return out, next >= 0
+}
+
+var gutterSeps = []string{"\t", "→", "│", " | ", "| ", "|", ": "}
+
+func cutGutter(s string) (int, string, bool) {
+	t := strings.TrimLeft(s, " ")
+	d := 0
+	for d < len(t) && t[d] >= '0' && t[d] <= '9' {
+		d++
+	}
+	if d == 0 || d > 9 {
+		return 0, "", false
+	}
+	n, _ := strconv.Atoi(t[:d])
+	rest := t[d:]
+	for _, sep := range gutterSeps {
+		if strings.HasPrefix(rest, sep) {
+			return n, rest[len(sep):], true
+		}
+	}
+	if rest == "" { // an empty line in a gutter ("    12" with nothing after it)
+		return n, "", true
+	}
+	return 0, "", false
+}

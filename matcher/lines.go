@@ -1,0 +1,218 @@
+package matcher
+
+import (
+	"bytes"
+	"sort"
+)
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// doc indexes a file by lines, keeping every line's own ending so that untouched lines
+// are written back byte for byte, mixed endings included. A line is kept as its start
+// offset only (int32: files are far below 2 GiB), which keeps the index small; its
+// content end is found from the bytes of its ending.
+type doc struct {
+	data   []byte  // the whole original
+	off    int     // length of the BOM, 0 or 3
+	body   []byte  // data[off:]
+	starts []int32 // body offset of each line's start, plus len(body)
+	hasCR  bool
+	common []byte // most frequent line ending, computed on first use
+
+	lf     []byte  // the LF view: every ending read as "\n" (body itself when hasCR is false)
+	lfLine []int32 // offset in lf of each line's start, plus len(lf)
+}
+
+func newDoc(data []byte) *doc {
+	d := &doc{data: data}
+	if bytes.HasPrefix(data, bom) {
+		d.off = len(bom)
+	}
+	d.body = data[d.off:]
+	d.hasCR = bytes.IndexByte(d.body, '\r') >= 0
+	b := d.body
+	d.starts = make([]int32, 0, bytes.Count(b, []byte{'\n'})+2)
+	for pos := 0; pos < len(b); {
+		d.starts = append(d.starts, int32(pos))
+		var i int
+		if d.hasCR {
+			i = bytes.IndexAny(b[pos:], "\r\n")
+		} else {
+			i = bytes.IndexByte(b[pos:], '\n')
+		}
+		if i < 0 {
+			break
+		}
+		eol := pos + i + 1
+		if b[pos+i] == '\r' && eol < len(b) && b[eol] == '\n' {
+			eol++
+		}
+		pos = eol
+	}
+	d.starts = append(d.starts, int32(len(b)))
+	if !d.hasCR {
+		d.lf, d.lfLine = b, d.starts
+		return d
+	}
+	d.lf = make([]byte, 0, len(b))
+	d.lfLine = make([]int32, 0, len(d.starts))
+	for i := range d.nlines() {
+		d.lfLine = append(d.lfLine, int32(len(d.lf)))
+		d.lf = append(d.lf, d.content(i)...)
+		if d.eol(i) > d.end(i) {
+			d.lf = append(d.lf, '\n')
+		}
+	}
+	d.lfLine = append(d.lfLine, int32(len(d.lf)))
+	return d
+}
+
+func (d *doc) nlines() int     { return len(d.starts) - 1 }
+func (d *doc) start(i int) int { return int(d.starts[i]) }
+func (d *doc) eol(i int) int   { return int(d.starts[i+1]) }
+
+// end is where line i's content ends and its line break begins.
+func (d *doc) end(i int) int {
+	e := d.eol(i)
+	if e > d.start(i) {
+		switch d.body[e-1] {
+		case '\n':
+			e--
+			if e > d.start(i) && d.body[e-1] == '\r' {
+				e--
+			}
+		case '\r':
+			e--
+		}
+	}
+	return e
+}
+
+func (d *doc) content(i int) []byte { return d.body[d.start(i):d.end(i)] }
+func (d *doc) ending(i int) []byte {
+	if i < 0 || i >= d.nlines() {
+		return nil
+	}
+	return d.body[d.end(i):d.eol(i)]
+}
+
+// endsWithNewline reports whether the last line has a line break.
+func (d *doc) endsWithNewline() bool {
+	return d.nlines() > 0 && len(d.ending(d.nlines()-1)) > 0
+}
+
+// commonEnding is the file's most frequent line ending, "\n" for a file without any.
+func (d *doc) commonEnding() []byte {
+	if d.common == nil {
+		d.common = d.countEndings()
+	}
+	return d.common
+}
+
+func (d *doc) countEndings() []byte {
+	if !d.hasCR {
+		return []byte{'\n'}
+	}
+	var lf, crlf, cr int
+	for i := range d.nlines() {
+		switch string(d.ending(i)) {
+		case "\n":
+			lf++
+		case "\r\n":
+			crlf++
+		case "\r":
+			cr++
+		}
+	}
+	switch {
+	case crlf >= lf && crlf >= cr:
+		return []byte("\r\n")
+	case cr > lf:
+		return []byte("\r")
+	}
+	return []byte("\n")
+}
+
+// endingNear is the ending of line i if it has one, else the file's common ending:
+// what a new line written near line i should end with.
+func (d *doc) endingNear(i int) []byte {
+	if e := d.ending(i); len(e) > 0 {
+		return e
+	}
+	if e := d.ending(i - 1); len(e) > 0 {
+		return e
+	}
+	return d.commonEnding()
+}
+
+// lineAt returns the index of the line holding body offset p (the last line for p at
+// the end of the body).
+func (d *doc) lineAt(p int) int {
+	i := sort.Search(d.nlines(), func(i int) bool { return d.eol(i) > p })
+	if i == d.nlines() && i > 0 {
+		i--
+	}
+	return i
+}
+
+// linesTouched returns the first and last line index that body range [s, e) touches.
+// A range ending exactly at a line start does not touch that line.
+func (d *doc) linesTouched(s, e int) (int, int) {
+	a := d.lineAt(s)
+	if e <= s {
+		return a, a
+	}
+	return a, d.lineAt(e - 1)
+}
+
+// splitLF splits text on "\n", "\r\n" and lone "\r": the model's line breaks.
+func splitLF(s string) []string {
+	out := make([]string, 0, 8)
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\n':
+			out = append(out, s[start:i])
+			start = i + 1
+		case '\r':
+			out = append(out, s[start:i])
+			if i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// toLF reads the model's CRLF and lone CR as LF.
+func toLF(s string) string {
+	if !containsCR(s) {
+		return s
+	}
+	return joinLF(splitLF(s))
+}
+
+func containsCR(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+func joinLF(p []string) string {
+	n := 0
+	for _, s := range p {
+		n += len(s) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, s := range p {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, s...)
+	}
+	return string(b)
+}

@@ -1,0 +1,375 @@
+package matcher
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Edit is one replacement a model asked for.
+type Edit struct {
+	OldText    string
+	NewText    string
+	ReplaceAll bool
+}
+
+// Tier is how an edit was found.
+type Tier int
+
+const (
+	TierExact Tier = iota
+	TierTypography
+	TierIndentation
+)
+
+func (t Tier) String() string {
+	switch t {
+	case TierTypography:
+		return "typography"
+	case TierIndentation:
+		return "indentation"
+	}
+	return "exact"
+}
+
+// Options tune messages; the matching itself has no knobs on purpose.
+type Options struct {
+	// Name is the file's name as the model knows it, used in messages.
+	Name string
+}
+
+// Splice replaces original bytes [Start, End) with Text. Offsets count the BOM.
+type Splice struct {
+	Edit       int
+	Start, End int
+	Text       []byte
+	// FirstLine and LastLine are the 1-based lines of the original the splice touches.
+	FirstLine, LastLine int
+}
+
+// EditReport says how one edit was applied.
+type EditReport struct {
+	Tier   Tier
+	Gutter bool     // a pasted line-number gutter was stripped from oldText
+	Folded []string // what folding forgave, for a fuzzy tier ("curly quotes", ...)
+	// Lines holds the 1-based first and last original line of each occurrence.
+	Lines [][2]int
+	// ContextLines and ContextBytes measure the unchanged lines the model padded its
+	// edit with (written from the file, not from the model's copy).
+	ContextLines, ContextBytes int
+}
+
+// Result is a planned change: the new content, the splices that make it, and a report
+// per edit.
+type Result struct {
+	Output  []byte
+	Splices []Splice
+	Edits   []EditReport
+}
+
+// Apply plans edits against original. It returns a *Refusal when any edit cannot be
+// applied safely; then nothing is to be written.
+func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
+	name := opts.Name
+	if name == "" {
+		name = "the file"
+	}
+	if len(edits) == 0 {
+		return nil, refuse(KindInvalidInput, -1, nil, "No edits were sent for %s. Send edits: [{oldText, newText}].", name)
+	}
+	if bytes.IndexByte(original, 0) >= 0 {
+		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
+	}
+	m := &matcher{d: newDoc(original), name: name}
+	res := &Result{Edits: make([]EditReport, len(edits))}
+	for i, e := range edits {
+		if e.OldText == "" {
+			return nil, refuse(KindInvalidInput, i, nil, "edits[%d].oldText is empty. Copy the exact text to replace from %s; to fill an empty file or replace it whole, use write_file.", i, name)
+		}
+		old, nw := toLF(e.OldText), toLF(e.NewText)
+		if old == nw {
+			return nil, refuse(KindNoChange, i, nil, "edits[%d] changes nothing: its oldText and newText are identical. Send only edits that change something.", i)
+		}
+		sp, rep, err := m.edit(i, old, nw, e.ReplaceAll)
+		if err != nil {
+			return nil, err
+		}
+		res.Splices = append(res.Splices, sp...)
+		res.Edits[i] = rep
+	}
+	sort.SliceStable(res.Splices, func(a, b int) bool { return res.Splices[a].Start < res.Splices[b].Start })
+	if err := m.checkOverlaps(res.Splices); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.Grow(len(original))
+	prev := 0
+	for _, s := range res.Splices {
+		out.Write(original[prev:s.Start])
+		out.Write(s.Text)
+		prev = s.End
+	}
+	out.Write(original[prev:])
+	res.Output = out.Bytes()
+	// No whole-output comparison is needed: splices are disjoint and every edit changes
+	// its own bytes (checked in edit), so the output differs from the original.
+	return res, nil
+}
+
+type matcher struct {
+	d      *doc
+	name   string
+	typo   *view
+	indent *view
+	utf8ok int // 0 unknown, 1 valid, -1 invalid
+	unit   string
+}
+
+func (m *matcher) validUTF8() bool {
+	if m.utf8ok == 0 {
+		m.utf8ok = -1
+		if utf8.Valid(m.d.body) {
+			m.utf8ok = 1
+		}
+	}
+	return m.utf8ok == 1
+}
+
+func (m *matcher) view(t Tier) *view {
+	switch t {
+	case TierTypography:
+		if m.typo == nil {
+			m.typo = foldedView(m.d, false, nil)
+		}
+		return m.typo
+	case TierIndentation:
+		if m.indent == nil {
+			m.indent = foldedView(m.d, true, m.view(TierTypography))
+		}
+		return m.indent
+	}
+	return exactView(m.d)
+}
+
+// pattern is a model's oldText prepared for one tier.
+type pattern struct {
+	tier   Tier
+	pieces []string // the model's oldText split on line breaks (LF)
+	text   []byte   // what is searched for in the tier's view
+}
+
+func (m *matcher) pattern(t Tier, pieces []string) (pattern, bool) {
+	p := pattern{tier: t, pieces: pieces}
+	if t == TierExact {
+		p.text = []byte(joinLF(pieces))
+		return p, len(p.text) > 0
+	}
+	var b []byte
+	content := false
+	for i, s := range pieces {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		f := foldLine([]byte(s), false, nil)
+		t := f.text
+		if p.tier == TierIndentation {
+			t = t[f.lead:]
+		}
+		content = content || len(t) > 0
+		b = append(b, t...)
+	}
+	p.text = b
+	return p, content
+}
+
+// occurrence is a match of a pattern in a view, by view offsets.
+type occurrence struct{ from, to int }
+
+// search finds every occurrence, overlapping ones included.
+func (m *matcher) search(v *view, p pattern) []occurrence {
+	var occ []occurrence
+	for pos := 0; pos <= len(v.text); {
+		i := bytes.Index(v.text[pos:], p.text)
+		if i < 0 {
+			break
+		}
+		o := occurrence{pos + i, pos + i + len(p.text)}
+		pos += i + 1
+		if v.indent && !m.wholeLines(v, o, p) {
+			continue
+		}
+		occ = append(occ, o)
+	}
+	return occ
+}
+
+// wholeLines: the indentation tier ignores leading whitespace, so it must match lines
+// from their start to their end; a part of a line is no match there.
+func (m *matcher) wholeLines(v *view, o occurrence, p pattern) bool {
+	line, col := v.locate(o.from)
+	if col != 0 || line >= m.d.nlines() {
+		return false
+	}
+	if last := p.pieces[len(p.pieces)-1]; last == "" && len(p.pieces) > 1 {
+		return true // ends with a line break, hence at a line start
+	}
+	el, ec := v.locate(o.to)
+	return el < m.d.nlines() && ec == v.lineLen(el)
+}
+
+// nonOverlapping keeps the leftmost occurrences that do not overlap, for replaceAll.
+func nonOverlapping(occ []occurrence) []occurrence {
+	var out []occurrence
+	end := -1
+	for _, o := range occ {
+		if o.from >= end {
+			out = append(out, o)
+			end = o.to
+		}
+	}
+	return out
+}
+
+// edit locates edit i and renders a splice for each occurrence.
+func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, error) {
+	tiers := []Tier{TierExact}
+	if m.validUTF8() && utf8.ValidString(old) {
+		tiers = append(tiers, TierTypography, TierIndentation)
+	}
+	pieces := splitLF(old)
+	t, p, occ := m.find(tiers, pieces)
+	gutter := false
+	if len(occ) == 0 {
+		if g, ok := stripGutter(pieces); ok {
+			if t2, p2, occ2 := m.find(tiers, g); len(occ2) > 0 {
+				t, p, occ, gutter = t2, p2, occ2, true
+				pieces = g
+				if ng, ok := stripGutter(splitLF(nw)); ok {
+					nw = joinLF(ng)
+				}
+				if joinLF(g) == nw {
+					return nil, EditReport{}, refuse(KindNoChange, i, nil, "edits[%d] changes nothing once the line-number gutter is removed from oldText. Send only edits that change something.", i)
+				}
+			}
+		}
+	}
+	if len(occ) == 0 {
+		return nil, EditReport{}, m.notFound(i, old)
+	}
+	v := m.view(t)
+	lines := make([]int, len(occ))
+	for k, o := range occ {
+		l, _ := v.locate(o.from)
+		lines[k] = l + 1
+	}
+	if len(occ) > 1 && !all {
+		return nil, EditReport{}, refuse(KindMultipleMatches, i, lines,
+			"Found %d occurrences of edits[%d] in %s (lines %s)%s. Each oldText must match one place: add surrounding lines to make it unique, or set replaceAll.",
+			len(occ), i, m.name, listLines(lines), tierNote(t))
+	}
+	if all {
+		occ = nonOverlapping(occ)
+	}
+	rep := EditReport{Tier: t, Gutter: gutter}
+	var splices []Splice
+	for _, o := range occ {
+		sp, err := m.render(i, v, p, o, splitLF(nw), &rep)
+		if err != nil {
+			return nil, EditReport{}, err
+		}
+		rep.Lines = append(rep.Lines, [2]int{sp.FirstLine, sp.LastLine})
+		splices = append(splices, sp)
+	}
+	noop := true
+	for _, sp := range splices {
+		noop = noop && bytes.Equal(sp.Text, m.d.data[sp.Start:sp.End])
+	}
+	if noop {
+		return nil, EditReport{}, refuse(KindNoChange, i, lines,
+			"edits[%d] would leave %s unchanged: what it writes is already there (line %s)%s. Re-read the file; send only edits that change something.",
+			i, m.name, listLines(lines), tierNote(t))
+	}
+	if t != TierExact {
+		rep.Folded = m.whatFolded(pieces, splices[0])
+	}
+	return splices, rep, nil
+}
+
+func (m *matcher) find(tiers []Tier, pieces []string) (Tier, pattern, []occurrence) {
+	for _, t := range tiers {
+		p, ok := m.pattern(t, pieces)
+		if !ok {
+			continue
+		}
+		if occ := m.search(m.view(t), p); len(occ) > 0 {
+			return t, p, occ
+		}
+	}
+	return TierExact, pattern{}, nil
+}
+
+func tierNote(t Tier) string {
+	if t == TierExact {
+		return ""
+	}
+	return fmt.Sprintf(", matching at the %s tier", t)
+}
+
+func listLines(l []int) string {
+	const show = 10
+	var parts []string
+	for k, n := range l {
+		if k == show {
+			parts = append(parts, fmt.Sprintf("and %d more", len(l)-show))
+			break
+		}
+		parts = append(parts, fmt.Sprint(n))
+	}
+	if len(parts) == 2 {
+		return parts[0] + " and " + parts[1]
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (m *matcher) checkOverlaps(sp []Splice) error {
+	for k := 1; k < len(sp); k++ {
+		a, b := sp[k-1], sp[k]
+		sameEdit := a.Edit == b.Edit
+		// Occurrences of one replaceAll edit may share a line; different edits may not.
+		if b.Start < a.End || (!sameEdit && b.FirstLine <= a.LastLine) {
+			x, y := a.Edit, b.Edit
+			if x > y {
+				x, y = y, x
+			}
+			where := fmt.Sprintf("line %d", b.FirstLine)
+			if a.LastLine > b.FirstLine {
+				where = fmt.Sprintf("lines %d-%d", b.FirstLine, a.LastLine)
+			}
+			return refuse(KindOverlappingEdits, y, []int{b.FirstLine},
+				"edits[%d] and edits[%d] both touch %s of %s. Merge them into one edit, or make each oldText cover separate lines.",
+				x, y, where, m.name)
+		}
+	}
+	return nil
+}
+
+// whatFolded names the folding categories that differ between the model's oldText and
+// the file's matched lines.
+func (m *matcher) whatFolded(pieces []string, sp Splice) []string {
+	var model, file foldCounts
+	for _, s := range pieces {
+		foldLine([]byte(s), false, &model)
+	}
+	for l := sp.FirstLine - 1; l < sp.LastLine && l < m.d.nlines(); l++ {
+		foldLine(m.d.content(l), false, &file)
+	}
+	var out []string
+	for c := range nCats {
+		if model[c] != file[c] {
+			out = append(out, catNames[c])
+		}
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package matcher
+
+import (
+	"fmt"
+	"strings"
+)
+
+// diffContext is how many unchanged lines a diff shows around each change.
+const diffContext = 2
+
+// UnifiedDiff renders splices of original as a compact unified diff (line endings are
+// not shown). It reads the splices only around their lines, so its cost follows the
+// size of the change, not of the file.
+func UnifiedDiff(name string, original []byte, splices []Splice) string {
+	if len(splices) == 0 {
+		return ""
+	}
+	d := newDoc(original)
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
+	delta := 0 // new-file lines minus old-file lines before the current group
+	for g := 0; g < len(splices); {
+		first, last := splices[g].FirstLine-1, splices[g].LastLine-1
+		h := g + 1
+		for h < len(splices) && splices[h].FirstLine-1 <= last+2*diffContext+1 {
+			last = max(last, splices[h].LastLine-1)
+			h++
+		}
+		// Widen by context lines from the file.
+		from := max(first-diffContext, 0)
+		to := min(last+diffContext, d.nlines()-1)
+		lo, hi := d.off+d.start(from), d.off+d.eol(to)
+		var nt []byte
+		prev := lo
+		for _, s := range splices[g:h] {
+			nt = append(nt, original[prev:s.Start]...)
+			nt = append(nt, s.Text...)
+			prev = s.End
+		}
+		nt = append(nt, original[prev:hi]...)
+		oldLines := displayLines(string(original[lo:hi]))
+		newLines := displayLines(string(nt))
+		fmt.Fprintf(&b, "@@ -%s +%s @@\n", span(from+1, len(oldLines)), span(from+1+delta, len(newLines)))
+		for _, hk := range diffLines(oldLines, newLines) {
+			if hk.equal {
+				for _, l := range oldLines[hk.i1:hk.i2] {
+					b.WriteString(" " + l + "\n")
+				}
+				continue
+			}
+			for _, l := range oldLines[hk.i1:hk.i2] {
+				b.WriteString("-" + l + "\n")
+			}
+			for _, l := range newLines[hk.j1:hk.j2] {
+				b.WriteString("+" + l + "\n")
+			}
+		}
+		delta += len(newLines) - len(oldLines)
+		g = h
+	}
+	return b.String()
+}
+
+func displayLines(s string) []string {
+	p := splitLF(s)
+	if len(p) > 0 && p[len(p)-1] == "" {
+		p = p[:len(p)-1]
+	}
+	return p
+}
+
+func span(from, n int) string {
+	if n == 1 {
+		return fmt.Sprint(from)
+	}
+	if n == 0 {
+		from--
+	}
+	return fmt.Sprintf("%d,%d", from, n)
+}
