@@ -1,0 +1,73 @@
+package vfs
+
+import (
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/spf13/afero"
+)
+
+// suggestLimit bounds the walk for a suggestion, so a missing file in a huge tree
+// costs milliseconds, not seconds.
+const suggestLimit = 20000
+
+// Suggest returns the existing file nearest to the missing canonical path p: the same
+// name in another folder, or a path within a few typos. "" if nothing is close.
+func (f *FS) Suggest(p string) string {
+	base := path.Base(p)
+	best, bestScore := "", 1<<30
+	seen := 0
+	afero.Walk(f.fs, ".", func(q string, fi fs.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		seen++
+		if seen > suggestLimit {
+			return fs.SkipAll
+		}
+		q = strings.TrimPrefix(q, "./")
+		if fi.IsDir() {
+			if q != "." && f.checkReserved(q, q) != nil {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(path.Base(q), TempPrefix) {
+			return nil
+		}
+		score := -1
+		if path.Base(q) == base {
+			// Same name, other folder: rank by how far the folders are apart.
+			score = distance(path.Dir(q), path.Dir(p))
+		} else if d := distance(q, p); d <= max(2, len(p)/6) {
+			score = 100 + d
+		}
+		if score >= 0 && score < bestScore {
+			best, bestScore = q, score
+		}
+		return nil
+	})
+	return best
+}
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,369 @@
+// Package vfs is the filesystem that model tool calls see: an afero.Fs confined to one
+// root, with paths resolved to a canonical form inside it, reserved folders refused,
+// and files replaced atomically.
+//
+// Invariants:
+//   - No path, however spelled (.., absolute, symlinks in any component, NUL bytes),
+//     reaches a file outside the root. On the real filesystem os.Root enforces this a
+//     second time, so a symlink swapped in after our check cannot escape either.
+//   - A file is replaced by a complete new file or not at all: temp file beside it,
+//     write, fsync, rename over it, fsync the directory. The mode (and, when allowed,
+//     the owner) is kept.
+//   - Reserved folders (.vfsctl/ and .git/ by default) are never read or written.
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// DefaultReserved are folders no tool may touch: the journal, and .git, where a model
+// that writes hooks/ runs code on the next commit.
+var DefaultReserved = []string{".vfsctl", ".git"}
+
+// DefaultMaxFileSize bounds what read and edit load into memory.
+const DefaultMaxFileSize = 32 << 20
+
+// maxSymlinkHops is the bound on symlinks followed while resolving one path (as Linux).
+const maxSymlinkHops = 40
+
+// Options configure an FS.
+type Options struct {
+	// Reserved top-level folders; nil means DefaultReserved. An empty, non-nil slice
+	// reserves nothing (then .git/hooks is writable by the model).
+	Reserved []string
+	// MaxFileSize in bytes; 0 means DefaultMaxFileSize.
+	MaxFileSize int64
+}
+
+// FS is a root-confined filesystem.
+type FS struct {
+	fs       afero.Fs
+	dir      string   // absolute root directory on disk; "" for an in-memory FS
+	aliases  []string // spellings of dir that absolute paths may use
+	reserved []string
+	maxSize  int64
+}
+
+// Open returns an FS over the directory dir, backed by os.Root.
+func Open(dir string, opts Options) (*FS, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace root: %w", err)
+	}
+	f := New(rootFs{r}, opts)
+	f.dir = abs
+	f.aliases = []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		f.aliases = append(f.aliases, real)
+	}
+	return f, nil
+}
+
+// New returns an FS over fsys, which is taken as already confined (afero.MemMapFs in
+// tests, or a fault-injecting wrapper). Absolute paths are read against "/".
+func New(fsys afero.Fs, opts Options) *FS {
+	f := &FS{fs: fsys, reserved: opts.Reserved, maxSize: opts.MaxFileSize}
+	if f.reserved == nil {
+		f.reserved = DefaultReserved
+	}
+	if f.maxSize == 0 {
+		f.maxSize = DefaultMaxFileSize
+	}
+	f.aliases = []string{"/"}
+	return f
+}
+
+// Afero returns the underlying filesystem, for callers that keep their own files in the
+// root (the journal) and for tests.
+func (f *FS) Afero() afero.Fs { return f.fs }
+
+// Dir is the root directory on disk, or "" for an in-memory FS.
+func (f *FS) Dir() string { return f.dir }
+
+// MaxFileSize is the largest file read or edited.
+func (f *FS) MaxFileSize() int64 { return f.maxSize }
+
+// Clean validates a path as a model sent it and returns it relative to the root, in
+// slash form, without resolving symlinks.
+func (f *FS) Clean(p string) (string, error) {
+	switch {
+	case p == "":
+		return "", errs.New(errs.InvalidInput, p, "path is empty. Send the file's path relative to the workspace root, e.g. \"src/main.go\".")
+	case strings.IndexByte(p, 0) >= 0:
+		return "", errs.New(errs.InvalidInput, p, "path %q contains a NUL byte. Send a plain relative path.", p)
+	case len(p) > 4096:
+		return "", errs.New(errs.InvalidInput, p[:64], "path is %d bytes long; paths are at most 4096 bytes.", len(p))
+	}
+	q := filepath.ToSlash(p)
+	if path.IsAbs(q) {
+		rel, ok := f.relToRoot(q)
+		if !ok {
+			return "", errs.New(errs.PathOutsideRoot, p, "%s is outside the workspace. Send a path relative to the workspace root.", p)
+		}
+		q = rel
+	}
+	q = path.Clean(q)
+	if q == ".." || strings.HasPrefix(q, "../") {
+		return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace. Send a path inside it, relative to its root.", p)
+	}
+	if q == "." {
+		return "", errs.New(errs.NotAFile, p, "%q names the workspace root, a directory. Send the path of a file.", p)
+	}
+	if err := f.checkReserved(p, q); err != nil {
+		return "", err
+	}
+	return q, nil
+}
+
+func (f *FS) relToRoot(abs string) (string, bool) {
+	for _, a := range f.aliases {
+		a = filepath.ToSlash(a)
+		if a == "/" {
+			return strings.TrimPrefix(abs, "/"), true
+		}
+		if abs == a {
+			return ".", true
+		}
+		if strings.HasPrefix(abs, a+"/") {
+			return abs[len(a)+1:], true
+		}
+	}
+	return "", false
+}
+
+func (f *FS) checkReserved(orig, q string) error {
+	first, _, _ := strings.Cut(q, "/")
+	for _, r := range f.reserved {
+		if first == r {
+			return errs.New(errs.PathReserved, orig, "%s is inside %s/, which the file tools do not touch. Edit files outside it.", orig, r)
+		}
+	}
+	return nil
+}
+
+// Resolved is a path resolved inside the root.
+type Resolved struct {
+	Name   string // the path as the model sent it
+	Path   string // canonical: relative, slash form, every symlink resolved
+	Exists bool
+	Link   bool // Name went through a symlink
+	Info   fs.FileInfo
+}
+
+// Resolve cleans p and follows every symlink in it, refusing links that lead outside the
+// root or into a reserved folder, and loops. A path that does not exist resolves too
+// (Exists false), so that create_file can use it.
+func (f *FS) Resolve(p string) (*Resolved, error) {
+	q, err := f.Clean(p)
+	if err != nil {
+		return nil, err
+	}
+	res := &Resolved{Name: p}
+	todo := strings.Split(q, "/")
+	cur := ""
+	hops := 0
+	for len(todo) > 0 {
+		comp := todo[0]
+		todo = todo[1:]
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			if cur == "" {
+				return nil, errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace through a symlink. Send a path inside it.", p)
+			}
+			cur = path.Dir(cur)
+			if cur == "." {
+				cur = ""
+			}
+			continue
+		}
+		next := path.Join(cur, comp)
+		fi, err := f.lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			cur = path.Join(append([]string{next}, todo...)...)
+			todo = nil
+			break
+		}
+		if err != nil {
+			return nil, f.osError(p, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			if len(todo) > 0 && !fi.IsDir() {
+				return nil, errs.New(errs.NotAFile, p, "%s: %s is a file, not a directory.", p, next)
+			}
+			cur = next
+			continue
+		}
+		res.Link = true
+		hops++
+		if hops > maxSymlinkHops {
+			return nil, errs.New(errs.NotAFile, p, "%s goes through a symlink loop. Send the path of a regular file.", p)
+		}
+		target, err := f.readlink(next)
+		if err != nil {
+			return nil, f.osError(p, err)
+		}
+		target = filepath.ToSlash(target)
+		if path.IsAbs(target) {
+			rel, ok := f.relToRoot(target)
+			if !ok {
+				return nil, errs.New(errs.PathOutsideRoot, p, "%s is a symlink to %s, outside the workspace. Edit files inside it.", p, target)
+			}
+			target, cur = rel, ""
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	if cur == "" {
+		return nil, errs.New(errs.NotAFile, p, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
+	}
+	if err := f.checkReserved(p, cur); err != nil {
+		return nil, err
+	}
+	res.Path = cur
+	fi, err := f.fs.Stat(cur)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, f.osError(p, err)
+	default:
+		res.Exists, res.Info = true, fi
+	}
+	return res, nil
+}
+
+func (f *FS) lstat(p string) (fs.FileInfo, error) {
+	if l, ok := f.fs.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(p)
+		return fi, err
+	}
+	return f.fs.Stat(p)
+}
+
+func (f *FS) readlink(p string) (string, error) {
+	if l, ok := f.fs.(afero.LinkReader); ok {
+		return l.ReadlinkIfPossible(p)
+	}
+	return "", &fs.PathError{Op: "readlink", Path: p, Err: errors.ErrUnsupported}
+}
+
+// osError turns an OS error into an *errs.Error for the model.
+func (f *FS) osError(p string, err error) error {
+	var e *errs.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return errs.Wrap(errs.PermissionDenied, p, err, "Permission denied on %s.", p)
+	case errors.Is(err, syscall.ENOTDIR):
+		return errs.Wrap(errs.NotAFile, p, err, "A part of the folder path of %s is a file, not a folder.", p)
+	case errors.Is(err, syscall.ELOOP):
+		return errs.Wrap(errs.NotAFile, p, err, "%s goes through a symlink loop. Send the path of a regular file.", p)
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		return errs.Wrap(errs.PathOutsideRoot, p, err, "%s leads outside the workspace. Send a path inside it.", p)
+	case errors.Is(err, syscall.ENOSPC):
+		return errs.Wrap(errs.IOError, p, err, "No space left on the device while writing %s; nothing was changed.", p)
+	}
+	return errs.Wrap(errs.IOError, p, err, "I/O error on %s: %v.", p, err)
+}
+
+// File is a regular file read whole.
+type File struct {
+	*Resolved
+	Data []byte
+}
+
+// CheckFile refuses what is not a regular file: directories, FIFOs, devices, sockets,
+// missing files (suggesting the nearest existing path) and dangling symlinks.
+func (f *FS) CheckFile(r *Resolved) error {
+	if !r.Exists {
+		msg := fmt.Sprintf("%s does not exist.", r.Name)
+		if r.Link {
+			msg = fmt.Sprintf("%s is a symlink to %s, which does not exist.", r.Name, r.Path)
+		}
+		if s := f.Suggest(r.Path); s != "" {
+			msg += fmt.Sprintf(" Did you mean %s?", s)
+		} else {
+			msg += " Check the path; create_file makes a new file."
+		}
+		return errs.New(errs.FileNotFound, r.Name, "%s", msg)
+	}
+	m := r.Info.Mode()
+	switch {
+	case m.IsDir():
+		return errs.New(errs.NotAFile, r.Name, "%s is a directory. Send the path of a file inside it.", r.Name)
+	case !m.IsRegular():
+		return errs.New(errs.NotAFile, r.Name, "%s is not a regular file (%s). The file tools read and edit regular files only.", r.Name, kindOfMode(m))
+	case r.Info.Size() > f.maxSize:
+		return errs.New(errs.TooLarge, r.Name, "%s is %d bytes; files over %d bytes are not read or edited here.", r.Name, r.Info.Size(), f.maxSize)
+	}
+	return nil
+}
+
+func kindOfMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// Read resolves p and reads the regular file it names.
+func (f *FS) Read(p string) (*File, error) {
+	r, err := f.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.CheckFile(r); err != nil {
+		return nil, err
+	}
+	data, err := f.readAll(r.Path)
+	if err != nil {
+		return nil, f.osError(p, err)
+	}
+	if int64(len(data)) > f.maxSize {
+		return nil, errs.New(errs.TooLarge, p, "%s is over %d bytes; it is not read or edited here.", p, f.maxSize)
+	}
+	return &File{Resolved: r, Data: data}, nil
+}
+
+// ReadCanonical reads a canonical path (from Resolve) without resolving it again.
+func (f *FS) ReadCanonical(p string) ([]byte, error) { return f.readAll(p) }
+
+func (f *FS) readAll(p string) ([]byte, error) {
+	h, err := f.fs.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	return io.ReadAll(io.LimitReader(h, f.maxSize+1))
+}
+
+// Links returns the hard-link count of a file, 1 where the filesystem does not say.
+func Links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

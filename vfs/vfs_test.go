@@ -1,0 +1,193 @@
+package vfs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
+)
+
+func setup(t *testing.T) (*FS, string, string) {
+	t.Helper()
+	parent := t.TempDir()
+	ws := filepath.Join(parent, "ws")
+	testutil.WriteFile(t, filepath.Join(ws, "src/a.go"), "package a\n")
+	testutil.WriteFile(t, filepath.Join(ws, ".git/config"), "[core]\n")
+	testutil.WriteFile(t, filepath.Join(parent, "secret.txt"), "secret\n")
+	testutil.WriteFile(t, filepath.Join(parent, "ws2/b.txt"), "sibling\n")
+	f, err := Open(ws, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, ws, parent
+}
+
+func TestPaths(t *testing.T) {
+	f, ws, parent := setup(t)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(filepath.Join(parent, "secret.txt"), filepath.Join(ws, "out.txt")))
+	must(os.Symlink("../secret.txt", filepath.Join(ws, "rel-out.txt")))
+	must(os.Symlink(parent, filepath.Join(ws, "outdir")))
+	must(os.Symlink("src/a.go", filepath.Join(ws, "link.go")))
+	must(os.Symlink("src", filepath.Join(ws, "srclink")))
+	must(os.Symlink(".git/config", filepath.Join(ws, "gitcfg")))
+	must(os.Symlink("missing.go", filepath.Join(ws, "dangling.go")))
+	must(os.Symlink("loop2", filepath.Join(ws, "loop1")))
+	must(os.Symlink("loop1", filepath.Join(ws, "loop2")))
+	must(syscall.Mkfifo(filepath.Join(ws, "fifo"), 0o644))
+
+	ok := map[string]string{
+		"src/a.go":                    "src/a.go",
+		"./src/../src/a.go":           "src/a.go",
+		filepath.Join(ws, "src/a.go"): "src/a.go",
+		"link.go":                     "src/a.go",
+		"srclink/a.go":                "src/a.go",
+	}
+	for p, want := range ok {
+		r, err := f.Resolve(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if r.Path != want || !r.Exists {
+			t.Errorf("%s: resolved to %q exists=%v, want %q", p, r.Path, r.Exists, want)
+		}
+	}
+	bad := map[string]errs.Kind{
+		"":                                  errs.InvalidInput,
+		"a\x00b":                            errs.InvalidInput,
+		"../secret.txt":                     errs.PathOutsideRoot,
+		"src/../../secret.txt":              errs.PathOutsideRoot,
+		filepath.Join(parent, "secret.txt"): errs.PathOutsideRoot,
+		filepath.Join(parent, "ws2/b.txt"):  errs.PathOutsideRoot, // sibling sharing the root's prefix
+		"out.txt":                           errs.PathOutsideRoot,
+		"rel-out.txt":                       errs.PathOutsideRoot,
+		"outdir/secret.txt":                 errs.PathOutsideRoot,
+		".git/config":                       errs.PathReserved,
+		".vfsctl/journal.db":                errs.PathReserved,
+		"gitcfg":                            errs.PathReserved,
+		"loop1":                             errs.NotAFile,
+		".":                                 errs.NotAFile,
+		"src/a.go/x":                        errs.NotAFile,
+	}
+	for p, kind := range bad {
+		_, err := f.Resolve(p)
+		if got := errs.KindOf(err); got != kind {
+			t.Errorf("%q: want %s, got %q (%v)", p, kind, got, err)
+		}
+	}
+	reads := map[string]errs.Kind{
+		"src":         errs.NotAFile,
+		"fifo":        errs.NotAFile,
+		"dangling.go": errs.FileNotFound,
+		"src/b.go":    errs.FileNotFound,
+	}
+	for p, kind := range reads {
+		_, err := f.Read(p)
+		if got := errs.KindOf(err); got != kind {
+			t.Errorf("read %q: want %s, got %q (%v)", p, kind, got, err)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	f, _, _ := setup(t)
+	for p, want := range map[string]string{"src/a.og": "src/a.go", "a.go": "src/a.go", "lib/a.go": "src/a.go"} {
+		_, err := f.Read(p)
+		testutil.WantKind(t, err, errs.FileNotFound)
+		if !strings.Contains(err.Error(), "Did you mean "+want+"?") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	_, err := f.Read("zzzzzzzzzzzz/qqqq.rs")
+	if strings.Contains(err.Error(), "Did you mean") {
+		t.Errorf("suggested for an unrelated path: %v", err)
+	}
+}
+
+func TestReplace(t *testing.T) {
+	f, ws, _ := setup(t)
+	p := filepath.Join(ws, "run.sh")
+	testutil.WriteFile(t, p, "echo a\n")
+	os.Chmod(p, 0o751)
+	os.Symlink("run.sh", filepath.Join(ws, "run-link.sh"))
+	r, err := f.Resolve("run-link.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Replace(r.Path, []byte("echo b\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ReadFile(t, p); got != "echo b\n" {
+		t.Errorf("content %q", got)
+	}
+	fi, _ := os.Stat(p)
+	if fi.Mode().Perm() != 0o751 {
+		t.Errorf("mode %v, want 0751", fi.Mode().Perm())
+	}
+	if li, _ := os.Lstat(filepath.Join(ws, "run-link.sh")); li.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced by a file")
+	}
+	entries, _ := os.ReadDir(ws)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), TempPrefix) {
+			t.Errorf("temp file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestHardLinkRefused(t *testing.T) {
+	f, ws, _ := setup(t)
+	os.Link(filepath.Join(ws, "src/a.go"), filepath.Join(ws, "hard.go"))
+	err := f.Replace("src/a.go", []byte("x"))
+	testutil.WantKind(t, err, errs.NotAFile)
+	if !strings.Contains(err.Error(), "2 hard links") {
+		t.Errorf("message: %v", err)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "hard.go")); got != "package a\n" {
+		t.Errorf("linked file changed: %q", got)
+	}
+}
+
+func TestCreate(t *testing.T) {
+	f, ws, _ := setup(t)
+	os.Symlink("nowhere", filepath.Join(ws, "dangling"))
+	if err := f.Create("new/deep/x.txt", []byte("hi\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "new/deep/x.txt")); got != "hi\n" {
+		t.Errorf("content %q", got)
+	}
+	for _, p := range []string{"src/a.go", "src", "dangling"} {
+		testutil.WantKind(t, f.Create(p, []byte("x")), errs.FileExists)
+	}
+	testutil.WantKind(t, f.Create("src/a.go/x", []byte("x")), errs.NotAFile)
+}
+
+func TestMemFS(t *testing.T) {
+	f := New(afero.NewMemMapFs(), Options{})
+	if err := f.Create("a/b.txt", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Replace("a/b.txt", []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	file, err := f.Read("/a/b.txt")
+	if err != nil || string(file.Data) != "two" {
+		t.Fatalf("read %q, %v", file.Data, err)
+	}
+	small := New(afero.NewMemMapFs(), Options{MaxFileSize: 2})
+	small.Create("big", []byte("abc"))
+	_, err = small.Read("big")
+	testutil.WantKind(t, err, errs.TooLarge)
+}
