@@ -247,3 +247,12 @@ func TestReport(t *testing.T) {
 		t.Errorf("output %q", res.Output)
 	}
 }
+
+func TestNotFoundByPrefix(t *testing.T) {
+	runCases(t, []applyCase{
+		{name: "closest line by its start", file: "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",
+			edits: []Edit{e(`    println("bye")`, "x")}, kind: KindTextNotFound,
+			msg: []string{"line 4", `"\tprintln(\"hi\")"`}},
+		{name: "nothing close", file: "abc\n", edits: []Edit{e("zzzz", "x")}, kind: KindTextNotFound},
+	})
+}

@@ -66,7 +66,7 @@ func (m *matcher) closest(pieces []string) (int, int, bool) {
 		}
 	}
 	if len(want) == 0 {
-		return 0, -1, false
+		return m.closestByPrefix(folded)
 	}
 	votes := make(map[int]int)
 	for l := range m.d.nlines() {
@@ -85,7 +85,7 @@ func (m *matcher) closest(pieces []string) (int, int, bool) {
 		}
 	}
 	if best < 0 {
-		return 0, -1, false
+		return m.closestByPrefix(folded)
 	}
 	for k := range pieces {
 		if best+k >= m.d.nlines() || norm(best+k) != folded[k] {
@@ -108,4 +108,30 @@ func quoteLine(b []byte) string {
 		s = s[:117] + "..."
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// closestByPrefix is the fallback when no line of oldText occurs in the file: the file
+// line sharing the longest start with oldText's first non-blank line, if that start is
+// at least half of it (and 4 bytes). Only a hint for the message; never a match.
+func (m *matcher) closestByPrefix(folded []string) (int, int, bool) {
+	k := 0
+	for k < len(folded) && folded[k] == "" {
+		k++
+	}
+	if k == len(folded) {
+		return 0, -1, false
+	}
+	want := folded[k]
+	v := m.view(TierIndentation)
+	best, bestN := -1, max(4, (len(want)+1)/2)-1
+	for l := range v.lines {
+		f := v.lines[l]
+		if n := commonPrefix(string(f.text[f.lead:]), want); n > bestN {
+			best, bestN = l, n
+		}
+	}
+	if best < k {
+		return 0, -1, false
+	}
+	return best - k, k, true
 }

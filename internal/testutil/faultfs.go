@@ -1,0 +1,132 @@
+package testutil
+
+import (
+	"os"
+	"sync"
+
+	"github.com/spf13/afero"
+)
+
+// Op names an operation FaultFs can intercept.
+type Op string
+
+const (
+	OpOpen   Op = "open" // Open and OpenFile
+	OpWrite  Op = "write"
+	OpSync   Op = "sync"
+	OpRename Op = "rename"
+	OpMkdir  Op = "mkdir" // Mkdir and MkdirAll
+	OpRemove Op = "remove"
+	OpChmod  Op = "chmod"
+)
+
+// FaultFs wraps an afero.Fs and calls Hook before each intercepted operation; an error
+// from Hook is returned instead of doing the operation. Tests use it to fail the Nth
+// write, sync, rename or mkdir, or to change a file behind a caller's back.
+type FaultFs struct {
+	afero.Fs
+	mu   sync.Mutex
+	Hook func(op Op, name string) error
+}
+
+func (f *FaultFs) call(op Op, name string) error {
+	f.mu.Lock()
+	h := f.Hook
+	f.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	return h(op, name)
+}
+
+// SetHook replaces the hook; nil disables it.
+func (f *FaultFs) SetHook(h func(op Op, name string) error) {
+	f.mu.Lock()
+	f.Hook = h
+	f.mu.Unlock()
+}
+
+func (f *FaultFs) Open(name string) (afero.File, error) {
+	if err := f.call(OpOpen, name); err != nil {
+		return nil, err
+	}
+	h, err := f.Fs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &faultFile{File: h, fs: f}, nil
+}
+
+func (f *FaultFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if err := f.call(OpOpen, name); err != nil {
+		return nil, err
+	}
+	h, err := f.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &faultFile{File: h, fs: f}, nil
+}
+
+func (f *FaultFs) Rename(o, n string) error {
+	if err := f.call(OpRename, n); err != nil {
+		return err
+	}
+	return f.Fs.Rename(o, n)
+}
+
+func (f *FaultFs) Mkdir(name string, perm os.FileMode) error {
+	if err := f.call(OpMkdir, name); err != nil {
+		return err
+	}
+	return f.Fs.Mkdir(name, perm)
+}
+
+func (f *FaultFs) MkdirAll(name string, perm os.FileMode) error {
+	if err := f.call(OpMkdir, name); err != nil {
+		return err
+	}
+	return f.Fs.MkdirAll(name, perm)
+}
+
+func (f *FaultFs) Remove(name string) error {
+	if err := f.call(OpRemove, name); err != nil {
+		return err
+	}
+	return f.Fs.Remove(name)
+}
+
+func (f *FaultFs) Chmod(name string, mode os.FileMode) error {
+	if err := f.call(OpChmod, name); err != nil {
+		return err
+	}
+	return f.Fs.Chmod(name, mode)
+}
+
+// LstatIfPossible passes through, so symlink handling sees the real filesystem.
+func (f *FaultFs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	if l, ok := f.Fs.(afero.Lstater); ok {
+		return l.LstatIfPossible(name)
+	}
+	fi, err := f.Fs.Stat(name)
+	return fi, false, err
+}
+
+type faultFile struct {
+	afero.File
+	fs *FaultFs
+}
+
+func (h *faultFile) Write(p []byte) (int, error) {
+	if err := h.fs.call(OpWrite, h.Name()); err != nil {
+		return 0, err
+	}
+	return h.File.Write(p)
+}
+
+func (h *faultFile) Sync() error {
+	if err := h.fs.call(OpSync, h.Name()); err != nil {
+		return err
+	}
+	return h.File.Sync()
+}

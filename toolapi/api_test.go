@@ -1,0 +1,223 @@
+package toolapi
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+func newAPI(t *testing.T, files map[string]string) (*API, string) {
+	t.Helper()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "ws")
+	for p, c := range files {
+		testutil.WriteFile(t, filepath.Join(dir, p), c)
+	}
+	testutil.WriteFile(t, filepath.Join(parent, "outside.txt"), "secret\n")
+	fs, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(txn.New(fs)), dir
+}
+
+func call(a *API, tool, args string) Result { return a.Call("test", tool, json.RawMessage(args)) }
+
+func kindOf(r Result) string {
+	if r.Kind == nil {
+		return ""
+	}
+	return *r.Kind
+}
+
+// TestBadInputCatalog feeds malformed calls of every sort: each is refused with the
+// right kind and a message naming what was wrong, nothing on disk changes, and nothing
+// panics.
+func TestBadInputCatalog(t *testing.T) {
+	a, dir := newAPI(t, map[string]string{
+		"a.txt":       "alpha\nbeta\nbeta\n",
+		"src/main.go": "package main\n",
+	})
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink("../outside.txt", filepath.Join(dir, "esc.txt")))
+	must(os.Symlink("nothing-here", filepath.Join(dir, "dangling.txt")))
+	must(os.Symlink("loop-b", filepath.Join(dir, "loop-a")))
+	must(os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
+	must(os.Symlink("..", filepath.Join(dir, "up")))
+	must(os.Link(filepath.Join(dir, "src/main.go"), filepath.Join(dir, "hard.go")))
+	must(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	testutil.WriteFile(t, filepath.Join(dir, "bin.dat"), "a\x00b")
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	big := strings.Repeat("x", vfs.DefaultMaxFileSize+1)
+
+	cases := []struct {
+		tool, args, kind, says string
+	}{
+		{"edit_file", `not json`, "invalid_input", "object"},
+		{"edit_file", `[1,2]`, "invalid_input", "object"},
+		{"edit_file", `"a.txt"`, "invalid_input", "object"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "A"}]`, "invalid_input", "not valid JSON"},
+		{"edit_file", `{}`, "invalid_input", "missing path"},
+		{"edit_file", `null`, "invalid_input", "missing path"},
+		{"edit_file", `{"path": 7, "edits": []}`, "invalid_input", "path must be a string, not a number"},
+		{"edit_file", `{"path": null, "edits": []}`, "invalid_input", "not null"},
+		{"edit_file", `{"path": "a.txt"}`, "invalid_input", "missing edits"},
+		{"edit_file", `{"path": "a.txt", "edits": []}`, "invalid_input", "edits is empty"},
+		{"edit_file", `{"path": "a.txt", "edits": 5}`, "invalid_input", "not a number"},
+		{"edit_file", `{"path": "a.txt", "edits": [5]}`, "invalid_input", "edits[0] must be an object"},
+		{"edit_file", `{"path": "a.txt", "edits": "not json"}`, "invalid_input", "string that is not a JSON array"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha"}]}`, "invalid_input", "edits[0] is missing newText"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"newText": "x"}]}`, "invalid_input", "edits[0] is missing oldText"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": 1, "newText": "x"}]}`, "invalid_input", "edits[0].oldText must be a string"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": ["x"]}]}`, "invalid_input", "edits[0].newText must be a string, not an array"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "x", "replaceAll": "yes"}]}`, "invalid_input", "replaceAll must be true or false"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "x", "extra": 1}]}`, "invalid_input", `unknown field "extra"`},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "old_string": "alpha", "newText": "x"}]}`, "invalid_input", "both oldText and old_string"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "x"}], "oldText": "beta", "newText": "y"}`, "invalid_input", "both edits and a top-level"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "x"}], "force": true}`, "invalid_input", `unknown field "force"`},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "x"}], "dryRun": "no"}`, "invalid_input", "dryRun must be true or false"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "", "newText": "x"}]}`, "invalid_input", "oldText is empty"},
+		{"edit_file", `{"path": "a.txt", "edits": ` + deep + `}`, "invalid_input", "nested"},
+		{"edit_file", `{"path": "a.txt", "edits": [` + strings.Repeat(`{"oldText":"a","newText":"b"},`, 300) + `{"oldText":"a","newText":"b"}]}`, "invalid_input", "at most 200"},
+		{"edit_file", `{"path": "a\u0000.txt", "edits": [{"oldText": "alpha", "newText": "x"}]}`, "invalid_input", "NUL"},
+		{"edit_file", `{"path": "", "edits": [{"oldText": "alpha", "newText": "x"}]}`, "invalid_input", "path is empty"},
+		{"edit_file", `{"path": "../outside.txt", "edits": [{"oldText": "secret", "newText": "x"}]}`, "path_outside_root", "outside"},
+		{"edit_file", `{"path": "/etc/passwd", "edits": [{"oldText": "root", "newText": "x"}]}`, "path_outside_root", "outside"},
+		{"edit_file", `{"path": "esc.txt", "edits": [{"oldText": "secret", "newText": "x"}]}`, "path_outside_root", "symlink"},
+		{"edit_file", `{"path": "up/outside.txt", "edits": [{"oldText": "secret", "newText": "x"}]}`, "path_outside_root", "outside"},
+		{"edit_file", `{"path": ".vfsctl/journal.db", "edits": [{"oldText": "a", "newText": "x"}]}`, "path_reserved", ".vfsctl"},
+		{"edit_file", `{"path": ".git/hooks/pre-commit", "edits": [{"oldText": "a", "newText": "x"}]}`, "path_reserved", ".git"},
+		{"edit_file", `{"path": "src", "edits": [{"oldText": "a", "newText": "x"}]}`, "not_a_file", "directory"},
+		{"edit_file", `{"path": "pipe", "edits": [{"oldText": "a", "newText": "x"}]}`, "not_a_file", "named pipe"},
+		{"edit_file", `{"path": "/dev/null", "edits": [{"oldText": "a", "newText": "x"}]}`, "path_outside_root", "outside"},
+		{"edit_file", `{"path": "loop-a", "edits": [{"oldText": "a", "newText": "x"}]}`, "not_a_file", "loop"},
+		{"edit_file", `{"path": "dangling.txt", "edits": [{"oldText": "a", "newText": "x"}]}`, "file_not_found", "symlink"},
+		{"edit_file", `{"path": "hard.go", "edits": [{"oldText": "main", "newText": "x"}]}`, "not_a_file", "hard links"},
+		{"edit_file", `{"path": "bin.dat", "edits": [{"oldText": "a", "newText": "x"}]}`, "binary_file", "binary"},
+		{"edit_file", `{"path": "src/mian.go", "edits": [{"oldText": "a", "newText": "x"}]}`, "file_not_found", "Did you mean src/main.go?"},
+		{"edit_file", `{"path": "main.go", "edits": [{"oldText": "a", "newText": "x"}]}`, "file_not_found", "Did you mean src/main.go?"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "beta", "newText": "x"}]}`, "multiple_matches", "lines 2 and 3"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "gamma", "newText": "x"}]}`, "text_not_found", "not found"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "alpha"}]}`, "no_change", "identical"},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha\nbeta", "newText": "x"}, {"oldText": "alpha", "newText": "y"}]}`, "overlapping_edits", "edits[0] and edits[1]"},
+		{"read_file", `{"path": "a.txt", "offset": 0}`, "invalid_input", "offset must be a whole number of 1 or more"},
+		{"read_file", `{"path": "a.txt", "limit": "10"}`, "invalid_input", "limit must be"},
+		{"read_file", `{"path": "a.txt", "lines": 3}`, "invalid_input", `unknown field "lines"`},
+		{"read_file", `{"path": "bin.dat"}`, "binary_file", "binary"},
+		{"read_file", `{"path": "pipe"}`, "not_a_file", "named pipe"},
+		{"create_file", `{"path": "a.txt", "content": "x"}`, "file_exists", "edit_file"},
+		{"create_file", `{"path": "src", "content": "x"}`, "file_exists", "directory"},
+		{"create_file", `{"path": "dangling.txt", "content": "x"}`, "file_exists", "dangling symlink"},
+		{"create_file", `{"path": "new.txt"}`, "invalid_input", "missing content"},
+		{"create_file", `{"path": "new.txt", "content": 12}`, "invalid_input", "content must be a string"},
+		{"create_file", `{"path": "a.txt/sub.txt", "content": "x"}`, "not_a_file", "not a directory"},
+		{"create_file", `{"path": "huge.txt", "content": "` + big + `"}`, "too_large", "bytes"},
+		{"create_file", `{"path": ".git/hooks/post-commit", "content": "rm -rf ~"}`, "path_reserved", ".git"},
+		{"create_file", `{"path": "../escape.txt", "content": "x"}`, "path_outside_root", "outside"},
+		{"write_file", `{"path": "a.txt", "content": "x"}`, "not_read", "read_file"},
+		{"write_file", `{"path": "new.txt", "content": "x"}`, "file_not_found", "create_file"},
+		{"delete_file", `{"path": "a.txt"}`, "unknown_tool", "edit_file"},
+		{"", `{}`, "unknown_tool", "no tool"},
+	}
+	before := testutil.Snapshot(t, dir)
+	for _, c := range cases {
+		r := call(a, c.tool, c.args)
+		short := c.args
+		if len(short) > 80 {
+			short = short[:80] + "..."
+		}
+		if r.OK || kindOf(r) != c.kind {
+			t.Errorf("%s %s: want %s, got ok=%v kind=%q: %s", c.tool, short, c.kind, r.OK, kindOf(r), r.Text)
+			continue
+		}
+		if !strings.Contains(r.Text, c.says) {
+			t.Errorf("%s %s: message %q lacks %q", c.tool, short, r.Text, c.says)
+		}
+		if strings.Contains(r.Text, "internal error") {
+			t.Errorf("%s %s: panicked: %s", c.tool, short, r.Text)
+		}
+	}
+	testutil.SameSnapshot(t, before, testutil.Snapshot(t, dir))
+}
+
+func TestAliasesAndShapes(t *testing.T) {
+	shapes := []string{
+		`{"path": "f.txt", "edits": [{"oldText": "one", "newText": "ONE"}]}`,
+		`{"file_path": "f.txt", "edits": [{"old_string": "one", "new_string": "ONE"}]}`,
+		`{"path": "f.txt", "edits": [{"old_str": "one", "new_str": "ONE"}]}`,
+		`{"path": "f.txt", "edits": [{"search": "one", "replace": "ONE"}]}`,
+		`{"path": "f.txt", "edits": {"oldText": "one", "newText": "ONE"}}`,
+		`{"path": "f.txt", "edits": "[{\"oldText\": \"one\", \"newText\": \"ONE\"}]"}`,
+		`{"path": "f.txt", "oldText": "one", "newText": "ONE"}`,
+		`{"path": "f.txt", "old_string": "one", "new_string": "ONE", "replace_all": false}`,
+	}
+	for _, s := range shapes {
+		a, dir := newAPI(t, map[string]string{"f.txt": "one\ntwo\n"})
+		r := call(a, "edit_file", s)
+		if !r.OK {
+			t.Errorf("%s: %s", s, r.Text)
+			continue
+		}
+		if got := testutil.ReadFile(t, filepath.Join(dir, "f.txt")); got != "ONE\ntwo\n" {
+			t.Errorf("%s: file %q", s, got)
+		}
+	}
+	a, dir := newAPI(t, map[string]string{"f.txt": "one\n"})
+	if r := call(a, "edit_file", `{"path": "`+filepath.Join(dir, "f.txt")+`", "edits": [{"oldText": "one", "newText": "1"}]}`); !r.OK {
+		t.Errorf("absolute path inside the root: %s", r.Text)
+	}
+}
+
+func TestEditText(t *testing.T) {
+	a, dir := newAPI(t, map[string]string{"app.js": "const a = 1;\nsay(“hello”);\nconst b = 2;\n"})
+	r := call(a, "edit_file", `{"path": "app.js", "edits": [{"oldText": "say(\"hello\");", "newText": "say(\"goodbye\");"}], "dryRun": true}`)
+	if !r.OK || r.Txn != nil {
+		t.Fatalf("dry run: %+v", r)
+	}
+	for _, s := range []string{"Dry run", "line 2", "matched after folding curly quotes", "-say(“hello”);", "+say(“goodbye”);"} {
+		if !strings.Contains(r.Text, s) {
+			t.Errorf("dry-run text lacks %q:\n%s", s, r.Text)
+		}
+	}
+	if got := testutil.ReadFile(t, filepath.Join(dir, "app.js")); strings.Contains(got, "goodbye") {
+		t.Fatal("dry run wrote the file")
+	}
+	r = call(a, "edit_file", `{"path": "app.js", "edits": [{"oldText": "say(\"hello\");", "newText": "say(\"goodbye\");"}]}`)
+	if !r.OK || r.Txn == nil {
+		t.Fatalf("edit: %+v", r)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(dir, "app.js")); got != "const a = 1;\nsay(“goodbye”);\nconst b = 2;\n" {
+		t.Fatalf("file %q", got)
+	}
+}
+
+func TestReadWriteCreate(t *testing.T) {
+	a, dir := newAPI(t, map[string]string{"f.txt": "\ufeffone\r\ntwo\r\nthree\r\n"})
+	r := call(a, "read_file", `{"path": "f.txt", "offset": 2, "limit": 1}`)
+	if !r.OK || r.Text != "     2\ttwo\n(lines 2-2 of 3; read on with offset 3)\n" {
+		t.Fatalf("read: %q", r.Text)
+	}
+	r = call(a, "write_file", `{"path": "f.txt", "content": "new\n"}`)
+	if !r.OK {
+		t.Fatalf("write after read: %s", r.Text)
+	}
+	r = call(a, "create_file", `{"path": "deep/er/g.txt", "content": "g\n"}`)
+	if !r.OK || testutil.ReadFile(t, filepath.Join(dir, "deep/er/g.txt")) != "g\n" {
+		t.Fatalf("create: %s", r.Text)
+	}
+	r = call(a, "read_file", `{"path": "deep/er/g.txt"}`)
+	if !r.OK || r.Text != "     1\tg\n" {
+		t.Fatalf("read whole: %q", r.Text)
+	}
+}

@@ -1,0 +1,401 @@
+package toolapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/matcher"
+)
+
+// Limits on arguments, so that a malformed call is refused before it costs anything.
+const (
+	maxDepth   = 32  // nesting of JSON arrays and objects
+	maxEdits   = 200 // edits in one call
+	maxArgSize = 64 << 20
+)
+
+type args struct {
+	tool string
+	m    map[string]json.RawMessage
+}
+
+// parseArgs checks that raw is one JSON object of bounded size and depth.
+func parseArgs(tool string, raw json.RawMessage) (*args, error) {
+	if len(raw) > maxArgSize {
+		return nil, errs.New(errs.TooLarge, "", "%s arguments are %d bytes; at most %d are accepted.", tool, len(raw), maxArgSize)
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	if d := depth(raw); d > maxDepth {
+		return nil, errs.New(errs.InvalidInput, "", "%s arguments are nested %d levels deep; send a flat object such as %s.", tool, d, shape(tool))
+	}
+	if raw[0] != '{' {
+		return nil, errs.New(errs.InvalidInput, "", "%s arguments must be a JSON object such as %s.", tool, shape(tool))
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errs.New(errs.InvalidInput, "", "%s arguments are not valid JSON (%v). Send an object such as %s.", tool, err, shape(tool))
+	}
+	return &args{tool: tool, m: m}, nil
+}
+
+// depth is the deepest nesting of arrays and objects in raw, strings skipped.
+func depth(raw []byte) int {
+	d, maxD := 0, 0
+	in, esc := false, false
+	for _, c := range raw {
+		switch {
+		case in && esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case in && c == '"':
+			in = false
+		case in:
+		case c == '"':
+			in = true
+		case c == '{' || c == '[':
+			d++
+			maxD = max(maxD, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return maxD
+}
+
+// take removes a field, under its canonical name or an alias, and returns its value.
+func (a *args) take(where string, m map[string]json.RawMessage, names ...string) (json.RawMessage, string, error) {
+	var got json.RawMessage
+	used := ""
+	for _, n := range names {
+		if v, ok := m[n]; ok {
+			if used != "" {
+				return nil, "", errs.New(errs.InvalidInput, "", "%s has both %s and %s; send only %s.", where, used, n, names[0])
+			}
+			got, used = v, n
+			delete(m, n)
+		}
+	}
+	return got, used, nil
+}
+
+func (a *args) rest(where string, m map[string]json.RawMessage, allowed string) error {
+	if len(m) == 0 {
+		return nil
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return errs.New(errs.InvalidInput, "", "%s has unknown field %s. Send only %s.", where, quoteList(keys), allowed)
+}
+
+func quoteList(k []string) string {
+	q := make([]string, len(k))
+	for i, s := range k {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func jsonType(raw json.RawMessage) string {
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case raw[0] == '"':
+		return "a string"
+	case raw[0] == '{':
+		return "an object"
+	case raw[0] == '[':
+		return "an array"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "a boolean"
+	case raw[0] == 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func (a *args) str(where, field string, raw json.RawMessage, required bool) (string, bool, error) {
+	if raw == nil {
+		if required {
+			return "", false, errs.New(errs.InvalidInput, "", "%s is missing %s (a string). Send e.g. %s.", where, field, shape(a.tool))
+		}
+		return "", false, nil
+	}
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false, errs.New(errs.InvalidInput, "", "%s.%s must be a string, not %s.", where, field, jsonType(raw))
+	}
+	return s, true, nil
+}
+
+func (a *args) boolean(where, field string, raw json.RawMessage) (bool, error) {
+	if raw == nil {
+		return false, nil
+	}
+	var b bool
+	if json.Unmarshal(raw, &b) != nil {
+		return false, errs.New(errs.InvalidInput, "", "%s.%s must be true or false, not %s.", where, field, jsonType(raw))
+	}
+	return b, nil
+}
+
+func (a *args) positive(field string, raw json.RawMessage) (int, error) {
+	if raw == nil {
+		return 0, nil
+	}
+	var n int
+	if json.Unmarshal(raw, &n) != nil || n < 1 {
+		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number of 1 or more, not %s.", a.tool, field, string(truncate(raw, 40)))
+	}
+	return n, nil
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return append(b[:n:n], "..."...)
+	}
+	return b
+}
+
+// path takes the path field (file_path and filePath are accepted for it).
+func (a *args) path() (string, error) {
+	raw, _, err := a.take(a.tool, a.m, "path", "file_path", "filePath")
+	if err != nil {
+		return "", err
+	}
+	p, _, err := a.str(a.tool, "path", raw, true)
+	return p, err
+}
+
+func shape(tool string) string {
+	switch tool {
+	case ReadFile:
+		return `{"path": "src/app.ts"}`
+	case EditFile:
+		return `{"path": "src/app.ts", "edits": [{"oldText": "exact old lines", "newText": "new lines"}]}`
+	case CreateFile, WriteFile:
+		return `{"path": "src/app.ts", "content": "..."}`
+	}
+	return "{}"
+}
+
+var (
+	oldNames = []string{"oldText", "old_string", "old_str", "search", "oldString", "old_text"}
+	newNames = []string{"newText", "new_string", "new_str", "replace", "newString", "new_text"}
+	allNames = []string{"replaceAll", "replace_all"}
+)
+
+type editArgs struct {
+	path   string
+	edits  []matcher.Edit
+	dryRun bool
+}
+
+func decodeEdit(raw json.RawMessage) (*editArgs, error) {
+	a, err := parseArgs(EditFile, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := &editArgs{}
+	if out.path, err = a.path(); err != nil {
+		return nil, err
+	}
+	dr, _, err := a.take(EditFile, a.m, "dryRun", "dry_run")
+	if err != nil {
+		return nil, err
+	}
+	if out.dryRun, err = a.boolean(EditFile, "dryRun", dr); err != nil {
+		return nil, err
+	}
+	editsRaw, _, err := a.take(EditFile, a.m, "edits")
+	if err != nil {
+		return nil, err
+	}
+	// A lone top-level oldText/newText is one edit.
+	var lone map[string]json.RawMessage
+	for _, n := range append(append(append([]string{}, oldNames...), newNames...), allNames...) {
+		if v, ok := a.m[n]; ok {
+			if lone == nil {
+				lone = map[string]json.RawMessage{}
+			}
+			lone[n] = v
+			delete(a.m, n)
+		}
+	}
+	if err := a.rest(EditFile, a.m, "path, edits and dryRun"); err != nil {
+		return nil, err
+	}
+	switch {
+	case editsRaw != nil && lone != nil:
+		return nil, errs.New(errs.InvalidInput, "", "edit_file has both edits and a top-level oldText/newText; put every change in edits.")
+	case lone != nil:
+		e, err := a.edit("edit_file", lone)
+		if err != nil {
+			return nil, err
+		}
+		out.edits = []matcher.Edit{e}
+		return out, nil
+	case editsRaw == nil:
+		return nil, errs.New(errs.InvalidInput, "", "edit_file is missing edits. Send e.g. %s.", shape(EditFile))
+	}
+	list, err := a.editList(editsRaw)
+	if err != nil {
+		return nil, err
+	}
+	out.edits = list
+	return out, nil
+}
+
+// editList accepts edits as an array, as one object, or as either sent inside a JSON
+// string (a common slip of models that serialize nested arguments twice).
+func (a *args) editList(raw json.RawMessage) ([]matcher.Edit, error) {
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, errs.New(errs.InvalidInput, "", "edits is a malformed string. Send edits as an array: [{\"oldText\": ..., \"newText\": ...}].")
+		}
+		inner := bytes.TrimSpace([]byte(s))
+		if len(inner) == 0 || (inner[0] != '[' && inner[0] != '{') || !json.Valid(inner) || depth(inner) > maxDepth {
+			return nil, errs.New(errs.InvalidInput, "", "edits was sent as a string that is not a JSON array of edits. Send edits as an array: [{\"oldText\": ..., \"newText\": ...}].")
+		}
+		raw = inner
+	}
+	var items []json.RawMessage
+	switch raw[0] {
+	case '{':
+		items = []json.RawMessage{raw}
+	case '[':
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, errs.New(errs.InvalidInput, "", "edits is not a valid array (%v).", err)
+		}
+	default:
+		return nil, errs.New(errs.InvalidInput, "", "edits must be an array of {oldText, newText} objects, not %s.", jsonType(raw))
+	}
+	if len(items) == 0 {
+		return nil, errs.New(errs.InvalidInput, "", "edits is empty. Send at least one {oldText, newText}.")
+	}
+	if len(items) > maxEdits {
+		return nil, errs.New(errs.InvalidInput, "", "edits has %d entries; at most %d are accepted in one call.", len(items), maxEdits)
+	}
+	out := make([]matcher.Edit, len(items))
+	for i, it := range items {
+		where := fmt.Sprintf("edits[%d]", i)
+		if len(it) == 0 || it[0] != '{' {
+			return nil, errs.New(errs.InvalidInput, "", "%s must be an object {\"oldText\": ..., \"newText\": ...}, not %s.", where, jsonType(it))
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(it, &m); err != nil {
+			return nil, errs.New(errs.InvalidInput, "", "%s is not a valid object (%v).", where, err)
+		}
+		e, err := a.edit(where, m)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (a *args) edit(where string, m map[string]json.RawMessage) (matcher.Edit, error) {
+	var e matcher.Edit
+	o, _, err := a.take(where, m, oldNames...)
+	if err != nil {
+		return e, err
+	}
+	n, _, err := a.take(where, m, newNames...)
+	if err != nil {
+		return e, err
+	}
+	r, _, err := a.take(where, m, allNames...)
+	if err != nil {
+		return e, err
+	}
+	if err := a.rest(where, m, "oldText, newText and replaceAll"); err != nil {
+		return e, err
+	}
+	if o == nil {
+		return e, errs.New(errs.InvalidInput, "", "%s is missing oldText (the exact text to replace).", where)
+	}
+	if n == nil {
+		return e, errs.New(errs.InvalidInput, "", "%s is missing newText (send \"\" to delete oldText).", where)
+	}
+	if e.OldText, _, err = a.str(where, "oldText", o, true); err != nil {
+		return e, err
+	}
+	if e.NewText, _, err = a.str(where, "newText", n, true); err != nil {
+		return e, err
+	}
+	if e.ReplaceAll, err = a.boolean(where, "replaceAll", r); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+type readArgs struct {
+	path          string
+	offset, limit int
+}
+
+func decodeRead(raw json.RawMessage) (*readArgs, error) {
+	a, err := parseArgs(ReadFile, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := &readArgs{}
+	if out.path, err = a.path(); err != nil {
+		return nil, err
+	}
+	off, _, err := a.take(ReadFile, a.m, "offset")
+	if err != nil {
+		return nil, err
+	}
+	lim, _, err := a.take(ReadFile, a.m, "limit")
+	if err != nil {
+		return nil, err
+	}
+	if err := a.rest(ReadFile, a.m, "path, offset and limit"); err != nil {
+		return nil, err
+	}
+	if out.offset, err = a.positive("offset", off); err != nil {
+		return nil, err
+	}
+	if out.limit, err = a.positive("limit", lim); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type contentArgs struct {
+	path    string
+	content string
+}
+
+func decodeContent(tool string, raw json.RawMessage) (*contentArgs, error) {
+	a, err := parseArgs(tool, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := &contentArgs{}
+	if out.path, err = a.path(); err != nil {
+		return nil, err
+	}
+	c, _, err := a.take(tool, a.m, "content", "text", "contents")
+	if err != nil {
+		return nil, err
+	}
+	if err := a.rest(tool, a.m, "path and content"); err != nil {
+		return nil, err
+	}
+	out.content, _, err = a.str(tool, "content", c, true)
+	return out, err
+}

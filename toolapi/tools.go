@@ -1,0 +1,99 @@
+package toolapi
+
+import "encoding/json"
+
+// Tool is one tool definition as agent runtimes and MCP expect it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// Tool names.
+const (
+	ReadFile   = "read_file"
+	EditFile   = "edit_file"
+	CreateFile = "create_file"
+	WriteFile  = "write_file"
+)
+
+// Tools returns the definitions of the tools this package dispatches.
+func Tools() []Tool {
+	return []Tool{
+		{
+			Name: ReadFile,
+			Description: "Read a text file of the workspace. Lines come back numbered (\"     1\\tcode\"); the number and tab are not part of the file, so leave them out of oldText. " +
+				"Reads up to 2000 lines from offset (1-based); the reply says how to read on. Reading a file is required before write_file may replace it.",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the workspace root (an absolute path inside the root also works)."},
+    "offset": {"type": "integer", "minimum": 1, "description": "First line to read, 1-based. Default 1."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Most lines to read. Default 2000."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`),
+		},
+		{
+			Name: EditFile,
+			Description: "Edit a text file by replacing exact text. Send ONE call per file with all its changes as several edits. " +
+				"Every edit is matched against the file as it is before this call, not after the other edits, so edits must not overlap or touch the same line. " +
+				"Each oldText must occur exactly once: include enough surrounding lines to make it unique, or set replaceAll to change every occurrence. " +
+				"Copy oldText from the file as read; small differences in quotes, dashes, spaces, trailing whitespace and indentation are forgiven, but nothing else. " +
+				"The whole call is applied or nothing is. dryRun returns the diff without writing.",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the workspace root."},
+    "edits": {
+      "type": "array",
+      "minItems": 1,
+      "description": "Replacements, each matched against the original file.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "oldText": {"type": "string", "minLength": 1, "description": "Text to find: must match exactly one place (unless replaceAll)."},
+          "newText": {"type": "string", "description": "Text to put in its place. Empty deletes it."},
+          "replaceAll": {"type": "boolean", "description": "Replace every occurrence of oldText. Default false."}
+        },
+        "required": ["oldText", "newText"],
+        "additionalProperties": false
+      }
+    },
+    "dryRun": {"type": "boolean", "description": "Show the diff without writing. Default false."}
+  },
+  "required": ["path", "edits"],
+  "additionalProperties": false
+}`),
+		},
+		{
+			Name: CreateFile,
+			Description: "Create a NEW text file with the given content; missing parent folders are created. " +
+				"Refused if the path exists in any form: use edit_file to change an existing file.",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Path of the new file, relative to the workspace root."},
+    "content": {"type": "string", "description": "The whole content, written byte for byte."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`),
+		},
+		{
+			Name: WriteFile,
+			Description: "Replace an EXISTING file's whole content. Allowed only after read_file of its current content in this session. " +
+				"Prefer edit_file for changes to part of a file; use create_file for a new file.",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Path of the existing file, relative to the workspace root."},
+    "content": {"type": "string", "description": "The whole new content, written byte for byte."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`),
+		},
+	}
+}

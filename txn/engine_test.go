@@ -1,0 +1,161 @@
+package txn
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/matcher"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+func diskEngine(t *testing.T, files map[string]string) (*Engine, string) {
+	t.Helper()
+	dir := testutil.Workspace(t, files)
+	fs, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(fs), dir
+}
+
+// TestParallelEditsOneFile: 32 goroutines edit distinct lines of one file at once; the
+// per-file queue runs them one after another, so every edit lands.
+func TestParallelEditsOneFile(t *testing.T) {
+	const n = 32
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "line %02d = old\n", i)
+	}
+	e, dir := diskEngine(t, map[string]string{"f.txt": b.String()})
+	var wg sync.WaitGroup
+	errc := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, err := e.Edit("s", "f.txt", []matcher.Edit{{
+				OldText: fmt.Sprintf("line %02d = old", i),
+				NewText: fmt.Sprintf("line %02d = new", i),
+			}}, false)
+			errc <- err
+		})
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	got := testutil.ReadFile(t, dir+"/f.txt")
+	if c := strings.Count(got, "= new"); c != n {
+		t.Fatalf("%d of %d edits landed:\n%s", c, n, got)
+	}
+}
+
+func TestParallelEditsDifferentFiles(t *testing.T) {
+	files := map[string]string{}
+	for i := range 8 {
+		files[fmt.Sprintf("f%d.txt", i)] = "a\nb\nc\n"
+	}
+	e, dir := diskEngine(t, files)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		for _, l := range []string{"a", "b", "c"} {
+			wg.Go(func() {
+				if _, err := e.Edit("s", fmt.Sprintf("f%d.txt", i), []matcher.Edit{{OldText: l + "\n", NewText: l + l + "\n"}}, false); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for i := range 8 {
+		if got := testutil.ReadFile(t, fmt.Sprintf("%s/f%d.txt", dir, i)); got != "aa\nbb\ncc\n" {
+			t.Errorf("f%d: %q", i, got)
+		}
+	}
+}
+
+// TestConflict: a file changed on disk between the call's read and its write is
+// refused, and the other writer's content stays.
+func TestConflict(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "f.txt", []byte("a\nb\n"), 0o644)
+	ffs := &testutil.FaultFs{Fs: mem}
+	e := New(vfs.New(ffs, vfs.Options{}))
+	opens := 0
+	ffs.SetHook(func(op testutil.Op, name string) error {
+		if op == testutil.OpOpen && name == "f.txt" {
+			opens++
+			if opens == 2 { // the re-read just before the write
+				afero.WriteFile(mem, "f.txt", []byte("a\nB by someone else\n"), 0o644)
+			}
+		}
+		return nil
+	})
+	_, err := e.Edit("s", "f.txt", []matcher.Edit{{OldText: "a", NewText: "A"}}, false)
+	testutil.WantKind(t, err, errs.Conflict)
+	if got, _ := afero.ReadFile(mem, "f.txt"); string(got) != "a\nB by someone else\n" {
+		t.Fatalf("other writer's content lost: %q", got)
+	}
+}
+
+func TestWriteNeedsRead(t *testing.T) {
+	e, dir := diskEngine(t, map[string]string{"f.txt": "one\n"})
+	_, err := e.Write("s1", "f.txt", []byte("two\n"))
+	testutil.WantKind(t, err, errs.NotRead)
+	if _, err := e.Read("s1", "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	// Another session's read does not count.
+	_, err = e.Write("s2", "f.txt", []byte("two\n"))
+	testutil.WantKind(t, err, errs.NotRead)
+	testutil.WriteFile(t, dir+"/f.txt", "changed outside\n")
+	_, err = e.Write("s1", "f.txt", []byte("two\n"))
+	testutil.WantKind(t, err, errs.NotRead)
+	if _, err := e.Read("s1", "f.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Write("s1", "f.txt", []byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	// The session's own write counts as seen.
+	if _, err := e.Write("s1", "f.txt", []byte("three\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ReadFile(t, dir+"/f.txt"); got != "three\n" {
+		t.Fatalf("content %q", got)
+	}
+	_, err = e.Write("s1", "missing.txt", []byte("x"))
+	testutil.WantKind(t, err, errs.FileNotFound)
+}
+
+func TestIOErrorChangesNothing(t *testing.T) {
+	for _, op := range []testutil.Op{testutil.OpWrite, testutil.OpSync, testutil.OpRename} {
+		mem := afero.NewMemMapFs()
+		afero.WriteFile(mem, "f.txt", []byte("a\n"), 0o644)
+		ffs := &testutil.FaultFs{Fs: mem}
+		e := New(vfs.New(ffs, vfs.Options{}))
+		ffs.SetHook(func(o testutil.Op, name string) error {
+			if o == op {
+				return syscall.ENOSPC
+			}
+			return nil
+		})
+		_, err := e.Edit("s", "f.txt", []matcher.Edit{{OldText: "a", NewText: "b"}}, false)
+		testutil.WantKind(t, err, errs.IOError)
+		if got, _ := afero.ReadFile(mem, "f.txt"); string(got) != "a\n" {
+			t.Errorf("%s fault: file is %q", op, got)
+		}
+		entries, _ := afero.ReadDir(mem, ".")
+		if len(entries) != 1 {
+			t.Errorf("%s fault: %d entries left (temp file?)", op, len(entries))
+		}
+	}
+}
