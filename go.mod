@@ -3,6 +3,13 @@ module github.com/vfsctl/vfsctl
 go 1.26.0
 
 require (
+	github.com/google/renameio/v2 v2.0.2
+	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/afero v1.15.0
 	golang.org/x/text v0.44.0
+)
+
+require (
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
 )

@@ -169,6 +169,15 @@ func TestIndentation(t *testing.T) {
 	})
 }
 
+func TestMidLine(t *testing.T) {
+	runCases(t, []applyCase{
+		{name: "exact snippet inside a line", file: "x := compute(a, b) // keep\n",
+			edits: []Edit{e("compute(a, b)", "compute(b, a)")}, want: "x := compute(b, a) // keep\n"},
+		{name: "snippet spanning two line parts", file: "if a { b()\nc() } else {}\n",
+			edits: []Edit{e("b()\nc()", "d()")}, want: "if a { d() } else {}\n"},
+	})
+}
+
 func TestSeveralEdits(t *testing.T) {
 	f := "one\ntwo\nthree\nfour\nfive\n"
 	runCases(t, []applyCase{

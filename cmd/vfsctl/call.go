@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+type callCmd struct {
+	root, session string
+}
+
+func (c *callCmd) Name() string    { return "call" }
+func (c *callCmd) Summary() string { return "run tool calls read as JSON lines from stdin" }
+
+const callUsage = `Usage: vfsctl call [--root DIR] [--session ID]
+
+Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}}.
+Prints one JSON line per call: {"ok", "tool", "kind", "text", "txn"}, where kind is
+null on success and text is what the model reads. A line that is not such an object
+is answered with kind invalid_input, and the next line is read.
+
+Exit status: 0 when every call succeeded, 1 when any was refused, 2 on a usage error.
+
+Example:
+  echo '{"tool": "edit_file", "args": {"path": "app.js", "edits": [{"oldText": "foo()", "newText": "bar()"}]}}' | vfsctl call
+`
+
+func (c *callCmd) ParseFlags(args []string) error {
+	fs := newFlagSet("call", callUsage)
+	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
+	return fs.parse(args)
+}
+
+// maxLine bounds one call line: the largest arguments plus room for the envelope.
+const maxLine = 64<<20 + 4096
+
+func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
+	eng, err := openEngine(c.root)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
+		return exitUsage
+	}
+	api := toolapi.New(eng)
+	session := c.session
+	if session == "" {
+		session = newSessionID()
+	}
+	in := bufio.NewReaderSize(stdin, 1<<16)
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	code := exitOK
+	for {
+		line, tooLong, err := readLine(in, maxLine)
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			var res toolapi.Result
+			if tooLong {
+				res = refusal("", errs.New(errs.TooLarge, "", "The call line is over %d bytes; it was skipped.", maxLine))
+			} else {
+				res = c.one(api, session, line)
+			}
+			if !res.OK {
+				code = exitRefused
+			}
+			enc.Encode(res)
+			out.Flush()
+		}
+		if err != nil {
+			if err != io.EOF {
+				fmt.Fprintf(stderr, "vfsctl call: reading stdin: %v\n", err)
+				return exitUsage
+			}
+			return code
+		}
+	}
+}
+
+// one decodes the envelope of one line and runs the call.
+func (c *callCmd) one(api *toolapi.API, session string, line []byte) toolapi.Result {
+	var env map[string]json.RawMessage
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &env) != nil {
+		return refusal("", errs.New(errs.InvalidInput, "", `The line is not a JSON object. Send {"tool": NAME, "args": {...}} on one line.`))
+	}
+	var tool string
+	if raw, ok := env["tool"]; !ok || json.Unmarshal(raw, &tool) != nil {
+		return refusal("", errs.New(errs.InvalidInput, "", `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`))
+	}
+	for k := range env {
+		if k != "tool" && k != "args" {
+			return refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}}.`, k))
+		}
+	}
+	return api.Call(session, tool, env["args"])
+}
+
+func refusal(tool string, err *errs.Error) toolapi.Result {
+	k := string(err.Kind)
+	return toolapi.Result{Tool: tool, Kind: &k, Text: err.Error()}
+}
+
+// readLine reads one line of at most limit bytes; a longer line is consumed and
+// reported as tooLong.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, e := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if e == bufio.ErrBufferFull {
+			continue
+		}
+		return line, tooLong, e
+	}
+}

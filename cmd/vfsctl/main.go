@@ -1,0 +1,116 @@
+// Command vfsctl is the transactional edit engine for the file tools of LLM agents.
+//
+//	vfsctl call    run tool calls read as JSON lines from stdin
+//	vfsctl tools   print the tool definitions (JSON Schema)
+//	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: it parses its own flags and runs.
+type command interface {
+	Name() string
+	Summary() string
+	ParseFlags(args []string) error
+	Run(stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{&callCmd{}, &toolsCmd{}, &demoCmd{}}
+}
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitRefused = 1
+	exitUsage   = 2
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return run([]string{args[1], "--help"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.Name() != args[0] {
+			continue
+		}
+		if err := c.ParseFlags(args[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "vfsctl %s: %v\n", c.Name(), err)
+			return exitUsage
+		}
+		return c.Run(stdin, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "vfsctl: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `vfsctl is a transactional edit engine for the file tools of LLM agents: models call
+read_file, edit_file, create_file and write_file through it, and it refuses every call
+that could edit the wrong place, with a message that says what to send instead.
+
+Usage:
+  vfsctl <command> [flags]
+
+Commands:`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.Name(), c.Summary())
+	}
+	fmt.Fprintln(w, `
+Run 'vfsctl <command> --help' for a command's flags and an example.`)
+}
+
+// flagSet is a command's flags with its usage text.
+type flagSet struct {
+	*flag.FlagSet
+	usage string
+}
+
+func newFlagSet(name, usage string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parse errors are reported once, by run
+	return &flagSet{FlagSet: fs, usage: usage}
+}
+
+// parse parses flags, printing the usage text and the flags on -h, and rejecting stray
+// arguments.
+func (fs *flagSet) parse(args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(os.Stdout, fs.usage)
+			n := 0
+			fs.VisitAll(func(*flag.Flag) { n++ })
+			if n > 0 {
+				fmt.Fprintln(os.Stdout, "\nFlags:")
+				fs.SetOutput(os.Stdout)
+				fs.PrintDefaults()
+			}
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	return nil
+}

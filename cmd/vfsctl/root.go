@@ -1,0 +1,58 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// findRoot is --root's default: the nearest enclosing folder that holds .vfsctl/, else
+// the current one.
+func findRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		if fi, err := os.Stat(filepath.Join(d, ".vfsctl")); err == nil && fi.IsDir() {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return wd, nil
+		}
+		d = parent
+	}
+}
+
+func openEngine(root string) (*txn.Engine, error) {
+	if root == "" {
+		var err error
+		if root, err = findRoot(); err != nil {
+			return nil, err
+		}
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %s is not a directory", root)
+	}
+	fs, err := vfs.Open(root, vfs.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return txn.New(fs), nil
+}
+
+func newSessionID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return "s-" + hex.EncodeToString(b[:])
+}

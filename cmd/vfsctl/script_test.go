@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"vfsctl": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: a workspace, commands, and the
+// expected output, one file per behaviour.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/f.txt", []byte("a\n"), 0o644)
+	cases := []struct {
+		args  []string
+		stdin string
+		code  int
+	}{
+		{[]string{"call", "--root", dir}, `{"tool": "read_file", "args": {"path": "f.txt"}}`, exitOK},
+		{[]string{"call", "--root", dir}, "{\"tool\": \"read_file\", \"args\": {\"path\": \"f.txt\"}}\nnot json\n", exitRefused},
+		{[]string{"call", "--root", dir + "/missing"}, "", exitUsage},
+		{[]string{"call", "--bogus"}, "", exitUsage},
+		{[]string{"call", "extra"}, "", exitUsage},
+		{[]string{"nope"}, "", exitUsage},
+		{[]string{}, "", exitUsage},
+		{[]string{"tools"}, "", exitOK},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		if got := run(c.args, strings.NewReader(c.stdin), &out, &errb); got != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, got, c.code, errb.String())
+		}
+	}
+}
+
+func TestDemo(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"demo"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	for _, want := range []string{
+		"matched after folding curly quotes",
+		"refused: multiple_matches",
+		"refused: overlapping_edits",
+		"7 of 7 lines on disk end in CRLF",
+		`"\t\tfmt.Println(i * i)\n": tabs`,
+		"refused: not_read",
+		"Did you mean app.js?",
+		"refused: path_outside_root",
+		"14 calls: 8 applied, 6 refused",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+}
