@@ -6,6 +6,7 @@ require (
 	github.com/google/renameio/v2 v2.0.2
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/afero v1.15.0
+	go.etcd.io/bbolt v1.5.0
 	golang.org/x/text v0.44.0
 )
 

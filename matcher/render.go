@@ -144,7 +144,8 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 // the file's line: only the middle that differs between P and Q is replaced, located in
 // the file through the fold map. The rest of the line is written from the file.
 func (m *matcher) changeLine(v *view, P, Q string, pc piece, ind *reindent) []byte {
-	if v.lines == nil { // exact: the file's bytes are the model's
+	if v.lines == nil || pc.line >= m.d.nlines() {
+		// Exact: the file's bytes are the model's. Past the end: no file line to keep.
 		return []byte(Q)
 	}
 	O := m.d.content(pc.line)

@@ -30,6 +30,8 @@ func UnifiedDiff(name string, original []byte, splices []Splice) string {
 		from := max(first-diffContext, 0)
 		to := min(last+diffContext, d.nlines()-1)
 		lo, hi := d.off+d.start(from), d.off+d.eol(to)
+		lo = min(lo, splices[g].Start) // a splice may begin in the BOM
+		hi = max(hi, splices[h-1].End)
 		var nt []byte
 		prev := lo
 		for _, s := range splices[g:h] {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/txn"
 )
@@ -30,27 +31,49 @@ type API struct{ eng *txn.Engine }
 // New returns an API over eng.
 func New(eng *txn.Engine) *API { return &API{eng: eng} }
 
-// Call runs one tool call for session. It never panics: an internal fault becomes an
-// io_error result, so one bad call cannot take down a server.
+// Call runs one tool call for session and journals it, whatever its outcome. It never
+// panics: an internal fault becomes an io_error result, so one bad call cannot take
+// down a server.
 func (a *API) Call(session, tool string, args json.RawMessage) (res Result) {
+	c, err := a.eng.Begin(session, tool, args)
+	if err != nil {
+		return fail(tool, err) // busy: the journal could not be had, so nothing ran
+	}
+	var text string
 	defer func() {
 		if p := recover(); p != nil {
-			res = fail(tool, errs.New(errs.IOError, "", "internal error in %s: %v. Nothing was written. %s", tool, p, firstFrame(debug.Stack())))
+			err = errs.New(errs.IOError, "", "internal error in %s: %v. Nothing was written. %s", tool, p, firstFrame(debug.Stack()))
+		}
+		ferr := c.Finish(err)
+		if err != nil {
+			res = fail(tool, err)
+		} else {
+			res = Result{OK: true, Tool: tool, Text: text}
+			if ferr != nil {
+				res.Text += fmt.Sprintf("\n(note: the journal could not record this call: %v)", ferr)
+			}
+		}
+		if seq := int64(c.Seq()); seq > 0 {
+			res.Txn = &seq
 		}
 	}()
 	switch tool {
 	case ReadFile:
-		return a.read(session, args)
+		text, err = a.read(c, args)
 	case EditFile:
-		return a.edit(session, args)
+		text, err = a.edit(c, args)
 	case CreateFile, WriteFile:
-		return a.write(session, tool, args)
+		text, err = a.write(c, tool, args)
+	case ApplyChanges:
+		text, err = a.apply(c, args)
+	default:
+		var names []string
+		for _, t := range Tools() {
+			names = append(names, t.Name)
+		}
+		err = errs.New(errs.UnknownTool, "", "There is no tool named %q. The tools are %s.", tool, strings.Join(names, ", "))
 	}
-	var names []string
-	for _, t := range Tools() {
-		names = append(names, t.Name)
-	}
-	return fail(tool, errs.New(errs.UnknownTool, "", "There is no tool named %q. The tools are %s.", tool, strings.Join(names, ", ")))
+	return res
 }
 
 func firstFrame(stack []byte) string {
@@ -68,24 +91,16 @@ func fail(tool string, err error) Result {
 	return Result{OK: false, Tool: tool, Kind: &k, Text: err.Error()}
 }
 
-func ok(tool, text string, txn int64) Result {
-	r := Result{OK: true, Tool: tool, Text: text}
-	if txn > 0 {
-		r.Txn = &txn
-	}
-	return r
-}
-
-func (a *API) read(session string, raw json.RawMessage) Result {
+func (a *API) read(c *txn.Call, raw json.RawMessage) (string, error) {
 	args, err := decodeRead(raw)
 	if err != nil {
-		return fail(ReadFile, err)
+		return "", err
 	}
-	r, err := a.eng.Read(session, args.path)
+	r, err := a.eng.Read(c, args.path)
 	if err != nil {
-		return fail(ReadFile, err)
+		return "", err
 	}
-	return ok(ReadFile, renderRead(args, r), 0)
+	return renderRead(args, r), nil
 }
 
 // renderRead numbers lines with a gutter ("     1\t"); line endings are not shown.
@@ -133,30 +148,29 @@ func renderRead(args *readArgs, r *txn.ReadResult) string {
 	return b.String()
 }
 
-func (a *API) edit(session string, raw json.RawMessage) Result {
+func (a *API) edit(c *txn.Call, raw json.RawMessage) (string, error) {
 	args, err := decodeEdit(raw)
 	if err != nil {
-		return fail(EditFile, err)
+		return "", err
 	}
-	c, err := a.eng.Edit(session, args.path, args.edits, args.dryRun)
+	ch, err := a.eng.Edit(c, args.path, args.edits, args.dryRun)
 	if err != nil {
-		return fail(EditFile, err)
+		return "", err
 	}
-	return ok(EditFile, renderEdit(args, c), c.Txn)
+	return renderEdit(args.path, len(args.edits), args.dryRun, ch), nil
 }
 
-func renderEdit(args *editArgs, c *txn.Change) string {
+func renderEdit(path string, n int, dryRun bool, c *txn.Change) string {
 	var b strings.Builder
 	verb := "Edited"
-	if args.dryRun {
+	if dryRun {
 		verb = "Dry run, nothing written:"
 	}
-	n := len(args.edits)
 	plural := "s"
 	if n == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(&b, "%s %s with %d edit%s (%s).\n", verb, args.path, n, plural, changedLines(c.Plan))
+	fmt.Fprintf(&b, "%s %s with %d edit%s (%s).\n", verb, path, n, plural, changedLines(c.Plan))
 	for i, r := range c.Plan.Edits {
 		if note := tierNote(i, r); note != "" {
 			b.WriteString(note + "\n")
@@ -212,26 +226,53 @@ func foldedList(f []string) string {
 	return strings.Join(f, ", ")
 }
 
-func (a *API) write(session, tool string, raw json.RawMessage) Result {
+func (a *API) write(c *txn.Call, tool string, raw json.RawMessage) (string, error) {
 	args, err := decodeContent(tool, raw)
 	if err != nil {
-		return fail(tool, err)
+		return "", err
 	}
-	var c *txn.Change
+	var ch *txn.Change
 	if tool == CreateFile {
-		c, err = a.eng.Create(session, args.path, []byte(args.content))
+		ch, err = a.eng.Create(c, args.path, []byte(args.content))
 	} else {
-		c, err = a.eng.Write(session, args.path, []byte(args.content))
+		ch, err = a.eng.Write(c, args.path, []byte(args.content))
 	}
 	if err != nil {
-		return fail(tool, err)
+		return "", err
 	}
+	return renderWrite(args.path, ch), nil
+}
+
+func renderWrite(path string, c *txn.Change) string {
 	lines := bytes.Count(c.After, []byte{'\n'})
 	if len(c.After) > 0 && c.After[len(c.After)-1] != '\n' {
 		lines++
 	}
 	if c.Created {
-		return ok(tool, fmt.Sprintf("Created %s (%d lines, %d bytes).", args.path, lines, len(c.After)), c.Txn)
+		return fmt.Sprintf("Created %s (%d lines, %d bytes).", path, lines, len(c.After))
 	}
-	return ok(tool, fmt.Sprintf("Replaced %s whole: now %d lines, %d bytes (was %d bytes).", args.path, lines, len(c.After), len(c.Before)), c.Txn)
+	return fmt.Sprintf("Replaced %s whole: now %d lines, %d bytes (was %d bytes).", path, lines, len(c.After), len(c.Before))
+}
+
+func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {
+	specs, err := decodeApply(raw)
+	if err != nil {
+		return "", err
+	}
+	changes, err := a.eng.Apply(c, specs, false)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Applied %d changes as one transaction:\n", len(changes))
+	for i, ch := range changes {
+		switch ch.Op {
+		case journal.OpEdit:
+			b.WriteString(renderEdit(specs[i].Path, len(specs[i].Edits), false, ch))
+		default:
+			b.WriteString(renderWrite(specs[i].Path, ch))
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
 }

@@ -2,13 +2,16 @@ package toolapi
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
+	"github.com/vfsctl/vfsctl/txn"
 )
 
 // Limits on arguments, so that a malformed call is refused before it costs anything.
@@ -185,6 +188,8 @@ func shape(tool string) string {
 		return `{"path": "src/app.ts", "edits": [{"oldText": "exact old lines", "newText": "new lines"}]}`
 	case CreateFile, WriteFile:
 		return `{"path": "src/app.ts", "content": "..."}`
+	case ApplyChanges:
+		return `{"changes": [{"path": "a.ts", "edits": [{"oldText": "...", "newText": "..."}]}, {"path": "b.ts", "create": "..."}]}`
 	}
 	return "{}"
 }
@@ -398,4 +403,101 @@ func decodeContent(tool string, raw json.RawMessage) (*contentArgs, error) {
 	}
 	out.content, _, err = a.str(tool, "content", c, true)
 	return out, err
+}
+
+// maxChanges bounds the files of one apply_changes call.
+const maxChanges = 100
+
+func decodeApply(raw json.RawMessage) ([]txn.Spec, error) {
+	a, err := parseArgs(ApplyChanges, raw)
+	if err != nil {
+		return nil, err
+	}
+	cr, _, err := a.take(ApplyChanges, a.m, "changes")
+	if err != nil {
+		return nil, err
+	}
+	if err := a.rest(ApplyChanges, a.m, "changes"); err != nil {
+		return nil, err
+	}
+	if cr == nil {
+		return nil, errs.New(errs.InvalidInput, "", "apply_changes is missing changes. Send e.g. %s.", shape(ApplyChanges))
+	}
+	var items []json.RawMessage
+	if cr[0] != '[' || json.Unmarshal(cr, &items) != nil {
+		return nil, errs.New(errs.InvalidInput, "", "changes must be an array, not %s. Send e.g. %s.", jsonType(cr), shape(ApplyChanges))
+	}
+	if len(items) == 0 || len(items) > maxChanges {
+		return nil, errs.New(errs.InvalidInput, "", "changes has %d entries; send between 1 and %d.", len(items), maxChanges)
+	}
+	specs := make([]txn.Spec, len(items))
+	for i, it := range items {
+		where := fmt.Sprintf("changes[%d]", i)
+		var m map[string]json.RawMessage
+		if len(it) == 0 || it[0] != '{' || json.Unmarshal(it, &m) != nil {
+			return nil, errs.New(errs.InvalidInput, "", "%s must be an object {path, edits} or {path, create} or {path, write}, not %s.", where, jsonType(it))
+		}
+		p, _, err := a.take(where, m, "path", "file_path", "filePath")
+		if err != nil {
+			return nil, err
+		}
+		if specs[i].Path, _, err = a.str(where, "path", p, true); err != nil {
+			return nil, err
+		}
+		ed, _, _ := a.take(where, m, "edits")
+		cre, _, _ := a.take(where, m, "create")
+		wr, _, _ := a.take(where, m, "write")
+		if err := a.rest(where, m, "path with one of edits, create or write"); err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, v := range []json.RawMessage{ed, cre, wr} {
+			if v != nil {
+				n++
+			}
+		}
+		if n != 1 {
+			return nil, errs.New(errs.InvalidInput, "", "%s must have exactly one of edits, create or write (it has %d).", where, n)
+		}
+		switch {
+		case ed != nil:
+			specs[i].Op = journal.OpEdit
+			list, err := a.editList(ed)
+			if err != nil {
+				return nil, prefixed(where+".", err)
+			}
+			specs[i].Edits = list
+		case cre != nil:
+			specs[i].Op = journal.OpCreate
+			s, _, err := a.str(where, "create", cre, true)
+			if err != nil {
+				return nil, err
+			}
+			specs[i].Content = []byte(s)
+		default:
+			specs[i].Op = journal.OpWrite
+			s, _, err := a.str(where, "write", wr, true)
+			if err != nil {
+				return nil, err
+			}
+			specs[i].Content = []byte(s)
+		}
+	}
+	return specs, nil
+}
+
+// prefixed puts where in front of a decoding message ("changes[1].edits[0] is ...").
+func prefixed(where string, err error) error {
+	var e *errs.Error
+	if errors.As(err, &e) {
+		e2 := *e
+		msg := e.Error()
+		if strings.HasPrefix(msg, "edits") {
+			e2.Msg = where + msg
+		} else {
+			e2.Msg = where + "edits: " + msg
+		}
+		return &e2
+	}
+	return err
 }

@@ -14,7 +14,8 @@ const (
 	ReadFile   = "read_file"
 	EditFile   = "edit_file"
 	CreateFile = "create_file"
-	WriteFile  = "write_file"
+	WriteFile    = "write_file"
+	ApplyChanges = "apply_changes"
 )
 
 // Tools returns the definitions of the tools this package dispatches.
@@ -92,6 +93,36 @@ func Tools() []Tool {
     "content": {"type": "string", "description": "The whole new content, written byte for byte."}
   },
   "required": ["path", "content"],
+  "additionalProperties": false
+}`),
+		},
+		{
+			Name: ApplyChanges,
+			Description: "Change several files in ONE transaction: all are applied or none is. Each change names one file (each file at most once) and is " +
+				"either {path, edits} (as edit_file), {path, create} (as create_file) or {path, write} (as write_file, after read_file). " +
+				"A refusal names the change at fault, e.g. changes[1].",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "changes": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+        "type": "object",
+        "properties": {
+          "path": {"type": "string"},
+          "edits": {"type": "array", "items": {"type": "object", "properties": {
+            "oldText": {"type": "string", "minLength": 1}, "newText": {"type": "string"}, "replaceAll": {"type": "boolean"}},
+            "required": ["oldText", "newText"], "additionalProperties": false}},
+          "create": {"type": "string", "description": "content of a new file"},
+          "write": {"type": "string", "description": "whole new content of an existing, read file"}
+        },
+        "required": ["path"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["changes"],
   "additionalProperties": false
 }`),
 		},

@@ -22,7 +22,49 @@ func diskEngine(t *testing.T, files map[string]string) (*Engine, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(fs), dir
+	e, err := Open(fs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, dir
+}
+
+// memEngine is an engine over fsys with its journal in a temp dir.
+func memEngine(t *testing.T, fsys afero.Fs) *Engine {
+	t.Helper()
+	e, err := Open(vfs.New(fsys, vfs.Options{}), Options{JournalPath: t.TempDir() + "/journal.db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// do runs fn as one call of session and finishes it.
+func do(e *Engine, session string, fn func(c *Call) error) error {
+	c, err := e.Begin(session, "test", nil)
+	if err != nil {
+		return err
+	}
+	err = fn(c)
+	if ferr := c.Finish(err); ferr != nil && err == nil {
+		return ferr
+	}
+	return err
+}
+
+func edit(e *Engine, session, path, old, new string) error {
+	return do(e, session, func(c *Call) error {
+		_, err := e.Edit(c, path, []matcher.Edit{{OldText: old, NewText: new}}, false)
+		return err
+	})
+}
+
+func read(e *Engine, session, path string) error {
+	return do(e, session, func(c *Call) error { _, err := e.Read(c, path); return err })
+}
+
+func write(e *Engine, session, path, content string) error {
+	return do(e, session, func(c *Call) error { _, err := e.Write(c, path, []byte(content)); return err })
 }
 
 // TestParallelEditsOneFile: 32 goroutines edit distinct lines of one file at once; the
@@ -38,11 +80,7 @@ func TestParallelEditsOneFile(t *testing.T) {
 	errc := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			_, err := e.Edit("s", "f.txt", []matcher.Edit{{
-				OldText: fmt.Sprintf("line %02d = old", i),
-				NewText: fmt.Sprintf("line %02d = new", i),
-			}}, false)
-			errc <- err
+			errc <- edit(e, "s", "f.txt", fmt.Sprintf("line %02d = old", i), fmt.Sprintf("line %02d = new", i))
 		})
 	}
 	wg.Wait()
@@ -68,7 +106,7 @@ func TestParallelEditsDifferentFiles(t *testing.T) {
 	for i := range 8 {
 		for _, l := range []string{"a", "b", "c"} {
 			wg.Go(func() {
-				if _, err := e.Edit("s", fmt.Sprintf("f%d.txt", i), []matcher.Edit{{OldText: l + "\n", NewText: l + l + "\n"}}, false); err != nil {
+				if err := edit(e, "s", fmt.Sprintf("f%d.txt", i), l+"\n", l+l+"\n"); err != nil {
 					t.Error(err)
 				}
 			})
@@ -88,7 +126,7 @@ func TestConflict(t *testing.T) {
 	mem := afero.NewMemMapFs()
 	afero.WriteFile(mem, "f.txt", []byte("a\nb\n"), 0o644)
 	ffs := &testutil.FaultFs{Fs: mem}
-	e := New(vfs.New(ffs, vfs.Options{}))
+	e := memEngine(t, ffs)
 	opens := 0
 	ffs.SetHook(func(op testutil.Op, name string) error {
 		if op == testutil.OpOpen && name == "f.txt" {
@@ -99,7 +137,7 @@ func TestConflict(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := e.Edit("s", "f.txt", []matcher.Edit{{OldText: "a", NewText: "A"}}, false)
+	err := edit(e, "s", "f.txt", "a", "A")
 	testutil.WantKind(t, err, errs.Conflict)
 	if got, _ := afero.ReadFile(mem, "f.txt"); string(got) != "a\nB by someone else\n" {
 		t.Fatalf("other writer's content lost: %q", got)
@@ -108,32 +146,29 @@ func TestConflict(t *testing.T) {
 
 func TestWriteNeedsRead(t *testing.T) {
 	e, dir := diskEngine(t, map[string]string{"f.txt": "one\n"})
-	_, err := e.Write("s1", "f.txt", []byte("two\n"))
+	err := write(e, "s1", "f.txt", "two\n")
 	testutil.WantKind(t, err, errs.NotRead)
-	if _, err := e.Read("s1", "f.txt"); err != nil {
+	if err := read(e, "s1", "f.txt"); err != nil {
 		t.Fatal(err)
 	}
 	// Another session's read does not count.
-	_, err = e.Write("s2", "f.txt", []byte("two\n"))
-	testutil.WantKind(t, err, errs.NotRead)
+	testutil.WantKind(t, write(e, "s2", "f.txt", "two\n"), errs.NotRead)
 	testutil.WriteFile(t, dir+"/f.txt", "changed outside\n")
-	_, err = e.Write("s1", "f.txt", []byte("two\n"))
-	testutil.WantKind(t, err, errs.NotRead)
-	if _, err := e.Read("s1", "f.txt"); err != nil {
+	testutil.WantKind(t, write(e, "s1", "f.txt", "two\n"), errs.NotRead)
+	if err := read(e, "s1", "f.txt"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Write("s1", "f.txt", []byte("two\n")); err != nil {
+	if err := write(e, "s1", "f.txt", "two\n"); err != nil {
 		t.Fatal(err)
 	}
 	// The session's own write counts as seen.
-	if _, err := e.Write("s1", "f.txt", []byte("three\n")); err != nil {
+	if err := write(e, "s1", "f.txt", "three\n"); err != nil {
 		t.Fatal(err)
 	}
 	if got := testutil.ReadFile(t, dir+"/f.txt"); got != "three\n" {
 		t.Fatalf("content %q", got)
 	}
-	_, err = e.Write("s1", "missing.txt", []byte("x"))
-	testutil.WantKind(t, err, errs.FileNotFound)
+	testutil.WantKind(t, write(e, "s1", "missing.txt", "x"), errs.FileNotFound)
 }
 
 func TestIOErrorChangesNothing(t *testing.T) {
@@ -141,15 +176,14 @@ func TestIOErrorChangesNothing(t *testing.T) {
 		mem := afero.NewMemMapFs()
 		afero.WriteFile(mem, "f.txt", []byte("a\n"), 0o644)
 		ffs := &testutil.FaultFs{Fs: mem}
-		e := New(vfs.New(ffs, vfs.Options{}))
+		e := memEngine(t, ffs)
 		ffs.SetHook(func(o testutil.Op, name string) error {
 			if o == op {
 				return syscall.ENOSPC
 			}
 			return nil
 		})
-		_, err := e.Edit("s", "f.txt", []matcher.Edit{{OldText: "a", NewText: "b"}}, false)
-		testutil.WantKind(t, err, errs.IOError)
+		testutil.WantKind(t, edit(e, "s", "f.txt", "a", "b"), errs.IOError)
 		if got, _ := afero.ReadFile(mem, "f.txt"); string(got) != "a\n" {
 			t.Errorf("%s fault: file is %q", op, got)
 		}

@@ -6,19 +6,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 type callCmd struct {
 	root, session string
+	wait          time.Duration
 }
 
 func (c *callCmd) Name() string    { return "call" }
 func (c *callCmd) Summary() string { return "run tool calls read as JSON lines from stdin" }
 
-const callUsage = `Usage: vfsctl call [--root DIR] [--session ID]
+const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}}.
 Prints one JSON line per call: {"ok", "tool", "kind", "text", "txn"}, where kind is
@@ -35,6 +39,7 @@ func (c *callCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("call", callUsage)
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
 	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
+	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the workspace journal, then fail with busy")
 	return fs.parse(args)
 }
 
@@ -42,7 +47,11 @@ func (c *callCmd) ParseFlags(args []string) error {
 const maxLine = 64<<20 + 4096
 
 func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
-	eng, err := openEngine(c.root)
+	if strings.ContainsRune(c.session, 0) || len(c.session) > 200 {
+		fmt.Fprintf(stderr, "vfsctl call: --session must be at most 200 bytes, without NUL\n")
+		return exitUsage
+	}
+	eng, err := openEngine(c.root, c.wait, "vfsctl call")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
 		return exitUsage

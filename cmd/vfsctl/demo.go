@@ -120,7 +120,7 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitUsage
 	}
-	eng, err := openEngine(dir)
+	eng, err := openEngine(dir, 0, "vfsctl demo")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitUsage

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -30,7 +31,7 @@ func findRoot() (string, error) {
 	}
 }
 
-func openEngine(root string) (*txn.Engine, error) {
+func openEngine(root string, wait time.Duration, holder string) (*txn.Engine, error) {
 	if root == "" {
 		var err error
 		if root, err = findRoot(); err != nil {
@@ -48,7 +49,7 @@ func openEngine(root string) (*txn.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return txn.New(fs), nil
+	return txn.Open(fs, txn.Options{Wait: wait, Holder: holder})
 }
 
 func newSessionID() string {

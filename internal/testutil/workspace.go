@@ -43,7 +43,8 @@ func ReadFile(t testing.TB, p string) string {
 }
 
 // Snapshot records every file and symlink under dir (path -> content or link target),
-// so a test can assert that a refused call changed nothing.
+// so a test can assert that a refused call changed nothing. The journal folder
+// .vfsctl/ is left out: every call, refused or not, is recorded there.
 func Snapshot(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -52,6 +53,9 @@ func Snapshot(t testing.TB, dir string) map[string]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
+		if rel == ".vfsctl" {
+			return filepath.SkipDir
+		}
 		switch {
 		case fi.Mode()&os.ModeSymlink != 0:
 			l, _ := os.Readlink(p)

@@ -1,0 +1,230 @@
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// SchemaVersion is the layout version this code writes and reads.
+const SchemaVersion = 1
+
+const appName = "vfsctl"
+
+// DefaultWait is how long a call waits for another process's hold on the journal.
+const DefaultWait = 10 * time.Second
+
+// Options configure a Journal.
+type Options struct {
+	// Wait bounds how long Acquire waits for another process; 0 means DefaultWait.
+	Wait time.Duration
+	// Holder describes this process in the busy error another process reports, e.g.
+	// "vfsctl call". The pid and the time are added.
+	Holder string
+	// OnOpen runs after every fresh open, before any other use: txn's recovery.
+	OnOpen func(*Journal) error
+	// NoSync skips fsync on journal commits. THIS IS UNSAFE: a power loss can lose
+	// records or leave files the journal cannot explain. For tests only.
+	NoSync bool
+}
+
+// Journal is the journal of one workspace. It is safe for concurrent use; the bbolt
+// file is open while at least one Acquire is not yet released.
+type Journal struct {
+	path string
+	opts Options
+
+	mu   sync.Mutex // held while opening, recovering and closing
+	refs int
+	db   atomic.Pointer[bolt.DB]
+}
+
+// New returns the journal stored at path (created on first use).
+func New(path string, opts Options) *Journal {
+	if opts.Wait == 0 {
+		opts.Wait = DefaultWait
+	}
+	return &Journal{path: path, opts: opts}
+}
+
+// Path is the journal file.
+func (j *Journal) Path() string { return j.path }
+
+// Acquire opens the journal for this process if it is not open yet (waiting for another
+// process at most Options.Wait) and holds it until the matching Release.
+func (j *Journal) Acquire() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.refs > 0 {
+		j.refs++
+		return nil
+	}
+	db, err := j.open()
+	if err != nil {
+		return err
+	}
+	j.db.Store(db)
+	// Recovery runs with j.mu held, so no other call of this process starts before the
+	// journal and the files are settled. It uses Update and View, which take no lock.
+	if j.opts.OnOpen != nil {
+		if err := j.opts.OnOpen(j); err != nil {
+			j.db.Store(nil)
+			db.Close()
+			return err
+		}
+	}
+	j.refs = 1
+	return nil
+}
+
+// Release ends one Acquire; the last one closes the file so other processes may use it.
+func (j *Journal) Release() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.refs--
+	if j.refs == 0 {
+		if db := j.db.Swap(nil); db != nil {
+			db.Close()
+		}
+	}
+}
+
+func (j *Journal) holderPath() string { return filepath.Join(filepath.Dir(j.path), "holder") }
+
+type holder struct {
+	Pid     int       `json:"pid"`
+	Command string    `json:"command"`
+	Since   time.Time `json:"since"`
+}
+
+func (j *Journal) open() (*bolt.DB, error) {
+	dir := filepath.Dir(j.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, errs.Wrap(errs.IOError, "", err, "Cannot create %s: %v.", dir, err)
+	}
+	// The journal never belongs in the user's repository.
+	gi := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
+		os.WriteFile(gi, []byte("*\n"), 0o644)
+	}
+	fresh := false
+	if _, err := os.Stat(j.path); errors.Is(err, os.ErrNotExist) {
+		fresh = true
+	}
+	db, err := bolt.Open(j.path, 0o644, &bolt.Options{Timeout: j.opts.Wait, NoSync: j.opts.NoSync})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, j.busy()
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
+		return nil, errs.Wrap(errs.IOError, "", err, "%s is not a vfsctl journal (%v). Move it aside; a new journal is created on the next call.", j.path, err)
+	case err != nil:
+		return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the journal %s: %v.", j.path, err)
+	}
+	if err := j.checkSchema(db, fresh); err != nil {
+		db.Close()
+		return nil, err
+	}
+	h, _ := json.Marshal(holder{Pid: os.Getpid(), Command: j.opts.Holder, Since: time.Now().UTC()})
+	os.WriteFile(j.holderPath(), h, 0o644)
+	return db, nil
+}
+
+func (j *Journal) busy() error {
+	what := "another process"
+	if b, err := os.ReadFile(j.holderPath()); err == nil {
+		var h holder
+		if json.Unmarshal(b, &h) == nil && h.Pid > 0 {
+			what = fmt.Sprintf("process %d (%s, holding it since %s)", h.Pid, strings.TrimSpace(h.Command), h.Since.Local().Format("15:04:05"))
+		}
+	}
+	return errs.New(errs.Busy, "", "The workspace journal is in use by %s; waited %s. Try again when it is idle, or wait longer (--wait).", what, j.opts.Wait)
+}
+
+var allBuckets = []string{bMeta, bRecords, bPending, bBlobs, bHeads, bReads, bByPath, bBySession, bByKind, bByTime}
+
+func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
+	ready := false
+	err := db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket([]byte(bMeta))
+		if meta == nil {
+			return nil
+		}
+		if string(meta.Get([]byte("app"))) != appName {
+			return errs.New(errs.IOError, "", "%s is not a vfsctl journal. Move it aside.", j.path)
+		}
+		var v int
+		fmt.Sscan(string(meta.Get([]byte("schema"))), &v)
+		if v > SchemaVersion {
+			return errs.New(errs.IOError, "", "%s was written by a newer vfsctl (journal schema %d; this one reads %d). Upgrade vfsctl.", j.path, v, SchemaVersion)
+		}
+		ready = true
+		return nil
+	})
+	if err != nil || ready {
+		return err
+	}
+	// A new file: lay out the buckets (a write, so only on first use).
+	return db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket([]byte(bMeta))
+		if meta == nil {
+			empty := true
+			tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
+			if !empty && !fresh {
+				return errs.New(errs.IOError, "", "%s is a bbolt file of another application, not a vfsctl journal. Move it aside.", j.path)
+			}
+			for _, b := range allBuckets {
+				if _, err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
+					return err
+				}
+			}
+			meta = tx.Bucket([]byte(bMeta))
+			meta.Put([]byte("app"), []byte(appName))
+			return meta.Put([]byte("schema"), []byte(fmt.Sprint(SchemaVersion)))
+		}
+		return nil
+	})
+}
+
+// Update runs fn in a read-write transaction; the journal must be acquired.
+func (j *Journal) Update(fn func(*Tx) error) error {
+	db := j.handle()
+	if db == nil {
+		return errNotAcquired
+	}
+	return db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+}
+
+// View runs fn in a read-only transaction; the journal must be acquired.
+func (j *Journal) View(fn func(*Tx) error) error {
+	db := j.handle()
+	if db == nil {
+		return errNotAcquired
+	}
+	return db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+}
+
+var errNotAcquired = errors.New("journal: used without Acquire")
+
+func (j *Journal) handle() *bolt.DB { return j.db.Load() }
+
+// Check runs bbolt's own consistency check.
+func (j *Journal) Check() error {
+	return j.View(func(tx *Tx) error {
+		var all []error
+		for err := range tx.tx.Check() {
+			all = append(all, err)
+		}
+		return errors.Join(all...)
+	})
+}

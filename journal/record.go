@@ -1,0 +1,134 @@
+package journal
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// State is where a record stands.
+type State string
+
+const (
+	// Pending: written before any file was touched; files may be half-committed.
+	Pending State = "pending"
+	// Committed: the call succeeded (reads and dry runs included).
+	Committed State = "committed"
+	// Failed: the call was refused or failed; nothing it meant to write was written.
+	Failed State = "failed"
+	// RolledBack: recovery found the call half-done after a crash and undid it.
+	RolledBack State = "rolled_back"
+)
+
+// MaxInlineArgs is the largest argument object kept inside a record; larger ones are
+// stored as a blob and referenced by ArgsBlob.
+const MaxInlineArgs = 16 << 10
+
+// MaxDiff bounds the diff text kept per file.
+const MaxDiff = 64 << 10
+
+// Record is one tool call.
+type Record struct {
+	Seq      uint64          `json:"seq"`
+	Time     time.Time       `json:"time"`
+	Duration time.Duration   `json:"duration_ns"`
+	Session  string          `json:"session"`
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	ArgsBlob string          `json:"args_blob,omitempty"`
+	ArgsSize int             `json:"args_size"`
+	State    State           `json:"state"`
+	Kind     string          `json:"kind,omitempty"`
+	Message  string          `json:"message,omitempty"`
+	Files    []File          `json:"files,omitempty"`
+	// Notes say what recovery did with this record, or what it found.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Paths lists the files the record names.
+func (r *Record) Paths() []string {
+	p := make([]string, 0, len(r.Files))
+	for _, f := range r.Files {
+		p = append(p, f.Path)
+	}
+	return p
+}
+
+// Op is what a call did to one file.
+type Op string
+
+const (
+	OpRead   Op = "read"
+	OpEdit   Op = "edit"
+	OpCreate Op = "create"
+	OpWrite  Op = "write"
+	OpDryRun Op = "dry_run"
+)
+
+// File is one file of a call. Hashes are hex SHA-256; Before is "" for a file that did
+// not exist, After is "" when nothing was written.
+type File struct {
+	Path       string   `json:"path"`
+	Op         Op       `json:"op"`
+	Before     string   `json:"before,omitempty"`
+	After      string   `json:"after,omitempty"`
+	BeforeMode uint32   `json:"before_mode,omitempty"`
+	AfterMode  uint32   `json:"after_mode,omitempty"`
+	BeforeBlob bool     `json:"before_blob,omitempty"` // the prior content is stored as a blob
+	Splices    []Splice `json:"splices,omitempty"`
+	Edits      []Edit   `json:"edits,omitempty"` // how each edit matched (edit_file)
+	Diff       string   `json:"diff,omitempty"`
+}
+
+// Splice replaces Old at [Start, Start+len(Old)) of the prior content with New. With
+// both sides kept, a change can be redone from the prior content and undone from the
+// new content.
+type Splice struct {
+	Start int    `json:"start"`
+	Old   []byte `json:"old"`
+	New   []byte `json:"new"`
+}
+
+// Edit says how one edit of an edit_file call was matched.
+type Edit struct {
+	Index        int      `json:"index"`
+	Tier         string   `json:"tier"`
+	Gutter       bool     `json:"gutter,omitempty"`
+	Folded       []string `json:"folded,omitempty"`
+	Lines        [][2]int `json:"lines,omitempty"`
+	ContextLines int      `json:"context_lines"`
+	ContextBytes int      `json:"context_bytes"`
+}
+
+// ApplySplices returns prior with the splices applied (redo).
+func ApplySplices(prior []byte, sp []Splice) ([]byte, bool) {
+	out := make([]byte, 0, len(prior))
+	prev := 0
+	for _, s := range sp {
+		end := s.Start + len(s.Old)
+		if s.Start < prev || end > len(prior) || string(prior[s.Start:end]) != string(s.Old) {
+			return nil, false
+		}
+		out = append(out, prior[prev:s.Start]...)
+		out = append(out, s.New...)
+		prev = end
+	}
+	return append(out, prior[prev:]...), true
+}
+
+// RevertSplices returns the prior content from the content the splices made (undo).
+func RevertSplices(after []byte, sp []Splice) ([]byte, bool) {
+	out := make([]byte, 0, len(after))
+	prev, delta := 0, 0
+	for _, s := range sp {
+		start := s.Start + delta
+		end := start + len(s.New)
+		if start < prev || end > len(after) || string(after[start:end]) != string(s.New) {
+			return nil, false
+		}
+		out = append(out, after[prev:start]...)
+		out = append(out, s.Old...)
+		prev = end
+		delta += len(s.New) - len(s.Old)
+	}
+	return append(out, after[prev:]...), true
+}

@@ -1,0 +1,215 @@
+package journal
+
+import (
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+const (
+	bMeta      = "meta"
+	bRecords   = "records"
+	bPending   = "pending"
+	bBlobs     = "blobs"
+	bHeads     = "heads"
+	bReads     = "reads"
+	bByPath    = "by_path"
+	bBySession = "by_session"
+	bByKind    = "by_kind"
+	bByTime    = "by_time"
+)
+
+// Tx is a journal transaction.
+type Tx struct{ tx *bolt.Tx }
+
+func (t *Tx) b(name string) *bolt.Bucket {
+	b := t.tx.Bucket([]byte(name))
+	if b != nil && t.tx.Writable() {
+		// Keys only grow at the end in most buckets: full pages keep the file small.
+		b.FillPercent = 0.95
+	}
+	return b
+}
+
+func seqKey(seq uint64) []byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], seq)
+	return k[:]
+}
+
+func indexKey(prefix string, seq uint64) []byte {
+	k := make([]byte, 0, len(prefix)+9)
+	k = append(k, prefix...)
+	k = append(k, 0)
+	return append(k, seqKey(seq)...)
+}
+
+// NextSeq reserves the next sequence number.
+func (t *Tx) NextSeq() (uint64, error) { return t.b(bRecords).NextSequence() }
+
+// Put stores a record (new or updated), keeping the indexes and the pending set.
+func (t *Tx) Put(r *Record) error {
+	if r.Seq == 0 {
+		seq, err := t.NextSeq()
+		if err != nil {
+			return err
+		}
+		r.Seq = seq
+	}
+	old, err := t.Get(r.Seq)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	key := seqKey(r.Seq)
+	if err := t.b(bRecords).Put(key, data); err != nil {
+		return err
+	}
+	if r.State == Pending {
+		err = t.b(bPending).Put(key, nil)
+	} else {
+		err = t.b(bPending).Delete(key)
+	}
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		if old.Kind != r.Kind {
+			t.b(bByKind).Delete(indexKey(old.Kind, r.Seq))
+		}
+	} else {
+		var tk [16]byte
+		binary.BigEndian.PutUint64(tk[:8], uint64(r.Time.UnixNano()))
+		binary.BigEndian.PutUint64(tk[8:], r.Seq)
+		if err := t.b(bByTime).Put(tk[:], nil); err != nil {
+			return err
+		}
+		if err := t.b(bBySession).Put(indexKey(r.Session, r.Seq), nil); err != nil {
+			return err
+		}
+	}
+	for _, p := range r.Paths() {
+		if err := t.b(bByPath).Put(indexKey(p, r.Seq), nil); err != nil {
+			return err
+		}
+	}
+	if r.Kind != "" {
+		return t.b(bByKind).Put(indexKey(r.Kind, r.Seq), nil)
+	}
+	return nil
+}
+
+// Get returns the record seq, or nil.
+func (t *Tx) Get(seq uint64) (*Record, error) {
+	v := t.b(bRecords).Get(seqKey(seq))
+	if v == nil {
+		return nil, nil
+	}
+	var r Record
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("journal record %d: %w", seq, err)
+	}
+	return &r, nil
+}
+
+// Pending lists the records whose files may be half-committed, oldest first.
+func (t *Tx) Pending() []uint64 {
+	var out []uint64
+	t.b(bPending).ForEach(func(k, _ []byte) error {
+		out = append(out, binary.BigEndian.Uint64(k))
+		return nil
+	})
+	return out
+}
+
+// Last is the highest sequence number used.
+func (t *Tx) Last() uint64 { return t.b(bRecords).Sequence() }
+
+// Hash is the hex SHA-256 of data, the form hashes take in records.
+func Hash(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+const (
+	codecRaw   = 0
+	codecFlate = 1
+)
+
+// PutBlob stores data under its hash (once) and returns the hash.
+func (t *Tx) PutBlob(data []byte) (string, error) {
+	h := Hash(data)
+	key, _ := hex.DecodeString(h)
+	b := t.b(bBlobs)
+	if b.Get(key) != nil {
+		return h, nil
+	}
+	var buf bytes.Buffer
+	buf.WriteByte(codecFlate)
+	w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+	w.Write(data)
+	w.Close()
+	v := buf.Bytes()
+	if len(v) >= len(data)+1 {
+		v = append([]byte{codecRaw}, data...)
+	}
+	return h, b.Put(key, v)
+}
+
+// Blob returns the content stored under hash, or nil when there is none.
+func (t *Tx) Blob(hash string) ([]byte, error) {
+	key, err := hex.DecodeString(hash)
+	if err != nil {
+		return nil, nil
+	}
+	v := t.b(bBlobs).Get(key)
+	if v == nil {
+		return nil, nil
+	}
+	switch v[0] {
+	case codecRaw:
+		return append([]byte(nil), v[1:]...), nil
+	case codecFlate:
+		return io.ReadAll(flate.NewReader(bytes.NewReader(v[1:])))
+	}
+	return nil, fmt.Errorf("journal blob %s: unknown codec %d", hash, v[0])
+}
+
+// HasBlob reports whether content with hash is stored.
+func (t *Tx) HasBlob(hash string) bool {
+	key, err := hex.DecodeString(hash)
+	return err == nil && t.b(bBlobs).Get(key) != nil
+}
+
+// Head is the hash of the last content of path that the journal can rebuild.
+func (t *Tx) Head(path string) string { return string(t.b(bHeads).Get([]byte(path))) }
+
+// SetHead records that the journal can rebuild content hash of path.
+func (t *Tx) SetHead(path, hash string) error {
+	if hash == "" {
+		return t.b(bHeads).Delete([]byte(path))
+	}
+	return t.b(bHeads).Put([]byte(path), []byte(hash))
+}
+
+func readKey(session, path string) []byte { return []byte(session + "\x00" + path) }
+
+// SetRead records that session has seen content hash of path.
+func (t *Tx) SetRead(session, path, hash string) error {
+	return t.b(bReads).Put(readKey(session, path), []byte(hash))
+}
+
+// Read returns the hash of the content of path that session last saw, or "".
+func (t *Tx) Read(session, path string) string {
+	return string(t.b(bReads).Get(readKey(session, path)))
+}

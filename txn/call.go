@@ -1,0 +1,118 @@
+package txn
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+)
+
+// Call is one tool call in progress: it holds the journal from Begin to Finish and
+// gathers what the call's record will say.
+type Call struct {
+	e     *Engine
+	rec   journal.Record
+	args  json.RawMessage
+	start time.Time
+	final bool // the record was written in its final state (by a commit)
+
+	seen    []seen // content the call looked at, for reads and failures
+	written bool
+}
+
+// seen is content a call looked at without committing a change of it.
+type seen struct {
+	file int    // index in rec.Files
+	data []byte // the content
+	read bool   // a read: the session has now seen it
+}
+
+// Begin starts a call: it acquires the journal (recovering a crashed predecessor on a
+// fresh open) or fails with busy.
+func (e *Engine) Begin(session, tool string, args json.RawMessage) (*Call, error) {
+	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	return &Call{e: e, start: now, args: args, rec: journal.Record{
+		Time: now.UTC(), Session: session, Tool: tool, ArgsSize: len(args),
+	}}, nil
+}
+
+// Session is the call's session.
+func (c *Call) Session() string { return c.rec.Session }
+
+// Seq is the call's sequence number once its record was written, else 0.
+func (c *Call) Seq() uint64 { return c.rec.Seq }
+
+// Finish writes the call's record, unless a commit already did, and releases the
+// journal. err is the call's outcome.
+func (c *Call) Finish(err error) error {
+	defer c.e.j.Release()
+	if c.final {
+		return nil
+	}
+	if err != nil {
+		c.rec.State = journal.Failed
+		c.rec.Kind = string(errs.KindOf(err))
+		c.rec.Message = err.Error()
+	} else {
+		c.rec.State = journal.Committed
+	}
+	c.rec.Duration = time.Since(c.start)
+	werr := c.e.j.Update(func(t *journal.Tx) error {
+		if err := c.putArgs(t); err != nil {
+			return err
+		}
+		for _, s := range c.seen {
+			f := &c.rec.Files[s.file]
+			if s.read {
+				if err := t.SetRead(c.rec.Session, f.Path, f.Before); err != nil {
+					return err
+				}
+				continue
+			}
+			// The version a failed call saw is kept when the journal could not rebuild it.
+			if t.Head(f.Path) != f.Before {
+				if _, err := t.PutBlob(s.data); err != nil {
+					return err
+				}
+				f.BeforeBlob = true
+				if err := t.SetHead(f.Path, f.Before); err != nil {
+					return err
+				}
+			}
+		}
+		return t.Put(&c.rec)
+	})
+	c.final = true
+	return werr
+}
+
+// putArgs keeps the arguments as received: inline when small, else as a blob.
+func (c *Call) putArgs(t *journal.Tx) error {
+	if c.written || len(c.args) == 0 {
+		return nil
+	}
+	c.written = true
+	if len(c.args) <= journal.MaxInlineArgs && json.Valid(c.args) {
+		c.rec.Args = c.args
+		return nil
+	}
+	h, err := t.PutBlob(c.args)
+	c.rec.ArgsBlob = h
+	return err
+}
+
+// file adds a file entry to the record and returns its index.
+func (c *Call) file(f journal.File) int {
+	c.rec.Files = append(c.rec.Files, f)
+	return len(c.rec.Files) - 1
+}
+
+// saw notes content a call looked at (read, or saw before being refused).
+func (c *Call) saw(path string, op journal.Op, data []byte, read bool) {
+	i := c.file(journal.File{Path: path, Op: op, Before: journal.Hash(data)})
+	c.seen = append(c.seen, seen{file: i, data: data, read: read})
+}
