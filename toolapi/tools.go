@@ -11,9 +11,9 @@ type Tool struct {
 
 // Tool names.
 const (
-	ReadFile   = "read_file"
-	EditFile   = "edit_file"
-	CreateFile = "create_file"
+	ReadFile     = "read_file"
+	EditFile     = "edit_file"
+	CreateFile   = "create_file"
 	WriteFile    = "write_file"
 	ApplyChanges = "apply_changes"
 )

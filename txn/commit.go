@@ -134,4 +134,3 @@ func (e *Engine) rollback(done []*Change) error {
 	}
 	return errors.Join(all...)
 }
-
