@@ -122,7 +122,8 @@ func (j *Journal) open() (*bolt.DB, error) {
 	if _, err := os.Stat(j.path); errors.Is(err, os.ErrNotExist) {
 		fresh = true
 	}
-	db, err := bolt.Open(j.path, 0o644, &bolt.Options{Timeout: j.opts.Wait, NoSync: j.opts.NoSync})
+	// bbolt polls the lock every 50 ms and gives up one interval before its Timeout.
+	db, err := bolt.Open(j.path, 0o644, &bolt.Options{Timeout: j.opts.Wait + 50*time.Millisecond, NoSync: j.opts.NoSync})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, j.busy()

@@ -146,10 +146,12 @@ const (
 	codecFlate = 1
 )
 
+func hexKey(h string) ([]byte, error) { return hex.DecodeString(h) }
+
 // PutBlob stores data under its hash (once) and returns the hash.
 func (t *Tx) PutBlob(data []byte) (string, error) {
 	h := Hash(data)
-	key, _ := hex.DecodeString(h)
+	key, _ := hexKey(h)
 	b := t.b(bBlobs)
 	if b.Get(key) != nil {
 		return h, nil

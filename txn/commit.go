@@ -41,7 +41,9 @@ func (e *Engine) commit(c *Call, changes []*Change) error {
 	}
 	for i, ch := range changes {
 		if err := e.writeFile(ch); err != nil {
-			rerr := e.rollback(changes[:i])
+			// The failing step may have come after the rename (the directory fsync), so
+			// the file at fault is rolled back too if it holds its new content.
+			rerr := e.rollback(changes[:i+1])
 			c.final = true
 			c.rec.State = journal.Failed
 			c.rec.Kind = string(errs.KindOf(err))
@@ -117,11 +119,18 @@ func (e *Engine) writeFile(ch *Change) error {
 	return e.fs.Replace(ch.Path, ch.After)
 }
 
-// rollback restores files a failed commit had already written.
+// rollback restores the files of a failed commit that hold their new content.
 func (e *Engine) rollback(done []*Change) error {
 	var all []error
 	for i := len(done) - 1; i >= 0; i-- {
 		ch := done[i]
+		now, rerr := e.fs.ReadCanonical(ch.Path)
+		if rerr != nil && ch.Created {
+			continue // never created
+		}
+		if rerr == nil && !bytes.Equal(now, ch.After) {
+			continue // never written
+		}
 		var err error
 		if ch.Created {
 			err = e.fs.Remove(ch.Path)

@@ -1,6 +1,8 @@
 // Command vfsctl is the transactional edit engine for the file tools of LLM agents.
 //
 //	vfsctl call    run tool calls read as JSON lines from stdin
+//	vfsctl log     list journaled calls
+//	vfsctl show    show one journaled call
 //	vfsctl tools   print the tool definitions (JSON Schema)
 //	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
 package main
@@ -22,7 +24,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

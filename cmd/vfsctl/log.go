@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/txn"
+)
+
+type logCmd struct {
+	root, path, session, kind string
+	since, until              string
+	failed, json              bool
+	limit                     int
+	wait                      time.Duration
+}
+
+func (c *logCmd) Name() string    { return "log" }
+func (c *logCmd) Summary() string { return "list journaled calls, newest first" }
+
+const logUsage = `Usage: vfsctl log [--path P] [--session S] [--kind K] [--failed] [--since T] [--until T] [--limit N] [--json]
+
+Lists the calls recorded in the workspace journal, newest first: successes, refusals
+and reads alike. Filters combine. --since and --until take a time (2026-11-30T10:00:00Z,
+2026-11-30) or a duration back from now (90m, 24h).
+
+With --json, one object per line: seq, time, session, tool, state (committed, failed,
+rolled_back, pending), kind (null unless failed), paths, duration_ms, message.
+
+Example:
+  vfsctl log --failed --kind text_not_found --limit 20
+`
+
+func (c *logCmd) ParseFlags(args []string) error {
+	fs := newFlagSet("log", logUsage)
+	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.StringVar(&c.path, "path", "", "only calls that touched this file")
+	fs.StringVar(&c.session, "session", "", "only calls of this session")
+	fs.StringVar(&c.kind, "kind", "", "only calls refused with this error kind (e.g. multiple_matches)")
+	fs.BoolVar(&c.failed, "failed", false, "only refused and failed calls")
+	fs.StringVar(&c.since, "since", "", "only calls at or after this time")
+	fs.StringVar(&c.until, "until", "", "only calls before this time")
+	fs.IntVar(&c.limit, "limit", 50, "at most this many calls; 0 for all")
+	fs.BoolVar(&c.json, "json", false, "one JSON object per line")
+	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if c.kind != "" && !knownKind(c.kind) {
+		return fmt.Errorf("--kind %q is not an error kind; the kinds are %s", c.kind, kindList())
+	}
+	if c.limit < 0 {
+		return fmt.Errorf("--limit must be 0 or more")
+	}
+	return nil
+}
+
+func knownKind(k string) bool {
+	for _, x := range errs.All {
+		if string(x) == k {
+			return true
+		}
+	}
+	return false
+}
+
+func kindList() string {
+	var s []string
+	for _, k := range errs.All {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ", ")
+}
+
+// parseWhen reads a time or a duration back from now.
+func parseWhen(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return time.Now().Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is neither a time (2026-11-30T10:00:00Z, 2026-11-30) nor a duration (90m)", s)
+}
+
+// logLine is the JSON form of a record in listings.
+type logLine struct {
+	Seq        uint64   `json:"seq"`
+	Time       string   `json:"time"`
+	Session    string   `json:"session"`
+	Tool       string   `json:"tool"`
+	State      string   `json:"state"`
+	Kind       *string  `json:"kind"`
+	Paths      []string `json:"paths"`
+	DurationMS float64  `json:"duration_ms"`
+	Message    string   `json:"message,omitempty"`
+}
+
+func toLogLine(r *journal.Record) logLine {
+	l := logLine{Seq: r.Seq, Time: r.Time.Format(time.RFC3339Nano), Session: r.Session, Tool: r.Tool,
+		State: string(r.State), Paths: r.Paths(), DurationMS: float64(r.Duration.Microseconds()) / 1000, Message: r.Message}
+	if r.Kind != "" {
+		k := r.Kind
+		l.Kind = &k
+	}
+	if l.Paths == nil {
+		l.Paths = []string{}
+	}
+	return l
+}
+
+func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
+	q := journal.Query{Session: c.session, Kind: c.kind, Failed: c.failed, Limit: c.limit}
+	var err error
+	if q.Since, err = parseWhen(c.since); err != nil {
+		fmt.Fprintf(stderr, "vfsctl log: --since: %v\n", err)
+		return exitUsage
+	}
+	if q.Until, err = parseWhen(c.until); err != nil {
+		fmt.Fprintf(stderr, "vfsctl log: --until: %v\n", err)
+		return exitUsage
+	}
+	eng, err := openEngine(c.root, c.wait, "vfsctl log")
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
+		return exitUsage
+	}
+	if c.path != "" {
+		if q.Path, err = canonical(eng, c.path); err != nil {
+			fmt.Fprintf(stderr, "vfsctl log: --path: %v\n", err)
+			return exitUsage
+		}
+	}
+	var recs []*journal.Record
+	err = eng.View(func(t *journal.Tx) error {
+		recs, err = t.Find(q)
+		return err
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
+		return exitRefused
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		for _, r := range recs {
+			enc.Encode(toLogLine(r))
+		}
+		return exitOK
+	}
+	if len(recs) == 0 {
+		fmt.Fprintln(stdout, "no calls match")
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "%6s  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", "SEQ", "TIME", "SESSION", "TOOL", "STATE", "KIND", "PATHS")
+	for _, r := range recs {
+		fmt.Fprintf(stdout, "%6d  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
+			clip(r.Session, 14), clip(r.Tool, 13), r.State, r.Kind, strings.Join(r.Paths(), " "))
+	}
+	return exitOK
+}
+
+// canonical resolves a path as the journal keys it (symlinks resolved); a path that no
+// longer exists is cleaned only.
+func canonical(eng *txn.Engine, p string) (string, error) {
+	r, err := eng.FS().Resolve(p)
+	if err != nil {
+		return eng.FS().Clean(p)
+	}
+	return r.Path, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}

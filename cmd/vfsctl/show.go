@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vfsctl/vfsctl/journal"
+)
+
+type showCmd struct {
+	root string
+	seq  uint64
+	json bool
+	wait time.Duration
+}
+
+func (c *showCmd) Name() string    { return "show" }
+func (c *showCmd) Summary() string { return "show one journaled call: the call, the outcome, the diff" }
+
+const showUsage = `Usage: vfsctl show N [--json]
+
+Shows call N of the workspace journal (the seq that vfsctl log and vfsctl call print):
+its arguments as received, its outcome, and per file the content hashes, how each
+edit matched, and the diff. With --json, the whole record.
+
+Example:
+  vfsctl show 42
+`
+
+func (c *showCmd) ParseFlags(args []string) error {
+	fs := newFlagSet("show", showUsage)
+	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.BoolVar(&c.json, "json", false, "print the record as JSON")
+	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	// The call number may come before or after the flags.
+	var rest []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return fs.parse(args) // prints help or returns the error
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(rest) != 1 {
+		return fmt.Errorf("give one call number (see --help)")
+	}
+	n, err := strconv.ParseUint(rest[0], 10, 64)
+	if err != nil || n == 0 {
+		return fmt.Errorf("%q is not a call number", rest[0])
+	}
+	c.seq = n
+	return nil
+}
+
+func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
+	eng, err := openEngine(c.root, c.wait, "vfsctl show")
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl show: %v\n", err)
+		return exitUsage
+	}
+	var r *journal.Record
+	var last uint64
+	err = eng.View(func(t *journal.Tx) error {
+		last = t.Last()
+		r, err = t.Get(c.seq)
+		return err
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl show: %v\n", err)
+		return exitRefused
+	}
+	if r == nil {
+		fmt.Fprintf(stderr, "vfsctl show: there is no call %d (the journal holds 1 to %d)\n", c.seq, last)
+		return exitRefused
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		enc.Encode(r)
+		return exitOK
+	}
+	w := stdout
+	fmt.Fprintf(w, "call %d: %s, %s\n", r.Seq, r.Tool, r.State)
+	fmt.Fprintf(w, "time     %s (%s)\n", r.Time.Local().Format("2006-01-02 15:04:05.000"), r.Duration.Round(10*time.Microsecond))
+	fmt.Fprintf(w, "session  %s\n", r.Session)
+	switch {
+	case r.ArgsBlob != "":
+		fmt.Fprintf(w, "args     (%d bytes, kept as blob %s)\n", r.ArgsSize, r.ArgsBlob[:12])
+	case len(r.Args) > 0:
+		fmt.Fprintf(w, "args     %s\n", compact(string(r.Args)))
+	}
+	if r.State == journal.Failed {
+		fmt.Fprintf(w, "refused  %s: %s\n", r.Kind, r.Message)
+	}
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "file     %s  %s  %s -> %s", f.Path, f.Op, short(f.Before, "(none)"), short(f.After, "(unchanged)"))
+		if f.BeforeBlob {
+			fmt.Fprint(w, "  [prior content kept]")
+		}
+		fmt.Fprintln(w)
+		for _, e := range f.Edits {
+			how := e.Tier
+			if len(e.Folded) > 0 {
+				how += " (" + strings.Join(e.Folded, ", ") + ")"
+			}
+			if e.Gutter {
+				how += ", gutter stripped"
+			}
+			fmt.Fprintf(w, "         edits[%d]: %s, context %d lines / %d bytes\n", e.Index, how, e.ContextLines, e.ContextBytes)
+		}
+		if f.Diff != "" {
+			fmt.Fprint(w, f.Diff)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note     %s\n", n)
+	}
+	return exitOK
+}
+
+func short(h, none string) string {
+	if h == "" {
+		return none
+	}
+	return h[:12]
+}

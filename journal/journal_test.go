@@ -1,0 +1,230 @@
+package journal
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/quick"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
+)
+
+func open(t *testing.T, path string) *Journal {
+	t.Helper()
+	j := New(path, Options{Wait: 200 * time.Millisecond, Holder: "test"})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.Release)
+	return j
+}
+
+func TestCreatesLayout(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, filepath.Join(dir, ".vfsctl", "journal.db"))
+	if got := testutil.ReadFile(t, filepath.Join(dir, ".vfsctl", ".gitignore")); got != "*\n" {
+		t.Errorf(".gitignore is %q", got)
+	}
+	if err := j.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.db")
+	os.WriteFile(garbage, bytes.Repeat([]byte("not a database "), 1000), 0o644)
+	foreign := filepath.Join(dir, "foreign.db")
+	db, _ := bolt.Open(foreign, 0o644, nil)
+	db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("users")); return err })
+	db.Close()
+	newer := filepath.Join(dir, "newer.db")
+	j := New(newer, Options{})
+	j.Acquire()
+	j.Update(func(t *Tx) error { return t.b(bMeta).Put([]byte("schema"), []byte("99")) })
+	j.Release()
+	for path, want := range map[string]string{garbage: "not a vfsctl journal", foreign: "another application", newer: "newer vfsctl (journal schema 99"} {
+		err := New(path, Options{}).Acquire()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q, got %v", filepath.Base(path), want, err)
+		}
+	}
+}
+
+func TestBusyNamesHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	open(t, path) // held by this test until cleanup
+	// bbolt's lock is per open file description, so a second Journal in this process
+	// contends like another process would.
+	other := New(path, Options{Wait: 150 * time.Millisecond})
+	start := time.Now()
+	err := other.Acquire()
+	testutil.WantKind(t, err, errs.Busy)
+	if !strings.Contains(err.Error(), "process ") || !strings.Contains(err.Error(), "(test, holding it since") {
+		t.Errorf("busy message does not name the holder: %v", err)
+	}
+	if time.Since(start) < 150*time.Millisecond {
+		t.Errorf("gave up before the wait was over")
+	}
+}
+
+func TestReleaseLetsOthersIn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	a := New(path, Options{})
+	if err := a.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	a.Acquire() // two calls of one process
+	a.Release()
+	b := New(path, Options{Wait: 100 * time.Millisecond})
+	testutil.WantKind(t, b.Acquire(), errs.Busy)
+	a.Release()
+	if err := b.Acquire(); err != nil {
+		t.Fatalf("after the last release: %v", err)
+	}
+	b.Release()
+}
+
+func TestRecordsAndQueries(t *testing.T) {
+	j := open(t, filepath.Join(t.TempDir(), "journal.db"))
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	recs := []*Record{
+		{Time: t0, Session: "s1", Tool: "read_file", State: Committed, Files: []File{{Path: "a.go", Op: OpRead}}},
+		{Time: t0.Add(time.Minute), Session: "s1", Tool: "edit_file", State: Failed, Kind: "text_not_found", Files: []File{{Path: "a.go", Op: OpEdit}}},
+		{Time: t0.Add(2 * time.Minute), Session: "s2", Tool: "edit_file", State: Committed, Files: []File{{Path: "b.go", Op: OpEdit}}},
+		{Time: t0.Add(3 * time.Minute), Session: "s2", Tool: "apply_changes", State: Pending, Files: []File{{Path: "a.go", Op: OpEdit}, {Path: "b.go", Op: OpEdit}}},
+		{Time: t0.Add(4 * time.Minute), Session: "s10", Tool: "nope", State: Failed, Kind: "unknown_tool"},
+	}
+	err := j.Update(func(t *Tx) error {
+		for _, r := range recs {
+			if err := t.Put(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		q    Query
+		want []uint64
+	}{
+		{Query{}, []uint64{5, 4, 3, 2, 1}},
+		{Query{Limit: 2}, []uint64{5, 4}},
+		{Query{Path: "a.go"}, []uint64{4, 2, 1}},
+		{Query{Path: "a"}, nil},
+		{Query{Session: "s1"}, []uint64{2, 1}},
+		{Query{Session: "s1", Path: "b.go"}, nil},
+		{Query{Kind: "text_not_found"}, []uint64{2}},
+		{Query{Failed: true}, []uint64{5, 2}},
+		{Query{Since: t0.Add(90 * time.Second)}, []uint64{5, 4, 3}},
+		{Query{Since: t0.Add(time.Minute), Until: t0.Add(3 * time.Minute)}, []uint64{3, 2}},
+		{Query{Path: "b.go", Since: t0.Add(150 * time.Second)}, []uint64{4}},
+	}
+	for _, c := range cases {
+		var got []*Record
+		j.View(func(tx *Tx) error { got, err = tx.Find(c.q); return err })
+		var seqs []uint64
+		for _, r := range got {
+			seqs = append(seqs, r.Seq)
+		}
+		if len(seqs) != len(c.want) || (len(seqs) > 0 && !equal(seqs, c.want)) {
+			t.Errorf("%+v: got %v, want %v", c.q, seqs, c.want)
+		}
+	}
+	j.View(func(tx *Tx) error {
+		if p := tx.Pending(); len(p) != 1 || p[0] != 4 {
+			t.Errorf("pending %v", p)
+		}
+		return nil
+	})
+	// Settling a pending record takes it out of the pending set.
+	recs[3].State = RolledBack
+	j.Update(func(t *Tx) error { return t.Put(recs[3]) })
+	j.View(func(tx *Tx) error {
+		if p := tx.Pending(); len(p) != 0 {
+			t.Errorf("still pending: %v", p)
+		}
+		return nil
+	})
+}
+
+func equal(a, b []uint64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBlobs(t *testing.T) {
+	j := open(t, filepath.Join(t.TempDir(), "journal.db"))
+	text := bytes.Repeat([]byte("func f() { return 1 }\n"), 5000)
+	random := make([]byte, 4096)
+	for i := range random {
+		random[i] = byte(i*7919 + i*i)
+	}
+	j.Update(func(tx *Tx) error {
+		for _, data := range [][]byte{text, random, nil} {
+			h, err := tx.PutBlob(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h2, _ := tx.PutBlob(data); h2 != h {
+				t.Errorf("same content, two hashes")
+			}
+			got, err := tx.Blob(h)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Errorf("blob round trip failed: %v", err)
+			}
+		}
+		key, _ := hexKey(Hash(text))
+		if stored := len(tx.b(bBlobs).Get(key)); stored > len(text)/20 {
+			t.Errorf("repetitive text stored in %d bytes of %d: not compressed", stored, len(text))
+		}
+		return nil
+	})
+}
+
+func TestSplicesRoundTrip(t *testing.T) {
+	// Property: for any content and any ordered, non-overlapping splices, applying then
+	// reverting gives the content back, and reverting rejects content the splices did
+	// not make.
+	f := func(content []byte, cuts []uint16, news [][]byte) bool {
+		var sp []Splice
+		pos := 0
+		for i, c := range cuts {
+			if pos >= len(content) {
+				break
+			}
+			start := pos + int(c)%(len(content)-pos)
+			end := start + int(c/7)%(len(content)-start+1)
+			n := []byte(nil)
+			if i < len(news) {
+				n = news[i]
+			}
+			sp = append(sp, Splice{Start: start, Old: content[start:end], New: n})
+			pos = end + 1
+		}
+		after, ok := ApplySplices(content, sp)
+		if !ok {
+			return false
+		}
+		back, ok := RevertSplices(after, sp)
+		return ok && bytes.Equal(back, content)
+	}
+	if err := quick.Check(f, &quick.Config{MaxCount: 2000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := RevertSplices([]byte("xyz"), []Splice{{Start: 0, Old: []byte("a"), New: []byte("b")}}); ok {
+		t.Error("reverted content the splices did not make")
+	}
+}

@@ -1,0 +1,193 @@
+package txn
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/matcher"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+var faultFiles = map[string]string{
+	"a.txt": "alpha\nbeta\n",
+	"b.txt": "one\ntwo\n",
+	"c.txt": "whole file\n",
+}
+
+// faultSpecs is a transaction over four files: two edits, a write, and a create in a new
+// folder.
+func faultSpecs() []Spec {
+	return []Spec{
+		{Path: "a.txt", Op: journal.OpEdit, Edits: []matcher.Edit{{OldText: "beta", NewText: "BETA"}}},
+		{Path: "b.txt", Op: journal.OpEdit, Edits: []matcher.Edit{{OldText: "one", NewText: "ONE"}}},
+		{Path: "c.txt", Op: journal.OpWrite, Content: []byte("new whole file\n")},
+		{Path: "new/d.txt", Op: journal.OpCreate, Content: []byte("created\n")},
+	}
+}
+
+type faultRig struct {
+	mem     afero.Fs
+	ffs     *testutil.FaultFs
+	e       *Engine
+	journal string
+}
+
+func newFaultRig(t *testing.T) *faultRig {
+	mem := afero.NewMemMapFs()
+	for p, c := range faultFiles {
+		afero.WriteFile(mem, p, []byte(c), 0o644)
+	}
+	r := &faultRig{mem: mem, ffs: &testutil.FaultFs{Fs: mem}, journal: t.TempDir() + "/journal.db"}
+	r.e = r.engine(t)
+	// write_file needs the session to have read c.txt.
+	if err := read(r.e, "s", "c.txt"); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *faultRig) engine(t *testing.T) *Engine {
+	e, err := Open(vfs.New(r.ffs, vfs.Options{}), Options{JournalPath: r.journal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (r *faultRig) apply() (uint64, error) {
+	var seq uint64
+	err := do(r.e, "s", func(c *Call) error {
+		_, err := r.e.Apply(c, faultSpecs(), false)
+		seq = c.Seq()
+		return err
+	})
+	return seq, err
+}
+
+// unchanged checks that every file is as before and nothing else was left behind.
+func (r *faultRig) unchanged(t *testing.T, what string) {
+	t.Helper()
+	for p, c := range faultFiles {
+		if got, _ := afero.ReadFile(r.mem, p); string(got) != c {
+			t.Errorf("%s: %s is %q, want %q", what, p, got, c)
+		}
+	}
+	if ok, _ := afero.Exists(r.mem, "new/d.txt"); ok {
+		t.Errorf("%s: new/d.txt was left behind", what)
+	}
+	afero.Walk(r.mem, ".", func(p string, fi fs.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(fi.Name(), vfs.TempPrefix) {
+			t.Errorf("%s: temp file %s left behind", what, p)
+		}
+		return nil
+	})
+}
+
+func (r *faultRig) record(t *testing.T, seq uint64) *journal.Record {
+	t.Helper()
+	var rec *journal.Record
+	r.e.View(func(tx *journal.Tx) error {
+		rec, _ = tx.Get(seq)
+		if p := tx.Pending(); len(p) > 0 {
+			t.Errorf("records still pending: %v", p)
+		}
+		return nil
+	})
+	if rec == nil {
+		t.Fatalf("no record %d", seq)
+	}
+	return rec
+}
+
+// TestFaultInjection fails the Nth write, sync, rename or mkdir of a four-file
+// transaction, for every N the transaction makes: each time the call reports io_error,
+// no file is half-written or left changed, and the journal records the call as failed.
+func TestFaultInjection(t *testing.T) {
+	// Count the operations of a clean run.
+	counts := map[testutil.Op]int{}
+	clean := newFaultRig(t)
+	clean.ffs.SetHook(func(op testutil.Op, name string) error { counts[op]++; return nil })
+	if _, err := clean.apply(); err != nil {
+		t.Fatal(err)
+	}
+	ops := []testutil.Op{testutil.OpWrite, testutil.OpSync, testutil.OpRename, testutil.OpMkdir}
+	for _, op := range ops {
+		if counts[op] == 0 {
+			t.Fatalf("a clean run makes no %s", op)
+		}
+	}
+	runs := 0
+	for _, op := range ops {
+		for n := 1; n <= counts[op]; n++ {
+			cause := error(syscall.ENOSPC)
+			if n%2 == 0 {
+				cause = syscall.EIO
+			}
+			what := fmt.Sprintf("%s #%d fails with %v", op, n, cause)
+			r := newFaultRig(t)
+			seen := 0
+			r.ffs.SetHook(func(o testutil.Op, name string) error {
+				if o == op {
+					seen++
+					if seen == n {
+						return cause
+					}
+				}
+				return nil
+			})
+			seq, err := r.apply()
+			if errs.KindOf(err) != errs.IOError || !errors.Is(err, cause) {
+				t.Errorf("%s: got %v (kind %s), want io_error", what, err, errs.KindOf(err))
+			}
+			r.ffs.SetHook(nil)
+			r.unchanged(t, what)
+			if rec := r.record(t, seq); rec.State != journal.Failed || rec.Kind != string(errs.IOError) {
+				t.Errorf("%s: journal says %s %s", what, rec.State, rec.Kind)
+			}
+			runs++
+		}
+	}
+	t.Logf("%d faults injected (writes %d, syncs %d, renames %d, mkdirs %d)", runs,
+		counts[testutil.OpWrite], counts[testutil.OpSync], counts[testutil.OpRename], counts[testutil.OpMkdir])
+}
+
+// TestRecoveryAfterFailedRollback: when the rollback of a failed commit fails too, the
+// record stays pending and the next open of the workspace restores the files.
+func TestRecoveryAfterFailedRollback(t *testing.T) {
+	r := newFaultRig(t)
+	renames := 0
+	r.ffs.SetHook(func(o testutil.Op, name string) error {
+		if o == testutil.OpRename {
+			renames++
+			if renames >= 3 { // a.txt and b.txt land; c.txt and every rollback fail
+				return syscall.EIO
+			}
+		}
+		return nil
+	})
+	seq, err := r.apply()
+	testutil.WantKind(t, err, errs.IOError)
+	if got, _ := afero.ReadFile(r.mem, "a.txt"); string(got) == faultFiles["a.txt"] {
+		t.Fatal("the test meant a.txt to stay changed after the failed rollback")
+	}
+	r.ffs.SetHook(nil)
+	// A new process opens the workspace: recovery settles the pending record.
+	r.e = r.engine(t)
+	rec := r.record(t, seq)
+	r.unchanged(t, "after recovery")
+	if rec.State != journal.RolledBack {
+		t.Errorf("state %s, want rolled_back; notes %v", rec.State, rec.Notes)
+	}
+	if !strings.Contains(strings.Join(rec.Notes, "\n"), "a.txt restored") {
+		t.Errorf("notes do not report the restore: %v", rec.Notes)
+	}
+}

@@ -1,0 +1,20 @@
+package txn
+
+import (
+	"os"
+	"testing"
+)
+
+// TestMain lets the test binary double as the child process of the crash and
+// multi-process tests: with VFSCTL_CHILD set it runs that child's loop instead.
+func TestMain(m *testing.M) {
+	switch os.Getenv("VFSCTL_CHILD") {
+	case "crash":
+		crashChild(os.Getenv("VFSCTL_DIR"))
+		os.Exit(0)
+	case "editor":
+		editorChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
