@@ -15,7 +15,7 @@
 // Layout (buckets):
 //
 //	meta       schema version and application name
-//	records    seq (8 bytes, big-endian) -> Record (JSON)
+//	records    seq (8 bytes, big-endian) -> codec byte + Record (JSON, flate-compressed)
 //	pending    seq -> nil, for records whose files may be half-committed
 //	blobs      sha256 -> codec byte + content (flate-compressed when smaller)
 //	heads      path -> hash of the last content the journal can rebuild for it

@@ -1,9 +1,6 @@
 package journal
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // State is where a record stands.
 type State string
@@ -33,7 +30,7 @@ type Record struct {
 	Duration time.Duration   `json:"duration_ns"`
 	Session  string          `json:"session"`
 	Tool     string          `json:"tool"`
-	Args     json.RawMessage `json:"args,omitempty"`
+	Args     string          `json:"args,omitempty"` // byte for byte as received
 	ArgsBlob string          `json:"args_blob,omitempty"`
 	ArgsSize int             `json:"args_size"`
 	State    State           `json:"state"`

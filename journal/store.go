@@ -72,7 +72,7 @@ func (t *Tx) Put(r *Record) error {
 		return err
 	}
 	key := seqKey(r.Seq)
-	if err := t.b(bRecords).Put(key, data); err != nil {
+	if err := t.b(bRecords).Put(key, pack(data)); err != nil {
 		return err
 	}
 	if r.State == Pending {
@@ -115,8 +115,12 @@ func (t *Tx) Get(seq uint64) (*Record, error) {
 	if v == nil {
 		return nil, nil
 	}
+	data, err := unpack(v)
+	if err != nil {
+		return nil, fmt.Errorf("journal record %d: %w", seq, err)
+	}
 	var r Record
-	if err := json.Unmarshal(v, &r); err != nil {
+	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("journal record %d: %w", seq, err)
 	}
 	return &r, nil
@@ -156,16 +160,33 @@ func (t *Tx) PutBlob(data []byte) (string, error) {
 	if b.Get(key) != nil {
 		return h, nil
 	}
+	return h, b.Put(key, pack(data))
+}
+
+// pack prefixes data with its codec, compressing it when that makes it smaller.
+func pack(data []byte) []byte {
 	var buf bytes.Buffer
 	buf.WriteByte(codecFlate)
 	w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
 	w.Write(data)
 	w.Close()
-	v := buf.Bytes()
-	if len(v) >= len(data)+1 {
-		v = append([]byte{codecRaw}, data...)
+	if buf.Len() < len(data)+1 {
+		return buf.Bytes()
 	}
-	return h, b.Put(key, v)
+	return append([]byte{codecRaw}, data...)
+}
+
+func unpack(v []byte) ([]byte, error) {
+	if len(v) == 0 {
+		return nil, fmt.Errorf("empty value")
+	}
+	switch v[0] {
+	case codecRaw:
+		return append([]byte(nil), v[1:]...), nil
+	case codecFlate:
+		return io.ReadAll(flate.NewReader(bytes.NewReader(v[1:])))
+	}
+	return nil, fmt.Errorf("unknown codec %d", v[0])
 }
 
 // Blob returns the content stored under hash, or nil when there is none.
@@ -178,13 +199,11 @@ func (t *Tx) Blob(hash string) ([]byte, error) {
 	if v == nil {
 		return nil, nil
 	}
-	switch v[0] {
-	case codecRaw:
-		return append([]byte(nil), v[1:]...), nil
-	case codecFlate:
-		return io.ReadAll(flate.NewReader(bytes.NewReader(v[1:])))
+	data, err := unpack(v)
+	if err != nil {
+		return nil, fmt.Errorf("journal blob %s: %w", hash, err)
 	}
-	return nil, fmt.Errorf("journal blob %s: unknown codec %d", hash, v[0])
+	return data, nil
 }
 
 // HasBlob reports whether content with hash is stored.
@@ -215,3 +234,6 @@ func (t *Tx) SetRead(session, path, hash string) error {
 func (t *Tx) Read(session, path string) string {
 	return string(t.b(bReads).Get(readKey(session, path)))
 }
+
+// Size is the size of the database as this transaction sees it, in bytes.
+func (t *Tx) Size() int64 { return t.tx.Size() }

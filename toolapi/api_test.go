@@ -17,6 +17,7 @@ func newAPI(t *testing.T, files map[string]string) (*API, string) {
 	t.Helper()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "ws")
+	os.MkdirAll(dir, 0o755)
 	for p, c := range files {
 		testutil.WriteFile(t, filepath.Join(dir, p), c)
 	}

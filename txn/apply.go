@@ -63,7 +63,8 @@ type Change struct {
 	Created bool
 	Seq     uint64 // the call's record; 0 for a dry run
 
-	mode fs.FileMode
+	mode                   fs.FileMode
+	beforeHash, afterHash string // computed once: hashing a large file is not free
 }
 
 // Diff renders the change as a compact unified diff.

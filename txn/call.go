@@ -3,6 +3,7 @@ package txn
 import (
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -96,8 +97,8 @@ func (c *Call) putArgs(t *journal.Tx) error {
 		return nil
 	}
 	c.written = true
-	if len(c.args) <= journal.MaxInlineArgs && json.Valid(c.args) {
-		c.rec.Args = c.args
+	if len(c.args) <= journal.MaxInlineArgs && utf8.Valid(c.args) {
+		c.rec.Args = string(c.args)
 		return nil
 	}
 	h, err := t.PutBlob(c.args)

@@ -16,6 +16,10 @@ import (
 func (e *Engine) commit(c *Call, changes []*Change) error {
 	c.rec.State = journal.Pending
 	for _, ch := range changes {
+		ch.afterHash = journal.Hash(ch.After)
+		if !ch.Created {
+			ch.beforeHash = journal.Hash(ch.Before)
+		}
 		c.file(fileRecord(ch))
 	}
 	err := e.j.Update(func(t *journal.Tx) error {
@@ -66,11 +70,10 @@ func (e *Engine) commit(c *Call, changes []*Change) error {
 	c.final = true
 	err = e.j.Update(func(t *journal.Tx) error {
 		for _, ch := range changes {
-			h := journal.Hash(ch.After)
-			if err := t.SetHead(ch.Path, h); err != nil {
+			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
 			}
-			if err := t.SetRead(c.rec.Session, ch.Path, h); err != nil {
+			if err := t.SetRead(c.rec.Session, ch.Path, ch.afterHash); err != nil {
 				return err
 			}
 		}
@@ -87,11 +90,11 @@ func (e *Engine) commit(c *Call, changes []*Change) error {
 }
 
 func fileRecord(ch *Change) journal.File {
-	f := journal.File{Path: ch.Path, Op: ch.Op, After: journal.Hash(ch.After), AfterMode: uint32(ch.mode)}
+	f := journal.File{Path: ch.Path, Op: ch.Op, After: ch.afterHash, AfterMode: uint32(ch.mode)}
 	if ch.Created {
 		f.AfterMode = 0o644
 	} else {
-		f.Before, f.BeforeMode = journal.Hash(ch.Before), uint32(ch.mode)
+		f.Before, f.BeforeMode = ch.beforeHash, uint32(ch.mode)
 	}
 	if ch.Plan != nil {
 		for _, s := range ch.Plan.Splices {

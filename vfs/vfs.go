@@ -13,6 +13,7 @@
 package vfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -357,7 +358,15 @@ func (f *FS) readAll(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer h.Close()
-	return io.ReadAll(io.LimitReader(h, f.maxSize+1))
+	// Size the buffer from the file's size (plus one byte to see it at EOF), so a large
+	// file is read without repeated growing and copying.
+	n := int64(512)
+	if fi, err := h.Stat(); err == nil && fi.Size() < f.maxSize {
+		n = fi.Size() + 1
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n))
+	_, err = buf.ReadFrom(io.LimitReader(h, f.maxSize+1))
+	return buf.Bytes(), err
 }
 
 // Links returns the hard-link count of a file, 1 where the filesystem does not say.

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vfsctl/vfsctl/journal"
 )
 
 func TestMain(m *testing.M) {
@@ -66,5 +70,30 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
+	}
+}
+
+// TestBusy: while another process holds the workspace journal, log waits --wait and
+// then fails with busy, naming the holder.
+func TestBusy(t *testing.T) {
+	dir := t.TempDir()
+	holder := journal.New(filepath.Join(dir, ".vfsctl", "journal.db"), journal.Options{Holder: "vfsctl serve"})
+	if err := holder.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Release()
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := run([]string{"log", "--root", dir, "--wait", "300ms"}, nil, &out, &errb)
+	if code == exitOK || !strings.Contains(errb.String(), "in use by process") || !strings.Contains(errb.String(), "vfsctl serve") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	if time.Since(start) < 300*time.Millisecond {
+		t.Errorf("did not wait")
+	}
+	out.Reset()
+	code = run([]string{"call", "--root", dir, "--wait", "100ms"}, strings.NewReader(`{"tool": "read_file", "args": {"path": "x"}}`), &out, &errb)
+	if code != exitRefused || !strings.Contains(out.String(), `"kind":"busy"`) {
+		t.Fatalf("call while busy: exit %d, %s", code, out.String())
 	}
 }

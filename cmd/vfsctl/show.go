@@ -95,7 +95,7 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	case r.ArgsBlob != "":
 		fmt.Fprintf(w, "args     (%d bytes, kept as blob %s)\n", r.ArgsSize, r.ArgsBlob[:12])
 	case len(r.Args) > 0:
-		fmt.Fprintf(w, "args     %s\n", compact(string(r.Args)))
+		fmt.Fprintf(w, "args     %s\n", compact(r.Args))
 	}
 	if r.State == journal.Failed {
 		fmt.Fprintf(w, "refused  %s: %s\n", r.Kind, r.Message)
