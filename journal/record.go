@@ -25,18 +25,18 @@ const MaxDiff = 64 << 10
 
 // Record is one tool call.
 type Record struct {
-	Seq      uint64          `json:"seq"`
-	Time     time.Time       `json:"time"`
-	Duration time.Duration   `json:"duration_ns"`
-	Session  string          `json:"session"`
-	Tool     string          `json:"tool"`
-	Args     string          `json:"args,omitempty"` // byte for byte as received
-	ArgsBlob string          `json:"args_blob,omitempty"`
-	ArgsSize int             `json:"args_size"`
-	State    State           `json:"state"`
-	Kind     string          `json:"kind,omitempty"`
-	Message  string          `json:"message,omitempty"`
-	Files    []File          `json:"files,omitempty"`
+	Seq      uint64        `json:"seq"`
+	Time     time.Time     `json:"time"`
+	Duration time.Duration `json:"duration_ns"`
+	Session  string        `json:"session"`
+	Tool     string        `json:"tool"`
+	Args     string        `json:"args,omitempty"` // byte for byte as received
+	ArgsBlob string        `json:"args_blob,omitempty"`
+	ArgsSize int           `json:"args_size"`
+	State    State         `json:"state"`
+	Kind     string        `json:"kind,omitempty"`
+	Message  string        `json:"message,omitempty"`
+	Files    []File        `json:"files,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 }

@@ -63,7 +63,7 @@ type Change struct {
 	Created bool
 	Seq     uint64 // the call's record; 0 for a dry run
 
-	mode                   fs.FileMode
+	mode                  fs.FileMode
 	beforeHash, afterHash string // computed once: hashing a large file is not free
 }
 
