@@ -98,7 +98,7 @@ func crashChild(dir string) {
 // and bbolt consistent.
 func TestCrashLoop(t *testing.T) {
 	rounds := 200
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		rounds = 20
 	}
 	if n, err := strconv.Atoi(os.Getenv("VFSCTL_CRASH_ROUNDS")); err == nil {
@@ -127,16 +127,23 @@ func TestCrashLoop(t *testing.T) {
 			}
 			close(lines)
 		}()
-		// Let it get going (the first ack), then kill it a random moment later.
-		select {
-		case l, ok := <-lines:
-			if ok {
+		// Let it get going (two acks, which also time one call), then kill it at a
+		// random moment within the next two calls.
+		var ackAt [2]time.Time
+		for k := range 2 {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("round %d: the child stopped", round)
+				}
 				record(t, l, acked)
+				ackAt[k] = time.Now()
+			case <-time.After(20 * time.Second):
+				t.Fatalf("round %d: the child made no progress", round)
 			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("round %d: the child made no progress", round)
 		}
-		time.Sleep(time.Duration(rng.Intn(40000)) * time.Microsecond)
+		call := ackAt[1].Sub(ackAt[0])
+		time.Sleep(time.Duration(rng.Int63n(int64(2*call) + 1)))
 		cmd.Process.Signal(syscall.SIGKILL)
 		for l := range lines {
 			record(t, l, acked)
