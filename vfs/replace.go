@@ -37,7 +37,10 @@ func (f *FS) Replace(p string, data []byte) error {
 }
 
 // Create writes a new file at canonical path p, creating missing parent directories.
-// It refuses a path that exists in any form, a dangling symlink included.
+// It refuses a path that exists in any form, a dangling symlink included. The file
+// appears whole (temp file and rename); a file that another program creates at the same
+// path between the check and the rename would be replaced: within vfsctl the file's
+// queue and the journal's lock rule that out.
 func (f *FS) Create(p string, data []byte) error {
 	if _, err := f.lstat(p); err == nil {
 		return errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)

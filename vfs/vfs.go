@@ -198,8 +198,12 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		next := path.Join(cur, comp)
 		fi, err := f.lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
+			// The rest does not exist either; a ".." from a symlink target may remain.
 			cur = path.Join(append([]string{next}, todo...)...)
 			todo = nil
+			if cur == ".." || strings.HasPrefix(cur, "../") {
+				return nil, errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace through a symlink. Send a path inside it.", p)
+			}
 			break
 		}
 		if err != nil {

@@ -191,3 +191,10 @@ func TestMemFS(t *testing.T) {
 	_, err = small.Read("big")
 	testutil.WantKind(t, err, errs.TooLarge)
 }
+
+func TestSymlinkThroughMissingDirUp(t *testing.T) {
+	f, ws, _ := setup(t)
+	os.Symlink("missing/../../../secret.txt", filepath.Join(ws, "sneaky"))
+	_, err := f.Resolve("sneaky")
+	testutil.WantKind(t, err, errs.PathOutsideRoot)
+}

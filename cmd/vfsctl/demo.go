@@ -169,8 +169,11 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if !c.json {
 		fmt.Fprintf(w, "\n%d calls: %d applied, %d refused with a reason and nothing written.\n", applied+refused, applied, refused)
+		fmt.Fprintln(w, "\nEvery call is in the workspace journal, refusals included (vfsctl log):")
+		lc := &logCmd{root: dir, limit: 0}
+		lc.Run(nil, w, stderr)
 		if c.keep {
-			fmt.Fprintf(w, "The workspace is kept at %s\n", dir)
+			fmt.Fprintf(w, "\nThe workspace is kept at %s (try: vfsctl show 2 --root %s)\n", dir, dir)
 		}
 	}
 	return exitOK

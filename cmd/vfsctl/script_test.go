@@ -56,6 +56,9 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	s := out.String()
+	if n := strings.Count(s, "  demo  "); n != 14 {
+		t.Errorf("the journal listing shows %d calls of the demo session, want 14", n)
+	}
 	for _, want := range []string{
 		"matched after folding curly quotes",
 		"refused: multiple_matches",
@@ -66,6 +69,7 @@ func TestDemo(t *testing.T) {
 		"Did you mean app.js?",
 		"refused: path_outside_root",
 		"14 calls: 8 applied, 6 refused",
+		"Every call is in the workspace journal",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q", want)
