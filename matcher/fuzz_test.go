@@ -43,20 +43,7 @@ func FuzzApply(f *testing.F) {
 				}
 				continue
 			}
-			var b []byte
-			prev := 0
-			for _, s := range res.Splices {
-				if s.Start < prev || s.End < s.Start || s.End > len(file) {
-					t.Fatalf("splices out of order or overlapping: %+v after %d", s, prev)
-				}
-				b = append(b, file[prev:s.Start]...)
-				b = append(b, s.Text...)
-				prev = s.End
-			}
-			b = append(b, file[prev:]...)
-			if !bytes.Equal(b, res.Output) {
-				t.Fatalf("output differs from the original with its splices applied")
-			}
+			checkSplices(t, file, res)
 			if bytes.Equal(res.Output, file) {
 				t.Fatalf("success that changes nothing")
 			}

@@ -67,7 +67,7 @@ func checkSplices(t *testing.T, orig []byte, res *Result) {
 	prev := 0
 	for _, s := range res.Splices {
 		if s.Start < prev || s.End < s.Start || s.End > len(orig) {
-			t.Fatalf("bad splice %+v after %d", s, prev)
+			t.Fatalf("splices out of order or overlapping: %+v after %d", s, prev)
 		}
 		b = append(b, orig[prev:s.Start]...)
 		b = append(b, s.Text...)

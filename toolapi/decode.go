@@ -467,16 +467,14 @@ func decodeApply(raw json.RawMessage) ([]txn.Spec, error) {
 				return nil, prefixed(where+".", err)
 			}
 			specs[i].Edits = list
-		case cre != nil:
-			specs[i].Op = journal.OpCreate
-			s, _, err := a.str(where, "create", cre, true)
-			if err != nil {
-				return nil, err
-			}
-			specs[i].Content = []byte(s)
 		default:
-			specs[i].Op = journal.OpWrite
-			s, _, err := a.str(where, "write", wr, true)
+			// create and write both carry the whole content.
+			op, field, v := journal.OpCreate, "create", cre
+			if wr != nil {
+				op, field, v = journal.OpWrite, "write", wr
+			}
+			specs[i].Op = op
+			s, _, err := a.str(where, field, v, true)
 			if err != nil {
 				return nil, err
 			}

@@ -41,6 +41,7 @@ func (e *Engine) commit(c *Call, changes []*Change) error {
 		return t.Put(&c.rec)
 	})
 	if err != nil {
+		c.rec.Seq = 0 // the transaction that reserved it was rolled back
 		return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%v); nothing was written.", err)
 	}
 	for i, ch := range changes {
