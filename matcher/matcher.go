@@ -67,6 +67,8 @@ type Result struct {
 	Output  []byte
 	Splices []Splice
 	Edits   []EditReport
+
+	doc *doc // the original's line index, for Diff
 }
 
 // Apply plans edits against original. It returns a *Refusal when any edit cannot be
@@ -83,7 +85,7 @@ func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
 		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
 	}
 	m := &matcher{d: newDoc(original), name: name}
-	res := &Result{Edits: make([]EditReport, len(edits))}
+	res := &Result{Edits: make([]EditReport, len(edits)), doc: m.d}
 	for i, e := range edits {
 		if e.OldText == "" {
 			return nil, refuse(KindInvalidInput, i, nil, "edits[%d].oldText is empty. Copy the exact text to replace from %s; to fill an empty file or replace it whole, use write_file.", i, name)

@@ -15,7 +15,20 @@ func UnifiedDiff(name string, original []byte, splices []Splice) string {
 	if len(splices) == 0 {
 		return ""
 	}
-	d := newDoc(original)
+	return unifiedDiff(name, newDoc(original), splices)
+}
+
+// Diff renders the result's splices as UnifiedDiff does, reusing the line index the
+// matching built.
+func (r *Result) Diff(name string) string {
+	if len(r.Splices) == 0 {
+		return ""
+	}
+	return unifiedDiff(name, r.doc, r.Splices)
+}
+
+func unifiedDiff(name string, d *doc, splices []Splice) string {
+	original := d.data
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
 	delta := 0 // new-file lines minus old-file lines before the current group

@@ -70,7 +70,7 @@ type Change struct {
 // Diff renders the change as a compact unified diff.
 func (c *Change) Diff() string {
 	if c.Plan != nil {
-		return matcher.UnifiedDiff(c.Name, c.Before, c.Plan.Splices)
+		return c.Plan.Diff(c.Name)
 	}
 	return wholeDiff(c.Name, c.Before, c.After)
 }

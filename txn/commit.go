@@ -16,10 +16,7 @@ import (
 func (e *Engine) commit(c *Call, changes []*Change) error {
 	c.rec.State = journal.Pending
 	for _, ch := range changes {
-		ch.afterHash = journal.Hash(ch.After)
-		if !ch.Created {
-			ch.beforeHash = journal.Hash(ch.Before)
-		}
+		ch.hash()
 		c.file(fileRecord(ch))
 	}
 	err := e.j.Update(func(t *journal.Tx) error {
@@ -90,6 +87,20 @@ func (e *Engine) commit(c *Call, changes []*Change) error {
 	return nil
 }
 
+// hash computes the before and after hashes, side by side: for a large file each is a
+// full pass over its bytes.
+func (ch *Change) hash() {
+	done := make(chan struct{})
+	go func() {
+		ch.afterHash = journal.Hash(ch.After)
+		close(done)
+	}()
+	if !ch.Created {
+		ch.beforeHash = journal.Hash(ch.Before)
+	}
+	<-done
+}
+
 func fileRecord(ch *Change) journal.File {
 	f := journal.File{Path: ch.Path, Op: ch.Op, After: ch.afterHash, AfterMode: uint32(ch.mode)}
 	if ch.Created {
@@ -116,8 +127,7 @@ func (e *Engine) writeFile(ch *Change) error {
 	if ch.Created {
 		return e.fs.Create(ch.Path, ch.After)
 	}
-	now, err := e.fs.ReadCanonical(ch.Path)
-	if err != nil || !bytes.Equal(now, ch.Before) {
+	if same, err := e.fs.SameContent(ch.Path, ch.Before); err != nil || !same {
 		return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
 	}
 	return e.fs.Replace(ch.Path, ch.After)

@@ -353,6 +353,30 @@ func (f *FS) Read(p string) (*File, error) {
 	return &File{Resolved: r, Data: data}, nil
 }
 
+// SameContent reports whether the file at canonical path p holds exactly want. It
+// compares as it reads, so checking a large file allocates nothing of its size.
+func (f *FS) SameContent(p string, want []byte) (bool, error) {
+	h, err := f.fs.Open(p)
+	if err != nil {
+		return false, err
+	}
+	defer h.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := io.ReadFull(h, buf)
+		if n > len(want) || !bytes.Equal(buf[:n], want[:n]) {
+			return false, nil
+		}
+		want = want[n:]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return len(want) == 0, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
 // ReadCanonical reads a canonical path (from Resolve) without resolving it again.
 func (f *FS) ReadCanonical(p string) ([]byte, error) { return f.readAll(p) }
 
@@ -362,15 +386,27 @@ func (f *FS) readAll(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer h.Close()
-	// Size the buffer from the file's size (plus one byte to see it at EOF), so a large
-	// file is read without repeated growing and copying.
-	n := int64(512)
-	if fi, err := h.Stat(); err == nil && fi.Size() < f.maxSize {
-		n = fi.Size() + 1
+	// Read exactly the size the file reports, then check that nothing follows: one
+	// allocation of the file's size, where growing a buffer would copy it twice.
+	fi, err := h.Stat()
+	if err != nil {
+		return nil, err
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, n))
-	_, err = buf.ReadFrom(io.LimitReader(h, f.maxSize+1))
-	return buf.Bytes(), err
+	size := fi.Size()
+	if size > f.maxSize {
+		size = f.maxSize + 1
+	}
+	buf := make([]byte, size)
+	n, err := io.ReadFull(h, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return buf[:n], nil // the file shrank since Stat
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The file may have grown since Stat: read the rest, bounded.
+	rest, err := io.ReadAll(io.LimitReader(h, f.maxSize+1-int64(n)))
+	return append(buf, rest...), err
 }
 
 // Links returns the hard-link count of a file, 1 where the filesystem does not say.

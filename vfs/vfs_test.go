@@ -198,3 +198,23 @@ func TestSymlinkThroughMissingDirUp(t *testing.T) {
 	_, err := f.Resolve("sneaky")
 	testutil.WantKind(t, err, errs.PathOutsideRoot)
 }
+
+func TestSameContent(t *testing.T) {
+	f := New(afero.NewMemMapFs(), Options{})
+	big := []byte(strings.Repeat("0123456789", 20000))
+	f.Create("f", big)
+	for _, c := range []struct {
+		want []byte
+		same bool
+	}{
+		{big, true},
+		{big[:len(big)-1], false},
+		{append(append([]byte(nil), big...), 'x'), false},
+		{append(append([]byte(nil), big[:100000]...), append([]byte("X"), big[100001:]...)...), false},
+		{nil, false},
+	} {
+		if got, err := f.SameContent("f", c.want); err != nil || got != c.same {
+			t.Errorf("len %d: got %v, %v; want %v", len(c.want), got, err, c.same)
+		}
+	}
+}
