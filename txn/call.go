@@ -2,6 +2,7 @@ package txn
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -32,6 +33,10 @@ type seen struct {
 // Begin starts a call: it acquires the journal (recovering a crashed predecessor on a
 // fresh open) or fails with busy.
 func (e *Engine) Begin(session, tool string, args json.RawMessage) (*Call, error) {
+	if strings.IndexByte(session, 0) >= 0 || strings.IndexByte(tool, 0) >= 0 {
+		// The journal's index keys separate fields with NUL.
+		return nil, errs.New(errs.InvalidInput, "", "session and tool names must not contain NUL bytes.")
+	}
 	if err := e.j.Acquire(); err != nil {
 		return nil, err
 	}

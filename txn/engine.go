@@ -55,6 +55,13 @@ func (e *Engine) FS() *vfs.FS { return e.fs }
 // Journal is the engine's journal.
 func (e *Engine) Journal() *journal.Journal { return e.j }
 
+// HasJournal reports whether the workspace's journal file exists yet: operators'
+// commands read it without creating one.
+func (e *Engine) HasJournal() bool {
+	_, err := os.Stat(e.j.Path())
+	return err == nil
+}
+
 // View acquires the journal (running recovery if this opens it) and runs fn in a
 // read-only transaction: what operators' commands use.
 func (e *Engine) View(fn func(*journal.Tx) error) error {

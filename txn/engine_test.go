@@ -11,6 +11,7 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -93,6 +94,20 @@ func TestParallelEditsOneFile(t *testing.T) {
 	got := testutil.ReadFile(t, dir+"/f.txt")
 	if c := strings.Count(got, "= new"); c != n {
 		t.Fatalf("%d of %d edits landed:\n%s", c, n, got)
+	}
+	var recs []*journal.Record
+	e.View(func(tx *journal.Tx) error {
+		recs, _ = tx.Find(journal.Query{Path: "f.txt"})
+		return nil
+	})
+	committed := 0
+	for _, r := range recs {
+		if r.State == journal.Committed && len(r.Files) == 1 && r.Files[0].After != "" {
+			committed++
+		}
+	}
+	if committed != n {
+		t.Fatalf("the journal commits %d edits of f.txt, want %d", committed, n)
 	}
 }
 

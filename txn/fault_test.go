@@ -191,3 +191,35 @@ func TestRecoveryAfterFailedRollback(t *testing.T) {
 		t.Errorf("notes do not report the restore: %v", rec.Notes)
 	}
 }
+
+// TestRecoveryLeavesOthersChanges: when a file of a half-done call was changed by
+// someone else before recovery ran, recovery leaves it alone, restores the rest, and
+// says so in the record.
+func TestRecoveryLeavesOthersChanges(t *testing.T) {
+	r := newFaultRig(t)
+	renames := 0
+	r.ffs.SetHook(func(o testutil.Op, name string) error {
+		if o == testutil.OpRename {
+			renames++
+			if renames >= 3 {
+				return syscall.EIO
+			}
+		}
+		return nil
+	})
+	seq, _ := r.apply()
+	r.ffs.SetHook(nil)
+	afero.WriteFile(r.mem, "b.txt", []byte("someone else's b\n"), 0o644)
+	r.e = r.engine(t)
+	rec := r.record(t, seq)
+	if got, _ := afero.ReadFile(r.mem, "b.txt"); string(got) != "someone else's b\n" {
+		t.Errorf("b.txt was not left alone: %q", got)
+	}
+	if got, _ := afero.ReadFile(r.mem, "a.txt"); string(got) != faultFiles["a.txt"] {
+		t.Errorf("a.txt not restored: %q", got)
+	}
+	notes := strings.Join(rec.Notes, "\n")
+	if rec.State != journal.RolledBack || !strings.Contains(notes, "b.txt was changed by someone else; left alone") {
+		t.Errorf("state %s, notes %q", rec.State, notes)
+	}
+}

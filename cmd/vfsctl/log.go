@@ -135,6 +135,13 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
 		return exitUsage
 	}
+	if !eng.HasJournal() {
+		if c.json {
+			return exitOK
+		}
+		fmt.Fprintf(stdout, "no calls: there is no journal in %s yet (the first tool call creates it)\n", eng.FS().Dir())
+		return exitOK
+	}
 	if c.path != "" {
 		if q.Path, err = canonical(eng, c.path); err != nil {
 			fmt.Fprintf(stderr, "vfsctl log: --path: %v\n", err)

@@ -65,6 +65,10 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl show: %v\n", err)
 		return exitUsage
 	}
+	if !eng.HasJournal() {
+		fmt.Fprintf(stderr, "vfsctl show: there is no journal in %s yet (the first tool call creates it)\n", eng.FS().Dir())
+		return exitRefused
+	}
 	var r *journal.Record
 	var last uint64
 	err = eng.View(func(t *journal.Tx) error {
