@@ -63,6 +63,8 @@ func TestBadInputCatalog(t *testing.T) {
 	must(os.Link(filepath.Join(dir, "src/main.go"), filepath.Join(dir, "hard.go")))
 	must(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
 	testutil.WriteFile(t, filepath.Join(dir, "bin.dat"), "a\x00b")
+	// A character device inside the root (mknod needs root, which CI has).
+	hasDevice := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3) == nil
 	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
 	big := strings.Repeat("x", vfs.DefaultMaxFileSize+1)
 
@@ -134,6 +136,13 @@ func TestBadInputCatalog(t *testing.T) {
 		{"write_file", `{"path": "new.txt", "content": "x"}`, "file_not_found", "create_file"},
 		{"delete_file", `{"path": "a.txt"}`, "unknown_tool", "edit_file"},
 		{"", `{}`, "unknown_tool", "no tool"},
+	}
+	if hasDevice {
+		cases = append(cases,
+			struct{ tool, args, kind, says string }{"edit_file", `{"path": "null", "edits": [{"oldText": "a", "newText": "x"}]}`, "not_a_file", "a device"},
+			struct{ tool, args, kind, says string }{"read_file", `{"path": "null"}`, "not_a_file", "a device"})
+	} else {
+		t.Log("not root: the device case is skipped")
 	}
 	before := testutil.Snapshot(t, dir)
 	for _, c := range cases {
