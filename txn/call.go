@@ -19,8 +19,7 @@ type Call struct {
 	start time.Time
 	final bool // the record was written in its final state (by a commit)
 
-	seen    []seen // content the call looked at, for reads and failures
-	written bool
+	seen []seen // content the call looked at, for reads and failures
 }
 
 // seen is content a call looked at without committing a change of it.
@@ -98,10 +97,9 @@ func (c *Call) Finish(err error) error {
 
 // putArgs keeps the arguments as received: inline when small, else as a blob.
 func (c *Call) putArgs(t *journal.Tx) error {
-	if c.written || len(c.args) == 0 {
+	if len(c.args) == 0 {
 		return nil
 	}
-	c.written = true
 	if len(c.args) <= journal.MaxInlineArgs && utf8.Valid(c.args) {
 		c.rec.Args = string(c.args)
 		return nil
