@@ -63,6 +63,22 @@ func (r *faultRig) engine(t *testing.T) *Engine {
 	return e
 }
 
+// failRenamesFrom makes the nth rename and every later one fail: with n = 3, a.txt and
+// b.txt land, then c.txt and every rename of the rollback fail, so the record stays
+// pending for recovery.
+func (r *faultRig) failRenamesFrom(n int) {
+	renames := 0
+	r.ffs.SetHook(func(o testutil.Op, name string) error {
+		if o == testutil.OpRename {
+			renames++
+			if renames >= n {
+				return syscall.EIO
+			}
+		}
+		return nil
+	})
+}
+
 func (r *faultRig) apply() (uint64, error) {
 	var seq uint64
 	err := do(r.e, "s", func(c *Call) error {
@@ -164,16 +180,7 @@ func TestFaultInjection(t *testing.T) {
 // record stays pending and the next open of the workspace restores the files.
 func TestRecoveryAfterFailedRollback(t *testing.T) {
 	r := newFaultRig(t)
-	renames := 0
-	r.ffs.SetHook(func(o testutil.Op, name string) error {
-		if o == testutil.OpRename {
-			renames++
-			if renames >= 3 { // a.txt and b.txt land; c.txt and every rollback fail
-				return syscall.EIO
-			}
-		}
-		return nil
-	})
+	r.failRenamesFrom(3)
 	seq, err := r.apply()
 	testutil.WantKind(t, err, errs.IOError)
 	if got, _ := afero.ReadFile(r.mem, "a.txt"); string(got) == faultFiles["a.txt"] {
@@ -197,16 +204,7 @@ func TestRecoveryAfterFailedRollback(t *testing.T) {
 // says so in the record.
 func TestRecoveryLeavesOthersChanges(t *testing.T) {
 	r := newFaultRig(t)
-	renames := 0
-	r.ffs.SetHook(func(o testutil.Op, name string) error {
-		if o == testutil.OpRename {
-			renames++
-			if renames >= 3 {
-				return syscall.EIO
-			}
-		}
-		return nil
-	})
+	r.failRenamesFrom(3)
 	seq, _ := r.apply()
 	r.ffs.SetHook(nil)
 	afero.WriteFile(r.mem, "b.txt", []byte("someone else's b\n"), 0o644)
