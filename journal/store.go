@@ -206,12 +206,6 @@ func (t *Tx) Blob(hash string) ([]byte, error) {
 	return data, nil
 }
 
-// HasBlob reports whether content with hash is stored.
-func (t *Tx) HasBlob(hash string) bool {
-	key, err := hex.DecodeString(hash)
-	return err == nil && t.b(bBlobs).Get(key) != nil
-}
-
 // Head is the hash of the last content of path that the journal can rebuild.
 func (t *Tx) Head(path string) string { return string(t.b(bHeads).Get([]byte(path))) }
 
@@ -234,6 +228,3 @@ func (t *Tx) SetRead(session, path, hash string) error {
 func (t *Tx) Read(session, path string) string {
 	return string(t.b(bReads).Get(readKey(session, path)))
 }
-
-// Size is the size of the database as this transaction sees it, in bytes.
-func (t *Tx) Size() int64 { return t.tx.Size() }

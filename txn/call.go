@@ -45,9 +45,6 @@ func (e *Engine) Begin(session, tool string, args json.RawMessage) (*Call, error
 	}}, nil
 }
 
-// Session is the call's session.
-func (c *Call) Session() string { return c.rec.Session }
-
 // Seq is the call's sequence number once its record was written, else 0.
 func (c *Call) Seq() uint64 { return c.rec.Seq }
 

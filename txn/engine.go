@@ -52,9 +52,6 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 // FS is the engine's filesystem.
 func (e *Engine) FS() *vfs.FS { return e.fs }
 
-// Journal is the engine's journal.
-func (e *Engine) Journal() *journal.Journal { return e.j }
-
 // HasJournal reports whether the workspace's journal file exists yet: operators'
 // commands read it without creating one.
 func (e *Engine) HasJournal() bool {
