@@ -244,10 +244,7 @@ func (a *API) write(c *txn.Call, tool string, raw json.RawMessage) (string, erro
 }
 
 func renderWrite(path string, c *txn.Change) string {
-	lines := bytes.Count(c.After, []byte{'\n'})
-	if len(c.After) > 0 && c.After[len(c.After)-1] != '\n' {
-		lines++
-	}
+	lines := txn.CountLines(c.After)
 	if c.Created {
 		return fmt.Sprintf("Created %s (%d lines, %d bytes).", path, lines, len(c.After))
 	}

@@ -30,10 +30,12 @@ func (e *Engine) Read(c *Call, path string) (*ReadResult, error) {
 	if bytes.IndexByte(f.Data, 0) >= 0 {
 		return nil, errs.New(errs.BinaryFile, path, "%s contains NUL bytes and looks binary; the file tools read and edit text only.", path)
 	}
-	return &ReadResult{Path: f.Path, Data: f.Data, TotalLines: countLines(f.Data)}, nil
+	return &ReadResult{Path: f.Path, Data: f.Data, TotalLines: CountLines(f.Data)}, nil
 }
 
-func countLines(b []byte) int {
+// CountLines counts lines as an editor shows them: a last line without a line break
+// counts too.
+func CountLines(b []byte) int {
 	if len(b) == 0 {
 		return 0
 	}
