@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -219,12 +221,73 @@ func (t *Tx) SetHead(path, hash string) error {
 
 func readKey(session, path string) []byte { return []byte(session + "\x00" + path) }
 
-// SetRead records that session has seen content hash of path.
+// SetRead records that session has seen the whole of content hash of path (a whole
+// read, or the content it wrote itself).
 func (t *Tx) SetRead(session, path, hash string) error {
 	return t.b(bReads).Put(readKey(session, path), []byte(hash))
 }
 
-// Read returns the hash of the content of path that session last saw, or "".
-func (t *Tx) Read(session, path string) string {
-	return string(t.b(bReads).Get(readKey(session, path)))
+// AddRead records that session has seen the given line spans (1-based, inclusive) of
+// content hash of path, which has total lines. Reads of one version add up: once they
+// cover every line, the session has seen it whole. A read of another version starts
+// over.
+func (t *Tx) AddRead(session, path, hash string, spans [][2]int, total int) error {
+	old, full, have := t.readState(session, path)
+	if old == hash && full {
+		return nil
+	}
+	if old != hash {
+		have = nil
+	}
+	have = mergeSpans(append(have, spans...))
+	if len(have) == 1 && have[0][0] <= 1 && have[0][1] >= total {
+		return t.SetRead(session, path, hash)
+	}
+	var b strings.Builder
+	b.WriteString(hash)
+	b.WriteByte(0)
+	for i, s := range have {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d-%d", s[0], s[1])
+	}
+	return t.b(bReads).Put(readKey(session, path), []byte(b.String()))
+}
+
+// Read returns the hash of the content of path that session last saw, or "", and
+// whether it saw all of it.
+func (t *Tx) Read(session, path string) (string, bool) {
+	h, full, _ := t.readState(session, path)
+	return h, full
+}
+
+func (t *Tx) readState(session, path string) (string, bool, [][2]int) {
+	v := string(t.b(bReads).Get(readKey(session, path)))
+	hash, rest, partial := strings.Cut(v, "\x00")
+	if !partial {
+		return hash, hash != "", nil
+	}
+	var spans [][2]int
+	for _, part := range strings.Split(rest, ",") {
+		var s [2]int
+		if _, err := fmt.Sscanf(part, "%d-%d", &s[0], &s[1]); err == nil {
+			spans = append(spans, s)
+		}
+	}
+	return hash, false, spans
+}
+
+// mergeSpans sorts line spans and joins those that overlap or touch.
+func mergeSpans(s [][2]int) [][2]int {
+	sort.Slice(s, func(i, j int) bool { return s[i][0] < s[j][0] })
+	var out [][2]int
+	for _, x := range s {
+		if n := len(out); n > 0 && x[0] <= out[n-1][1]+1 {
+			out[n-1][1] = max(out[n-1][1], x[1])
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }

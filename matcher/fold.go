@@ -15,12 +15,14 @@ const (
 	catEllipsis
 	catUnicode
 	catTrailing
+	catInvalid
 	nCats
 )
 
 var catNames = [nCats]string{
 	"curly quotes", "dashes", "special spaces", "zero-width characters",
 	"ellipses", "Unicode normalization", "trailing whitespace",
+	"invalid UTF-8 bytes (shown as U+FFFD)",
 }
 
 type foldCounts [nCats]int
@@ -114,6 +116,9 @@ func foldLine(src []byte, withMap bool, counts *foldCounts) folded {
 		for len(seg) > 0 {
 			r, n := utf8.DecodeRune(seg)
 			seg = seg[n:]
+			if counts != nil && r == utf8.RuneError && n == 1 {
+				counts[catInvalid]++
+			}
 			out, cat := foldRune(r)
 			if counts != nil && cat >= 0 {
 				counts[cat]++
@@ -127,6 +132,13 @@ func foldLine(src []byte, withMap bool, counts *foldCounts) folded {
 				f.start = append(f.start, int32(from))
 				f.end = append(f.end, int32(to))
 			}
+		}
+	}
+	// norm.Iter may hand out a long decomposition (⒓ is "12.") in several parts, its
+	// position advancing only with the last: the whole source segment is every part's.
+	for i := len(f.end) - 2; i >= 0; i-- {
+		if f.start[i] == f.start[i+1] && f.end[i] < f.end[i+1] {
+			f.end[i] = f.end[i+1]
 		}
 	}
 	n := len(f.text)

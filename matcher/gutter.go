@@ -8,9 +8,9 @@ import (
 // stripGutter removes a line-number gutter that a model pasted from read_file output
 // ("    12\tcode", "12→code", "12│code", "12 | code", "12: code"). Every line must carry
 // one and the numbers must count up by one, so real text that starts with numbers is
-// not mistaken for a gutter.
-func stripGutter(pieces []string) ([]string, bool) {
-	out := make([]string, 0, len(pieces))
+// not mistaken for a gutter. first is the gutter's first line number.
+func stripGutter(pieces []string) (out []string, first int, ok bool) {
+	out = make([]string, 0, len(pieces))
 	next := -1
 	for i, s := range pieces {
 		if s == "" && i == len(pieces)-1 && i > 0 {
@@ -19,12 +19,15 @@ func stripGutter(pieces []string) ([]string, bool) {
 		}
 		n, rest, ok := cutGutter(s)
 		if !ok || (next >= 0 && n != next) {
-			return nil, false
+			return nil, 0, false
+		}
+		if next < 0 {
+			first = n
 		}
 		next = n + 1
 		out = append(out, rest)
 	}
-	return out, next >= 0
+	return out, first, next >= 0
 }
 
 var gutterSeps = []string{"\t", "→", "│", " | ", "| ", "|", ": "}

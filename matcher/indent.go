@@ -1,6 +1,9 @@
 package matcher
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 const tabWidth = 4
 
@@ -57,44 +60,48 @@ func (m *matcher) indentUnit() string {
 	return m.unit
 }
 
-// reindent re-expresses the model's indentation in the file's: each new line keeps its
-// level relative to the model's first matched line, written in the file's unit and
-// added to the file's indentation of that line.
+// reindent re-expresses the model's indentation in the file's. A line is placed
+// relative to an anchor, a line of oldText paired with a file line: the file's
+// indentation of the anchor, plus the model's offset from the anchor in levels of the
+// file's unit.
 type reindent struct {
-	modelBase int    // model's width of its first non-blank matched line
-	fileBase  string // the file's indentation of that line
-	modelUnit int    // model columns per level
-	unit      string // the file's unit
+	unit      string   // the file's unit
+	modelUnit int      // model columns per level
+	modelW    []int    // the model's indentation width of each piece of oldText
+	fileInd   []string // the file's indentation of each piece's line
+	valid     []bool   // a non-blank piece on a file line
+	paired    []bool   // the piece pairs with a line of newText
+	base      int      // the first valid piece, or -1
 }
 
-func (m *matcher) newReindent(pcs []piece, P, Q []string) *reindent {
-	r := &reindent{unit: m.indentUnit(), modelUnit: 0}
-	baseIdx := -1
+func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
+	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired,
+		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), valid: make([]bool, len(P))}
 	for i, s := range P {
-		if strings.TrimSpace(s) != "" && pcs[i].line < m.d.nlines() {
-			baseIdx = i
-			break
+		if strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
+			continue
+		}
+		fc := m.d.content(pcs[i].line)
+		r.valid[i] = true
+		r.modelW[i] = width(leadWSString(s))
+		r.fileInd[i] = string(fc[:leadWS(fc)])
+		if r.base < 0 {
+			r.base = i
 		}
 	}
-	if baseIdx < 0 {
+	if r.base < 0 {
 		r.modelUnit = tabWidth
 		return r
 	}
-	r.modelBase = width(leadWSString(P[baseIdx]))
-	fc := m.d.content(pcs[baseIdx].line)
-	r.fileBase = string(fc[:leadWS(fc)])
 	unitW := width(r.unit)
-	fileLevel := func(i int) int {
-		c := m.d.content(pcs[i].line)
-		return width(string(c[:leadWS(c)])) / unitW
-	}
+	fileLevel := func(i int) int { return width(r.fileInd[i]) / unitW }
 	// Learn the model's unit from matched lines whose file levels differ.
-	for i, s := range P {
-		if i == baseIdx || strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
+	for i := range P {
+		if i == r.base || !r.valid[i] {
 			continue
 		}
-		dl := fileLevel(i) - fileLevel(baseIdx)
-		dw := width(leadWSString(s)) - r.modelBase
+		dl := fileLevel(i) - fileLevel(r.base)
+		dw := r.modelW[i] - r.modelW[r.base]
 		if dl != 0 && dw != 0 && dw%dl == 0 && dw/dl > 0 {
 			r.modelUnit = dw / dl
 			break
@@ -108,7 +115,7 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string) *reindent {
 				if strings.TrimSpace(s) == "" {
 					continue
 				}
-				dw := width(leadWSString(s)) - r.modelBase
+				dw := width(leadWSString(s)) - r.modelW[r.base]
 				if dw < 0 {
 					dw = -dw
 				}
@@ -130,15 +137,34 @@ func gcd(a, b int) int {
 	return a
 }
 
-// indentFor is the file-style indentation for a model line of width w.
-func (r *reindent) indentFor(w int) string {
-	delta := w - r.modelBase
+// anchor is the piece that added lines of hunk h are placed against: the nearest
+// paired non-blank piece before the hunk, else after it, else the first one.
+func (r *reindent) anchor(h hunk) int {
+	for i := h.i1 - 1; i >= 0; i-- {
+		if r.valid[i] && r.paired[i] {
+			return i
+		}
+	}
+	for i := h.i2; i < len(r.valid); i++ {
+		if r.valid[i] && r.paired[i] {
+			return i
+		}
+	}
+	return r.base
+}
+
+// at is the file-style indentation for a model line of width w placed against piece a.
+func (r *reindent) at(a, w int) string {
+	if a < 0 {
+		return strings.Repeat(" ", w)
+	}
+	delta := w - r.modelW[a]
 	levels, rem := delta/r.modelUnit, delta%r.modelUnit
 	if rem < 0 {
 		levels--
 		rem += r.modelUnit
 	}
-	ind := r.fileBase
+	ind := r.fileInd[a]
 	if levels >= 0 {
 		ind += strings.Repeat(r.unit, levels)
 	} else {
@@ -153,11 +179,62 @@ func (r *reindent) indentFor(w int) string {
 	return ind + strings.Repeat(" ", rem)
 }
 
-// line re-indents one new line the model sent; blank lines stay empty.
-func (r *reindent) line(q string) string {
+// added re-indents one new line the model sent; blank lines stay empty.
+func (r *reindent) added(q string, a int) string {
 	ws := leadWSString(q)
 	if len(ws) == len(q) {
 		return ""
 	}
-	return r.indentFor(width(ws)) + q[len(ws):]
+	return r.at(a, width(ws)) + q[len(ws):]
+}
+
+// contradiction refuses an edit whose oldText orders its lines' indentation otherwise
+// than the file does (a line shown deeper than its neighbour where the file has it at
+// the same level or shallower): where the new lines belong would be a guess.
+func (r *reindent) contradiction(m *matcher, ei int, pcs []piece, P []string) error {
+	prev := -1
+	for i := range P {
+		if !r.valid[i] {
+			continue
+		}
+		if prev >= 0 {
+			dm := sign(r.modelW[i] - r.modelW[prev])
+			df := sign(width(r.fileInd[i]) - width(r.fileInd[prev]))
+			if dm != df {
+				first, last := pcs[0].line, pcs[len(pcs)-1].line
+				if last >= m.d.nlines() {
+					last = m.d.nlines() - 1
+				}
+				var b strings.Builder
+				for l := first; l <= last && l < first+12; l++ {
+					fmt.Fprintf(&b, "\n%6d\t%s", l+1, m.d.content(l))
+				}
+				return &Refusal{Kind: KindTextNotFound, Edit: ei, Lines: []int{pcs[prev].line + 1, pcs[i].line + 1},
+					Message: fmt.Sprintf("edits[%d]: oldText matches lines %d-%d of %s only when indentation is ignored, and its indentation contradicts the file's: it shows line %d %s line %d, while the file has line %d %s line %d. Where the new lines belong would be a guess. The file's lines, with their real indentation:%s\nCopy oldText with this indentation.",
+						ei, first+1, last+1, m.name, pcs[i].line+1, relWord(dm), pcs[prev].line+1, pcs[i].line+1, relWord(df), pcs[prev].line+1, b.String())}
+			}
+		}
+		prev = i
+	}
+	return nil
+}
+
+func sign(x int) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+func relWord(s int) string {
+	switch s {
+	case 1:
+		return "indented deeper than"
+	case -1:
+		return "indented less than"
+	}
+	return "at the same indentation as"
 }

@@ -216,3 +216,40 @@ func joinLF(p []string) string {
 	}
 	return string(b)
 }
+
+// EachLine calls fn with each line of data, numbered from 1, without its line ending.
+// LF, CRLF and a lone CR each end a line, as in matching, so every tool numbers lines
+// alike; a BOM is not content. It stops when fn returns false.
+func EachLine(data []byte, fn func(n int, line []byte) bool) {
+	data = bytes.TrimPrefix(data, bom)
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexAny(data, "\r\n")
+		if i < 0 {
+			fn(n, data)
+			return
+		}
+		line := data[:i]
+		next := i + 1
+		if data[i] == '\r' && next < len(data) && data[next] == '\n' {
+			next++
+		}
+		data = data[next:]
+		if !fn(n, line) {
+			return
+		}
+	}
+}
+
+// CountLines is the number of lines EachLine yields: a last line without a line break
+// counts too.
+func CountLines(data []byte) int {
+	data = bytes.TrimPrefix(data, bom)
+	if len(data) == 0 {
+		return 0
+	}
+	n := bytes.Count(data, []byte{'\n'}) + bytes.Count(data, []byte{'\r'}) - bytes.Count(data, []byte("\r\n"))
+	if last := data[len(data)-1]; last != '\n' && last != '\r' {
+		n++
+	}
+	return n
+}

@@ -52,8 +52,15 @@ type Splice struct {
 // EditReport says how one edit was applied.
 type EditReport struct {
 	Tier   Tier
-	Gutter bool     // a pasted line-number gutter was stripped from oldText
-	Folded []string // what folding forgave, for a fuzzy tier ("curly quotes", ...)
+	Gutter bool // a pasted line-number gutter was stripped from oldText
+	// GutterLine is set when oldText occurs several times and the gutter's line number
+	// chose the occurrence: the line it starts at.
+	GutterLine int
+	Folded     []string // what folding forgave, for a fuzzy tier ("curly quotes", ...)
+	// Translated says which characters of newText were written as the file has them,
+	// because oldText showed that the model typed them for the file's ("“ ” in newText
+	// written as the file's '"'"). Empty when newText was written as sent.
+	Translated []string
 	// Lines holds the 1-based first and last original line of each occurrence.
 	Lines [][2]int
 	// ContextLines and ContextBytes measure the unchanged lines the model padded its
@@ -127,6 +134,7 @@ type matcher struct {
 	indent *view
 	utf8ok int // 0 unknown, 1 valid, -1 invalid
 	unit   string
+	drift  *drift // the edit being rendered, at a fuzzy tier
 }
 
 func (m *matcher) validUTF8() bool {
@@ -237,18 +245,33 @@ func nonOverlapping(occ []occurrence) []occurrence {
 // edit locates edit i and renders a splice for each occurrence.
 func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, error) {
 	tiers := []Tier{TierExact}
-	if m.validUTF8() && utf8.ValidString(old) {
+	// The file may hold invalid UTF-8: it folds to U+FFFD per byte, as read_file shows
+	// it, so the fuzzy tiers still apply. The model's text is JSON, hence valid.
+	if utf8.ValidString(old) {
 		tiers = append(tiers, TierTypography, TierIndentation)
 	}
 	pieces := splitLF(old)
 	t, p, occ := m.find(tiers, pieces)
-	gutter := false
+	gutter, pinned := false, 0
 	if len(occ) == 0 {
-		if g, ok := stripGutter(pieces); ok {
+		if g, first, ok := stripGutter(pieces); ok {
 			if t2, p2, occ2 := m.find(tiers, g); len(occ2) > 0 {
 				t, p, occ, gutter = t2, p2, occ2, true
 				pieces = g
-				if ng, ok := stripGutter(splitLF(nw)); ok {
+				if len(occ) > 1 && !all {
+					// The pasted line numbers are evidence: one occurrence starting at
+					// the gutter's first line is where the model copied from.
+					var at []occurrence
+					for _, o := range occ {
+						if l, _ := m.view(t).locate(o.from); l+1 == first {
+							at = append(at, o)
+						}
+					}
+					if len(at) == 1 {
+						occ, pinned = at, first
+					}
+				}
+				if ng, _, ok := stripGutter(splitLF(nw)); ok {
 					nw = joinLF(ng)
 				}
 				if joinLF(g) == nw {
@@ -274,14 +297,18 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	if all {
 		occ = nonOverlapping(occ)
 	}
-	rep := EditReport{Tier: t, Gutter: gutter}
+	rep := EditReport{Tier: t, Gutter: gutter, GutterLine: pinned}
+	m.drift = nil
+	if t != TierExact {
+		m.drift = newDrift()
+	}
 	var splices []Splice
 	for _, o := range occ {
 		sp, err := m.render(i, v, p, o, splitLF(nw), &rep)
 		if err != nil {
 			return nil, EditReport{}, err
 		}
-		rep.Lines = append(rep.Lines, [2]int{sp.FirstLine, sp.LastLine})
+		rep.Lines = append(rep.Lines, m.occurrenceLines(v, o))
 		splices = append(splices, sp)
 	}
 	noop := true
@@ -295,8 +322,21 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	}
 	if t != TierExact {
 		rep.Folded = m.whatFolded(pieces, splices[0])
+		rep.Translated = m.drift.notes()
 	}
 	return splices, rep, nil
+}
+
+// occurrenceLines is the first and last 1-based line an occurrence covers in the file,
+// from the view alone (not from what was written there).
+func (m *matcher) occurrenceLines(v *view, o occurrence) [2]int {
+	a, _ := v.locate(o.from)
+	b, c := v.locate(o.to)
+	if b > a && c == 0 {
+		b-- // the occurrence ends with a line break: it does not reach into the next line
+	}
+	n := m.d.nlines()
+	return [2]int{min(a, n-1) + 1, min(b, n-1) + 1}
 }
 
 func (m *matcher) find(tiers []Tier, pieces []string) (Tier, pattern, []occurrence) {

@@ -47,7 +47,7 @@ func runCases(t *testing.T, cases []applyCase) {
 			if res.Edits[0].Tier != c.tier {
 				t.Errorf("tier: got %s, want %s", res.Edits[0].Tier, c.tier)
 			}
-			checkSplices(t, []byte(c.file), res)
+			checkResult(t, []byte(c.file), c.edits, res)
 		})
 	}
 }
@@ -57,26 +57,6 @@ func output(r *Result) []byte {
 		return nil
 	}
 	return r.Output
-}
-
-// checkSplices asserts the central invariant: the output is the original with the
-// splices applied, every other byte untouched.
-func checkSplices(t *testing.T, orig []byte, res *Result) {
-	t.Helper()
-	var b []byte
-	prev := 0
-	for _, s := range res.Splices {
-		if s.Start < prev || s.End < s.Start || s.End > len(orig) {
-			t.Fatalf("splices out of order or overlapping: %+v after %d", s, prev)
-		}
-		b = append(b, orig[prev:s.Start]...)
-		b = append(b, s.Text...)
-		prev = s.End
-	}
-	b = append(b, orig[prev:]...)
-	if string(b) != string(res.Output) {
-		t.Fatalf("output is not the original with the splices applied")
-	}
 }
 
 func TestTypography(t *testing.T) {

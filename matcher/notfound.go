@@ -3,14 +3,22 @@ package matcher
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // notFound explains a missing oldText: the closest region of the file, the first line
-// that differs there as the file has it, and the usual causes.
+// that differs there as the file has it (aligned, so that a line oldText adds or leaves
+// out is named as such), and the usual causes.
 func (m *matcher) notFound(i int, old string) error {
 	var hints []string
-	if strings.Contains(old, `\n`) && !strings.Contains(old, "\n") && !strings.Contains(string(m.d.body), `\n`) {
-		hints = append(hints, `oldText holds literal \n escapes (backslash, n) but no real line breaks: send real line breaks in the JSON string`)
+	if strings.Contains(old, `\n`) && !strings.Contains(old, "\n") {
+		unesc := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`).Replace(old)
+		if _, p, occ := m.find([]Tier{TierExact, TierTypography, TierIndentation}, splitLF(unesc)); len(occ) > 0 {
+			l, _ := m.view(p.tier).locate(occ[0].from)
+			hints = append(hints, fmt.Sprintf(`oldText holds literal \n escapes (a backslash and an n) where the file has line breaks; read as line breaks it is found at line %d. Send real line breaks: one \n in the JSON string, not \\n`, l+1))
+		} else if !strings.Contains(string(m.d.body), `\n`) {
+			hints = append(hints, `oldText holds literal \n escapes (backslash, n) but no real line breaks: send real line breaks in the JSON string`)
+		}
 	}
 	pieces := splitLF(old)
 	if len(pieces) > 1 && pieces[len(pieces)-1] == "" {
@@ -18,21 +26,23 @@ func (m *matcher) notFound(i int, old string) error {
 	}
 	msg := fmt.Sprintf("edits[%d]: oldText was not found in %s.", i, m.name)
 	var lines []int
-	if from, at, ok := m.closest(pieces); ok {
-		n := len(pieces)
-		if from+n > m.d.nlines() {
-			n = m.d.nlines() - from
-		}
-		lines = []int{from + 1, from + n}
+	if best, ok := m.closest(pieces); ok {
+		from, to, d := m.explain(best, pieces)
+		lines = []int{from + 1, to}
 		region := fmt.Sprintf("line %d", from+1)
-		if n > 1 {
-			region = fmt.Sprintf("lines %d-%d", from+1, from+n)
+		if to > from+1 {
+			region = fmt.Sprintf("lines %d-%d", from+1, to)
 		}
-		if at >= 0 && from+at < m.d.nlines() {
-			msg += fmt.Sprintf(" The closest region is %s; it first differs at line %d, where the file has %s and oldText has %s.",
-				region, from+at+1, quoteLine(m.d.content(from+at)), quoteLine([]byte(pieces[at])))
-		} else {
-			msg += fmt.Sprintf(" The closest region is %s.", region)
+		msg += fmt.Sprintf(" The closest region is %s", region)
+		if d != "" {
+			msg += "; " + d
+		}
+		msg += "."
+		for l := from; l < to; l++ {
+			if !utf8.Valid(m.d.content(l)) {
+				hints = append(hints, fmt.Sprintf("line %d is not valid UTF-8; read_file shows each invalid byte as U+FFFD, and U+FFFD in oldText matches one, so copy the line as read_file shows it", l+1))
+				break
+			}
 		}
 	}
 	if len(hints) > 0 {
@@ -42,27 +52,44 @@ func (m *matcher) notFound(i int, old string) error {
 	return &Refusal{Kind: KindTextNotFound, Edit: i, Lines: lines, Message: msg}
 }
 
+// lineDiff names how oldText's line differs from the file's, for the usual causes.
+func lineDiff(file []byte, old string) string {
+	has := fmt.Sprintf("where the file has %s and oldText has %s", quoteLine(file), quoteLine([]byte(old)))
+	fk, ok := foldLine(file, false, nil), foldLine([]byte(old), false, nil)
+	noWS := func(s []byte) string { return strings.NewReplacer(" ", "", "\t", "").Replace(string(s)) }
+	switch {
+	case string(fk.text[fk.lead:]) == string(ok.text[ok.lead:]):
+		return has + ": only the indentation differs"
+	case strings.EqualFold(string(fk.text), string(ok.text)):
+		return has + ": only letter case differs, and matching never ignores case; copy the line's letters as they are"
+	case noWS(fk.text) == noWS(ok.text):
+		what := "spaces and tabs differ inside the line"
+		if strings.Contains(string(file[leadWS(file):]), "\t") != strings.Contains(old[len(leadWSString(old)):], "\t") {
+			what = "the file has a tab where oldText has spaces, or the reverse, inside the line"
+		}
+		return has + ": " + what + "; copy the line's whitespace exactly"
+	}
+	return has
+}
+
 // closest finds where oldText most nearly sits: each of its lines votes, through the
-// file lines equal to it after folding and ignoring indentation, for an alignment of
-// oldText against the file; the alignment with the most voted bytes wins. It returns
-// the first file line of that region and the index of the first oldText line that
-// differs there (-1 when all lines are equal after folding).
-func (m *matcher) closest(pieces []string) (int, int, bool) {
-	if len(pieces) == 0 || !m.validUTF8() {
-		return 0, -1, false
+// file lines equal to it loosely (folded, without spaces and tabs, in lower case), for
+// an alignment of oldText against the file; the alignment with the most voted bytes
+// wins. It returns that alignment's first file line.
+func (m *matcher) closest(pieces []string) (int, bool) {
+	if len(pieces) == 0 {
+		return 0, false
 	}
 	v := m.view(TierIndentation)
-	norm := func(l int) string {
-		f := v.lines[l]
-		return string(f.text[f.lead:])
-	}
-	want := make(map[string][]int) // folded oldText line -> piece indexes
+	want := make(map[string][]int) // loose oldText line -> piece indexes
+	loose := make([]string, len(pieces))
 	folded := make([]string, len(pieces))
 	for k, s := range pieces {
 		f := foldLine([]byte(s), false, nil)
 		folded[k] = string(f.text[f.lead:])
-		if len(folded[k]) >= 2 {
-			want[folded[k]] = append(want[folded[k]], k)
+		loose[k] = looseKey(f.text)
+		if len(loose[k]) >= 2 {
+			want[loose[k]] = append(want[loose[k]], k)
 		}
 	}
 	if len(want) == 0 {
@@ -70,10 +97,10 @@ func (m *matcher) closest(pieces []string) (int, int, bool) {
 	}
 	votes := make(map[int]int)
 	for l := range m.d.nlines() {
-		if ks, ok := want[norm(l)]; ok {
+		if ks, ok := want[looseKey(v.lines[l].text)]; ok {
 			for _, k := range ks {
 				if l-k >= 0 {
-					votes[l-k] += len(folded[k])
+					votes[l-k] += len(loose[k])
 				}
 			}
 		}
@@ -87,19 +114,98 @@ func (m *matcher) closest(pieces []string) (int, int, bool) {
 	if best < 0 {
 		return m.closestByPrefix(folded)
 	}
-	for k := range pieces {
-		if best+k >= m.d.nlines() || norm(best+k) != folded[k] {
-			return best, k, true
+	return best, true
+}
+
+func looseKey(b []byte) string {
+	return strings.ToLower(strings.NewReplacer(" ", "", "\t", "").Replace(string(b)))
+}
+
+// explain aligns oldText's lines with the file's around line from (folded, ignoring
+// indentation) and returns the region they cover and what the first difference is.
+func (m *matcher) explain(from int, pieces []string) (int, int, string) {
+	v := m.view(TierIndentation)
+	lo := max(0, from-len(pieces)-2)
+	hi := min(m.d.nlines(), from+2*len(pieces)+8)
+	fileKeys := make([]string, 0, hi-lo)
+	for l := lo; l < hi; l++ {
+		f := v.lines[l]
+		fileKeys = append(fileKeys, looseKey(f.text))
+	}
+	oldKeys := make([]string, len(pieces))
+	for k, s := range pieces {
+		oldKeys[k] = looseKey(foldLine([]byte(s), false, nil).text)
+	}
+	hunks := diffLines(oldKeys, fileKeys)
+	aligned := false
+	for _, h := range hunks {
+		aligned = aligned || h.equal
+	}
+	if !aligned {
+		// No line of oldText is in the file even loosely (a region found by a line's
+		// start): compare line by line from there.
+		to := min(m.d.nlines(), from+len(pieces))
+		for k, s := range pieces {
+			if l := from + k; l < to && string(m.d.content(l)) != s && strings.TrimSpace(s) != "" {
+				return from, to, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s))
+			}
+		}
+		return from, to, ""
+	}
+	// The region: from the file line aligned with oldText's first line to the one
+	// aligned with its last; file lines outside it are only the window.
+	for len(hunks) > 0 && !hunks[0].equal && hunks[0].i1 == hunks[0].i2 {
+		hunks = hunks[1:]
+	}
+	for n := len(hunks); n > 0 && !hunks[n-1].equal && hunks[n-1].i1 == hunks[n-1].i2; n = len(hunks) {
+		hunks = hunks[:n-1]
+	}
+	if len(hunks) == 0 {
+		return from, min(m.d.nlines(), from+len(pieces)), ""
+	}
+	first, last := lo+hunks[0].j1, lo+hunks[len(hunks)-1].j2
+	if h := hunks[len(hunks)-1]; !h.equal {
+		// A changed tail covers as many file lines as oldText has there.
+		last = lo + h.j1 + min(h.j2-h.j1, max(1, h.i2-h.i1))
+	}
+	if last <= first {
+		last = first + 1
+	}
+	last = min(last, m.d.nlines())
+	for _, h := range hunks {
+		if h.equal {
+			// Loosely equal; a difference in case or whitespace is still a difference.
+			for k := h.i1; k < h.i2; k++ {
+				l := lo + h.j1 + (k - h.i1)
+				if fk := foldLine(m.d.content(l), false, nil); string(fk.text[fk.lead:]) != foldedNoLead(pieces[k]) {
+					return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), pieces[k]))
+				}
+			}
+			continue
+		}
+		switch {
+		case h.j1 == h.j2:
+			return first, last, fmt.Sprintf("oldText has a line the file does not have there: its line %d, %s, after line %d", h.i1+1, quoteLine([]byte(pieces[h.i1])), lo+h.j1)
+		case h.i1 == h.i2:
+			return first, last, fmt.Sprintf("the file has line %d, %s, which oldText leaves out between its lines %d and %d",
+				lo+h.j1+1, quoteLine(m.d.content(lo+h.j1)), h.i1, h.i1+1)
+		default:
+			return first, last, fmt.Sprintf("it first differs at line %d, %s", lo+h.j1+1, lineDiff(m.d.content(lo+h.j1), pieces[h.i1]))
 		}
 	}
 	// Equal after folding line by line, yet not found: the difference is in
 	// indentation or in a part-line match at the region's edges.
 	for k, s := range pieces {
-		if best+k < m.d.nlines() && string(m.d.content(best+k)) != s {
-			return best, k, true
+		if l := first + k; l < m.d.nlines() && string(m.d.content(l)) != s {
+			return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s))
 		}
 	}
-	return best, -1, true
+	return first, last, ""
+}
+
+func foldedNoLead(s string) string {
+	f := foldLine([]byte(s), false, nil)
+	return string(f.text[f.lead:])
 }
 
 func quoteLine(b []byte) string {
@@ -113,13 +219,13 @@ func quoteLine(b []byte) string {
 // closestByPrefix is the fallback when no line of oldText occurs in the file: the file
 // line sharing the longest start with oldText's first non-blank line, if that start is
 // at least half of it (and 4 bytes). Only a hint for the message; never a match.
-func (m *matcher) closestByPrefix(folded []string) (int, int, bool) {
+func (m *matcher) closestByPrefix(folded []string) (int, bool) {
 	k := 0
 	for k < len(folded) && folded[k] == "" {
 		k++
 	}
 	if k == len(folded) {
-		return 0, -1, false
+		return 0, false
 	}
 	want := folded[k]
 	v := m.view(TierIndentation)
@@ -131,7 +237,7 @@ func (m *matcher) closestByPrefix(folded []string) (int, int, bool) {
 		}
 	}
 	if best < k {
-		return 0, -1, false
+		return 0, false
 	}
-	return best - k, k, true
+	return best - k, true
 }

@@ -2,7 +2,7 @@ package matcher
 
 import (
 	"bytes"
-	"sort"
+	"fmt"
 	"strings"
 )
 
@@ -14,6 +14,13 @@ type piece struct {
 }
 
 // render turns one occurrence into a splice of the original.
+//
+// At the exact tier the model's lines are the file's, so its newText is written as
+// sent. At a fuzzy tier newText is read through the fold its oldText needed: a line of
+// oldText equal to its file line byte for byte is exact (its change is meant as sent);
+// any other line compares with newText after folding, so what is equal after folding is
+// context (the file's bytes) and only the folded difference of a changed line is
+// replaced. Everything the model adds goes through the drift its oldText showed.
 func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, rep *EditReport) (Splice, error) {
 	d := m.d
 	P := p.pieces
@@ -64,26 +71,61 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 		end = d.start(last.line) + last.e
 	}
 
+	fuzzy := v.lines != nil
+	keysP, keysQ := P, q
+	var exact []bool
+	var dr *drift
+	if fuzzy {
+		exact = make([]bool, k+1)
+		dr = m.drift
+		for i, pc := range pcs {
+			if pc.line >= d.nlines() {
+				exact[i] = true
+				continue
+			}
+			exact[i] = P[i] == string(d.content(pc.line)[pc.s:pc.e])
+			if !exact[i] {
+				m.learnDrift(dr, v, P[i], pc, i < k || pc.e == len(d.content(pc.line)))
+			}
+		}
+		keysP, keysQ = lineKeys(P, v.indent), lineKeys(q, v.indent)
+	}
+
 	var hunks []hunk
 	if oldNL && newNL {
-		hunks = append(diffLines(P[:k], q[:len(q)-1]), hunk{true, k, k + 1, len(q) - 1, len(q)})
+		hunks = append(diffLines(keysP[:k], keysQ[:len(q)-1]), hunk{true, k, k + 1, len(q) - 1, len(q)})
 	} else {
-		hunks = diffLines(P, q)
+		hunks = diffLines(keysP, keysQ)
+	}
+	paired := make([]bool, k+1)
+	addsLines := false
+	for _, h := range hunks {
+		if h.equal || h.i2-h.i1 == h.j2-h.j1 {
+			for i := h.i1; i < h.i2; i++ {
+				paired[i] = true
+			}
+			continue
+		}
+		for _, s := range q[h.j1:h.j2] {
+			addsLines = addsLines || strings.TrimSpace(s) != ""
+		}
 	}
 
 	var ind *reindent
 	if v.indent {
-		ind = m.newReindent(pcs, P, q)
+		ind = m.newReindent(pcs, P, q, paired)
+		if addsLines {
+			if err := ind.contradiction(m, ei, pcs, P); err != nil {
+				return Splice{}, err
+			}
+		}
 	}
 
 	n := len(q) - 1
 	var out bytes.Buffer
 	sepAfter := func(j int, pairedWith int, h hunk) []byte {
-		if pairedWith >= 0 && pairedWith < k {
+		if pairedWith >= 0 {
 			return d.endingNear(pcs[pairedWith].line)
-		}
-		if pairedWith == k {
-			return d.endingNear(pcs[k].line)
 		}
 		idx := h.i1 + (j - h.j1)
 		if idx >= h.i2 {
@@ -96,31 +138,32 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 	}
 	for _, h := range hunks {
 		for j := h.j1; j < h.j2; j++ {
-			paired := -1
+			pi := -1
+			if h.equal || h.i2-h.i1 == h.j2-h.j1 {
+				pi = h.i1 + (j - h.j1)
+			}
 			switch {
-			case h.equal:
-				paired = h.i1 + (j - h.j1)
-				pc := pcs[paired]
+			case h.equal && (!fuzzy || !exact[pi] || P[pi] == q[j]):
+				pc := pcs[pi]
 				if pc.line < d.nlines() {
 					c := d.content(pc.line)[pc.s:pc.e]
 					out.Write(c)
-					if !(oldNL && paired == k) {
+					if !(oldNL && pi == k) {
 						rep.ContextLines++
 						rep.ContextBytes += len(c)
 					}
 				}
-			case h.i2-h.i1 == h.j2-h.j1:
-				paired = h.i1 + (j - h.j1)
-				out.Write(m.changeLine(v, P[paired], q[j], pcs[paired], ind))
+			case pi >= 0:
+				out.Write(m.changeLine(v, P[pi], q[j], pcs[pi], pi, fuzzy && exact[pi], ind, dr))
 			default:
+				s := q[j]
 				if ind != nil {
-					out.WriteString(ind.line(q[j]))
-				} else {
-					out.WriteString(q[j])
+					s = ind.added(s, ind.anchor(h))
 				}
+				out.WriteString(dr.trimAdded(dr.translate(s)))
 			}
 			if j < n {
-				out.Write(sepAfter(j, paired, h))
+				out.Write(sepAfter(j, pi, h))
 			}
 		}
 	}
@@ -128,6 +171,15 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 	// Tiers other than exact keep whether the file ends with a line break.
 	if v.virtualEOL && end == len(d.body) && n > 0 && q[n] == "" {
 		text = bytes.TrimSuffix(text, d.endingNear(d.nlines()-1))
+	}
+	// A line break written against a lone CR of the file (an LF right after it, a CR
+	// right before its LF) would fuse with it into one CRLF and lose a line: write that
+	// break as a CRLF, which fuses with neither.
+	if len(text) > 0 && text[0] == '\n' && start > 0 && d.body[start-1] == '\r' {
+		text = append([]byte{'\r'}, text...)
+	}
+	if n := len(text); n > 0 && text[n-1] == '\r' && end < len(d.body) && d.body[end] == '\n' {
+		text = append(text, '\n')
 	}
 	fl, ll := d.linesTouched(start, end)
 	return Splice{
@@ -140,63 +192,113 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 	}, nil
 }
 
+// lineKeys are the lines as a fuzzy tier compares them: folded, and at the indentation
+// tier with the leading whitespace reduced to its width (the model's own style is
+// consistent between its oldText and newText, so widths compare).
+func lineKeys(lines []string, indent bool) []string {
+	out := make([]string, len(lines))
+	for i, s := range lines {
+		f := foldLine([]byte(s), false, nil)
+		if indent {
+			out[i] = fmt.Sprintf("%d\x00%s", width(string(f.text[:f.lead])), f.text[f.lead:])
+		} else {
+			out[i] = string(f.text)
+		}
+	}
+	return out
+}
+
 // changeLine applies the model's change of one line (old piece P to new piece Q) onto
-// the file's line: only the middle that differs between P and Q is replaced, located in
-// the file through the fold map. The rest of the line is written from the file.
-func (m *matcher) changeLine(v *view, P, Q string, pc piece, ind *reindent) []byte {
-	if v.lines == nil || pc.line >= m.d.nlines() {
+// the file's line. A fuzzily matched line is compared with Q after folding: only the
+// folded middle that differs is replaced, located in the file through the fold maps,
+// and the rest of the line (its trailing whitespace included) is the file's.
+func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool, ind *reindent, dr *drift) []byte {
+	if v.lines == nil || pc.line >= m.d.nlines() || exact {
 		// Exact: the file's bytes are the model's. Past the end: no file line to keep.
-		return []byte(Q)
+		return []byte(dr.translate(Q))
 	}
 	O := m.d.content(pc.line)
-	var indent []byte
-	if v.indent {
-		pw, qw := leadWSString(P), leadWSString(Q)
-		P, Q = P[len(pw):], Q[len(qw):]
-		if width(pw) != width(qw) && ind != nil {
-			indent = []byte(ind.indentFor(width(qw)))
-		}
-	}
+	fl := &v.lines[pc.line]
 	fp := foldLine([]byte(P), true, nil)
-	if v.indent && fp.lead > 0 {
-		// P lost its spaces and tabs above; what is left of lead is folded (NBSP).
-		P = P[fp.srcStart(fp.lead):]
-		Q = strings.TrimLeft(Q, " \u00a0")
-		fp = foldLine([]byte(P), true, nil)
+	fq := foldLine([]byte(Q), true, nil)
+	lp, lq, lf := 0, 0, 0
+	if v.indent {
+		lp, lq, lf = fp.lead, fq.lead, fl.lead
 	}
-	pl := commonPrefix(P, Q)
-	sl := commonSuffix(P[pl:], Q[pl:])
-	mp0, mp1 := pl, len(P)-sl
-	f0 := sort.Search(len(fp.text), func(x int) bool { return int(fp.end[x]) > mp0 })
-	f1 := sort.Search(len(fp.text), func(x int) bool { return int(fp.start[x]) >= mp1 })
-	wp0, wp1 := mp0, mp1
-	var o0, o1 int
-	if f0 < f1 {
-		wp0 = min(mp0, int(fp.start[f0]))
-		wp1 = max(mp1, int(fp.end[f1-1]))
-		o0 = v.origStart(pc.line, pc.base+f0)
-		o1 = v.origEnd(pc.line, pc.base+f1)
-	} else {
-		if f0 == 0 {
-			o0 = v.origStart(pc.line, pc.base)
-		} else {
-			o0 = v.origEnd(pc.line, pc.base+f0)
+	pt, qt := fp.text[lp:], fq.text[lq:]
+	pre := commonPrefix(string(pt), string(qt))
+	suf := commonSuffix(string(pt[pre:]), string(qt[pre:]))
+	f0, f1 := pre, len(pt)-suf                        // the folded middle of P, which is the file's
+	g0, g1 := pre, len(qt)-suf                        // and of Q
+	at := func(x int) int { return pc.base + x + lf } // folded index of the file's line
+	if fl.start != nil {
+		// Widen to whole segments of the file's line: a segment is replaced whole or not
+		// at all. Prefix and suffix are common, so Q widens by the same bytes.
+		for f0 > 0 && at(f0) < len(fl.text) && fl.start[at(f0)-1] == fl.start[at(f0)] {
+			f0--
+			g0--
 		}
+		for f1 < len(pt) && at(f1) > 0 && fl.end[at(f1)-1] == fl.end[at(f1)] {
+			f1++
+			g1++
+		}
+	}
+	var o0, o1 int
+	switch {
+	case f0 < f1:
+		o0, o1 = fl.srcStart(at(f0)), fl.srcEnd(at(f1))
+	case f0 > 0:
+		o0 = fl.srcEnd(at(f0))
+		o1 = o0
+	default:
+		o0 = fl.srcStart(at(0))
 		o1 = o0
 	}
-	mid := Q[wp0 : len(Q)-(len(P)-wp1)]
 	o0 = min(max(o0, pc.s), pc.e)
 	o1 = min(max(o1, o0), pc.e)
+	mid := dr.middle(Q, &fq, lq+g0, lq+g1)
+
 	var b []byte
-	if indent != nil {
-		lead := leadWS(O[pc.s:o0])
-		b = append(b, indent...)
-		b = append(b, O[pc.s+lead:o0]...)
+	if v.indent && width(string(fp.text[:lp])) != width(string(fq.text[:lq])) && ind != nil {
+		lead := min(fl.srcStart(fl.lead), o0)
+		b = append(b, ind.at(pi, width(string(fq.text[:lq])))...)
+		b = append(b, O[lead:o0]...)
 	} else {
 		b = append(b, O[pc.s:o0]...)
 	}
 	b = append(b, mid...)
 	return append(b, O[o1:pc.e]...)
+}
+
+// middle writes folded range [g0, g1) of the model's line Q: each source segment that
+// lies wholly inside as the model sent it (through the drift), a segment cut by the
+// range edge as its folded bytes.
+func (dr *drift) middle(Q string, fq *folded, g0, g1 int) string {
+	var b strings.Builder
+	prevEnd := -1
+	for x := g0; x < g1; {
+		ss, se := int(fq.start[x]), int(fq.end[x])
+		x0, x1 := x, x+1
+		for x0 > 0 && int(fq.start[x0-1]) == ss {
+			x0--
+		}
+		for x1 < len(fq.text) && int(fq.start[x1]) == ss {
+			x1++
+		}
+		if x0 < g0 || x1 > g1 {
+			b.WriteByte(fq.text[x])
+			x++
+			prevEnd = -1
+			continue
+		}
+		if prevEnd >= 0 && ss > prevEnd {
+			b.WriteString(dr.translate(Q[prevEnd:ss])) // characters the fold dropped
+		}
+		b.WriteString(dr.translate(Q[ss:se]))
+		prevEnd = se
+		x = x1
+	}
+	return b.String()
 }
 
 func commonPrefix(a, b string) int {

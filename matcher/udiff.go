@@ -55,25 +55,49 @@ func unifiedDiff(name string, d *doc, splices []Splice) string {
 		nt = append(nt, original[prev:hi]...)
 		oldLines := displayLines(string(original[lo:hi]))
 		newLines := displayLines(string(nt))
+		if hi == len(original) {
+			// The file's last line: a line break missing on either side is shown, and
+			// makes the line differ.
+			markNoEOL(oldLines, original[lo:hi])
+			markNoEOL(newLines, nt)
+		}
 		fmt.Fprintf(&b, "@@ -%s +%s @@\n", span(from+1, len(oldLines)), span(from+1+delta, len(newLines)))
 		for _, hk := range diffLines(oldLines, newLines) {
 			if hk.equal {
 				for _, l := range oldLines[hk.i1:hk.i2] {
-					b.WriteString(" " + l + "\n")
+					writeDiffLine(&b, ' ', l)
 				}
 				continue
 			}
 			for _, l := range oldLines[hk.i1:hk.i2] {
-				b.WriteString("-" + l + "\n")
+				writeDiffLine(&b, '-', l)
 			}
 			for _, l := range newLines[hk.j1:hk.j2] {
-				b.WriteString("+" + l + "\n")
+				writeDiffLine(&b, '+', l)
 			}
 		}
 		delta += len(newLines) - len(oldLines)
 		g = h
 	}
 	return b.String()
+}
+
+// noEOL marks a last line without a line break; NUL never occurs in a text file.
+const noEOL = "\x00"
+
+func markNoEOL(lines []string, text []byte) {
+	if n := len(lines); n > 0 && len(text) > 0 && text[len(text)-1] != '\n' && text[len(text)-1] != '\r' {
+		lines[n-1] += noEOL
+	}
+}
+
+func writeDiffLine(b *strings.Builder, mark byte, l string) {
+	b.WriteByte(mark)
+	if t, ok := strings.CutSuffix(l, noEOL); ok {
+		b.WriteString(t + "\n\\ No newline at end of file\n")
+		return
+	}
+	b.WriteString(l + "\n")
 }
 
 func displayLines(s string) []string {

@@ -1,11 +1,11 @@
 package toolapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -18,11 +18,13 @@ const DefaultReadLimit = 2000
 
 // Result is the outcome of one call, as `vfsctl call` prints it and MCP returns it.
 type Result struct {
-	OK   bool    `json:"ok"`
-	Tool string  `json:"tool"`
-	Kind *string `json:"kind"`
-	Text string  `json:"text"`
-	Txn  *int64  `json:"txn"`
+	// ID echoes the "id" a call carried, so that a runtime can pair replies with calls.
+	ID   json.RawMessage `json:"id,omitempty"`
+	OK   bool            `json:"ok"`
+	Tool string          `json:"tool"`
+	Kind *string         `json:"kind"`
+	Text string          `json:"text"`
+	Txn  *int64          `json:"txn"`
 }
 
 // API dispatches tool calls to an engine.
@@ -42,7 +44,11 @@ func (a *API) Call(session, tool string, args json.RawMessage) (res Result) {
 	var text string
 	defer func() {
 		if p := recover(); p != nil {
-			err = errs.New(errs.IOError, "", "internal error in %s: %v. Nothing was written. %s", tool, p, firstFrame(debug.Stack()))
+			what := "Nothing was written."
+			if c.Committed() {
+				what = fmt.Sprintf("The change was committed as transaction %d; only this reply failed.", c.Seq())
+			}
+			err = errs.New(errs.IOError, "", "internal error in %s: %v. %s %s", tool, p, what, firstFrame(debug.Stack()))
 		}
 		ferr := c.Finish(err)
 		if err != nil {
@@ -100,13 +106,27 @@ func (a *API) read(c *txn.Call, raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return renderRead(args, r), nil
+	text, spans := renderRead(args, r)
+	c.Shown(spans, r.TotalLines)
+	return text, nil
 }
 
-// renderRead numbers lines with a gutter ("     1\t"); line endings are not shown.
-func renderRead(args *readArgs, r *txn.ReadResult) string {
+// Bounds on what one reply carries; the journal keeps everything.
+const (
+	// MaxReplyBytes bounds a read_file reply and the diff of an edit reply.
+	MaxReplyBytes = 256 << 10
+	// MaxLineChars bounds one line as read_file shows it.
+	MaxLineChars = 2000
+)
+
+// renderRead numbers lines with a gutter ("     1\t"); line endings are not shown. LF,
+// CRLF and lone CR end lines, as in matching. A line longer than MaxLineChars is cut,
+// and the reply stops at MaxReplyBytes, each with a note saying how to see the rest.
+// Invalid UTF-8 bytes are shown as U+FFFD, one each, which edits match again. spans are
+// the lines shown whole, for what the session has seen.
+func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 	if r.TotalLines == 0 {
-		return fmt.Sprintf("(%s is empty)", args.path)
+		return fmt.Sprintf("(%s is empty)", args.path), nil
 	}
 	first := max(args.offset, 1)
 	limit := args.limit
@@ -114,38 +134,89 @@ func renderRead(args *readArgs, r *txn.ReadResult) string {
 		limit = DefaultReadLimit
 	}
 	if first > r.TotalLines {
-		return fmt.Sprintf("(%s has %d lines; offset %d is past its end)", args.path, r.TotalLines, first)
+		return fmt.Sprintf("(%s has %s; offset %d is past its end)", args.path, plural(r.TotalLines, "line"), first), [][2]int{}
+	}
+	var spans [][2]int
+	seeLine := func(ln int) {
+		if n := len(spans); n > 0 && spans[n-1][1] == ln-1 {
+			spans[n-1][1] = ln
+			return
+		}
+		spans = append(spans, [2]int{ln, ln})
 	}
 	var b strings.Builder
-	n, last := 0, 0
-	data := r.Data
-	for ln := 1; len(data) > 0 && ln < first+limit; ln++ {
-		i := bytes.IndexByte(data, '\n')
-		line := data
-		if i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+	last := 0
+	var cut []int
+	full := false
+	matcher.EachLine(r.Data, func(ln int, line []byte) bool {
 		if ln < first {
-			continue
+			return true
 		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if ln == 1 {
-			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		if ln >= first+limit || b.Len() >= MaxReplyBytes {
+			full = ln < first+limit
+			return false
 		}
-		fmt.Fprintf(&b, "%6d\t%s\n", ln, line)
-		n++
+		shown := validText(line)
+		if n := utf8.RuneCountInString(shown); n > MaxLineChars {
+			shown = string([]rune(shown)[:MaxLineChars])
+			cut = append(cut, ln)
+		} else {
+			seeLine(ln)
+		}
+		fmt.Fprintf(&b, "%6d\t%s\n", ln, shown)
 		last = ln
+		return true
+	})
+	if len(cut) > 0 {
+		fmt.Fprintf(&b, "(%s longer than %d characters cut: %s. Edit inside such a line with oldText copied from the part shown.)\n",
+			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut))
 	}
 	if first > 1 || last < r.TotalLines {
 		fmt.Fprintf(&b, "(lines %d-%d of %d", first, last, r.TotalLines)
+		if full {
+			fmt.Fprintf(&b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
+		}
 		if last < r.TotalLines {
 			fmt.Fprintf(&b, "; read on with offset %d", last+1)
 		}
 		b.WriteString(")\n")
 	}
-	return b.String()
+	return b.String(), spans
+}
+
+// validText shows invalid UTF-8 bytes as U+FFFD, one per byte, as matching reads them.
+func validText(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var s strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		s.WriteRune(r) // RuneError for an invalid byte, with n == 1
+		b = b[n:]
+	}
+	return s.String()
+}
+
+func plural(n int, what string) string { return fmt.Sprintf("%d %s", n, pluralWord(n, what)) }
+
+func pluralWord(n int, what string) string {
+	if n == 1 {
+		return what
+	}
+	return what + "s"
+}
+
+func listInts(l []int) string {
+	var parts []string
+	for k, n := range l {
+		if k == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(l)-10))
+			break
+		}
+		parts = append(parts, fmt.Sprint(n))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (a *API) edit(c *txn.Call, raw json.RawMessage) (string, error) {
@@ -176,8 +247,37 @@ func renderEdit(path string, n int, dryRun bool, c *txn.Change) string {
 			b.WriteString(note + "\n")
 		}
 	}
-	b.WriteString(c.Diff())
+	b.WriteString(boundedDiff(c.Diff(), c.Seq))
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// boundedDiff cuts a diff for a reply: each line to MaxLineChars characters, the whole
+// to MaxReplyBytes, saying what was cut. The journal keeps the change whole.
+func boundedDiff(d string, seq uint64) string {
+	if len(d) <= MaxLineChars && len(d) < MaxReplyBytes {
+		return d
+	}
+	var b strings.Builder
+	lines := strings.SplitAfter(d, "\n")
+	for i, l := range lines {
+		if b.Len() >= MaxReplyBytes {
+			fmt.Fprintf(&b, "(diff cut at %d KiB: %s more not shown", MaxReplyBytes>>10, plural(len(lines)-i, "line"))
+			if seq > 0 {
+				fmt.Fprintf(&b, "; vfsctl show %d has it whole", seq)
+			}
+			b.WriteString(")\n")
+			return b.String()
+		}
+		body := strings.TrimSuffix(l, "\n")
+		if n := utf8.RuneCountInString(body); n > MaxLineChars {
+			body = string([]rune(body)[:MaxLineChars]) + fmt.Sprintf(" [... %d more characters]", n-MaxLineChars)
+		}
+		b.WriteString(body)
+		if strings.HasSuffix(l, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 func changedLines(p *matcher.Result) string {
@@ -195,14 +295,20 @@ func changedLines(p *matcher.Result) string {
 	return strings.Join(parts, ", ")
 }
 
+// tierNote says how an edit matched and what was written in the file's own terms. Each
+// claim follows from the report: lines and characters equal after folding are written
+// from the file (the matcher's rule), and Translated lists what was rewritten.
 func tierNote(i int, r matcher.EditReport) string {
 	var notes []string
 	if r.Gutter {
 		notes = append(notes, "the read_file line numbers pasted into oldText were ignored")
 	}
+	if r.GutterLine > 0 {
+		notes = append(notes, fmt.Sprintf("oldText occurs more than once; applied at line %d, where its pasted line numbers start", r.GutterLine))
+	}
 	switch r.Tier {
 	case matcher.TierTypography:
-		notes = append(notes, "matched after folding "+foldedList(r.Folded)+"; the file's own characters were kept")
+		notes = append(notes, "matched after folding "+foldedList(r.Folded)+"; what you did not change was kept as the file has it")
 	case matcher.TierIndentation:
 		what := "indentation"
 		if len(r.Folded) > 0 {
@@ -210,6 +316,7 @@ func tierNote(i int, r matcher.EditReport) string {
 		}
 		notes = append(notes, "matched ignoring "+what+"; new lines follow the file's indentation")
 	}
+	notes = append(notes, r.Translated...)
 	if len(r.Lines) > 1 {
 		notes = append(notes, fmt.Sprintf("replaced %d occurrences", len(r.Lines)))
 	}
@@ -246,9 +353,9 @@ func (a *API) write(c *txn.Call, tool string, raw json.RawMessage) (string, erro
 func renderWrite(path string, c *txn.Change) string {
 	lines := txn.CountLines(c.After)
 	if c.Created {
-		return fmt.Sprintf("Created %s (%d lines, %d bytes).", path, lines, len(c.After))
+		return fmt.Sprintf("Created %s (%s, %s).", path, plural(lines, "line"), plural(len(c.After), "byte"))
 	}
-	return fmt.Sprintf("Replaced %s whole: now %d lines, %d bytes (was %d bytes).", path, lines, len(c.After), len(c.Before))
+	return fmt.Sprintf("Replaced %s whole: now %s, %s (was %s).", path, plural(lines, "line"), plural(len(c.After), "byte"), plural(len(c.Before), "byte"))
 }
 
 func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {

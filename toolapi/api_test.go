@@ -63,6 +63,8 @@ func TestBadInputCatalog(t *testing.T) {
 	must(os.Link(filepath.Join(dir, "src/main.go"), filepath.Join(dir, "hard.go")))
 	must(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
 	testutil.WriteFile(t, filepath.Join(dir, "bin.dat"), "a\x00b")
+	testutil.WriteFile(t, filepath.Join(dir, "ro.txt"), "fixed\n")
+	must(os.Chmod(filepath.Join(dir, "ro.txt"), 0o444))
 	// A character device inside the root (mknod needs root, which CI has).
 	hasDevice := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3) == nil
 	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
@@ -119,7 +121,20 @@ func TestBadInputCatalog(t *testing.T) {
 		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "alpha"}]}`, "no_change", "identical"},
 		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha\nbeta", "newText": "x"}, {"oldText": "alpha", "newText": "y"}]}`, "overlapping_edits", "edits[0] and edits[1]"},
 		{"read_file", `{"path": "a.txt", "offset": 0}`, "invalid_input", "offset must be a whole number of 1 or more"},
-		{"read_file", `{"path": "a.txt", "limit": "10"}`, "invalid_input", "limit must be"},
+		{"read_file", `{"path": "a.txt", "limit": "ten"}`, "invalid_input", "limit must be"},
+		{"read_file", `{"path": "a.txt", "limit": 2.5}`, "invalid_input", "limit must be"},
+		{"read_file", `{"path": "a.txt", "path": "src/main.go"}`, "invalid_input", `the key "path" twice`},
+		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "x", "newText": "y"}]}`, "invalid_input", `the key "newText" twice`},
+		{"create_file", `{"path": "vendor/lib/.git/hooks/pre-commit", "content": "#!/bin/sh"}`, "path_reserved", ".git"},
+		{"edit_file", `{"path": "vendor/lib/.git/config", "edits": [{"oldText": "a", "newText": "x"}]}`, "path_reserved", ".git"},
+		{"create_file", `{"path": ".GIT/config", "content": "[core]"}`, "path_reserved", ".git"},
+		{"create_file", `{"path": "sub/.Vfsctl/x", "content": "x"}`, "path_reserved", ".vfsctl"},
+		{"create_file", `{"path": "con\nfig.txt", "content": "x"}`, "invalid_input", "control character"},
+		{"create_file", `{"path": "new file .txt ", "content": "x"}`, "invalid_input", "ends with a space"},
+		{"create_file", `{"path": " lead.txt", "content": "x"}`, "invalid_input", "starts or ends with a space"},
+		{"create_file", `{"path": "newdir/", "content": "x"}`, "invalid_input", "trailing slash"},
+		{"edit_file", `{"path": "ro.txt", "edits": [{"oldText": "fixed", "newText": "x"}]}`, "permission_denied", "read-only"},
+		{"write_file", `{"path": "ro.txt", "content": "x"}`, "permission_denied", "read-only"},
 		{"read_file", `{"path": "a.txt", "lines": 3}`, "invalid_input", `unknown field "lines"`},
 		{"read_file", `{"path": "bin.dat"}`, "binary_file", "binary"},
 		{"read_file", `{"path": "pipe"}`, "not_a_file", "named pipe"},
@@ -222,9 +237,17 @@ func TestReadWriteCreate(t *testing.T) {
 	if !r.OK || r.Text != "     2\ttwo\n(lines 2-2 of 3; read on with offset 3)\n" {
 		t.Fatalf("read: %q", r.Text)
 	}
+	// One line seen of three is not enough to replace the file whole.
+	r = call(a, "write_file", `{"path": "f.txt", "content": "new\n"}`)
+	if r.OK || kindOf(r) != "not_read" || !strings.Contains(r.Text, "only part of f.txt") {
+		t.Fatalf("write after a partial read: %+v", r)
+	}
+	// Reads that together cover every line are.
+	call(a, "read_file", `{"path": "f.txt", "limit": 1}`)
+	call(a, "read_file", `{"path": "f.txt", "offset": "3", "limit": 1.0}`)
 	r = call(a, "write_file", `{"path": "f.txt", "content": "new\n"}`)
 	if !r.OK {
-		t.Fatalf("write after read: %s", r.Text)
+		t.Fatalf("write after reads covering the file: %s", r.Text)
 	}
 	r = call(a, "create_file", `{"path": "deep/er/g.txt", "content": "g\n"}`)
 	if !r.OK || testutil.ReadFile(t, filepath.Join(dir, "deep/er/g.txt")) != "g\n" {

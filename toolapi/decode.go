@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -45,7 +47,63 @@ func parseArgs(tool string, raw json.RawMessage) (*args, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, errs.New(errs.InvalidInput, "", "%s arguments are not valid JSON (%v). Send an object such as %s.", tool, err, shape(tool))
 	}
+	if k, where := DuplicateKey(raw); k != "" {
+		return nil, errs.New(errs.InvalidInput, "", "%s arguments name the key %q twice%s; JSON would silently keep only the last. Send each key once.", tool, k, where)
+	}
 	return &args{tool: tool, m: m}, nil
+}
+
+// DuplicateKey returns the first key that appears twice in one object of the JSON
+// value raw, at any depth, with " inside a nested object" when it is not at the top.
+// Go's decoder keeps the last of duplicates silently; the model meant one of them.
+func DuplicateKey(raw []byte) (string, string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	type frame struct {
+		obj     bool
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", ""
+		}
+		var top *frame
+		if n := len(stack); n > 0 {
+			top = stack[n-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if top != nil && top.obj {
+					top.wantKey = true // this value ends a key-value pair
+				}
+				stack = append(stack, &frame{obj: t == '{', keys: map[string]bool{}, wantKey: true})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case string:
+			if top != nil && top.obj && top.wantKey {
+				if top.keys[t] {
+					where := ""
+					if len(stack) > 1 {
+						where = " inside a nested object"
+					}
+					return t, where
+				}
+				top.keys[t] = true
+				top.wantKey = false
+				continue
+			}
+		}
+		if top != nil && top.obj {
+			top.wantKey = true
+		}
+	}
 }
 
 // depth is the deepest nesting of arrays and objects in raw, strings skipped.
@@ -156,11 +214,20 @@ func (a *args) positive(field string, raw json.RawMessage) (int, error) {
 	if raw == nil {
 		return 0, nil
 	}
-	var n int
-	if json.Unmarshal(raw, &n) != nil || n < 1 {
+	// A whole number sent as a string ("2") or with a zero fraction (2.0) is a common
+	// slip with one meaning; anything else is refused.
+	text := string(bytes.TrimSpace(raw))
+	if len(text) >= 2 && text[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			text = strings.TrimSpace(s)
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || f != math.Trunc(f) || f < 1 || f > 1<<31 {
 		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number of 1 or more, not %s.", a.tool, field, string(truncate(raw, 40)))
 	}
-	return n, nil
+	return int(f), nil
 }
 
 func truncate(b []byte, n int) []byte {

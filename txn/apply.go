@@ -26,25 +26,17 @@ func (e *Engine) Read(c *Call, path string) (*ReadResult, error) {
 		c.file(journal.File{Path: path, Op: journal.OpRead})
 		return nil, err
 	}
-	c.saw(f.Path, journal.OpRead, f.Data, true)
 	if bytes.IndexByte(f.Data, 0) >= 0 {
+		// A refused read shows nothing, so the session has seen nothing of the file.
+		c.file(journal.File{Path: f.Path, Op: journal.OpRead, Before: journal.Hash(f.Data)})
 		return nil, errs.New(errs.BinaryFile, path, "%s contains NUL bytes and looks binary; the file tools read and edit text only.", path)
 	}
+	c.saw(f.Path, journal.OpRead, f.Data, true)
 	return &ReadResult{Path: f.Path, Data: f.Data, TotalLines: CountLines(f.Data)}, nil
 }
 
-// CountLines counts lines as an editor shows them: a last line without a line break
-// counts too.
-func CountLines(b []byte) int {
-	if len(b) == 0 {
-		return 0
-	}
-	n := bytes.Count(b, []byte{'\n'})
-	if b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
-}
+// CountLines counts lines as an editor shows them and as matching numbers them.
+func CountLines(b []byte) int { return matcher.CountLines(b) }
 
 // Spec is one file's change in a call: edits, a new file, or a whole replacement.
 type Spec struct {
@@ -203,6 +195,9 @@ func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string
 		return nil, errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
 	}
 	f, err := e.fs.Read(s.Path)
+	if err == nil {
+		err = e.fs.CheckWritable(f.Resolved)
+	}
 	if err != nil {
 		c.file(journal.File{Path: r.Path, Op: s.Op})
 		return nil, err
@@ -223,11 +218,14 @@ func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string
 		if int64(len(s.Content)) > e.fs.MaxFileSize() {
 			return nil, errs.New(errs.TooLarge, s.Path, "content is %d bytes; files over %d bytes are not written here.", len(s.Content), e.fs.MaxFileSize())
 		}
-		seen, err := e.seen(c, f.Path)
+		seen, full, err := e.seen(c, f.Path)
 		if err != nil {
 			return nil, err
 		}
 		switch {
+		case seen == journal.Hash(f.Data) && !full:
+			c.saw(f.Path, s.Op, f.Data, false)
+			return nil, errs.New(errs.NotRead, s.Path, "This session has read only part of %s. write_file replaces the whole file, so read all of it first (read_file without offset and limit, or reads that together cover every line); or use edit_file to change part of it.", s.Path)
 		case seen == "":
 			c.file(journal.File{Path: f.Path, Op: s.Op, Before: journal.Hash(f.Data)})
 			return nil, errs.New(errs.NotRead, s.Path, "%s has not been read in this session. Call read_file on it first, then write_file; or use edit_file to change part of it.", s.Path)
@@ -242,14 +240,16 @@ func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string
 	return ch, nil
 }
 
-// seen is the hash of the content of path the call's session last saw, or "".
-func (e *Engine) seen(c *Call, path string) (string, error) {
+// seen is the hash of the content of path the call's session last saw, or "", and
+// whether it saw all of it.
+func (e *Engine) seen(c *Call, path string) (string, bool, error) {
 	var h string
+	var full bool
 	err := e.j.View(func(t *journal.Tx) error {
-		h = t.Read(c.rec.Session, path)
+		h, full = t.Read(c.rec.Session, path)
 		return nil
 	})
-	return h, err
+	return h, full, err
 }
 
 // staleHint adds to text_not_found that the session's last read of the file is older
@@ -259,7 +259,7 @@ func (e *Engine) staleHint(c *Call, f *vfs.File, err error) error {
 	if !errors.As(err, &r) || r.Kind != matcher.KindTextNotFound {
 		return err
 	}
-	if h, _ := e.seen(c, f.Path); h != "" && h != journal.Hash(f.Data) {
+	if h, _, _ := e.seen(c, f.Path); h != "" && h != journal.Hash(f.Data) {
 		r2 := *r
 		r2.Message += fmt.Sprintf(" %s has changed since you last read it: read it again before editing.", f.Name)
 		return &r2

@@ -27,6 +27,9 @@ type seen struct {
 	file int    // index in rec.Files
 	data []byte // the content
 	read bool   // a read: the session has now seen it
+	// spans are the lines a read showed (1-based, inclusive) of total; nil means all.
+	spans [][2]int
+	total int
 }
 
 // Begin starts a call: it acquires the journal (recovering a crashed predecessor on a
@@ -44,6 +47,10 @@ func (e *Engine) Begin(session, tool string, args json.RawMessage) (*Call, error
 		Time: now.UTC(), Session: session, Tool: tool, ArgsSize: len(args),
 	}}, nil
 }
+
+// Committed reports whether the call's change was committed: a fault after that point
+// must not be reported as "nothing was written".
+func (c *Call) Committed() bool { return c.final && c.rec.State == journal.Committed }
 
 // Seq is the call's sequence number once its record was written, else 0.
 func (c *Call) Seq() uint64 { return c.rec.Seq }
@@ -70,7 +77,13 @@ func (c *Call) Finish(err error) error {
 		for _, s := range c.seen {
 			f := &c.rec.Files[s.file]
 			if s.read {
-				if err := t.SetRead(c.rec.Session, f.Path, f.Before); err != nil {
+				var err error
+				if s.spans == nil {
+					err = t.SetRead(c.rec.Session, f.Path, f.Before)
+				} else {
+					err = t.AddRead(c.rec.Session, f.Path, f.Before, s.spans, s.total)
+				}
+				if err != nil {
 					return err
 				}
 				continue
@@ -110,6 +123,20 @@ func (c *Call) putArgs(t *journal.Tx) error {
 func (c *Call) file(f journal.File) int {
 	c.rec.Files = append(c.rec.Files, f)
 	return len(c.rec.Files) - 1
+}
+
+// Shown narrows the call's read to the lines its reply showed (1-based, inclusive
+// spans) of a file of total lines: write_file later needs every line seen.
+func (c *Call) Shown(spans [][2]int, total int) {
+	for i := len(c.seen) - 1; i >= 0; i-- {
+		if c.seen[i].read {
+			c.seen[i].spans, c.seen[i].total = spans, total
+			if spans == nil {
+				c.seen[i].spans = [][2]int{}
+			}
+			return
+		}
+	}
 }
 
 // saw notes content a call looked at (read, or saw before being refused).

@@ -10,16 +10,20 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 )
 
+// testHookPending, when set by a test, runs inside the pending record's transaction
+// after its blobs are stored; an error from it fails that transaction.
+var testHookPending func() error
+
 // commit writes planned changes: pending record (synced), the files, committed record
 // (synced). A failure part-way rolls back the files already written; if even that
 // fails, the record stays pending and the next open's recovery settles it.
-func (e *Engine) commit(c *Call, changes []*Change) error {
+func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	c.rec.State = journal.Pending
 	for _, ch := range changes {
 		ch.hash()
 		c.file(fileRecord(ch))
 	}
-	err := e.j.Update(func(t *journal.Tx) error {
+	err = e.j.Update(func(t *journal.Tx) error {
 		if err := c.putArgs(t); err != nil {
 			return err
 		}
@@ -35,12 +39,31 @@ func (e *Engine) commit(c *Call, changes []*Change) error {
 				f.BeforeBlob = true
 			}
 		}
+		if testHookPending != nil {
+			if err := testHookPending(); err != nil {
+				return err
+			}
+		}
 		return t.Put(&c.rec)
 	})
 	if err != nil {
-		c.rec.Seq = 0 // the transaction that reserved it was rolled back
+		// The transaction was rolled back: it reserved no sequence number and stored
+		// no blob, so the record that Finish writes must claim neither.
+		c.rec.Seq = 0
+		for i := range c.rec.Files {
+			c.rec.Files[i].BeforeBlob = false
+		}
+		c.rec.ArgsBlob = ""
 		return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%v); nothing was written.", err)
 	}
+	// From here on files change. A panic (a bug, or a filesystem driver's) must not
+	// leave a file changed under a record that says failed: roll back what was written
+	// and say so, or, when that fails too, leave the record pending for recovery.
+	defer func() {
+		if p := recover(); p != nil {
+			err = e.settleAfterPanic(c, changes, p)
+		}
+	}()
 	for i, ch := range changes {
 		if err := e.writeFile(ch); err != nil {
 			// The failing step may have come after the rename (the directory fsync), so
@@ -85,6 +108,34 @@ func (e *Engine) commit(c *Call, changes []*Change) error {
 		ch.Seq = c.rec.Seq
 	}
 	return nil
+}
+
+// settleAfterPanic handles a panic while the files of a pending record were written.
+func (e *Engine) settleAfterPanic(c *Call, changes []*Change, p any) error {
+	c.final = true // Finish must not rewrite the record: it is settled here or by recovery
+	c.rec.Duration = time.Since(c.start)
+	if rerr := e.safeRollback(changes); rerr != nil {
+		c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("panic while writing: %v; rollback failed: %v", p, rerr))
+		e.j.Update(func(t *journal.Tx) error { return t.Put(&c.rec) })
+		return errs.New(errs.IOError, "", "Internal error while writing the files (%v). The change may be partly written; it stays pending and is rolled back when the workspace is next opened.", p)
+	}
+	c.rec.State = journal.Failed
+	c.rec.Kind = string(errs.IOError)
+	c.rec.Message = fmt.Sprintf("internal error while writing: %v; every file was restored", p)
+	// Should this write fail, the record stays pending and the next open settles it as
+	// rolled back: the files are restored either way.
+	e.j.Update(func(t *journal.Tx) error { return t.Put(&c.rec) })
+	return errs.New(errs.IOError, "", "Internal error while writing the files (%v); every file was restored, nothing was changed.", p)
+}
+
+// safeRollback is rollback that turns a panic into an error.
+func (e *Engine) safeRollback(changes []*Change) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return e.rollback(changes)
 }
 
 // hash computes the before and after hashes, side by side: for a large file each is a

@@ -221,3 +221,170 @@ func TestRecoveryLeavesOthersChanges(t *testing.T) {
 		t.Errorf("state %s, notes %q", rec.State, notes)
 	}
 }
+
+// doRecovering runs a call as the tool API does: a panic becomes the call's error.
+func doRecovering(e *Engine, session string, fn func(c *Call) error) (seq uint64, err error) {
+	c, err := e.Begin(session, "test", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+		c.Finish(err)
+		seq = c.Seq()
+	}()
+	return 0, fn(c)
+}
+
+// TestPanicDuringCommit panics at the Nth write, sync, rename or mkdir of a four-file
+// transaction, for every N, once or from then on (so that the rollback panics too).
+// Each time, the files end unchanged: at once, with the record failed, or after the
+// next open's recovery, with the record rolled back. Never a changed file under a
+// record that says failed.
+func TestPanicDuringCommit(t *testing.T) {
+	counts := map[testutil.Op]int{}
+	clean := newFaultRig(t)
+	clean.ffs.SetHook(func(op testutil.Op, name string) error { counts[op]++; return nil })
+	if _, err := clean.apply(); err != nil {
+		t.Fatal(err)
+	}
+	ops := []testutil.Op{testutil.OpWrite, testutil.OpSync, testutil.OpRename, testutil.OpMkdir}
+	runs, pendings := 0, 0
+	for _, op := range ops {
+		for n := 1; n <= counts[op]; n++ {
+			for _, sticky := range []bool{false, true} {
+				what := fmt.Sprintf("panic at %s #%d (sticky %v)", op, n, sticky)
+				r := newFaultRig(t)
+				seen := 0
+				r.ffs.SetHook(func(o testutil.Op, name string) error {
+					if o == op {
+						seen++
+						if seen == n || (sticky && seen > n) {
+							panic(fmt.Sprintf("injected at %s of %s", o, name))
+						}
+					}
+					return nil
+				})
+				seq, err := doRecovering(r.e, "s", func(c *Call) error {
+					_, err := r.e.Apply(c, faultSpecs(), false)
+					return err
+				})
+				r.ffs.SetHook(nil)
+				if err == nil {
+					t.Fatalf("%s: no error", what)
+				}
+				var rec *journal.Record
+				r.e.View(func(tx *journal.Tx) error { rec, _ = tx.Get(seq); return nil })
+				if rec == nil {
+					t.Fatalf("%s: no record %d", what, seq)
+				}
+				switch rec.State {
+				case journal.Failed:
+					r.unchanged(t, what)
+				case journal.RolledBack:
+					// Left pending, and settled by the recovery that runs when the
+					// journal is next opened (here, by the View above).
+					pendings++
+					r.unchanged(t, what+", after recovery")
+				case journal.Pending:
+					pendings++
+					r.e = r.engine(t) // a new process opens the workspace
+					rec = r.record(t, seq)
+					r.unchanged(t, what+", after recovery")
+					if rec.State != journal.RolledBack {
+						t.Errorf("%s: after recovery the record is %s", what, rec.State)
+					}
+				default:
+					t.Errorf("%s: record is %s", what, rec.State)
+				}
+				runs++
+			}
+		}
+	}
+	t.Logf("%d panics injected; %d left the record pending for recovery", runs, pendings)
+	if pendings == 0 {
+		t.Error("no panic left a record pending: the sticky cases should")
+	}
+}
+
+// TestPendingWriteFailsClaimsNoBlob: when the pending record cannot be written, the
+// failed record that follows claims no blob that was never stored, and nothing changed.
+func TestPendingWriteFailsClaimsNoBlob(t *testing.T) {
+	r := newFaultRig(t)
+	testHookPending = func() error { return errors.New("disk full") }
+	defer func() { testHookPending = nil }()
+	seq, err := doRecovering(r.e, "s", func(c *Call) error {
+		_, err := r.e.Apply(c, faultSpecs(), false)
+		return err
+	})
+	testutil.WantKind(t, err, errs.IOError)
+	testHookPending = nil
+	r.unchanged(t, "after a failed pending write")
+	rec := r.record(t, seq)
+	if rec.State != journal.Failed {
+		t.Fatalf("record %s", rec.State)
+	}
+	claims := 0
+	r.e.View(func(tx *journal.Tx) error {
+		for _, f := range rec.Files {
+			if f.BeforeBlob {
+				claims++
+				if data, err := tx.Blob(f.Before); data == nil || err != nil {
+					t.Errorf("%s: the record claims blob %s, which is not stored: %v", f.Path, f.Before, err)
+				}
+			}
+		}
+		if rec.ArgsBlob != "" {
+			if data, err := tx.Blob(rec.ArgsBlob); data == nil || err != nil {
+				t.Errorf("the record claims args blob %s, which is not stored", rec.ArgsBlob)
+			}
+		}
+		return nil
+	})
+	t.Logf("%d files of the failed record claim a blob, each stored", claims)
+}
+
+// TestRecoveryOfWriteAndCreate: a transaction whose create and whole-file write landed
+// before a failure that its rollback could not undo is settled on the next open: the
+// written file comes back from its blob and the created file is removed.
+func TestRecoveryOfWriteAndCreate(t *testing.T) {
+	r := newFaultRig(t)
+	specs := []Spec{
+		{Path: "new/d.txt", Op: journal.OpCreate, Content: []byte("created\n")},
+		{Path: "c.txt", Op: journal.OpWrite, Content: []byte("new whole file\n")},
+		{Path: "a.txt", Op: journal.OpEdit, Edits: []matcher.Edit{{OldText: "beta", NewText: "BETA"}}},
+	}
+	renames := 0
+	r.ffs.SetHook(func(o testutil.Op, name string) error {
+		switch o {
+		case testutil.OpRename:
+			renames++
+			if renames >= 3 { // a.txt, then every rename of the rollback
+				return syscall.EIO
+			}
+		case testutil.OpRemove:
+			if !strings.Contains(name, vfs.TempPrefix) {
+				return syscall.EIO // the rollback's removal of new/d.txt
+			}
+		}
+		return nil
+	})
+	seq, err := doRecovering(r.e, "s", func(c *Call) error { _, err := r.e.Apply(c, specs, false); return err })
+	testutil.WantKind(t, err, errs.IOError)
+	if got, _ := afero.ReadFile(r.mem, "c.txt"); string(got) != "new whole file\n" {
+		t.Fatalf("the test meant c.txt to stay written before recovery, it is %q", got)
+	}
+	if ok, _ := afero.Exists(r.mem, "new/d.txt"); !ok {
+		t.Fatal("the test meant new/d.txt to stay created before recovery")
+	}
+	r.ffs.SetHook(nil)
+	r.e = r.engine(t) // a new process opens the workspace
+	rec := r.record(t, seq)
+	r.unchanged(t, "after recovery")
+	notes := strings.Join(rec.Notes, "\n")
+	if rec.State != journal.RolledBack || !strings.Contains(notes, "c.txt restored") || !strings.Contains(notes, "new/d.txt removed") {
+		t.Errorf("state %s, notes %q", rec.State, notes)
+	}
+}

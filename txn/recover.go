@@ -99,7 +99,11 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 			if err := e.restore(j, f, current[i]); err != nil {
 				return fmt.Errorf("%s: %w", f.Path, err)
 			}
-			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s restored to its prior content", f.Path))
+			if f.Before == "" {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s removed (the call had created it)", f.Path))
+			} else {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s restored to its prior content", f.Path))
+			}
 		case elsewhere:
 			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s was changed by someone else; left alone", f.Path))
 		}

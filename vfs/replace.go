@@ -30,6 +30,9 @@ func (f *FS) Replace(p string, data []byte) error {
 	if !fi.Mode().IsRegular() {
 		return errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
 	}
+	if !writable(fi) {
+		return errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
+	}
 	if n := Links(fi); n > 1 {
 		return errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n)
 	}
@@ -80,8 +83,9 @@ func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (err error) {
 	if err != nil {
 		return f.osError(p, err)
 	}
+	renamed := false
 	defer func() {
-		if err != nil {
+		if !renamed { // an error, or a panic unwinding through here
 			f.fs.Remove(tmp)
 		}
 	}()
@@ -97,18 +101,20 @@ func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (err error) {
 		return f.osError(p, err)
 	}
 	if old != nil {
-		// The umask may have narrowed the mode at create; the owner is kept where the
-		// process may set it (as root), else the new file is the caller's.
+		// The umask may have narrowed the mode at create. The owner and group are kept
+		// too: a replaced file that changed hands would be a change no one asked for,
+		// so when they cannot be kept the call is refused.
 		if err = f.fs.Chmod(tmp, old.Mode().Perm()); err != nil {
 			return f.osError(p, err)
 		}
-		if st, ok := old.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-			f.fs.Chown(tmp, int(st.Uid), int(st.Gid))
+		if err = f.keepOwner(p, tmp, old); err != nil {
+			return err
 		}
 	}
 	if err = f.fs.Rename(tmp, p); err != nil {
 		return f.osError(p, err)
 	}
+	renamed = true
 	return f.syncDir(dir)
 }
 
@@ -123,4 +129,65 @@ func (f *FS) syncDir(dir string) error {
 		return f.osError(dir, err)
 	}
 	return nil
+}
+
+// keepOwner gives tmp the owner and group of old, where they differ.
+func (f *FS) keepOwner(p, tmp string, old fs.FileInfo) error {
+	want, ok := old.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil // a filesystem without owners (in memory)
+	}
+	fi, err := f.fs.Stat(tmp)
+	if err != nil {
+		return f.osError(p, err)
+	}
+	if have, ok := fi.Sys().(*syscall.Stat_t); ok && have.Uid == want.Uid && have.Gid == want.Gid {
+		return nil
+	}
+	if err := f.fs.Chown(tmp, int(want.Uid), int(want.Gid)); err != nil {
+		return errs.Wrap(errs.PermissionDenied, p, err, "%s belongs to user %d, group %d, and its replacement could not be given the same owner (%v); nothing was written.", p, want.Uid, want.Gid, err)
+	}
+	return nil
+}
+
+// CheckWritable refuses a file whose mode grants no write permission: to the process's
+// user, or when running as root (as agent sandboxes often do) to anyone. Its owner
+// marked it read-only, and an edit tool must not override that, although a rename
+// over it would succeed.
+func (f *FS) CheckWritable(r *Resolved) error {
+	if r.Info == nil || writable(r.Info) {
+		return nil
+	}
+	return errs.New(errs.PermissionDenied, r.Name, "%s is read-only (mode %v); the file tools do not change read-only files. Leave it as it is, or ask the user to make it writable.", r.Name, r.Info.Mode().Perm())
+}
+
+func writable(fi fs.FileInfo) bool {
+	perm := fi.Mode().Perm()
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return perm&0o200 != 0
+	}
+	euid := os.Geteuid()
+	switch {
+	case euid == 0:
+		return perm&0o222 != 0
+	case int(st.Uid) == euid:
+		return perm&0o200 != 0
+	case inGroup(int(st.Gid)):
+		return perm&0o020 != 0
+	}
+	return perm&0o002 != 0
+}
+
+func inGroup(gid int) bool {
+	if os.Getegid() == gid {
+		return true
+	}
+	groups, _ := os.Getgroups()
+	for _, g := range groups {
+		if g == gid {
+			return true
+		}
+	}
+	return false
 }

@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/afero"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -112,8 +113,15 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", errs.New(errs.InvalidInput, p[:64], "path is %d bytes long; paths are at most 4096 bytes.", len(p))
 	}
 	q := filepath.ToSlash(p)
+	if strings.HasSuffix(q, "/") {
+		return "", errs.New(errs.InvalidInput, p, "%s ends with a slash, which names a folder. Send the path of a file, without the trailing slash.", p)
+	}
+	if err := checkNames(p, q); err != nil {
+		return "", err
+	}
 	if path.IsAbs(q) {
-		rel, ok := f.relToRoot(q)
+		// Clean first: an absolute path whose .. stays inside the root is inside it.
+		rel, ok := f.relToRoot(path.Clean(q))
 		if !ok {
 			return "", errs.New(errs.PathOutsideRoot, p, "%s is outside the workspace. Send a path relative to the workspace root.", p)
 		}
@@ -148,11 +156,31 @@ func (f *FS) relToRoot(abs string) (string, bool) {
 	return "", false
 }
 
+// checkNames refuses path components that no one means: control characters (a line
+// break in a name), and a leading or trailing space ("new file .txt ").
+func checkNames(orig, q string) error {
+	for _, comp := range strings.Split(q, "/") {
+		for _, r := range comp {
+			if r < 0x20 || r == 0x7f {
+				return errs.New(errs.InvalidInput, orig, "path %q holds a control character (%U) in %q. Send the file's name without it.", orig, r, comp)
+			}
+		}
+		if comp != strings.TrimSpace(comp) && strings.TrimSpace(comp) != "" {
+			return errs.New(errs.InvalidInput, orig, "path %q has a name that starts or ends with a space (%q). Send the name without the space.", orig, comp)
+		}
+	}
+	return nil
+}
+
+// checkReserved refuses a reserved folder as a component at any depth, compared without
+// case: vendor/lib/.git/config is a repository's config as much as .git/config, and on
+// macOS and Windows .GIT is the same folder as .git.
 func (f *FS) checkReserved(orig, q string) error {
-	first, _, _ := strings.Cut(q, "/")
-	for _, r := range f.reserved {
-		if first == r {
-			return errs.New(errs.PathReserved, orig, "%s is inside %s/, which the file tools do not touch. Edit files outside it.", orig, r)
+	for _, comp := range strings.Split(q, "/") {
+		for _, r := range f.reserved {
+			if strings.EqualFold(comp, r) {
+				return errs.New(errs.PathReserved, orig, "%s is inside a %s/ folder, which the file tools do not touch. Edit files outside it.", orig, r)
+			}
 		}
 	}
 	return nil
@@ -197,6 +225,14 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		}
 		next := path.Join(cur, comp)
 		fi, err := f.lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			// A name stored in another Unicode normalization (NFD on macOS, NFC from
+			// the model) is the same name to a person: use the one on disk.
+			if alt := f.sameNameNormalized(cur, comp); alt != "" {
+				next = path.Join(cur, alt)
+				fi, err = f.lstat(next)
+			}
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// The rest does not exist either; a ".." from a symlink target may remain.
 			cur = path.Join(append([]string{next}, todo...)...)
@@ -251,6 +287,39 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		res.Exists, res.Info = true, fi
 	}
 	return res, nil
+}
+
+// sameNameNormalized returns the entry of directory dir whose name equals name under
+// Unicode NFC, or "". Only names that are not ASCII can differ so.
+func (f *FS) sameNameNormalized(dir, name string) string {
+	if isASCII(name) {
+		return ""
+	}
+	if dir == "" {
+		dir = "."
+	}
+	h, err := f.fs.Open(dir)
+	if err != nil {
+		return ""
+	}
+	defer h.Close()
+	names, _ := h.Readdirnames(-1)
+	want := norm.NFC.String(name)
+	for _, n := range names {
+		if n != name && norm.NFC.String(n) == want {
+			return n
+		}
+	}
+	return ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *FS) lstat(p string) (fs.FileInfo, error) {

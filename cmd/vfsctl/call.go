@@ -24,9 +24,10 @@ func (c *callCmd) Summary() string { return "run tool calls read as JSON lines f
 
 const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION]
 
-Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}}.
-Prints one JSON line per call: {"ok", "tool", "kind", "text", "txn"}, where kind is
-null on success and text is what the model reads. A line that is not such an object
+Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
+with an optional "id" (a string or number). Prints one JSON line per call: {"id",
+"ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
+success and text is what the model reads. A line that is not such an object
 is answered with kind invalid_input, and the next line is read.
 
 Exit status: 0 when every call succeeded, 1 when any was refused, 2 on a usage error.
@@ -99,16 +100,24 @@ func (c *callCmd) one(api *toolapi.API, session string, line []byte) toolapi.Res
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &env) != nil {
 		return refusal("", errs.New(errs.InvalidInput, "", `The line is not a JSON object. Send {"tool": NAME, "args": {...}} on one line.`))
 	}
+	id := env["id"]
+	if len(id) > 0 && id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-' {
+		return refusal("", errs.New(errs.InvalidInput, "", `The line's "id" must be a string or a number, echoed in the reply.`))
+	}
+	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
+	if k, _ := toolapi.DuplicateKey(line); k != "" && (k == "tool" || k == "args" || k == "id") {
+		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k)))
+	}
 	var tool string
 	if raw, ok := env["tool"]; !ok || json.Unmarshal(raw, &tool) != nil {
-		return refusal("", errs.New(errs.InvalidInput, "", `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`))
+		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`)))
 	}
 	for k := range env {
-		if k != "tool" && k != "args" {
-			return refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}}.`, k))
+		if k != "tool" && k != "args" && k != "id" {
+			return withID(refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k)))
 		}
 	}
-	return api.Call(session, tool, env["args"])
+	return withID(api.Call(session, tool, env["args"]))
 }
 
 func refusal(tool string, err *errs.Error) toolapi.Result {

@@ -57,11 +57,11 @@ func demoSteps() []demoStep {
 	return []demoStep{
 		{title: "The model reads app.js first.",
 			tool: "read_file", args: `{"path": "app.js"}`},
-		{title: "It types curly quotes where the file has straight ones, and drops the line's trailing spaces.",
-			tool: "edit_file", args: `{"path": "app.js", "edits": [{"oldText": "console.log(“Goodbye, ” + name + “!”);", "newText": "console.log(“See you, ” + name + “!”);"}]}`,
+		{title: "It types curly quotes where the file has straight ones, drops the line's trailing spaces, and adds text in its curly quotes.",
+			tool: "edit_file", args: `{"path": "app.js", "edits": [{"oldText": "console.log(“Goodbye, ” + name + “!”);", "newText": "console.log(“See you, ” + name + “!”, “(bye)”);"}]}`,
 			after: func(dir string) string {
 				l := lineOf(dir, "app.js", "See you")
-				return fmt.Sprintf("the line on disk is now %q: straight quotes and trailing spaces kept", l)
+				return fmt.Sprintf("the line on disk is now %q: the file's straight quotes, also in the added text, and its trailing spaces", l)
 			}},
 		{title: "It sends a snippet that occurs twice.",
 			tool: "edit_file", args: `{"path": "app.js", "edits": [{"oldText": "  return true;", "newText": "  return name.length > 0;"}]}`},

@@ -1,0 +1,130 @@
+package matcher
+
+import (
+	"strings"
+	"testing"
+)
+
+// The model's drift in oldText never reaches the file: what it adds is written the way
+// the file spells what it drifted, and its own trailing whitespace is not written.
+func TestDriftNeverReachesFile(t *testing.T) {
+	runCases(t, []applyCase{
+		{name: "curly quotes in a changed middle", file: "import x\nprint(\"a\")\n",
+			edits: []Edit{e("print(“a”)", "print(“a”, “b”)")}, want: "import x\nprint(\"a\", \"b\")\n", tier: TierTypography},
+		{name: "en dash", file: "x = 1 - 2\n",
+			edits: []Edit{e("x = 1 – 2", "x = 1 – 2 – 3")}, want: "x = 1 - 2 - 3\n", tier: TierTypography},
+		{name: "nbsp in code", file: "x = 1\n",
+			edits: []Edit{e("x\u00a0= 1", "x\u00a0= 2\u00a0+ 1")}, want: "x = 2 + 1\n", tier: TierTypography},
+		{name: "thin space in go", file: "\tn := a + b\n",
+			edits: []Edit{e("\tn := a\u2009+ b", "\tn := a\u2009+ b\u2009+ c")}, want: "\tn := a + b + c\n", tier: TierTypography},
+		{name: "model-added trailing whitespace", file: "a = 1\nb = 2\n",
+			edits: []Edit{e("a = 1 \nb = 2 ", "a = 1 \nb = 3 \nc = 4 ")}, want: "a = 1\nb = 3\nc = 4\n", tier: TierTypography},
+		{name: "added lines of a changed block", file: "def f():\n    return \"x\"\n",
+			edits: []Edit{e("def f():\n    return “x”", "def f():\n    y = “z”\n    return “x”")},
+			want:  "def f():\n    y = \"z\"\n    return \"x\"\n", tier: TierTypography},
+		{name: "closing quote only in newText", file: "s = 'a'\n",
+			edits: []Edit{e("s = ‘a’", "s = ‘a’ + ‘b’")}, want: "s = 'a' + 'b'\n", tier: TierTypography},
+		{name: "file's curly quotes kept, model's straight", file: "say(“hi”)\n",
+			edits: []Edit{e(`say("hi")`, `say("hi", "there")`)}, want: "say(“hi”, \"there\")\n", tier: TierTypography},
+		{name: "undrifted fancy character written as sent", file: "x = 1  \ny = 2\n",
+			edits: []Edit{e("x = 1\ny = 2", "x = 1 # “ok” – fine\ny = 2")}, want: "x = 1 # “ok” – fine  \ny = 2\n", tier: TierTypography},
+		{name: "zero-width from model dropped", file: "foobar = 1\n",
+			edits: []Edit{e("foo\u200bbar = 1", "foo\u200bbar = 2\nfoo\u200bbaz = 3")}, want: "foobar = 2\nfoobaz = 3\n", tier: TierTypography},
+		{name: "nfd from model written nfc like the file", file: "caf\u00e9 = 1\n",
+			edits: []Edit{e("cafe\u0301 = 1", "cafe\u0301 = 1\ncafe\u0301_2 = 2")}, want: "caf\u00e9 = 1\ncaf\u00e9_2 = 2\n", tier: TierTypography},
+		{name: "equal after folding is context", file: "a  \n“b”\nc\n",
+			edits: []Edit{e("a\n\"b\"\nc", "a \n\"b\"\nC")}, want: "a  \n“b”\nC\n", tier: TierTypography},
+		{name: "exact line change is meant: straighten a quote", file: "x = “a”\ny = 1  \nz\n",
+			edits: []Edit{e("x = “a”\ny = 1\nz", "x = \"a\"\ny = 2\nz")}, want: "x = \"a\"\ny = 2  \nz\n", tier: TierTypography},
+		{name: "exact line change is meant: drop trailing spaces", file: "x = 1   \n“y”\n",
+			edits: []Edit{e("x = 1   \n\"y\"", "x = 1\n\"y\"")}, want: "x = 1\n“y”\n", tier: TierTypography},
+		{name: "drift inside the changed middle, file nbsp kept", file: "a\u00a0=\u00a0f(\"x\")\n",
+			edits: []Edit{e("a = f(“x”)", "a = g(“x”, “y”)")}, want: "a\u00a0=\u00a0g(\"x\", \"y\")\n", tier: TierTypography},
+	})
+}
+
+func TestDriftReport(t *testing.T) {
+	res, err := Apply([]byte("print(\"a\")\n"), []Edit{e("print(“a”)", "print(“a”, “b”)")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := strings.Join(res.Edits[0].Translated, "; ")
+	if !strings.Contains(tr, "'“' '”' in newText written as the file's '\"'") {
+		t.Errorf("translation note %q", tr)
+	}
+	res, err = Apply([]byte("x = 1  \ny\n"), []Edit{e("x = 1\ny", "x = 1 # “ok”\ny")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Edits[0].Translated) != 0 {
+		t.Errorf("nothing was translated, the report says %q", res.Edits[0].Translated)
+	}
+}
+
+func TestIndentationAnchors(t *testing.T) {
+	file := "func f() {\n\tif a {\n\t\tx()\n\t}\n\ty()\n}\n"
+	runCases(t, []applyCase{
+		{name: "added after the anchor, not the first line", file: file,
+			edits: []Edit{e("if a {\n  x()\n}\ny()", "if a {\n  x()\n}\ny()\nz()")},
+			want:  "func f() {\n\tif a {\n\t\tx()\n\t}\n\ty()\n\tz()\n}\n", tier: TierIndentation},
+		{name: "added inside, anchored before", file: file,
+			edits: []Edit{e("if a {\n  x()\n}", "if a {\n  x()\n  w()\n}")},
+			want:  "func f() {\n\tif a {\n\t\tx()\n\t\tw()\n\t}\n\ty()\n}\n", tier: TierIndentation},
+		{name: "structure contradicts the file", file: file,
+			edits: []Edit{e("if a {\n  x()\n}\n  y()", "if a {\n  x()\n}\n  y()\n  z()")},
+			kind:  KindTextNotFound, msg: []string{"contradicts", "line 5", "\t}", "\ty()"}},
+		{name: "contradiction without added lines is no guess", file: file,
+			edits: []Edit{e("if a {\n  x()\n}\n  y()", "if a {\n  x()\n}\n  y(1)")},
+			want:  "func f() {\n\tif a {\n\t\tx()\n\t}\n\ty(1)\n}\n", tier: TierIndentation},
+	})
+}
+
+func TestInvalidUTF8Fold(t *testing.T) {
+	latin1 := "name = \"caf\xe9\"\nx = 1\n"
+	runCases(t, []applyCase{
+		{name: "U+FFFD stands for an invalid byte", file: latin1,
+			edits: []Edit{e("name = \"caf\ufffd\"", "name = \"caf\ufffd!\"")}, want: "name = \"caf\xe9!\"\nx = 1\n", tier: TierTypography},
+		{name: "invalid bytes in context lines kept", file: latin1,
+			edits: []Edit{e("name = \"caf\ufffd\"\nx = 1", "name = \"caf\ufffd\"\nx = 2")}, want: "name = \"caf\xe9\"\nx = 2\n", tier: TierTypography},
+		{name: "U+FFFD in added text is the file's byte", file: latin1,
+			edits: []Edit{e("name = \"caf\ufffd\"", "name = \"caf\ufffd\"\nold = \"caf\ufffd\"")}, want: "name = \"caf\xe9\"\nold = \"caf\xe9\"\nx = 1\n", tier: TierTypography},
+	})
+}
+
+func TestGutterPicksOccurrence(t *testing.T) {
+	file := "a\nfoo()\nb\nfoo()\nc\n"
+	runCases(t, []applyCase{
+		{name: "gutter line chooses", file: file, edits: []Edit{e("     4\tfoo()", "     4\tbar()")}, want: "a\nfoo()\nb\nbar()\nc\n"},
+		{name: "gutter line matches none", file: file, edits: []Edit{e("     3\tfoo()", "bar()")},
+			kind: KindMultipleMatches, msg: []string{"lines 2 and 4"}},
+		{name: "no gutter stays ambiguous", file: file, edits: []Edit{e("foo()", "bar()")}, kind: KindMultipleMatches},
+	})
+	res, err := Apply([]byte(file), []Edit{e("     2\tfoo()", "     2\tbar()")}, Options{})
+	if err != nil || res.Edits[0].GutterLine != 2 || string(res.Output) != "a\nbar()\nb\nfoo()\nc\n" {
+		t.Fatalf("gutter line 2: err %v, report %+v", err, res)
+	}
+}
+
+func TestNotFoundMessages(t *testing.T) {
+	code := "func a() {\n\tx := 1\n\ty := 2\n\treturn x + y\n}\n"
+	runCases(t, []applyCase{
+		{name: "extra blank line named as such", file: code,
+			edits: []Edit{e("\tx := 1\n\n\ty := 2\n\treturn x + y", "z")}, kind: KindTextNotFound,
+			msg: []string{"oldText has a line the file does not have there: its line 2, \"\", after line 2"}},
+		{name: "left-out line named as such", file: code,
+			edits: []Edit{e("\tx := 1\n\treturn x + y", "z")}, kind: KindTextNotFound,
+			msg: []string{"the file has line 3, \"\\ty := 2\", which oldText leaves out"}},
+		{name: "case only", file: code,
+			edits: []Edit{e("\tX := 1\n\ty := 2", "z")}, kind: KindTextNotFound,
+			msg: []string{"line 2", "only letter case differs"}},
+		{name: "tab inside a line", file: "a\tb := 1\n",
+			edits: []Edit{e("a b := 1", "z")}, kind: KindTextNotFound,
+			msg: []string{"tab where oldText has spaces"}},
+		{name: "double-escaped newlines", file: code,
+			edits: []Edit{e(`\tx := 1\n\ty := 2`, "z")}, kind: KindTextNotFound,
+			msg: []string{`literal \n escapes`, "found at line 2", `not \\n`}},
+		{name: "invalid bytes near", file: "name = \"caf\xe9\"\n",
+			edits: []Edit{e("name = \"cafe\"", "z")}, kind: KindTextNotFound,
+			msg: []string{"line 1 is not valid UTF-8", "U+FFFD"}},
+	})
+}
