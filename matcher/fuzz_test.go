@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"time"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzApply checks the invariants on arbitrary files and edits: no panic; a refusal is
@@ -36,6 +36,7 @@ func FuzzApply(f *testing.F) {
 		f.Add([]byte(s.file), s.old, s.new, true)
 	}
 	f.Fuzz(func(t *testing.T, file []byte, old, new string, all bool) {
+		// A hang would stall the fuzzer without naming the input; this names it.
 		tm := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("HANG file=%q old=%q new=%q all=%v", file, old, new, all)) })
 		defer tm.Stop()
 		// The model's text arrives as JSON, hence valid UTF-8; the file can be anything.
