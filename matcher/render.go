@@ -28,8 +28,12 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 	a, col0 := v.locate(o.from)
 	_, endCol := v.locate(o.to)
 
-	oldNL := k > 0 && P[k] == ""
-	newNL := len(q) > 1 && q[len(q)-1] == ""
+	fuzzy := v.lines != nil
+	// oldText and newText end with a line break when their last piece is empty; at a
+	// fuzzy tier also when it is only whitespace, which the fold drops.
+	blank := func(s string) bool { return s == "" || (fuzzy && len(foldLine([]byte(s), false, nil).text) == 0) }
+	oldNL := k > 0 && blank(P[k])
+	newNL := len(q) > 1 && blank(q[len(q)-1])
 	// A missing final line break on a non-empty newText is supplied: never join two
 	// lines by accident. An empty newText deletes the lines.
 	if oldNL && !newNL && !(len(q) == 1 && q[0] == "") {
@@ -71,7 +75,6 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 		end = d.start(last.line) + last.e
 	}
 
-	fuzzy := v.lines != nil
 	keysP, keysQ := P, q
 	var exact []bool
 	var dr *drift
@@ -169,7 +172,7 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 	}
 	text := out.Bytes()
 	// Tiers other than exact keep whether the file ends with a line break.
-	if v.virtualEOL && end == len(d.body) && n > 0 && q[n] == "" {
+	if v.virtualEOL && end == len(d.body) && n > 0 && blank(q[n]) {
 		text = bytes.TrimSuffix(text, d.endingNear(d.nlines()-1))
 	}
 	// A line break written against a lone CR of the file (an LF right after it, a CR
