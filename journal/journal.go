@@ -48,6 +48,12 @@ type Journal struct {
 	mu   sync.Mutex // held while opening, recovering and closing
 	refs int
 	db   atomic.Pointer[bolt.DB]
+
+	// Group commit (commit.go).
+	gmu      sync.Mutex
+	queue    []*commitReq
+	leading  bool
+	deferred []func(*Tx) error
 }
 
 // New returns the journal stored at path (created on first use).
@@ -94,6 +100,10 @@ func (j *Journal) Release() {
 	defer j.mu.Unlock()
 	j.refs--
 	if j.refs == 0 {
+		// Deferred writes are those recovery can redo; the next open settles them.
+		j.gmu.Lock()
+		j.deferred = nil
+		j.gmu.Unlock()
 		if db := j.db.Swap(nil); db != nil {
 			db.Close()
 		}
@@ -149,7 +159,7 @@ func (j *Journal) busy() error {
 			what = fmt.Sprintf("process %d (%s, holding it since %s)", h.Pid, strings.TrimSpace(h.Command), h.Since.Local().Format("15:04:05"))
 		}
 	}
-	return errs.New(errs.Busy, "", "The workspace journal is in use by %s; waited %s. Try again when it is idle, or wait longer (--wait).", what, j.opts.Wait)
+	return errs.New(errs.Busy, "", "The workspace is busy with the calls of %s; waited %s and did nothing. Retry this call shortly.", what, j.opts.Wait)
 }
 
 var allBuckets = []string{bMeta, bRecords, bPending, bBlobs, bHeads, bReads, bByPath, bBySession, bByKind, bByTime}

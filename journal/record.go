@@ -14,6 +14,9 @@ const (
 	Failed State = "failed"
 	// RolledBack: recovery found the call half-done after a crash and undid it.
 	RolledBack State = "rolled_back"
+	// Unknown: recovery found every file of the call changed outside vfsctl since, so
+	// whether the call's change landed cannot be told; nothing was undone.
+	Unknown State = "unknown"
 )
 
 // MaxInlineArgs is the largest argument object kept inside a record; larger ones are

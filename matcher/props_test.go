@@ -177,8 +177,8 @@ func checkMeaning(t *testing.T, orig []byte, edits []Edit, res *Result) {
 			return
 		}
 		fo, fn := foldFragment(e.OldText), foldFragment(e.NewText)
-		if strings.HasSuffix(fo, "\n") && fn != "" && !strings.HasSuffix(fn, "\n") {
-			fn += "\n" // a missing final line break is supplied
+		if nw := toLF(e.NewText); strings.HasSuffix(fo, "\n") && nw != "" && !strings.HasSuffix(nw, "\n") {
+			fn += "\n" // a missing final line break is supplied to a non-empty newText
 		}
 		if fo == "" || countOverlapping(F, fo) != 1 {
 			return // where the edit goes cannot be told from the folded file alone

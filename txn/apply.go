@@ -58,7 +58,8 @@ type Change struct {
 	Seq     uint64 // the call's record; 0 for a dry run
 
 	mode                  fs.FileMode
-	beforeHash, afterHash string // computed once: hashing a large file is not free
+	id                    vfs.Identity // of the file as planned from, for the conflict check
+	beforeHash, afterHash string       // computed once: hashing a large file is not free
 }
 
 // Diff renders the change as a compact unified diff.
@@ -205,7 +206,8 @@ func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string
 	if f.Path != r.Path {
 		return nil, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
-	ch.Before, ch.mode = f.Data, f.Info.Mode()
+	ch.Before, ch.mode, ch.id = f.Data, f.Info.Mode(), f.ID
+	ch.beforeHash = e.knownHash(f.Path, f.ID) // "" when it must be computed
 	switch s.Op {
 	case journal.OpEdit:
 		plan, err := matcher.Apply(f.Data, s.Edits, matcher.Options{Name: s.Path})
@@ -245,6 +247,10 @@ func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string
 func (e *Engine) seen(c *Call, path string) (string, bool, error) {
 	var h string
 	var full bool
+	// The session's own writes and what recovery settled may still be deferred.
+	if err := e.j.Flush(); err != nil {
+		return "", false, err
+	}
 	err := e.j.View(func(t *journal.Tx) error {
 		h, full = t.Read(c.rec.Session, path)
 		return nil

@@ -70,7 +70,9 @@ func (c *Call) Finish(err error) error {
 		c.rec.State = journal.Committed
 	}
 	c.rec.Duration = time.Since(c.start)
-	werr := c.e.j.Update(func(t *journal.Tx) error {
+	seq0 := c.rec.Seq
+	werr := c.e.j.Commit(func(t *journal.Tx) error {
+		c.rec.Seq = seq0 // this may run twice: a failed shared transaction is retried alone
 		if err := c.putArgs(t); err != nil {
 			return err
 		}
@@ -89,6 +91,7 @@ func (c *Call) Finish(err error) error {
 				continue
 			}
 			// The version a failed call saw is kept when the journal could not rebuild it.
+			f.BeforeBlob = false
 			if t.Head(f.Path) != f.Before {
 				if _, err := t.PutBlob(s.data); err != nil {
 					return err

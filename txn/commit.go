@@ -8,30 +8,39 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // testHookPending, when set by a test, runs inside the pending record's transaction
 // after its blobs are stored; an error from it fails that transaction.
 var testHookPending func() error
 
-// commit writes planned changes: pending record (synced), the files, committed record
-// (synced). A failure part-way rolls back the files already written; if even that
-// fails, the record stays pending and the next open's recovery settles it.
+// commit writes planned changes: the pending record (synced, shared with concurrent
+// calls by group commit), the files, then the committed mark. The mark is not synced
+// on its own: it goes in this process's next journal transaction (journal.Defer).
+// Until then the record stays pending on disk, and should the process die, recovery
+// finds every file at its new content and rolls the call forward: the pending record
+// is what must be durable before any file changes, and it is. A failure part-way
+// rolls back the files already written; if even that fails, the record stays pending
+// and the next open's recovery settles it.
 func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	c.rec.State = journal.Pending
 	for _, ch := range changes {
 		ch.hash()
 		c.file(fileRecord(ch))
 	}
-	err = e.j.Update(func(t *journal.Tx) error {
+	first := len(c.rec.Files) - len(changes)
+	err = e.j.Commit(func(t *journal.Tx) error {
+		c.rec.Seq = 0 // this may run twice: a failed shared transaction is retried alone
 		if err := c.putArgs(t); err != nil {
 			return err
 		}
 		for i, ch := range changes {
-			f := &c.rec.Files[len(c.rec.Files)-len(changes)+i]
+			f := &c.rec.Files[first+i]
 			// Prior content goes in a blob where splices cannot rebuild it: the file
 			// was overwritten whole, or it changed outside vfsctl since its last
 			// journaled state.
+			f.BeforeBlob = false
 			if ch.Before != nil && (ch.Op == journal.OpWrite || t.Head(ch.Path) != f.Before) {
 				if _, err := t.PutBlob(ch.Before); err != nil {
 					return err
@@ -79,7 +88,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 				c.rec.State = journal.Pending
 				c.rec.Notes = append(c.rec.Notes, "rollback failed: "+rerr.Error())
 			}
-			e.j.Update(func(t *journal.Tx) error { return t.Put(&c.rec) })
+			e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
 			if len(changes) > 1 {
 				return prefixError(fmt.Sprintf("changes[%d] (%s): ", i, ch.Name), err)
 			}
@@ -89,21 +98,18 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	c.rec.State = journal.Committed
 	c.rec.Duration = time.Since(c.start)
 	c.final = true
-	err = e.j.Update(func(t *journal.Tx) error {
+	rec := c.rec
+	e.j.Defer(func(t *journal.Tx) error {
 		for _, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
 			}
-			if err := t.SetRead(c.rec.Session, ch.Path, ch.afterHash); err != nil {
+			if err := t.SetRead(rec.Session, ch.Path, ch.afterHash); err != nil {
 				return err
 			}
 		}
-		return t.Put(&c.rec)
+		return t.Put(&rec)
 	})
-	if err != nil {
-		// The files are written; the record is pending and recovery rolls it forward.
-		return errs.Wrap(errs.IOError, "", err, "The change was written but the journal could not mark it committed (%v); it will be settled when the workspace is next opened.", err)
-	}
 	for _, ch := range changes {
 		ch.Seq = c.rec.Seq
 	}
@@ -116,7 +122,7 @@ func (e *Engine) settleAfterPanic(c *Call, changes []*Change, p any) error {
 	c.rec.Duration = time.Since(c.start)
 	if rerr := e.safeRollback(changes); rerr != nil {
 		c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("panic while writing: %v; rollback failed: %v", p, rerr))
-		e.j.Update(func(t *journal.Tx) error { return t.Put(&c.rec) })
+		e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
 		return errs.New(errs.IOError, "", "Internal error while writing the files (%v). The change may be partly written; it stays pending and is rolled back when the workspace is next opened.", p)
 	}
 	c.rec.State = journal.Failed
@@ -124,7 +130,7 @@ func (e *Engine) settleAfterPanic(c *Call, changes []*Change, p any) error {
 	c.rec.Message = fmt.Sprintf("internal error while writing: %v; every file was restored", p)
 	// Should this write fail, the record stays pending and the next open settles it as
 	// rolled back: the files are restored either way.
-	e.j.Update(func(t *journal.Tx) error { return t.Put(&c.rec) })
+	e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
 	return errs.New(errs.IOError, "", "Internal error while writing the files (%v); every file was restored, nothing was changed.", p)
 }
 
@@ -146,7 +152,7 @@ func (ch *Change) hash() {
 		ch.afterHash = journal.Hash(ch.After)
 		close(done)
 	}()
-	if !ch.Created {
+	if !ch.Created && ch.beforeHash == "" {
 		ch.beforeHash = journal.Hash(ch.Before)
 	}
 	<-done
@@ -175,13 +181,20 @@ func fileRecord(ch *Change) journal.File {
 // writeFile writes one planned change, refusing when the file is no longer what the
 // plan was made from.
 func (e *Engine) writeFile(ch *Change) error {
+	var id vfs.Identity
+	var err error
 	if ch.Created {
-		return e.fs.Create(ch.Path, ch.After)
+		id, err = e.fs.CreateID(ch.Path, ch.After)
+	} else {
+		if same, err := e.fs.Unchanged(ch.Path, ch.id, ch.Before); err != nil || !same {
+			return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
+		}
+		id, err = e.fs.ReplaceID(ch.Path, ch.After)
 	}
-	if same, err := e.fs.SameContent(ch.Path, ch.Before); err != nil || !same {
-		return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
+	if err == nil {
+		e.rememberHash(ch.Path, id, ch.afterHash)
 	}
-	return e.fs.Replace(ch.Path, ch.After)
+	return err
 }
 
 // rollback restores the files of a failed commit that hold their new content.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/vfsctl/vfsctl/journal"
@@ -28,6 +29,39 @@ type Engine struct {
 	fs     *vfs.FS
 	j      *journal.Journal
 	queues queues
+
+	hmu    sync.Mutex
+	hashes map[string]knownHash // canonical path -> what this engine last wrote there
+}
+
+// knownHash is the hash of content this engine wrote, with the identity the file had
+// then: while the file keeps that identity, its content need not be hashed again.
+type knownHash struct {
+	id   vfs.Identity
+	hash string
+}
+
+const maxKnownHashes = 4096
+
+func (e *Engine) knownHash(path string, id vfs.Identity) string {
+	e.hmu.Lock()
+	defer e.hmu.Unlock()
+	if k, ok := e.hashes[path]; ok && k.id.SameFile(id) {
+		return k.hash
+	}
+	return ""
+}
+
+func (e *Engine) rememberHash(path string, id vfs.Identity, hash string) {
+	if !id.Known() {
+		return
+	}
+	e.hmu.Lock()
+	defer e.hmu.Unlock()
+	if e.hashes == nil || len(e.hashes) >= maxKnownHashes {
+		e.hashes = map[string]knownHash{}
+	}
+	e.hashes[path] = knownHash{id, hash}
 }
 
 // Open returns an Engine over fs with its journal. The journal file is opened (and
@@ -66,5 +100,8 @@ func (e *Engine) View(fn func(*journal.Tx) error) error {
 		return err
 	}
 	defer e.j.Release()
+	if err := e.j.Flush(); err != nil { // what recovery settled, before it is read
+		return err
+	}
 	return e.j.View(fn)
 }

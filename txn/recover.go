@@ -51,9 +51,8 @@ const (
 func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 	states := make([]fileState, len(r.Files))
 	current := make([][]byte, len(r.Files))
-	allAfter := true
 	for i, f := range r.Files {
-		data, err := e.fs.ReadCanonical(f.Path)
+		data, id, err := e.fs.ReadCanonicalID(f.Path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -68,22 +67,39 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 			states[i] = atBefore
 		case exists && h == f.After:
 			states[i] = atAfter
+			e.rememberHash(f.Path, id, h) // the next call on it need not hash it again
 		case h == f.Before: // before, or still absent for a create
 			states[i] = atBefore
 		default:
 			states[i] = elsewhere
 		}
-		if f.After != "" && states[i] != atAfter {
-			allAfter = false
-		}
 	}
 	for _, f := range r.Files {
 		e.cleanTemp(path.Dir(f.Path))
 	}
-	if allAfter {
+	// The record is written in this process's next journal transaction (Defer): if
+	// that never happens, the next open settles it again, to the same end.
+	put := func() { j.Defer(func(t *journal.Tx) error { return t.Put(r) }) }
+	anyBefore, anyAfter, anyElsewhere := false, false, false
+	for i, f := range r.Files {
+		if f.After == "" {
+			continue
+		}
+		switch states[i] {
+		case atBefore:
+			anyBefore = true
+		case atAfter:
+			anyAfter = true
+		case elsewhere:
+			anyElsewhere = true
+		}
+	}
+	switch {
+	case !anyBefore && !anyElsewhere:
+		// Every file is at its new content: the call landed (the usual case, as a
+		// call's committed mark waits for the next transaction).
 		r.State = journal.Committed
-		r.Notes = append(r.Notes, "recovery: every file was at its new content; the call was rolled forward")
-		return j.Update(func(t *journal.Tx) error {
+		j.Defer(func(t *journal.Tx) error {
 			for _, f := range r.Files {
 				if f.After != "" {
 					t.SetHead(f.Path, f.After)
@@ -92,7 +108,32 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 			}
 			return t.Put(r)
 		})
+		return nil
+	case !anyBefore && !anyAfter:
+		// Every file changed outside vfsctl since: whether the call landed cannot be
+		// told, and nothing is undone.
+		r.State = journal.Unknown
+		for _, f := range r.Files {
+			if f.After != "" {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl since this call; whether the call's change landed cannot be told, and nothing was undone", f.Path))
+			}
+		}
+		put()
+		return nil
+	case !anyBefore:
+		// Some files at their new content, the rest changed outside vfsctl since: the
+		// call landed, and the others changed it afterwards.
+		r.State = journal.Committed
+		for i, f := range r.Files {
+			if states[i] == elsewhere {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl after this call landed", f.Path))
+			}
+		}
+		put()
+		return nil
 	}
+	// A file still at its prior content: the call did not finish writing, so it was
+	// never acknowledged. Roll back what it wrote.
 	for i, f := range r.Files {
 		switch states[i] {
 		case atAfter:
@@ -109,7 +150,8 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 		}
 	}
 	r.State = journal.RolledBack
-	return j.Update(func(t *journal.Tx) error { return t.Put(r) })
+	put()
+	return nil
 }
 
 // restore puts a file back to its before state from its after state.

@@ -23,18 +23,25 @@ const TempPrefix = ".vfsctl-tmp-"
 // before the rename (else a crash can leave the new name pointing at empty data), and
 // the directory is fsynced after it (else the rename itself can be lost).
 func (f *FS) Replace(p string, data []byte) error {
+	_, err := f.ReplaceID(p, data)
+	return err
+}
+
+// ReplaceID is Replace, returning the identity of the new file as written (before the
+// rename, so that a change by someone else after it cannot be mistaken for ours).
+func (f *FS) ReplaceID(p string, data []byte) (Identity, error) {
 	fi, err := f.fs.Stat(p)
 	if err != nil {
-		return f.osError(p, err)
+		return Identity{}, f.osError(p, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
+		return Identity{}, errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
 	}
 	if !writable(fi) {
-		return errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
+		return Identity{}, errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
 	}
 	if n := Links(fi); n > 1 {
-		return errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n)
+		return Identity{}, errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n)
 	}
 	return f.writeAtomic(p, data, fi)
 }
@@ -45,18 +52,24 @@ func (f *FS) Replace(p string, data []byte) error {
 // path between the check and the rename would be replaced: within vfsctl the file's
 // queue and the journal's lock rule that out.
 func (f *FS) Create(p string, data []byte) error {
+	_, err := f.CreateID(p, data)
+	return err
+}
+
+// CreateID is Create, returning the identity of the new file as written.
+func (f *FS) CreateID(p string, data []byte) (Identity, error) {
 	if _, err := f.lstat(p); err == nil {
-		return errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)
+		return Identity{}, errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return f.osError(p, err)
+		return Identity{}, f.osError(p, err)
 	}
 	dir := path.Dir(p)
 	if dir != "." {
 		if err := f.fs.MkdirAll(dir, 0o755); err != nil {
 			if errors.Is(err, syscall.ENOTDIR) {
-				return errs.Wrap(errs.NotAFile, p, err, "Cannot create %s: a part of its folder path is a file.", p)
+				return Identity{}, errs.Wrap(errs.NotAFile, p, err, "Cannot create %s: a part of its folder path is a file.", p)
 			}
-			return f.osError(p, err)
+			return Identity{}, f.osError(p, err)
 		}
 	}
 	return f.writeAtomic(p, data, nil)
@@ -70,7 +83,7 @@ func (f *FS) Remove(p string) error {
 	return f.syncDir(path.Dir(p))
 }
 
-func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (err error) {
+func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (id Identity, err error) {
 	dir := path.Dir(p)
 	var rnd [8]byte
 	rand.Read(rnd[:])
@@ -81,7 +94,7 @@ func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (err error) {
 	}
 	h, err := f.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return f.osError(p, err)
+		return Identity{}, f.osError(p, err)
 	}
 	renamed := false
 	defer func() {
@@ -91,31 +104,34 @@ func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (err error) {
 	}()
 	if _, err = h.Write(data); err != nil {
 		h.Close()
-		return f.osError(p, err)
+		return Identity{}, f.osError(p, err)
 	}
 	if err = h.Sync(); err != nil {
 		h.Close()
-		return f.osError(p, err)
+		return Identity{}, f.osError(p, err)
+	}
+	if fi, serr := h.Stat(); serr == nil {
+		id = identityOf(fi)
 	}
 	if err = h.Close(); err != nil {
-		return f.osError(p, err)
+		return Identity{}, f.osError(p, err)
 	}
 	if old != nil {
 		// The umask may have narrowed the mode at create. The owner and group are kept
 		// too: a replaced file that changed hands would be a change no one asked for,
 		// so when they cannot be kept the call is refused.
 		if err = f.fs.Chmod(tmp, old.Mode().Perm()); err != nil {
-			return f.osError(p, err)
+			return Identity{}, f.osError(p, err)
 		}
 		if err = f.keepOwner(p, tmp, old); err != nil {
-			return err
+			return Identity{}, err
 		}
 	}
 	if err = f.fs.Rename(tmp, p); err != nil {
-		return f.osError(p, err)
+		return Identity{}, f.osError(p, err)
 	}
 	renamed = true
-	return f.syncDir(dir)
+	return id, f.syncDir(dir)
 }
 
 // syncDir makes a rename in dir durable.

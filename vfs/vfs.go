@@ -362,6 +362,7 @@ func (f *FS) osError(p string, err error) error {
 type File struct {
 	*Resolved
 	Data []byte
+	ID   Identity // of the file as it was read
 }
 
 // CheckFile refuses what is not a regular file: directories, FIFOs, devices, sockets,
@@ -412,14 +413,14 @@ func (f *FS) Read(p string) (*File, error) {
 	if err := f.CheckFile(r); err != nil {
 		return nil, err
 	}
-	data, err := f.readAll(r.Path)
+	data, id, err := f.readAll(r.Path)
 	if err != nil {
 		return nil, f.osError(p, err)
 	}
 	if int64(len(data)) > f.maxSize {
 		return nil, errs.New(errs.TooLarge, p, "%s is over %d bytes; it is not read or edited here.", p, f.maxSize)
 	}
-	return &File{Resolved: r, Data: data}, nil
+	return &File{Resolved: r, Data: data, ID: id}, nil
 }
 
 // SameContent reports whether the file at canonical path p holds exactly want. It
@@ -447,20 +448,28 @@ func (f *FS) SameContent(p string, want []byte) (bool, error) {
 }
 
 // ReadCanonical reads a canonical path (from Resolve) without resolving it again.
-func (f *FS) ReadCanonical(p string) ([]byte, error) { return f.readAll(p) }
+func (f *FS) ReadCanonical(p string) ([]byte, error) {
+	data, _, err := f.readAll(p)
+	return data, err
+}
 
-func (f *FS) readAll(p string) ([]byte, error) {
+// ReadCanonicalID is ReadCanonical with the file's identity as read.
+func (f *FS) ReadCanonicalID(p string) ([]byte, Identity, error) { return f.readAll(p) }
+
+func (f *FS) readAll(p string) ([]byte, Identity, error) {
 	h, err := f.fs.Open(p)
 	if err != nil {
-		return nil, err
+		return nil, Identity{}, err
 	}
 	defer h.Close()
 	// Read exactly the size the file reports, then check that nothing follows: one
-	// allocation of the file's size, where growing a buffer would copy it twice.
+	// allocation of the file's size, where growing a buffer would copy it twice. The
+	// identity is taken before reading: a change while reading changes it after.
 	fi, err := h.Stat()
 	if err != nil {
-		return nil, err
+		return nil, Identity{}, err
 	}
+	id := identityOf(fi)
 	size := fi.Size()
 	if size > f.maxSize {
 		size = f.maxSize + 1
@@ -468,14 +477,17 @@ func (f *FS) readAll(p string) ([]byte, error) {
 	buf := make([]byte, size)
 	n, err := io.ReadFull(h, buf)
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return buf[:n], nil // the file shrank since Stat
+		return buf[:n], Identity{}, nil // the file shrank since Stat: its identity is stale
 	}
 	if err != nil {
-		return nil, err
+		return nil, Identity{}, err
 	}
 	// The file may have grown since Stat: read the rest, bounded.
 	rest, err := io.ReadAll(io.LimitReader(h, f.maxSize+1-int64(n)))
-	return append(buf, rest...), err
+	if len(rest) > 0 {
+		id = Identity{}
+	}
+	return append(buf, rest...), id, err
 }
 
 // Links returns the hard-link count of a file, 1 where the filesystem does not say.

@@ -154,7 +154,7 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
+		fmt.Fprintf(stderr, "vfsctl log: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
 	if c.json {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"os"
 	"path/filepath"
 	"time"
@@ -56,4 +57,12 @@ func newSessionID() string {
 	var b [6]byte
 	rand.Read(b[:])
 	return "s-" + hex.EncodeToString(b[:])
+}
+
+// waitHint tells an operator, not a model, how to wait longer for a busy journal.
+func waitHint(err error) string {
+	if errs.KindOf(err) == errs.Busy {
+		return " (--wait sets how long to wait)"
+	}
+	return ""
 }

@@ -89,7 +89,7 @@ func TestBusy(t *testing.T) {
 	var out, errb bytes.Buffer
 	start := time.Now()
 	code := run([]string{"log", "--root", dir, "--wait", "300ms"}, nil, &out, &errb)
-	if code == exitOK || !strings.Contains(errb.String(), "in use by process") || !strings.Contains(errb.String(), "vfsctl serve") {
+	if code == exitOK || !strings.Contains(errb.String(), "busy with the calls of process") || !strings.Contains(errb.String(), "vfsctl serve") || !strings.Contains(errb.String(), "--wait") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 	if time.Since(start) < 300*time.Millisecond {
@@ -97,7 +97,7 @@ func TestBusy(t *testing.T) {
 	}
 	out.Reset()
 	code = run([]string{"call", "--root", dir, "--wait", "100ms"}, strings.NewReader(`{"tool": "read_file", "args": {"path": "x"}}`), &out, &errb)
-	if code != exitRefused || !strings.Contains(out.String(), `"kind":"busy"`) {
+	if code != exitRefused || !strings.Contains(out.String(), `"kind":"busy"`) || !strings.Contains(out.String(), "Retry this call shortly") || strings.Contains(out.String(), "--wait") {
 		t.Fatalf("call while busy: exit %d, %s", code, out.String())
 	}
 }

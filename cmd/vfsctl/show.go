@@ -77,7 +77,7 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl show: %v\n", err)
+		fmt.Fprintf(stderr, "vfsctl show: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
 	if r == nil {

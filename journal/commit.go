@@ -1,0 +1,116 @@
+package journal
+
+import bolt "go.etcd.io/bbolt"
+
+// commitReq is one call's part of a group commit.
+type commitReq struct {
+	fn   func(*Tx) error
+	done chan error
+	lead chan struct{} // closed when this request is handed the lead of the next batch
+}
+
+// Commit runs fn in a synced write transaction. Calls of this process that commit at
+// the same time share one transaction (group commit): one leader writes the batch
+// that gathered while the previous batch was being written, so a commit waits for at
+// most one other transaction and never for another call's file work. The writes that
+// Defer queued go in the same transaction.
+//
+// fn may run more than once: when a shared transaction fails, each request is tried
+// again alone, so that one call's failure does not fail the others. fn must therefore
+// set, not accumulate, what it writes (reset a record's sequence number, for one).
+func (j *Journal) Commit(fn func(*Tx) error) error {
+	req := &commitReq{fn: fn, done: make(chan error, 1), lead: make(chan struct{})}
+	j.gmu.Lock()
+	j.queue = append(j.queue, req)
+	if j.leading {
+		j.gmu.Unlock()
+		select {
+		case err := <-req.done:
+			return err
+		case <-req.lead:
+		}
+		j.gmu.Lock()
+	}
+	j.leading = true
+	batch, deferred := j.queue, j.deferred
+	j.queue, j.deferred = nil, nil
+	j.gmu.Unlock()
+
+	j.runBatch(batch, deferred)
+
+	j.gmu.Lock()
+	if len(j.queue) > 0 {
+		close(j.queue[0].lead) // its owner leads the next batch
+	} else {
+		j.leading = false
+	}
+	j.gmu.Unlock()
+	return <-req.done
+}
+
+func (j *Journal) runBatch(batch []*commitReq, deferred []func(*Tx) error) {
+	db := j.handle()
+	if db == nil {
+		for _, r := range batch {
+			r.done <- errNotAcquired
+		}
+		return
+	}
+	run := func(ds []func(*Tx) error, rs []*commitReq) error {
+		return db.Update(func(tx *bolt.Tx) error {
+			t := &Tx{tx: tx}
+			for _, d := range ds {
+				if err := d(t); err != nil {
+					return err
+				}
+			}
+			for _, r := range rs {
+				if err := r.fn(t); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	err := run(deferred, batch)
+	if err == nil {
+		for _, r := range batch {
+			r.done <- nil
+		}
+		return
+	}
+	// Something in the shared transaction failed: deferred writes alone (dropped if
+	// they fail: recovery redoes them), then each request alone.
+	if len(deferred) > 0 {
+		run(deferred, nil)
+	}
+	if len(batch) == 1 && len(deferred) == 0 {
+		batch[0].done <- err
+		return
+	}
+	for _, r := range batch {
+		r.done <- run(nil, []*commitReq{r})
+	}
+}
+
+// Defer queues fn to run in the next Commit of this process. It is for writes that
+// recovery can redo from the files, such as marking a call committed whose files are
+// all written: they need not cost a synced transaction of their own. What is still
+// deferred when the last Release closes the journal is dropped, and the next open's
+// recovery settles those records again.
+func (j *Journal) Defer(fn func(*Tx) error) {
+	j.gmu.Lock()
+	j.deferred = append(j.deferred, fn)
+	j.gmu.Unlock()
+}
+
+// Flush commits the deferred writes, if any: before a read that should see them.
+func (j *Journal) Flush() error {
+	j.gmu.Lock()
+	n := len(j.deferred)
+	j.gmu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return j.Commit(func(*Tx) error { return nil })
+}

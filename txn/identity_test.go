@@ -1,0 +1,85 @@
+package txn
+
+import (
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// diskRig is an engine over a real directory seen through a FaultFs, so that tests can
+// count and intercept operations on files that have real identities.
+func diskRig(t *testing.T, files map[string]string) (*Engine, *testutil.FaultFs, string) {
+	dir := testutil.Workspace(t, files)
+	ffs := &testutil.FaultFs{Fs: afero.NewBasePathFs(afero.NewOsFs(), dir)}
+	e, err := Open(vfs.New(ffs, vfs.Options{}), Options{JournalPath: filepath.Join(t.TempDir(), "journal.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, ffs, dir
+}
+
+// The conflict check does not read the file again when its identity proves it
+// unchanged, and a file that keeps the identity of what this engine wrote is not
+// hashed again.
+func TestNoNeedlessPasses(t *testing.T) {
+	e, ffs, _ := diskRig(t, map[string]string{"x.go": strings.Repeat("line\n", 1000) + "end\n"})
+	// Held, as a server holds it: no recovery runs between the calls.
+	e.j.Acquire()
+	defer e.j.Release()
+	if err := edit(e, "s", "x.go", "end", "END"); err != nil {
+		t.Fatal(err)
+	}
+	var opens atomic.Int32
+	ffs.SetHook(func(op testutil.Op, name string) error {
+		if op == testutil.OpOpen && strings.HasSuffix(name, "x.go") {
+			opens.Add(1)
+		}
+		return nil
+	})
+	if err := edit(e, "s", "x.go", "END", "end"); err != nil {
+		t.Fatal(err)
+	}
+	if n := opens.Load(); n != 1 {
+		t.Errorf("x.go was opened %d times by one edit; want 1 (the read the plan needs)", n)
+	}
+	// What the engine wrote is known by the file's identity, so the next edit takes
+	// its prior content's hash from there; the record holds the right hash.
+	data, id, _ := e.fs.ReadCanonicalID("x.go")
+	if h := e.knownHash("x.go", id); h != journal.Hash(data) {
+		t.Errorf("known hash %q for the file on disk, want %q", h, journal.Hash(data))
+	}
+	var rec *journal.Record
+	e.j.Flush()
+	e.j.View(func(tx *journal.Tx) error { rec, _ = tx.Get(tx.Last()); return nil })
+	if rec == nil || rec.Files[0].Before != journal.Hash([]byte(strings.Repeat("line\n", 1000)+"END\n")) {
+		t.Fatalf("record %+v", rec)
+	}
+}
+
+// A change by someone else between plan and commit is caught, in place and of the
+// same size.
+func TestConflictInPlaceSameSize(t *testing.T) {
+	e, _, dir := diskRig(t, map[string]string{"x.txt": "aaaa\n"})
+	testHookPending = func() error {
+		// After the plan read it, before the commit checks it: someone rewrites x.txt
+		// in place, keeping its size.
+		h, _ := afero.NewOsFs().OpenFile(filepath.Join(dir, "x.txt"), 1, 0)
+		h.WriteAt([]byte("cccc"), 0)
+		h.Close()
+		return nil
+	}
+	defer func() { testHookPending = nil }()
+	err := edit(e, "s", "x.txt", "aaaa", "bbbb")
+	testutil.WantKind(t, err, errs.Conflict)
+	if got := testutil.ReadFile(t, filepath.Join(dir, "x.txt")); got != "cccc\n" {
+		t.Fatalf("x.txt is %q: someone else's change was lost", got)
+	}
+}
