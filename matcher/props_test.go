@@ -177,8 +177,14 @@ func checkMeaning(t *testing.T, orig []byte, edits []Edit, res *Result) {
 			return
 		}
 		fo, fn := foldFragment(e.OldText), foldFragment(e.NewText)
-		if nw := toLF(e.NewText); strings.HasSuffix(fo, "\n") && nw != "" && !strings.HasSuffix(nw, "\n") {
-			fn += "\n" // a missing final line break is supplied to a non-empty newText
+		// oldText ends with a line break as the matcher reads it: its last line is
+		// empty, or at a fuzzy tier only whitespace. Then a missing final line break is
+		// supplied to a non-empty newText.
+		ol := splitLF(toLF(e.OldText))
+		last := ol[len(ol)-1]
+		endsNL := len(ol) > 1 && (last == "" || (r.Tier != TierExact && strings.TrimSpace(last) == ""))
+		if nw := toLF(e.NewText); endsNL && nw != "" && !strings.HasSuffix(nw, "\n") {
+			fn += "\n"
 		}
 		if fo == "" || countOverlapping(F, fo) != 1 {
 			return // where the edit goes cannot be told from the folded file alone
