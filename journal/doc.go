@@ -3,14 +3,43 @@
 // it touched, compressed content-addressed blobs where splices cannot rebuild content,
 // and indexes by path, session, error kind and time.
 //
-// The file lives at <root>/.vfsctl/journal.db. bbolt takes an exclusive lock on it, so
-// one process at a time uses the journal: a Journal opens the file when a call begins
-// and closes it when the last call of the process ends, so that an operator's
-// `vfsctl log` in another process gets its turn between calls. A process that cannot
-// get the lock within Options.Wait fails with a busy error naming the holder.
+// The file lives at <root>/.vfsctl/journal.db. One process at a time uses the journal:
+// a Journal opens the file when a call begins and closes it when the last call of the
+// process ends. Processes take turns in order (turns.go): a waiting process holds a
+// ticket, and a holder that sees one admits no new call, so its hold ends with the
+// calls it has in flight and an operator's `vfsctl log` gets its turn within a call's
+// time. A process that cannot get its turn within Options.Wait fails with a busy error
+// naming the holder.
 //
 // Every fresh open runs the OnOpen hook (txn's recovery) before anything else, so what
 // any command sees is settled.
+//
+// # The commit protocol
+//
+// A call that changes files costs one synced bbolt transaction:
+//
+//  1. the pending record (the call, its splices, before and after hashes, blobs for
+//     what splices cannot rebuild) is committed and synced, together with whatever
+//     other calls of the process commit at the same moment (Commit, a group commit)
+//     and the writes deferred by earlier calls;
+//  2. each file is written: temp file, fsync, rename, fsync of the directory;
+//  3. the committed mark is deferred (Defer) into the process's next transaction. The
+//     call is acknowledged now.
+//
+// Why this is safe: nothing reaches a file before its pending record is durable (step
+// 1 precedes step 2). A record left pending, because the process died or because its
+// mark was still deferred when the journal was closed, is settled by the next open's
+// recovery from the files themselves: every file at its new content rolls it forward,
+// a file still at its old content means the call never finished (it was never
+// acknowledged) and rolls back what it wrote. An acknowledged call therefore always
+// ends committed. A later call on the same file commits its own pending record only in
+// a transaction that also carries the earlier call's mark, so recovery never sees two
+// unsettled calls of one file. Where every file of a pending call changed outside
+// vfsctl since, recovery cannot tell and labels it unknown, undoing nothing.
+//
+// The mark is not written with bbolt's NoSync instead: a later synced transaction may
+// reuse pages that an unsynced one freed, and a power loss between the two could leave
+// the last durable tree pointing at overwritten pages.
 //
 // Layout (buckets):
 //
@@ -19,7 +48,8 @@
 //	pending    seq -> nil, for records whose files may be half-committed
 //	blobs      sha256 -> codec byte + content (flate-compressed when smaller)
 //	heads      path -> hash of the last content the journal can rebuild for it
-//	reads      session \x00 path -> hash of the content the session last saw
+//	reads      session \x00 path -> hash of the content the session last saw, with
+//	           the lines seen when it has seen only part of it
 //	by_path    path \x00 seq -> nil
 //	by_session session \x00 seq -> nil
 //	by_kind    kind \x00 seq -> nil

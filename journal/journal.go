@@ -45,9 +45,12 @@ type Journal struct {
 	path string
 	opts Options
 
-	mu   sync.Mutex // held while opening, recovering and closing
-	refs int
-	db   atomic.Pointer[bolt.DB]
+	mu       sync.Mutex // held while opening, recovering and closing
+	cond     *sync.Cond // on mu: the hold ended
+	refs     int
+	yielding bool     // another process waits: no new call joins this hold
+	lock     *os.File // the lock file, held while the journal is open (turns.go)
+	db       atomic.Pointer[bolt.DB]
 
 	// Group commit (commit.go).
 	gmu      sync.Mutex
@@ -61,7 +64,9 @@ func New(path string, opts Options) *Journal {
 	if opts.Wait == 0 {
 		opts.Wait = DefaultWait
 	}
-	return &Journal{path: path, opts: opts}
+	j := &Journal{path: path, opts: opts}
+	j.cond = sync.NewCond(&j.mu)
+	return j
 }
 
 // Path is the journal file.
@@ -69,15 +74,24 @@ func (j *Journal) Path() string { return j.path }
 
 // Acquire opens the journal for this process if it is not open yet (waiting for another
 // process at most Options.Wait) and holds it until the matching Release.
+//
+// A call joins the process's current hold unless another process waits for its turn:
+// then it waits until the hold ends and takes a turn in line (turns.go).
 func (j *Journal) Acquire() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	for j.refs > 0 && (j.yielding || j.othersWaiting()) {
+		j.yielding = true
+		j.cond.Wait()
+	}
 	if j.refs > 0 {
 		j.refs++
 		return nil
 	}
+	j.yielding = false
 	db, err := j.open()
 	if err != nil {
+		j.unlock()
 		return err
 	}
 	j.db.Store(db)
@@ -87,6 +101,7 @@ func (j *Journal) Acquire() error {
 		if err := j.opts.OnOpen(j); err != nil {
 			j.db.Store(nil)
 			db.Close()
+			j.unlock()
 			return err
 		}
 	}
@@ -107,6 +122,15 @@ func (j *Journal) Release() {
 		if db := j.db.Swap(nil); db != nil {
 			db.Close()
 		}
+		j.unlock()
+		j.cond.Broadcast()
+	}
+}
+
+func (j *Journal) unlock() {
+	if j.lock != nil {
+		j.lock.Close() // releases the flock
+		j.lock = nil
 	}
 }
 
@@ -128,6 +152,14 @@ func (j *Journal) open() (*bolt.DB, error) {
 	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
 		os.WriteFile(gi, []byte("*\n"), 0o644)
 	}
+	lock, err := j.takeTurn()
+	if err != nil {
+		if errs.KindOf(err) == errs.Busy {
+			return nil, err
+		}
+		return nil, errs.Wrap(errs.IOError, "", err, "Cannot lock the journal %s: %v.", j.path, err)
+	}
+	j.lock = lock
 	fresh := false
 	if _, err := os.Stat(j.path); errors.Is(err, os.ErrNotExist) {
 		fresh = true

@@ -166,7 +166,13 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 				out.WriteString(dr.trimAdded(dr.translate(s)))
 			}
 			if j < n {
-				out.Write(sepAfter(j, pi, h))
+				sep := sepAfter(j, pi, h)
+				if b := out.Bytes(); len(b) > 0 && b[len(b)-1] == '\r' && sep[0] == '\n' {
+					// An LF right after a CR would fuse with it into one CRLF and lose
+					// a line (an empty line between a CR line and an LF line).
+					sep = []byte{'\r'}
+				}
+				out.Write(sep)
 			}
 		}
 	}

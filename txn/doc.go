@@ -3,21 +3,27 @@
 // originals, plan with the matcher, then commit:
 //
 //  1. journal: a pending record (splices, before and after hashes, and the prior
-//     content as a blob where splices cannot rebuild it), synced;
+//     content as a blob where splices cannot rebuild it), synced, in one transaction
+//     with the other calls of the process committing at that moment;
 //  2. each file: temp file in its own directory, write, fsync, rename, fsync the
-//     directory; a file whose bytes changed since the call read it is a conflict;
-//  3. journal: the record marked committed, synced.
+//     directory; a file changed since the call read it (by identity, else by its
+//     bytes) is a conflict;
+//  3. journal: the record marked committed, deferred into the process's next
+//     transaction (see the journal package for why that is safe).
 //
 // Invariants:
 //   - Nothing reaches a file before its pending record is durable, so after a crash
 //     recovery (run whenever a workspace is opened, before anything else) finds every
-//     half-done call: all files at their after-hash roll forward, anything else rolls
-//     back to the before state; a file changed by someone else is left alone and
-//     reported in the record's notes.
-//   - A refused call changes nothing on disk; it is journaled as failed.
+//     half-done call: all files at their after-hash roll forward, a file still at its
+//     before-hash rolls back what was written; a file changed by someone else is left
+//     alone and reported in the record's notes.
+//   - A refused call changes nothing on disk; it is journaled as failed. A panic while
+//     files are written rolls them back, or leaves the record pending for recovery.
 //   - Calls on one file run one after another (a queue per canonical path); across
 //     processes the journal's lock, held for the whole call, does the same.
-//   - write_file replaces a file only when the session has seen its current content
-//     (read it, or wrote it), as recorded in the journal, so this holds across
-//     processes.
+//   - write_file replaces a file only when the session has seen all of its current
+//     content (read every line of it, or wrote it), as recorded in the journal, so this
+//     holds across processes.
+//   - Content is hashed once: a file that keeps the identity of what this engine wrote
+//     takes its hash from there.
 package txn
