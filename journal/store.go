@@ -11,6 +11,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -165,13 +166,23 @@ func (t *Tx) PutBlob(data []byte) (string, error) {
 	return h, b.Put(key, pack(data))
 }
 
+// flateWriters are reused: a flate writer holds several hundred KiB of state, which
+// would otherwise be allocated and cleared for every record and blob.
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
+	return w
+}}
+
 // pack prefixes data with its codec, compressing it when that makes it smaller.
 func pack(data []byte) []byte {
 	var buf bytes.Buffer
+	buf.Grow(len(data)/2 + 64)
 	buf.WriteByte(codecFlate)
-	w, _ := flate.NewWriter(&buf, flate.DefaultCompression)
+	w := flateWriters.Get().(*flate.Writer)
+	w.Reset(&buf)
 	w.Write(data)
 	w.Close()
+	flateWriters.Put(w)
 	if buf.Len() < len(data)+1 {
 		return buf.Bytes()
 	}
