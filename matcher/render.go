@@ -237,35 +237,50 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	pt, qt := fp.text[lp:], fq.text[lq:]
 	pre := commonPrefix(string(pt), string(qt))
 	suf := commonSuffix(string(pt[pre:]), string(qt[pre:]))
-	f0, f1 := pre, len(pt)-suf                        // the folded middle of P, which is the file's
-	g0, g1 := pre, len(qt)-suf                        // and of Q
-	at := func(x int) int { return pc.base + x + lf } // folded index of the file's line
+	// Work on the file's folded line with P's part [A, B) replaced by Q's folded text:
+	// the middle that differs is [x0, x1) of the file's and [y0, y1) of the new line.
+	ft := fl.text
+	A := pc.base + lf
+	B := A + len(pt)
+	x0, x1 := A+pre, B-suf
+	y0, y1 := A+pre, A+len(qt)-suf
 	if fl.start != nil {
-		// Widen to whole segments of the file's line: a segment is replaced whole or not
-		// at all. Prefix and suffix are common, so Q widens by the same bytes.
-		for f0 > 0 && at(f0) < len(fl.text) && fl.start[at(f0)-1] == fl.start[at(f0)] {
-			f0--
-			g0--
+		// Widen to whole segments of the file's line: a segment is replaced whole or
+		// not at all. Outside the middle both lines are the same bytes.
+		for x0 > 0 && x0 < len(ft) && fl.start[x0-1] == fl.start[x0] {
+			x0--
+			y0--
 		}
-		for f1 < len(pt) && at(f1) > 0 && fl.end[at(f1)-1] == fl.end[at(f1)] {
-			f1++
-			g1++
+		for x1 < len(ft) && x1 > 0 && fl.end[x1-1] == fl.end[x1] {
+			x1++
+			y1++
 		}
 	}
 	var o0, o1 int
 	switch {
-	case f0 < f1:
-		o0, o1 = fl.srcStart(at(f0)), fl.srcEnd(at(f1))
-	case f0 > 0:
-		o0 = fl.srcEnd(at(f0))
+	case x0 < x1:
+		o0, o1 = fl.srcStart(x0), fl.srcEnd(x1)
+	case x0 > 0:
+		o0 = fl.srcEnd(x0)
 		o1 = o0
 	default:
-		o0 = fl.srcStart(at(0))
+		o0 = fl.srcStart(0)
 		o1 = o0
 	}
 	o0 = min(max(o0, pc.s), pc.e)
 	o1 = min(max(o1, o0), pc.e)
-	mid := dr.middle(Q, &fq, lq+g0, lq+g1)
+	// The new middle: the model's text where it lies in Q's part, and the file's own
+	// folded bytes where widening reached past P (a segment P only partly covered).
+	var mid strings.Builder
+	if y0 < A {
+		mid.Write(ft[y0:A])
+	}
+	if qa, qb := max(y0, A)-A, min(y1, A+len(qt))-A; qa < qb {
+		mid.WriteString(dr.middle(Q, &fq, lq+qa, lq+qb))
+	}
+	if over := y1 - (A + len(qt)); over > 0 {
+		mid.Write(ft[B : B+over])
+	}
 
 	var b []byte
 	if v.indent && width(string(fp.text[:lp])) != width(string(fq.text[:lq])) && ind != nil {
@@ -275,7 +290,7 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	} else {
 		b = append(b, O[pc.s:o0]...)
 	}
-	b = append(b, mid...)
+	b = append(b, mid.String()...)
 	return append(b, O[o1:pc.e]...)
 }
 
