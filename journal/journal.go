@@ -97,6 +97,9 @@ func (j *Journal) Acquire() error {
 	j.db.Store(db)
 	// Recovery runs with j.mu held, so no other call of this process starts before the
 	// journal and the files are settled. It uses Update and View, which take no lock.
+	var pending []uint64
+	j.View(func(t *Tx) error { pending = t.Pending(); return nil })
+	j.compactMarks(pending)
 	if j.opts.OnOpen != nil {
 		if err := j.opts.OnOpen(j); err != nil {
 			j.db.Store(nil)

@@ -40,6 +40,10 @@ type Record struct {
 	Kind     string        `json:"kind,omitempty"`
 	Message  string        `json:"message,omitempty"`
 	Files    []File        `json:"files,omitempty"`
+	// Undo is the call this one reverted (vfsctl undo, undo_edit); Redo is the undo
+	// call whose change this one re-applied (vfsctl redo).
+	Undo uint64 `json:"undo,omitempty"`
+	Redo uint64 `json:"redo,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -62,7 +66,14 @@ const (
 	OpCreate Op = "create"
 	OpWrite  Op = "write"
 	OpDryRun Op = "dry_run"
+	// OpDelete removes the file: After is "" and the prior content is kept as a blob.
+	OpDelete Op = "delete"
 )
+
+// Changes reports whether the op changes the file on disk.
+func (o Op) Changes() bool {
+	return o == OpEdit || o == OpCreate || o == OpWrite || o == OpDelete
+}
 
 // File is one file of a call. Hashes are hex SHA-256; Before is "" for a file that did
 // not exist, After is "" when nothing was written.
@@ -74,6 +85,7 @@ type File struct {
 	BeforeMode uint32   `json:"before_mode,omitempty"`
 	AfterMode  uint32   `json:"after_mode,omitempty"`
 	BeforeBlob bool     `json:"before_blob,omitempty"` // the prior content is stored as a blob
+	AfterBlob  bool     `json:"after_blob,omitempty"`  // the new content is stored as a blob
 	Splices    []Splice `json:"splices,omitempty"`
 	Edits      []Edit   `json:"edits,omitempty"` // how each edit matched (edit_file)
 	Diff       string   `json:"diff,omitempty"`

@@ -55,8 +55,11 @@ type Change struct {
 	After   []byte
 	Plan    *matcher.Result // for edits
 	Created bool
+	Deleted bool // the change removes the file (undo of a create)
 	Seq     uint64 // the call's record; 0 for a dry run
 
+	splices               []journal.Splice // for a change made without a matcher plan (undo)
+	undoSplices           []matcher.Splice // the same, for its diff
 	mode                  fs.FileMode
 	id                    vfs.Identity // of the file as planned from, for the conflict check
 	beforeHash, afterHash string       // computed once: hashing a large file is not free
@@ -64,8 +67,11 @@ type Change struct {
 
 // Diff renders the change as a compact unified diff.
 func (c *Change) Diff() string {
-	if c.Plan != nil {
+	switch {
+	case c.Plan != nil:
 		return c.Plan.Diff(c.Name)
+	case c.undoSplices != nil:
+		return matcher.UnifiedDiff(c.Name, c.Before, c.undoSplices)
 	}
 	return wholeDiff(c.Name, c.Before, c.After)
 }

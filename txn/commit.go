@@ -41,11 +41,20 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			// was overwritten whole, or it changed outside vfsctl since its last
 			// journaled state.
 			f.BeforeBlob = false
-			if ch.Before != nil && (ch.Op == journal.OpWrite || t.Head(ch.Path) != f.Before) {
+			if ch.Before != nil && (ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before) {
 				if _, err := t.PutBlob(ch.Before); err != nil {
 					return err
 				}
 				f.BeforeBlob = true
+			}
+			// What create and write produce cannot be rebuilt from splices: the
+			// journal keeps it, so that it alone holds every version of every file.
+			f.AfterBlob = false
+			if ch.Op == journal.OpCreate || ch.Op == journal.OpWrite {
+				if _, err := t.PutBlob(ch.After); err != nil {
+					return err
+				}
+				f.AfterBlob = true
 			}
 		}
 		if testHookPending != nil {
@@ -95,6 +104,8 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			return err
 		}
 	}
+	// Every file is written: the call has landed, whatever happens to them next.
+	e.j.MarkLanded(c.rec.Seq)
 	c.rec.State = journal.Committed
 	c.rec.Duration = time.Since(c.start)
 	c.final = true
@@ -103,6 +114,9 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		for _, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
+			}
+			if ch.Deleted {
+				continue
 			}
 			if err := t.SetRead(rec.Session, ch.Path, ch.afterHash); err != nil {
 				return err
@@ -149,7 +163,9 @@ func (e *Engine) safeRollback(changes []*Change) (err error) {
 func (ch *Change) hash() {
 	done := make(chan struct{})
 	go func() {
-		ch.afterHash = journal.Hash(ch.After)
+		if !ch.Deleted {
+			ch.afterHash = journal.Hash(ch.After)
+		}
 		close(done)
 	}()
 	if !ch.Created && ch.beforeHash == "" {
@@ -165,7 +181,12 @@ func fileRecord(ch *Change) journal.File {
 	} else {
 		f.Before, f.BeforeMode = ch.beforeHash, uint32(ch.mode)
 	}
+	if ch.Deleted {
+		f.AfterMode = 0
+	}
+	f.Splices = ch.splices
 	if ch.Plan != nil {
+		f.Splices = nil
 		for _, s := range ch.Plan.Splices {
 			f.Splices = append(f.Splices, journal.Splice{Start: s.Start, Old: ch.Before[s.Start:s.End], New: s.Text})
 		}
@@ -189,6 +210,9 @@ func (e *Engine) writeFile(ch *Change) error {
 		if same, err := e.fs.Unchanged(ch.Path, ch.id, ch.Before); err != nil || !same {
 			return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
 		}
+		if ch.Deleted {
+			return e.fs.Remove(ch.Path)
+		}
 		id, err = e.fs.ReplaceID(ch.Path, ch.After)
 	}
 	if err == nil {
@@ -203,6 +227,15 @@ func (e *Engine) rollback(done []*Change) error {
 	for i := len(done) - 1; i >= 0; i-- {
 		ch := done[i]
 		now, rerr := e.fs.ReadCanonical(ch.Path)
+		if ch.Deleted {
+			if rerr == nil {
+				continue // never removed
+			}
+			if err := e.fs.Create(ch.Path, ch.Before); err != nil {
+				all = append(all, fmt.Errorf("%s: %w", ch.Path, err))
+			}
+			continue
+		}
 		if rerr != nil && ch.Created {
 			continue // never created
 		}

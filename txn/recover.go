@@ -31,8 +31,9 @@ func (e *Engine) recover(j *journal.Journal) error {
 	if err != nil {
 		return err
 	}
+	landed := j.Landed()
 	for _, r := range pending {
-		if err := e.settle(j, r); err != nil {
+		if err := e.settle(j, r, landed[r.Seq]); err != nil {
 			return fmt.Errorf("settling call %d: %w", r.Seq, err)
 		}
 	}
@@ -48,7 +49,9 @@ const (
 	elsewhere // changed by someone else: left alone
 )
 
-func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
+// settle decides a pending record: landed says the marks file lists it, every file
+// of it written.
+func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) error {
 	states := make([]fileState, len(r.Files))
 	current := make([][]byte, len(r.Files))
 	for i, f := range r.Files {
@@ -63,6 +66,15 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 			h = journal.Hash(data)
 		}
 		switch {
+		case f.Op == journal.OpDelete:
+			switch {
+			case !exists:
+				states[i] = atAfter
+			case h == f.Before:
+				states[i] = atBefore
+			default:
+				states[i] = elsewhere
+			}
 		case f.After == "": // nothing was to be written to this file
 			states[i] = atBefore
 		case exists && h == f.After:
@@ -82,7 +94,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 	put := func() { j.Defer(func(t *journal.Tx) error { return t.Put(r) }) }
 	anyBefore, anyAfter, anyElsewhere := false, false, false
 	for i, f := range r.Files {
-		if f.After == "" {
+		if f.After == "" && f.Op != journal.OpDelete {
 			continue
 		}
 		switch states[i] {
@@ -95,26 +107,28 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 		}
 	}
 	switch {
+	case landed && (anyBefore || anyElsewhere):
+		// The call landed; its files changed afterwards, outside vfsctl.
+		r.State = journal.Committed
+		for i, f := range r.Files {
+			if (f.After != "" || f.Op == journal.OpDelete) && states[i] != atAfter {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl after this call landed", f.Path))
+			}
+		}
+		rollForward(j, r)
+		return nil
 	case !anyBefore && !anyElsewhere:
 		// Every file is at its new content: the call landed (the usual case, as a
 		// call's committed mark waits for the next transaction).
 		r.State = journal.Committed
-		j.Defer(func(t *journal.Tx) error {
-			for _, f := range r.Files {
-				if f.After != "" {
-					t.SetHead(f.Path, f.After)
-					t.SetRead(r.Session, f.Path, f.After)
-				}
-			}
-			return t.Put(r)
-		})
+		rollForward(j, r)
 		return nil
 	case !anyBefore && !anyAfter:
 		// Every file changed outside vfsctl since: whether the call landed cannot be
 		// told, and nothing is undone.
 		r.State = journal.Unknown
 		for _, f := range r.Files {
-			if f.After != "" {
+			if f.After != "" || f.Op == journal.OpDelete {
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl since this call; whether the call's change landed cannot be told, and nothing was undone", f.Path))
 			}
 		}
@@ -140,9 +154,12 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 			if err := e.restore(j, f, current[i]); err != nil {
 				return fmt.Errorf("%s: %w", f.Path, err)
 			}
-			if f.Before == "" {
+			switch {
+			case f.Op == journal.OpDelete:
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s put back (the call had removed it)", f.Path))
+			case f.Before == "":
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s removed (the call had created it)", f.Path))
-			} else {
+			default:
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s restored to its prior content", f.Path))
 			}
 		case elsewhere:
@@ -154,8 +171,37 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record) error {
 	return nil
 }
 
+// rollForward records r as committed: the journal's heads and the session's reads
+// follow its files' new content. Deferred, as a call's own committed mark is.
+func rollForward(j *journal.Journal, r *journal.Record) {
+	j.Defer(func(t *journal.Tx) error {
+		for _, f := range r.Files {
+			switch {
+			case f.Op == journal.OpDelete:
+				t.SetHead(f.Path, "")
+			case f.After != "":
+				t.SetHead(f.Path, f.After)
+				t.SetRead(r.Session, f.Path, f.After)
+			}
+		}
+		return t.Put(r)
+	})
+}
+
 // restore puts a file back to its before state from its after state.
 func (e *Engine) restore(j *journal.Journal, f journal.File, after []byte) error {
+	if f.Op == journal.OpDelete {
+		var before []byte
+		err := j.View(func(t *journal.Tx) error {
+			b, err := t.Blob(f.Before)
+			before = b
+			return err
+		})
+		if err != nil || before == nil {
+			return fmt.Errorf("its prior content is not in the journal")
+		}
+		return e.fs.Create(f.Path, before)
+	}
 	if f.Before == "" {
 		return e.fs.Remove(f.Path)
 	}

@@ -1,0 +1,71 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+)
+
+// Content rebuilds the content that path had under hash from the journal alone: the
+// blob where one is stored (what create and write produced, prior content that splices
+// could not rebuild), else the committed edit that produced it applied to the content
+// before it, and so on down a chain of splices that ends at a blob. The result is
+// checked against hash.
+func (t *Tx) Content(path, hash string) ([]byte, error) {
+	if data, err := t.Blob(hash); data != nil || err != nil {
+		return data, err
+	}
+	// Walk the path's records newest first: the edit that produced a version is older
+	// than any record that starts from it, so one pass follows the whole chain.
+	want := hash
+	var chain [][]Splice
+	var base []byte
+	prefix := append([]byte(path), 0)
+	c := t.b(bByPath).Cursor()
+	end := append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	k, _ := c.Seek(end)
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix) && base == nil; k, _ = c.Prev() {
+		if len(k) != len(prefix)+8 {
+			continue
+		}
+		r, err := t.Get(binary.BigEndian.Uint64(k[len(prefix):]))
+		if err != nil {
+			return nil, err
+		}
+		if r == nil || r.State != Committed {
+			continue
+		}
+		for _, f := range r.Files {
+			if f.Path != path || f.Op != OpEdit || f.After != want {
+				continue
+			}
+			chain = append(chain, f.Splices)
+			want = f.Before
+			data, err := t.Blob(want)
+			if err != nil {
+				return nil, err
+			}
+			base = data
+			break
+		}
+	}
+	if base == nil {
+		return nil, fmt.Errorf("the journal cannot rebuild %s at %.12s: no blob or chain of edits leads to it", path, hash)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		next, ok := ApplySplices(base, chain[i])
+		if !ok {
+			return nil, fmt.Errorf("the journal's splices for %s do not apply at %.12s", path, hash)
+		}
+		base = next
+	}
+	if Hash(base) != hash {
+		return nil, fmt.Errorf("the journal rebuilt %s at %.12s with another hash", path, hash)
+	}
+	return base, nil
+}

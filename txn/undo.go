@@ -1,0 +1,489 @@
+package txn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/matcher"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// Undo and redo are transactions like any tool call: the same queues, pending record,
+// file writes, committed mark and recovery. An undo writes the reverse of a recorded
+// change: the reverse splices of an edit, located the way an edit is (so changes
+// elsewhere in the file do not block it), the prior content of a write, the removal of
+// a created file. A redo undoes an undo.
+//
+// Which call a bare undo takes: every change has an origin, the tool call that first
+// made it (an undo's origin is its target's, a redo's the origin of the undo it
+// re-applies). An origin is applied or reverted by the latest record about it. Bare
+// undo reverts the newest applied origin (through its latest record, whose splices
+// match the file), so repeating it walks back like an editor's undo; bare redo
+// re-applies the newest undo whose origin is still reverted.
+
+// UndoOptions say what to undo or redo.
+type UndoOptions struct {
+	Seq     uint64 // the call to undo (for redo: the undo to re-apply); 0 picks one
+	Redo    bool
+	Session string // with Seq 0: only calls of this session
+	Path    string // with Seq 0: only calls that changed this path (canonical)
+	DryRun  bool
+}
+
+// UndoResult is a planned or committed undo.
+type UndoResult struct {
+	Target  uint64 // the record reverted (for redo: the undo re-applied)
+	Origin  uint64 // the tool call the change came from
+	Changes []*Change
+}
+
+// history is what the journal says about every change, for choosing and checking.
+type history struct {
+	recs   map[uint64]*journal.Record
+	origin map[uint64]uint64 // record -> the call its change came from
+	latest map[uint64]uint64 // origin -> its latest record (itself, an undo or a redo)
+	order  []uint64          // origins, oldest first
+}
+
+func (h *history) reverted(origin uint64) bool {
+	r := h.recs[h.latest[origin]]
+	return r != nil && r.Undo != 0
+}
+
+func loadHistory(t *journal.Tx) (*history, error) {
+	h := &history{recs: map[uint64]*journal.Record{}, origin: map[uint64]uint64{}, latest: map[uint64]uint64{}}
+	for seq := uint64(1); seq <= t.Last(); seq++ {
+		r, err := t.Get(seq)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil || r.State != journal.Committed || !changesFiles(r) {
+			continue
+		}
+		h.recs[seq] = r
+		o := seq
+		switch {
+		case r.Undo != 0:
+			o = h.origin[r.Undo]
+		case r.Redo != 0:
+			o = h.origin[r.Redo]
+		}
+		if o == 0 {
+			continue // its target is not a change this journal knows
+		}
+		if o == seq {
+			h.order = append(h.order, seq)
+		}
+		h.origin[seq] = o
+		h.latest[o] = seq
+	}
+	return h, nil
+}
+
+func changesFiles(r *journal.Record) bool {
+	for _, f := range r.Files {
+		if f.Op.Changes() {
+			return true
+		}
+	}
+	return false
+}
+
+// pick finds the record to revert (undo) or the undo to revert (redo).
+func (h *history) pick(o UndoOptions) (uint64, error) {
+	matches := func(origin uint64) bool {
+		r := h.recs[origin]
+		if o.Session != "" && r.Session != o.Session {
+			return false
+		}
+		if o.Path != "" {
+			for _, f := range h.recs[h.latest[origin]].Files {
+				if f.Path == o.Path {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	}
+	var best uint64
+	for _, origin := range h.order {
+		if !matches(origin) || h.reverted(origin) == !o.Redo {
+			continue
+		}
+		if l := h.latest[origin]; l > best {
+			best = l
+		}
+	}
+	if best == 0 {
+		what := "change to undo"
+		if o.Redo {
+			what = "undo to redo"
+		}
+		return 0, errs.New(errs.InvalidInput, o.Path, "There is no %s%s.", what, scopeText(o))
+	}
+	return best, nil
+}
+
+func scopeText(o UndoOptions) string {
+	var parts []string
+	if o.Session != "" {
+		parts = append(parts, "in session "+o.Session)
+	}
+	if o.Path != "" {
+		parts = append(parts, "on "+o.Path)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
+}
+
+// check validates an explicit target.
+func (h *history) check(o UndoOptions) (uint64, error) {
+	r := h.recs[o.Seq]
+	if r == nil {
+		return 0, errs.New(errs.InvalidInput, "", "Call %d changed no file (or does not exist, or failed): there is nothing to %s.", o.Seq, verb(o))
+	}
+	origin := h.origin[o.Seq]
+	latest := h.latest[origin]
+	if o.Redo {
+		if r.Undo == 0 {
+			return 0, errs.New(errs.InvalidInput, "", "Call %d is not an undo; redo re-applies what an undo reverted. To revert call %d, undo it.", o.Seq, o.Seq)
+		}
+		if latest != o.Seq {
+			return 0, errs.New(errs.InvalidInput, "", "Undo %d was already redone or undone again by call %d.", o.Seq, latest)
+		}
+		return o.Seq, nil
+	}
+	if r.Undo != 0 {
+		return 0, errs.New(errs.InvalidInput, "", "Call %d is an undo; to re-apply what it reverted, redo %d.", o.Seq, o.Seq)
+	}
+	if h.reverted(origin) {
+		return 0, errs.New(errs.InvalidInput, "", "Call %d is already undone (by call %d); redo %d re-applies it.", o.Seq, latest, latest)
+	}
+	return latest, nil
+}
+
+func verb(o UndoOptions) string {
+	if o.Redo {
+		return "redo"
+	}
+	return "undo"
+}
+
+// Undo reverts a recorded change as a new transaction of call c, all files or none.
+// The call's record names the target (Record.Undo, or Record.Redo for a redo).
+func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
+	if err := e.j.Flush(); err != nil {
+		return nil, err
+	}
+	var hist *history
+	err := e.j.View(func(t *journal.Tx) (err error) {
+		hist, err = loadHistory(t)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	target := o.Seq
+	if target == 0 {
+		target, err = hist.pick(o)
+	} else {
+		target, err = hist.check(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec := hist.recs[target]
+	res := &UndoResult{Target: target, Origin: hist.origin[target]}
+	var paths []string
+	var files []journal.File
+	for _, f := range rec.Files {
+		if f.Op.Changes() {
+			paths = append(paths, f.Path)
+			files = append(files, f)
+		}
+	}
+	unlock := e.queues.lock(paths...)
+	defer unlock()
+	for _, f := range files {
+		ch, err := e.reverse(hist, target, f)
+		if err != nil {
+			if len(files) > 1 {
+				err = prefixError(fmt.Sprintf("%s: ", f.Path), err)
+			}
+			return nil, err
+		}
+		res.Changes = append(res.Changes, ch)
+	}
+	if o.Redo {
+		c.rec.Redo = target
+	} else {
+		c.rec.Undo = target
+	}
+	if o.DryRun {
+		for _, ch := range res.Changes {
+			c.file(journal.File{Path: ch.Path, Op: journal.OpDryRun, Before: journal.Hash(ch.Before), After: journal.Hash(ch.After), Diff: bounded(ch.Diff())})
+		}
+		return res, nil
+	}
+	if err := e.commit(c, res.Changes); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// region is a byte range a change wrote, tracked through later changes.
+type region struct {
+	start, end int    // in the tracked content
+	old        []byte // what was there before the change (written back by the undo)
+}
+
+// reverse plans the reverse of one file's change in record target.
+func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change, error) {
+	data, id, curErr := e.fs.ReadCanonicalID(f.Path)
+	exists := curErr == nil
+	if curErr != nil && !errors.Is(curErr, fs.ErrNotExist) {
+		return nil, errs.Wrap(errs.IOError, f.Path, curErr, "Cannot read %s: %v.", f.Path, curErr)
+	}
+	cur := current{data, id}
+	// Later calls that changed this file, oldest first.
+	var later []uint64
+	for seq, r := range hist.recs {
+		// A later change that is itself undone cancels out: skipped, with its undo.
+		if seq <= target || hist.reverted(hist.origin[seq]) {
+			continue
+		}
+		for _, lf := range r.Files {
+			if lf.Path == f.Path && lf.Op.Changes() {
+				later = append(later, seq)
+				break
+			}
+		}
+	}
+	sort.Slice(later, func(i, j int) bool { return later[i] < later[j] })
+
+	ch := &Change{Path: f.Path, Name: f.Path, Op: journal.OpEdit, mode: fs.FileMode(f.AfterMode)}
+	if exists {
+		ch.Before, ch.id = cur.data, cur.id
+		if fi, err := e.fs.Afero().Stat(f.Path); err == nil {
+			ch.mode = fi.Mode()
+		}
+	}
+	whole := func() error { // a create, write or delete: only the file exactly as it left it
+		if f.Op == journal.OpDelete && !exists || f.Op != journal.OpDelete && exists && journal.Hash(cur.data) == f.After {
+			return nil // later changes, if any, cancelled out
+		}
+		if len(later) > 0 {
+			return errs.New(errs.Conflict, f.Path, "Call %d changed %s after call %d: undo %d first.", later[0], f.Path, target, later[len(later)-1])
+		}
+		if f.Op == journal.OpDelete {
+			if exists {
+				return errs.New(errs.Conflict, f.Path, "%s exists again, made outside vfsctl since call %d removed it; nothing was written.", f.Path, target)
+			}
+			return nil
+		}
+		if !exists || journal.Hash(cur.data) != f.After {
+			return errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d; undoing it would lose that change. Nothing was written.", f.Path, target)
+		}
+		return nil
+	}
+	var prior []byte
+	if f.Before != "" {
+		err := e.j.View(func(t *journal.Tx) (err error) {
+			prior, err = t.Content(f.Path, f.Before)
+			return err
+		})
+		if err != nil {
+			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", target, err)
+		}
+	}
+	switch f.Op {
+	case journal.OpCreate:
+		if err := whole(); err != nil {
+			return nil, err
+		}
+		ch.Op, ch.Deleted, ch.afterHash = journal.OpDelete, true, ""
+		return ch, nil
+	case journal.OpDelete:
+		if err := whole(); err != nil {
+			return nil, err
+		}
+		ch.Op, ch.Created, ch.After, ch.mode = journal.OpCreate, true, prior, fs.FileMode(f.BeforeMode)
+		return ch, nil
+	case journal.OpWrite:
+		if err := whole(); err != nil {
+			return nil, err
+		}
+		ch.Op, ch.After = journal.OpWrite, prior
+		return ch, nil
+	}
+	// An edit: follow the regions it wrote through the later calls' splices.
+	regs := make([]region, 0, len(f.Splices))
+	delta := 0
+	for _, s := range f.Splices {
+		st := s.Start + delta
+		regs = append(regs, region{start: st, end: st + len(s.New), old: s.Old})
+		delta += len(s.New) - len(s.Old)
+	}
+	tracked := f.After
+	fileOf := func(seq uint64) journal.File {
+		for _, x := range hist.recs[seq].Files {
+			if x.Path == f.Path {
+				return x
+			}
+		}
+		return journal.File{}
+	}
+	for k := 0; k < len(later); k++ {
+		// Later calls that bring the file back to exactly this content (a change and
+		// its undo) leave the regions where they are.
+		for j := len(later) - 1; j >= k; j-- {
+			if fileOf(later[j]).After == tracked {
+				k = j + 1
+				break
+			}
+		}
+		if k >= len(later) {
+			break
+		}
+		seq := later[k]
+		lf := fileOf(seq)
+		if lf.Before != tracked {
+			break // changed outside vfsctl in between: located by content below
+		}
+		if lf.Op != journal.OpEdit {
+			return nil, errs.New(errs.Conflict, f.Path, "Call %d replaced or removed %s after call %d: undo %d first.", seq, f.Path, target, seq)
+		}
+		for _, s := range lf.Splices {
+			sEnd := s.Start + len(s.Old)
+			for i := range regs {
+				if s.Start <= regs[i].end && regs[i].start <= sEnd {
+					line := ""
+					var before []byte
+					if e.j.View(func(t *journal.Tx) (err error) {
+						before, err = t.Content(f.Path, tracked)
+						return err
+					}) == nil {
+						line = fmt.Sprintf(" line %d of", lineAt(before, regs[i].start))
+					}
+					return nil, errs.New(errs.Conflict, f.Path, "Call %d changed%s %s where call %d did, after it: undo %d first.", seq, line, f.Path, target, seq)
+				}
+			}
+		}
+		// Shift the regions by what the splices before them added or removed.
+		for i := range regs {
+			shift := 0
+			for _, s := range lf.Splices {
+				if s.Start+len(s.Old) <= regs[i].start {
+					shift += len(s.New) - len(s.Old)
+				}
+			}
+			regs[i].start += shift
+			regs[i].end += shift
+		}
+		tracked = lf.After
+	}
+	if !exists {
+		return nil, errs.New(errs.Conflict, f.Path, "%s no longer exists; call %d cannot be undone.", f.Path, target)
+	}
+	var splices []matcher.Splice
+	if journal.Hash(cur.data) == tracked {
+		for _, r := range regs {
+			splices = append(splices, matcher.Splice{Start: r.start, End: r.end, Text: r.old})
+		}
+	} else {
+		// Changed outside vfsctl since: locate each region by its lines in the tracked
+		// content, exactly and once, as an edit is located.
+		var base []byte
+		err := e.j.View(func(t *journal.Tx) (err error) {
+			base, err = t.Content(f.Path, tracked)
+			return err
+		})
+		if err != nil {
+			return nil, errs.Wrap(errs.Conflict, f.Path, err, "%s changed outside vfsctl since call %d, and the journal cannot show where its change went (%v); nothing was written.", f.Path, target, err)
+		}
+		for _, r := range regs {
+			at, ok := locate(base, cur.data, r.start, r.end)
+			if !ok {
+				return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d, where that call changed it (around line %d then); nothing was written.", f.Path, target, lineAt(base, r.start))
+			}
+			splices = append(splices, matcher.Splice{Start: at, End: at + r.end - r.start, Text: r.old})
+		}
+	}
+	sort.Slice(splices, func(i, j int) bool { return splices[i].Start < splices[j].Start })
+	var out bytes.Buffer
+	prev := 0
+	for i := range splices {
+		s := &splices[i]
+		s.FirstLine, s.LastLine = lineAt(cur.data, s.Start), lineAt(cur.data, max(s.Start, s.End-1))
+		out.Write(cur.data[prev:s.Start])
+		out.Write(s.Text)
+		prev = s.End
+		ch.splices = append(ch.splices, journal.Splice{Start: s.Start, Old: cur.data[s.Start:s.End], New: s.Text})
+	}
+	out.Write(cur.data[prev:])
+	ch.After, ch.undoSplices = out.Bytes(), splices
+	if bytes.Equal(ch.After, ch.Before) {
+		return nil, errs.New(errs.NoChange, f.Path, "Undoing call %d would leave %s as it is.", target, f.Path)
+	}
+	return ch, nil
+}
+
+// locate finds where bytes [start, end) of base sit in cur: the whole lines around
+// them, with more lines of context until they occur exactly once. It returns the
+// offset of start in cur.
+func locate(base, cur []byte, start, end int) (int, bool) {
+	lo := bytes.LastIndexByte(base[:start], '\n') + 1
+	hi := end
+	if i := bytes.IndexByte(base[end:], '\n'); i >= 0 {
+		hi = end + i + 1
+	} else {
+		hi = len(base)
+	}
+	for range 8 {
+		snip := base[lo:hi]
+		if len(snip) > 0 {
+			if i := bytes.Index(cur, snip); i >= 0 && bytes.Index(cur[i+1:], snip) < 0 {
+				return i + (start - lo), true
+			}
+		}
+		if lo == 0 && hi == len(base) {
+			break
+		}
+		if lo > 0 {
+			lo = bytes.LastIndexByte(base[:lo-1], '\n') + 1
+		}
+		if hi < len(base) {
+			if i := bytes.IndexByte(base[hi:], '\n'); i >= 0 {
+				hi += i + 1
+			} else {
+				hi = len(base)
+			}
+		}
+	}
+	return 0, false
+}
+
+// lineAt is the 1-based line holding byte offset off, numbered as everywhere else.
+func lineAt(data []byte, off int) int {
+	pre := data[:min(off, len(data))]
+	n := matcher.CountLines(pre)
+	if len(pre) == 0 || pre[len(pre)-1] == '\n' || pre[len(pre)-1] == '\r' {
+		n++
+	}
+	return n
+}
+
+// current is a file as read now, with its identity for the conflict check.
+type current struct {
+	data []byte
+	id   vfs.Identity
+}
