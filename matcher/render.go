@@ -124,8 +124,36 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 		}
 	}
 
+	// A match may begin or end inside a file segment (one dot of an ellipsis): the
+	// splice covers the whole segment, so where a hunk drops that line, the segment's
+	// folded bytes outside the match are written back.
+	var preFold, postFold []byte
+	if fuzzy && !v.indent {
+		if fl := &v.lines[a]; a < d.nlines() && fl.start != nil {
+			for x := col0; x > 0 && x < len(fl.text) && fl.start[x-1] == fl.start[col0]; x-- {
+				preFold = fl.text[x-1 : col0]
+			}
+		}
+		if l := pcs[k].line; l < d.nlines() && !oldNL && v.lines[l].start != nil {
+			fl := &v.lines[l]
+			for x := endCol; x < len(fl.text) && x > 0 && fl.end[x] == fl.end[endCol-1]; x++ {
+				postFold = fl.text[endCol : x+1]
+			}
+		}
+	}
+	dropped := func(i int) bool {
+		for _, h := range hunks {
+			if i >= h.i1 && i < h.i2 {
+				return !h.equal && h.i2-h.i1 != h.j2-h.j1
+			}
+		}
+		return false
+	}
 	n := len(q) - 1
 	var out bytes.Buffer
+	if len(preFold) > 0 && dropped(0) {
+		out.Write(preFold)
+	}
 	sepAfter := func(j int, pairedWith int, h hunk) []byte {
 		if pairedWith >= 0 {
 			return d.endingNear(pcs[pairedWith].line)
@@ -175,6 +203,9 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 				out.Write(sep)
 			}
 		}
+	}
+	if len(postFold) > 0 && dropped(k) {
+		out.Write(postFold)
 	}
 	text := out.Bytes()
 	// Tiers other than exact keep whether the file ends with a line break.
