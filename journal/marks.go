@@ -77,3 +77,39 @@ func (j *Journal) compactMarks(pending []uint64) {
 	f.Close()
 	os.Rename(tmp, j.marksPath())
 }
+
+// The temps file (.vfsctl/temps) lists temp files before they are created, appended
+// without fsync: new content is staged beside its file while the pending record is
+// being made durable, so a crash in between can leave a temp file that no pending
+// record points to. The next open removes what it lists.
+
+func (j *Journal) tempsPath() string { return filepath.Join(filepath.Dir(j.path), "temps") }
+
+// NoteTemp records the name of a temp file about to be created.
+func (j *Journal) NoteTemp(name string) {
+	f, err := os.OpenFile(j.tempsPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s\n", name)
+	f.Close()
+}
+
+// TakeTemps returns the noted temp files and empties the list. Only the process that
+// holds the journal stages files, so at open every noted one is left over.
+func (j *Journal) TakeTemps() []string {
+	f, err := os.Open(j.tempsPath())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if sc.Text() != "" {
+			out = append(out, sc.Text())
+		}
+	}
+	f.Close()
+	os.Truncate(j.tempsPath(), 0)
+	return out
+}

@@ -60,20 +60,29 @@ type Change struct {
 
 	splices               []journal.Splice // for a change made without a matcher plan (undo)
 	undoSplices           []matcher.Splice // the same, for its diff
+	diff                  *string          // rendered on first use
 	mode                  fs.FileMode
 	id                    vfs.Identity // of the file as planned from, for the conflict check
 	beforeHash, afterHash string       // computed once: hashing a large file is not free
 }
 
-// Diff renders the change as a compact unified diff.
+// Diff renders the change as a compact unified diff (once: the journal and the reply
+// both show it).
 func (c *Change) Diff() string {
+	if c.diff != nil {
+		return *c.diff
+	}
+	var d string
 	switch {
 	case c.Plan != nil:
-		return c.Plan.Diff(c.Name)
+		d = c.Plan.Diff(c.Name)
 	case c.undoSplices != nil:
-		return matcher.UnifiedDiff(c.Name, c.Before, c.undoSplices)
+		d = matcher.UnifiedDiff(c.Name, c.Before, c.undoSplices)
+	default:
+		d = wholeDiff(c.Name, c.Before, c.After)
 	}
-	return wholeDiff(c.Name, c.Before, c.After)
+	c.diff = &d
+	return d
 }
 
 // wholeDiff is the diff of a whole-file write, bounded for the journal.

@@ -99,8 +99,23 @@ func BenchmarkDurableEdit(b *testing.B) {
 }
 
 // BenchmarkParallelEdits: eight goroutines, each editing its own 2,000-line file;
-// reports edits per second across them.
+// reports edits per second across them, with replaced files staged while the pending
+// record is written (early) and after it (late).
 func BenchmarkParallelEdits(b *testing.B) {
+	for _, early := range []bool{true, false} {
+		name := "late"
+		if early {
+			name = "early"
+		}
+		b.Run(name, func(b *testing.B) {
+			stageEarly = early
+			defer func() { stageEarly = true }()
+			parallelEdits(b)
+		})
+	}
+}
+
+func parallelEdits(b *testing.B) {
 	dir := b.TempDir()
 	for i := range 8 {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(sourceLines(2000)), 0o644)

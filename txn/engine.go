@@ -80,6 +80,7 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	}
 	e := &Engine{fs: fs}
 	e.j = journal.New(p, journal.Options{Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, OnOpen: e.recover})
+	fs.OnTemp(e.j.NoteTemp)
 	return e, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -15,6 +16,11 @@ import (
 // any call or query of a freshly opened workspace. It is idempotent: a crash during
 // recovery leaves the records pending, and the next open settles them again.
 func (e *Engine) recover(j *journal.Journal) error {
+	for _, tmp := range j.TakeTemps() {
+		if strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) {
+			e.fs.Afero().Remove(tmp) // staged by a process that died before renaming it
+		}
+	}
 	var pending []*journal.Record
 	err := j.View(func(t *journal.Tx) error {
 		for _, seq := range t.Pending() {
@@ -52,6 +58,17 @@ const (
 // settle decides a pending record: landed says the marks file lists it, every file
 // of it written.
 func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) error {
+	if landed {
+		// Every file was written and the call acknowledged: only its mark was still
+		// deferred. What happened to the files since is not this record's (fsck
+		// reports files changed outside vfsctl).
+		for _, f := range r.Files {
+			e.cleanTemp(path.Dir(f.Path))
+		}
+		r.State = journal.Committed
+		rollForward(j, r)
+		return nil
+	}
 	states := make([]fileState, len(r.Files))
 	current := make([][]byte, len(r.Files))
 	for i, f := range r.Files {
@@ -107,16 +124,6 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		}
 	}
 	switch {
-	case landed && (anyBefore || anyElsewhere):
-		// The call landed; its files changed afterwards, outside vfsctl.
-		r.State = journal.Committed
-		for i, f := range r.Files {
-			if (f.After != "" || f.Op == journal.OpDelete) && states[i] != atAfter {
-				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl after this call landed", f.Path))
-			}
-		}
-		rollForward(j, r)
-		return nil
 	case !anyBefore && !anyElsewhere:
 		// Every file is at its new content: the call landed (the usual case, as a
 		// call's committed mark waits for the next transaction).

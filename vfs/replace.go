@@ -30,20 +30,30 @@ func (f *FS) Replace(p string, data []byte) error {
 // ReplaceID is Replace, returning the identity of the new file as written (before the
 // rename, so that a change by someone else after it cannot be mistaken for ours).
 func (f *FS) ReplaceID(p string, data []byte) (Identity, error) {
-	fi, err := f.fs.Stat(p)
+	fi, err := f.checkReplace(p)
 	if err != nil {
-		return Identity{}, f.osError(p, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return Identity{}, errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
-	}
-	if !writable(fi) {
-		return Identity{}, errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
-	}
-	if n := Links(fi); n > 1 {
-		return Identity{}, errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n)
+		return Identity{}, err
 	}
 	return f.writeAtomic(p, data, fi)
+}
+
+// checkReplace refuses what cannot be replaced: not a regular file, read-only, or
+// with other hard links.
+func (f *FS) checkReplace(p string) (fs.FileInfo, error) {
+	fi, err := f.fs.Stat(p)
+	if err != nil {
+		return nil, f.osError(p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
+	}
+	if !writable(fi) {
+		return nil, errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
+	}
+	if n := Links(fi); n > 1 {
+		return nil, errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n)
+	}
+	return fi, nil
 }
 
 // Create writes a new file at canonical path p, creating missing parent directories.
@@ -83,7 +93,35 @@ func (f *FS) Remove(p string) error {
 	return f.syncDir(path.Dir(p))
 }
 
-func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (id Identity, err error) {
+func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (Identity, error) {
+	st, err := f.stage(p, data, old)
+	if err != nil {
+		return Identity{}, err
+	}
+	return st.Commit()
+}
+
+// Staged is new content written beside its file (a temp file in the same directory,
+// fsynced, with the file's mode and owner), waiting to be renamed over it. Staging
+// does not touch the file, so a caller may stage while it makes its journal record
+// durable and rename only after that (Commit), or give up (Abort).
+type Staged struct {
+	f         *FS
+	path, tmp string
+	id        Identity
+	done      bool
+}
+
+// StageReplace stages data as the new content of the existing regular file p.
+func (f *FS) StageReplace(p string, data []byte) (*Staged, error) {
+	fi, err := f.checkReplace(p)
+	if err != nil {
+		return nil, err
+	}
+	return f.stage(p, data, fi)
+}
+
+func (f *FS) stage(p string, data []byte, old fs.FileInfo) (st *Staged, err error) {
 	dir := path.Dir(p)
 	var rnd [8]byte
 	rand.Read(rnd[:])
@@ -92,46 +130,70 @@ func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (id Identity, e
 	if old != nil {
 		mode = old.Mode().Perm()
 	}
+	if f.onTemp != nil {
+		f.onTemp(tmp)
+	}
 	h, err := f.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return Identity{}, f.osError(p, err)
+		return nil, f.osError(p, err)
 	}
-	renamed := false
+	staged := false
 	defer func() {
-		if !renamed { // an error, or a panic unwinding through here
+		if !staged { // an error, or a panic unwinding through here
 			f.fs.Remove(tmp)
 		}
 	}()
+	st = &Staged{f: f, path: p, tmp: tmp}
 	if _, err = h.Write(data); err != nil {
 		h.Close()
-		return Identity{}, f.osError(p, err)
+		return nil, f.osError(p, err)
 	}
 	if err = h.Sync(); err != nil {
 		h.Close()
-		return Identity{}, f.osError(p, err)
+		return nil, f.osError(p, err)
 	}
 	if fi, serr := h.Stat(); serr == nil {
-		id = identityOf(fi)
+		st.id = identityOf(fi)
 	}
 	if err = h.Close(); err != nil {
-		return Identity{}, f.osError(p, err)
+		return nil, f.osError(p, err)
 	}
 	if old != nil {
 		// The umask may have narrowed the mode at create. The owner and group are kept
 		// too: a replaced file that changed hands would be a change no one asked for,
 		// so when they cannot be kept the call is refused.
 		if err = f.fs.Chmod(tmp, old.Mode().Perm()); err != nil {
-			return Identity{}, f.osError(p, err)
+			return nil, f.osError(p, err)
 		}
 		if err = f.keepOwner(p, tmp, old); err != nil {
-			return Identity{}, err
+			return nil, err
 		}
 	}
-	if err = f.fs.Rename(tmp, p); err != nil {
-		return Identity{}, f.osError(p, err)
+	staged = true
+	return st, nil
+}
+
+// Commit renames the staged content over its file and syncs the directory. It returns
+// the identity of the new file as written (before the rename, so that a change by
+// someone else after it cannot be mistaken for ours).
+func (s *Staged) Commit() (Identity, error) {
+	if s.done {
+		return Identity{}, errs.New(errs.IOError, s.path, "%s: staged content was already used.", s.path)
 	}
-	renamed = true
-	return id, f.syncDir(dir)
+	s.done = true
+	if err := s.f.fs.Rename(s.tmp, s.path); err != nil {
+		s.f.fs.Remove(s.tmp)
+		return Identity{}, s.f.osError(s.path, err)
+	}
+	return s.id, s.f.syncDir(path.Dir(s.path))
+}
+
+// Abort removes staged content that will not be used.
+func (s *Staged) Abort() {
+	if s != nil && !s.done {
+		s.done = true
+		s.f.fs.Remove(s.tmp)
+	}
 }
 
 // syncDir makes a rename in dir durable.

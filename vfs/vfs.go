@@ -56,7 +56,12 @@ type FS struct {
 	aliases  []string // spellings of dir that absolute paths may use
 	reserved []string
 	maxSize  int64
+	onTemp   func(name string) // told each temp file's name before it is created
 }
+
+// OnTemp sets a function told the name of every temp file before it is created, so
+// that a caller can clean up after a crash between staging and renaming.
+func (f *FS) OnTemp(fn func(name string)) { f.onTemp = fn }
 
 // Open returns an FS over the directory dir, backed by os.Root.
 func Open(dir string, opts Options) (*FS, error) {
