@@ -55,7 +55,7 @@ type Change struct {
 	After   []byte
 	Plan    *matcher.Result // for edits
 	Created bool
-	Deleted bool // the change removes the file (undo of a create)
+	Deleted bool   // the change removes the file (undo of a create)
 	Seq     uint64 // the call's record; 0 for a dry run
 
 	splices               []journal.Splice // for a change made without a matcher plan (undo)
