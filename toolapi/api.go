@@ -72,6 +72,8 @@ func (a *API) Call(session, tool string, args json.RawMessage) (res Result) {
 		text, err = a.write(c, tool, args)
 	case ApplyChanges:
 		text, err = a.apply(c, args)
+	case UndoEdit:
+		text, err = a.undoEdit(c, session, args)
 	default:
 		var names []string
 		for _, t := range Tools() {
@@ -379,4 +381,56 @@ func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func (a *API) undoEdit(c *txn.Call, session string, raw json.RawMessage) (string, error) {
+	ar, err := parseArgs(UndoEdit, raw)
+	if err != nil {
+		return "", err
+	}
+	path, err := ar.path()
+	if err != nil {
+		return "", err
+	}
+	if err := ar.rest(UndoEdit, ar.m, "path"); err != nil {
+		return "", err
+	}
+	r, err := a.eng.FS().Resolve(path)
+	if err != nil {
+		return "", err
+	}
+	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path})
+	if err != nil {
+		return "", err
+	}
+	return RenderUndo(res, false), nil
+}
+
+// RenderUndo describes an undo or redo and its diffs.
+func RenderUndo(res *txn.UndoResult, redo bool) string {
+	var b strings.Builder
+	what := "Reverted"
+	if redo {
+		what = "Re-applied"
+	}
+	var paths []string
+	for _, ch := range res.Changes {
+		paths = append(paths, ch.Name)
+	}
+	fmt.Fprintf(&b, "%s call %d (%s)", what, res.Target, strings.Join(paths, ", "))
+	if seq := res.Changes[0].Seq; seq > 0 {
+		fmt.Fprintf(&b, " as call %d", seq)
+	}
+	b.WriteString(".\n")
+	for _, ch := range res.Changes {
+		switch {
+		case ch.Deleted:
+			fmt.Fprintf(&b, "%s removed (the call had created it).\n", ch.Name)
+		case ch.Created:
+			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
+		default:
+			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

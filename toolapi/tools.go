@@ -16,6 +16,7 @@ const (
 	CreateFile   = "create_file"
 	WriteFile    = "write_file"
 	ApplyChanges = "apply_changes"
+	UndoEdit     = "undo_edit"
 )
 
 // Tools returns the definitions of the tools this package dispatches.
@@ -123,6 +124,20 @@ func Tools() []Tool {
     }
   },
   "required": ["changes"],
+  "additionalProperties": false
+}`),
+		},
+		{
+			Name: UndoEdit,
+			Description: "Revert this session's latest change to a file (an edit, a write, a create, or one file's part of apply_changes: then all its files), as a new change. " +
+				"Calling it again reverts the change before that. Changes made after it elsewhere in the file are kept; if a later change touched the same lines, " +
+				"it is refused as a conflict that names that change, and nothing is written.",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the workspace root."}
+  },
+  "required": ["path"],
   "additionalProperties": false
 }`),
 		},

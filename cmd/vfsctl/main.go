@@ -3,6 +3,8 @@
 //	vfsctl call    run tool calls read as JSON lines from stdin
 //	vfsctl log     list journaled calls
 //	vfsctl show    show one journaled call
+//	vfsctl undo    revert a journaled change as a new transaction
+//	vfsctl redo    re-apply what an undo reverted
 //	vfsctl tools   print the tool definitions (JSON Schema)
 //	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
 package main
@@ -24,7 +26,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

@@ -4,11 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/vfsctl/vfsctl/internal/errs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
 )
