@@ -54,7 +54,8 @@ func crashEngine(dir string) (*Engine, error) {
 	return Open(fs, Options{Wait: 30 * time.Second, Holder: "crash test"})
 }
 
-// crashChild commits edits in a tight loop and prints "ack SEQ" after each success.
+// crashChild commits edits in a tight loop, every fifth call an undo of the newest
+// change, and prints "ack SEQ" after each success.
 func crashChild(dir string) {
 	e, err := crashEngine(dir)
 	if err != nil {
@@ -77,12 +78,20 @@ func crashChild(dir string) {
 			specs = []Spec{{Path: p, Op: journal.OpEdit, Edits: []matcher.Edit{{
 				OldText: fmt.Sprintf("solo = %d\n", solo), NewText: fmt.Sprintf("solo = %d\n", solo+1)}}}}
 		}
-		c, err := e.Begin("crash", "apply_changes", nil)
+		tool := "apply_changes"
+		if i%5 == 4 {
+			tool = "undo" // every fifth call reverts the newest change
+		}
+		c, err := e.Begin("crash", tool, nil)
 		if err != nil {
 			fmt.Println("err", err)
 			os.Exit(3)
 		}
-		_, err = e.Apply(c, specs, false)
+		if tool == "undo" {
+			_, err = e.Undo(c, UndoOptions{Session: "crash"})
+		} else {
+			_, err = e.Apply(c, specs, false)
+		}
 		c.Finish(err)
 		if err != nil {
 			fmt.Println("err", err)
@@ -163,7 +172,7 @@ func TestCrashLoop(t *testing.T) {
 			t.Fatalf("round %d: reopen: %v", round, err)
 		}
 		state := map[uint64]journal.State{}
-		touches := map[string]int{}
+		touches, undos := map[string]int{}, map[string]int{}
 		for _, r := range all {
 			state[r.Seq] = r.State
 			if r.State == journal.Pending {
@@ -183,6 +192,9 @@ func TestCrashLoop(t *testing.T) {
 			if r.State == journal.Committed {
 				for _, f := range r.Files {
 					touches[f.Path]++
+					if r.Undo != 0 {
+						undos[f.Path]++
+					}
 				}
 			}
 		}
@@ -203,8 +215,10 @@ func TestCrashLoop(t *testing.T) {
 				t.Fatalf("round %d: %s is torn (%d bytes)", round, p, len(data))
 			}
 			pairs[i] = pair
-			if touches[p] != solo+pair {
-				t.Fatalf("round %d: %s shows %d edits (solo %d + pair %d) but the journal commits %d", round, p, solo+pair, solo, pair, touches[p])
+			// Each committed edit adds one to the file's counters, each committed undo
+			// takes one away.
+			if touches[p]-2*undos[p] != solo+pair {
+				t.Fatalf("round %d: %s shows %d edits (solo %d + pair %d) but the journal commits %d changes, %d of them undos", round, p, solo+pair, solo, pair, touches[p], undos[p])
 			}
 		}
 		if pairs[0] != pairs[1] || pairs[2] != 0 || pairs[3] != 0 {

@@ -125,9 +125,10 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 	}
 	switch {
 	case !anyBefore && !anyElsewhere:
-		// Every file is at its new content: the call landed (the usual case, as a
-		// call's committed mark waits for the next transaction).
+		// Every file is at its new content, though the call was not acknowledged:
+		// the process died after writing them.
 		r.State = journal.Committed
+		r.Notes = append(r.Notes, "recovery: every file was at its new content; the call was rolled forward")
 		rollForward(j, r)
 		return nil
 	case !anyBefore && !anyAfter:

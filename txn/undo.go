@@ -25,7 +25,8 @@ import (
 // re-applies). An origin is applied or reverted by the latest record about it. Bare
 // undo reverts the newest applied origin (through its latest record, whose splices
 // match the file), so repeating it walks back like an editor's undo; bare redo
-// re-applies the newest undo whose origin is still reverted.
+// re-applies the newest undo whose origin is still reverted, made after the newest new
+// change (as in an editor, a new change ends what can be redone).
 
 // UndoOptions say what to undo or redo.
 type UndoOptions struct {
@@ -112,14 +113,21 @@ func (h *history) pick(o UndoOptions) (uint64, error) {
 		}
 		return true
 	}
-	var best uint64
+	var best, newestChange uint64
+	for _, origin := range h.order {
+		if matches(origin) {
+			newestChange = max(newestChange, origin)
+		}
+	}
 	for _, origin := range h.order {
 		if !matches(origin) || h.reverted(origin) == !o.Redo {
 			continue
 		}
-		if l := h.latest[origin]; l > best {
-			best = l
+		l := h.latest[origin]
+		if o.Redo && l < newestChange {
+			continue // as in an editor, a new change ends what can be redone
 		}
+		best = max(best, l)
 	}
 	if best == 0 {
 		what := "change to undo"
