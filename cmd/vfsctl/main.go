@@ -5,6 +5,7 @@
 //	vfsctl show    show one journaled call
 //	vfsctl undo    revert a journaled change as a new transaction
 //	vfsctl redo    re-apply what an undo reverted
+//	vfsctl fsck    check the journal against the disk and itself
 //	vfsctl tools   print the tool definitions (JSON Schema)
 //	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
 package main
@@ -26,7 +27,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &fsckCmd{}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

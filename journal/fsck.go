@@ -1,0 +1,75 @@
+package journal
+
+import (
+	"encoding/hex"
+	"fmt"
+	"sort"
+)
+
+// Heads lists every path the journal knows with the hash of its last known content.
+func (t *Tx) Heads() map[string]string {
+	out := map[string]string{}
+	t.b(bHeads).ForEach(func(k, v []byte) error {
+		out[string(k)] = string(v)
+		return nil
+	})
+	return out
+}
+
+// Problem is one thing Verify found wrong in the journal.
+type Problem struct {
+	What string `json:"what"` // "blob", "reference", "pending", "bbolt"
+	Text string `json:"text"`
+}
+
+// Verify checks the journal's own consistency: every blob unpacks and hashes to its
+// key, every blob a record claims is stored, nothing is pending, and bbolt's check
+// passes. It returns the problems found and how many blobs and records it read.
+func (t *Tx) Verify() (problems []Problem, blobs, records int) {
+	t.b(bBlobs).ForEach(func(k, v []byte) error {
+		blobs++
+		data, err := unpack(v)
+		switch {
+		case err != nil:
+			problems = append(problems, Problem{"blob", fmt.Sprintf("blob %x does not unpack: %v", k, err)})
+		case Hash(data) != hex.EncodeToString(k):
+			problems = append(problems, Problem{"blob", fmt.Sprintf("blob %x holds content with another hash", k)})
+		}
+		return nil
+	})
+	has := func(h string) bool {
+		key, err := hex.DecodeString(h)
+		return err == nil && t.b(bBlobs).Get(key) != nil
+	}
+	for seq := uint64(1); seq <= t.Last(); seq++ {
+		r, err := t.Get(seq)
+		if err != nil {
+			problems = append(problems, Problem{"record", err.Error()})
+			continue
+		}
+		if r == nil {
+			continue
+		}
+		records++
+		if r.ArgsBlob != "" && !has(r.ArgsBlob) {
+			problems = append(problems, Problem{"reference", fmt.Sprintf("call %d: its arguments' blob %.12s is missing", seq, r.ArgsBlob)})
+		}
+		for _, f := range r.Files {
+			if f.BeforeBlob && !has(f.Before) {
+				problems = append(problems, Problem{"reference", fmt.Sprintf("call %d: the prior content of %s (blob %.12s) is missing", seq, f.Path, f.Before)})
+			}
+			if f.AfterBlob && !has(f.After) {
+				problems = append(problems, Problem{"reference", fmt.Sprintf("call %d: the new content of %s (blob %.12s) is missing", seq, f.Path, f.After)})
+			}
+		}
+	}
+	pending := t.Pending()
+	sort.Slice(pending, func(i, j int) bool { return pending[i] < pending[j] })
+	for _, seq := range pending {
+		problems = append(problems, Problem{"pending", fmt.Sprintf("call %d is still pending", seq)})
+	}
+	for err := range t.tx.Check() {
+		problems = append(problems, Problem{"bbolt", err.Error()})
+	}
+	return problems, blobs, records
+}

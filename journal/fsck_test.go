@@ -1,0 +1,42 @@
+package journal
+
+import (
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Verify finds a blob whose content no longer hashes to its key, a record claiming a
+// blob that is not stored, and a pending record.
+func TestVerifyFindsDamage(t *testing.T) {
+	j := New(filepath.Join(t.TempDir(), "journal.db"), Options{NoSync: true})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Release()
+	good, bad := []byte("good content\n"), []byte("tampered\n")
+	err := j.Commit(func(tx *Tx) error {
+		h, _ := tx.PutBlob(good)
+		key, _ := hex.DecodeString(h)
+		tx.b(bBlobs).Put(key, pack(bad)) // the bytes under the key change
+		r := &Record{Tool: "write_file", State: Pending, Files: []File{
+			{Path: "a.txt", Op: OpWrite, Before: h, BeforeBlob: true, After: Hash([]byte("x")), AfterBlob: true}}}
+		return tx.Put(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []Problem
+	j.View(func(tx *Tx) error { problems, _, _ = tx.Verify(); return nil })
+	var all []string
+	for _, p := range problems {
+		all = append(all, p.What+": "+p.Text)
+	}
+	got := strings.Join(all, "\n")
+	for _, want := range []string{"blob: blob", "holds content with another hash", "reference: call 1: the new content of a.txt", "pending: call 1 is still pending"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+}
