@@ -12,7 +12,21 @@ import (
 // before it, and so on down a chain of splices that ends at a blob. The result is
 // checked against hash.
 func (t *Tx) Content(path, hash string) ([]byte, error) {
+	return t.ContentCached(path, hash, nil, 0)
+}
+
+// ContentCached is Content with a cache of versions already rebuilt (hash -> content),
+// which it reads and fills, and a bound: when below is not 0, the version is known to
+// come from a call before call below, so the walk starts there. Replaying many calls
+// of one file, oldest first, then walks each chain once.
+func (t *Tx) ContentCached(path, hash string, cache map[string][]byte, below uint64) ([]byte, error) {
+	if data, ok := cache[hash]; ok {
+		return data, nil
+	}
 	if data, err := t.Blob(hash); data != nil || err != nil {
+		if cache != nil && data != nil {
+			cache[hash] = data
+		}
 		return data, err
 	}
 	// Walk the path's records newest first: the edit that produced a version is older
@@ -23,6 +37,9 @@ func (t *Tx) Content(path, hash string) ([]byte, error) {
 	prefix := append([]byte(path), 0)
 	c := t.b(bByPath).Cursor()
 	end := append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	if below > 0 {
+		end = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), below)
+	}
 	k, _ := c.Seek(end)
 	if k == nil {
 		k, _ = c.Last()
@@ -46,6 +63,10 @@ func (t *Tx) Content(path, hash string) ([]byte, error) {
 			}
 			chain = append(chain, f.Splices)
 			want = f.Before
+			if data, ok := cache[want]; ok {
+				base = data
+				break
+			}
 			data, err := t.Blob(want)
 			if err != nil {
 				return nil, err
@@ -66,6 +87,9 @@ func (t *Tx) Content(path, hash string) ([]byte, error) {
 	}
 	if Hash(base) != hash {
 		return nil, fmt.Errorf("the journal rebuilt %s at %.12s with another hash", path, hash)
+	}
+	if cache != nil {
+		cache[hash] = base
 	}
 	return base, nil
 }

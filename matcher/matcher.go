@@ -134,7 +134,8 @@ type matcher struct {
 	indent *view
 	utf8ok int // 0 unknown, 1 valid, -1 invalid
 	unit   string
-	drift  *drift // the edit being rendered, at a fuzzy tier
+	drift  *drift   // the edit being rendered, at a fuzzy tier
+	loose  []string // each line's looseKey, for not-found hints
 }
 
 func (m *matcher) validUTF8() bool {

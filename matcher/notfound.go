@@ -80,7 +80,6 @@ func (m *matcher) closest(pieces []string) (int, bool) {
 	if len(pieces) == 0 {
 		return 0, false
 	}
-	v := m.view(TierIndentation)
 	want := make(map[string][]int) // loose oldText line -> piece indexes
 	loose := make([]string, len(pieces))
 	folded := make([]string, len(pieces))
@@ -97,7 +96,7 @@ func (m *matcher) closest(pieces []string) (int, bool) {
 	}
 	votes := make(map[int]int)
 	for l := range m.d.nlines() {
-		if ks, ok := want[looseKey(v.lines[l].text)]; ok {
+		if ks, ok := want[m.looseLine(l)]; ok {
 			for _, k := range ks {
 				if l-k >= 0 {
 					votes[l-k] += len(loose[k])
@@ -117,20 +116,48 @@ func (m *matcher) closest(pieces []string) (int, bool) {
 	return best, true
 }
 
+// looseKey is a folded line without spaces and tabs, in lower case: how the
+// not-found hint pairs lines that differ only in those.
 func looseKey(b []byte) string {
-	return strings.ToLower(strings.NewReplacer(" ", "", "\t", "").Replace(string(b)))
+	out := make([]byte, 0, len(b))
+	ascii := true
+	for _, c := range b {
+		switch {
+		case c == ' ' || c == '\t':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 0x80:
+			ascii = false
+		}
+		out = append(out, c)
+	}
+	if !ascii {
+		return strings.ToLower(string(out))
+	}
+	return string(out)
+}
+
+// looseLine is line l's looseKey, computed once per matcher.
+func (m *matcher) looseLine(l int) string {
+	if m.loose == nil {
+		m.loose = make([]string, m.d.nlines())
+		v := m.view(TierIndentation)
+		for i := range m.loose {
+			m.loose[i] = looseKey(v.lines[i].text)
+		}
+	}
+	return m.loose[l]
 }
 
 // explain aligns oldText's lines with the file's around line from (folded, ignoring
 // indentation) and returns the region they cover and what the first difference is.
 func (m *matcher) explain(from int, pieces []string) (int, int, string) {
-	v := m.view(TierIndentation)
 	lo := max(0, from-len(pieces)-2)
 	hi := min(m.d.nlines(), from+2*len(pieces)+8)
 	fileKeys := make([]string, 0, hi-lo)
 	for l := lo; l < hi; l++ {
-		f := v.lines[l]
-		fileKeys = append(fileKeys, looseKey(f.text))
+		fileKeys = append(fileKeys, m.looseLine(l))
 	}
 	oldKeys := make([]string, len(pieces))
 	for k, s := range pieces {

@@ -106,3 +106,27 @@ func (e *Engine) View(fn func(*journal.Tx) error) error {
 	}
 	return e.j.View(fn)
 }
+
+// Hold acquires the journal until release is called, as a busy server holds it: the
+// calls in between open nothing. Replay holds both journals it uses.
+func (e *Engine) Hold() (release func(), err error) {
+	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	return e.j.Release, nil
+}
+
+// Seed tells the journal that path holds the content of hash h and, when session is not "", that the
+// session has seen it: for replaying a call in an engine whose journal never saw what
+// preceded it (and so need not keep the content as a blob).
+func (e *Engine) Seed(session, path, h string) {
+	// Deferred: it goes in with the replayed call's own transaction.
+	e.j.Defer(func(t *journal.Tx) error {
+		if session != "" {
+			if err := t.SetRead(session, path, h); err != nil {
+				return err
+			}
+		}
+		return t.SetHead(path, h)
+	})
+}

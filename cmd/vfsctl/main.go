@@ -5,6 +5,7 @@
 //	vfsctl show    show one journaled call
 //	vfsctl undo    revert a journaled change as a new transaction
 //	vfsctl redo    re-apply what an undo reverted
+//	vfsctl replay  run recorded calls again through today's engine, in memory
 //	vfsctl fsck    check the journal against the disk and itself
 //	vfsctl tools   print the tool definitions (JSON Schema)
 //	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
@@ -27,7 +28,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &fsckCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &replayCmd{}, &fsckCmd{}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

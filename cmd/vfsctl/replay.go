@@ -1,0 +1,290 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+type replayCmd struct {
+	root                 string
+	seq                  uint64
+	failed               bool
+	since, kind, session string
+	json                 bool
+	wait                 time.Duration
+	progress             io.Writer // a terminal, for the progress bar; nil when piped
+}
+
+func (c *replayCmd) Name() string { return "replay" }
+func (c *replayCmd) Summary() string {
+	return "run recorded calls again through today's engine, in memory"
+}
+
+const replayUsage = `Usage: vfsctl replay N [--json]
+       vfsctl replay --failed [--since T] [--kind K] [--session S] [--json]
+
+Rebuilds the files as they were before call N from the journal, in memory (nothing on
+disk changes), runs the recorded call again through today's engine, and says whether
+the outcome matches the record (the same kind, the same resulting content) or how it
+differs, with both diffs.
+
+With --failed, replays every refused call (narrowed by --since, --kind, --session) and
+counts, by error kind, how many would now succeed, fail differently, or fail the same:
+how a change to the matcher is judged against the mistakes real models made. Undo and
+redo calls, which depend on the journal's history, are counted as not replayable.
+
+Exit status: 0 when every replayed call came out as recorded, 1 when any differs, 2 on
+a usage error.
+
+Examples:
+  vfsctl replay 42
+  vfsctl replay --failed --since 24h --kind text_not_found
+`
+
+func (c *replayCmd) ParseFlags(args []string) error {
+	fs := newFlagSet("replay", replayUsage)
+	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.BoolVar(&c.failed, "failed", false, "replay every refused call")
+	fs.StringVar(&c.since, "since", "", "with --failed: calls at or after T (RFC 3339, 2006-01-02 15:04, or a duration such as 24h)")
+	fs.StringVar(&c.kind, "kind", "", "with --failed: calls refused with this kind")
+	fs.StringVar(&c.session, "session", "", "with --failed: calls of this session")
+	fs.BoolVar(&c.json, "json", false, "print results as JSON")
+	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	var rest []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return fs.parse(args)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch {
+	case c.failed && len(rest) > 0:
+		return fmt.Errorf("give a call number or --failed, not both")
+	case !c.failed && len(rest) != 1:
+		return fmt.Errorf("give one call number, or --failed (see --help)")
+	case !c.failed:
+		n, err := strconv.ParseUint(rest[0], 10, 64)
+		if err != nil || n == 0 {
+			return fmt.Errorf("%q is not a call number", rest[0])
+		}
+		c.seq = n
+	}
+	if !c.failed && (c.since != "" || c.kind != "" || c.session != "") {
+		return fmt.Errorf("--since, --kind and --session go with --failed")
+	}
+	return nil
+}
+
+func (c *replayCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
+	since, err := parseWhen(c.since)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl replay: --since: %v\n", err)
+		return exitUsage
+	}
+	eng, err := openEngine(c.root, c.wait, "vfsctl replay")
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl replay: %v\n", err)
+		return exitUsage
+	}
+	if !eng.HasJournal() {
+		fmt.Fprintf(stderr, "vfsctl replay: there is no journal in %s yet (the first tool call creates it)\n", eng.FS().Dir())
+		return exitRefused
+	}
+	seqs := []uint64{c.seq}
+	if c.failed {
+		var recs []*journal.Record
+		err = eng.View(func(t *journal.Tx) (err error) {
+			recs, err = t.Find(journal.Query{Failed: true, Kind: c.kind, Session: c.session, Since: since})
+			return err
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "vfsctl replay: %v%s\n", err, waitHint(err))
+			return exitRefused
+		}
+		seqs = seqs[:0]
+		for _, r := range recs {
+			seqs = append(seqs, r.Seq)
+		}
+		sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] }) // oldest first: chains rebuild once
+	}
+	rp, err := toolapi.NewReplayer(eng)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl replay: %v%s\n", err, waitHint(err))
+		return exitRefused
+	}
+	defer rp.Close()
+	var bar *progressbar.ProgressBar
+	if c.failed && c.progress == nil {
+		if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			c.progress = f
+		}
+	}
+	if c.progress != nil && len(seqs) > 1 {
+		bar = progressbar.NewOptions(len(seqs), progressbar.OptionSetWriter(c.progress), progressbar.OptionSetDescription("replaying"),
+			progressbar.OptionClearOnFinish())
+	}
+	var results []*toolapi.ReplayResult
+	for _, seq := range seqs {
+		res, err := rp.Replay(seq)
+		if err != nil {
+			fmt.Fprintf(stderr, "vfsctl replay: call %d: %v\n", seq, err)
+			return exitRefused
+		}
+		if res == nil {
+			fmt.Fprintf(stderr, "vfsctl replay: there is no call %d\n", seq)
+			return exitRefused
+		}
+		results = append(results, res)
+		if bar != nil {
+			bar.Add(1)
+		}
+	}
+	if bar != nil {
+		bar.Finish()
+	}
+	differ := 0
+	for _, r := range results {
+		if r.Replayable && !r.Same {
+			differ++
+		}
+	}
+	if c.failed {
+		c.summary(stdout, results)
+	} else {
+		c.one(stdout, results[0])
+	}
+	if differ > 0 {
+		return exitRefused
+	}
+	return exitOK
+}
+
+func outcome(ok bool, kind string) string {
+	if ok {
+		return "ok"
+	}
+	return "refused " + kind
+}
+
+func (c *replayCmd) one(w io.Writer, r *toolapi.ReplayResult) {
+	if c.json {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.Encode(r)
+		return
+	}
+	fmt.Fprintf(w, "call %d (%s, session %s)\n", r.Seq, r.Tool, r.Session)
+	if !r.Replayable {
+		fmt.Fprintf(w, "not replayable: %s\n", r.Why)
+		return
+	}
+	fmt.Fprintf(w, "recorded: %s\ntoday:    %s\n", outcome(r.RecordedOK, r.RecordedKind), outcome(r.NowOK, r.NowKind))
+	if r.Same {
+		fmt.Fprintln(w, "same outcome as recorded")
+		return
+	}
+	fmt.Fprintln(w, "differs from the record")
+	if r.RecordedText != "" {
+		fmt.Fprintf(w, "\nrecorded message:\n%s\n", indent(r.RecordedText, "  "))
+	}
+	if r.RecordedDiff != "" {
+		fmt.Fprintf(w, "\nrecorded diff:\n%s", indent(r.RecordedDiff, "  "))
+	}
+	fmt.Fprintf(w, "\ntoday's reply:\n%s\n", indent(r.NowText, "  "))
+}
+
+// kindTally counts replays of one recorded kind.
+type kindTally struct {
+	Kind          string `json:"kind"`
+	Replayed      int    `json:"replayed"`
+	NowSucceed    int    `json:"now_succeed"`
+	FailDiffently int    `json:"fail_differently"`
+	Same          int    `json:"same"`
+	NotReplayable int    `json:"not_replayable"`
+}
+
+func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
+	by := map[string]*kindTally{}
+	total := &kindTally{Kind: "all"}
+	for _, r := range results {
+		t := by[r.RecordedKind]
+		if t == nil {
+			t = &kindTally{Kind: r.RecordedKind}
+			by[r.RecordedKind] = t
+		}
+		for _, x := range []*kindTally{t, total} {
+			switch {
+			case !r.Replayable:
+				x.NotReplayable++
+			case r.Same:
+				x.Replayed++
+				x.Same++
+			case r.NowOK:
+				x.Replayed++
+				x.NowSucceed++
+			default:
+				x.Replayed++
+				x.FailDiffently++
+			}
+		}
+	}
+	kinds := make([]string, 0, len(by))
+	for k := range by {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	if c.json {
+		out := struct {
+			Total   *kindTally              `json:"total"`
+			ByKind  []*kindTally            `json:"by_kind"`
+			Differs []*toolapi.ReplayResult `json:"differs"`
+		}{Total: total, ByKind: []*kindTally{}, Differs: []*toolapi.ReplayResult{}}
+		for _, k := range kinds {
+			out.ByKind = append(out.ByKind, by[k])
+		}
+		for _, r := range results {
+			if r.Replayable && !r.Same {
+				out.Differs = append(out.Differs, r)
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.Encode(out)
+		return
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(w, "no refused calls match")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "KIND\tREPLAYED\tNOW SUCCEED\tFAIL DIFFERENTLY\tSAME\tNOT REPLAYABLE\t")
+	for _, k := range append(kinds, "") {
+		t := total
+		if k != "" {
+			t = by[k]
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Kind, t.Replayed, t.NowSucceed, t.FailDiffently, t.Same, t.NotReplayable)
+	}
+	tw.Flush()
+	for _, r := range results {
+		if r.Replayable && !r.Same {
+			fmt.Fprintf(w, "call %d (%s): recorded %s, today %s\n", r.Seq, r.Tool, outcome(r.RecordedOK, r.RecordedKind), outcome(r.NowOK, r.NowKind))
+		}
+	}
+}
