@@ -1,6 +1,7 @@
 package toolapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
@@ -37,7 +38,13 @@ func New(eng *txn.Engine) *API { return &API{eng: eng} }
 // panics: an internal fault becomes an io_error result, so one bad call cannot take
 // down a server.
 func (a *API) Call(session, tool string, args json.RawMessage) (res Result) {
-	c, err := a.eng.Begin(session, tool, args)
+	return a.CallContext(context.Background(), session, tool, args)
+}
+
+// CallContext is Call with a context: a call cancelled before it commits changes
+// nothing; one cancelled later finishes (a commit is never left halfway).
+func (a *API) CallContext(ctx context.Context, session, tool string, args json.RawMessage) (res Result) {
+	c, err := a.eng.BeginContext(ctx, session, tool, args)
 	if err != nil {
 		return fail(tool, err) // busy: the journal could not be had, so nothing ran
 	}
@@ -433,4 +440,30 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// undoCall reverts call seq as a journaled call of session.
+func (a *API) undoCall(ctx context.Context, session string, seq uint64) (res Result) {
+	args, _ := json.Marshal(map[string]uint64{"seq": seq})
+	c, err := a.eng.BeginContext(ctx, session, "undo", args)
+	if err != nil {
+		return fail("undo", err)
+	}
+	var u *txn.UndoResult
+	defer func() {
+		if p := recover(); p != nil {
+			err = errs.New(errs.IOError, "", "internal error in undo: %v. %s", p, firstFrame(debug.Stack()))
+		}
+		c.Finish(err)
+		if err != nil {
+			res = fail("undo", err)
+		} else {
+			res = Result{OK: true, Tool: "undo", Text: RenderUndo(u, false)}
+		}
+		if s := int64(c.Seq()); s > 0 {
+			res.Txn = &s
+		}
+	}()
+	u, err = a.eng.Undo(c, txn.UndoOptions{Seq: seq})
+	return res
 }

@@ -17,6 +17,8 @@ const (
 	WriteFile    = "write_file"
 	ApplyChanges = "apply_changes"
 	UndoEdit     = "undo_edit"
+	ListFiles    = "list_files"
+	SearchFiles  = "search_files"
 )
 
 // Tools returns the definitions of the tools this package dispatches.

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 // Call is one tool call in progress: it holds the journal from Begin to Finish and
 // gathers what the call's record will say.
 type Call struct {
+	ctx   context.Context // a cancelled call stops before it commits
 	e     *Engine
 	rec   journal.Record
 	args  json.RawMessage
@@ -35,6 +37,12 @@ type seen struct {
 // Begin starts a call: it acquires the journal (recovering a crashed predecessor on a
 // fresh open) or fails with busy.
 func (e *Engine) Begin(session, tool string, args json.RawMessage) (*Call, error) {
+	return e.BeginContext(context.Background(), session, tool, args)
+}
+
+// BeginContext is Begin with a context: once it is cancelled, the call stops before it
+// commits (never halfway through writing files).
+func (e *Engine) BeginContext(ctx context.Context, session, tool string, args json.RawMessage) (*Call, error) {
 	if strings.IndexByte(session, 0) >= 0 || strings.IndexByte(tool, 0) >= 0 {
 		// The journal's index keys separate fields with NUL.
 		return nil, errs.New(errs.InvalidInput, "", "session and tool names must not contain NUL bytes.")
@@ -43,9 +51,17 @@ func (e *Engine) Begin(session, tool string, args json.RawMessage) (*Call, error
 		return nil, err
 	}
 	now := time.Now()
-	return &Call{e: e, start: now, args: args, rec: journal.Record{
+	return &Call{ctx: ctx, e: e, start: now, args: args, rec: journal.Record{
 		Time: now.UTC(), Session: session, Tool: tool, ArgsSize: len(args),
 	}}, nil
+}
+
+// cancelled refuses to go on with a call whose context is done.
+func (c *Call) cancelled() error {
+	if err := c.ctx.Err(); err != nil {
+		return errs.Wrap(errs.IOError, "", err, "The call was cancelled before it changed anything; nothing was written.")
+	}
+	return nil
 }
 
 // Committed reports whether the call's change was committed: a fault after that point

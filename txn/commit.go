@@ -29,6 +29,9 @@ var testHookPending func() error
 // rolls back the files already written; if even that fails, the record stays pending
 // and the next open's recovery settles it.
 func (e *Engine) commit(c *Call, changes []*Change) (err error) {
+	if err := c.cancelled(); err != nil {
+		return err
+	}
 	c.rec.State = journal.Pending
 	// New content is staged beside each replaced file (temp file written and synced)
 	// while the hashes are computed and the pending record is made durable: staging

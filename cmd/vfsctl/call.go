@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -52,12 +53,20 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl call: --session must be at most 200 bytes, without NUL\n")
 		return exitUsage
 	}
-	eng, err := openEngine(c.root, c.wait, "vfsctl call")
+	root := c.root
+	if root == "" {
+		var err error
+		if root, err = findRoot(); err != nil {
+			fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
+			return exitUsage
+		}
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl call"})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
 		return exitUsage
 	}
-	api := toolapi.New(eng)
+	defer eng.Close()
 	session := c.session
 	if session == "" {
 		session = newSessionID()
@@ -75,7 +84,7 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 			if tooLong {
 				res = refusal("", errs.New(errs.TooLarge, "", "The call line is over %d bytes; it was skipped.", maxLine))
 			} else {
-				res = c.one(api, session, line)
+				res = c.one(eng, session, line)
 			}
 			if !res.OK {
 				code = exitRefused
@@ -94,7 +103,7 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // one decodes the envelope of one line and runs the call.
-func (c *callCmd) one(api *toolapi.API, session string, line []byte) toolapi.Result {
+func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) toolapi.Result {
 	var env map[string]json.RawMessage
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &env) != nil {
@@ -117,7 +126,7 @@ func (c *callCmd) one(api *toolapi.API, session string, line []byte) toolapi.Res
 			return withID(refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k)))
 		}
 	}
-	return withID(api.Call(session, tool, env["args"]))
+	return withID(eng.Call(context.Background(), session, tool, env["args"]))
 }
 
 func refusal(tool string, err *errs.Error) toolapi.Result {

@@ -1,6 +1,7 @@
 // Command vfsctl is the transactional edit engine for the file tools of LLM agents.
 //
 //	vfsctl call    run tool calls read as JSON lines from stdin
+//	vfsctl serve   serve the tools over MCP on stdin and stdout
 //	vfsctl log     list journaled calls
 //	vfsctl show    show one journaled call
 //	vfsctl undo    revert a journaled change as a new transaction
@@ -28,7 +29,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &replayCmd{}, &fsckCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &replayCmd{}, &fsckCmd{}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// buildVfsctl builds the real binary once per test run.
+func buildVfsctl(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "vfsctl")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func textOf(r *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestMCPEndToEnd starts `vfsctl serve` as a child process and drives it with the
+// SDK's client over stdio.
+func TestMCPEndToEnd(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	var lines strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&lines, "line %02d = old\n", i)
+	}
+	files := map[string]string{"app.py": "print(\"hi\")\nx = 1\n", "many.txt": lines.String()}
+	for p, c := range files {
+		os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "1"}, nil)
+	var serverLog bytes.Buffer
+	cmd := exec.Command(bin, "serve", "--root", dir)
+	cmd.Stderr = &serverLog
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	// The tools, with schemas and annotations.
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*sdk.Tool{}
+	for _, tl := range lt.Tools {
+		tools[tl.Name] = tl
+	}
+	for _, name := range []string{"read_file", "edit_file", "create_file", "write_file", "apply_changes", "undo_edit"} {
+		tl := tools[name]
+		if tl == nil || tl.InputSchema == nil || tl.OutputSchema == nil || tl.Annotations == nil {
+			t.Fatalf("tool %s: %+v", name, tl)
+		}
+	}
+	if a := tools["read_file"].Annotations; !a.ReadOnlyHint {
+		t.Errorf("read_file is not read-only: %+v", a)
+	}
+	if a := tools["create_file"].Annotations; a.DestructiveHint == nil || *a.DestructiveHint {
+		t.Errorf("create_file is marked destructive: %+v", a)
+	}
+	if a := tools["edit_file"].Annotations; a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint) || a.IdempotentHint {
+		t.Errorf("edit_file annotations: %+v", a)
+	}
+
+	call := func(name string, args string) *sdk.CallToolResult {
+		t.Helper()
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return r
+	}
+	structured := func(r *sdk.CallToolResult) map[string]any {
+		b, _ := json.Marshal(r.StructuredContent)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return m
+	}
+
+	// A successful edit (the model's curly quotes forgiven).
+	r := call("edit_file", `{"path": "app.py", "edits": [{"oldText": "print(“hi”)", "newText": "print(“bye”)"}]}`)
+	if r.IsError || structured(r)["ok"] != true || structured(r)["txn"] == nil {
+		t.Fatalf("edit: %s %v", textOf(r), structured(r))
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "app.py")); string(got) != "print(\"bye\")\nx = 1\n" {
+		t.Fatalf("app.py is %q", got)
+	}
+
+	// A refused edit: isError, its kind, and the same text `vfsctl call` gives.
+	refused := `{"path": "app.py", "edits": [{"oldText": "y = 2", "newText": "y = 3"}]}`
+	r = call("edit_file", refused)
+	if !r.IsError || structured(r)["kind"] != "text_not_found" {
+		t.Fatalf("refused edit: %s %v", textOf(r), structured(r))
+	}
+	twin := t.TempDir()
+	os.WriteFile(filepath.Join(twin, "app.py"), []byte("print(\"bye\")\nx = 1\n"), 0o644)
+	c := exec.Command(bin, "call", "--root", twin)
+	c.Stdin = strings.NewReader(`{"tool": "edit_file", "args": ` + refused + "}\n")
+	out, _ := c.Output()
+	var viaCall struct{ Text string }
+	json.Unmarshal(out, &viaCall)
+	if viaCall.Text != textOf(r) {
+		t.Errorf("MCP and vfsctl call differ:\n mcp  %q\n call %q", textOf(r), viaCall.Text)
+	}
+
+	// create_file over an existing file.
+	r = call("create_file", `{"path": "app.py", "content": "x"}`)
+	if !r.IsError || structured(r)["kind"] != "file_exists" {
+		t.Fatalf("create over existing: %s", textOf(r))
+	}
+
+	// An unknown tool is a protocol error.
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "delete_everything", Arguments: map[string]any{}}); err == nil {
+		t.Error("an unknown tool was not a protocol error")
+	}
+
+	// Twenty concurrent calls on one file, while another process asks for the log.
+	var wg sync.WaitGroup
+	errsCh := make(chan string, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			args := fmt.Sprintf(`{"path": "many.txt", "edits": [{"oldText": "line %02d = old", "newText": "line %02d = new"}]}`, i, i)
+			r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "edit_file", Arguments: json.RawMessage(args)})
+			if err != nil || r.IsError {
+				errsCh <- fmt.Sprintf("edit %d: %v %s", i, err, textOf(r))
+			}
+		})
+	}
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	logOut, logErr := exec.Command(bin, "log", "--root", dir, "--json", "--limit", "1").CombinedOutput()
+	logTook := time.Since(start)
+	wg.Wait()
+	close(errsCh)
+	for e := range errsCh {
+		t.Error(e)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "many.txt")); strings.Count(string(got), "= new") != 20 {
+		t.Fatalf("%d of 20 concurrent edits in the file:\n%s", strings.Count(string(got), "= new"), got)
+	}
+	if logErr != nil || !strings.Contains(string(logOut), `"seq"`) {
+		t.Fatalf("log from another process: %v %s", logErr, logOut)
+	}
+	// Not busy (that would be an error above); how long it took is a figure, not a test.
+	t.Logf("vfsctl log from another process answered in %v while 20 calls ran", logTook.Round(time.Millisecond))
+
+	// One connection is one session, named after the client; the log went to stderr.
+	cs.Close()
+	all, _ := exec.Command(bin, "log", "--root", dir, "--json").Output()
+	if !strings.Contains(string(all), `"session":"mcp-e2e-client-`) {
+		t.Errorf("records do not name the client's session:\n%s", all)
+	}
+	if !strings.Contains(serverLog.String(), "serving") {
+		t.Errorf("server log: %q", serverLog.String())
+	}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/toolapi"
+	"github.com/vfsctl/vfsctl/toolapi/mcp"
+)
+
+type serveCmd struct {
+	root, logFile string
+	wait          time.Duration
+}
+
+func (c *serveCmd) Name() string    { return "serve" }
+func (c *serveCmd) Summary() string { return "serve the tools over MCP on stdin and stdout" }
+
+const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION]
+
+Serves the file tools over the Model Context Protocol on stdin and stdout, for an MCP
+client (an agent runtime, an IDE) that starts it as a child process. One connection is
+one journal session, named after the client. Refused calls are tool results with
+isError and the same text as vfsctl call; an unknown tool or a malformed request is a
+JSON-RPC error. The log goes to stderr, or to --log; never to stdout.
+
+Example client configuration:
+  {"mcpServers": {"files": {"command": "vfsctl", "args": ["serve", "--root", "/path/to/workspace"]}}}
+`
+
+func (c *serveCmd) ParseFlags(args []string) error {
+	fs := newFlagSet("serve", serveUsage)
+	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
+	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long a call waits while another process uses the journal, then is refused busy")
+	return fs.parse(args)
+}
+
+func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
+	root := c.root
+	if root == "" {
+		var err error
+		if root, err = findRoot(); err != nil {
+			fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
+			return exitUsage
+		}
+	}
+	logw := stderr
+	if c.logFile != "" {
+		f, err := os.OpenFile(c.logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		logw = f
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl serve"})
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
+		return exitUsage
+	}
+	defer eng.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := slog.New(slog.NewTextHandler(logw, nil))
+	logger.Info("serving", "root", root)
+	if err := mcp.Serve(ctx, eng, &sdk.StdioTransport{}, mcp.Options{Logger: logger}); err != nil && ctx.Err() == nil {
+		logger.Error("serve", "err", err)
+		return exitRefused
+	}
+	return exitOK
+}

@@ -1,0 +1,85 @@
+package toolapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// Options configure an Engine opened on a workspace root. The zero value is usable.
+type Options struct {
+	// JournalPath is the journal file; "" means <root>/.vfsctl/journal.db.
+	JournalPath string
+	// Wait bounds how long a call waits for another process's turn on the journal
+	// before it is refused as busy; 0 means journal.DefaultWait (10s).
+	Wait time.Duration
+	// Holder names this process in the busy errors other processes report, e.g.
+	// "my-agent"; "" means the program's name.
+	Holder string
+	// MaxFileSize bounds the files read and edited; 0 means vfs.DefaultMaxFileSize.
+	MaxFileSize int64
+	// Reserved lists folder names no tool touches at any depth; nil means .git and
+	// .vfsctl. An empty, non-nil slice reserves nothing: then a model can write
+	// .git/hooks, which runs code on the next git command.
+	Reserved []string
+}
+
+// Engine is the embedding API: an agent runtime written in Go opens one on a
+// workspace root, hands its Tools to the model, and dispatches the model's calls with
+// Call. It is what `vfsctl call` and `vfsctl serve` use. It is safe for concurrent
+// use: calls on one file run one after another, calls on different files at once.
+type Engine struct {
+	api *API
+	eng *txn.Engine
+}
+
+// Open returns an Engine over the directory root. The journal is opened (and, after a
+// crash, recovered) when the first call begins, and held only while calls run.
+func Open(root string, opts Options) (*Engine, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %s is not a directory", root)
+	}
+	fs, err := vfs.Open(root, vfs.Options{Reserved: opts.Reserved, MaxFileSize: opts.MaxFileSize})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder})
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{api: New(eng), eng: eng}, nil
+}
+
+// Tools returns the tool definitions to hand to a model.
+func (e *Engine) Tools() []Tool { return Tools() }
+
+// Call runs tool call name with its raw JSON arguments for session (the unit that
+// write_file's read rule and undo_edit work by: one conversation, one session). The
+// Result holds the text the model reads, the stable error kind of a refusal, and the
+// journal's number for the call. It never panics. A context cancelled before the call
+// commits stops it with nothing written.
+func (e *Engine) Call(ctx context.Context, session, name string, args json.RawMessage) Result {
+	return e.api.CallContext(ctx, session, name, args)
+}
+
+// Undo reverts journaled call seq as a new transaction (for an operator or a runtime's
+// own undo button; a model uses the undo_edit tool). The Result is like a tool call's.
+func (e *Engine) Undo(ctx context.Context, seq uint64) Result {
+	return e.api.undoCall(ctx, "operator", seq)
+}
+
+// Close releases what the engine holds. The journal is held only while calls run, so
+// Close returns once none is left to release.
+func (e *Engine) Close() error { return nil }
+
+// Txn returns the engine's transaction layer, for the CLI's operator commands.
+func (e *Engine) Txn() *txn.Engine { return e.eng }

@@ -1,0 +1,129 @@
+// Package mcp serves the vfsctl tools over the Model Context Protocol, with the
+// official Go SDK: each tool with its input and output schema and annotations, a
+// refused call as a tool result with isError and the same model-facing text as
+// `vfsctl call`, and protocol errors (an unknown tool, a malformed request) as
+// JSON-RPC errors. One MCP connection is one journal session, named after the client.
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+// Options configure a server.
+type Options struct {
+	// Logger receives the server's log; it must not write to stdout, which carries
+	// the protocol. nil logs nothing.
+	Logger *slog.Logger
+	// Version is the server version reported to clients.
+	Version string
+}
+
+// outputSchema is the structured result of every tool.
+var outputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "ok": {"type": "boolean", "description": "the call succeeded"},
+    "kind": {"type": ["string", "null"], "description": "the stable error kind of a refusal, e.g. text_not_found"},
+    "txn": {"type": ["integer", "null"], "description": "the call's number in the workspace journal"}
+  },
+  "required": ["ok", "kind", "txn"]
+}`)
+
+// NewServer returns an MCP server over eng's tools.
+func NewServer(eng *toolapi.Engine, opts Options) *sdk.Server {
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "vfsctl", Title: "vfsctl file tools", Version: version},
+		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructions})
+	s := &server{eng: eng, log: opts.Logger}
+	for _, t := range eng.Tools() {
+		srv.AddTool(&sdk.Tool{
+			Name:         t.Name,
+			Description:  t.Description,
+			InputSchema:  t.InputSchema,
+			OutputSchema: outputSchema,
+			Annotations:  annotations(t.Name),
+		}, s.handler(t.Name))
+	}
+	return srv
+}
+
+// Serve runs a server over transport until the client disconnects or ctx ends.
+func Serve(ctx context.Context, eng *toolapi.Engine, t sdk.Transport, opts Options) error {
+	return NewServer(eng, opts).Run(ctx, t)
+}
+
+const instructions = "File tools for this workspace: read_file before write_file; edit_file with exact oldText (small " +
+	"differences in quotes, dashes, spaces and indentation are forgiven); every change is journaled and can be undone with undo_edit."
+
+func annotations(name string) *sdk.ToolAnnotations {
+	no, yes := false, true
+	a := &sdk.ToolAnnotations{OpenWorldHint: &no}
+	switch name {
+	case toolapi.ReadFile, toolapi.ListFiles, toolapi.SearchFiles:
+		a.ReadOnlyHint, a.IdempotentHint = true, true
+	case toolapi.CreateFile:
+		a.DestructiveHint = &no // it makes a new file and never replaces one
+	default: // edit_file, write_file, apply_changes, undo_edit
+		a.DestructiveHint = &yes
+	}
+	return a
+}
+
+type server struct {
+	eng      *toolapi.Engine
+	log      *slog.Logger
+	sessions sync.Map // *sdk.ServerSession -> journal session name
+}
+
+// session names the journal session of an MCP connection after its client.
+func (s *server) session(ss *sdk.ServerSession) string {
+	if v, ok := s.sessions.Load(ss); ok {
+		return v.(string)
+	}
+	client := "client"
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+		client = strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0 {
+				return -1
+			}
+			return r
+		}, p.ClientInfo.Name)
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	name := "mcp-" + client + "-" + hex.EncodeToString(b[:])
+	v, _ := s.sessions.LoadOrStore(ss, name)
+	return v.(string)
+}
+
+func (s *server) handler(name string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		session := s.session(req.Session)
+		res := s.eng.Call(ctx, session, name, req.Params.Arguments)
+		if s.log != nil {
+			kind := ""
+			if res.Kind != nil {
+				kind = *res.Kind
+			}
+			s.log.Info("call", "tool", name, "session", session, "ok", res.OK, "kind", kind)
+		}
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: res.Text}},
+			StructuredContent: map[string]any{"ok": res.OK, "kind": res.Kind, "txn": res.Txn},
+			IsError:           !res.OK,
+		}, nil
+	}
+}
