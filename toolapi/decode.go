@@ -199,8 +199,14 @@ func (a *args) str(where, field string, raw json.RawMessage, required bool) (str
 	return s, true, nil
 }
 
+// absent reports whether an optional field was left out: missing, or null (how
+// strict function-calling modes send an optional field the model did not set).
+func absent(raw json.RawMessage) bool {
+	return raw == nil || string(bytes.TrimSpace(raw)) == "null"
+}
+
 func (a *args) boolean(where, field string, raw json.RawMessage) (bool, error) {
-	if raw == nil {
+	if absent(raw) {
 		return false, nil
 	}
 	var b bool
@@ -211,7 +217,7 @@ func (a *args) boolean(where, field string, raw json.RawMessage) (bool, error) {
 }
 
 func (a *args) positive(field string, raw json.RawMessage) (int, error) {
-	if raw == nil {
+	if absent(raw) {
 		return 0, nil
 	}
 	// A whole number sent as a string ("2") or with a zero fraction (2.0) is a common
@@ -516,6 +522,11 @@ func decodeApply(raw json.RawMessage) ([]txn.Spec, error) {
 		wr, _, _ := a.take(where, m, "write")
 		if err := a.rest(where, m, "path with one of edits, create or write"); err != nil {
 			return nil, err
+		}
+		for _, v := range []*json.RawMessage{&ed, &cre, &wr} {
+			if absent(*v) {
+				*v = nil
+			}
 		}
 		n := 0
 		for _, v := range []json.RawMessage{ed, cre, wr} {

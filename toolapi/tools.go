@@ -27,7 +27,7 @@ func Tools() []Tool {
 		{
 			Name: ReadFile,
 			Description: "Read a text file of the workspace. Lines come back numbered (\"     1\\tcode\"); the number and tab are not part of the file, so leave them out of oldText. " +
-				"Reads up to 2000 lines from offset (1-based); the reply says how to read on. Reading a file is required before write_file may replace it.",
+				"Reads up to 2000 lines from offset (1-based); the reply says how to read on. write_file may replace a file only after its whole current content was read (in one read or several).",
 			InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -28,17 +27,6 @@ type Options struct {
 	Version string
 }
 
-// outputSchema is the structured result of every tool.
-var outputSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "ok": {"type": "boolean", "description": "the call succeeded"},
-    "kind": {"type": ["string", "null"], "description": "the stable error kind of a refusal, e.g. text_not_found"},
-    "txn": {"type": ["integer", "null"], "description": "the call's number in the workspace journal"}
-  },
-  "required": ["ok", "kind", "txn"]
-}`)
-
 // NewServer returns an MCP server over eng's tools.
 func NewServer(eng *toolapi.Engine, opts Options) *sdk.Server {
 	version := opts.Version
@@ -53,7 +41,7 @@ func NewServer(eng *toolapi.Engine, opts Options) *sdk.Server {
 			Name:         t.Name,
 			Description:  t.Description,
 			InputSchema:  t.InputSchema,
-			OutputSchema: outputSchema,
+			OutputSchema: toolapi.OutputSchema,
 			Annotations:  annotations(t.Name),
 		}, s.handler(t.Name))
 	}
@@ -69,17 +57,9 @@ const instructions = "File tools for this workspace: read_file before write_file
 	"differences in quotes, dashes, spaces and indentation are forgiven); every change is journaled and can be undone with undo_edit."
 
 func annotations(name string) *sdk.ToolAnnotations {
-	no, yes := false, true
-	a := &sdk.ToolAnnotations{OpenWorldHint: &no}
-	switch name {
-	case toolapi.ReadFile, toolapi.ListFiles, toolapi.SearchFiles:
-		a.ReadOnlyHint, a.IdempotentHint = true, true
-	case toolapi.CreateFile:
-		a.DestructiveHint = &no // it makes a new file and never replaces one
-	default: // edit_file, write_file, apply_changes, undo_edit
-		a.DestructiveHint = &yes
-	}
-	return a
+	h := toolapi.HintsFor(name)
+	no := false
+	return &sdk.ToolAnnotations{ReadOnlyHint: h.ReadOnly, DestructiveHint: &h.Destructive, IdempotentHint: h.Idempotent, OpenWorldHint: &no}
 }
 
 type server struct {
