@@ -81,6 +81,10 @@ func (a *API) CallContext(ctx context.Context, session, tool string, args json.R
 		text, err = a.apply(c, args)
 	case UndoEdit:
 		text, err = a.undoEdit(c, session, args)
+	case ListFiles:
+		text, err = a.listFiles(c, args)
+	case SearchFiles:
+		text, err = a.searchFiles(c, args)
 	default:
 		var names []string
 		for _, t := range Tools() {

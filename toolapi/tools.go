@@ -143,5 +143,37 @@ func Tools() []Tool {
   "additionalProperties": false
 }`),
 		},
+		{
+			Name: ListFiles,
+			Description: "List the files and folders of the workspace (folders end with /), below path, down to depth levels. " +
+				"Files that .gitignore ignores are left out unless includeIgnored is set; .git and .vfsctl are never listed. At most 1000 entries; the reply says how to narrow it.",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Folder to list, relative to the workspace root. Default the root."},
+    "pattern": {"type": "string", "description": "Glob on names, e.g. *.go; with a slash, on paths, e.g. src/*.ts."},
+    "depth": {"type": "integer", "minimum": 1, "description": "Folder levels to descend. Default 6."},
+    "includeIgnored": {"type": "boolean", "description": "Also list what .gitignore ignores. Default false."}
+  },
+  "additionalProperties": false
+}`),
+		},
+		{
+			Name: SearchFiles,
+			Description: "Search the text files of the workspace for a regular expression (RE2 syntax) or, with literal, a plain string; one line per match as path:line: text. " +
+				"Files that .gitignore ignores are left out unless includeIgnored is set. At most 200 matches; the reply says how to narrow it.",
+			InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "minLength": 1, "description": "RE2 regular expression, or a plain string with literal."},
+    "path": {"type": "string", "description": "Folder to search, relative to the workspace root. Default the root."},
+    "glob": {"type": "string", "description": "Only files whose name matches, e.g. *.py."},
+    "literal": {"type": "boolean", "description": "Treat pattern as a plain string. Default false."},
+    "includeIgnored": {"type": "boolean", "description": "Also search what .gitignore ignores. Default false."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`),
+		},
 	}
 }

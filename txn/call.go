@@ -158,6 +158,10 @@ func (c *Call) Shown(spans [][2]int, total int) {
 	}
 }
 
+// Looked records that the call looked at path (a folder listed or searched), so that
+// the journal indexes the call by it.
+func (c *Call) Looked(path string) { c.file(journal.File{Path: path, Op: journal.OpRead}) }
+
 // saw notes content a call looked at (read, or saw before being refused).
 func (c *Call) saw(path string, op journal.Op, data []byte, read bool) {
 	i := c.file(journal.File{Path: path, Op: op, Before: journal.Hash(data)})

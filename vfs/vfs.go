@@ -177,6 +177,16 @@ func checkNames(orig, q string) error {
 	return nil
 }
 
+// Reserved reports whether name, one path component, is a reserved folder.
+func (f *FS) Reserved(name string) bool {
+	for _, r := range f.reserved {
+		if strings.EqualFold(name, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkReserved refuses a reserved folder as a component at any depth, compared without
 // case: vendor/lib/.git/config is a repository's config as much as .git/config, and on
 // macOS and Windows .GIT is the same folder as .git.
