@@ -3,12 +3,9 @@ package matcher
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -18,18 +15,10 @@ import (
 // CRLF) and checks that every edit either lands exactly where the unperturbed edit would
 // have, or is refused; never somewhere else.
 func TestRealFiles(t *testing.T) {
-	root := filepath.Join(runtime.GOROOT(), "src")
-	var files []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.Contains(p, "testdata") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, _ := sourceFiles(t)
 	if len(files) < 100 {
-		t.Skipf("Go sources not found under %s", root)
+		t.Skipf("Go sources not found under %s", runtime.GOROOT())
 	}
-	sort.Strings(files)
 	rng := rand.New(rand.NewSource(1))
 	n := 300
 	if testing.Short() {

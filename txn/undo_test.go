@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,13 +133,4 @@ func TestUndoEditElsewhereAndConflict(t *testing.T) {
 	}
 }
 
-func itoa(n uint64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
-}
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -100,6 +100,23 @@ func newFlagSet(name, usage string) *flagSet {
 	return &flagSet{FlagSet: fs, usage: usage}
 }
 
+// positional parses flags that may come before or after the positional arguments
+// ("show 42 --json", "show --json 42") and returns those arguments.
+func (fs *flagSet) positional(args []string) ([]string, error) {
+	var rest []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, fs.parse(args) // prints help or returns the error
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return rest, nil
+}
+
 // parse parses flags, printing the usage text and the flags on -h, and rejecting stray
 // arguments.
 func (fs *flagSet) parse(args []string) error {

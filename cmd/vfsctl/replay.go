@@ -62,16 +62,9 @@ func (c *replayCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.session, "session", "", "with --failed: calls of this session")
 	fs.BoolVar(&c.json, "json", false, "print results as JSON")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
-	var rest []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return fs.parse(args)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := fs.positional(args)
+	if err != nil {
+		return err
 	}
 	switch {
 	case c.failed && len(rest) > 0:

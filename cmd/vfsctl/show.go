@@ -37,16 +37,9 @@ func (c *showCmd) ParseFlags(args []string) error {
 	fs.BoolVar(&c.json, "json", false, "print the record as JSON")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
 	// The call number may come before or after the flags.
-	var rest []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return fs.parse(args) // prints help or returns the error
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := fs.positional(args)
+	if err != nil {
+		return err
 	}
 	if len(rest) != 1 {
 		return fmt.Errorf("give one call number (see --help)")

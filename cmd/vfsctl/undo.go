@@ -81,16 +81,9 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	fs.BoolVar(&c.json, "json", false, "print the result as JSON")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
-	var rest []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return fs.parse(args)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := fs.positional(args)
+	if err != nil {
+		return err
 	}
 	switch len(rest) {
 	case 0:
