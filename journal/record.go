@@ -46,6 +46,27 @@ type Record struct {
 	Redo uint64 `json:"redo,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
+	// Refusal is the structure of a matcher's refusal, for failure analytics.
+	Refusal *Refusal `json:"refusal,omitempty"`
+}
+
+// Refusal is where and how an edit was refused.
+type Refusal struct {
+	Change    int      `json:"change"`          // index in apply_changes (0 for edit_file)
+	Edit      int      `json:"edit"`            // edits[] index at fault, or -1
+	Lines     []int    `json:"lines,omitempty"` // the occurrences, or the closest region
+	Tiers     []string `json:"tiers,omitempty"` // the match tiers tried
+	Closeness float64  `json:"closeness,omitempty"`
+}
+
+// DryRun reports whether the record is a dry run: nothing was meant to be written.
+func (r *Record) DryRun() bool {
+	for _, f := range r.Files {
+		if f.Op == OpDryRun {
+			return true
+		}
+	}
+	return false
 }
 
 // Paths lists the files the record names.

@@ -281,8 +281,17 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 			}
 		}
 	}
+	tried := make([]string, len(tiers))
+	for k, t := range tiers {
+		tried[k] = t.String()
+	}
+	if _, _, ok := stripGutter(splitLF(old)); ok {
+		tried = append(tried, "gutter")
+	}
 	if len(occ) == 0 {
-		return nil, EditReport{}, m.notFound(i, old)
+		err := m.notFound(i, old)
+		err.Tiers = tried
+		return nil, EditReport{}, err
 	}
 	v := m.view(t)
 	lines := make([]int, len(occ))
@@ -291,9 +300,15 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 		lines[k] = l + 1
 	}
 	if len(occ) > 1 && !all {
-		return nil, EditReport{}, refuse(KindMultipleMatches, i, lines,
+		r := refuse(KindMultipleMatches, i, lines,
 			"Found %d occurrences of edits[%d] in %s (lines %s)%s. Each oldText must match one place: add surrounding lines to make it unique, or set replaceAll.",
 			len(occ), i, m.name, listLines(lines), tierNote(t))
+		for _, x := range tiers {
+			if r.Tiers = append(r.Tiers, x.String()); x == t {
+				break
+			}
+		}
+		return nil, EditReport{}, r
 	}
 	if all {
 		occ = nonOverlapping(occ)

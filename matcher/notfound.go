@@ -9,7 +9,7 @@ import (
 // notFound explains a missing oldText: the closest region of the file, the first line
 // that differs there as the file has it (aligned, so that a line oldText adds or leaves
 // out is named as such), and the usual causes.
-func (m *matcher) notFound(i int, old string) error {
+func (m *matcher) notFound(i int, old string) *Refusal {
 	var hints []string
 	if strings.Contains(old, `\n`) && !strings.Contains(old, "\n") {
 		unesc := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`).Replace(old)
@@ -26,9 +26,22 @@ func (m *matcher) notFound(i int, old string) error {
 	}
 	msg := fmt.Sprintf("edits[%d]: oldText was not found in %s.", i, m.name)
 	var lines []int
+	closeness := 0.0
 	if best, ok := m.closest(pieces); ok {
 		from, to, d := m.explain(best, pieces)
 		lines = []int{from + 1, to}
+		// How close: the share of oldText's lines that the region holds, loosely.
+		in := map[string]bool{}
+		for l := from; l < to; l++ {
+			in[m.looseLine(l)] = true
+		}
+		found := 0
+		for _, p := range pieces {
+			if in[looseKey(foldLine([]byte(p), false, nil).text)] {
+				found++
+			}
+		}
+		closeness = float64(found) / float64(len(pieces))
 		region := fmt.Sprintf("line %d", from+1)
 		if to > from+1 {
 			region = fmt.Sprintf("lines %d-%d", from+1, to)
@@ -49,7 +62,7 @@ func (m *matcher) notFound(i int, old string) error {
 		msg += " Note: " + strings.Join(hints, "; ") + "."
 	}
 	msg += " Re-read the file and copy oldText exactly from its current content."
-	return &Refusal{Kind: KindTextNotFound, Edit: i, Lines: lines, Message: msg}
+	return &Refusal{Kind: KindTextNotFound, Edit: i, Lines: lines, Message: msg, Closeness: closeness}
 }
 
 // lineDiff names how oldText's line differs from the file's, for the usual causes.

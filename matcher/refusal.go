@@ -24,6 +24,11 @@ type Refusal struct {
 	Edit    int   // index of the edit at fault, or -1
 	Lines   []int // 1-based line numbers the message refers to, if any
 	Message string
+	// Tiers are the match tiers tried ("exact", "typography", "indentation",
+	// "gutter"), and Closeness, for text_not_found, the share of oldText's lines
+	// found (loosely) in the closest region: structure for failure analytics.
+	Tiers     []string
+	Closeness float64
 }
 
 func (r *Refusal) Error() string { return r.Message }

@@ -57,6 +57,9 @@ func (a *API) CallContext(ctx context.Context, session, tool string, args json.R
 			}
 			err = errs.New(errs.IOError, "", "internal error in %s: %v. %s %s", tool, p, what, firstFrame(debug.Stack()))
 		}
+		if err != nil {
+			c.Named(opOf(tool), pathsIn(args)...) // a refusal is found by every path it named
+		}
 		ferr := c.Finish(err)
 		if err != nil {
 			res = fail(tool, err)
@@ -469,5 +472,65 @@ func (a *API) undoCall(ctx context.Context, session string, seq uint64) (res Res
 		}
 	}()
 	u, err = a.eng.Undo(c, txn.UndoOptions{Seq: seq})
+	return res
+}
+
+// opOf is the journal op a tool's files get when it is refused before it planned.
+func opOf(tool string) journal.Op {
+	switch tool {
+	case ReadFile, ListFiles, SearchFiles:
+		return journal.OpRead
+	case CreateFile:
+		return journal.OpCreate
+	case WriteFile:
+		return journal.OpWrite
+	}
+	return journal.OpEdit
+}
+
+// pathsIn finds the paths a call's arguments name, however malformed the rest is.
+func pathsIn(raw json.RawMessage) []string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"path", "file_path", "filePath"} {
+		var p string
+		if json.Unmarshal(m[k], &p) == nil && p != "" {
+			out = append(out, p)
+		}
+	}
+	var changes []map[string]json.RawMessage
+	if json.Unmarshal(m["changes"], &changes) == nil {
+		for _, ch := range changes {
+			var p string
+			if json.Unmarshal(ch["path"], &p) == nil && p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// maxUnparsed bounds what the journal keeps of a line that is not a call.
+const maxUnparsed = 64 << 10
+
+// RecordUnparsed journals a line that could not be read as a call at all (tool
+// "unknown", kind invalid_input), byte for byte up to 64 KiB, so that failure
+// analytics see it too. It returns the result for the line.
+func (a *API) RecordUnparsed(session string, line []byte, err error) Result {
+	if len(line) > maxUnparsed {
+		line = line[:maxUnparsed]
+	}
+	c, berr := a.eng.Begin(session, "unknown", line)
+	if berr != nil {
+		return fail("", err)
+	}
+	c.Finish(err)
+	res := fail("", err)
+	if seq := int64(c.Seq()); seq > 0 {
+		res.Txn = &seq
+	}
 	return res
 }

@@ -71,6 +71,12 @@ func (e *Engine) Call(ctx context.Context, session, name string, args json.RawMe
 	return e.api.CallContext(ctx, session, name, args)
 }
 
+// RecordUnparsed journals a line that could not be read as a call (tool "unknown",
+// kind invalid_input), byte for byte up to 64 KiB, and returns its result.
+func (e *Engine) RecordUnparsed(session string, line []byte, err error) Result {
+	return e.api.RecordUnparsed(session, line, err)
+}
+
 // Undo reverts journaled call seq as a new transaction (for an operator or a runtime's
 // own undo button; a model uses the undo_edit tool). The Result is like a tool call's.
 func (e *Engine) Undo(ctx context.Context, seq uint64) Result {

@@ -23,7 +23,7 @@ type ReadResult struct {
 func (e *Engine) Read(c *Call, path string) (*ReadResult, error) {
 	f, err := e.fs.Read(path)
 	if err != nil {
-		c.file(journal.File{Path: path, Op: journal.OpRead})
+		c.Named(journal.OpRead, path)
 		return nil, err
 	}
 	if bytes.IndexByte(f.Data, 0) >= 0 {
@@ -143,7 +143,7 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	for i, s := range specs {
 		r, err := e.fs.Resolve(s.Path)
 		if err != nil {
-			c.file(journal.File{Path: s.Path, Op: s.Op})
+			c.Named(s.Op, s.Path)
 			return nil, where(i, err)
 		}
 		for k := range i {
@@ -160,6 +160,14 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	for i, s := range specs {
 		ch, err := e.plan(c, s, res[i], &reads)
 		if err != nil {
+			// The refusal is about one change, but the call named them all.
+			for _, o := range specs {
+				c.Named(o.Op, o.Path)
+			}
+			var r *matcher.Refusal
+			if errors.As(err, &r) {
+				c.Refused(&journal.Refusal{Change: i, Edit: r.Edit, Lines: r.Lines, Tiers: r.Tiers, Closeness: r.Closeness})
+			}
 			return nil, where(i, err)
 		}
 		changes[i] = ch

@@ -158,6 +158,34 @@ func (c *Call) Shown(spans [][2]int, total int) {
 	}
 }
 
+// Named records that the call named these paths, as the model sent them, so that the
+// journal indexes a refused call by every path it named: canonical where the path
+// resolves, as sent otherwise. Paths already in the record are skipped.
+func (c *Call) Named(op journal.Op, paths ...string) {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		name := p
+		if r, err := c.e.fs.Resolve(p); err == nil {
+			name = r.Path
+		} else if q, err := c.e.fs.Clean(p); err == nil {
+			name = q
+		}
+		known := false
+		for _, f := range c.rec.Files {
+			known = known || f.Path == name
+		}
+		if !known {
+			c.file(journal.File{Path: name, Op: op})
+		}
+	}
+}
+
+// Refused keeps a refusal's structure in the record: which edit, which lines, which
+// tiers were tried and how close the nearest region came.
+func (c *Call) Refused(d *journal.Refusal) { c.rec.Refusal = d }
+
 // Looked records that the call looked at path (a folder listed or searched), so that
 // the journal indexes the call by it.
 func (c *Call) Looked(path string) { c.file(journal.File{Path: path, Op: journal.OpRead}) }

@@ -86,6 +86,16 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 			} else {
 				res = c.one(eng, session, line)
 			}
+			if res.Txn == nil && !tooLong {
+				// Not even a call: journaled as such, for failure analytics.
+				kind := errs.InvalidInput
+				if res.Kind != nil {
+					kind = errs.Kind(*res.Kind)
+				}
+				id, tool := res.ID, res.Tool
+				res = eng.RecordUnparsed(session, bytes.TrimSpace(line), errs.New(kind, "", "%s", res.Text))
+				res.ID, res.Tool = id, tool
+			}
 			if !res.OK {
 				code = exitRefused
 			}

@@ -83,14 +83,18 @@ func parseWhen(s string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("%q is a negative duration; give how long ago, e.g. 15m or 24h", s)
+		}
 		return time.Now().Add(-d), nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05",
+		"2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
 		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is neither a time (2026-11-30T10:00:00Z, 2026-11-30) nor a duration (90m)", s)
+	return time.Time{}, fmt.Errorf("%q is neither a time (2026-11-30T10:00:00Z, 2026-11-30 10:00, 2026-11-30) nor a duration ago (90m, 24h)", s)
 }
 
 // logLine is the JSON form of a record in listings.
@@ -104,11 +108,13 @@ type logLine struct {
 	Paths      []string `json:"paths"`
 	DurationMS float64  `json:"duration_ms"`
 	Message    string   `json:"message,omitempty"`
+	DryRun     bool     `json:"dry_run,omitempty"` // nothing was meant to be written
 }
 
 func toLogLine(r *journal.Record) logLine {
 	l := logLine{Seq: r.Seq, Time: r.Time.Format(time.RFC3339Nano), Session: r.Session, Tool: r.Tool,
-		State: string(r.State), Paths: r.Paths(), DurationMS: float64(r.Duration.Microseconds()) / 1000, Message: r.Message}
+		State: string(r.State), Paths: r.Paths(), DurationMS: float64(r.Duration.Microseconds()) / 1000, Message: r.Message,
+		DryRun: r.DryRun()}
 	if r.Kind != "" {
 		k := r.Kind
 		l.Kind = &k
@@ -171,8 +177,12 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%6s  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", "SEQ", "TIME", "SESSION", "TOOL", "STATE", "KIND", "PATHS")
 	for _, r := range recs {
+		state := string(r.State)
+		if r.DryRun() {
+			state = "dry run"
+		}
 		fmt.Fprintf(stdout, "%6d  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
-			clip(r.Session, 14), clip(r.Tool, 13), r.State, r.Kind, strings.Join(r.Paths(), " "))
+			clip(r.Session, 14), clip(r.Tool, 13), state, r.Kind, strings.Join(r.Paths(), " "))
 	}
 	return exitOK
 }
