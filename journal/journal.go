@@ -197,7 +197,7 @@ func (j *Journal) busy() error {
 	return errs.New(errs.Busy, "", "The workspace is busy with the calls of %s; waited %s and did nothing. Retry this call shortly.", what, j.opts.Wait)
 }
 
-var allBuckets = []string{bMeta, bRecords, bPending, bBlobs, bHeads, bReads, bByPath, bBySession, bByKind, bByTime}
+var allBuckets = []string{bMeta, bRecords, bPending, bBlobs, bHeads, bReads, bByPath, bBySession, bByKind, bByTime, bFacts}
 
 func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
 	ready := false
@@ -214,7 +214,7 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
 		if v > SchemaVersion {
 			return errs.New(errs.IOError, "", "%s was written by a newer vfsctl (journal schema %d; this one reads %d). Upgrade vfsctl.", j.path, v, SchemaVersion)
 		}
-		ready = true
+		ready = tx.Bucket([]byte(bFacts)) != nil // journals before the facts bucket get it below
 		return nil
 	})
 	if err != nil || ready {
@@ -238,7 +238,8 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
 			meta.Put([]byte("app"), []byte(appName))
 			return meta.Put([]byte("schema"), []byte(fmt.Sprint(SchemaVersion)))
 		}
-		return nil
+		_, err := tx.CreateBucketIfNotExists([]byte(bFacts))
+		return err
 	})
 }
 

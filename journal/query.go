@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -115,4 +117,25 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		}
 	}
 	return out, nil
+}
+
+// Each calls fn with every record q selects, oldest first, one at a time: for reading
+// a large journal without holding it in memory. fn returns false to stop. Limit is
+// ignored.
+func (t *Tx) Each(q Query, fn func(*Record) bool) error {
+	c := t.b(bRecords).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		data, err := unpack(v)
+		if err != nil {
+			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
+		}
+		var r Record
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
+		}
+		if q.match(&r) && !fn(&r) {
+			return nil
+		}
+	}
+	return nil
 }

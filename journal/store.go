@@ -27,6 +27,7 @@ const (
 	bBySession = "by_session"
 	bByKind    = "by_kind"
 	bByTime    = "by_time"
+	bFacts     = "facts"
 )
 
 // Tx is a journal transaction.
@@ -76,6 +77,9 @@ func (t *Tx) Put(r *Record) error {
 	}
 	key := seqKey(r.Seq)
 	if err := t.b(bRecords).Put(key, pack(data)); err != nil {
+		return err
+	}
+	if err := t.b(bFacts).Put(key, encodeFact(r)); err != nil {
 		return err
 	}
 	if r.State == Pending {
@@ -175,6 +179,10 @@ var flateWriters = sync.Pool{New: func() any {
 	return w
 }}
 
+// flateReaders are reused, as the writers are: reading a journal of a million records
+// would otherwise allocate a decompressor for each.
+var flateReaders = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+
 // pack prefixes data with its codec, compressing it when that makes it smaller.
 func pack(data []byte) []byte {
 	var buf bytes.Buffer
@@ -199,7 +207,14 @@ func unpack(v []byte) ([]byte, error) {
 	case codecRaw:
 		return append([]byte(nil), v[1:]...), nil
 	case codecFlate:
-		return io.ReadAll(flate.NewReader(bytes.NewReader(v[1:])))
+		r := flateReaders.Get().(io.ReadCloser)
+		defer flateReaders.Put(r)
+		if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), nil); err != nil {
+			return nil, err
+		}
+		out := bytes.NewBuffer(make([]byte, 0, 3*len(v)))
+		_, err := out.ReadFrom(r)
+		return out.Bytes(), err
 	}
 	return nil, fmt.Errorf("unknown codec %d", v[0])
 }

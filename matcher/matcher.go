@@ -105,6 +105,10 @@ func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m.d.hasCR && strings.Contains(old, "\n") && !containsCR(e.OldText) {
+			// The model wrote LF where the file has CRLF (or CR): forgiven at every tier.
+			rep.Folded = append(rep.Folded, "line endings")
+		}
 		res.Splices = append(res.Splices, sp...)
 		res.Edits[i] = rep
 	}
@@ -340,6 +344,11 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 		rep.Folded = m.whatFolded(pieces, splices[0])
 		rep.Translated = m.drift.notes()
 	}
+	if t == TierIndentation {
+		if f := m.indentStyle(pieces, rep.Lines[0][0]-1); f != "" {
+			rep.Folded = append(rep.Folded, f)
+		}
+	}
 	return splices, rep, nil
 }
 
@@ -430,4 +439,24 @@ func (m *matcher) whatFolded(pieces []string, sp Splice) []string {
 		}
 	}
 	return out
+}
+
+// indentStyle names an indentation mix-up between oldText and the file's lines from
+// line first on: spaces sent for the file's tabs, or tabs for its spaces.
+func (m *matcher) indentStyle(pieces []string, first int) string {
+	for k, p := range pieces {
+		l := first + k
+		if l >= m.d.nlines() {
+			break
+		}
+		c := m.d.content(l)
+		fl, ml := string(c[:leadWS(c)]), leadWSString(p)
+		switch {
+		case strings.Contains(fl, "\t") && !strings.Contains(ml, "\t") && ml != "":
+			return "spaces for tabs"
+		case strings.Contains(ml, "\t") && !strings.Contains(fl, "\t") && fl != "":
+			return "tabs for spaces"
+		}
+	}
+	return ""
 }

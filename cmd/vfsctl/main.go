@@ -8,6 +8,8 @@
 //	vfsctl redo    re-apply what an undo reverted
 //	vfsctl replay  run recorded calls again through today's engine, in memory
 //	vfsctl fsck    check the journal against the disk and itself
+//	vfsctl stats   what models get wrong: failures, rescues, recovery, padding
+//	vfsctl export  write the journal's records as JSON lines for a warehouse
 //	vfsctl tools   print the tool definitions (JSON Schema)
 //	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
 package main
@@ -29,7 +31,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &replayCmd{}, &fsckCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &replayCmd{}, &fsckCmd{}, &statsCmd{}, &exportCmd{}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +101,51 @@ func TestBusy(t *testing.T) {
 	code = run([]string{"call", "--root", dir, "--wait", "100ms"}, strings.NewReader(`{"tool": "read_file", "args": {"path": "x"}}`), &out, &errb)
 	if code != exitRefused || !strings.Contains(out.String(), `"kind":"busy"`) || !strings.Contains(out.String(), "Retry this call shortly") || strings.Contains(out.String(), "--wait") {
 		t.Fatalf("call while busy: exit %d, %s", code, out.String())
+	}
+}
+
+// TestStatsHTML: the page parses, and it loads nothing from anywhere (no script, no
+// stylesheet link, no src or href attribute).
+func TestStatsHTML(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	calls := `{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "one", "newText": "1"}]}}
+{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "nope", "newText": "1"}]}}
+{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "two  ", "newText": "<2 & \"3\">"}]}}
+`
+	var out, errb bytes.Buffer
+	run([]string{"call", "--root", dir}, strings.NewReader(calls), &out, &errb)
+	page := filepath.Join(dir, "stats.html")
+	if code := run([]string{"stats", "--root", dir, "--html", page}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	data, _ := os.ReadFile(page)
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict, dec.AutoClose, dec.Entity = true, xml.HTMLAutoClose, xml.HTMLEntity
+	svgs := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page does not parse: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			switch se.Name.Local {
+			case "script", "link", "img", "iframe", "object":
+				t.Errorf("the page has a <%s> element", se.Name.Local)
+			case "svg":
+				svgs++
+			}
+			for _, a := range se.Attr {
+				if a.Name.Local == "src" || a.Name.Local == "href" {
+					t.Errorf("<%s> has %s=%q", se.Name.Local, a.Name.Local, a.Value)
+				}
+			}
+		}
+	}
+	if svgs != 3 {
+		t.Errorf("%d charts, want 3", svgs)
 	}
 }

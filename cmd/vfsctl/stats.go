@@ -1,0 +1,288 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/vfsctl/vfsctl/journal"
+)
+
+type statsCmd struct {
+	root          string
+	since, until  string
+	session, path string
+	json          bool
+	html          string
+	wait          time.Duration
+	color         bool // set by Run: stdout is a terminal and NO_COLOR is unset
+}
+
+func (c *statsCmd) Name() string { return "stats" }
+func (c *statsCmd) Summary() string {
+	return "what models get wrong: failures, rescues, recovery, padding"
+}
+
+const statsUsage = `Usage: vfsctl stats [--since T] [--until T] [--session S] [--path P] [--json] [--html FILE]
+
+Reads the journal in one pass and reports what the models that used this workspace got
+wrong and what vfsctl did about it:
+  - calls by tool and outcome;
+  - failures by kind, each with its share and one real example;
+  - rescues: edits that matched only through a fold (curly quotes, dashes, special
+    spaces, trailing whitespace, indentation, spaces for tabs, line endings,
+    zero-width characters, a pasted gutter, U+FFFD for invalid bytes), per tool;
+  - recovery after refusal: of the refused changes, how many a later successful call
+    on the same path in the same session followed, after how many refusals, and which
+    kinds were never recovered;
+  - context padding: median and p90 of the unchanged lines and bytes (in steps of 16)
+    models send around their changes;
+  - tables per session and per day.
+
+--json prints all of it for scripts; --html FILE writes one self-contained page with
+the figures as charts (no network, no scripts).
+
+Example:
+  vfsctl stats --since 7d --html stats.html
+`
+
+func (c *statsCmd) ParseFlags(args []string) error {
+	fs := newFlagSet("stats", statsUsage)
+	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.StringVar(&c.since, "since", "", "calls at or after T (2026-12-01, 2026-12-01 05:42, or how long ago: 24h)")
+	fs.StringVar(&c.until, "until", "", "calls before T")
+	fs.StringVar(&c.session, "session", "", "calls of this session")
+	fs.StringVar(&c.path, "path", "", "calls that named this path")
+	fs.BoolVar(&c.json, "json", false, "print the figures as JSON")
+	fs.StringVar(&c.html, "html", "", "also write the figures as a self-contained HTML page to FILE")
+	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	return fs.parse(args)
+}
+
+func (c *statsCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
+	q := journal.Query{Session: c.session}
+	var err error
+	if q.Since, err = parseWhen(c.since); err != nil {
+		fmt.Fprintf(stderr, "vfsctl stats: --since: %v\n", err)
+		return exitUsage
+	}
+	if q.Until, err = parseWhen(c.until); err != nil {
+		fmt.Fprintf(stderr, "vfsctl stats: --until: %v\n", err)
+		return exitUsage
+	}
+	eng, err := openEngine(c.root, c.wait, "vfsctl stats")
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl stats: %v\n", err)
+		return exitUsage
+	}
+	if c.path != "" {
+		if q.Path, err = canonical(eng, c.path); err != nil {
+			fmt.Fprintf(stderr, "vfsctl stats: --path: %v\n", err)
+			return exitUsage
+		}
+	}
+	st := journal.NewStats().Finish()
+	if eng.HasJournal() {
+		err = eng.View(func(t *journal.Tx) (err error) {
+			st, err = t.Stats(q)
+			return err
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "vfsctl stats: %v%s\n", err, waitHint(err))
+			return exitRefused
+		}
+	}
+	if c.html != "" {
+		f, err := os.Create(c.html)
+		if err == nil {
+			err = writeStatsHTML(f, st)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "vfsctl stats: --html: %v\n", err)
+			return exitRefused
+		}
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(st)
+		return exitOK
+	}
+	if f, ok := stdout.(*os.File); ok && isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == "" {
+		c.color = true
+	}
+	c.text(stdout, st)
+	return exitOK
+}
+
+func (c *statsCmd) heading(w io.Writer, s string) {
+	if c.color {
+		fmt.Fprintf(w, "\n\x1b[1m%s\x1b[0m\n", s)
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", s)
+}
+
+func pct(part, whole int) string {
+	if whole == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
+}
+
+func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
+	fmt.Fprintf(w, "%d calls, %d failed (%s)\n", st.Calls, st.Failures, pct(st.Failures, st.Calls))
+	if st.Calls == 0 {
+		return
+	}
+	table := func(head string, rows [][]string) {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, head)
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+	}
+	c.heading(w, "Calls by tool")
+	var rows [][]string
+	for _, t := range st.ByTool {
+		rows = append(rows, []string{t.Tool, fmt.Sprint(t.Calls), fmt.Sprint(t.OK), fmt.Sprint(t.Refused), fmt.Sprint(t.DryRuns)})
+	}
+	table("TOOL\tCALLS\tOK\tREFUSED\tDRY RUNS", rows)
+
+	c.heading(w, "Failures by kind")
+	rows = nil
+	for _, k := range st.ByKind {
+		rows = append(rows, []string{k.Kind, fmt.Sprint(k.Count), fmt.Sprintf("%.1f%%", 100*k.Share), fmt.Sprintf("call %d: %s", k.Example.Seq, clip(k.Example.Message, 90))})
+	}
+	table("KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
+
+	c.heading(w, "Rescues (edits matched only through a fold)")
+	rows = nil
+	for _, r := range st.Rescues {
+		rows = append(rows, []string{r.Fold, r.Tool, fmt.Sprint(r.Edits)})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "none")
+	} else {
+		table("FOLD\tTOOL\tEDITS", rows)
+	}
+
+	c.heading(w, "Recovery after refusal")
+	rec := st.Recovery
+	fmt.Fprintf(w, "%d refusals of a change to a path, %d followed by a success on that path in the same session (%s)\n",
+		rec.Refused, rec.Recovered, pct(rec.Recovered, rec.Refused))
+	fmt.Fprintf(w, "refusals before the success: 1: %d, 2: %d, 3 or more: %d\n", rec.Attempts["1"], rec.Attempts["2"], rec.Attempts["3+"])
+	if len(rec.NeverByKind) > 0 {
+		var never []string
+		for k, n := range rec.NeverByKind {
+			never = append(never, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(never)
+		fmt.Fprintf(w, "never recovered: %s\n", strings.Join(never, ", "))
+	}
+
+	c.heading(w, "Context padding (unchanged text around a change)")
+	p := st.Padding
+	fmt.Fprintf(w, "%d edits: lines median %d, p90 %d; bytes median %d, p90 %d\n", p.Edits, p.LinesP50, p.LinesP90, p.BytesP50, p.BytesP90)
+
+	for _, g := range []struct {
+		title string
+		rows  []journal.GroupCount
+	}{{"Per session", st.Sessions}, {"Per day", st.Days}} {
+		c.heading(w, g.title)
+		rows = nil
+		for _, r := range g.rows {
+			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failures), fmt.Sprint(r.Rescued)})
+		}
+		table("KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
+	}
+}
+
+// bar is one bar of a chart.
+type bar struct {
+	Label string
+	Value int
+	Y     int
+	W     int
+}
+
+type chart struct {
+	Title  string
+	Bars   []bar
+	Height int
+}
+
+func newChart(title string, labels []string, values []int) chart {
+	mx := 1
+	for _, v := range values {
+		mx = max(mx, v)
+	}
+	c := chart{Title: title, Height: 24*len(values) + 8}
+	for i, v := range values {
+		c.Bars = append(c.Bars, bar{Label: labels[i], Value: v, Y: 24*i + 4, W: max(1, 420*v/mx)})
+	}
+	return c
+}
+
+var statsPage = template.Must(template.New("stats").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"/><title>vfsctl stats</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
+table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: left; border-bottom: 1px solid #ddd; }
+svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
+</style></head><body>
+<h1>What models got wrong</h1>
+<p>{{.S.Calls}} calls, {{.S.Failures}} failed.</p>
+{{range .Charts}}<h2>{{.Title}}</h2>
+<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{{.Height}}" role="img" aria-label="{{.Title}}">
+{{range .Bars}}<text x="0" y="{{.Y}}" dy="14">{{.Label}}</text><rect class="bar" x="230" y="{{.Y}}" width="{{.W}}" height="18"/><text x="{{.W}}" y="{{.Y}}" dx="236" dy="14">{{.Value}}</text>
+{{end}}</svg>
+{{end}}<h2>Failures by kind, with an example each</h2>
+<table><tr><th>kind</th><th>count</th><th>example</th></tr>
+{{range .S.ByKind}}<tr><td>{{.Kind}}</td><td>{{.Count}}</td><td>call {{.Example.Seq}}: {{.Example.Message}}</td></tr>
+{{end}}</table>
+<h2>Recovery after refusal</h2>
+<p>{{.S.Recovery.Refused}} refused changes; {{.S.Recovery.Recovered}} followed by a success on the same path in the same session.</p>
+<h2>Context padding</h2>
+<p>{{.S.Padding.Edits}} edits: unchanged lines median {{.S.Padding.LinesP50}}, p90 {{.S.Padding.LinesP90}}; bytes median {{.S.Padding.BytesP50}}, p90 {{.S.Padding.BytesP90}}.</p>
+</body></html>
+`))
+
+// writeStatsHTML writes one self-contained page: inline SVG charts, no scripts, no
+// fonts or styles from elsewhere.
+func writeStatsHTML(w io.Writer, st *journal.Stats) error {
+	var charts []chart
+	var l []string
+	var v []int
+	for _, k := range st.ByKind {
+		l, v = append(l, k.Kind), append(v, k.Count)
+	}
+	charts = append(charts, newChart("Failures by kind", l, v))
+	l, v = nil, nil
+	for _, r := range st.Rescues {
+		l, v = append(l, r.Fold+" ("+r.Tool+")"), append(v, r.Edits)
+	}
+	charts = append(charts, newChart("Rescues by fold", l, v))
+	l, v = nil, nil
+	for _, d := range st.Days {
+		l, v = append(l, d.Key), append(v, d.Calls)
+	}
+	charts = append(charts, newChart("Calls per day", l, v))
+	return statsPage.Execute(w, struct {
+		S      *journal.Stats
+		Charts []chart
+	}{st, charts})
+}

@@ -1,0 +1,213 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"time"
+)
+
+
+
+// A fact is what failure analytics read of a record, kept beside it in the facts
+// bucket in a small binary form: a journal of a million calls is read in one pass
+// without decompressing and parsing a million records (diffs, arguments, splices).
+type fact struct {
+	seq                 uint64
+	time                time.Time
+	session, tool, kind string
+	state               State
+	dryRun, undo        bool
+	paths               []string
+	edits               []factEdit
+}
+
+type factEdit struct {
+	tier                     string
+	gutter                   bool
+	contextLines, contextByt int
+	folded                   []string
+}
+
+const factVersion = 1
+
+func encodeFact(r *Record) []byte {
+	var b []byte
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = append(b, factVersion)
+	b = binary.AppendVarint(b, r.Time.UnixNano())
+	str(r.Session)
+	str(r.Tool)
+	str(string(r.State))
+	str(r.Kind)
+	var flags byte
+	if r.DryRun() {
+		flags |= 1
+	}
+	if r.Undo != 0 {
+		flags |= 2
+	}
+	b = append(b, flags)
+	paths := r.Paths()
+	b = binary.AppendUvarint(b, uint64(len(paths)))
+	for _, p := range paths {
+		str(p)
+	}
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Edits)
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, f := range r.Files {
+		for _, e := range f.Edits {
+			str(e.Tier)
+			g := byte(0)
+			if e.Gutter {
+				g = 1
+			}
+			b = append(b, g)
+			b = binary.AppendUvarint(b, uint64(e.ContextLines))
+			b = binary.AppendUvarint(b, uint64(e.ContextBytes))
+			b = binary.AppendUvarint(b, uint64(len(e.Folded)))
+			for _, fo := range e.Folded {
+				str(fo)
+			}
+		}
+	}
+	return b
+}
+
+var errBadFact = errors.New("journal: malformed fact")
+
+func decodeFact(seq uint64, b []byte) (*fact, error) {
+	r := bytes.NewReader(b)
+	if v, err := r.ReadByte(); err != nil || v != factVersion {
+		return nil, errBadFact
+	}
+	var err error
+	uv := func() uint64 {
+		if err != nil {
+			return 0
+		}
+		var v uint64
+		v, err = binary.ReadUvarint(r)
+		return v
+	}
+	str := func() string {
+		n := uv()
+		if err != nil || n > uint64(r.Len()) {
+			err = errBadFact
+			return ""
+		}
+		s := make([]byte, n)
+		r.Read(s)
+		return string(s)
+	}
+	f := &fact{seq: seq}
+	t, terr := binary.ReadVarint(r)
+	if terr != nil {
+		return nil, errBadFact
+	}
+	f.time = time.Unix(0, t)
+	f.session, f.tool = str(), str()
+	f.state, f.kind = State(str()), str()
+	flags, ferr := r.ReadByte()
+	if ferr != nil {
+		return nil, errBadFact
+	}
+	f.dryRun, f.undo = flags&1 != 0, flags&2 != 0
+	for n := uv(); n > 0 && err == nil; n-- {
+		f.paths = append(f.paths, str())
+	}
+	for n := uv(); n > 0 && err == nil; n-- {
+		var e factEdit
+		e.tier = str()
+		g, _ := r.ReadByte()
+		e.gutter = g == 1
+		e.contextLines, e.contextByt = int(uv()), int(uv())
+		for m := uv(); m > 0 && err == nil; m-- {
+			e.folded = append(e.folded, str())
+		}
+		f.edits = append(f.edits, e)
+	}
+	return f, err
+}
+
+func factOf(r *Record) *fact {
+	f, _ := decodeFact(r.Seq, encodeFact(r))
+	return f
+}
+
+func (q Query) matchFact(f *fact) bool {
+	switch {
+	case q.Session != "" && f.session != q.Session,
+		q.Kind != "" && f.kind != q.Kind,
+		q.Failed && f.state != Failed,
+		!q.Since.IsZero() && f.time.Before(q.Since),
+		!q.Until.IsZero() && !f.time.Before(q.Until):
+		return false
+	}
+	if q.Path != "" {
+		for _, p := range f.paths {
+			if p == q.Path {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// Stats reads the records q selects in one pass, oldest first, from their facts (or,
+// for records written before facts were kept, from the records), and returns the
+// figures with one real example of each failure kind.
+func (t *Tx) Stats(q Query) (*Stats, error) {
+	st := NewStats()
+	// Walk the facts, not the records: their pages are all this pass touches. A
+	// record without a fact (written before facts were kept) is read itself.
+	next := uint64(1)
+	fromRecords := func(upTo uint64) error {
+		for ; next < upTo; next++ {
+			r, err := t.Get(next)
+			if err != nil {
+				return err
+			}
+			if r != nil {
+				if f := factOf(r); q.matchFact(f) {
+					st.add(f)
+				}
+			}
+		}
+		return nil
+	}
+	c := t.b(bFacts).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		seq := binary.BigEndian.Uint64(k)
+		if err := fromRecords(seq); err != nil {
+			return nil, err
+		}
+		next = seq + 1
+		f, err := decodeFact(seq, v)
+		if err != nil {
+			return nil, err
+		}
+		if q.matchFact(f) {
+			st.add(f)
+		}
+	}
+	if err := fromRecords(t.Last() + 1); err != nil {
+		return nil, err
+	}
+	st.Finish()
+	for i := range st.ByKind {
+		ex := &st.ByKind[i].Example
+		if r, err := t.Get(ex.Seq); err == nil && r != nil {
+			msg, _, _ := bytesCut(r.Message)
+			ex.Tool, ex.Message, ex.Args = r.Tool, msg, clipArgs(r.Args)
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,278 @@
+package journal
+
+import (
+	"sort"
+	"strings"
+)
+
+// Stats is what the journal says about the mistakes models make: built one record at
+// a time (Add), so a journal of any size is read in one pass with bounded memory.
+type Stats struct {
+	Calls    int          `json:"calls"`
+	Failures int          `json:"failures"`
+	ByTool   []ToolCount  `json:"by_tool"`
+	ByKind   []KindCount  `json:"failures_by_kind"`
+	Rescues  []Rescue     `json:"rescues"`
+	Recovery Recovery     `json:"recovery_after_refusal"`
+	Padding  Padding      `json:"context_padding"`
+	Sessions []GroupCount `json:"by_session"`
+	Days     []GroupCount `json:"by_day"`
+
+	tools    map[string]*ToolCount
+	kinds    map[string]*KindCount
+	rescues  map[[2]string]int // fold, tool -> edits rescued
+	pending  map[[2]string][]string
+	attempts map[int]int
+	lines    map[int]int // context lines -> edits (capped)
+	bytes    map[int]int // context bytes, in buckets of 16 (capped)
+	sessions map[string]*GroupCount
+	days     map[string]*GroupCount
+}
+
+// ToolCount counts a tool's calls by outcome.
+type ToolCount struct {
+	Tool    string `json:"tool"`
+	Calls   int    `json:"calls"`
+	OK      int    `json:"ok"`
+	Refused int    `json:"refused"`
+	DryRuns int    `json:"dry_runs"`
+}
+
+// KindCount counts the failures of one kind, with one real example.
+type KindCount struct {
+	Kind    string  `json:"kind"`
+	Count   int     `json:"count"`
+	Share   float64 `json:"share"` // of all failures
+	Example Example `json:"example"`
+}
+
+// Example is one call of a kind: which, and what it was told.
+type Example struct {
+	Seq     uint64 `json:"seq"`
+	Tool    string `json:"tool"`
+	Args    string `json:"args,omitempty"`
+	Message string `json:"message"`
+}
+
+// Rescue counts the edits that matched only through one fold, per tool.
+type Rescue struct {
+	Fold  string `json:"fold"`
+	Tool  string `json:"tool"`
+	Edits int    `json:"edits"`
+}
+
+// Recovery is what followed refused changes: how many were followed by a successful
+// call on the same path in the same session, after how many refusals in a row, and
+// which kinds were never recovered.
+type Recovery struct {
+	Refused     int            `json:"refused"`
+	Recovered   int            `json:"recovered"`
+	Attempts    map[string]int `json:"attempts"` // refusals before the success: "1", "2", "3+"
+	NeverByKind map[string]int `json:"never_recovered_by_kind"`
+}
+
+// Padding is how many unchanged lines and bytes models send around their changes.
+type Padding struct {
+	Edits      int `json:"edits"`
+	LinesP50   int `json:"lines_p50"`
+	LinesP90   int `json:"lines_p90"`
+	BytesP50   int `json:"bytes_p50"`
+	BytesP90   int `json:"bytes_p90"`
+	LinesTotal int `json:"lines_total"`
+}
+
+// GroupCount counts the calls of a session or a day.
+type GroupCount struct {
+	Key      string `json:"key"`
+	Calls    int    `json:"calls"`
+	Failures int    `json:"failures"`
+	Rescued  int    `json:"rescued_edits"`
+}
+
+// NewStats returns an empty Stats.
+func NewStats() *Stats {
+	return &Stats{tools: map[string]*ToolCount{}, kinds: map[string]*KindCount{}, rescues: map[[2]string]int{},
+		pending: map[[2]string][]string{}, attempts: map[int]int{}, lines: map[int]int{}, bytes: map[int]int{},
+		sessions: map[string]*GroupCount{}, days: map[string]*GroupCount{}}
+}
+
+const (
+	capLines  = 10000
+	byteStep  = 16
+	capBytes  = 1 << 20
+	maxArgsEx = 400
+)
+
+// changes reports whether a tool changes files (its refusals can be recovered from).
+func changesTool(tool string) bool {
+	switch tool {
+	case "edit_file", "write_file", "create_file", "apply_changes":
+		return true
+	}
+	return false
+}
+
+// Add counts one record; records come oldest first.
+func (s *Stats) Add(r *Record) { s.add(factOf(r)) }
+
+func (s *Stats) add(r *fact) {
+	if r.state == Pending {
+		return
+	}
+	s.Calls++
+	failed := r.state == Failed || r.state == RolledBack
+	t := s.tools[r.tool]
+	if t == nil {
+		t = &ToolCount{Tool: r.tool}
+		s.tools[r.tool] = t
+	}
+	t.Calls++
+	switch {
+	case failed:
+		t.Refused++
+	case r.dryRun:
+		t.DryRuns++
+		t.OK++
+	default:
+		t.OK++
+	}
+	sess := s.group(s.sessions, r.session)
+	day := s.group(s.days, r.time.UTC().Format("2006-01-02"))
+	sess.Calls++
+	day.Calls++
+	if failed {
+		s.Failures++
+		sess.Failures++
+		day.Failures++
+		kind := r.kind
+		if kind == "" {
+			kind = "io_error"
+		}
+		k := s.kinds[kind]
+		if k == nil {
+			k = &KindCount{Kind: kind, Example: Example{Seq: r.seq, Tool: r.tool}}
+			s.kinds[kind] = k
+		}
+		k.Count++
+	}
+	// Rescues and padding, from how each edit matched.
+	if r.state == Committed {
+		for _, e := range r.edits {
+			s.padding(e)
+			folds := append([]string(nil), e.folded...)
+			if e.tier == "indentation" {
+				folds = append(folds, "indentation")
+			}
+			if e.gutter {
+				folds = append(folds, "line-number gutter")
+			}
+			for _, fold := range folds {
+				s.rescues[[2]string{fold, r.tool}]++
+			}
+			if len(folds) > 0 {
+				sess.Rescued++
+				day.Rescued++
+			}
+		}
+	}
+	// Recovery after refusal, by session and path.
+	if changesTool(r.tool) && !r.undo {
+		for _, p := range r.paths {
+			key := [2]string{r.session, p}
+			switch {
+			case failed:
+				s.pending[key] = append(s.pending[key], r.kind)
+				s.Recovery.Refused++
+			case r.state == Committed && !r.dryRun:
+				if n := len(s.pending[key]); n > 0 {
+					s.Recovery.Recovered += n
+					s.attempts[min(n, 3)]++
+					delete(s.pending, key)
+				}
+			}
+		}
+	}
+}
+
+func (s *Stats) group(m map[string]*GroupCount, key string) *GroupCount {
+	g := m[key]
+	if g == nil {
+		g = &GroupCount{Key: key}
+		m[key] = g
+	}
+	return g
+}
+
+func (s *Stats) padding(e factEdit) {
+	s.Padding.Edits++
+	s.Padding.LinesTotal += e.contextLines
+	s.lines[min(e.contextLines, capLines)]++
+	s.bytes[min(e.contextByt, capBytes)/byteStep]++
+}
+
+func clipArgs(a string) string {
+	if len(a) > maxArgsEx {
+		return a[:maxArgsEx] + "..."
+	}
+	return a
+}
+
+func bytesCut(s string) (string, string, bool) { return strings.Cut(s, "\n") }
+
+// percentile of a histogram value -> count, for q in (0, 1].
+func percentile(h map[int]int, total int, q float64) int {
+	if total == 0 {
+		return 0
+	}
+	keys := make([]int, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	need := int(q*float64(total) + 0.9999)
+	seen := 0
+	for _, k := range keys {
+		if seen += h[k]; seen >= need {
+			return k
+		}
+	}
+	return keys[len(keys)-1]
+}
+
+// Finish turns the counts into the sorted tables.
+func (s *Stats) Finish() *Stats {
+	for _, t := range s.tools {
+		s.ByTool = append(s.ByTool, *t)
+	}
+	sort.Slice(s.ByTool, func(i, j int) bool { return s.ByTool[i].Calls > s.ByTool[j].Calls || s.ByTool[i].Calls == s.ByTool[j].Calls && s.ByTool[i].Tool < s.ByTool[j].Tool })
+	for _, k := range s.kinds {
+		k.Share = float64(k.Count) / float64(max(s.Failures, 1))
+		s.ByKind = append(s.ByKind, *k)
+	}
+	sort.Slice(s.ByKind, func(i, j int) bool { return s.ByKind[i].Count > s.ByKind[j].Count || s.ByKind[i].Count == s.ByKind[j].Count && s.ByKind[i].Kind < s.ByKind[j].Kind })
+	for k, n := range s.rescues {
+		s.Rescues = append(s.Rescues, Rescue{Fold: k[0], Tool: k[1], Edits: n})
+	}
+	sort.Slice(s.Rescues, func(i, j int) bool { return s.Rescues[i].Edits > s.Rescues[j].Edits || s.Rescues[i].Edits == s.Rescues[j].Edits && s.Rescues[i].Fold+s.Rescues[i].Tool < s.Rescues[j].Fold+s.Rescues[j].Tool })
+	s.Recovery.Attempts = map[string]int{"1": s.attempts[1], "2": s.attempts[2], "3+": s.attempts[3]}
+	s.Recovery.NeverByKind = map[string]int{}
+	for _, kinds := range s.pending {
+		for _, k := range kinds {
+			s.Recovery.NeverByKind[k]++
+		}
+	}
+	s.Padding.LinesP50 = percentile(s.lines, s.Padding.Edits, 0.5)
+	s.Padding.LinesP90 = percentile(s.lines, s.Padding.Edits, 0.9)
+	s.Padding.BytesP50 = percentile(s.bytes, s.Padding.Edits, 0.5) * byteStep
+	s.Padding.BytesP90 = percentile(s.bytes, s.Padding.Edits, 0.9) * byteStep
+	for _, m := range []struct {
+		src map[string]*GroupCount
+		dst *[]GroupCount
+	}{{s.sessions, &s.Sessions}, {s.days, &s.Days}} {
+		for _, g := range m.src {
+			*m.dst = append(*m.dst, *g)
+		}
+		sort.Slice(*m.dst, func(i, j int) bool { return (*m.dst)[i].Key < (*m.dst)[j].Key })
+	}
+	return s
+}
