@@ -7,8 +7,6 @@ import (
 	"time"
 )
 
-
-
 // A fact is what failure analytics read of a record, kept beside it in the facts
 // bucket in a small binary form: a journal of a million calls is read in one pass
 // without decompressing and parsing a million records (diffs, arguments, splices).

@@ -244,16 +244,22 @@ func (s *Stats) Finish() *Stats {
 	for _, t := range s.tools {
 		s.ByTool = append(s.ByTool, *t)
 	}
-	sort.Slice(s.ByTool, func(i, j int) bool { return s.ByTool[i].Calls > s.ByTool[j].Calls || s.ByTool[i].Calls == s.ByTool[j].Calls && s.ByTool[i].Tool < s.ByTool[j].Tool })
+	sort.Slice(s.ByTool, func(i, j int) bool {
+		return s.ByTool[i].Calls > s.ByTool[j].Calls || s.ByTool[i].Calls == s.ByTool[j].Calls && s.ByTool[i].Tool < s.ByTool[j].Tool
+	})
 	for _, k := range s.kinds {
 		k.Share = float64(k.Count) / float64(max(s.Failures, 1))
 		s.ByKind = append(s.ByKind, *k)
 	}
-	sort.Slice(s.ByKind, func(i, j int) bool { return s.ByKind[i].Count > s.ByKind[j].Count || s.ByKind[i].Count == s.ByKind[j].Count && s.ByKind[i].Kind < s.ByKind[j].Kind })
+	sort.Slice(s.ByKind, func(i, j int) bool {
+		return s.ByKind[i].Count > s.ByKind[j].Count || s.ByKind[i].Count == s.ByKind[j].Count && s.ByKind[i].Kind < s.ByKind[j].Kind
+	})
 	for k, n := range s.rescues {
 		s.Rescues = append(s.Rescues, Rescue{Fold: k[0], Tool: k[1], Edits: n})
 	}
-	sort.Slice(s.Rescues, func(i, j int) bool { return s.Rescues[i].Edits > s.Rescues[j].Edits || s.Rescues[i].Edits == s.Rescues[j].Edits && s.Rescues[i].Fold+s.Rescues[i].Tool < s.Rescues[j].Fold+s.Rescues[j].Tool })
+	sort.Slice(s.Rescues, func(i, j int) bool {
+		return s.Rescues[i].Edits > s.Rescues[j].Edits || s.Rescues[i].Edits == s.Rescues[j].Edits && s.Rescues[i].Fold+s.Rescues[i].Tool < s.Rescues[j].Fold+s.Rescues[j].Tool
+	})
 	s.Recovery.Attempts = map[string]int{"1": s.attempts[1], "2": s.attempts[2], "3+": s.attempts[3]}
 	s.Recovery.NeverByKind = map[string]int{}
 	for _, kinds := range s.pending {
