@@ -67,9 +67,22 @@ func (t *Tx) Put(r *Record) error {
 		}
 		r.Seq = seq
 	}
-	old, err := t.Get(r.Seq)
-	if err != nil {
-		return err
+	// What the indexes need of the stored version: its fact, else the record itself.
+	var oldKind string
+	exists := false
+	if fv := t.b(bFacts).Get(seqKey(r.Seq)); fv != nil {
+		if f, err := decodeFact(r.Seq, fv); err == nil {
+			oldKind, exists = f.kind, true
+		}
+	}
+	if !exists {
+		old, err := t.Get(r.Seq)
+		if err != nil {
+			return err
+		}
+		if old != nil {
+			oldKind, exists = old.Kind, true
+		}
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
@@ -90,9 +103,9 @@ func (t *Tx) Put(r *Record) error {
 	if err != nil {
 		return err
 	}
-	if old != nil {
-		if old.Kind != r.Kind {
-			t.b(bByKind).Delete(indexKey(old.Kind, r.Seq))
+	if exists {
+		if oldKind != r.Kind {
+			t.b(bByKind).Delete(indexKey(oldKind, r.Seq))
 		}
 	} else {
 		var tk [16]byte
