@@ -55,6 +55,9 @@ func TestDriftOnRealFiles(t *testing.T) {
 	if testing.Short() {
 		n = 60
 	}
+	if v, err := strconv.Atoi(os.Getenv("VFSCTL_DRIFT_DRAWS")); err == nil {
+		n = v // longer local runs
+	}
 	type tally struct{ draws, applied, ambiguous, refused, wrong int }
 	stats := map[string]*tally{"go": {}, "python": {}}
 	for k := 0; k < n; k++ {
