@@ -105,6 +105,9 @@ func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if strings.HasPrefix(e.OldText, "\ufeff") {
+			rep.Folded = append(rep.Folded, "BOM") // copied into oldText; forgiven as zero-width
+		}
 		if m.d.hasCR && strings.Contains(old, "\n") && !containsCR(e.OldText) {
 			// The model wrote LF where the file has CRLF (or CR): forgiven at every tier.
 			rep.Folded = append(rep.Folded, "line endings")

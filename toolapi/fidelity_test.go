@@ -1,6 +1,7 @@
 package toolapi
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,19 @@ func TestNumbersSentLoosely(t *testing.T) {
 		if r := call(a, ReadFile, args); !r.OK || !strings.HasPrefix(r.Text, "     2\ttwo\n") {
 			t.Errorf("%s: %+v", args, r)
 		}
+	}
+}
+
+// A call whose context is cancelled before it commits writes nothing.
+func TestCancelledCallWritesNothing(t *testing.T) {
+	a, dir := newAPI(t, map[string]string{"f.txt": "one\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := a.CallContext(ctx, "s", EditFile, json.RawMessage(editCall("f.txt", "one", "two")))
+	if r.OK || kindOf(r) != "io_error" || !strings.Contains(r.Text, "cancelled before it changed anything") {
+		t.Fatalf("cancelled call: %+v", r)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(dir, "f.txt")); got != "one\n" {
+		t.Fatalf("f.txt is %q", got)
 	}
 }

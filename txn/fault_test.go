@@ -388,3 +388,48 @@ func TestRecoveryOfWriteAndCreate(t *testing.T) {
 		t.Errorf("state %s, notes %q", rec.State, notes)
 	}
 }
+
+// TestRecoveryOfDelete: undoing a two-file create removes both files; when the first
+// removal lands and the second fails, and so does the rollback, the next open puts the
+// removed file back from the journal.
+func TestRecoveryOfDelete(t *testing.T) {
+	r := newFaultRig(t)
+	err := do(r.e, "s", func(c *Call) error {
+		_, err := r.e.Apply(c, []Spec{
+			{Path: "n1.txt", Op: journal.OpCreate, Content: []byte("one\n")},
+			{Path: "n2.txt", Op: journal.OpCreate, Content: []byte("two\n")},
+		}, false)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removes := 0
+	r.ffs.SetHook(func(o testutil.Op, name string) error {
+		switch {
+		case o == testutil.OpRemove && !strings.Contains(name, vfs.TempPrefix):
+			if removes++; removes >= 2 {
+				return syscall.EIO // n2.txt stays
+			}
+		case o == testutil.OpOpen && strings.Contains(name, vfs.TempPrefix):
+			return syscall.EIO // and the rollback cannot re-create n1.txt
+		}
+		return nil
+	})
+	seq, err := doRecovering(r.e, "s", func(c *Call) error { _, err := r.e.Undo(c, UndoOptions{Session: "s"}); return err })
+	testutil.WantKind(t, err, errs.IOError)
+	if ok, _ := afero.Exists(r.mem, "n1.txt"); ok {
+		t.Fatal("the test meant n1.txt to stay removed before recovery")
+	}
+	r.ffs.SetHook(nil)
+	r.e = r.engine(t)
+	rec := r.record(t, seq)
+	for p, want := range map[string]string{"n1.txt": "one\n", "n2.txt": "two\n"} {
+		if got, _ := afero.ReadFile(r.mem, p); string(got) != want {
+			t.Errorf("%s after recovery: %q", p, got)
+		}
+	}
+	if rec.State != journal.RolledBack || !strings.Contains(strings.Join(rec.Notes, "\n"), "n1.txt put back") {
+		t.Errorf("state %s, notes %q", rec.State, rec.Notes)
+	}
+}
