@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Stats is what the journal says about the mistakes models make: built one record at
-// a time (Add), so a journal of any size is read in one pass with bounded memory.
+// Stats is what the journal says about the mistakes models make: built one call at a
+// time (Tx.Stats), so a journal of any size is read in one pass with bounded memory.
 type Stats struct {
 	Calls    int          `json:"calls"`
 	Failures int          `json:"failures"`
@@ -112,9 +112,7 @@ func changesTool(tool string) bool {
 	return false
 }
 
-// Add counts one record; records come oldest first.
-func (s *Stats) Add(r *Record) { s.add(factOf(r)) }
-
+// add counts one call; calls come oldest first.
 func (s *Stats) add(r *fact) {
 	if r.state == Pending {
 		return

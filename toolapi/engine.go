@@ -35,7 +35,6 @@ type Options struct {
 // use: calls on one file run one after another, calls on different files at once.
 type Engine struct {
 	api *API
-	eng *txn.Engine
 }
 
 // Open returns an Engine over the directory root. The journal is opened (and, after a
@@ -56,7 +55,7 @@ func Open(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{api: New(eng), eng: eng}, nil
+	return &Engine{api: New(eng)}, nil
 }
 
 // Tools returns the tool definitions to hand to a model.
@@ -86,6 +85,3 @@ func (e *Engine) Undo(ctx context.Context, seq uint64) Result {
 // Close releases what the engine holds. The journal is held only while calls run, so
 // Close returns once none is left to release.
 func (e *Engine) Close() error { return nil }
-
-// Txn returns the engine's transaction layer, for the CLI's operator commands.
-func (e *Engine) Txn() *txn.Engine { return e.eng }
