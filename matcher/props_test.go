@@ -189,7 +189,9 @@ func checkMeaning(t *testing.T, orig []byte, edits []Edit, res *Result) {
 		ol := splitLF(toLF(e.OldText))
 		last := ol[len(ol)-1]
 		endsNL := len(ol) > 1 && (last == "" || (r.Tier != TierExact && strings.TrimSpace(last) == ""))
-		if nw := toLF(e.NewText); endsNL && nw != "" && !strings.HasSuffix(nw, "\n") {
+		nl := splitLF(toLF(e.NewText))
+		newEndsNL := len(nl) > 1 && (nl[len(nl)-1] == "" || (r.Tier != TierExact && strings.TrimSpace(nl[len(nl)-1]) == ""))
+		if endsNL && e.NewText != "" && !newEndsNL {
 			fn += "\n"
 		}
 		if fo == "" || countOverlapping(F, fo) != 1 {
