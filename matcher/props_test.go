@@ -188,9 +188,9 @@ func checkMeaning(t *testing.T, orig []byte, edits []Edit, res *Result) {
 		// supplied to a non-empty newText.
 		ol := splitLF(toLF(e.OldText))
 		last := ol[len(ol)-1]
-		endsNL := len(ol) > 1 && (last == "" || (r.Tier != TierExact && strings.TrimSpace(last) == ""))
+		endsNL := len(ol) > 1 && (last == "" || (r.Tier != TierExact && foldFragment(last) == ""))
 		nl := splitLF(toLF(e.NewText))
-		newEndsNL := len(nl) > 1 && (nl[len(nl)-1] == "" || (r.Tier != TierExact && strings.TrimSpace(nl[len(nl)-1]) == ""))
+		newEndsNL := len(nl) > 1 && (nl[len(nl)-1] == "" || (r.Tier != TierExact && foldFragment(nl[len(nl)-1]) == ""))
 		if endsNL && e.NewText != "" && !newEndsNL {
 			fn += "\n"
 		}
