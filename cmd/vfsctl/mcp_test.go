@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,15 +18,71 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
 // buildVfsctl builds the real binary once per test run.
 func buildVfsctl(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "vfsctl")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "vfsctl-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "vfsctl")
+		if out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return builtBin
+}
+
+// TestMCPProtocolErrors speaks raw JSON-RPC to vfsctl serve: an unknown tool, bad
+// params and an unknown method are JSON-RPC errors, not tool results.
+func TestMCPProtocolErrors(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"bad"}
+{"jsonrpc":"2.0","id":4,"method":"no/such"}
+`
+	cmd := exec.Command(bin, "serve", "--root", dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close() // ends the server
+	stop := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }) // a server that hangs fails the test
+	defer stop.Stop()
+	io.WriteString(stdin, in)
+	replies := map[float64]map[string]any{}
+	sc := bufio.NewScanner(stdout)
+	for len(replies) < 4 && sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			t.Fatalf("stdout holds a line that is not JSON-RPC: %q", sc.Text())
+		}
+		if id, ok := m["id"].(float64); ok {
+			replies[id] = m
+		}
+	}
+	for id, code := range map[float64]float64{2: -32602, 3: -32602, 4: -32601} {
+		e, _ := replies[id]["error"].(map[string]any)
+		if e == nil || e["code"] != code {
+			t.Errorf("request %v: %v, want error code %v", id, replies[id], code)
+		}
+	}
 }
 
 func textOf(r *sdk.CallToolResult) string {
