@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,7 +62,7 @@ func TestMCPProtocolErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
-	defer stdin.Close() // ends the server
+	defer stdin.Close()                                                   // ends the server
 	stop := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() }) // a server that hangs fails the test
 	defer stop.Stop()
 	io.WriteString(stdin, in)
