@@ -73,6 +73,19 @@ func (m *matcher) learnDrift(dr *drift, v *view, P string, pc piece, atLineEnd b
 		}
 		x = x1
 	}
+	// Special spaces at the end of P were trimmed with the trailing whitespace: they
+	// stand for plain spaces.
+	tail := len(P)
+	if len(fp.text) > 0 {
+		tail = int(fp.end[len(fp.text)-1])
+	} else if lp == 0 {
+		tail = 0
+	}
+	for _, r := range P[min(tail, len(P)):] {
+		if s := string(r); r >= utf8.RuneSelf && category(s) == catSpaces {
+			dr.add(s, foldString(s))
+		}
+	}
 	// Characters the fold drops (zero-width) leave no folded byte to align by: they
 	// drifted when the file's line does not have them at all.
 	for _, r := range P {
