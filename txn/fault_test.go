@@ -124,18 +124,23 @@ func (r *faultRig) record(t *testing.T, seq uint64) *journal.Record {
 	return rec
 }
 
-// TestFaultInjection fails the Nth write, sync, rename or mkdir of a four-file
-// transaction, for every N the transaction makes: each time the call reports io_error,
-// no file is half-written or left changed, and the journal records the call as failed.
-func TestFaultInjection(t *testing.T) {
-	// Count the operations of a clean run.
+// cleanRunOps counts the writes, syncs, renames and mkdirs of a clean run of the
+// four-file transaction: the operations the fault tests break one by one.
+func cleanRunOps(t *testing.T) (map[testutil.Op]int, []testutil.Op) {
 	counts := map[testutil.Op]int{}
 	clean := newFaultRig(t)
 	clean.ffs.SetHook(func(op testutil.Op, name string) error { counts[op]++; return nil })
 	if _, err := clean.apply(); err != nil {
 		t.Fatal(err)
 	}
-	ops := []testutil.Op{testutil.OpWrite, testutil.OpSync, testutil.OpRename, testutil.OpMkdir}
+	return counts, []testutil.Op{testutil.OpWrite, testutil.OpSync, testutil.OpRename, testutil.OpMkdir}
+}
+
+// TestFaultInjection fails the Nth write, sync, rename or mkdir of a four-file
+// transaction, for every N the transaction makes: each time the call reports io_error,
+// no file is half-written or left changed, and the journal records the call as failed.
+func TestFaultInjection(t *testing.T) {
+	counts, ops := cleanRunOps(t)
 	for _, op := range ops {
 		if counts[op] == 0 {
 			t.Fatalf("a clean run makes no %s", op)
@@ -244,13 +249,7 @@ func doRecovering(e *Engine, session string, fn func(c *Call) error) (seq uint64
 // next open's recovery, with the record rolled back. Never a changed file under a
 // record that says failed.
 func TestPanicDuringCommit(t *testing.T) {
-	counts := map[testutil.Op]int{}
-	clean := newFaultRig(t)
-	clean.ffs.SetHook(func(op testutil.Op, name string) error { counts[op]++; return nil })
-	if _, err := clean.apply(); err != nil {
-		t.Fatal(err)
-	}
-	ops := []testutil.Op{testutil.OpWrite, testutil.OpSync, testutil.OpRename, testutil.OpMkdir}
+	counts, ops := cleanRunOps(t)
 	runs, pendings := 0, 0
 	for _, op := range ops {
 		for n := 1; n <= counts[op]; n++ {

@@ -42,6 +42,26 @@ func editorChild(dir, id string) {
 	}
 }
 
+// startChildren starts n copies of the test binary as children with env (and
+// VFSCTL_ID set to each one's number), reading their standard output line by line.
+func startChildren(t *testing.T, n int, env ...string) ([]*exec.Cmd, []*bufio.Scanner) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	outs := make([]*bufio.Scanner, n)
+	for p := range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(append(os.Environ(), env...), "VFSCTL_ID="+strconv.Itoa(p))
+		out, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		outs[p] = bufio.NewScanner(out)
+	}
+	return cmds, outs
+}
+
 // TestFourProcesses: four processes edit distinct lines of one file at once; every
 // acknowledged edit is in the file and committed in the journal.
 func TestFourProcesses(t *testing.T) {
@@ -53,19 +73,7 @@ func TestFourProcesses(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "shared.txt"), []byte(b.String()), 0o644)
-	var cmds []*exec.Cmd
-	outs := make([]*bufio.Scanner, 4)
-	for p := range 4 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "VFSCTL_CHILD=editor", "VFSCTL_DIR="+dir, "VFSCTL_ID="+strconv.Itoa(p))
-		out, _ := cmd.StdoutPipe()
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds = append(cmds, cmd)
-		outs[p] = bufio.NewScanner(out)
-	}
+	cmds, outs := startChildren(t, 4, "VFSCTL_CHILD=editor", "VFSCTL_DIR="+dir)
 	acked := map[uint64]bool{}
 	for p, sc := range outs {
 		for sc.Scan() {
@@ -151,19 +159,7 @@ func TestEightProcessesTakeTurns(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("own%d.txt", p)), []byte("value = even\n"), 0o644)
 	}
 	start := time.Now()
-	var cmds []*exec.Cmd
-	outs := make([]*bufio.Scanner, procs)
-	for p := range procs {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "VFSCTL_CHILD=owner", "VFSCTL_DIR="+dir, "VFSCTL_ID="+strconv.Itoa(p), "VFSCTL_N="+strconv.Itoa(per))
-		out, _ := cmd.StdoutPipe()
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds = append(cmds, cmd)
-		outs[p] = bufio.NewScanner(out)
-	}
+	cmds, outs := startChildren(t, procs, "VFSCTL_CHILD=owner", "VFSCTL_DIR="+dir, "VFSCTL_N="+strconv.Itoa(per))
 	acked := map[uint64]bool{}
 	busy := 0
 	for p, sc := range outs {
