@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -203,7 +204,7 @@ func (t *Tx) Stats(q Query) (*Stats, error) {
 	for i := range st.ByKind {
 		ex := &st.ByKind[i].Example
 		if r, err := t.Get(ex.Seq); err == nil && r != nil {
-			msg, _, _ := bytesCut(r.Message)
+			msg, _, _ := strings.Cut(r.Message, "\n")
 			ex.Tool, ex.Message, ex.Args = r.Tool, msg, clipArgs(r.Args)
 		}
 	}

@@ -1,9 +1,6 @@
 package journal
 
-import (
-	"sort"
-	"strings"
-)
+import "sort"
 
 // Stats is what the journal says about the mistakes models make: built one call at a
 // time (Tx.Stats), so a journal of any size is read in one pass with bounded memory.
@@ -214,8 +211,6 @@ func clipArgs(a string) string {
 	}
 	return a
 }
-
-func bytesCut(s string) (string, string, bool) { return strings.Cut(s, "\n") }
 
 // percentile of a histogram value -> count, for q in (0, 1].
 func percentile(h map[int]int, total int, q float64) int {

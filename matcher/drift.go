@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -223,7 +224,7 @@ func (dr *drift) notes() []string {
 // showChar names a character so that a reader can tell look-alikes apart.
 func showChar(s string) string {
 	if len(s) == 1 && s[0] >= 0x80 {
-		return "byte 0x" + strconvHex(rune(s[0]))[2:]
+		return fmt.Sprintf("byte 0x%02X", s[0])
 	}
 	if r, n := utf8.DecodeRuneInString(s); n == len(s) {
 		switch {
@@ -232,20 +233,10 @@ func showChar(s string) string {
 		case r == ' ':
 			return "' '"
 		case r > 0x7f && (category(s) == catSpaces || category(s) == catZeroWidth):
-			return "U+" + strings.ToUpper(strconvHex(r))
+			return fmt.Sprintf("U+%04X", r)
 		}
 	}
 	return "'" + s + "'"
-}
-
-func strconvHex(r rune) string {
-	const digits = "0123456789ABCDEF"
-	var b []byte
-	for r > 0 || len(b) < 4 {
-		b = append([]byte{digits[r&0xF]}, b...)
-		r >>= 4
-	}
-	return string(b)
 }
 
 // category is the fold category of a model segment, or -1 when folding keeps it.
