@@ -58,12 +58,13 @@ type Change struct {
 	Deleted bool   // the change removes the file (undo of a create)
 	Seq     uint64 // the call's record; 0 for a dry run
 
-	splices               []journal.Splice // for a change made without a matcher plan (undo)
-	undoSplices           []matcher.Splice // the same, for its diff
-	diff                  *string          // rendered on first use
-	mode                  fs.FileMode
-	id                    vfs.Identity // of the file as planned from, for the conflict check
-	beforeHash, afterHash string       // computed once: hashing a large file is not free
+	splices                 []journal.Splice // for a change made without a matcher plan (undo)
+	undoSplices             []matcher.Splice // the same, for its diff
+	diff                    *string          // rendered on first use
+	mode                    fs.FileMode
+	id                      vfs.Identity // of the file as planned from, for the conflict check
+	beforeHash, afterHash   string       // computed once: hashing a large file is not free
+	beforeMarks, afterMarks hashMarks    // their running states, to hash the next version from
 }
 
 // Diff renders the change as a compact unified diff (once: the journal and the reply
@@ -218,7 +219,7 @@ func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string
 		c.file(journal.File{Path: r.Path, Op: s.Op})
 		return nil, errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
 	}
-	f, err := e.fs.Read(s.Path)
+	f, err := e.fs.ReadKnown(s.Path, e.knownData)
 	if err == nil {
 		err = e.fs.CheckWritable(f.Resolved)
 	}
@@ -230,7 +231,9 @@ func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string
 		return nil, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
 	ch.Before, ch.mode, ch.id = f.Data, f.Info.Mode(), f.ID
-	ch.beforeHash = e.knownHash(f.Path, f.ID) // "" when it must be computed
+	if k, ok := e.lookup(f.Path, f.ID); ok {
+		ch.beforeHash, ch.beforeMarks = k.hash, k.marks
+	}
 	switch s.Op {
 	case journal.OpEdit:
 		plan, err := matcher.Apply(f.Data, s.Edits, matcher.Options{Name: s.Path})

@@ -200,20 +200,29 @@ func (e *Engine) safeRollback(changes []*Change) (err error) {
 	return e.rollback(changes)
 }
 
-// hash computes the before and after hashes, side by side: for a large file each is a
-// full pass over its bytes.
+// hash computes the before and after hashes. Where the before hash is known, with its
+// marks, the after hash resumes from the last mark before the first change; else both
+// are full passes, made side by side.
 func (ch *Change) hash() {
-	done := make(chan struct{})
-	go func() {
-		if !ch.Deleted {
-			ch.afterHash = journal.Hash(ch.After)
-		}
-		close(done)
-	}()
 	if !ch.Created && ch.beforeHash == "" {
-		ch.beforeHash = journal.Hash(ch.Before)
+		done := make(chan struct{})
+		go func() {
+			if !ch.Deleted {
+				ch.afterHash, ch.afterMarks = hashFrom(ch.After, nil, 0)
+			}
+			close(done)
+		}()
+		ch.beforeHash, ch.beforeMarks = hashFrom(ch.Before, nil, 0)
+		<-done
+		return
 	}
-	<-done
+	if !ch.Deleted {
+		same := 0 // how many bytes After shares with Before from the start
+		if ch.Plan != nil && len(ch.Plan.Splices) > 0 {
+			same = ch.Plan.Splices[0].Start
+		}
+		ch.afterHash, ch.afterMarks = hashFrom(ch.After, ch.beforeMarks, same)
+	}
 }
 
 func fileRecord(ch *Change) journal.File {
@@ -255,6 +264,7 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		}
 		switch {
 		case ch.Deleted:
+			e.remember(ch.Path, known{})
 			return e.fs.Remove(ch.Path)
 		case stageErr != nil:
 			return stageErr
@@ -265,7 +275,11 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		}
 	}
 	if err == nil {
-		e.rememberHash(ch.Path, id, ch.afterHash)
+		k := known{id: id, hash: ch.afterHash, marks: ch.afterMarks}
+		if ch.Plan != nil {
+			k.data = ch.After // the matcher's output: a buffer no one else holds
+		}
+		e.remember(ch.Path, k)
 	}
 	return err
 }

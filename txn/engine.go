@@ -30,38 +30,9 @@ type Engine struct {
 	j      *journal.Journal
 	queues queues
 
-	hmu    sync.Mutex
-	hashes map[string]knownHash // canonical path -> what this engine last wrote there
-}
-
-// knownHash is the hash of content this engine wrote, with the identity the file had
-// then: while the file keeps that identity, its content need not be hashed again.
-type knownHash struct {
-	id   vfs.Identity
-	hash string
-}
-
-const maxKnownHashes = 4096
-
-func (e *Engine) knownHash(path string, id vfs.Identity) string {
-	e.hmu.Lock()
-	defer e.hmu.Unlock()
-	if k, ok := e.hashes[path]; ok && k.id.SameFile(id) {
-		return k.hash
-	}
-	return ""
-}
-
-func (e *Engine) rememberHash(path string, id vfs.Identity, hash string) {
-	if !id.Known() {
-		return
-	}
-	e.hmu.Lock()
-	defer e.hmu.Unlock()
-	if e.hashes == nil || len(e.hashes) >= maxKnownHashes {
-		e.hashes = map[string]knownHash{}
-	}
-	e.hashes[path] = knownHash{id, hash}
+	kmu   sync.Mutex
+	known map[string]known // canonical path -> what this engine last wrote there
+	kdata int              // bytes of content held in known
 }
 
 // Open returns an Engine over fs with its journal. The journal file is opened (and

@@ -96,7 +96,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 			states[i] = atBefore
 		case exists && h == f.After:
 			states[i] = atAfter
-			e.rememberHash(f.Path, id, h) // the next call on it need not hash it again
+			e.remember(f.Path, known{id: id, hash: h}) // the next call on it need not hash it again
 		case h == f.Before: // before, or still absent for a create
 			states[i] = atBefore
 		default:
