@@ -22,20 +22,26 @@
 //     what splices cannot rebuild) is committed and synced, together with whatever
 //     other calls of the process commit at the same moment (Commit, a group commit)
 //     and the writes deferred by earlier calls;
-//  2. each file is written: temp file, fsync, rename, fsync of the directory;
-//  3. the committed mark is deferred (Defer) into the process's next transaction. The
-//     call is acknowledged now.
+//  2. each file is written: temp file, fsync, rename, fsync of the directory. The
+//     temp file is written and synced while step 1 runs (its name noted first in the
+//     temps file, so that a crash leaves nothing behind); only the rename waits;
+//  3. the call's number is appended to the marks file (marks.go, not synced: it follows
+//     synced files), and the committed mark is deferred (Defer) into the process's
+//     next transaction. The call is acknowledged now.
 //
 // Why this is safe: nothing reaches a file before its pending record is durable (step
 // 1 precedes step 2). A record left pending, because the process died or because its
 // mark was still deferred when the journal was closed, is settled by the next open's
 // recovery from the files themselves: every file at its new content rolls it forward,
 // a file still at its old content means the call never finished (it was never
-// acknowledged) and rolls back what it wrote. An acknowledged call therefore always
-// ends committed. A later call on the same file commits its own pending record only in
-// a transaction that also carries the earlier call's mark, so recovery never sees two
-// unsettled calls of one file. Where every file of a pending call changed outside
-// vfsctl since, recovery cannot tell and labels it unknown, undoing nothing.
+// acknowledged) and rolls back what it wrote. A call the marks file lists landed: it
+// is marked committed without looking at its files, which may have changed since. An
+// acknowledged call therefore always ends committed. A later call on the same file
+// commits its own pending record only in a transaction that also carries the earlier
+// call's mark, so recovery never sees two unsettled calls of one file. Where the marks
+// file is silent (lost with the page cache) and every file of a pending call changed
+// outside vfsctl since, recovery cannot tell and labels the call unknown, undoing
+// nothing.
 //
 // The mark is not written with bbolt's NoSync instead: a later synced transaction may
 // reuse pages that an unsynced one freed, and a power loss between the two could leave

@@ -24,6 +24,10 @@
 //   - write_file replaces a file only when the session has seen all of its current
 //     content (read every line of it, or wrote it), as recorded in the journal, so this
 //     holds across processes.
-//   - Content is hashed once: a file that keeps the identity of what this engine wrote
-//     takes its hash from there.
+//   - Content is read and hashed once: a file that keeps the identity of what this
+//     engine wrote (inode, size, modification time) is planned from the content the
+//     engine holds (known.go), and its next version is hashed from the SHA-256 state
+//     at the last 64 KiB before the first change. This trusts the identity exactly as
+//     the conflict check does: a write by someone else that keeps the inode, the size
+//     and the modification time to the nanosecond goes unseen by both.
 package txn
