@@ -85,7 +85,8 @@ const markEvery = 64 << 10
 // data shares; it returns the hash and data's own marks.
 func hashFrom(data []byte, prev hashMarks, same int) (string, hashMarks) {
 	h := sha256.New()
-	n := min(same/markEvery, len(prev)) // marks that lie within the shared prefix
+	n := min(same, len(data)) / markEvery // marks that lie within the shared prefix
+	n = min(n, len(prev))
 	marks := make(hashMarks, n, len(data)/markEvery)
 	copy(marks, prev[:n])
 	pos := 0

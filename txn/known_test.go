@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // hashFrom, resuming from the marks of another content that shares a prefix, gives
@@ -38,9 +40,39 @@ func TestHashFromResumes(t *testing.T) {
 			t.Fatalf("third version, cut at %d: hash %s, want %s", cut, got, sum(third))
 		}
 	}
+	// A shared prefix said to be longer than the content uses only the marks within it.
+	long := make([]byte, 3*markEvery+5)
+	_, lm := hashFrom(long, nil, 0)
+	short := long[:markEvery+7]
+	if got, _ := hashFrom(short, lm, len(long)); got != sum(short) {
+		t.Fatal("a shared prefix longer than the content")
+	}
 	// Marks of unrelated content with a wrong "same" would be a bug in the caller;
 	// an empty prefix never uses them.
 	if got, _ := hashFrom([]byte("abc"), hashMarks{[]byte("junk")}, 0); got != sum([]byte("abc")) {
 		t.Fatal("marks used for an empty shared prefix")
+	}
+}
+
+// The content kept across files stays within knownBudget: past it, older files keep
+// their hash and marks but not their content, so the next edit of them reads the file.
+func TestKnownBudget(t *testing.T) {
+	e := &Engine{}
+	big := make([]byte, knownBudget/2+1)
+	id := func(ino uint64) vfs.Identity { return vfs.Identity{Dev: 1, Ino: ino, Size: int64(len(big))} }
+	e.remember("a", known{id: id(1), hash: "ha", data: big})
+	e.remember("b", known{id: id(2), hash: "hb", data: big})
+	if k, ok := e.lookup("a", id(1)); !ok || k.hash != "ha" || k.data != nil {
+		t.Errorf("a: known %v, hash %q, content kept %v; want its hash without its content", ok, k.hash, k.data != nil)
+	}
+	if e.knownData("b", id(2)) == nil {
+		t.Error("b: the newest content was dropped")
+	}
+	if e.kdata > knownBudget {
+		t.Errorf("%d bytes of content kept, over the budget of %d", e.kdata, knownBudget)
+	}
+	// Another identity for the same path is not what the engine wrote.
+	if e.knownData("b", id(3)) != nil {
+		t.Error("content returned for a file with another identity")
 	}
 }

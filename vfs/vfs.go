@@ -420,13 +420,23 @@ func kindOfMode(m fs.FileMode) string {
 }
 
 // Read resolves p and reads the regular file it names.
-func (f *FS) Read(p string) (*File, error) {
+func (f *FS) Read(p string) (*File, error) { return f.ReadKnown(p, nil) }
+
+// ReadKnown is Read, except that where known returns content for the file's identity
+// (content the caller wrote there and holds unchanged), that content is used and the
+// file is not read. known may be nil.
+func (f *FS) ReadKnown(p string, known func(path string, id Identity) []byte) (*File, error) {
 	r, err := f.Resolve(p)
 	if err != nil {
 		return nil, err
 	}
 	if err := f.CheckFile(r); err != nil {
 		return nil, err
+	}
+	if id := identityOf(r.Info); known != nil && id.Known() {
+		if data := known(r.Path, id); data != nil && int64(len(data)) == id.Size {
+			return &File{Resolved: r, Data: data, ID: id}, nil
+		}
 	}
 	return f.read(r, p)
 }
@@ -440,25 +450,6 @@ func (f *FS) read(r *Resolved, p string) (*File, error) {
 		return nil, errs.New(errs.TooLarge, p, "%s is over %d bytes; it is not read or edited here.", p, f.maxSize)
 	}
 	return &File{Resolved: r, Data: data, ID: id}, nil
-}
-
-// ReadKnown is Read, except that where known returns content for the file's identity
-// (content the caller wrote there and holds unchanged), that content is used and the
-// file is not read.
-func (f *FS) ReadKnown(p string, known func(path string, id Identity) []byte) (*File, error) {
-	r, err := f.Resolve(p)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.CheckFile(r); err != nil {
-		return nil, err
-	}
-	if id := identityOf(r.Info); id.Known() {
-		if data := known(r.Path, id); data != nil && int64(len(data)) == id.Size {
-			return &File{Resolved: r, Data: data, ID: id}, nil
-		}
-	}
-	return f.read(r, p)
 }
 
 // SameContent reports whether the file at canonical path p holds exactly want. It
