@@ -58,8 +58,35 @@ func indexKey(prefix string, seq uint64) []byte {
 // NextSeq reserves the next sequence number.
 func (t *Tx) NextSeq() (uint64, error) { return t.b(bRecords).NextSequence() }
 
+// Encoded is a record's stored form, made before its transaction: the transaction,
+// which holds bbolt's writer lock and, in a group commit, other calls' records too,
+// then only copies it.
+type Encoded struct {
+	r    Record
+	data []byte
+}
+
+// Encode makes the stored form of r, which must have its sequence number. Later
+// changes to r are not in it.
+func Encode(r *Record) (*Encoded, error) {
+	if r.Seq == 0 {
+		return nil, fmt.Errorf("journal: a record is encoded ahead only once it has its sequence number")
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Encoded{r: *r, data: pack(data)}, nil
+}
+
+// PutEncoded stores a record encoded ahead (Encode), as Put does.
+func (t *Tx) PutEncoded(e *Encoded) error { return t.put(&e.r, e.data) }
+
 // Put stores a record (new or updated), keeping the indexes and the pending set.
-func (t *Tx) Put(r *Record) error {
+func (t *Tx) Put(r *Record) error { return t.put(r, nil) }
+
+// put stores r, as packed when packed is not nil.
+func (t *Tx) put(r *Record, packed []byte) error {
 	if r.Seq == 0 {
 		seq, err := t.NextSeq()
 		if err != nil {
@@ -84,17 +111,21 @@ func (t *Tx) Put(r *Record) error {
 			oldKind, exists = old.Kind, true
 		}
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
+	if packed == nil {
+		data, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		packed = pack(data)
 	}
 	key := seqKey(r.Seq)
-	if err := t.b(bRecords).Put(key, pack(data)); err != nil {
+	if err := t.b(bRecords).Put(key, packed); err != nil {
 		return err
 	}
 	if err := t.b(bFacts).Put(key, encodeFact(r)); err != nil {
 		return err
 	}
+	var err error
 	if r.State == Pending {
 		err = t.b(bPending).Put(key, nil)
 	} else {

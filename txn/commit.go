@@ -140,7 +140,9 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	c.rec.State = journal.Committed
 	c.rec.Duration = time.Since(c.start)
 	c.final = true
+	// The committed record is encoded now, not in the transaction that will carry it.
 	rec := c.rec
+	enc, encErr := journal.Encode(&rec)
 	e.j.Defer(func(t *journal.Tx) error {
 		for _, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
@@ -153,7 +155,10 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 				return err
 			}
 		}
-		return t.Put(&rec)
+		if encErr != nil {
+			return t.Put(&rec)
+		}
+		return t.PutEncoded(enc)
 	})
 	for _, ch := range changes {
 		ch.Seq = c.rec.Seq
