@@ -15,13 +15,26 @@ type doc struct {
 	data   []byte  // the whole original
 	off    int     // length of the BOM, 0 or 3
 	body   []byte  // data[off:]
-	starts []int32 // body offset of each line's start, plus len(body)
+	starts []int32 // body offset of each line's start, plus len(body); see index
+	n      int     // number of lines
 	hasCR  bool
 	common []byte // most frequent line ending, computed on first use
 
 	lf     []byte  // the LF view: every ending read as "\n" (body itself when hasCR is false)
-	lfLine []int32 // offset in lf of each line's start, plus len(lf)
+	lfLine []int32 // offset in lf of each line's start, plus len(lf); nil when lf is body
+
+	// A file without CR is not indexed line by line up front: an exact match needs
+	// only a few lines, found from the newline count before each block of the body.
+	// Past sparseLookups such lookups, the full index is built (index).
+	blocks  []int32 // newlines in body[:b*blockSize], for each block b
+	lookups int
 }
+
+// Variables only so that tests can make them small.
+var (
+	blockSize     = 4 << 10
+	sparseLookups = 64
+)
 
 func newDoc(data []byte) *doc {
 	d := &doc{data: data}
@@ -31,9 +44,40 @@ func newDoc(data []byte) *doc {
 	d.body = data[d.off:]
 	d.hasCR = bytes.IndexByte(d.body, '\r') >= 0
 	b := d.body
-	d.starts = make([]int32, 0, bytes.Count(b, []byte{'\n'})+2)
+	if !d.hasCR {
+		d.lf = b
+		d.n = bytes.Count(b, []byte{'\n'})
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			d.n++
+		}
+		d.blocks = make([]int32, 0, len(b)/blockSize+1)
+		nl := 0
+		for at := 0; at < len(b); at += blockSize {
+			d.blocks = append(d.blocks, int32(nl))
+			nl += bytes.Count(b[at:min(at+blockSize, len(b))], []byte{'\n'})
+		}
+		return d
+	}
+	d.index()
+	d.lf = make([]byte, 0, len(b))
+	d.lfLine = make([]int32, 0, len(d.starts))
+	for i := range d.nlines() {
+		d.lfLine = append(d.lfLine, int32(len(d.lf)))
+		d.lf = append(d.lf, d.content(i)...)
+		if d.eol(i) > d.end(i) {
+			d.lf = append(d.lf, '\n')
+		}
+	}
+	d.lfLine = append(d.lfLine, int32(len(d.lf)))
+	return d
+}
+
+// index builds the start of every line.
+func (d *doc) index() {
+	b := d.body
+	starts := make([]int32, 0, bytes.Count(b, []byte{'\n'})+2)
 	for pos := 0; pos < len(b); {
-		d.starts = append(d.starts, int32(pos))
+		starts = append(starts, int32(pos))
 		var i int
 		if d.hasCR {
 			i = bytes.IndexAny(b[pos:], "\r\n")
@@ -49,27 +93,50 @@ func newDoc(data []byte) *doc {
 		}
 		pos = eol
 	}
-	d.starts = append(d.starts, int32(len(b)))
-	if !d.hasCR {
-		d.lf, d.lfLine = b, d.starts
-		return d
-	}
-	d.lf = make([]byte, 0, len(b))
-	d.lfLine = make([]int32, 0, len(d.starts))
-	for i := range d.nlines() {
-		d.lfLine = append(d.lfLine, int32(len(d.lf)))
-		d.lf = append(d.lf, d.content(i)...)
-		if d.eol(i) > d.end(i) {
-			d.lf = append(d.lf, '\n')
-		}
-	}
-	d.lfLine = append(d.lfLine, int32(len(d.lf)))
-	return d
+	d.starts = append(starts, int32(len(b)))
+	d.n = len(d.starts) - 1
 }
 
-func (d *doc) nlines() int     { return len(d.starts) - 1 }
-func (d *doc) start(i int) int { return int(d.starts[i]) }
-func (d *doc) eol(i int) int   { return int(d.starts[i+1]) }
+func (d *doc) nlines() int { return d.n }
+
+// start is the body offset of line i; start(nlines()) is len(body).
+func (d *doc) start(i int) int {
+	if d.starts != nil {
+		return int(d.starts[i])
+	}
+	if i <= 0 {
+		return 0
+	}
+	if i >= d.n {
+		return len(d.body)
+	}
+	if d.lookups++; d.lookups > sparseLookups {
+		d.index()
+		return int(d.starts[i])
+	}
+	// Line i starts after the i-th newline, which lies in the last block b that has
+	// fewer than i newlines before it.
+	b := sort.Search(len(d.blocks), func(b int) bool { return int(d.blocks[b]) >= i }) - 1
+	pos := b * blockSize
+	for need := i - int(d.blocks[b]); ; need-- {
+		pos += bytes.IndexByte(d.body[pos:], '\n') + 1
+		if need == 1 {
+			return pos
+		}
+	}
+}
+
+func (d *doc) eol(i int) int { return d.start(i + 1) }
+
+// newlinesBefore counts the newlines before body offset p of a file not yet indexed
+// (blocks): for a file without CR, the line that p is on or starts.
+func (d *doc) newlinesBefore(p int) int {
+	b := min(p/blockSize, len(d.blocks)-1)
+	if b < 0 {
+		return 0
+	}
+	return int(d.blocks[b]) + bytes.Count(d.body[b*blockSize:p], []byte{'\n'})
+}
 
 // end is where line i's content ends and its line break begins.
 func (d *doc) end(i int) int {
@@ -148,6 +215,9 @@ func (d *doc) endingNear(i int) []byte {
 // lineAt returns the index of the line holding body offset p (the last line for p at
 // the end of the body).
 func (d *doc) lineAt(p int) int {
+	if d.starts == nil {
+		return min(d.newlinesBefore(p), max(d.n-1, 0))
+	}
 	i := sort.Search(d.nlines(), func(i int) bool { return d.eol(i) > p })
 	if i == d.nlines() && i > 0 {
 		i--

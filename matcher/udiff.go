@@ -24,7 +24,8 @@ func (r *Result) Diff(name string) string {
 	if len(r.Splices) == 0 {
 		return ""
 	}
-	return unifiedDiff(name, r.doc, r.Splices)
+	d := *r.doc // a doc indexes itself as it is read: a copy keeps Diff safe for concurrent use
+	return unifiedDiff(name, &d, r.Splices)
 }
 
 func unifiedDiff(name string, d *doc, splices []Splice) string {

@@ -16,6 +16,8 @@ type view struct {
 	virtualEOL bool
 }
 
+// exactView is the file with every line ending read as "\n": for a file without CR,
+// the file itself, whose lines the doc finds (starts is nil).
 func exactView(d *doc) *view {
 	return &view{d: d, text: d.lf, starts: d.lfLine}
 }
@@ -23,6 +25,9 @@ func exactView(d *doc) *view {
 // foldedView builds the typography view, or with indent the indentation view.
 func foldedView(d *doc, indent bool, base *view) *view {
 	v := &view{d: d, indent: indent}
+	if d.starts == nil {
+		d.index() // every line is read
+	}
 	if base != nil {
 		v.lines = base.lines
 	} else {
@@ -59,12 +64,20 @@ func foldedView(d *doc, indent bool, base *view) *view {
 // locate returns the line holding view offset p and the column within it. An offset
 // right after a line's "\n" is column 0 of the next line (or of len(lines) at the end).
 func (v *view) locate(p int) (int, int) {
-	i := sort.Search(len(v.starts), func(i int) bool { return int(v.starts[i]) > p }) - 1
+	var i int
+	if v.starts == nil {
+		i = v.d.newlinesBefore(p)
+	} else {
+		i = sort.Search(len(v.starts), func(i int) bool { return int(v.starts[i]) > p }) - 1
+	}
 	if n := v.d.nlines(); i == n && n > 0 && !v.virtualEOL && !v.d.endsWithNewline() {
 		i = n - 1 // the end of a last line that has no line break
 	}
 	if i < 0 {
 		i = 0
+	}
+	if v.starts == nil {
+		return i, p - v.d.start(i)
 	}
 	return i, p - int(v.starts[i])
 }
