@@ -65,6 +65,7 @@ type Change struct {
 	id                      vfs.Identity // of the file as planned from, for the conflict check
 	beforeHash, afterHash   string       // computed once: hashing a large file is not free
 	beforeMarks, afterMarks hashMarks    // their running states, to hash the next version from
+	dirs                    []string     // folders a create made, for its rollback
 }
 
 // Diff renders the change as a compact unified diff (once: the journal and the reply

@@ -262,7 +262,7 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 	var id vfs.Identity
 	var err error
 	if ch.Created {
-		id, err = e.fs.CreateID(ch.Path, ch.After)
+		id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After)
 	} else {
 		if same, err := e.fs.Unchanged(ch.Path, ch.id, ch.Before); err != nil || !same {
 			return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
@@ -312,7 +312,9 @@ func (e *Engine) rollback(done []*Change) error {
 		}
 		var err error
 		if ch.Created {
-			err = e.fs.Remove(ch.Path)
+			if err = e.fs.Remove(ch.Path); err == nil {
+				e.fs.RemoveDirs(ch.dirs)
+			}
 		} else {
 			err = e.fs.Replace(ch.Path, ch.Before)
 		}

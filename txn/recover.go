@@ -17,7 +17,7 @@ import (
 // recovery leaves the records pending, and the next open settles them again.
 func (e *Engine) recover(j *journal.Journal) error {
 	for _, tmp := range j.TakeTemps() {
-		if strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) {
+		if strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) && e.writable(path.Dir(tmp)) {
 			e.fs.Afero().Remove(tmp) // staged by a process that died before renaming it
 		}
 	}
@@ -53,7 +53,23 @@ const (
 	atBefore fileState = iota
 	atAfter
 	elsewhere // changed by someone else: left alone
+	untrusted // a path no call could write: never touched
 )
+
+// writable reports whether p is a path a call could write: canonical (as Clean gives
+// it), outside reserved folders, and resolving to itself with no symlink on the way.
+func (e *Engine) writable(p string) bool {
+	q, err := e.fs.Clean(p)
+	if err != nil || q != p {
+		return false
+	}
+	r, err := e.fs.Resolve(p)
+	return err == nil && r.Path == p && !r.Link
+}
+
+func untrustedNote(p string) string {
+	return fmt.Sprintf("recovery: %q is not a path a call could write (reserved, through a symlink, or not canonical); it was not touched", p)
+}
 
 // settle decides a pending record: landed says the marks file lists it, every file
 // of it written.
@@ -72,6 +88,14 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 	states := make([]fileState, len(r.Files))
 	current := make([][]byte, len(r.Files))
 	for i, f := range r.Files {
+		if !e.writable(f.Path) {
+			// A record no call of vfsctl could have made: a path that is not canonical,
+			// goes through a symlink, or lies in a reserved folder. Recovery obeys the
+			// rules a call obeys, so the journal cannot be used to write where a call
+			// could not.
+			states[i] = untrusted
+			continue
+		}
 		data, id, err := e.fs.ReadCanonicalID(f.Path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -103,8 +127,10 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 			states[i] = elsewhere
 		}
 	}
-	for _, f := range r.Files {
-		e.cleanTemp(path.Dir(f.Path))
+	for i, f := range r.Files {
+		if states[i] != untrusted {
+			e.cleanTemp(path.Dir(f.Path))
+		}
 	}
 	// The record is written in this process's next journal transaction (Defer): if
 	// that never happens, the next open settles it again, to the same end.
@@ -119,7 +145,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 			anyBefore = true
 		case atAfter:
 			anyAfter = true
-		case elsewhere:
+		case elsewhere, untrusted:
 			anyElsewhere = true
 		}
 	}
@@ -135,8 +161,11 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// Every file changed outside vfsctl since: whether the call landed cannot be
 		// told, and nothing is undone.
 		r.State = journal.Unknown
-		for _, f := range r.Files {
-			if f.After != "" || f.Op == journal.OpDelete {
+		for i, f := range r.Files {
+			switch {
+			case states[i] == untrusted:
+				r.Notes = append(r.Notes, untrustedNote(f.Path))
+			case f.After != "" || f.Op == journal.OpDelete:
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl since this call; whether the call's change landed cannot be told, and nothing was undone", f.Path))
 			}
 		}
@@ -147,8 +176,11 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// call landed, and the others changed it afterwards.
 		r.State = journal.Committed
 		for i, f := range r.Files {
-			if states[i] == elsewhere {
+			switch states[i] {
+			case elsewhere:
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl after this call landed", f.Path))
+			case untrusted:
+				r.Notes = append(r.Notes, untrustedNote(f.Path))
 			}
 		}
 		put()
@@ -172,6 +204,8 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 			}
 		case elsewhere:
 			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s was changed by someone else; left alone", f.Path))
+		case untrusted:
+			r.Notes = append(r.Notes, untrustedNote(f.Path))
 		}
 	}
 	r.State = journal.RolledBack
@@ -205,7 +239,7 @@ func (e *Engine) restore(j *journal.Journal, f journal.File, after []byte) error
 			before = b
 			return err
 		})
-		if err != nil || before == nil {
+		if err != nil || before == nil || journal.Hash(before) != f.Before {
 			return fmt.Errorf("its prior content is not in the journal")
 		}
 		return e.fs.Create(f.Path, before)

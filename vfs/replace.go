@@ -4,10 +4,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
+
+	"github.com/spf13/afero"
+	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -62,27 +67,94 @@ func (f *FS) checkReplace(p string) (fs.FileInfo, error) {
 // path between the check and the rename would be replaced: within vfsctl the file's
 // queue and the journal's lock rule that out.
 func (f *FS) Create(p string, data []byte) error {
-	_, err := f.CreateID(p, data)
+	_, _, err := f.CreateDirs(p, data)
 	return err
 }
 
 // CreateID is Create, returning the identity of the new file as written.
 func (f *FS) CreateID(p string, data []byte) (Identity, error) {
+	id, _, err := f.CreateDirs(p, data)
+	return id, err
+}
+
+// CreateDirs is CreateID, also returning the folders it made, outermost first, so that
+// a caller undoing the create can remove them (RemoveDirs). The new folders and the
+// folder above them are synced: an acknowledged create survives a power loss. When it
+// fails, it removes the folders it made.
+func (f *FS) CreateDirs(p string, data []byte) (id Identity, made []string, err error) {
 	if _, err := f.lstat(p); err == nil {
-		return Identity{}, errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)
+		return Identity{}, nil, errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return Identity{}, f.osError(p, err)
+		return Identity{}, nil, f.osError(p, err)
 	}
 	dir := path.Dir(p)
 	if dir != "." {
-		if err := f.fs.MkdirAll(dir, 0o755); err != nil {
+		if made, err = f.mkdirs(dir); err != nil {
+			f.RemoveDirs(made)
 			if errors.Is(err, syscall.ENOTDIR) {
-				return Identity{}, errs.Wrap(errs.NotAFile, p, err, "Cannot create %s: a part of its folder path is a file.", p)
+				return Identity{}, nil, errs.Wrap(errs.NotAFile, p, err, "Cannot create %s: a part of its folder path is a file.", p)
 			}
-			return Identity{}, f.osError(p, err)
+			return Identity{}, nil, f.osError(p, err)
 		}
 	}
-	return f.writeAtomic(p, data, nil)
+	if id, err = f.writeAtomic(p, data, nil); err != nil {
+		f.RemoveDirs(made)
+		return Identity{}, nil, err
+	}
+	// The file's own folder was synced by the rename; each new folder's entry lives in
+	// the folder above it. Past this point the file exists: on an error the caller's
+	// rollback removes it, and then the folders made.
+	if len(made) > 0 {
+		for _, d := range append([]string{path.Dir(made[0])}, made[:len(made)-1]...) {
+			if err = f.syncDir(d); err != nil {
+				return Identity{}, made, err
+			}
+		}
+	}
+	return id, made, nil
+}
+
+// mkdirs creates the missing folders of dir and returns them, outermost first.
+func (f *FS) mkdirs(dir string) ([]string, error) {
+	if r, ok := f.fs.(rootFs); ok {
+		return r.mkdirAll(dir, 0o755)
+	}
+	var made []string
+	cur := ""
+	for _, c := range strings.Split(dir, "/") {
+		cur = path.Join(cur, c)
+		if _, err := f.lstat(cur); err == nil {
+			continue
+		}
+		if err := f.fs.MkdirAll(cur, 0o755); err != nil {
+			return made, err
+		}
+		made = append(made, cur)
+	}
+	return made, nil
+}
+
+// RemoveDirs removes the folders a create made (as CreateDirs returned them), innermost
+// first, where they are empty; a folder something else was put in stays.
+func (f *FS) RemoveDirs(made []string) {
+	for i := len(made) - 1; i >= 0; i-- {
+		if !f.emptyDir(made[i]) || f.fs.Remove(made[i]) != nil {
+			return
+		}
+	}
+	if len(made) > 0 {
+		f.syncDir(path.Dir(made[0]))
+	}
+}
+
+func (f *FS) emptyDir(dir string) bool {
+	h, err := f.fs.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer h.Close()
+	names, err := h.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
 }
 
 // Remove deletes the file at canonical path p and syncs its directory (undo of a create).
@@ -102,12 +174,17 @@ func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (Identity, erro
 }
 
 // Staged is new content written beside its file (a temp file in the same directory,
-// fsynced, with the file's mode and owner), waiting to be renamed over it. Staging
-// does not touch the file, so a caller may stage while it makes its journal record
-// durable and rename only after that (Commit), or give up (Abort).
+// fsynced, with the file's mode, owner and extended attributes), waiting to be renamed
+// over it. Staging does not touch the file, so a caller may stage while it makes its
+// journal record durable and rename only after that (Commit), or give up (Abort).
+//
+// The folder is held by handle from staging to the rename: if a folder in the path is
+// swapped meanwhile, the rename still happens in the folder the temp file is in (the
+// one that was checked), and the temp file is never left behind.
 type Staged struct {
 	f         *FS
-	path, tmp string
+	dir       folder
+	path, tmp string // tmp is a name inside dir
 	id        Identity
 	done      bool
 }
@@ -121,53 +198,59 @@ func (f *FS) StageReplace(p string, data []byte) (*Staged, error) {
 	return f.stage(p, data, fi)
 }
 
+// folder opens dir by handle where the filesystem has handles.
+func (f *FS) folder(dir string) (folder, error) {
+	if r, ok := f.fs.(rootFs); ok {
+		return r.openFolder(dir)
+	}
+	return pathFolder{fs: f.fs, name: dir}, nil
+}
+
 func (f *FS) stage(p string, data []byte, old fs.FileInfo) (st *Staged, err error) {
 	dir := path.Dir(p)
+	d, err := f.folder(dir)
+	if err != nil {
+		return nil, f.osError(p, err)
+	}
 	var rnd [8]byte
 	rand.Read(rnd[:])
-	tmp := path.Join(dir, TempPrefix+hex.EncodeToString(rnd[:]))
-	mode := fs.FileMode(0o644)
-	if old != nil {
-		mode = old.Mode().Perm()
-	}
+	tmp := TempPrefix + hex.EncodeToString(rnd[:])
 	if f.onTemp != nil {
-		f.onTemp(tmp)
+		f.onTemp(path.Join(dir, tmp))
 	}
-	h, err := f.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	// Only the owner may read the temp file until it has the file's own mode.
+	h, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
+		d.Close()
 		return nil, f.osError(p, err)
 	}
 	staged := false
 	defer func() {
 		if !staged { // an error, or a panic unwinding through here
-			f.fs.Remove(tmp)
+			h.Close()
+			d.Remove(tmp)
+			d.Close()
 		}
 	}()
-	st = &Staged{f: f, path: p, tmp: tmp}
+	st = &Staged{f: f, dir: d, path: p, tmp: tmp}
 	if _, err = h.Write(data); err != nil {
-		h.Close()
 		return nil, f.osError(p, err)
 	}
 	if err = h.Sync(); err != nil {
-		h.Close()
 		return nil, f.osError(p, err)
+	}
+	mode := fs.FileMode(0o644)
+	if old != nil {
+		mode = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	}
+	if err = f.keepMeta(p, d, tmp, h, old, mode); err != nil {
+		return nil, err
 	}
 	if fi, serr := h.Stat(); serr == nil {
 		st.id = identityOf(fi)
 	}
 	if err = h.Close(); err != nil {
 		return nil, f.osError(p, err)
-	}
-	if old != nil {
-		// The umask may have narrowed the mode at create. The owner and group are kept
-		// too: a replaced file that changed hands would be a change no one asked for,
-		// so when they cannot be kept the call is refused.
-		if err = f.fs.Chmod(tmp, old.Mode().Perm()); err != nil {
-			return nil, f.osError(p, err)
-		}
-		if err = f.keepOwner(p, tmp, old); err != nil {
-			return nil, err
-		}
 	}
 	staged = true
 	return st, nil
@@ -181,18 +264,23 @@ func (s *Staged) Commit() (Identity, error) {
 		return Identity{}, errs.New(errs.IOError, s.path, "%s: staged content was already used.", s.path)
 	}
 	s.done = true
-	if err := s.f.fs.Rename(s.tmp, s.path); err != nil {
-		s.f.fs.Remove(s.tmp)
+	defer s.dir.Close()
+	if err := s.dir.Rename(s.tmp, path.Base(s.path)); err != nil {
+		s.dir.Remove(s.tmp)
 		return Identity{}, s.f.osError(s.path, err)
 	}
-	return s.id, s.f.syncDir(path.Dir(s.path))
+	if err := s.dir.Sync(); err != nil {
+		return s.id, s.f.osError(s.path, err)
+	}
+	return s.id, nil
 }
 
 // Abort removes staged content that will not be used.
 func (s *Staged) Abort() {
 	if s != nil && !s.done {
 		s.done = true
-		s.f.fs.Remove(s.tmp)
+		s.dir.Remove(s.tmp)
+		s.dir.Close()
 	}
 }
 
@@ -209,21 +297,67 @@ func (f *FS) syncDir(dir string) error {
 	return nil
 }
 
-// keepOwner gives tmp the owner and group of old, where they differ.
-func (f *FS) keepOwner(p, tmp string, old fs.FileInfo) error {
-	want, ok := old.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil // a filesystem without owners (in memory)
+// keepMeta gives the temp file h (named tmp in d) the mode, and for a replace the
+// owner, group and extended attributes of old; where one cannot be kept the call is
+// refused, since a replaced file that changed hands or lost its setuid bit or its ACL
+// would be a change no one asked for. The owner goes first: a chown clears the setuid
+// and setgid bits and file capabilities, which are then set again.
+func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileInfo, mode fs.FileMode) error {
+	osf, real := h.(*os.File)
+	if old != nil {
+		if want, ok := old.Sys().(*syscall.Stat_t); ok {
+			fi, err := h.Stat()
+			if err != nil {
+				return f.osError(p, err)
+			}
+			if have, ok := fi.Sys().(*syscall.Stat_t); !ok || have.Uid != want.Uid || have.Gid != want.Gid {
+				var err error
+				if real {
+					err = osf.Chown(int(want.Uid), int(want.Gid))
+				} else {
+					err = f.fs.Chown(path.Join(path.Dir(p), tmp), int(want.Uid), int(want.Gid))
+				}
+				if err != nil {
+					return errs.Wrap(errs.PermissionDenied, p, err, "%s belongs to user %d, group %d, and its replacement could not be given the same owner (%v); nothing was written.", p, want.Uid, want.Gid, err)
+				}
+			}
+		}
 	}
-	fi, err := f.fs.Stat(tmp)
+	var err error
+	if real {
+		err = osf.Chmod(mode)
+	} else {
+		err = f.fs.Chmod(path.Join(path.Dir(p), tmp), mode)
+	}
 	if err != nil {
 		return f.osError(p, err)
 	}
-	if have, ok := fi.Sys().(*syscall.Stat_t); ok && have.Uid == want.Uid && have.Gid == want.Gid {
+	if !real {
 		return nil
 	}
-	if err := f.fs.Chown(tmp, int(want.Uid), int(want.Gid)); err != nil {
-		return errs.Wrap(errs.PermissionDenied, p, err, "%s belongs to user %d, group %d, and its replacement could not be given the same owner (%v); nothing was written.", p, want.Uid, want.Gid, err)
+	// The kernel silently drops a setgid bit for a group the process is not in.
+	fi, err := osf.Stat()
+	if err != nil {
+		return f.osError(p, err)
+	}
+	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != mode {
+		return errs.New(errs.PermissionDenied, p, "%s has mode %v, and its replacement could not be given that mode (it got %v); nothing was written.", p, mode, got)
+	}
+	if old == nil {
+		return nil
+	}
+	fd, ok := d.(fdFolder)
+	if !ok {
+		return nil
+	}
+	attrs, err := xattrsAt(fd.fd, path.Base(p))
+	if err != nil {
+		return errs.Wrap(errs.PermissionDenied, p, err, "The extended attributes of %s could not be read (%v), so its replacement could not keep them; nothing was written.", p, err)
+	}
+	for _, a := range attrs {
+		if err := unix.Fsetxattr(int(osf.Fd()), a.name, a.value, 0); err != nil {
+			return errs.Wrap(errs.PermissionDenied, p, err, "%s has the extended attribute %s, which its replacement could not be given (%v); nothing was written.", p, a.name, err)
+		}
 	}
 	return nil
 }

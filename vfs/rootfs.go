@@ -1,17 +1,32 @@
 package vfs
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/afero"
+	"golang.org/x/sys/unix"
 )
 
-// rootFs is an afero.Fs over an *os.Root: every operation is confined to the root by
-// the kernel-backed checks of os.Root, symlinks included. afero's BasePathFs is not
-// used because a symlink or a sibling directory sharing the root's name prefix
-// escapes it.
-type rootFs struct{ r *os.Root }
+// rootFs is an afero.Fs over a directory handle. Every operation walks its path from
+// the root's handle one component at a time with openat and O_NOFOLLOW, refusing a
+// symlink anywhere in the path (the final component included), a reserved name at any
+// depth, "..", and, when opening, anything that is not a regular file or a folder.
+//
+// Paths reaching it are canonical (vfs.Resolve has followed every symlink), so a
+// symlink found on the way means the tree changed since: a folder swapped for a link
+// to .git or outside the root is refused here, not followed. Stat does not follow a
+// final symlink either; it is Lstat. os.Root is not used because it follows symlinks
+// that stay inside the root, into reserved folders included.
+type rootFs struct {
+	root     *os.File // the workspace folder, opened once by its host path
+	reserved func(name string) bool
+}
 
 var (
 	_ afero.Fs         = rootFs{}
@@ -20,41 +35,539 @@ var (
 	_ afero.Symlinker  = rootFs{}
 )
 
-func (f rootFs) Name() string { return "root:" + f.r.Name() }
+// errSymlinkInPath is returned where a path that was resolved holds a symlink now.
+var errSymlinkInPath = errors.New("a folder in the path is a symlink now")
+
+// errReservedInPath is returned for a reserved name in a path given to the filesystem.
+var errReservedInPath = errors.New("path goes through a reserved folder")
+
+// errEscapes mirrors os.Root's wording, which osError maps to path_outside_root.
+var errEscapes = errors.New("path escapes from parent")
+
+// ErrNotRegular is returned when opening something that is neither a regular file nor
+// a folder (a FIFO would block the open, a device could be endless).
+var ErrNotRegular = errors.New("not a regular file")
+
+func openRootFs(dir string, reserved func(string) bool) (rootFs, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return rootFs{}, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return rootFs{root: os.NewFile(uintptr(fd), dir), reserved: reserved}, nil
+}
+
+func (f rootFs) Name() string { return "nofollow:" + f.root.Name() }
+
+// split returns the components of a relative slash path; "" and "." are the root.
+func (f rootFs) split(name string) ([]string, error) {
+	if strings.IndexByte(name, 0) >= 0 {
+		return nil, syscall.EINVAL
+	}
+	if path.IsAbs(name) {
+		return nil, errEscapes
+	}
+	var out []string
+	for _, c := range strings.Split(name, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			return nil, errEscapes
+		}
+		if f.reserved != nil && f.reserved(c) {
+			return nil, errReservedInPath
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// parent opens the folder that holds name's last component, never following a
+// symlink, and returns its descriptor (to be closed) and that component ("." for the
+// root itself).
+func (f rootFs) parent(op, name string) (int, string, error) {
+	comps, err := f.split(name)
+	if err != nil {
+		return -1, "", &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	fd, err := unix.Dup(int(f.root.Fd()))
+	if err != nil {
+		return -1, "", &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	if len(comps) == 0 {
+		return fd, ".", nil
+	}
+	for _, c := range comps[:len(comps)-1] {
+		next, err := openDir(fd, c)
+		unix.Close(fd)
+		if err != nil {
+			return -1, "", &fs.PathError{Op: op, Path: name, Err: err}
+		}
+		fd = next
+	}
+	return fd, comps[len(comps)-1], nil
+}
+
+// openDir opens folder name inside dirfd without following a symlink.
+func openDir(dirfd int, name string) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.ELOOP, err == unix.ENOTDIR && isSymlinkAt(dirfd, name):
+			return -1, errSymlinkInPath
+		}
+		return fd, err
+	}
+}
+
+func isSymlinkAt(dirfd int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
+}
+
+// openAt opens name inside dirfd: no symlink followed, O_NONBLOCK so that a FIFO does
+// not block the open, and only a regular file or a folder kept.
+func openAt(dirfd int, base, name string, flag int, perm fs.FileMode) (*os.File, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Openat(dirfd, base, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, uint32(syscallMode(perm)))
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err == unix.ELOOP || (err == unix.ENOTDIR && isSymlinkAt(dirfd, base)) {
+		err = errSymlinkInPath
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if t := st.Mode & unix.S_IFMT; t != unix.S_IFREG && t != unix.S_IFDIR {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
+	unix.SetNonblock(fd, false)
+	return os.NewFile(uintptr(fd), name), nil
+}
 
 func (f rootFs) Create(name string) (afero.File, error) {
 	return f.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
 }
 
-func (f rootFs) Mkdir(name string, perm os.FileMode) error    { return f.r.Mkdir(name, perm) }
-func (f rootFs) MkdirAll(name string, perm os.FileMode) error { return f.r.MkdirAll(name, perm) }
-func (f rootFs) Open(name string) (afero.File, error)         { return f.OpenFile(name, os.O_RDONLY, 0) }
+func (f rootFs) Open(name string) (afero.File, error) { return f.OpenFile(name, os.O_RDONLY, 0) }
 
 func (f rootFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	file, err := f.r.OpenFile(name, flag, perm)
+	dfd, base, err := f.parent("open", name)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dfd)
+	h, err := openAt(dfd, base, name, flag, perm)
 	if err != nil {
 		return nil, err // a nil *os.File must not become a non-nil afero.File
 	}
-	return file, nil
+	return h, nil
 }
 
-func (f rootFs) Remove(name string) error                  { return f.r.Remove(name) }
-func (f rootFs) RemoveAll(name string) error               { return f.r.RemoveAll(name) }
-func (f rootFs) Rename(oldname, newname string) error      { return f.r.Rename(oldname, newname) }
-func (f rootFs) Stat(name string) (os.FileInfo, error)     { return f.r.Stat(name) }
-func (f rootFs) Chmod(name string, mode os.FileMode) error { return f.r.Chmod(name, mode) }
-func (f rootFs) Chown(name string, uid, gid int) error     { return f.r.Chown(name, uid, gid) }
-func (f rootFs) Chtimes(name string, atime, mtime time.Time) error {
-	return f.r.Chtimes(name, atime, mtime)
+func (f rootFs) Mkdir(name string, perm os.FileMode) error {
+	dfd, base, err := f.parent("mkdir", name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := unix.Mkdirat(dfd, base, uint32(syscallMode(perm))); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: name, Err: err}
+	}
+	return nil
 }
+
+func (f rootFs) MkdirAll(name string, perm os.FileMode) error {
+	_, err := f.mkdirAll(name, perm)
+	return err
+}
+
+// mkdirAll creates the missing folders of name and returns them, outermost first.
+// An existing component must be a real folder: a symlink is refused, not followed.
+func (f rootFs) mkdirAll(name string, perm os.FileMode) ([]string, error) {
+	comps, err := f.split(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "mkdir", Path: name, Err: err}
+	}
+	fd, err := unix.Dup(int(f.root.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	var made []string
+	for i, c := range comps {
+		err := unix.Mkdirat(fd, c, uint32(syscallMode(perm)))
+		if err == nil {
+			made = append(made, strings.Join(comps[:i+1], "/"))
+		} else if err != unix.EEXIST {
+			unix.Close(fd)
+			return made, &fs.PathError{Op: "mkdir", Path: name, Err: err}
+		}
+		next, err := openDir(fd, c)
+		unix.Close(fd)
+		if err != nil {
+			return made, &fs.PathError{Op: "mkdir", Path: name, Err: err}
+		}
+		fd = next
+	}
+	unix.Close(fd)
+	return made, nil
+}
+
+func (f rootFs) Remove(name string) error {
+	dfd, base, err := f.parent("remove", name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	err = unix.Unlinkat(dfd, base, 0)
+	if err == unix.EISDIR {
+		err = unix.Unlinkat(dfd, base, unix.AT_REMOVEDIR)
+	}
+	if err != nil {
+		return &fs.PathError{Op: "remove", Path: name, Err: err}
+	}
+	return nil
+}
+
+// RemoveAll is not offered: nothing in vfsctl removes a tree, and a recursive removal
+// on a tree someone else can change is its own race.
+func (f rootFs) RemoveAll(name string) error {
+	return &fs.PathError{Op: "removeall", Path: name, Err: errors.ErrUnsupported}
+}
+
+func (f rootFs) Rename(oldname, newname string) error {
+	ofd, obase, err := f.parent("rename", oldname)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ofd)
+	nfd, nbase, err := f.parent("rename", newname)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(nfd)
+	if err := unix.Renameat(ofd, obase, nfd, nbase); err != nil {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	}
+	return nil
+}
+
+// Stat does not follow a final symlink: see the type's comment.
+func (f rootFs) Stat(name string) (os.FileInfo, error) { return f.lstat("stat", name) }
 
 func (f rootFs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
-	fi, err := f.r.Lstat(name)
+	fi, err := f.lstat("lstat", name)
 	return fi, true, err
 }
 
-func (f rootFs) ReadlinkIfPossible(name string) (string, error) { return f.r.Readlink(name) }
+func (f rootFs) lstat(op, name string) (os.FileInfo, error) {
+	dfd, base, err := f.parent(op, name)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dfd)
+	return lstatAt(dfd, base, name)
+}
+
+func lstatAt(dfd int, base, name string) (os.FileInfo, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+	}
+	return &statInfo{name: path.Base(name), st: toSyscall(&st)}, nil
+}
+
+// Chmod refuses a symlink: Linux's fchmodat cannot be told not to follow one.
+func (f rootFs) Chmod(name string, mode os.FileMode) error {
+	dfd, base, err := f.parent("chmod", name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if isSymlinkAt(dfd, base) {
+		return &fs.PathError{Op: "chmod", Path: name, Err: errSymlinkInPath}
+	}
+	if err := unix.Fchmodat(dfd, base, uint32(syscallMode(mode)), 0); err != nil {
+		return &fs.PathError{Op: "chmod", Path: name, Err: err}
+	}
+	return nil
+}
+
+func (f rootFs) Chown(name string, uid, gid int) error {
+	dfd, base, err := f.parent("chown", name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := unix.Fchownat(dfd, base, uid, gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "chown", Path: name, Err: err}
+	}
+	return nil
+}
+
+func (f rootFs) Chtimes(name string, atime, mtime time.Time) error {
+	dfd, base, err := f.parent("chtimes", name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+	if err := unix.UtimesNanoAt(dfd, base, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "chtimes", Path: name, Err: err}
+	}
+	return nil
+}
+
+func (f rootFs) ReadlinkIfPossible(name string) (string, error) {
+	dfd, base, err := f.parent("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(dfd)
+	buf := make([]byte, 4096)
+	n, err := unix.Readlinkat(dfd, base, buf)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return string(buf[:n]), nil
+}
 
 func (f rootFs) SymlinkIfPossible(oldname, newname string) error {
-	return f.r.Symlink(oldname, newname)
+	dfd, base, err := f.parent("symlink", newname)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := unix.Symlinkat(oldname, dfd, base); err != nil {
+		return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: err}
+	}
+	return nil
+}
+
+// openFolder opens the folder dir by handle, for a sequence of operations inside it
+// that must all act on the same folder (stage, rename, sync, clean up).
+func (f rootFs) openFolder(dir string) (folder, error) {
+	dfd, base, err := f.parent("open", dir)
+	if err != nil {
+		return nil, err
+	}
+	if base == "." {
+		return fdFolder{fd: dfd, name: dir}, nil
+	}
+	fd, err := openDir(dfd, base)
+	unix.Close(dfd)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return fdFolder{fd: fd, name: dir}, nil
+}
+
+// folder is one folder held open: names given to it are single components.
+type folder interface {
+	OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error)
+	Rename(oldname, newname string) error
+	Remove(name string) error
+	Lstat(name string) (fs.FileInfo, error)
+	Sync() error
+	Close() error
+}
+
+type fdFolder struct {
+	fd   int
+	name string
+}
+
+func (d fdFolder) full(name string) string { return path.Join(d.name, name) }
+
+func (d fdFolder) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
+	h, err := openAt(d.fd, name, d.full(name), flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (d fdFolder) Rename(oldname, newname string) error {
+	if err := unix.Renameat(d.fd, oldname, d.fd, newname); err != nil {
+		return &os.LinkError{Op: "rename", Old: d.full(oldname), New: d.full(newname), Err: err}
+	}
+	return nil
+}
+
+func (d fdFolder) Remove(name string) error {
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil {
+		return &fs.PathError{Op: "remove", Path: d.full(name), Err: err}
+	}
+	return nil
+}
+
+func (d fdFolder) Lstat(name string) (fs.FileInfo, error) { return lstatAt(d.fd, name, d.full(name)) }
+
+func (d fdFolder) Sync() error {
+	if err := unix.Fsync(d.fd); err != nil && err != unix.EINVAL {
+		return &fs.PathError{Op: "sync", Path: d.name, Err: err}
+	}
+	return nil
+}
+
+func (d fdFolder) Close() error { return unix.Close(d.fd) }
+
+// pathFolder is a folder of a filesystem without handles (in memory, or a wrapper
+// that injects faults): each operation names the folder again.
+type pathFolder struct {
+	fs   afero.Fs
+	name string
+}
+
+func (d pathFolder) full(name string) string { return path.Join(d.name, name) }
+
+func (d pathFolder) OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error) {
+	return d.fs.OpenFile(d.full(name), flag, perm)
+}
+func (d pathFolder) Rename(oldname, newname string) error {
+	return d.fs.Rename(d.full(oldname), d.full(newname))
+}
+func (d pathFolder) Remove(name string) error { return d.fs.Remove(d.full(name)) }
+func (d pathFolder) Lstat(name string) (fs.FileInfo, error) {
+	if l, ok := d.fs.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(d.full(name))
+		return fi, err
+	}
+	return d.fs.Stat(d.full(name))
+}
+
+func (d pathFolder) Sync() error {
+	h, err := d.fs.Open(d.name)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if err := h.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}
+
+func (d pathFolder) Close() error { return nil }
+
+// toSyscall copies a stat into the type os.Lstat's FileInfo carries, which the rest
+// of vfs reads identities from.
+func toSyscall(u *unix.Stat_t) syscall.Stat_t {
+	return syscall.Stat_t{
+		Dev: u.Dev, Ino: u.Ino, Nlink: u.Nlink, Mode: u.Mode, Uid: u.Uid, Gid: u.Gid,
+		Rdev: u.Rdev, Size: u.Size, Blksize: u.Blksize, Blocks: u.Blocks,
+		Atim: syscall.Timespec(u.Atim), Mtim: syscall.Timespec(u.Mtim), Ctim: syscall.Timespec(u.Ctim),
+	}
+}
+
+// statInfo is an fs.FileInfo from a raw stat, as os.Lstat builds one.
+type statInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.st.Size }
+func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Sec, s.st.Mtim.Nsec) }
+func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s *statInfo) Sys() any           { return &s.st }
+
+func (s *statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if s.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if s.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if s.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
+// syscallMode converts a FileMode to the mode bits of open, mkdir and chmod, the
+// setuid, setgid and sticky bits included.
+func syscallMode(m fs.FileMode) uint32 {
+	o := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		o |= syscall.S_ISUID
+	}
+	if m&fs.ModeSetgid != 0 {
+		o |= syscall.S_ISGID
+	}
+	if m&fs.ModeSticky != 0 {
+		o |= syscall.S_ISVTX
+	}
+	return o
+}
+
+type xattr struct {
+	name  string
+	value []byte
+}
+
+// xattrsAt reads the extended attributes of the regular file name in dirfd, opening it
+// without following a symlink. A filesystem without extended attributes has none.
+func xattrsAt(dirfd int, name string) ([]xattr, error) {
+	h, err := openAt(dirfd, name, name, unix.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	fd := int(h.Fd())
+	size, err := unix.Flistxattr(fd, nil)
+	if err == unix.ENOTSUP || size == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, size)
+	n, err := unix.Flistxattr(fd, buf)
+	if err != nil {
+		return nil, err
+	}
+	var out []xattr
+	for _, a := range strings.Split(strings.TrimRight(string(buf[:n]), "\x00"), "\x00") {
+		if a == "" {
+			continue
+		}
+		vs, err := unix.Fgetxattr(fd, a, nil)
+		if err != nil {
+			return nil, err
+		}
+		v := make([]byte, vs)
+		vn, err := unix.Fgetxattr(fd, a, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, xattr{name: a, value: v[:vn]})
+	}
+	return out, nil
 }

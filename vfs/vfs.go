@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -36,6 +35,9 @@ var DefaultReserved = []string{".vfsctl", ".git"}
 
 // DefaultMaxFileSize bounds what read and edit load into memory.
 const DefaultMaxFileSize = 32 << 20
+
+// maxNameBytes is the longest name of one path component (NAME_MAX on Linux).
+const maxNameBytes = 255
 
 // maxSymlinkHops is the bound on symlinks followed while resolving one path (as Linux).
 const maxSymlinkHops = 40
@@ -69,11 +71,12 @@ func Open(dir string, opts Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(abs)
+	f := New(nil, opts)
+	r, err := openRootFs(abs, f.Reserved)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace root: %w", err)
 	}
-	f := New(rootFs{r}, opts)
+	f.fs = r
 	f.dir = abs
 	f.aliases = []string{abs}
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
@@ -118,6 +121,12 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", errs.New(errs.InvalidInput, p[:64], "path is %d bytes long; paths are at most 4096 bytes.", len(p))
 	}
 	q := filepath.ToSlash(p)
+	if path.IsAbs(q) {
+		// Outside the root is the first thing to say of "/" or "/etc/".
+		if _, ok := f.relToRoot(path.Clean(q)); !ok {
+			return "", errs.New(errs.PathOutsideRoot, p, "%s is outside the workspace. Send a path relative to the workspace root.", p)
+		}
+	}
 	if strings.HasSuffix(q, "/") {
 		return "", errs.New(errs.InvalidInput, p, "%s ends with a slash, which names a folder. Send the path of a file, without the trailing slash.", p)
 	}
@@ -169,6 +178,9 @@ func checkNames(orig, q string) error {
 			if r < 0x20 || r == 0x7f {
 				return errs.New(errs.InvalidInput, orig, "path %q holds a control character (%U) in %q. Send the file's name without it.", orig, r, comp)
 			}
+		}
+		if len(comp) > maxNameBytes {
+			return errs.New(errs.InvalidInput, orig, "path %q has a name of %d bytes (%.40q...); a name is at most %d bytes. Send a shorter name.", orig, len(comp), comp, maxNameBytes)
 		}
 		if comp != strings.TrimSpace(comp) && strings.TrimSpace(comp) != "" {
 			return errs.New(errs.InvalidInput, orig, "path %q has a name that starts or ends with a space (%q). Send the name without the space.", orig, comp)
@@ -365,6 +377,14 @@ func (f *FS) osError(p string, err error) error {
 		return errs.Wrap(errs.NotAFile, p, err, "A part of the folder path of %s is a file, not a folder.", p)
 	case errors.Is(err, syscall.ELOOP):
 		return errs.Wrap(errs.NotAFile, p, err, "%s goes through a symlink loop. Send the path of a regular file.", p)
+	case errors.Is(err, errSymlinkInPath):
+		return errs.Wrap(errs.Conflict, p, err, "A folder in the path of %s was replaced by a symlink while this call ran; nothing was written through it. Check the folder, then retry.", p)
+	case errors.Is(err, errReservedInPath):
+		return errs.Wrap(errs.PathReserved, p, err, "%s is inside a reserved folder, which the file tools do not touch. Edit files outside it.", p)
+	case errors.Is(err, ErrNotRegular):
+		return errs.Wrap(errs.NotAFile, p, err, "%s is not a regular file. The file tools read and edit regular files only.", p)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return errs.Wrap(errs.InvalidInput, p, err, "A name in %s is too long for the filesystem (names are at most 255 bytes). Send a shorter name.", p)
 	case strings.Contains(err.Error(), "path escapes from parent"):
 		return errs.Wrap(errs.PathOutsideRoot, p, err, "%s leads outside the workspace. Send a path inside it.", p)
 	case errors.Is(err, syscall.ENOSPC):

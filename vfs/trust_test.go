@@ -1,0 +1,269 @@
+package vfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+	"golang.org/x/sys/unix"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
+)
+
+// tempFiles lists the temp files left anywhere under dir.
+func tempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), TempPrefix) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// A folder of a resolved path swapped for a symlink into .git before the write: the
+// write is refused, .git is untouched, and no temp file is left.
+func TestSymlinkSwappedAfterResolve(t *testing.T) {
+	f, ws, _ := setup(t)
+	testutil.WriteFile(t, filepath.Join(ws, "a/f.txt"), "mine\n")
+	testutil.WriteFile(t, filepath.Join(ws, ".git/f.txt"), "git's\n")
+	r, err := f.Resolve("a/f.txt")
+	if err != nil || r.Path != "a/f.txt" {
+		t.Fatalf("resolve: %+v %v", r, err)
+	}
+	if err := os.Rename(filepath.Join(ws, "a"), filepath.Join(ws, "a.real")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".git", filepath.Join(ws, "a")); err != nil {
+		t.Fatal(err)
+	}
+	err = f.Replace(r.Path, []byte("written\n"))
+	testutil.WantKind(t, err, errs.Conflict)
+	if _, err := f.Read("a/f.txt"); errs.KindOf(err) != errs.PathReserved {
+		t.Errorf("a read through the swapped folder: %v, want path_reserved", err)
+	}
+	if _, err := f.ReadCanonical(r.Path); err == nil {
+		t.Error("a read of the resolved path went through the symlink")
+	}
+	_, _, err = f.CreateDirs("a/new.txt", []byte("x\n"))
+	if err == nil {
+		t.Error("a create through the swapped folder succeeded")
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, ".git/f.txt")); got != "git's\n" {
+		t.Errorf(".git/f.txt is %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git/new.txt")); err == nil {
+		t.Error("a file was created in .git")
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "a.real/f.txt")); got != "mine\n" {
+		t.Errorf("a.real/f.txt is %q", got)
+	}
+	if left := tempFiles(t, ws); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+}
+
+// Content staged in a folder is renamed in that folder, even when the folder is
+// exchanged with a symlink to .git between staging and the rename: the file checked is
+// the file written.
+func TestStagedFolderHeldAcrossSwap(t *testing.T) {
+	f, ws, _ := setup(t)
+	testutil.WriteFile(t, filepath.Join(ws, "a/f.txt"), "mine\n")
+	testutil.WriteFile(t, filepath.Join(ws, ".git/f.txt"), "git's\n")
+	if err := os.Symlink(".git", filepath.Join(ws, "s")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.StageReplace("a/f.txt", []byte("written\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "a"), unix.AT_FDCWD, filepath.Join(ws, "s"), unix.RENAME_EXCHANGE); err != nil {
+		t.Skipf("RENAME_EXCHANGE: %v", err)
+	}
+	if _, err := st.Commit(); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "s/f.txt")); got != "written\n" {
+		t.Errorf("the staged folder's file (now at s/) is %q", got)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, ".git/f.txt")); got != "git's\n" {
+		t.Errorf(".git/f.txt is %q", got)
+	}
+	if left := tempFiles(t, ws); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+}
+
+// The filesystem layer itself refuses reserved folders and "..", whatever its caller
+// passes: a crafted temps list or journal record cannot reach .git through it.
+func TestFilesystemRefusesReservedAndDotDot(t *testing.T) {
+	f, ws, _ := setup(t)
+	testutil.WriteFile(t, filepath.Join(ws, ".git/hooks/"+TempPrefix+"x"), "hook\n")
+	afs := f.Afero()
+	if h, err := afs.OpenFile(".git/config", os.O_WRONLY, 0); err == nil {
+		h.Close()
+		t.Error(".git/config opened for writing")
+	}
+	if err := afs.Remove(".git/hooks/" + TempPrefix + "x"); err == nil {
+		t.Error("a file in .git/hooks was removed")
+	}
+	if err := afs.Rename("src/a.go", ".git/a.go"); err == nil {
+		t.Error("a file was renamed into .git")
+	}
+	if _, err := afs.Open("../secret.txt"); err == nil {
+		t.Error("../secret.txt opened")
+	}
+	if err := f.Replace(".GIT/config", []byte("x")); err == nil {
+		t.Error(".GIT/config replaced")
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, ".git/config")); got != "[core]\n" {
+		t.Errorf(".git/config is %q", got)
+	}
+}
+
+// A FIFO is refused at once, never opened for reading (that open would block).
+func TestFIFONeverOpened(t *testing.T) {
+	f, ws, _ := setup(t)
+	if err := syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		h, err := f.Afero().Open("pipe")
+		if err == nil {
+			h.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("open of a FIFO: %v, want %v", err, ErrNotRegular)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("opening a FIFO blocked")
+	}
+	_, err := f.Read("pipe")
+	testutil.WantKind(t, err, errs.NotAFile)
+}
+
+// A replace keeps setuid, setgid and sticky bits (after restoring the owner, which
+// clears them) and extended attributes.
+func TestReplaceKeepsSpecialBitsAndXattrs(t *testing.T) {
+	f, ws, _ := setup(t)
+	p := filepath.Join(ws, "bin/tool")
+	testutil.WriteFile(t, p, "#!/bin/sh\n")
+	mode := fs.FileMode(0o755) | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	if os.Geteuid() == 0 {
+		if err := os.Chown(p, 1234, 5678); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	xattrs := true
+	if err := unix.Setxattr(p, "user.vfsctl-test", []byte("kept"), 0); err != nil {
+		xattrs = false
+		t.Logf("no user xattrs here: %v", err)
+	}
+	if err := f.Replace("bin/tool", []byte("#!/bin/sh\necho\n")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != mode {
+		t.Errorf("mode after replace: %v, want %v", got, mode)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); os.Geteuid() == 0 && (st.Uid != 1234 || st.Gid != 5678) {
+		t.Errorf("owner after replace: %d:%d", st.Uid, st.Gid)
+	}
+	if xattrs {
+		buf := make([]byte, 64)
+		n, err := unix.Getxattr(p, "user.vfsctl-test", buf)
+		if err != nil || string(buf[:n]) != "kept" {
+			t.Errorf("xattr after replace: %q, %v", buf[:max(n, 0)], err)
+		}
+	}
+}
+
+// A create that fails after making its folders removes them; one that succeeds syncs
+// each new folder's entry in the folder above it.
+func TestCreateFolders(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	ffs := &testutil.FaultFs{Fs: mem}
+	f := New(ffs, Options{})
+	ffs.SetHook(func(op testutil.Op, name string) error {
+		if op == testutil.OpOpen && strings.HasPrefix(path.Base(name), TempPrefix) {
+			return syscall.ENOSPC
+		}
+		return nil
+	})
+	if _, _, err := f.CreateDirs("n1/n2/f.txt", []byte("x")); err == nil {
+		t.Fatal("the create did not fail")
+	}
+	if _, err := mem.Stat("n1"); err == nil {
+		t.Error("the failed create left its folder n1 behind")
+	}
+
+	var synced []string
+	ffs.SetHook(func(op testutil.Op, name string) error {
+		if op == testutil.OpSync {
+			synced = append(synced, path.Clean(strings.TrimPrefix(name, "/")))
+		}
+		return nil
+	})
+	mem.MkdirAll("top", 0o755)
+	_, made, err := f.CreateDirs("top/n1/n2/f.txt", []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(made, ",") != "top/n1,top/n1/n2" {
+		t.Errorf("made %v", made)
+	}
+	for _, want := range []string{"top", "top/n1", "top/n1/n2"} {
+		found := false
+		for _, s := range synced {
+			found = found || s == want
+		}
+		if !found {
+			t.Errorf("folder %s not synced (synced: %v)", want, synced)
+		}
+	}
+	f.Remove("top/n1/n2/f.txt")
+	f.RemoveDirs(made)
+	if _, err := mem.Stat("top/n1"); err == nil {
+		t.Error("RemoveDirs left top/n1")
+	}
+	if _, err := mem.Stat("top"); err != nil {
+		t.Error("RemoveDirs removed top, which it did not make")
+	}
+}
+
+func TestNameLimitsAndRootSlash(t *testing.T) {
+	f, _, _ := setup(t)
+	_, err := f.Clean("dir/" + strings.Repeat("n", 256) + ".txt")
+	testutil.WantKind(t, err, errs.InvalidInput)
+	if err != nil && !strings.Contains(err.Error(), "255") {
+		t.Errorf("message does not name the limit: %v", err)
+	}
+	if _, err := f.Clean(strings.Repeat("n", 255)); err != nil {
+		t.Errorf("a 255-byte name: %v", err)
+	}
+	for _, p := range []string{"/", "/etc/"} {
+		_, err := f.Clean(p)
+		testutil.WantKind(t, err, errs.PathOutsideRoot)
+	}
+}
