@@ -115,11 +115,23 @@ func openDir(dirfd int, name string) (int, error) {
 		switch {
 		case err == unix.EINTR:
 			continue
-		case err == unix.ELOOP, err == unix.ENOTDIR && isSymlinkAt(dirfd, name):
+		case err == unix.ELOOP, err == unix.ENOTDIR && !isFileAt(dirfd, name):
+			// ENOTDIR for what is a folder or a symlink now: it was swapped meanwhile.
 			return -1, errSymlinkInPath
 		}
 		return fd, err
 	}
+}
+
+// isFileAt reports whether name in dirfd is something other than a folder or a
+// symlink (a regular file, a FIFO, ...).
+func isFileAt(dirfd int, name string) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return false
+	}
+	t := st.Mode & unix.S_IFMT
+	return t != unix.S_IFDIR && t != unix.S_IFLNK
 }
 
 func isSymlinkAt(dirfd int, name string) bool {
