@@ -3,11 +3,15 @@ module github.com/vfsctl/vfsctl
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/evanw/esbuild v0.28.2
+	github.com/goccy/go-yaml v1.19.2
 	github.com/google/renameio/v2 v2.0.2
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	github.com/spf13/afero v1.15.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/sys v0.49.0

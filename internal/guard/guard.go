@@ -1,0 +1,251 @@
+// Package guard looks at a file's planned new content before it is written and says
+// whether the change breaks it: a syntax error the old content did not have, or real
+// lines replaced by a placeholder comment ("// ... existing code ...").
+//
+// It is pure (bytes in, findings out) except for a cache of the last parse of each
+// file, which lets tree-sitter reparse only what an edit touched. Syntax is checked
+// with the standard parsers where they are exact (go/parser, encoding/json) and with
+// tree-sitter for the rest when the build has cgo; without cgo, pure-Go parsers take
+// JavaScript and TypeScript (esbuild), TOML and YAML, and other languages go
+// unguarded. Active reports which languages are guarded in this build.
+//
+// Only errors a change introduces count: a file that was already broken stays
+// editable. Errors are compared by count, not by place, since a parser often reports
+// a missing brace lines below the edit that caused it.
+package guard
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Mode says what a guard's finding does to a call.
+type Mode string
+
+const (
+	Refuse Mode = "refuse" // the call is refused, nothing is written (the default)
+	Warn   Mode = "warn"   // the change is written, and the reply says what broke
+	Off    Mode = "off"    // no guard runs
+)
+
+// ParseMode reads a mode as a flag gives it; "" is Refuse.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "":
+		return Refuse, nil
+	case Refuse, Warn, Off:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("guard mode %q: want refuse, warn or off", s)
+}
+
+// SyntaxError is a syntax error a change introduced.
+type SyntaxError struct {
+	Language string
+	Line     int    // 1-based, in the new content
+	Column   int    // 1-based, in bytes
+	Message  string // the parser's words, made short
+	Node     string // what the parser flagged (tree-sitter: ERROR or MISSING x)
+}
+
+// synErr is one error as a parser reports it. end is the byte offset where the
+// flagged text ends, where the parser says (tree-sitter's ERROR nodes); else 0.
+type synErr struct {
+	line, col int
+	end       int
+	msg, node string
+}
+
+// parseFunc returns the syntax errors of src, in order.
+type parseFunc func(src []byte) []synErr
+
+// languages maps a language name to its parser; filled by the files of each backend.
+var languages = map[string]parseFunc{}
+
+// extra maps a language to a check whose errors are added to its parser's.
+var extra = map[string]parseFunc{}
+
+// exact maps a language to its exact parser where the one in languages is a faster,
+// approximate one (tree-sitter's Go grammar, confirmed by go/parser).
+var exact = map[string]parseFunc{}
+
+// byExt maps a file extension to a language name.
+var byExt = map[string]string{
+	".go": "go", ".json": "json",
+	".py": "python", ".pyi": "python",
+	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "jsx",
+	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+	".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
+	".rs": "rust", ".java": "java", ".c": "c", ".h": "c",
+	".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+	".sh": "bash", ".bash": "bash", ".html": "html", ".htm": "html", ".css": "css",
+}
+
+// byShebang maps an interpreter named on a first line "#!" to a language.
+var byShebang = map[string]string{
+	"python": "python", "python3": "python", "node": "javascript",
+	"bash": "bash", "sh": "bash", "deno": "typescript",
+}
+
+// Language returns the language of the file at p holding content, by extension and,
+// for a file without one, by its shebang; "" when it is not one this package knows.
+func Language(p string, content []byte) string {
+	if l, ok := byExt[strings.ToLower(path.Ext(p))]; ok {
+		return l
+	}
+	if path.Ext(p) != "" || !bytes.HasPrefix(content, []byte("#!")) {
+		return ""
+	}
+	line, _, _ := bytes.Cut(content, []byte("\n"))
+	fields := strings.Fields(string(line[2:]))
+	if len(fields) == 0 {
+		return ""
+	}
+	prog := path.Base(fields[0])
+	if prog == "env" {
+		prog = ""
+		for _, f := range fields[1:] {
+			if !strings.HasPrefix(f, "-") {
+				prog = f
+				break
+			}
+		}
+	}
+	prog = strings.TrimRight(prog, "0123456789.")
+	if prog == "python" || byShebang[prog] != "" {
+		if prog == "python" {
+			return "python"
+		}
+		return byShebang[prog]
+	}
+	return ""
+}
+
+// Active lists the languages guarded in this build, sorted.
+func Active() []string {
+	out := make([]string, 0, len(languages))
+	for l := range languages {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Backend says how this build parses: "tree-sitter" with cgo, else "pure Go".
+func Backend() string { return backend }
+
+// Syntax reports a syntax error that new has and old had not, or nil. old is nil for a
+// new file. Files of a language this build does not guard pass.
+func Syntax(p string, old, new []byte) *SyntaxError {
+	lang := Language(p, new)
+	parse := languages[lang]
+	if parse == nil {
+		return nil
+	}
+	newErrs := parseCached(p, lang, parse, new)
+	if len(newErrs) == 0 {
+		return nil
+	}
+	var oldErrs []synErr
+	if old != nil {
+		oldErrs = parseCached(p, lang, parse, old)
+	}
+	if len(newErrs) <= len(oldErrs) {
+		return nil
+	}
+	if confirm := exact[lang]; confirm != nil {
+		// A fast parser flagged the change; the exact one decides, in its own words.
+		newErrs = confirm(new)
+		if old != nil {
+			oldErrs = confirm(old)
+		}
+		if len(newErrs) <= len(oldErrs) {
+			return nil
+		}
+	}
+	// Name the first error that ends after the first changed byte: the one the change
+	// made. An error that spans the change (a parser that recovers late) is placed
+	// where the change begins.
+	fc := firstChange(old, new)
+	e := newErrs[0]
+	for _, c := range newErrs {
+		end := c.end
+		if end == 0 {
+			end = offsetOf(new, c.line, c.col) + 1
+		}
+		if end > fc {
+			e = c
+			if offsetOf(new, c.line, c.col) < fc {
+				e.line, e.col = lineCol(new, fc)
+			}
+			break
+		}
+	}
+	return &SyntaxError{Language: lang, Line: e.line, Column: e.col, Message: e.msg, Node: e.node}
+}
+
+// firstChange is the byte offset where new first differs from old.
+func firstChange(old, new []byte) int {
+	n := 0
+	for n < len(old) && n < len(new) && old[n] == new[n] {
+		n++
+	}
+	return n
+}
+
+// offsetOf turns a 1-based line and column of src into a byte offset.
+func offsetOf(src []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return len(src)
+		}
+		off += i + 1
+	}
+	return min(off+max(col-1, 0), len(src))
+}
+
+// lineCol turns a byte offset of src into a 1-based line and column.
+func lineCol(src []byte, off int) (int, int) {
+	off = min(max(off, 0), len(src))
+	line := bytes.Count(src[:off], []byte("\n")) + 1
+	col := off - (bytes.LastIndexByte(src[:off], '\n') + 1) + 1
+	return line, col
+}
+
+// short keeps a parser's message to one line of reasonable length.
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+// Excerpt renders the lines of content around line (1-based), numbered, with the
+// offending one marked, for a refusal a model reads.
+func Excerpt(content []byte, line, col int) string {
+	lines := strings.Split(string(content), "\n")
+	var b strings.Builder
+	for n := max(1, line-2); n <= min(len(lines), line+2); n++ {
+		mark := "  "
+		if n == line {
+			mark = "> "
+		}
+		fmt.Fprintf(&b, "%s%5d\t%s\n", mark, n, strings.TrimRight(lines[n-1], "\r"))
+		if n == line && col > 0 {
+			pad := strings.Map(func(r rune) rune {
+				if r == '\t' {
+					return '\t'
+				}
+				return ' '
+			}, lines[n-1][:min(col-1, len(lines[n-1]))])
+			fmt.Fprintf(&b, "  %5s\t%s^\n", "", pad)
+		}
+	}
+	return b.String()
+}

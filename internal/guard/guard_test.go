@@ -1,0 +1,257 @@
+package guard
+
+import (
+	"bytes"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestLanguage(t *testing.T) {
+	for _, c := range []struct{ path, content, want string }{
+		{"a/b.go", "", "go"},
+		{"x.PY", "", "python"},
+		{"x.tsx", "", "tsx"},
+		{"conf.yml", "", "yaml"},
+		{"bin/tool", "#!/usr/bin/env python3\nprint(1)\n", "python"},
+		{"bin/tool", "#!/bin/sh\necho\n", "bash"},
+		{"bin/tool", "#!/usr/bin/env -S node --flag\n", "javascript"},
+		{"README", "hello\n", ""},
+		{"notes.txt", "#!/bin/sh\n", ""},
+	} {
+		if got := Language(c.path, []byte(c.content)); got != c.want {
+			t.Errorf("Language(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+// guarded reports whether this build guards lang.
+func guarded(lang string) bool { return languages[lang] != nil }
+
+// Each language: a valid file, an edit that breaks it (with the line the break is
+// on), a valid edit of the same file, and an already broken file that stays editable.
+func TestSyntaxPerLanguage(t *testing.T) {
+	cases := []struct {
+		path, old, broken string
+		line              int
+		valid             string
+	}{
+		{"m.go", "package m\n\nfunc f() {\n\tprintln(\"done\")\n}\n", "package m\n\nfunc f() {\n\tprintln(“done”)\n}\n", 4, "package m\n\nfunc f() {\n\tprintln(\"bye\")\n}\n"},
+		{"m.py", "def f():\n    if x:\n        return 1\n    return 2\n", "def f():\n    if x:\n        return (1\n    return 2\n", 3, "def f():\n    if x:\n        return 3\n    return 2\n"},
+		{"m.js", "function f() {\n  return \"a\";\n}\n", "function f() {\n  return “a”;\n}\n", 2, "function f() {\n  return \"b\";\n}\n"},
+		{"m.ts", "function f(x: number): number {\n  return x - 1;\n}\n", "function f(x: number): number {\n  return x – 1;\n}\n", 2, "function f(x: number): number {\n  return x - 2;\n}\n"},
+		{"m.tsx", "export const A = () => <div>hi</div>;\n", "export const A = () => <div>hi</span>;\n", 1, "export const A = () => <div>bye</div>;\n"},
+		{"m.json", "{\n  \"a\": 1,\n  \"b\": 2\n}\n", "{\n  \"a\": 1,\n  \"b\": 2,\n}\n", 4, "{\n  \"a\": 1,\n  \"b\": 3\n}\n"},
+		{"m.yaml", "a:\n  b: 1\n  c: [1, 2]\n", "a:\n  b: 1\n  c: [1, 2\n", 3, "a:\n  b: 1\n  c: [1, 3]\n"},
+		{"m.toml", "[a]\nb = 1\nc = \"x\"\n", "[a]\nb = 1\nc = \"x\n", 3, "[a]\nb = 2\nc = \"x\"\n"},
+		{"m.rs", "fn main() {\n    let x = 1;\n}\n", "fn main() {\n    let x = 1\n}\n", 2, "fn main() {\n    let x = 2;\n}\n"},
+		{"m.c", "int main(void) {\n  return 0;\n}\n", "int main(void) {\n  return 0;\n\n", 2, "int main(void) {\n  return 1;\n}\n"},
+	}
+	for _, c := range cases {
+		lang := Language(c.path, nil)
+		if !guarded(lang) {
+			t.Logf("%s: not guarded in this build (%s)", lang, Backend())
+			continue
+		}
+		if e := Syntax(c.path, nil, []byte(c.old)); e != nil {
+			t.Errorf("%s: the valid file is flagged: %+v", c.path, e)
+			continue
+		}
+		e := Syntax(c.path, []byte(c.old), []byte(c.broken))
+		if e == nil {
+			t.Errorf("%s: the breaking edit passed", c.path)
+			continue
+		}
+		if e.Line < c.line || e.Line > c.line+1 {
+			t.Errorf("%s: error at line %d, want %d: %+v", c.path, e.Line, c.line, e)
+		}
+		if e.Language != lang || e.Message == "" {
+			t.Errorf("%s: %+v", c.path, e)
+		}
+		if e := Syntax(c.path, []byte(c.old), []byte(c.valid)); e != nil {
+			t.Errorf("%s: a valid edit is flagged: %+v", c.path, e)
+		}
+		// An already broken file: an edit elsewhere that adds no error passes.
+		brokenMore := strings.Replace(c.broken, "\n", "\n\n", 1)
+		if e := Syntax(c.path, []byte(c.broken), []byte(brokenMore)); e != nil {
+			t.Errorf("%s: an edit of an already broken file is flagged: %+v", c.path, e)
+		}
+	}
+}
+
+// realFiles returns up to n files with extension ext under dir, in a fixed order.
+func realFiles(t *testing.T, dir, ext string, n int) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || len(out) >= n || strings.Contains(p, "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ext) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if len(out) == 0 {
+		t.Skipf("no %s files under %s", ext, dir)
+	}
+	return out
+}
+
+// On real files: a curly quote typed for a string delimiter breaks the file and is
+// flagged on its line; the same edit with straight quotes passes.
+func TestRealFilesCurlyQuoteDelimiter(t *testing.T) {
+	for _, set := range []struct{ dir, ext string }{
+		{filepath.Join(runtime.GOROOT(), "src", "net", "http"), ".go"},
+		{"/usr/lib/python3.11/json", ".py"},
+		{"/usr/lib/python3.11/email", ".py"},
+	} {
+		lang := Language("x"+set.ext, nil)
+		if !guarded(lang) {
+			t.Logf("%s not guarded in this build", lang)
+			continue
+		}
+		if _, err := os.Stat(set.dir); err != nil {
+			t.Logf("no %s", set.dir)
+			continue
+		}
+		tried := 0
+		for _, p := range realFiles(t, set.dir, set.ext, 12) {
+			src, err := os.ReadFile(p)
+			if err != nil || Syntax(p, nil, src) != nil {
+				continue // unreadable, or the file itself does not parse here
+			}
+			lines := bytes.Split(src, []byte("\n"))
+			inString := false // inside a docstring or a raw string: a curly quote is fine there
+			for i, l := range lines {
+				delims := []string{`"""`, "'''"}
+				if set.ext == ".go" {
+					delims = []string{"`"}
+				}
+				for _, delim := range delims {
+					if bytes.Count(l, []byte(delim))%2 == 1 {
+						inString = !inString
+					}
+				}
+				if inString {
+					continue
+				}
+				// A line holding one plain string literal, the first code on its line.
+				s := bytes.TrimSpace(l)
+				if bytes.Count(l, []byte(`"`)) != 2 || bytes.HasPrefix(s, []byte("#")) || bytes.HasPrefix(s, []byte("//")) || bytes.Contains(l, []byte(`\`)) || bytes.Contains(l, []byte("'")) || bytes.Contains(l, []byte("`")) {
+					continue
+				}
+				broken := append([]byte{}, src...)
+				off := bytes.Index(broken, []byte(string(l)+"\n"))
+				if off < 0 {
+					continue
+				}
+				q := off + bytes.IndexByte(l, '"')
+				broken = append(broken[:q:q], append([]byte("“"), broken[q+1:]...)...)
+				e := Syntax(p, src, broken)
+				if e == nil {
+					t.Errorf("%s:%d: a curly quote delimiter passed", p, i+1)
+				} else if e.Line != i+1 {
+					t.Errorf("%s:%d: flagged at line %d (%s)", p, i+1, e.Line, e.Message)
+				}
+				comment := []byte("# checked\n")
+				if set.ext == ".go" {
+					comment = []byte("// checked\n")
+				}
+				valid := append(append(append([]byte{}, src[:off]...), comment...), src[off:]...)
+				if e := Syntax(p, src, valid); e != nil {
+					t.Errorf("%s:%d: a comment line added before it is flagged: %+v", p, i+1, e)
+				}
+				tried++
+				break
+			}
+		}
+		t.Logf("%s: %d files tried", set.dir, tried)
+		if tried == 0 {
+			t.Errorf("%s: no file could be tried", set.dir)
+		}
+	}
+}
+
+// The incremental parse agrees with a full one: random line deletions and
+// duplications of a real file, each checked both ways.
+func TestIncrementalAgreesWithFull(t *testing.T) {
+	for _, p := range []string{
+		filepath.Join(runtime.GOROOT(), "src", "strings", "strings.go"),
+		"/usr/lib/python3.11/textwrap.py",
+	} {
+		lang := Language(p, nil)
+		src, err := os.ReadFile(p)
+		if err != nil || !guarded(lang) {
+			continue
+		}
+		rng := rand.New(rand.NewSource(1))
+		cur := src
+		for i := 0; i < 40; i++ {
+			lines := bytes.SplitAfter(cur, []byte("\n"))
+			k := rng.Intn(len(lines))
+			var next []byte
+			for j, l := range lines {
+				if j == k && i%2 == 0 {
+					continue // delete a line
+				}
+				next = append(next, l...)
+				if j == k && i%2 == 1 {
+					next = append(next, l...) // duplicate it
+				}
+			}
+			inc := Syntax(p, cur, next)
+			Forget(p)
+			full := Syntax(p, cur, next)
+			if (inc == nil) != (full == nil) || (inc != nil && inc.Line != full.Line) {
+				t.Fatalf("%s step %d: incremental %+v, full %+v", p, i, inc, full)
+			}
+			cur = next
+		}
+	}
+}
+
+func TestPlaceholders(t *testing.T) {
+	body := "    a = 1\n    b = 2\n    c = 3\n"
+	refuse := []string{
+		"// ... existing code ...",
+		"# ... rest of the function unchanged",
+		"# rest of the function unchanged",
+		"/* ... */",
+		"<!-- ... -->",
+		"...",
+		"    // existing code here",
+		"-- ... remaining code ...",
+		"{/* ... */}",
+		"// …",
+		"# (unchanged code omitted)",
+		"// Other methods remain the same",
+		"# ... (keep the rest)",
+	}
+	for _, ph := range refuse {
+		got := Placeholders([]Change{{Old: []byte(body), New: []byte("    a = 1\n" + ph + "\n"), Line: 10}})
+		if got == nil {
+			t.Errorf("%q replacing lines passed", ph)
+			continue
+		}
+		if got.Line != 11 || got.Deleted != 2 {
+			t.Errorf("%q: line %d, deleted %d; want 11, 2", ph, got.Line, got.Deleted)
+		}
+	}
+	pass := []struct{ name, old, new string }{
+		{"already in the file", "x\n// ... existing code ...\ny\n", "x2\n// ... existing code ...\n"},
+		{"ellipsis in a string", body, "    print(\"...\")\n"},
+		{"comment with an ellipsis among words", body, "    a = 1\n    # wait... this is slow\n"},
+		{"placeholder that deletes nothing", "a\nb\n", "a\n// ... existing code ...\nb\n"},
+		{"ordinary comment", body, "    # set a\n    a = 1\n"},
+		{"spread in JS", "f(a, b)\n", "f(...args)\n"},
+	}
+	for _, c := range pass {
+		if got := Placeholders([]Change{{Old: []byte(c.old), New: []byte(c.new), Line: 1}}); got != nil {
+			t.Errorf("%s: refused %+v", c.name, got)
+		}
+	}
+}

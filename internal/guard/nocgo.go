@@ -1,0 +1,8 @@
+//go:build !cgo
+
+package guard
+
+// Without cgo there is no tree-sitter: the pure-Go parsers guard their languages,
+// Python is checked by its tokens only (characters it cannot hold in code, brackets), and the languages
+// only tree-sitter parses go unguarded.
+const backend = "pure Go"

@@ -1,0 +1,171 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/goccy/go-yaml"
+)
+
+// Pure-Go parsers, exact for their languages, in every build: esbuild for JavaScript
+// and TypeScript (tree-sitter's grammars take a curly quote for part of a name), and
+// the TOML and YAML decoders.
+
+func init() {
+	languages["go"] = parseGo
+	languages["json"] = parseJSON
+	languages["python"] = parsePython
+	languages["javascript"] = esbuildParser(api.LoaderJS)
+	languages["jsx"] = esbuildParser(api.LoaderJSX)
+	languages["typescript"] = esbuildParser(api.LoaderTS)
+	languages["tsx"] = esbuildParser(api.LoaderTSX)
+	languages["toml"] = parseTOML
+	languages["yaml"] = parseYAML
+}
+
+func esbuildParser(loader api.Loader) parseFunc {
+	return func(src []byte) []synErr {
+		res := api.Transform(string(src), api.TransformOptions{Loader: loader, LogLevel: api.LogLevelSilent})
+		var out []synErr
+		for _, m := range res.Errors {
+			e := synErr{line: 1, col: 1, msg: short(m.Text)}
+			if m.Location != nil {
+				e.line, e.col = m.Location.Line, m.Location.Column+1
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+}
+
+func parseTOML(src []byte) []synErr {
+	var v map[string]any
+	_, err := toml.Decode(string(src), &v)
+	if err == nil {
+		return nil
+	}
+	e := synErr{line: 1, col: 1, msg: short(err.Error())}
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		e.line, e.col, e.msg = pe.Position.Line, pe.Position.Col, short(pe.Message)
+	}
+	return []synErr{e}
+}
+
+var yamlPos = regexp.MustCompile(`^\[(\d+):(\d+)\]\s*(.*)`)
+
+func parseYAML(src []byte) []synErr {
+	var v any
+	err := yaml.Unmarshal(src, &v)
+	if err == nil {
+		return nil
+	}
+	e := synErr{line: 1, col: 1, msg: short(err.Error())}
+	if m := yamlPos.FindStringSubmatch(err.Error()); m != nil {
+		e.line, _ = strconv.Atoi(m[1])
+		e.col, _ = strconv.Atoi(m[2])
+		first, _, _ := cutLine(m[3])
+		e.msg = short(first)
+	}
+	return []synErr{e}
+}
+
+func cutLine(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// parsePython finds what CPython's tokenizer refuses and tree-sitter's grammar lets
+// through, and what a tokenizer alone can see without cgo: a character outside
+// strings and comments that cannot be part of a name (a curly quote typed as a string
+// delimiter, an en dash typed as minus, a non-breaking space between tokens), and
+// brackets that do not pair.
+func parsePython(src []byte) []synErr {
+	var out []synErr
+	flag := func(off int, msg string) {
+		line, col := lineCol(src, off)
+		out = append(out, synErr{line: line, col: col, msg: msg})
+	}
+	type open struct {
+		c   byte
+		off int
+	}
+	var stack []open
+	pair := map[byte]byte{')': '(', ']': '[', '}': '{'}
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '"' || c == '\'':
+			i = skipPyString(src, i)
+		case c == '(' || c == '[' || c == '{':
+			stack = append(stack, open{c, i})
+			i++
+		case c == ')' || c == ']' || c == '}':
+			if len(stack) == 0 || stack[len(stack)-1].c != pair[c] {
+				flag(i, fmt.Sprintf("unmatched %q", c))
+			} else {
+				stack = stack[:len(stack)-1]
+			}
+			i++
+		case c < 0x80:
+			i++
+		default:
+			r, size := utf8.DecodeRune(src[i:])
+			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Pc, unicode.Nl)) {
+				flag(i, fmt.Sprintf("invalid character %q (%U)", r, r))
+			}
+			i += size
+		}
+	}
+	for _, o := range stack {
+		flag(o.off, fmt.Sprintf("%q was never closed", o.c))
+	}
+	return out
+}
+
+// skipPyString returns the offset just past the string literal starting at src[i]
+// (its quote), or the end of its line for a single-quoted string left open.
+func skipPyString(src []byte, i int) int {
+	q := src[i]
+	triple := i+2 < len(src) && src[i+1] == q && src[i+2] == q
+	if triple {
+		i += 3
+		for i < len(src) {
+			switch {
+			case src[i] == '\\':
+				i += 2
+			case i+2 < len(src) && src[i] == q && src[i+1] == q && src[i+2] == q:
+				return i + 3
+			default:
+				i++
+			}
+		}
+		return len(src)
+	}
+	i++
+	for i < len(src) && src[i] != '\n' {
+		switch src[i] {
+		case '\\':
+			i += 2
+			continue
+		case q:
+			return i + 1
+		}
+		i++
+	}
+	return i
+}
