@@ -57,6 +57,11 @@ type Refusal struct {
 	Lines     []int    `json:"lines,omitempty"` // the occurrences, or the closest region
 	Tiers     []string `json:"tiers,omitempty"` // the match tiers tried
 	Closeness float64  `json:"closeness,omitempty"`
+	// A guard's finding (syntax_error, placeholder_text): the language, where in the
+	// new content, and what the parser flagged.
+	Language string `json:"language,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Node     string `json:"node,omitempty"`
 }
 
 // DryRun reports whether the record is a dry run: nothing was meant to be written.

@@ -264,7 +264,15 @@ func renderEdit(path string, n int, dryRun bool, c *txn.Change) string {
 		}
 	}
 	b.WriteString(boundedDiff(c.Diff(), c.Seq))
-	return strings.TrimRight(b.String(), "\n")
+	return withWarnings(strings.TrimRight(b.String(), "\n"), c)
+}
+
+// withWarnings adds what a guard in warn mode said of the change.
+func withWarnings(text string, c *txn.Change) string {
+	if len(c.Warnings) == 0 {
+		return text
+	}
+	return text + "\n" + strings.TrimRight(strings.Join(c.Warnings, "\n"), "\n")
 }
 
 // boundedDiff cuts a diff for a reply: each line to MaxLineChars characters, the whole
@@ -369,9 +377,9 @@ func (a *API) write(c *txn.Call, tool string, raw json.RawMessage) (string, erro
 func renderWrite(path string, c *txn.Change) string {
 	lines := txn.CountLines(c.After)
 	if c.Created {
-		return fmt.Sprintf("Created %s (%s, %s).", path, plural(lines, "line"), plural(len(c.After), "byte"))
+		return withWarnings(fmt.Sprintf("Created %s (%s, %s).", path, plural(lines, "line"), plural(len(c.After), "byte")), c)
 	}
-	return fmt.Sprintf("Replaced %s whole: now %s, %s (was %s).", path, plural(lines, "line"), plural(len(c.After), "byte"), plural(len(c.Before), "byte"))
+	return withWarnings(fmt.Sprintf("Replaced %s whole: now %s, %s (was %s).", path, plural(lines, "line"), plural(len(c.After), "byte"), plural(len(c.Before), "byte")), c)
 }
 
 func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {

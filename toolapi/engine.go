@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/vfsctl/vfsctl/internal/guard"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -27,7 +28,21 @@ type Options struct {
 	// .vfsctl. An empty, non-nil slice reserves nothing: then a model can write
 	// .git/hooks, which runs code on the next git command.
 	Reserved []string
+	// Guard says what an edit that breaks a file's syntax, or replaces code with a
+	// placeholder comment, does: "" or GuardRefuse refuses the call (the default),
+	// GuardWarn applies it and says what broke, GuardOff checks nothing.
+	Guard GuardMode
 }
+
+// GuardMode is a guard's mode.
+type GuardMode = guard.Mode
+
+// The guard's modes.
+const (
+	GuardRefuse GuardMode = guard.Refuse
+	GuardWarn   GuardMode = guard.Warn
+	GuardOff    GuardMode = guard.Off
+)
 
 // Engine is the embedding API: an agent runtime written in Go opens one on a
 // workspace root, hands its Tools to the model, and dispatches the model's calls with
@@ -51,7 +66,7 @@ func Open(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder})
+	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard})
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,8 @@ type Change struct {
 	beforeHash, afterHash   string       // computed once: hashing a large file is not free
 	beforeMarks, afterMarks hashMarks    // their running states, to hash the next version from
 	dirs                    []string     // folders a create made, for its rollback
+	// Warnings are what a guard in warn mode found; the reply shows them.
+	Warnings []string
 }
 
 // Diff renders the change as a compact unified diff (once: the journal and the reply
@@ -173,6 +175,12 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 			return nil, where(i, err)
 		}
 		changes[i] = ch
+	}
+	if i, err := e.guard(c, changes); err != nil {
+		for _, o := range specs {
+			c.Named(o.Op, o.Path)
+		}
+		return nil, where(i, err)
 	}
 	if dryRun {
 		for _, ch := range changes {

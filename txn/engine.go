@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vfsctl/vfsctl/internal/guard"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -22,6 +23,10 @@ type Options struct {
 	Holder string
 	// NoSync skips fsync of journal commits. THIS IS UNSAFE; for tests only.
 	NoSync bool
+	// Guard says what a change that breaks a file's syntax, or replaces code with a
+	// placeholder comment, does: refuse the call ("" or guard.Refuse), apply it and
+	// warn, or nothing (guard.Off).
+	Guard guard.Mode
 }
 
 // Engine runs tool calls against one workspace. It is safe for concurrent use.
@@ -33,6 +38,8 @@ type Engine struct {
 	kmu   sync.Mutex
 	known map[string]known // canonical path -> what this engine last wrote there
 	kdata int              // bytes of content held in known
+
+	guardMode guard.Mode
 }
 
 // Open returns an Engine over fs with its journal. The journal file is opened (and
@@ -49,7 +56,10 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if holder == "" {
 		holder = filepath.Base(os.Args[0])
 	}
-	e := &Engine{fs: fs}
+	e := &Engine{fs: fs, guardMode: opts.Guard}
+	if e.guardMode == "" {
+		e.guardMode = guard.Refuse
+	}
 	e.j = journal.New(p, journal.Options{Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, OnOpen: e.recover})
 	fs.OnTemp(e.j.NoteTemp)
 	return e, nil

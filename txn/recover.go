@@ -17,7 +17,7 @@ import (
 // recovery leaves the records pending, and the next open settles them again.
 func (e *Engine) recover(j *journal.Journal) error {
 	for _, tmp := range j.TakeTemps() {
-		if strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) && e.writable(path.Dir(tmp)) {
+		if dir := path.Dir(tmp); strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) && (dir == "." || e.writable(dir)) {
 			e.fs.Afero().Remove(tmp) // staged by a process that died before renaming it
 		}
 	}

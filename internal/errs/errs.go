@@ -34,12 +34,14 @@ const (
 	PermissionDenied Kind = "permission_denied"
 	Busy             Kind = "busy"
 	IOError          Kind = "io_error"
+	SyntaxError      Kind = "syntax_error"     // the change would break a file that parsed
+	PlaceholderText  Kind = "placeholder_text" // real lines replaced by a "... existing code ..." comment
 )
 
 // All lists every kind, in the order of the design.
 var All = []Kind{InvalidInput, UnknownTool, PathOutsideRoot, PathReserved, FileNotFound,
 	NotAFile, BinaryFile, TooLarge, FileExists, NotRead, TextNotFound, MultipleMatches,
-	OverlappingEdits, NoChange, Conflict, PermissionDenied, Busy, IOError}
+	OverlappingEdits, NoChange, Conflict, PermissionDenied, Busy, IOError, SyntaxError, PlaceholderText}
 
 // Error is a refusal or failure with a stable Kind. Msg is written for a model that can
 // only retry: what was wrong, where, and what to send instead.

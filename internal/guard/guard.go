@@ -9,9 +9,10 @@
 // JavaScript and TypeScript (esbuild), TOML and YAML, and other languages go
 // unguarded. Active reports which languages are guarded in this build.
 //
-// Only errors a change introduces count: a file that was already broken stays
-// editable. Errors are compared by count, not by place, since a parser often reports
-// a missing brace lines below the edit that caused it.
+// Only a file that parsed is guarded: a change that leaves it with a syntax error is
+// flagged, wherever the parser places the error (often lines below the edit, for a
+// missing brace); a file that was already broken stays editable, since parsers
+// recover from errors too differently to tell reliably which errors are new.
 package guard
 
 import (
@@ -137,8 +138,8 @@ func Active() []string {
 // Backend says how this build parses: "tree-sitter" with cgo, else "pure Go".
 func Backend() string { return backend }
 
-// Syntax reports a syntax error that new has and old had not, or nil. old is nil for a
-// new file. Files of a language this build does not guard pass.
+// Syntax reports a syntax error of new when old parsed (or is nil, for a new file), or
+// nil. Files of a language this build does not guard pass.
 func Syntax(p string, old, new []byte) *SyntaxError {
 	lang := Language(p, new)
 	parse := languages[lang]
@@ -149,20 +150,15 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 	if len(newErrs) == 0 {
 		return nil
 	}
-	var oldErrs []synErr
-	if old != nil {
-		oldErrs = parseCached(p, lang, parse, old)
-	}
-	if len(newErrs) <= len(oldErrs) {
-		return nil
+	if old != nil && len(parseCached(p, lang, parse, old)) > 0 {
+		return nil // it did not parse before: a broken file stays editable
 	}
 	if confirm := exact[lang]; confirm != nil {
 		// A fast parser flagged the change; the exact one decides, in its own words.
-		newErrs = confirm(new)
-		if old != nil {
-			oldErrs = confirm(old)
+		if newErrs = confirm(new); len(newErrs) == 0 {
+			return nil
 		}
-		if len(newErrs) <= len(oldErrs) {
+		if old != nil && len(confirm(old)) > 0 {
 			return nil
 		}
 	}

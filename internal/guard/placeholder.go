@@ -97,9 +97,9 @@ func Placeholders(changes []Change) *Placeholder {
 	return nil
 }
 
-// deletedLines counts the non-blank lines of old that new does not keep, as a line
-// diff (longest common subsequence of trimmed lines) sees it; for large regions, the
-// lines of old that new lacks altogether.
+// deletedLines counts the non-blank lines of old that new neither keeps nor changes,
+// as a line diff (longest common subsequence of trimmed lines) sees it; for large
+// regions, by the lines of old that new lacks altogether.
 func deletedLines(old, new []string) int {
 	trim := func(ls []string) []string {
 		out := make([]string, 0, len(ls))
@@ -122,15 +122,14 @@ func deletedLines(old, new []string) int {
 		for _, l := range b {
 			in[l]++
 		}
-		n := 0
+		kept := 0
 		for _, l := range a {
 			if in[l] > 0 {
 				in[l]--
-			} else {
-				n++
+				kept++
 			}
 		}
-		return n
+		return unkept(len(a), kept, b)
 	}
 	// lcs[j] over b, one row of a at a time.
 	prev := make([]int, len(b)+1)
@@ -148,5 +147,17 @@ func deletedLines(old, new []string) int {
 		}
 		prev, cur = cur, prev
 	}
-	return len(a) - prev[len(b)]
+	return unkept(len(a), prev[len(b)], b)
+}
+
+// unkept is how many of n old lines a change deletes, kept of them being in the new
+// lines b: an old line paired with a new real line was changed, not deleted.
+func unkept(n, kept int, b []string) int {
+	real := 0
+	for _, l := range b {
+		if !isPlaceholder(l) {
+			real++
+		}
+	}
+	return max(0, n-kept-(real-kept))
 }

@@ -1,0 +1,129 @@
+package toolapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+const goFile = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"start\")\n\tfmt.Println(\"done\")\n}\n"
+
+func guardEngine(t *testing.T, mode toolapi.GuardMode, files map[string]string) (*toolapi.Engine, string) {
+	t.Helper()
+	ws := testutil.Workspace(t, files)
+	eng, err := toolapi.Open(ws, toolapi.Options{Guard: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, ws
+}
+
+func call(t *testing.T, eng *toolapi.Engine, tool string, args any) toolapi.Result {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	return eng.Call(context.Background(), "s", tool, b)
+}
+
+func edit(path, old, new string) map[string]any {
+	return map[string]any{"path": path, "edits": []map[string]string{{"oldText": old, "newText": new}}}
+}
+
+func TestSyntaxGuardRefuses(t *testing.T) {
+	eng, ws := guardEngine(t, "", map[string]string{"main.go": goFile})
+	// The curly quotes are the model's own: oldText did not show them, so fidelity
+	// keeps them, and only a parser sees that they break the file.
+	r := call(t, eng, "edit_file", edit("main.go", "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\")\n\tfmt.Println(“bye”)\n"))
+	if r.OK || *r.Kind != "syntax_error" {
+		t.Fatalf("want syntax_error, got %+v", r)
+	}
+	for _, want := range []string{"line 8", "main.go", "go", ">     8\t\tfmt.Println(“bye”)", "one call"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("message lacks %q:\n%s", want, r.Text)
+		}
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); got != goFile {
+		t.Errorf("the file changed: %q", got)
+	}
+	// The refusal's structure is journaled.
+	var ref *journal.Refusal
+	jn := journal.New(filepath.Join(ws, ".vfsctl", "journal.db"), journal.Options{})
+	if err := jn.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	jn.View(func(tx *journal.Tx) error {
+		rec, err := tx.Get(uint64(*r.Txn))
+		if err == nil && rec != nil {
+			ref = rec.Refusal
+		}
+		return err
+	})
+	jn.Release()
+	if ref == nil || ref.Language != "go" || len(ref.Lines) != 1 || ref.Lines[0] != 8 || ref.Column == 0 {
+		t.Errorf("journaled refusal: %+v", ref)
+	}
+	// A dry run says the same, a valid edit passes.
+	d := call(t, eng, "edit_file", map[string]any{"path": "main.go", "dryRun": true, "edits": []map[string]string{{"oldText": "\tfmt.Println(\"done\")\n", "newText": "\tfmt.Println(“bye”)\n"}}})
+	if d.OK || *d.Kind != "syntax_error" {
+		t.Errorf("dry run: %+v", d)
+	}
+	if r := call(t, eng, "edit_file", edit("main.go", "\"done\"", "\"bye\"")); !r.OK {
+		t.Errorf("a valid edit: %s", r.Text)
+	}
+}
+
+func TestSyntaxGuardLetsABrokenFileBeEdited(t *testing.T) {
+	broken := "{\n  \"a\": 1,\n  \"b\": 2,\n}\n"
+	eng, ws := guardEngine(t, "", map[string]string{"c.json": broken})
+	if r := call(t, eng, "edit_file", edit("c.json", "\"a\": 1", "\"a\": 5")); !r.OK {
+		t.Fatalf("an edit of an already broken file: %s", r.Text)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "c.json")); !strings.Contains(got, "\"a\": 5") {
+		t.Errorf("file: %q", got)
+	}
+}
+
+func TestGuardModes(t *testing.T) {
+	for _, mode := range []toolapi.GuardMode{toolapi.GuardWarn, toolapi.GuardOff} {
+		eng, ws := guardEngine(t, mode, map[string]string{"main.go": goFile})
+		r := call(t, eng, "edit_file", edit("main.go", "\tfmt.Println(\"done\")\n}\n", "\tfmt.Println(\"done\")\n"))
+		if !r.OK {
+			t.Fatalf("%s: %s", mode, r.Text)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); strings.HasSuffix(got, "}\n") {
+			t.Errorf("%s: not applied", mode)
+		}
+		warned := strings.Contains(r.Text, "warning: the change leaves main.go with a syntax error")
+		if warned != (mode == toolapi.GuardWarn) {
+			t.Errorf("%s: warning shown %v:\n%s", mode, warned, r.Text)
+		}
+	}
+}
+
+func TestPlaceholderGuard(t *testing.T) {
+	py := "def f(x):\n    a = x + 1\n    b = a * 2\n    c = b - 3\n    return c\n"
+	eng, ws := guardEngine(t, "", map[string]string{"f.py": py})
+	r := call(t, eng, "edit_file", edit("f.py", "    a = x + 1\n    b = a * 2\n    c = b - 3\n    return c\n", "    a = x + 2\n    # ... rest of the function unchanged ...\n"))
+	if r.OK || *r.Kind != "placeholder_text" {
+		t.Fatalf("want placeholder_text, got %+v", r)
+	}
+	for _, want := range []string{"line 3", "3 lines", "rest of the function unchanged"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("message lacks %q: %s", want, r.Text)
+		}
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "f.py")); got != py {
+		t.Errorf("the file changed: %q", got)
+	}
+	// write_file too.
+	call(t, eng, "read_file", map[string]any{"path": "f.py"})
+	w := call(t, eng, "write_file", map[string]any{"path": "f.py", "content": "def f(x):\n    # ... existing code ...\n"})
+	if w.OK || *w.Kind != "placeholder_text" {
+		t.Errorf("write_file: %+v", w)
+	}
+}
