@@ -146,12 +146,14 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 	if parse == nil {
 		return nil
 	}
+	// The old content first: usually it is cached, and if not, the new content is
+	// then parsed incrementally from its tree.
+	if old != nil && len(parseCached(p, lang, parse, old)) > 0 {
+		return nil // it did not parse before: a broken file stays editable
+	}
 	newErrs := parseCached(p, lang, parse, new)
 	if len(newErrs) == 0 {
 		return nil
-	}
-	if old != nil && len(parseCached(p, lang, parse, old)) > 0 {
-		return nil // it did not parse before: a broken file stays editable
 	}
 	if confirm := exact[lang]; confirm != nil {
 		// A fast parser flagged the change; the exact one decides, in its own words.

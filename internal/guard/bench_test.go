@@ -1,0 +1,48 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func bigGo() []byte {
+	var src strings.Builder
+	src.WriteString("package big\n\nimport \"log\"\n\nfunc handle(path string) {\n")
+	for i := range 20000 {
+		fmt.Fprintf(&src, "\tlog.Printf(\"request %%s served by handler %06d\", path) // line %d\n", i, i)
+	}
+	src.WriteString("}\n")
+	return []byte(src.String())
+}
+
+// BenchmarkSyntaxGo: the guard of an edit of a 20,000-line Go file, cold (nothing
+// cached) and warm (the old content parsed before).
+func BenchmarkSyntaxGo(b *testing.B) {
+	a := bigGo()
+	c := []byte(strings.Replace(string(a), "handler 010000", "handler 01000X", 1))
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			Forget("big.go")
+			if e := Syntax("big.go", a, c); e != nil {
+				b.Fatal(e)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			old, new := a, c
+			if i%2 == 1 {
+				old, new = c, a
+			}
+			if e := Syntax("big.go", old, new); e != nil {
+				b.Fatal(e)
+			}
+		}
+	})
+	b.Run("go-parser", func(b *testing.B) {
+		for b.Loop() {
+			parseGo(c)
+		}
+	})
+}
