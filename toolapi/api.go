@@ -267,12 +267,12 @@ func renderEdit(path string, n int, dryRun bool, c *txn.Change) string {
 	return withWarnings(strings.TrimRight(b.String(), "\n"), c)
 }
 
-// withWarnings adds what a guard in warn mode said of the change.
+// withWarnings adds what a guard repaired, and what it warns of in warn mode.
 func withWarnings(text string, c *txn.Change) string {
-	if len(c.Warnings) == 0 {
-		return text
+	for _, n := range append(append([]string{}, c.Notes...), c.Warnings...) {
+		text += "\n" + strings.TrimRight(n, "\n")
 	}
-	return text + "\n" + strings.TrimRight(strings.Join(c.Warnings, "\n"), "\n")
+	return text
 }
 
 // boundedDiff cuts a diff for a reply: each line to MaxLineChars characters, the whole

@@ -36,13 +36,11 @@ func edit(path, old, new string) map[string]any {
 
 func TestSyntaxGuardRefuses(t *testing.T) {
 	eng, ws := guardEngine(t, "", map[string]string{"main.go": goFile})
-	// The curly quotes are the model's own: oldText did not show them, so fidelity
-	// keeps them, and only a parser sees that they break the file.
-	r := call(t, eng, "edit_file", edit("main.go", "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\")\n\tfmt.Println(“bye”)\n"))
+	r := call(t, eng, "edit_file", edit("main.go", "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\")\n\tfmt.Println(\"bye\"\n"))
 	if r.OK || *r.Kind != "syntax_error" {
 		t.Fatalf("want syntax_error, got %+v", r)
 	}
-	for _, want := range []string{"line 8", "main.go", "go", ">     8\t\tfmt.Println(“bye”)", "one call"} {
+	for _, want := range []string{"line 8", "main.go", "go", ">     8\t\tfmt.Println(\"bye\"", "one call"} {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("message lacks %q:\n%s", want, r.Text)
 		}
@@ -68,7 +66,7 @@ func TestSyntaxGuardRefuses(t *testing.T) {
 		t.Errorf("journaled refusal: %+v", ref)
 	}
 	// A dry run says the same, a valid edit passes.
-	d := call(t, eng, "edit_file", map[string]any{"path": "main.go", "dryRun": true, "edits": []map[string]string{{"oldText": "\tfmt.Println(\"done\")\n", "newText": "\tfmt.Println(“bye”)\n"}}})
+	d := call(t, eng, "edit_file", map[string]any{"path": "main.go", "dryRun": true, "edits": []map[string]string{{"oldText": "\tfmt.Println(\"done\")\n", "newText": "\tfmt.Println(\"bye\"\n"}}})
 	if d.OK || *d.Kind != "syntax_error" {
 		t.Errorf("dry run: %+v", d)
 	}
@@ -125,5 +123,32 @@ func TestPlaceholderGuard(t *testing.T) {
 	w := call(t, eng, "write_file", map[string]any{"path": "f.py", "content": "def f(x):\n    # ... existing code ...\n"})
 	if w.OK || *w.Kind != "placeholder_text" {
 		t.Errorf("write_file: %+v", w)
+	}
+}
+
+// Curly quotes the model typed as string delimiters (oldText showed none, so fidelity
+// writes them as sent) would break the file: they are written as '"', and the reply
+// says so; an apostrophe inside the string stays as sent.
+func TestTypographyOnlyAParserSees(t *testing.T) {
+	eng, ws := guardEngine(t, "", map[string]string{"main.go": goFile})
+	r := call(t, eng, "edit_file", edit("main.go", "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\")\n\tfmt.Println(“it’s over”)\n"))
+	if !r.OK {
+		t.Fatalf("%s", r.Text)
+	}
+	want := strings.Replace(goFile, "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\")\n\tfmt.Println(\"it’s over\")\n", 1)
+	if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	for _, note := range []string{`'“' at line 8, where the code needs "\"", was written as "\""`, `'’' at line 8 is inside a string or a comment and was written as sent; main.go did not use it before.`} {
+		if !strings.Contains(r.Text, note) {
+			t.Errorf("reply lacks %q:\n%s", note, r.Text)
+		}
+	}
+	// The journal rebuilds what was written: an undo puts the file back exactly.
+	if u := call(t, eng, "undo_edit", map[string]any{"path": "main.go"}); !u.OK {
+		t.Fatalf("undo: %s", u.Text)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); got != goFile {
+		t.Errorf("after undo: %q", got)
 	}
 }

@@ -66,8 +66,9 @@ type Change struct {
 	beforeHash, afterHash   string       // computed once: hashing a large file is not free
 	beforeMarks, afterMarks hashMarks    // their running states, to hash the next version from
 	dirs                    []string     // folders a create made, for its rollback
-	// Warnings are what a guard in warn mode found; the reply shows them.
-	Warnings []string
+	// Warnings are what a guard in warn mode found, Notes what it repaired; the reply
+	// shows both.
+	Warnings, Notes []string
 }
 
 // Diff renders the change as a compact unified diff (once: the journal and the reply

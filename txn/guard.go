@@ -3,6 +3,7 @@ package txn
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/guard"
@@ -34,7 +35,9 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 		if !ch.Created {
 			old = ch.Before
 		}
-		if s := guard.Syntax(ch.Path, old, ch.After); s != nil {
+		if s := guard.Syntax(ch.Path, old, ch.After); s != nil && repairTypography(ch, old) {
+			// Fixed: the only errors were typography the language cannot hold in code.
+		} else if s != nil {
 			where := fmt.Sprintf("line %d, column %d of %s: %s", s.Line, s.Column, ch.Name, s.Message)
 			excerpt := guard.Excerpt(ch.After, s.Line, s.Column)
 			if e.guardMode == guard.Warn {
@@ -46,6 +49,91 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 		}
 	}
 	return 0, nil
+}
+
+// repairTypography writes as plain ASCII the typographic characters a change added
+// where the language needs code characters, when they alone break a file that parsed
+// (fmt.Println(“done”)); inside strings and comments they stay as sent. It changes the
+// splices and the new content together, so that the journal records what is written,
+// and notes in the reply what it did. It reports whether the content now parses.
+func repairTypography(ch *Change, old []byte) bool {
+	var offs []int
+	for _, r := range regions(ch) {
+		at := offsetOfLine(ch.After, r.Line)
+		pre, suf := commonEnds(r.Old, r.New)
+		for i := pre; i < len(r.New)-suf; {
+			c, size := utf8.DecodeRune(r.New[i:])
+			if guard.Typographic(c) {
+				offs = append(offs, at+i)
+			}
+			i += size
+		}
+	}
+	reps := guard.Typography(ch.Path, old, ch.After, offs)
+	if reps == nil {
+		return false
+	}
+	if ch.Plan != nil {
+		// Each repair lies in one splice's text: rewrite the texts, then the output.
+		delta := 0
+		for k := range ch.Plan.Splices {
+			sp := &ch.Plan.Splices[k]
+			at := sp.Start + delta
+			var mine []guard.Repair
+			for _, r := range reps {
+				if r.Offset >= at && r.Offset < at+len(sp.Text) {
+					r.Offset -= at
+					mine = append(mine, r)
+				}
+			}
+			delta += len(sp.Text) - (sp.End - sp.Start)
+			if len(mine) > 0 {
+				sp.Text = guard.ApplyRepairs(sp.Text, mine)
+			}
+		}
+	}
+	ch.After = guard.ApplyRepairs(ch.After, reps)
+	if ch.Plan != nil {
+		ch.Plan.Output = ch.After
+	}
+	ch.diff = nil
+	for _, r := range reps {
+		line := bytes.Count(ch.After[:min(r.Offset, len(ch.After))], []byte("\n")) + 1
+		switch {
+		case !r.Kept:
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, where the code needs %q, was written as %q.", r.Char, line, r.Plain, r.Plain))
+		case !bytes.ContainsRune(old, r.Char):
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d is inside a string or a comment and was written as sent; %s did not use it before.", r.Char, line, ch.Name))
+		}
+	}
+	return true
+}
+
+// offsetOfLine is the byte offset where 1-based line n of b starts.
+func offsetOfLine(b []byte, n int) int {
+	off := 0
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(b[off:], '\n')
+		if i < 0 {
+			return len(b)
+		}
+		off += i + 1
+	}
+	return off
+}
+
+// commonEnds returns the lengths of the common prefix and suffix of a and b, not
+// overlapping.
+func commonEnds(a, b []byte) (int, int) {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
 }
 
 // regions are the parts of the file a change replaces: each splice of an edit, or the

@@ -1,0 +1,79 @@
+package guard
+
+import (
+	"sort"
+	"unicode/utf8"
+)
+
+// plainOf maps the typography models type for code characters to those characters.
+var plainOf = map[rune]string{
+	'“': `"`, '”': `"`, '„': `"`, '‟': `"`, '″': `"`,
+	'‘': "'", '’': "'", '‚': "'", '‛': "'", '′': "'",
+	'–': "-", '—': "-", '−': "-",
+	'\u00a0': " ", '\u2007': " ", '\u2009': " ", '\u202f': " ", '\u200a': " ",
+}
+
+// Repair is one typographic character of a change, at Offset in the new content.
+type Repair struct {
+	Offset int
+	Char   rune
+	Plain  string
+	Kept   bool // it stays as sent: the file parses with it (a string or a comment)
+}
+
+// maxRepairs bounds the parses a repair may take.
+const maxRepairs = 24
+
+// Typography looks at a change whose new content fails to parse when its old content
+// did not (or it is new): if the typographic characters the change added, at the given
+// offsets of new, are all that breaks it, it returns the repairs that make it parse,
+// each character written as its plain counterpart where the language needs code
+// (a curly quote as a string delimiter, an en dash as minus, a no-break space between
+// tokens) and kept as sent where the file parses with it (inside a string or a
+// comment). It returns nil when new parses, when other errors remain, or when there
+// are too many such characters to try.
+func Typography(p string, old, new []byte, offsets []int) []Repair {
+	if len(offsets) == 0 || len(offsets) > maxRepairs || Syntax(p, old, new) == nil {
+		return nil
+	}
+	sort.Ints(offsets)
+	reps := make([]Repair, 0, len(offsets))
+	for _, off := range offsets {
+		r, _ := utf8.DecodeRune(new[off:])
+		plain, ok := plainOf[r]
+		if !ok {
+			continue
+		}
+		reps = append(reps, Repair{Offset: off, Char: r, Plain: plain})
+	}
+	if len(reps) == 0 || Syntax(p, old, ApplyRepairs(new, reps)) != nil {
+		return nil // something else is wrong too: the guard says what
+	}
+	// Each character back as sent, one at a time: where the file still parses, it was
+	// inside a string or a comment, and is kept.
+	for i := range reps {
+		reps[i].Kept = true
+		if Syntax(p, old, ApplyRepairs(new, reps)) != nil {
+			reps[i].Kept = false
+		}
+	}
+	return reps
+}
+
+// ApplyRepairs returns new with every repair not kept written plain.
+func ApplyRepairs(new []byte, reps []Repair) []byte {
+	out := make([]byte, 0, len(new))
+	last := 0
+	for _, r := range reps {
+		if r.Kept {
+			continue
+		}
+		out = append(out, new[last:r.Offset]...)
+		out = append(out, r.Plain...)
+		last = r.Offset + utf8.RuneLen(r.Char)
+	}
+	return append(out, new[last:]...)
+}
+
+// Typographic reports whether r is a character Typography may write plain.
+func Typographic(r rune) bool { _, ok := plainOf[r]; return ok }
