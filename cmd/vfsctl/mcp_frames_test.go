@@ -14,7 +14,8 @@ import (
 
 // TestMCPOversizedAndDeepFrames speaks raw JSON-RPC to vfsctl serve: a request over
 // 16 MiB and one nested thousands of levels deep are each refused with a reply to
-// their id (too_large, invalid_input), and the same connection keeps serving.
+// their id (too_large, invalid_input), a line cut short gets a parse error, and the
+// same connection keeps serving.
 func TestMCPOversizedAndDeepFrames(t *testing.T) {
 	bin := buildVfsctl(t)
 	dir := t.TempDir()
@@ -27,6 +28,7 @@ func TestMCPOversizedAndDeepFrames(t *testing.T) {
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
 {"jsonrpc":"2.0","method":"tools/call","params":{"name":"edit_file","arguments":{"path":"a.txt","edits":` + deep + `}},"id":"four"}
 {"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":"` + huge + `"}}
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}
 {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
 `
 	cmd := exec.Command(bin, "serve", "--root", dir)
@@ -46,7 +48,7 @@ func TestMCPOversizedAndDeepFrames(t *testing.T) {
 	replies := map[string]map[string]any{}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 1<<20)
-	for len(replies) < 6 && sc.Scan() {
+	for len(replies) < 7 && sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
 			t.Fatalf("stdout holds a line that is not JSON-RPC: %.200q", sc.Text())
@@ -85,6 +87,9 @@ func TestMCPOversizedAndDeepFrames(t *testing.T) {
 	e, _ := replies["5"]["error"].(map[string]any)
 	if e == nil || !strings.Contains(e["message"].(string), "too_large") {
 		t.Errorf("oversized ping: %v", replies["5"])
+	}
+	if e, _ := replies["null"]["error"].(map[string]any); e == nil || e["code"] != -32700.0 {
+		t.Errorf("a line that is not JSON: %v", replies["null"])
 	}
 	for _, id := range []string{"3", "6"} {
 		if text, _, isError := toolResult(id); isError || !strings.Contains(text, "alpha") {

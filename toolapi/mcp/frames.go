@@ -26,7 +26,9 @@ const (
 // MaxFrame bytes is answered with kind too_large, one nested deeper than
 // MaxFrameDepth with kind invalid_input, without being decoded: a tools/call as a
 // tool result with isError (what a model reads), any other request as a JSON-RPC
-// error. A notification gets no answer; the log says what was dropped.
+// error. A notification gets no answer; the log says what was dropped. A line that is
+// not valid JSON is answered with a parse error (id null) instead of ending the
+// connection.
 func NewTransport(in io.Reader, out io.Writer, log *slog.Logger) sdk.Transport {
 	w := &lockedWriter{w: out}
 	r := &frameReader{in: bufio.NewReaderSize(in, 64<<10), out: w, log: log, max: MaxFrame}
@@ -118,7 +120,20 @@ func (r *frameReader) next() error {
 		}
 		break
 	}
+	if len(bytes.TrimSpace(r.frame)) == 0 {
+		return nil // a blank line carries nothing
+	}
 	sc.feed(r.frame)
+	if !json.Valid(r.frame) {
+		// The SDK would end the connection on it; JSON-RPC answers a parse error with
+		// id null.
+		r.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+			"code": -32700, "message": "Parse error: this line is not valid JSON and was not run. Send one JSON-RPC message per line."}})
+		if r.log != nil {
+			r.log.Warn("request refused unread", "why", "not valid JSON")
+		}
+		return nil
+	}
 	if sc.maxDepth > MaxFrameDepth {
 		r.refuse(&sc, "invalid_input", fmt.Sprintf("This request is nested %d levels deep; at most %d are read and nothing was run. "+
 			"Send tool arguments as a flat object such as {\"path\": \"src/app.ts\"}.", sc.maxDepth, MaxFrameDepth))
@@ -150,7 +165,11 @@ func (r *frameReader) refuse(sc *frameScan, kind, msg string) {
 			"code": -32600, "message": kind + ": " + msg, "data": map[string]any{"kind": kind},
 		}}
 	}
-	b, err := json.Marshal(reply)
+	r.write(reply)
+}
+
+func (r *frameReader) write(msg any) {
+	b, err := json.Marshal(msg)
 	if err != nil {
 		return
 	}
