@@ -256,15 +256,19 @@ func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
 	sort.Strings(kinds)
 	if c.json {
 		out := struct {
-			Total   *kindTally              `json:"total"`
-			ByKind  []*kindTally            `json:"by_kind"`
-			Differs []*toolapi.ReplayResult `json:"differs"`
-		}{Total: total, ByKind: []*kindTally{}, Differs: []*toolapi.ReplayResult{}}
+			Total         *kindTally              `json:"total"`
+			ByKind        []*kindTally            `json:"by_kind"`
+			Differs       []*toolapi.ReplayResult `json:"differs"`
+			NotReplayable []*toolapi.ReplayResult `json:"not_replayable_calls"`
+		}{Total: total, ByKind: []*kindTally{}, Differs: []*toolapi.ReplayResult{}, NotReplayable: []*toolapi.ReplayResult{}}
 		for _, k := range kinds {
 			out.ByKind = append(out.ByKind, by[k])
 		}
 		for _, r := range results {
-			if r.Replayable && !r.Same {
+			switch {
+			case !r.Replayable:
+				out.NotReplayable = append(out.NotReplayable, r)
+			case !r.Same:
 				out.Differs = append(out.Differs, r)
 			}
 		}
