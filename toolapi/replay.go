@@ -136,6 +136,9 @@ func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 		return res, nil
 	}
 	standIn, why := standInFor(rec)
+	if why == "" {
+		why = unkeptEarlier(rec, args)
+	}
 	if why != "" {
 		res.Why = why
 		return res, nil
@@ -256,6 +259,31 @@ func standInFor(rec *journal.Record) (standIn, string) {
 		}
 	}
 	return standIn{}, ""
+}
+
+// unkeptEarlier says why a refused apply_changes cannot be rebuilt when a change
+// before the refused one edited or wrote a file: that change was planned, so its file
+// was read, but the record keeps the content of the refused change's file only.
+func unkeptEarlier(rec *journal.Record, args []byte) string {
+	if rec.Tool != ApplyChanges || rec.State != journal.Failed {
+		return ""
+	}
+	refused := 0
+	if rec.Refusal != nil {
+		refused = rec.Refusal.Change
+	} else {
+		fmt.Sscanf(rec.Message, "changes[%d] (", &refused)
+	}
+	specs, err := decodeApply(args)
+	if err != nil {
+		return ""
+	}
+	for k := 0; k < refused && k < len(specs); k++ {
+		if specs[k].Op == journal.OpEdit || specs[k].Op == journal.OpWrite {
+			return fmt.Sprintf("changes[%d] read %s, whose content the record does not keep (it keeps the refused change's file only)", k, specs[k].Path)
+		}
+	}
+	return ""
 }
 
 // nowAfter is the after-hash the replay's record holds for path (a dry run writes

@@ -27,11 +27,15 @@ func TestReplayRefusalsFromTheirStructure(t *testing.T) {
 		"nothing stood there":       `read_file {"path": "nope.txt"}`,
 		"edit not found in a file":  `edit_file {"path": "a.txt", "edits": [{"oldText": "beta", "newText": "b"}]}`,
 		"create, all new, refused?": `create_file {"path": "../out.txt", "content": "x"}`,
+		"a create, then not found":  `apply_changes {"changes": [{"path": "n2.txt", "create": "n"}, {"path": "a.txt", "edits": [{"oldText": "beta", "newText": "b"}]}]}`,
 	}
 	not := map[string]string{
 		"read a FIFO":     `read_file {"path": "pipe"}`,
 		"read binary":     `read_file {"path": "bin.dat"}`,
 		"edit below FIFO": `edit_file {"path": "pipe", "edits": [{"oldText": "a", "newText": "b"}]}`,
+		// The record keeps the content of the refused change's file only.
+		"an edit, then exists":    `apply_changes {"changes": [{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "b"}]}, {"path": "d/in.txt", "create": "x"}]}`,
+		"an edit, then not found": `apply_changes {"changes": [{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "b"}]}, {"path": "d/in.txt", "edits": [{"oldText": "zz", "newText": "y"}]}]}`,
 	}
 	seqs := map[string]uint64{}
 	for what, c := range merge(same, not) {
