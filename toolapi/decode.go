@@ -48,7 +48,7 @@ func parseArgs(tool string, raw json.RawMessage) (*args, error) {
 		return nil, errs.New(errs.InvalidInput, "", "%s arguments are not valid JSON (%v). Send an object such as %s.", tool, err, shape(tool))
 	}
 	if k, where := DuplicateKey(raw); k != "" {
-		return nil, errs.New(errs.InvalidInput, "", "%s arguments name the key %q twice%s; JSON would silently keep only the last. Send each key once.", tool, k, where)
+		return nil, errs.New(errs.InvalidInput, "", "%s arguments name the key %s twice%s; JSON would silently keep only the last. Send each key once.", tool, quoteKey(k), where)
 	}
 	return &args{tool: tool, m: m}, nil
 }
@@ -156,15 +156,39 @@ func (a *args) rest(where string, m map[string]json.RawMessage, allowed string) 
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	return errs.New(errs.InvalidInput, "", "%s has unknown field %s. Send only %s.", where, quoteList(keys), allowed)
+	field := "field"
+	if len(keys) > 1 {
+		field = "fields"
+	}
+	return errs.New(errs.InvalidInput, "", "%s has unknown %s %s. Send only %s.", where, field, quoteList(keys), allowed)
 }
 
+// Bounds on the keys a message quotes back: the model needs to recognize its mistake,
+// not to read it again whole.
+const (
+	maxQuotedKeys    = 5
+	maxQuotedKeyRune = 40
+)
+
+// quoteList quotes the first few keys, each bounded, and counts the rest.
 func quoteList(k []string) string {
-	q := make([]string, len(k))
+	q := make([]string, 0, maxQuotedKeys+1)
 	for i, s := range k {
-		q[i] = fmt.Sprintf("%q", s)
+		if i == maxQuotedKeys {
+			q = append(q, fmt.Sprintf("and %d more", len(k)-i))
+			break
+		}
+		q = append(q, quoteKey(s))
 	}
 	return strings.Join(q, ", ")
+}
+
+// quoteKey quotes a key on one line, cut to maxQuotedKeyRune characters.
+func quoteKey(k string) string {
+	if r := []rune(k); len(r) > maxQuotedKeyRune {
+		return fmt.Sprintf("%q... (%d bytes)", string(r[:maxQuotedKeyRune]), len(k))
+	}
+	return fmt.Sprintf("%q", k)
 }
 
 func jsonType(raw json.RawMessage) string {

@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/afero"
 
@@ -24,8 +27,110 @@ const (
 	maxMatches     = 200
 	maxMatchChars  = 240
 	maxSearchBytes = 4 << 20 // a larger file is not searched
+	maxSearchDepth = 64
+	maxIgnoreBytes = 256 << 10 // a larger .gitignore is not read: its rules cost every entry
 	defaultDepth   = 6
+	maxSkipNames   = 5 // names shown per reason something was skipped
 )
+
+// Why an entry was left out of a listing or a search; the reply counts each.
+const (
+	skipIgnoreSpecial = iota
+	skipIgnoreLarge
+	skipLarge
+	skipSpecial
+	skipSymlink
+	skipDeep
+	skipUnreadable
+	skipReasons
+)
+
+// skipWhat says, for one or for several, what was skipped and why.
+var skipWhat = [skipReasons][2]string{
+	skipIgnoreSpecial: {".gitignore file not used (not a regular file)", ".gitignore files not used (not a regular file)"},
+	skipIgnoreLarge:   {".gitignore file not used (over 256 KB)", ".gitignore files not used (over 256 KB)"},
+	skipLarge:         {"file over 4 MB not searched", "files over 4 MB not searched"},
+	skipSpecial:       {"entry that is not a regular file not searched", "entries that are not regular files not searched"},
+	skipSymlink:       {"symlink not followed", "symlinks not followed"},
+	skipDeep:          {"folder deeper than 64 levels not searched", "folders deeper than 64 levels not searched"},
+	skipUnreadable:    {"file could not be read", "files could not be read"},
+}
+
+// skipped gathers what a walk left out, so that the reply can say so.
+type skipped struct {
+	n     [skipReasons]int
+	names [skipReasons][]string
+}
+
+func (s *skipped) add(why int, p string) {
+	s.n[why]++
+	if len(s.names[why]) < maxSkipNames {
+		s.names[why] = append(s.names[why], p)
+	}
+}
+
+// note is one line per reason, e.g. "(2 files over 4 MB not searched: a.bin, b.log)".
+func (s *skipped) note() string {
+	var b strings.Builder
+	for why, n := range s.n {
+		if n == 0 {
+			continue
+		}
+		what := skipWhat[why][1]
+		if n == 1 {
+			what = skipWhat[why][0]
+		}
+		names := strings.Join(s.names[why], ", ")
+		if n > len(s.names[why]) {
+			names += fmt.Sprintf(" and %d more", n-len(s.names[why]))
+		}
+		fmt.Fprintf(&b, "\n(%d %s: %s)", n, what, names)
+	}
+	return b.String()
+}
+
+// readRegular reads p only if it is a regular file of at most limit bytes: a FIFO
+// blocks its reader until a writer comes, and a device can stream without end. info
+// is how a walk saw p (without following a symlink); the opened handle is checked
+// again, since p may have been replaced in between. It returns the reason p was not
+// read, or -1.
+func readRegular(afs afero.Fs, p string, info fs.FileInfo, limit int64) ([]byte, int) {
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return nil, skipSymlink
+	}
+	if !info.Mode().IsRegular() {
+		return nil, skipSpecial
+	}
+	if info.Size() > limit {
+		return nil, skipLarge
+	}
+	// O_NONBLOCK: should p have become a FIFO since, the open returns at once.
+	f, err := afs.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, skipUnreadable
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, skipSpecial
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	switch {
+	case err != nil:
+		return nil, skipUnreadable
+	case int64(len(data)) > limit:
+		return nil, skipLarge
+	}
+	return data, -1
+}
+
+// lstat is how the walk sees p: a symlink as itself.
+func lstat(afs afero.Fs, p string) (fs.FileInfo, error) {
+	if l, ok := afs.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(p)
+		return fi, err
+	}
+	return afs.Stat(p)
+}
 
 // walker walks the workspace below a folder as the model may see it: confined to the
 // root, reserved folders left out, symlinks not followed, and files that .gitignore
@@ -34,6 +139,7 @@ type walker struct {
 	api            *API
 	includeIgnored bool
 	ignores        []ignoreFile
+	skipped        skipped
 }
 
 // ignoreFile is one .gitignore: its folder and its rules, in order.
@@ -108,14 +214,28 @@ func (w *walker) ignored(p string, dir bool) bool {
 }
 
 // walk calls fn for every entry below root (a canonical folder), depth-first in name
-// order, down to depth levels. fn returns false to stop.
-func (w *walker) walk(root string, depth int, fn func(p string, d fs.FileInfo) bool) error {
+// order, down to depth levels. fn returns false to stop. With noteDeep, folders it did
+// not enter for depth are noted as skipped.
+func (w *walker) walk(root string, depth int, noteDeep bool, fn func(p string, d fs.FileInfo) bool) error {
 	afs := w.api.eng.FS().Afero()
 	var visit func(dir string, level int) bool
 	visit = func(dir string, level int) bool {
-		if data, err := afero.ReadFile(afs, path.Join(dir, ".gitignore")); err == nil && !w.includeIgnored {
-			w.ignores = append(w.ignores, parseIgnore(dir, data))
-			defer func() { w.ignores = w.ignores[:len(w.ignores)-1] }()
+		if !w.includeIgnored {
+			name := path.Join(dir, ".gitignore")
+			if info, err := lstat(afs, name); err == nil {
+				data, why := readRegular(afs, name, info, maxIgnoreBytes)
+				switch why {
+				case -1:
+					w.ignores = append(w.ignores, parseIgnore(dir, data))
+					defer func() { w.ignores = w.ignores[:len(w.ignores)-1] }()
+				case skipLarge:
+					w.skipped.add(skipIgnoreLarge, name)
+				case skipSpecial, skipSymlink:
+					w.skipped.add(skipIgnoreSpecial, name)
+				default:
+					w.skipped.add(skipUnreadable, name)
+				}
+			}
 		}
 		entries, err := afero.ReadDir(afs, dir)
 		if err != nil {
@@ -133,6 +253,9 @@ func (w *walker) walk(root string, depth int, fn func(p string, d fs.FileInfo) b
 			}
 			if !fn(p, e) {
 				return false
+			}
+			if isDir && level >= depth && noteDeep {
+				w.skipped.add(skipDeep, p)
 			}
 			if isDir && level < depth && !visit(p, level+1) {
 				return false
@@ -257,7 +380,7 @@ func (a *API) listFiles(c *txn.Call, raw json.RawMessage) (string, error) {
 	w := &walker{api: a, includeIgnored: args.ignored}
 	var out []string
 	more := 0
-	w.walk(dir, depth, func(p string, d fs.FileInfo) bool {
+	w.walk(dir, depth, false, func(p string, d fs.FileInfo) bool {
 		if args.pattern != "" && !globMatch(args.pattern, p) {
 			return true
 		}
@@ -272,13 +395,13 @@ func (a *API) listFiles(c *txn.Call, raw json.RawMessage) (string, error) {
 		return true
 	})
 	if len(out) == 0 {
-		return fmt.Sprintf("(nothing listed below %s%s)", shown(dir), patternNote(args.pattern)), nil
+		return fmt.Sprintf("(nothing listed below %s%s)", shown(dir), patternNote(args.pattern)) + w.skipped.note(), nil
 	}
 	text := strings.Join(out, "\n")
 	if more > 0 {
 		text += fmt.Sprintf("\n(%d more entries not shown: narrow with path, pattern or depth)", more)
 	}
-	return text, nil
+	return text + w.skipped.note(), nil
 }
 
 func (a *API) searchFiles(c *txn.Call, raw json.RawMessage) (string, error) {
@@ -308,16 +431,17 @@ func (a *API) searchFiles(c *txn.Call, raw json.RawMessage) (string, error) {
 	w := &walker{api: a, includeIgnored: args.ignored}
 	var out []string
 	more, files := 0, 0
-	w.walk(dir, 64, func(p string, d fs.FileInfo) bool {
-		if d.IsDir() || !d.Mode().IsRegular() || d.Size() > maxSearchBytes {
+	w.walk(dir, maxSearchDepth, true, func(p string, d fs.FileInfo) bool {
+		if d.IsDir() || args.glob != "" && !globMatch(args.glob, p) {
 			return true
 		}
-		if args.glob != "" && !globMatch(args.glob, p) {
+		data, why := readRegular(afs, p, d, maxSearchBytes)
+		if why >= 0 {
+			w.skipped.add(why, p)
 			return true
 		}
-		data, err := afero.ReadFile(afs, p)
-		if err != nil || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
-			return true // unreadable or binary
+		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+			return true // binary: not text to search, as grep -I
 		}
 		files++
 		matcher.EachLine(data, func(n int, line []byte) bool {
@@ -338,13 +462,13 @@ func (a *API) searchFiles(c *txn.Call, raw json.RawMessage) (string, error) {
 		return true
 	})
 	if len(out) == 0 {
-		return fmt.Sprintf("(no match in %s below %s)", plural(files, "file"), shown(dir)), nil
+		return fmt.Sprintf("(no match in %s below %s)", plural(files, "file"), shown(dir)) + w.skipped.note(), nil
 	}
 	text := strings.Join(out, "\n")
 	if more > 0 {
 		text += fmt.Sprintf("\n(%d more matches not shown: narrow with path, glob or a more specific pattern)", more)
 	}
-	return text, nil
+	return text + w.skipped.note(), nil
 }
 
 // globMatch matches a glob against a path's base name, or against the whole path when

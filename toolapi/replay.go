@@ -2,8 +2,10 @@ package toolapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path"
+	"strings"
 
 	"github.com/spf13/afero"
 
@@ -82,6 +84,7 @@ func (r *Replayer) Close() {
 func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 	var rec *journal.Record
 	var args []byte
+	var unbuilt error // a file the journal cannot rebuild as it was
 	before := map[string][]byte{}
 	hashes := map[string]string{}
 	err := r.src.View(func(t *journal.Tx) error {
@@ -101,7 +104,8 @@ func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 			}
 			data, err := t.ContentCached(f.Path, f.Before, r.cache, seq)
 			if err != nil {
-				return err
+				unbuilt = err
+				return nil
 			}
 			before[f.Path], hashes[f.Path] = data, f.Before
 		}
@@ -127,9 +131,29 @@ func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 		res.Why = "its outcome was never settled"
 		return res, nil
 	}
+	if unbuilt != nil {
+		res.Why = unbuilt.Error()
+		return res, nil
+	}
+	standIn, why := standInFor(rec)
+	if why == "" {
+		why = unkeptEarlier(rec, args)
+	}
+	if why != "" {
+		res.Why = why
+		return res, nil
+	}
 	res.Replayable = true
 	// The files as they were before the call, and the session's reads of them.
 	r.swap.Fs = afero.NewMemMapFs()
+	if standIn.path != "" && before[standIn.path] == nil {
+		r.swap.MkdirAll(path.Dir(standIn.path), 0o755)
+		if standIn.dir {
+			r.swap.MkdirAll(standIn.path, 0o755)
+		} else {
+			afero.WriteFile(r.swap, standIn.path, nil, 0o644)
+		}
+	}
 	for p, data := range before {
 		r.swap.MkdirAll(path.Dir(p), 0o755)
 		afero.WriteFile(r.swap, p, data, 0o644)
@@ -171,6 +195,95 @@ func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 		})
 	}
 	return res, nil
+}
+
+// standIn is what stood at a path a refusal names, where the record keeps no content
+// of it: an empty file or a folder.
+type standIn struct {
+	path string
+	dir  bool
+}
+
+// standInFor says what must stand at the refused path for the call to meet what it
+// met, or why that cannot be rebuilt. A refusal about what a path was keeps no content
+// of it, only its structure: the kind, the path refused (the record's first file: the
+// engine notes the refused path before the other paths a call names), and what stood
+// there as the message put it. Content never matters to these kinds, so an empty file
+// or a folder stands in; what the in-memory files cannot hold (a FIFO, a device, a
+// hard link, a symlink loop) or what the record does not say is not rebuilt.
+func standInFor(rec *journal.Record) (standIn, string) {
+	if rec.State != journal.Failed || len(rec.Files) == 0 || rec.Files[0].Before != "" {
+		return standIn{}, ""
+	}
+	f, msg := rec.Files[0], rec.Message
+	cannot := func(what string) (standIn, string) {
+		return standIn{}, fmt.Sprintf("%s was %s, which the in-memory rebuild of the files cannot hold", f.Path, what)
+	}
+	unsaid := func() (standIn, string) {
+		return standIn{}, fmt.Sprintf("the record does not say what stood at %s when the call was refused %s", f.Path, rec.Kind)
+	}
+	switch errs.Kind(rec.Kind) {
+	case errs.FileExists:
+		return standIn{path: f.Path, dir: strings.Contains(msg, " already exists (a directory)")}, ""
+	case errs.NotAFile:
+		switch {
+		case strings.Contains(msg, " is a directory. "):
+			return standIn{path: f.Path, dir: true}, ""
+		case strings.Contains(msg, " is a file, not a folder"):
+			return standIn{path: f.Path}, ""
+		case strings.Contains(msg, "workspace root"):
+			return standIn{}, "" // the root stands in any rebuild
+		case strings.Contains(msg, " is not a regular file ("):
+			what := msg[strings.Index(msg, " is not a regular file (")+len(" is not a regular file ("):]
+			if i := strings.IndexByte(what, ')'); i >= 0 {
+				return cannot(what[:i])
+			}
+			return cannot("not a regular file")
+		case strings.Contains(msg, " hard links"):
+			return cannot("a file with several hard links")
+		case strings.Contains(msg, "symlink loop"):
+			return cannot("a symlink loop")
+		}
+		// "P: Q is a file, not a directory.": Q, a folder on the way to P, was a file.
+		for q := path.Dir(f.Path); q != "." && q != "/"; q = path.Dir(q) {
+			if strings.Contains(msg, " "+q+" is a file, not a directory.") {
+				return standIn{path: q}, ""
+			}
+		}
+		return unsaid()
+	case errs.PermissionDenied:
+		return standIn{}, fmt.Sprintf("permissions are not kept in the record, and the in-memory rebuild of the files has none (%s)", f.Path)
+	case errs.TooLarge, errs.BinaryFile:
+		if f.Op != journal.OpCreate {
+			return unsaid()
+		}
+	}
+	return standIn{}, ""
+}
+
+// unkeptEarlier says why a refused apply_changes cannot be rebuilt when a change
+// before the refused one edited or wrote a file: that change was planned, so its file
+// was read, but the record keeps the content of the refused change's file only.
+func unkeptEarlier(rec *journal.Record, args []byte) string {
+	if rec.Tool != ApplyChanges || rec.State != journal.Failed {
+		return ""
+	}
+	refused := 0
+	if rec.Refusal != nil {
+		refused = rec.Refusal.Change
+	} else {
+		fmt.Sscanf(rec.Message, "changes[%d] (", &refused)
+	}
+	specs, err := decodeApply(args)
+	if err != nil {
+		return ""
+	}
+	for k := 0; k < refused && k < len(specs); k++ {
+		if specs[k].Op == journal.OpEdit || specs[k].Op == journal.OpWrite {
+			return fmt.Sprintf("changes[%d] read %s, whose content the record does not keep (it keeps the refused change's file only)", k, specs[k].Path)
+		}
+	}
+	return ""
 }
 
 // nowAfter is the after-hash the replay's record holds for path (a dry run writes

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/txn"
 )
@@ -28,7 +29,11 @@ with --diff, how), every blob present and intact, no call left pending, and bbol
 own consistency check. Like every command, it first lets recovery settle what a crash
 left pending.
 
-Exit status: 0 when all is well, 1 when anything was found, 2 on a usage error.
+Files that differ from what the journal last knew are listed and counted, but are not
+problems: people edit files, and every call plans from the disk. A journal that cannot
+be read (damaged on disk) is a problem.
+
+Exit status: 0 when there are no problems, 1 when there is any, 2 on a usage error.
 
 Example:
   vfsctl fsck --diff
@@ -54,9 +59,13 @@ func (c *fsckCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitRefused
 	}
 	rep, err := eng.Fsck(c.diff)
-	if err != nil {
+	if errs.KindOf(err) == errs.Busy {
 		fmt.Fprintf(stderr, "vfsctl fsck: %v%s\n", err, waitHint(err))
 		return exitRefused
+	}
+	if err != nil {
+		// A journal that cannot be read is what fsck is for: its finding, not a crash.
+		rep = &txn.FsckReport{Problems: []journal.Problem{{What: "journal", Text: err.Error()}}}
 	}
 	if c.json {
 		enc := json.NewEncoder(stdout)
@@ -66,31 +75,60 @@ func (c *fsckCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 			*txn.FsckReport
 		}{rep.OK(), rep})
 	} else {
-		fmt.Fprintf(stdout, "journal: %d records, %d blobs checked\n", rep.Records, rep.Blobs)
-		fmt.Fprintf(stdout, "files: %d known to the journal, %d differ on disk\n", rep.Files, len(rep.Changed))
-		for _, ch := range rep.Changed {
-			what := "changed outside vfsctl"
-			if ch.State == "missing" {
-				what = "missing"
-			}
-			fmt.Fprintf(stdout, "  %-8s %s (%s)\n", ch.State, ch.Path, what)
-			if ch.Diff != "" {
-				fmt.Fprint(stdout, indent(ch.Diff, "    "))
-			}
-		}
-		if len(rep.Problems) == 0 {
-			fmt.Fprintln(stdout, "problems: none (blobs intact, nothing pending, bbolt check passed)")
-		} else {
-			fmt.Fprintf(stdout, "problems: %d\n", len(rep.Problems))
-			for _, p := range rep.Problems {
-				fmt.Fprintf(stdout, "  %-9s %s\n", p.What, p.Text)
-			}
-		}
+		c.text(stdout, rep, err == nil)
 	}
 	if !rep.OK() {
 		return exitRefused
 	}
 	return exitOK
+}
+
+// fileStates says, for each state of a file the journal knows, what it means.
+var fileStates = []struct{ state, what string }{
+	{"changed", "changed outside vfsctl"},
+	{"missing", "missing"},
+	{"not_a_file", "no longer a regular file"},
+	{"unreadable", "cannot be read"},
+}
+
+func (c *fsckCmd) text(w io.Writer, rep *txn.FsckReport, read bool) {
+	if read {
+		fmt.Fprintf(w, "journal: %d records, %d blobs checked\n", rep.Records, rep.Blobs)
+		fmt.Fprintf(w, "files: %d known to the journal, %d differ on disk\n", rep.Files, len(rep.Changed))
+	}
+	count := map[string]int{}
+	for _, ch := range rep.Changed {
+		count[ch.State]++
+		what := ch.State
+		for _, s := range fileStates {
+			if s.state == ch.State {
+				what = s.what
+			}
+		}
+		fmt.Fprintf(w, "  %-8s %s (%s)\n", ch.State, ch.Path, what)
+		if ch.Diff != "" {
+			fmt.Fprint(w, indent(ch.Diff, "    "))
+		}
+	}
+	if len(rep.Problems) == 0 {
+		fmt.Fprintln(w, "problems: none (blobs intact, nothing pending, bbolt check passed)")
+	} else {
+		fmt.Fprintf(w, "problems: %d\n", len(rep.Problems))
+		for _, p := range rep.Problems {
+			fmt.Fprintf(w, "  %-9s %s\n", p.What, p.Text)
+		}
+	}
+	// Files that differ are counted, and said not to be problems: the journal is
+	// sound, and every call plans from the disk.
+	var differ []string
+	for _, s := range fileStates {
+		if n := count[s.state]; n > 0 {
+			differ = append(differ, fmt.Sprintf("%d %s", n, s.what))
+		}
+	}
+	if len(differ) > 0 {
+		fmt.Fprintf(w, "not problems: %s (files differ from the journal's last version; the next call reads them from the disk)\n", strings.Join(differ, ", "))
+	}
 }
 
 // indent puts prefix before every line of s.

@@ -42,11 +42,15 @@ differs, with both diffs.
 
 With --failed, replays every refused call (narrowed by --since, --kind, --session) and
 counts, by error kind, how many would now succeed, fail differently, or fail the same:
-how a change to the matcher is judged against the mistakes real models made. Undo and
-redo calls, which depend on the journal's history, are counted as not replayable.
+how a change to the matcher is judged against the mistakes real models made. A call
+that cannot be rebuilt is counted as not replayable, with the reason, and the report
+goes on: undo and redo calls (they depend on the journal's history), and refusals
+about what the record does not keep (a FIFO, permissions, content never stored).
+Refusals about what stood at a path (file_exists, not_a_file) are replayed with an
+empty file or a folder standing there, as the record says.
 
-Exit status: 0 when every replayed call came out as recorded, 1 when any differs, 2 on
-a usage error.
+Exit status: 0 when every replayed call came out as recorded or is not replayable, 1
+when any differs, 2 on a usage error.
 
 Examples:
   vfsctl replay 42
@@ -100,8 +104,8 @@ func (c *replayCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitRefused
 	}
 	seqs := []uint64{c.seq}
+	var recs []*journal.Record
 	if c.failed {
-		var recs []*journal.Record
 		err = eng.View(func(t *journal.Tx) (err error) {
 			recs, err = t.Find(journal.Query{Failed: true, Kind: c.kind, Session: c.session, Since: since})
 			return err
@@ -135,7 +139,15 @@ func (c *replayCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	var results []*toolapi.ReplayResult
 	for _, seq := range seqs {
 		res, err := rp.Replay(seq)
-		if err != nil {
+		if err != nil && c.failed {
+			// One call that cannot be read back does not end the report.
+			res = &toolapi.ReplayResult{Seq: seq, Why: fmt.Sprintf("it could not be read back from the journal: %v", err)}
+			for _, r := range recs {
+				if r.Seq == seq {
+					res.Tool, res.Session, res.RecordedKind = r.Tool, r.Session, r.Kind
+				}
+			}
+		} else if err != nil {
 			fmt.Fprintf(stderr, "vfsctl replay: call %d: %v\n", seq, err)
 			return exitRefused
 		}
@@ -244,15 +256,19 @@ func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
 	sort.Strings(kinds)
 	if c.json {
 		out := struct {
-			Total   *kindTally              `json:"total"`
-			ByKind  []*kindTally            `json:"by_kind"`
-			Differs []*toolapi.ReplayResult `json:"differs"`
-		}{Total: total, ByKind: []*kindTally{}, Differs: []*toolapi.ReplayResult{}}
+			Total         *kindTally              `json:"total"`
+			ByKind        []*kindTally            `json:"by_kind"`
+			Differs       []*toolapi.ReplayResult `json:"differs"`
+			NotReplayable []*toolapi.ReplayResult `json:"not_replayable_calls"`
+		}{Total: total, ByKind: []*kindTally{}, Differs: []*toolapi.ReplayResult{}, NotReplayable: []*toolapi.ReplayResult{}}
 		for _, k := range kinds {
 			out.ByKind = append(out.ByKind, by[k])
 		}
 		for _, r := range results {
-			if r.Replayable && !r.Same {
+			switch {
+			case !r.Replayable:
+				out.NotReplayable = append(out.NotReplayable, r)
+			case !r.Same:
 				out.Differs = append(out.Differs, r)
 			}
 		}
@@ -276,7 +292,10 @@ func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
 	}
 	tw.Flush()
 	for _, r := range results {
-		if r.Replayable && !r.Same {
+		switch {
+		case !r.Replayable:
+			fmt.Fprintf(w, "call %d (%s): not replayable: %s\n", r.Seq, r.Tool, r.Why)
+		case !r.Same:
 			fmt.Fprintf(w, "call %d (%s): recorded %s, today %s\n", r.Seq, r.Tool, outcome(r.RecordedOK, r.RecordedKind), outcome(r.NowOK, r.NowKind))
 		}
 	}

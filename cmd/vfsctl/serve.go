@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/toolapi/mcp"
@@ -31,7 +29,8 @@ Serves the file tools over the Model Context Protocol on stdin and stdout, for a
 client (an agent runtime, an IDE) that starts it as a child process. One connection is
 one journal session, named after the client. Refused calls are tool results with
 isError and the same text as vfsctl call; an unknown tool or a malformed request is a
-JSON-RPC error. The log goes to stderr, or to --log; never to stdout.
+JSON-RPC error. A request over 16 MiB, or nested deeper than 128 levels, is refused
+unread (too_large, invalid_input) and the connection goes on. The log goes to stderr, or to --log; never to stdout.
 
 Example client configuration:
   {"mcpServers": {"files": {"command": "vfsctl", "args": ["serve", "--root", "/path/to/workspace"]}}}
@@ -74,7 +73,7 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(logw, nil))
 	logger.Info("serving", "root", root)
-	if err := mcp.Serve(ctx, eng, &sdk.StdioTransport{}, mcp.Options{Logger: logger}); err != nil && ctx.Err() == nil {
+	if err := mcp.Serve(ctx, eng, mcp.NewTransport(os.Stdin, os.Stdout, logger), mcp.Options{Logger: logger}); err != nil && ctx.Err() == nil {
 		logger.Error("serve", "err", err)
 		return exitRefused
 	}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A damaged journal is fsck's finding: it says so as a problem and exits 1, whether
+// the file was cut short or a page of it overwritten with noise; it never crashes,
+// and the working files stay as they were.
+func TestFsckReportsADamagedJournal(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	var calls strings.Builder
+	for i := range 150 {
+		content := make([]byte, 1500)
+		rand.Read(content)
+		fmt.Fprintf(&calls, `{"tool":"create_file","args":{"path":"f%d.txt","content":"%x"}}`+"\n", i, content)
+	}
+	c := exec.Command(bin, "call", "--root", dir)
+	c.Stdin = strings.NewReader(calls.String())
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("calls: %v\n%.500s", err, out)
+	}
+	db := filepath.Join(dir, ".vfsctl", "journal.db")
+	good, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0, _ := os.ReadFile(filepath.Join(dir, "f0.txt"))
+	noise := make([]byte, 4096)
+	rand.Read(noise)
+	damage := map[string][]byte{
+		"cut at 8 KiB":       good[:8192],
+		"cut at half":        good[:len(good)/2],
+		"cut mid-page":       good[:len(good)/2+100],
+		"page 3 overwritten": append(append(append([]byte(nil), good[:3*4096]...), noise...), good[4*4096:]...),
+	}
+	for what, data := range damage {
+		if err := os.WriteFile(db, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, "fsck", "--root", dir)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Start()
+		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+		err := cmd.Wait()
+		timer.Stop()
+		code := cmd.ProcessState.ExitCode()
+		if code != 1 || strings.Contains(stderr.String(), "goroutine ") || !strings.Contains(stdout.String(), "journal") ||
+			strings.Contains(stdout.String(), "problems: none") {
+			t.Errorf("%s: exit %d (%v)\nstdout:\n%s\nstderr:\n%.600s", what, code, err, stdout.String(), stderr.String())
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "f0.txt")); !bytes.Equal(got, f0) {
+			t.Errorf("%s: a working file changed", what)
+		}
+	}
+}
+
+// A FIFO put in the place of a file the journal knows is reported, not opened (a
+// FIFO blocks its reader until a writer comes), and is no problem of the journal.
+func TestFsckDoesNotOpenAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"call", "--root", dir}, strings.NewReader(`{"tool":"create_file","args":{"path":"p.txt","content":"x\n"}}`+"\n"), &out, &errb); code != exitOK {
+		t.Fatalf("call: %d %s %s", code, out.String(), errb.String())
+	}
+	os.Remove(filepath.Join(dir, "p.txt"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "p.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	out.Reset()
+	go func() { done <- run([]string{"fsck", "--root", dir}, nil, &out, &errb) }()
+	select {
+	case code := <-done:
+		if code != exitOK || !strings.Contains(out.String(), "not_a_file p.txt (no longer a regular file)") {
+			t.Errorf("exit %d:\n%s%s", code, out.String(), errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("fsck opened the FIFO and blocked")
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMCPOversizedAndDeepFrames speaks raw JSON-RPC to vfsctl serve: a request over
+// 16 MiB and one nested thousands of levels deep are each refused with a reply to
+// their id (too_large, invalid_input), a line cut short gets a parse error, and the
+// same connection keeps serving.
+func TestMCPOversizedAndDeepFrames(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	huge := strings.Repeat("x", 17<<20)
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"big.txt","content":"` + huge + `"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
+{"jsonrpc":"2.0","method":"tools/call","params":{"name":"edit_file","arguments":{"path":"a.txt","edits":` + deep + `}},"id":"four"}
+{"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":"` + huge + `"}}
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}
+{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
+`
+	cmd := exec.Command(bin, "serve", "--root", dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() }) // a server that hangs fails the test
+	defer stop.Stop()
+	go func() {
+		io.WriteString(stdin, in)
+		// stdin stays open until every reply is in: EOF would end the server anyway.
+	}()
+	defer stdin.Close()
+	replies := map[string]map[string]any{}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for len(replies) < 7 && sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			t.Fatalf("stdout holds a line that is not JSON-RPC: %.200q", sc.Text())
+		}
+		if id, ok := m["id"]; ok {
+			b, _ := json.Marshal(id)
+			replies[string(b)] = m
+		}
+	}
+	toolResult := func(id string) (text, kind string, isError bool) {
+		t.Helper()
+		res, _ := replies[id]["result"].(map[string]any)
+		if res == nil {
+			t.Fatalf("request %s: no tool result: %v", id, replies[id])
+		}
+		content, _ := res["content"].([]any)
+		if len(content) > 0 {
+			text, _ = content[0].(map[string]any)["text"].(string)
+		}
+		sc, _ := res["structuredContent"].(map[string]any)
+		kind, _ = sc["kind"].(string)
+		isError, _ = res["isError"].(bool)
+		return text, kind, isError
+	}
+	text, kind, isError := toolResult("2")
+	if !isError || kind != "too_large" || strings.Contains(text, "\n") || len(text) > 400 {
+		t.Errorf("oversized call: kind %q, isError %v, text %q", kind, isError, text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.txt")); err == nil {
+		t.Error("the oversized create_file created its file")
+	}
+	text, kind, isError = toolResult(`"four"`)
+	if !isError || kind != "invalid_input" || strings.Contains(text, "\n") || len(text) > 400 {
+		t.Errorf("deeply nested call: kind %q, isError %v, text %q", kind, isError, text)
+	}
+	e, _ := replies["5"]["error"].(map[string]any)
+	if e == nil || !strings.Contains(e["message"].(string), "too_large") {
+		t.Errorf("oversized ping: %v", replies["5"])
+	}
+	if e, _ := replies["null"]["error"].(map[string]any); e == nil || e["code"] != -32700.0 {
+		t.Errorf("a line that is not JSON: %v", replies["null"])
+	}
+	for _, id := range []string{"3", "6"} {
+		if text, _, isError := toolResult(id); isError || !strings.Contains(text, "alpha") {
+			t.Errorf("request %s after a refused frame: %q", id, text)
+		}
+	}
+}
