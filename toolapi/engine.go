@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/guard"
@@ -32,6 +33,16 @@ type Options struct {
 	// placeholder comment, does: "" or GuardRefuse refuses the call (the default),
 	// GuardWarn applies it and says what broke, GuardOff checks nothing.
 	Guard GuardMode
+}
+
+// ParseGuardMode reads a guard mode as a flag gives it: refuse, warn or off ("" is
+// refuse).
+func ParseGuardMode(s string) (GuardMode, error) { return guard.ParseMode(s) }
+
+// GuardsActive says which guards this build runs: every build guards placeholders
+// and the syntax of the languages its parsers cover (tree-sitter needs cgo).
+func GuardsActive() string {
+	return fmt.Sprintf("guards: placeholders; syntax of %s (%s)", strings.Join(guard.Active(), ", "), guard.Backend())
 }
 
 // GuardMode is a guard's mode.

@@ -16,14 +16,14 @@ import (
 )
 
 type callCmd struct {
-	root, session string
-	wait          time.Duration
+	root, session, guard string
+	wait                 time.Duration
 }
 
 func (c *callCmd) Name() string    { return "call" }
 func (c *callCmd) Summary() string { return "run tool calls read as JSON lines from stdin" }
 
-const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION]
+const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
 with an optional "id" (a string or number). Prints one JSON line per call: {"id",
@@ -42,6 +42,7 @@ func (c *callCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
 	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the workspace journal, then fail with busy")
+	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
 
@@ -61,7 +62,12 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl call"})
+	mode, err := toolapi.ParseGuardMode(c.guard)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl call: --guard: %v\n", err)
+		return exitUsage
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl call", Guard: mode})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
 		return exitUsage

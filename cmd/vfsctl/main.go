@@ -20,6 +20,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 // command is one subcommand: it parses its own flags and runs.
@@ -41,6 +45,14 @@ const (
 	exitUsage   = 2
 )
 
+// version is the module version the binary was built from, or "dev".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -49,6 +61,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "vfsctl %s (%s)\n%s\n", version(), runtime.Version(), toolapi.GuardsActive())
+		return exitOK
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdin, stdout, stderr)

@@ -16,14 +16,14 @@ import (
 )
 
 type serveCmd struct {
-	root, logFile string
-	wait          time.Duration
+	root, logFile, guard string
+	wait                 time.Duration
 }
 
 func (c *serveCmd) Name() string    { return "serve" }
 func (c *serveCmd) Summary() string { return "serve the tools over MCP on stdin and stdout" }
 
-const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION]
+const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE]
 
 Serves the file tools over the Model Context Protocol on stdin and stdout, for an MCP
 client (an agent runtime, an IDE) that starts it as a child process. One connection is
@@ -41,6 +41,7 @@ func (c *serveCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long a call waits while another process uses the journal, then is refused busy")
+	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
 
@@ -63,7 +64,12 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 		defer f.Close()
 		logw = f
 	}
-	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl serve"})
+	mode, err := toolapi.ParseGuardMode(c.guard)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl serve: --guard: %v\n", err)
+		return exitUsage
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl serve", Guard: mode})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
 		return exitUsage

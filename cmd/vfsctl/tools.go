@@ -47,5 +47,6 @@ func (c *toolsCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "%s\n", b)
+	fmt.Fprintf(stderr, "vfsctl tools: %s\n", toolapi.GuardsActive())
 	return exitOK
 }

@@ -125,10 +125,17 @@ func Language(p string, content []byte) string {
 	return ""
 }
 
-// Active lists the languages guarded in this build, sorted.
+// partial notes languages this build guards only in part.
+var partial = map[string]string{}
+
+// Active lists the languages guarded in this build, sorted, each with a note where it
+// is guarded only in part.
 func Active() []string {
 	out := make([]string, 0, len(languages))
 	for l := range languages {
+		if n := partial[l]; n != "" {
+			l += " (" + n + ")"
+		}
 		out = append(out, l)
 	}
 	sort.Strings(out)

@@ -6,3 +6,5 @@ package guard
 // Python is checked by its tokens only (characters it cannot hold in code, brackets), and the languages
 // only tree-sitter parses go unguarded.
 const backend = "pure Go"
+
+func init() { partial["python"] = "tokens only" }

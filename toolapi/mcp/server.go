@@ -34,7 +34,7 @@ func NewServer(eng *toolapi.Engine, opts Options) *sdk.Server {
 		version = "dev"
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "vfsctl", Title: "vfsctl file tools", Version: version},
-		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructions})
+		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructions + " Changes are guarded: one that breaks a file's syntax or replaces code with a placeholder comment is refused unless the server runs with --guard warn or off (" + toolapi.GuardsActive() + ")."})
 	s := &server{eng: eng, log: opts.Logger}
 	for _, t := range eng.Tools() {
 		srv.AddTool(&sdk.Tool{
