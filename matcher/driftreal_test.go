@@ -89,12 +89,23 @@ func TestDriftOnRealFiles(t *testing.T) {
 		newText := strings.Join(nl, "\n")
 		want := strings.Replace(string(data), old, newText, 1)
 
+		// Half the time the model sends whole lines: both texts end with a line break,
+		// and half of those lose newText's last line break with the trailing blanks
+		// before it. The missing line break is supplied at every tier.
+		oldT, newT := old, newText
+		whole := rng.Intn(2) == 0 && strings.Count(string(data), old+"\n") == 1
+		if whole {
+			oldT, newT = old+"\n", newText+"\n"
+		}
 		kinds := driftKinds(rng)
-		po, shown := driftText(rng, old, kinds)
-		if po == old {
+		po, shown := driftText(rng, oldT, kinds)
+		if po == oldT {
 			continue
 		}
-		pn, _ := driftText(rng, newText, shown)
+		pn, _ := driftText(rng, newT, shown)
+		if last := nl[len(nl)-1]; whole && strings.TrimSpace(last) != "" && rng.Intn(2) == 0 {
+			pn = strings.TrimRight(pn, " \t\n")
+		}
 		s := stats[lang]
 		s.draws++
 		res, err := Apply(data, []Edit{{OldText: po, NewText: pn}}, Options{Name: path})
