@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -126,7 +127,56 @@ func (m *matcher) closest(pieces []string) (int, bool) {
 	if best < 0 {
 		return m.closestByPrefix(folded)
 	}
+	// Near-duplicate code (a run of small functions) gives several alignments the same
+	// votes: the one whose other lines are nearest to oldText's, character by
+	// character, is where the model copied from.
+	var ties []int
+	for from, n := range votes {
+		if n == bestV {
+			ties = append(ties, from)
+		}
+	}
+	if len(ties) > 1 && len(ties) <= 32 {
+		sort.Ints(ties)
+		bestD := -1
+		for _, from := range ties {
+			d := 0
+			for k := range loose {
+				if l := from + k; l < m.d.nlines() {
+					d += editDistance(loose[k], m.looseLine(l))
+				} else {
+					d += len(loose[k])
+				}
+			}
+			if bestD < 0 || d < bestD {
+				best, bestD = from, d
+			}
+		}
+	}
 	return best, true
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes, for lines: longer
+// inputs are compared on their first 256 bytes.
+func editDistance(a, b string) int {
+	a, b = a[:min(len(a), 256)], b[:min(len(b), 256)]
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c = 1 + min(prev[j-1], prev[j], cur[j-1])
+			}
+			cur[j] = c
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // looseKey is a folded line without spaces and tabs, in lower case: how the
@@ -165,8 +215,33 @@ func (m *matcher) looseLine(l int) string {
 
 // explain aligns oldText's lines with the file's around line from (folded, ignoring
 // indentation) and returns the region they cover and what the first difference is.
+// Two windows are tried: one from a few lines before from (so that a line oldText
+// leaves out near its start is seen) and one from from itself (so that an earlier copy
+// of a common first line, a "}" or a "return nil", cannot pull the region up). The
+// alignment with more lines equal wins, then the one covering fewer file lines, then the one starting at from.
 func (m *matcher) explain(from int, pieces []string) (int, int, string) {
-	lo := max(0, from-len(pieces)-2)
+	f1, l1, d1, eq1 := m.explainIn(max(0, from-len(pieces)-2), from, pieces)
+	f2, l2, d2, eq2 := m.explainIn(from, from, pieces)
+	if eq2 > eq1 || (eq2 == eq1 && l2-f2 <= l1-f1) {
+		return f2, l2, d2
+	}
+	return f1, l1, d1
+}
+
+// explainIn is explain with the file window starting at line lo; it also returns how
+// many of oldText's lines the alignment pairs with equal file lines.
+func (m *matcher) explainIn(lo, from int, pieces []string) (int, int, string, int) {
+	first, last, d, hunks := m.explainWindow(lo, from, pieces)
+	eq := 0
+	for _, h := range hunks {
+		if h.equal {
+			eq += h.i2 - h.i1
+		}
+	}
+	return first, last, d, eq
+}
+
+func (m *matcher) explainWindow(lo, from int, pieces []string) (int, int, string, []hunk) {
 	hi := min(m.d.nlines(), from+2*len(pieces)+8)
 	fileKeys := make([]string, 0, hi-lo)
 	for l := lo; l < hi; l++ {
@@ -187,10 +262,10 @@ func (m *matcher) explain(from int, pieces []string) (int, int, string) {
 		to := min(m.d.nlines(), from+len(pieces))
 		for k, s := range pieces {
 			if l := from + k; l < to && string(m.d.content(l)) != s && strings.TrimSpace(s) != "" {
-				return from, to, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s))
+				return from, to, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s)), hunks
 			}
 		}
-		return from, to, ""
+		return from, to, "", hunks
 	}
 	// The region: from the file line aligned with oldText's first line to the one
 	// aligned with its last; file lines outside it are only the window.
@@ -201,7 +276,7 @@ func (m *matcher) explain(from int, pieces []string) (int, int, string) {
 		hunks = hunks[:n-1]
 	}
 	if len(hunks) == 0 {
-		return from, min(m.d.nlines(), from+len(pieces)), ""
+		return from, min(m.d.nlines(), from+len(pieces)), "", hunks
 	}
 	first, last := lo+hunks[0].j1, lo+hunks[len(hunks)-1].j2
 	if h := hunks[len(hunks)-1]; !h.equal {
@@ -218,29 +293,29 @@ func (m *matcher) explain(from int, pieces []string) (int, int, string) {
 			for k := h.i1; k < h.i2; k++ {
 				l := lo + h.j1 + (k - h.i1)
 				if fk := foldLine(m.d.content(l), false, nil); string(fk.text[fk.lead:]) != foldedNoLead(pieces[k]) {
-					return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), pieces[k]))
+					return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), pieces[k])), hunks
 				}
 			}
 			continue
 		}
 		switch {
 		case h.j1 == h.j2:
-			return first, last, fmt.Sprintf("oldText has a line the file does not have there: its line %d, %s, after line %d", h.i1+1, quoteLine([]byte(pieces[h.i1])), lo+h.j1)
+			return first, last, fmt.Sprintf("oldText has a line the file does not have there: its line %d, %s, after line %d", h.i1+1, quoteLine([]byte(pieces[h.i1])), lo+h.j1), hunks
 		case h.i1 == h.i2:
 			return first, last, fmt.Sprintf("the file has line %d, %s, which oldText leaves out between its lines %d and %d",
-				lo+h.j1+1, quoteLine(m.d.content(lo+h.j1)), h.i1, h.i1+1)
+				lo+h.j1+1, quoteLine(m.d.content(lo+h.j1)), h.i1, h.i1+1), hunks
 		default:
-			return first, last, fmt.Sprintf("it first differs at line %d, %s", lo+h.j1+1, lineDiff(m.d.content(lo+h.j1), pieces[h.i1]))
+			return first, last, fmt.Sprintf("it first differs at line %d, %s", lo+h.j1+1, lineDiff(m.d.content(lo+h.j1), pieces[h.i1])), hunks
 		}
 	}
 	// Equal after folding line by line, yet not found: the difference is in
 	// indentation or in a part-line match at the region's edges.
 	for k, s := range pieces {
 		if l := first + k; l < m.d.nlines() && string(m.d.content(l)) != s {
-			return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s))
+			return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s)), hunks
 		}
 	}
-	return first, last, ""
+	return first, last, "", hunks
 }
 
 func foldedNoLead(s string) string {
