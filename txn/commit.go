@@ -143,7 +143,9 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	// The committed record is encoded now, not in the transaction that will carry it.
 	rec := c.rec
 	enc, encErr := journal.Encode(&rec)
+	e.holdCommitted(&rec)
 	e.j.Defer(func(t *journal.Tx) error {
+		defer e.takeCommitted(rec.Seq)
 		for _, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
@@ -164,6 +166,29 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		ch.Seq = c.rec.Seq
 	}
 	return nil
+}
+
+// maxHeldCommitted bounds the committed records held for recovery: a record that
+// another process settled meanwhile is never taken, and is dropped here.
+const maxHeldCommitted = 4096
+
+// holdCommitted keeps the committed record r until its deferred write has run.
+func (e *Engine) holdCommitted(r *journal.Record) {
+	e.cmu.Lock()
+	defer e.cmu.Unlock()
+	if e.committed == nil || len(e.committed) >= maxHeldCommitted {
+		e.committed = map[uint64]*journal.Record{}
+	}
+	e.committed[r.Seq] = r
+}
+
+// takeCommitted returns and forgets the committed record of call seq, if held.
+func (e *Engine) takeCommitted(seq uint64) *journal.Record {
+	e.cmu.Lock()
+	defer e.cmu.Unlock()
+	r := e.committed[seq]
+	delete(e.committed, seq)
+	return r
 }
 
 // stageReplace stages a replace; a panic there (this runs on its own goroutine)

@@ -33,6 +33,11 @@ type Engine struct {
 	kmu   sync.Mutex
 	known map[string]known // canonical path -> what this engine last wrote there
 	kdata int              // bytes of content held in known
+
+	// Committed records whose write is still deferred (commit.go): should the journal
+	// close first, recovery in this process stores them as the calls measured them.
+	cmu       sync.Mutex
+	committed map[uint64]*journal.Record
 }
 
 // Open returns an Engine over fs with its journal. The journal file is opened (and

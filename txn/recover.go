@@ -65,6 +65,9 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		for _, f := range r.Files {
 			e.cleanTemp(path.Dir(f.Path))
 		}
+		if c := e.takeCommitted(r.Seq); c != nil {
+			r = c // made by this process: what the call measured (its duration)
+		}
 		r.State = journal.Committed
 		rollForward(j, r)
 		return nil
