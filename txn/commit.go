@@ -146,14 +146,11 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	e.holdCommitted(&rec)
 	e.j.Defer(func(t *journal.Tx) error {
 		defer e.takeCommitted(rec.Seq)
-		for _, ch := range changes {
+		for i, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
 			}
-			if ch.Deleted {
-				continue
-			}
-			if err := t.SetRead(rec.Session, ch.Path, ch.afterHash); err != nil {
+			if err := keepLicence(t, &rec, rec.Files[first+i]); err != nil {
 				return err
 			}
 		}
@@ -164,6 +161,27 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	})
 	for _, ch := range changes {
 		ch.Seq = c.rec.Seq
+	}
+	return nil
+}
+
+// keepLicence updates write_file's licence after a committed change of file f by
+// record r: the session may replace a file whole only once it has seen all of its
+// current content. Its own create or write shows it all; its edit keeps a licence it
+// had (it saw the content the edit started from) and grants none; an undo or redo,
+// which may be an operator's run for the session, changes the file under the
+// session's feet and grants none.
+func keepLicence(t *journal.Tx, r *journal.Record, f journal.File) error {
+	if r.Undo != 0 || r.Redo != 0 || f.After == "" {
+		return nil
+	}
+	switch f.Op {
+	case journal.OpCreate, journal.OpWrite:
+		return t.SetRead(r.Session, f.Path, f.After)
+	case journal.OpEdit:
+		if h, full := t.Read(r.Session, f.Path); full && h == f.Before {
+			return t.SetRead(r.Session, f.Path, f.After)
+		}
 	}
 	return nil
 }

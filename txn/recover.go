@@ -192,7 +192,7 @@ func rollForward(j *journal.Journal, r *journal.Record) {
 				t.SetHead(f.Path, "")
 			case f.After != "":
 				t.SetHead(f.Path, f.After)
-				t.SetRead(r.Session, f.Path, f.After)
+				keepLicence(t, r, f)
 			}
 		}
 		return t.Put(r)
