@@ -323,13 +323,31 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		}
 	}
 	if err == nil {
-		k := known{id: id, hash: ch.afterHash, marks: ch.afterMarks}
+		k := known{id: e.landedID(ch.Path, id), hash: ch.afterHash, marks: ch.afterMarks}
 		if ch.Plan != nil {
 			k.data = ch.After // the matcher's output: a buffer no one else holds
 		}
 		e.remember(ch.Path, k)
 	}
 	return err
+}
+
+// landedID is the identity to know a file by that this engine has just written. The
+// identity taken as the content was written (wrote) predates the rename into place,
+// and on most filesystems the rename, like the temp file's change of mode or owner,
+// updates the change time, which SameFile compares. So the file is looked at again
+// now: if it is still the inode written, with its size and modification time, its
+// change time now is the one to compare with later; if not, someone else has changed
+// it already, and nothing is known of it (the zero identity: the next call reads it).
+// A write by someone else in the instant between the rename and this look, which also
+// set the modification time back, would go unseen: any later one changes the change
+// time.
+func (e *Engine) landedID(path string, wrote vfs.Identity) vfs.Identity {
+	now, err := e.fs.IdentityOf(path)
+	if err != nil || !wrote.SameInode(now) {
+		return vfs.Identity{}
+	}
+	return now
 }
 
 // rollback restores the files of a failed commit that hold their new content.
