@@ -101,7 +101,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			c.rec.Files[i].BeforeBlob = false
 		}
 		c.rec.ArgsBlob = ""
-		return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%v); nothing was written.", err)
+		return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%s); nothing was written.", journalCause(err))
 	}
 	// From here on files change. A panic (a bug, or a filesystem driver's) must not
 	// leave a file changed under a record that says failed: roll back what was written
