@@ -148,7 +148,9 @@ func (t *Tx) Each(q Query, fn func(*Record) bool) error {
 // the journal, and every other process, for seconds.
 //
 // A journal made before the index has none until the first undo builds it (BuildHistory,
-// once); from then on every Put keeps it.
+// once); from then on every Put keeps it, and notes the last record it indexed. A
+// record added by a vfsctl that predates the index leaves the index behind the
+// journal: it is then not used, and the next undo builds it again.
 
 // Change is what the history index holds of one record.
 type Change struct {
@@ -169,23 +171,41 @@ type History interface {
 	Newest(fn func(Change) bool)
 }
 
-// HistoryReady reports whether the journal keeps the history index.
-func (t *Tx) HistoryReady() bool { return t.tx.Bucket([]byte(bHistory)) != nil }
+// historyUpto is the meta key of the last record the history index has seen.
+var historyUpto = []byte("history_upto")
+
+// HistoryReady reports whether the journal keeps the history index, up to date.
+func (t *Tx) HistoryReady() bool {
+	if t.tx.Bucket([]byte(bHistory)) == nil {
+		return false
+	}
+	v := t.b(bMeta).Get(historyUpto)
+	return len(v) == 8 && binary.BigEndian.Uint64(v) == t.Last()
+}
 
 // History returns the journal's history index; it must be ready (HistoryReady).
 func (t *Tx) History() History { return indexHistory{t} }
 
-// BuildHistory builds the history index from every record, once: a write.
+// BuildHistory builds the history index from every record, unless it is up to date:
+// a write.
 func (t *Tx) BuildHistory() error {
 	if t.HistoryReady() {
 		return nil
 	}
 	for _, name := range []string{bHistory, bLatest} {
+		if t.tx.Bucket([]byte(name)) != nil {
+			if err := t.tx.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
 		if _, err := t.tx.CreateBucket([]byte(name)); err != nil {
 			return err
 		}
 	}
-	return t.eachRecord(func(r *Record) error { return t.indexChange(r) })
+	if err := t.eachRecord(func(r *Record) error { return t.indexChange(r) }); err != nil {
+		return err
+	}
+	return t.b(bMeta).Put(historyUpto, seqKey(t.Last()))
 }
 
 // ScanHistory builds the history in memory from every record, for a journal that has
@@ -254,6 +274,13 @@ func (t *Tx) indexChange(r *Record) error {
 		return nil
 	}
 	key := seqKey(r.Seq)
+	// Records are numbered in order: a gap is records another vfsctl added unindexed,
+	// and the index stays behind until it is built again.
+	if v := t.b(bMeta).Get(historyUpto); len(v) == 8 && binary.BigEndian.Uint64(v)+1 == r.Seq {
+		if err := t.b(bMeta).Put(historyUpto, key); err != nil {
+			return err
+		}
+	}
 	c, ok := changeOf(r, indexHistory{t}.Change)
 	if !ok {
 		return hb.Delete(key)
