@@ -60,4 +60,7 @@
 //	by_session session \x00 seq -> nil
 //	by_kind    kind \x00 seq -> nil
 //	by_time    unix-nanoseconds (8 bytes) seq -> nil
+//	history    seq -> origin, undo or redo, session and paths of a committed change
+//	latest     origin seq -> the seq of its latest record (both built by the first
+//	           undo of a journal that has neither, kept by every Put from then on)
 package journal

@@ -139,3 +139,273 @@ func (t *Tx) Each(q Query, fn func(*Record) bool) error {
 	}
 	return nil
 }
+
+// The history index says, per committed record that changed files, which tool call
+// its change came from (its origin: itself, or for an undo the origin of the call it
+// reverted, for a redo the origin of the undo it re-applied), and per origin which
+// record is its latest. Undo and redo choose and check their target from it without
+// decoding the journal's records: at a million records, decoding them all would hold
+// the journal, and every other process, for seconds.
+//
+// A journal made before the index has none until the first undo builds it (BuildHistory,
+// once); from then on every Put keeps it, and notes the last record it indexed. A
+// record added by a vfsctl that predates the index leaves the index behind the
+// journal: it is then not used, and the next undo builds it again.
+
+// Change is what the history index holds of one record.
+type Change struct {
+	Seq, Origin uint64
+	Undo, Redo  bool // the record is an undo (it reverts Origin) or a redo (it re-applies it)
+	Session     string
+	Paths       []string // every path the record names
+}
+
+// History answers undo's questions about the journal's changes.
+type History interface {
+	// Change returns the index entry of record seq; false when seq is not a
+	// committed change whose origin the journal knows.
+	Change(seq uint64) (Change, bool)
+	// Latest is the latest record of origin, 0 when there is none.
+	Latest(origin uint64) uint64
+	// Newest calls fn with every change, newest first, until fn returns false.
+	Newest(fn func(Change) bool)
+}
+
+// historyUpto is the meta key of the last record the history index has seen.
+var historyUpto = []byte("history_upto")
+
+// HistoryReady reports whether the journal keeps the history index, up to date.
+func (t *Tx) HistoryReady() bool {
+	if t.tx.Bucket([]byte(bHistory)) == nil {
+		return false
+	}
+	v := t.b(bMeta).Get(historyUpto)
+	return len(v) == 8 && binary.BigEndian.Uint64(v) == t.Last()
+}
+
+// History returns the journal's history index; it must be ready (HistoryReady).
+func (t *Tx) History() History { return indexHistory{t} }
+
+// BuildHistory builds the history index from every record, unless it is up to date:
+// a write.
+func (t *Tx) BuildHistory() error {
+	if t.HistoryReady() {
+		return nil
+	}
+	for _, name := range []string{bHistory, bLatest} {
+		if t.tx.Bucket([]byte(name)) != nil {
+			if err := t.tx.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		if _, err := t.tx.CreateBucket([]byte(name)); err != nil {
+			return err
+		}
+	}
+	if err := t.eachRecord(func(r *Record) error { return t.indexChange(r) }); err != nil {
+		return err
+	}
+	return t.b(bMeta).Put(historyUpto, seqKey(t.Last()))
+}
+
+// ScanHistory builds the history in memory from every record, for a journal that has
+// no index and cannot be given one now: it costs a decoding of every record.
+func (t *Tx) ScanHistory() (History, error) {
+	h := &memHistory{changes: map[uint64]Change{}, latest: map[uint64]uint64{}}
+	err := t.eachRecord(func(r *Record) error {
+		c, ok := changeOf(r, func(seq uint64) (Change, bool) { c, ok := h.changes[seq]; return c, ok })
+		if ok {
+			h.changes[c.Seq] = c
+			h.order = append(h.order, c.Seq)
+			h.latest[c.Origin] = max(h.latest[c.Origin], c.Seq)
+		}
+		return nil
+	})
+	return h, err
+}
+
+// eachRecord calls fn with every record, oldest first.
+func (t *Tx) eachRecord(fn func(*Record) error) error {
+	c := t.b(bRecords).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		data, err := unpack(v)
+		if err != nil {
+			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
+		}
+		var r Record
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changeOf is the history entry of r, given the entries of earlier records; false
+// when r is no committed change, or reverts one the journal does not know.
+func changeOf(r *Record, known func(uint64) (Change, bool)) (Change, bool) {
+	if r.State != Committed {
+		return Change{}, false
+	}
+	changes := false
+	for _, f := range r.Files {
+		changes = changes || f.Op.Changes()
+	}
+	if !changes {
+		return Change{}, false
+	}
+	c := Change{Seq: r.Seq, Origin: r.Seq, Undo: r.Undo != 0, Redo: r.Redo != 0, Session: r.Session, Paths: r.Paths()}
+	if target := r.Undo | r.Redo; target != 0 {
+		tc, ok := known(target)
+		if !ok {
+			return Change{}, false
+		}
+		c.Origin = tc.Origin
+	}
+	return c, true
+}
+
+// indexChange keeps the history index of r, when the journal has the index.
+func (t *Tx) indexChange(r *Record) error {
+	hb := t.b(bHistory)
+	if hb == nil {
+		return nil
+	}
+	key := seqKey(r.Seq)
+	// Records are numbered in order: a gap is records another vfsctl added unindexed,
+	// and the index stays behind until it is built again.
+	if v := t.b(bMeta).Get(historyUpto); len(v) == 8 && binary.BigEndian.Uint64(v)+1 == r.Seq {
+		if err := t.b(bMeta).Put(historyUpto, key); err != nil {
+			return err
+		}
+	}
+	c, ok := changeOf(r, indexHistory{t}.Change)
+	if !ok {
+		return hb.Delete(key)
+	}
+	if err := hb.Put(key, encodeChange(c)); err != nil {
+		return err
+	}
+	lb := t.b(bLatest)
+	ok2 := seqKey(c.Origin)
+	if v := lb.Get(ok2); v != nil && binary.BigEndian.Uint64(v) >= c.Seq {
+		return nil
+	}
+	return lb.Put(ok2, key)
+}
+
+func encodeChange(c Change) []byte {
+	b := binary.BigEndian.AppendUint64(nil, c.Origin)
+	var flags byte
+	if c.Undo {
+		flags |= 1
+	}
+	if c.Redo {
+		flags |= 2
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(len(c.Session)))
+	b = append(b, c.Session...)
+	b = binary.AppendUvarint(b, uint64(len(c.Paths)))
+	for _, p := range c.Paths {
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	return b
+}
+
+func decodeChange(seq uint64, v []byte) (Change, bool) {
+	if len(v) < 9 {
+		return Change{}, false
+	}
+	c := Change{Seq: seq, Origin: binary.BigEndian.Uint64(v), Undo: v[8]&1 != 0, Redo: v[8]&2 != 0}
+	v = v[9:]
+	str := func() (string, bool) {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || uint64(len(v)-k) < n {
+			return "", false
+		}
+		s := string(v[k : k+int(n)])
+		v = v[k+int(n):]
+		return s, true
+	}
+	var ok bool
+	if c.Session, ok = str(); !ok {
+		return Change{}, false
+	}
+	n, k := binary.Uvarint(v)
+	if k <= 0 {
+		return Change{}, false
+	}
+	v = v[k:]
+	for range n {
+		p, ok := str()
+		if !ok {
+			return Change{}, false
+		}
+		c.Paths = append(c.Paths, p)
+	}
+	return c, true
+}
+
+// indexHistory is the history kept in the journal's buckets.
+type indexHistory struct{ t *Tx }
+
+func (h indexHistory) Change(seq uint64) (Change, bool) {
+	hb := h.t.b(bHistory)
+	if hb == nil {
+		return Change{}, false
+	}
+	return decodeChange(seq, hb.Get(seqKey(seq)))
+}
+
+func (h indexHistory) Latest(origin uint64) uint64 {
+	if v := h.t.b(bLatest).Get(seqKey(origin)); len(v) == 8 {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+func (h indexHistory) Newest(fn func(Change) bool) {
+	c := h.t.b(bHistory).Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		ch, ok := decodeChange(binary.BigEndian.Uint64(k), v)
+		if ok && !fn(ch) {
+			return
+		}
+	}
+}
+
+// memHistory is the history built in memory (ScanHistory).
+type memHistory struct {
+	changes map[uint64]Change
+	latest  map[uint64]uint64
+	order   []uint64 // oldest first
+}
+
+func (h *memHistory) Change(seq uint64) (Change, bool) { c, ok := h.changes[seq]; return c, ok }
+func (h *memHistory) Latest(origin uint64) uint64      { return h.latest[origin] }
+func (h *memHistory) Newest(fn func(Change) bool) {
+	for i := len(h.order) - 1; i >= 0; i-- {
+		if !fn(h.changes[h.order[i]]) {
+			return
+		}
+	}
+}
+
+// SeqsOf lists the records that name path with a sequence number above after, oldest
+// first, from the path index (no record is decoded).
+func (t *Tx) SeqsOf(path string, after uint64) []uint64 {
+	prefix := append([]byte(path), 0)
+	c := t.b(bByPath).Cursor()
+	var out []uint64
+	for k, _ := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), after+1)); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) != len(prefix)+8 {
+			continue // a longer key that only shares the prefix bytes
+		}
+		out = append(out, binary.BigEndian.Uint64(k[len(prefix):]))
+	}
+	return out
+}

@@ -28,6 +28,8 @@ const (
 	bByKind    = "by_kind"
 	bByTime    = "by_time"
 	bFacts     = "facts"
+	bHistory   = "history" // seq -> the record's change (query.go), once built
+	bLatest    = "latest"  // origin seq -> its latest record's seq
 )
 
 // Tx is a journal transaction.
@@ -153,6 +155,9 @@ func (t *Tx) put(r *Record, packed []byte) error {
 		if err := t.b(bByPath).Put(indexKey(p, r.Seq), nil); err != nil {
 			return err
 		}
+	}
+	if err := t.indexChange(r); err != nil {
+		return err
 	}
 	if r.Kind != "" {
 		return t.b(bByKind).Put(indexKey(r.Kind, r.Seq), nil)

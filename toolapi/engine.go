@@ -108,6 +108,7 @@ func (e *Engine) Undo(ctx context.Context, seq uint64) Result {
 	return e.api.undoCall(ctx, "operator", seq)
 }
 
-// Close releases what the engine holds. The journal is held only while calls run, so
-// Close returns once none is left to release.
-func (e *Engine) Close() error { return nil }
+// Close stores what the engine still holds for the journal (the records of its last
+// calls as they measured them) and releases it; the journal is held only while calls
+// run. It may wait for another process's turn on the journal, as a call does.
+func (e *Engine) Close() error { return e.api.eng.Close() }

@@ -3,6 +3,8 @@ package txn
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -71,6 +73,10 @@ func (c *Call) Committed() bool { return c.final && c.rec.State == journal.Commi
 // Seq is the call's sequence number once its record was written, else 0.
 func (c *Call) Seq() uint64 { return c.rec.Seq }
 
+// testHookFinish, when set by a test, runs inside the transaction that writes a call's
+// record in Finish, after the record is put; an error from it fails that transaction.
+var testHookFinish func() error
+
 // Finish writes the call's record, unless a commit already did, and releases the
 // journal. err is the call's outcome.
 func (c *Call) Finish(err error) error {
@@ -118,10 +124,31 @@ func (c *Call) Finish(err error) error {
 				}
 			}
 		}
-		return t.Put(&c.rec)
+		if err := t.Put(&c.rec); err != nil || testHookFinish == nil {
+			return err
+		}
+		return testHookFinish()
 	})
 	c.final = true
-	return werr
+	if werr != nil {
+		// Nothing was stored: the reply must not claim a number the journal lacks.
+		c.rec.Seq = seq0
+		return errs.Wrap(errs.IOError, "", werr, "%s", journalCause(werr))
+	}
+	return nil
+}
+
+// journalCause is why a journal write failed, without the host path of the journal.
+func journalCause(err error) string {
+	var x *errs.Error
+	if errors.As(err, &x) {
+		return x.Error()
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // putArgs keeps the arguments as received: inline when small, else as a blob.

@@ -101,7 +101,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			c.rec.Files[i].BeforeBlob = false
 		}
 		c.rec.ArgsBlob = ""
-		return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%v); nothing was written.", err)
+		return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%s); nothing was written.", journalCause(err))
 	}
 	// From here on files change. A panic (a bug, or a filesystem driver's) must not
 	// leave a file changed under a record that says failed: roll back what was written
@@ -143,15 +143,14 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	// The committed record is encoded now, not in the transaction that will carry it.
 	rec := c.rec
 	enc, encErr := journal.Encode(&rec)
+	e.holdCommitted(&rec)
 	e.j.Defer(func(t *journal.Tx) error {
-		for _, ch := range changes {
+		defer e.takeCommitted(rec.Seq)
+		for i, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
 			}
-			if ch.Deleted {
-				continue
-			}
-			if err := t.SetRead(rec.Session, ch.Path, ch.afterHash); err != nil {
+			if err := keepLicence(t, &rec, rec.Files[first+i]); err != nil {
 				return err
 			}
 		}
@@ -164,6 +163,50 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		ch.Seq = c.rec.Seq
 	}
 	return nil
+}
+
+// keepLicence updates write_file's licence after a committed change of file f by
+// record r: the session may replace a file whole only once it has seen all of its
+// current content. Its own create or write shows it all; its edit keeps a licence it
+// had (it saw the content the edit started from) and grants none; an undo or redo,
+// which may be an operator's run for the session, changes the file under the
+// session's feet and grants none.
+func keepLicence(t *journal.Tx, r *journal.Record, f journal.File) error {
+	if r.Undo != 0 || r.Redo != 0 || f.After == "" {
+		return nil
+	}
+	switch f.Op {
+	case journal.OpCreate, journal.OpWrite:
+		return t.SetRead(r.Session, f.Path, f.After)
+	case journal.OpEdit:
+		if h, full := t.Read(r.Session, f.Path); full && h == f.Before {
+			return t.SetRead(r.Session, f.Path, f.After)
+		}
+	}
+	return nil
+}
+
+// maxHeldCommitted bounds the committed records held for recovery: a record that
+// another process settled meanwhile is never taken, and is dropped here.
+const maxHeldCommitted = 4096
+
+// holdCommitted keeps the committed record r until its deferred write has run.
+func (e *Engine) holdCommitted(r *journal.Record) {
+	e.cmu.Lock()
+	defer e.cmu.Unlock()
+	if e.committed == nil || len(e.committed) >= maxHeldCommitted {
+		e.committed = map[uint64]*journal.Record{}
+	}
+	e.committed[r.Seq] = r
+}
+
+// takeCommitted returns and forgets the committed record of call seq, if held.
+func (e *Engine) takeCommitted(seq uint64) *journal.Record {
+	e.cmu.Lock()
+	defer e.cmu.Unlock()
+	r := e.committed[seq]
+	delete(e.committed, seq)
+	return r
 }
 
 // stageReplace stages a replace; a panic there (this runs on its own goroutine)
@@ -280,13 +323,31 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		}
 	}
 	if err == nil {
-		k := known{id: id, hash: ch.afterHash, marks: ch.afterMarks}
+		k := known{id: e.landedID(ch.Path, id), hash: ch.afterHash, marks: ch.afterMarks}
 		if ch.Plan != nil {
 			k.data = ch.After // the matcher's output: a buffer no one else holds
 		}
 		e.remember(ch.Path, k)
 	}
 	return err
+}
+
+// landedID is the identity to know a file by that this engine has just written. The
+// identity taken as the content was written (wrote) predates the rename into place,
+// and on most filesystems the rename, like the temp file's change of mode or owner,
+// updates the change time, which SameFile compares. So the file is looked at again
+// now: if it is still the inode written, with its size and modification time, its
+// change time now is the one to compare with later; if not, someone else has changed
+// it already, and nothing is known of it (the zero identity: the next call reads it).
+// A write by someone else in the instant between the rename and this look, which also
+// set the modification time back, would go unseen: any later one changes the change
+// time.
+func (e *Engine) landedID(path string, wrote vfs.Identity) vfs.Identity {
+	now, err := e.fs.IdentityOf(path)
+	if err != nil || !wrote.SameInode(now) {
+		return vfs.Identity{}
+	}
+	return now
 }
 
 // rollback restores the files of a failed commit that hold their new content.

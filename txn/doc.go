@@ -25,9 +25,13 @@
 //     content (read every line of it, or wrote it), as recorded in the journal, so this
 //     holds across processes.
 //   - Content is read and hashed once: a file that keeps the identity of what this
-//     engine wrote (inode, size, modification time) is planned from the content the
-//     engine holds (known.go), and its next version is hashed from the SHA-256 state
-//     at the last 64 KiB before the first change. This trusts the identity exactly as
-//     the conflict check does: a write by someone else that keeps the inode, the size
-//     and the modification time to the nanosecond goes unseen by both.
+//     engine wrote (inode, size, modification and change times, the latter taken
+//     just after the rename) is planned from the content the engine holds (known.go),
+//     and its next version is hashed from the SHA-256 state at the last 64 KiB before
+//     the first change. This trusts the identity exactly as the conflict check does:
+//     a write in place that sets the modification time back still changes the change
+//     time, which no program can set back.
+//   - write_file's licence (the journal's reads): a whole read, or the session's own
+//     create or write, grants it; the session's edit keeps a licence it had; an undo
+//     or redo, which may be an operator's, grants none.
 package txn

@@ -9,8 +9,8 @@ import (
 )
 
 // known is what this engine last wrote to a file, with the identity the file had then.
-// While the file keeps that identity (a write by anyone else changes its inode, size
-// or modification time), the engine neither reads nor hashes it again: the next edit
+// While the file keeps that identity (a write by anyone else changes its inode, size,
+// or change time), the engine neither reads nor hashes it again: the next edit
 // plans from data and takes hash as the prior content's.
 type known struct {
 	id    vfs.Identity

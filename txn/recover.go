@@ -81,6 +81,9 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		for _, f := range r.Files {
 			e.cleanTemp(path.Dir(f.Path))
 		}
+		if c := e.takeCommitted(r.Seq); c != nil {
+			r = c // made by this process: what the call measured (its duration)
+		}
 		r.State = journal.Committed
 		rollForward(j, r)
 		return nil
@@ -223,7 +226,7 @@ func rollForward(j *journal.Journal, r *journal.Record) {
 				t.SetHead(f.Path, "")
 			case f.After != "":
 				t.SetHead(f.Path, f.After)
-				t.SetRead(r.Session, f.Path, f.After)
+				keepLicence(t, r, f)
 			}
 		}
 		return t.Put(r)

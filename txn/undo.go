@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,90 +45,132 @@ type UndoResult struct {
 	Changes []*Change
 }
 
-// history is what the journal says about every change, for choosing and checking.
+// historyIndex, off, makes undo decode every record of the journal to choose its
+// target, as a journal without the history index needs (benchmarks compare the two in
+// one run).
+var historyIndex = true
+
+// history is what undo needs of the journal: the index of its changes (usable only
+// inside the transaction it was opened in), the target, and the later changes of the
+// target's files that are not undone.
 type history struct {
-	recs   map[uint64]*journal.Record
-	origin map[uint64]uint64 // record -> the call its change came from
-	latest map[uint64]uint64 // origin -> its latest record (itself, an undo or a redo)
-	order  []uint64          // origins, oldest first
+	idx    journal.History
+	recs   map[uint64]*journal.Record // the target and those later changes
+	origin map[uint64]uint64          // record -> the call its change came from
 }
 
+// reverted reports whether the latest record about origin is an undo.
 func (h *history) reverted(origin uint64) bool {
-	r := h.recs[h.latest[origin]]
-	return r != nil && r.Undo != 0
+	c, ok := h.idx.Change(h.idx.Latest(origin))
+	return ok && c.Undo
 }
 
-func loadHistory(t *journal.Tx) (*history, error) {
-	h := &history{recs: map[uint64]*journal.Record{}, origin: map[uint64]uint64{}, latest: map[uint64]uint64{}}
-	for seq := uint64(1); seq <= t.Last(); seq++ {
-		r, err := t.Get(seq)
-		if err != nil {
-			return nil, err
-		}
-		if r == nil || r.State != journal.Committed || !changesFiles(r) {
+// buildHistory gives a journal made before the history index its index, once.
+func (e *Engine) buildHistory() error {
+	ready := false
+	if err := e.j.View(func(t *journal.Tx) error { ready = t.HistoryReady(); return nil }); err != nil || ready {
+		return err
+	}
+	return e.j.Commit(func(t *journal.Tx) error { return t.BuildHistory() })
+}
+
+// openHistory returns the journal's history: its index, or where it has none, one
+// built in memory from every record.
+func openHistory(t *journal.Tx) (*history, error) {
+	h := &history{recs: map[uint64]*journal.Record{}, origin: map[uint64]uint64{}}
+	if historyIndex && t.HistoryReady() {
+		h.idx = t.History()
+		return h, nil
+	}
+	idx, err := t.ScanHistory()
+	h.idx = idx
+	return h, err
+}
+
+// load reads the target and every later change of its files that is not undone.
+func (h *history) load(t *journal.Tx, target uint64) error {
+	rec, err := t.Get(target)
+	if err != nil {
+		return err
+	}
+	c, ok := h.idx.Change(target)
+	if rec == nil || !ok {
+		return fmt.Errorf("call %d is missing from the journal", target)
+	}
+	h.recs[target], h.origin[target] = rec, c.Origin
+	for _, f := range rec.Files {
+		if !f.Op.Changes() {
 			continue
 		}
-		h.recs[seq] = r
-		o := seq
-		switch {
-		case r.Undo != 0:
-			o = h.origin[r.Undo]
-		case r.Redo != 0:
-			o = h.origin[r.Redo]
-		}
-		if o == 0 {
-			continue // its target is not a change this journal knows
-		}
-		if o == seq {
-			h.order = append(h.order, seq)
-		}
-		h.origin[seq] = o
-		h.latest[o] = seq
-	}
-	return h, nil
-}
-
-func changesFiles(r *journal.Record) bool {
-	for _, f := range r.Files {
-		if f.Op.Changes() {
-			return true
-		}
-	}
-	return false
-}
-
-// pick finds the record to revert (undo) or the undo to revert (redo).
-func (h *history) pick(o UndoOptions) (uint64, error) {
-	matches := func(origin uint64) bool {
-		r := h.recs[origin]
-		if o.Session != "" && r.Session != o.Session {
-			return false
-		}
-		if o.Path != "" {
-			for _, f := range h.recs[h.latest[origin]].Files {
-				if f.Path == o.Path {
-					return true
-				}
+		for _, seq := range t.SeqsOf(f.Path, target) {
+			c, ok := h.idx.Change(seq)
+			if !ok || h.recs[seq] != nil || h.reverted(c.Origin) {
+				continue
 			}
-			return false
+			r, err := t.Get(seq)
+			if err != nil {
+				return err
+			}
+			if r != nil {
+				h.recs[seq], h.origin[seq] = r, c.Origin
+			}
 		}
-		return true
 	}
-	var best, newestChange uint64
-	for _, origin := range h.order {
-		if matches(origin) {
-			newestChange = max(newestChange, origin)
+	return nil
+}
+
+// pick finds the record to revert (undo) or the undo to revert (redo), walking the
+// changes newest first.
+func (h *history) pick(o UndoOptions) (uint64, error) {
+	// matches judges an origin by its latest record c: the session that made the
+	// origin, the files of the latest record.
+	matches := func(c journal.Change) bool {
+		if o.Session != "" {
+			oc := c
+			if c.Origin != c.Seq {
+				oc, _ = h.idx.Change(c.Origin)
+			}
+			if oc.Session != o.Session {
+				return false
+			}
 		}
+		return o.Path == "" || slices.Contains(c.Paths, o.Path)
 	}
-	for _, origin := range h.order {
-		if !matches(origin) || h.reverted(origin) == !o.Redo {
-			continue
-		}
-		l := h.latest[origin]
-		if o.Redo && l < newestChange {
-			continue // as in an editor, a new change ends what can be redone
-		}
-		best = max(best, l)
+	latest := func(c journal.Change) bool { return h.idx.Latest(c.Origin) == c.Seq }
+	var best uint64
+	if !o.Redo {
+		// The newest latest record of an applied origin.
+		h.idx.Newest(func(c journal.Change) bool {
+			if latest(c) && !c.Undo && matches(c) {
+				best = c.Seq
+				return false
+			}
+			return true
+		})
+	} else {
+		// As in an editor, a new change ends what can be redone: only undos made
+		// after the newest matching origin count.
+		var newest uint64
+		h.idx.Newest(func(c journal.Change) bool {
+			if c.Origin != c.Seq {
+				return true
+			}
+			if l, ok := h.idx.Change(h.idx.Latest(c.Origin)); ok && matches(l) {
+				newest = c.Seq
+				return false
+			}
+			return true
+		})
+		h.idx.Newest(func(c journal.Change) bool {
+			if c.Seq < newest {
+				return false
+			}
+			if latest(c) && c.Undo && matches(c) {
+				best = c.Seq
+				return false
+			}
+			return true
+		})
 	}
 	if best == 0 {
 		what := "change to undo"
@@ -155,14 +198,13 @@ func scopeText(o UndoOptions) string {
 
 // check validates an explicit target.
 func (h *history) check(o UndoOptions) (uint64, error) {
-	r := h.recs[o.Seq]
-	if r == nil {
+	c, ok := h.idx.Change(o.Seq)
+	if !ok {
 		return 0, errs.New(errs.InvalidInput, "", "Call %d changed no file (or does not exist, or failed): there is nothing to %s.", o.Seq, verb(o))
 	}
-	origin := h.origin[o.Seq]
-	latest := h.latest[origin]
+	latest := h.idx.Latest(c.Origin)
 	if o.Redo {
-		if r.Undo == 0 {
+		if !c.Undo {
 			return 0, errs.New(errs.InvalidInput, "", "Call %d is not an undo; redo re-applies what an undo reverted. To revert call %d, undo it.", o.Seq, o.Seq)
 		}
 		if latest != o.Seq {
@@ -170,10 +212,10 @@ func (h *history) check(o UndoOptions) (uint64, error) {
 		}
 		return o.Seq, nil
 	}
-	if r.Undo != 0 {
+	if c.Undo {
 		return 0, errs.New(errs.InvalidInput, "", "Call %d is an undo; to re-apply what it reverted, redo %d.", o.Seq, o.Seq)
 	}
-	if h.reverted(origin) {
+	if h.reverted(c.Origin) {
 		return 0, errs.New(errs.InvalidInput, "", "Call %d is already undone (by call %d); redo %d re-applies it.", o.Seq, latest, latest)
 	}
 	return latest, nil
@@ -192,20 +234,26 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, err
 	}
+	if historyIndex {
+		// Should the index not be written, the history is read from every record.
+		e.buildHistory()
+	}
 	var hist *history
+	var target uint64
 	err := e.j.View(func(t *journal.Tx) (err error) {
-		hist, err = loadHistory(t)
-		return err
+		if hist, err = openHistory(t); err != nil {
+			return err
+		}
+		if o.Seq == 0 {
+			target, err = hist.pick(o)
+		} else {
+			target, err = hist.check(o)
+		}
+		if err != nil {
+			return err
+		}
+		return hist.load(t, target)
 	})
-	if err != nil {
-		return nil, err
-	}
-	target := o.Seq
-	if target == 0 {
-		target, err = hist.pick(o)
-	} else {
-		target, err = hist.check(o)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +313,9 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change,
 	// Later calls that changed this file, oldest first.
 	var later []uint64
 	for seq, r := range hist.recs {
-		// A later change that is itself undone cancels out: skipped, with its undo.
-		if seq <= target || hist.reverted(hist.origin[seq]) {
+		// A later change that is itself undone cancels out: load left it out, with
+		// its undo.
+		if seq <= target {
 			continue
 		}
 		for _, lf := range r.Files {

@@ -22,10 +22,26 @@ type Identity struct {
 // Known reports whether the identity was taken from a real file.
 func (id Identity) Known() bool { return id.Ino != 0 }
 
-// SameFile compares everything but the change time, which a rename updates: a file
-// written and then renamed into place is the same file it was before the rename.
-func (id Identity) SameFile(o Identity) bool {
+// SameFile reports whether o is the file id was taken of, unchanged since: every
+// field, the change time included. Only the change time gives away a write in place
+// that kept the size and then set the modification time back (utimes changes the
+// change time too, and nothing in user space can set it back).
+func (id Identity) SameFile(o Identity) bool { return id.Known() && id == o }
+
+// SameInode reports whether o is the inode id was taken of with the same size and
+// modification time: what a rename or a change of mode or owner keeps, although
+// they update the change time.
+func (id Identity) SameInode(o Identity) bool {
 	return id.Known() && id.Dev == o.Dev && id.Ino == o.Ino && id.Size == o.Size && id.Mtime == o.Mtime
+}
+
+// IdentityOf returns the identity the file at canonical path p has now.
+func (f *FS) IdentityOf(p string) (Identity, error) {
+	fi, err := f.fs.Stat(p)
+	if err != nil {
+		return Identity{}, err
+	}
+	return identityOf(fi), nil
 }
 
 func identityOf(fi fs.FileInfo) Identity {

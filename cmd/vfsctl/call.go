@@ -87,12 +87,13 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		line, tooLong, err := readLine(in, maxLine)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			var res toolapi.Result
+			ran := false
 			if tooLong {
 				res = refusal("", errs.New(errs.TooLarge, "", "The call line is over %d bytes; it was skipped.", maxLine))
 			} else {
-				res = c.one(eng, session, line)
+				res, ran = c.one(eng, session, line)
 			}
-			if res.Txn == nil && !tooLong {
+			if !ran && !tooLong {
 				// Not even a call: journaled as such, for failure analytics.
 				kind := errs.InvalidInput
 				if res.Kind != nil {
@@ -118,31 +119,32 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-// one decodes the envelope of one line and runs the call.
-func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) toolapi.Result {
+// one decodes the envelope of one line and runs the call; ran says whether it did (a
+// call the journal could not record has no number, but it ran).
+func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res toolapi.Result, ran bool) {
 	var env map[string]json.RawMessage
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &env) != nil {
-		return refusal("", errs.New(errs.InvalidInput, "", `The line is not a JSON object. Send {"tool": NAME, "args": {...}} on one line.`))
+		return refusal("", errs.New(errs.InvalidInput, "", `The line is not a JSON object. Send {"tool": NAME, "args": {...}} on one line.`)), false
 	}
 	id := env["id"]
 	if len(id) > 0 && id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-' {
-		return refusal("", errs.New(errs.InvalidInput, "", `The line's "id" must be a string or a number, echoed in the reply.`))
+		return refusal("", errs.New(errs.InvalidInput, "", `The line's "id" must be a string or a number, echoed in the reply.`)), false
 	}
 	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
 	if k, _ := toolapi.DuplicateKey(line); k != "" && (k == "tool" || k == "args" || k == "id") {
-		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k)))
+		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k))), false
 	}
 	var tool string
 	if raw, ok := env["tool"]; !ok || json.Unmarshal(raw, &tool) != nil {
-		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`)))
+		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`))), false
 	}
 	for k := range env {
 		if k != "tool" && k != "args" && k != "id" {
-			return withID(refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k)))
+			return withID(refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k))), false
 		}
 	}
-	return withID(eng.Call(context.Background(), session, tool, env["args"]))
+	return withID(eng.Call(context.Background(), session, tool, env["args"])), true
 }
 
 func refusal(tool string, err *errs.Error) toolapi.Result {
