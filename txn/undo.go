@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -307,7 +308,14 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change,
 	data, id, curErr := e.fs.ReadCanonicalID(f.Path)
 	exists := curErr == nil
 	if curErr != nil && !errors.Is(curErr, fs.ErrNotExist) {
-		return nil, errs.Wrap(errs.IOError, f.Path, curErr, "Cannot read %s: %v.", f.Path, curErr)
+		if errors.Is(curErr, syscall.EISDIR) || errors.Is(curErr, vfs.ErrNotRegular) {
+			return nil, errs.Wrap(errs.NotAFile, f.Path, curErr, "%s is no longer a regular file (something else was put at its path since call %d); nothing was undone. Move it aside first.", f.Path, target)
+		}
+		cause := curErr
+		if u := errors.Unwrap(curErr); u != nil {
+			cause = u // the OS's words, without the path it was opened by
+		}
+		return nil, errs.Wrap(errs.IOError, f.Path, curErr, "Cannot read %s: %v.", f.Path, cause)
 	}
 	cur := current{data, id}
 	// Later calls that changed this file, oldest first.

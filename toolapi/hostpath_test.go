@@ -1,0 +1,45 @@
+package toolapi_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
+)
+
+// No reply shows a path of the host: an undo_edit of a file that became a folder, or
+// a FIFO, is not_a_file, said in the workspace's own terms.
+func TestRepliesShowNoHostPath(t *testing.T) {
+	eng, ws := guardEngine(t, "", map[string]string{"keep.txt": "k\n"})
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if r := call(t, eng, "create_file", map[string]any{"path": name, "content": "one\n"}); !r.OK {
+			t.Fatal(r.Text)
+		}
+	}
+	os.Remove(filepath.Join(ws, "a.txt"))
+	os.Mkdir(filepath.Join(ws, "a.txt"), 0o755)
+	testutil.WriteFile(t, filepath.Join(ws, "a.txt", "inner"), "x\n")
+	os.Remove(filepath.Join(ws, "b.txt"))
+	if err := mkfifo(filepath.Join(ws, "b.txt")); err != nil {
+		t.Skip(err)
+	}
+	for _, name := range []string{"a.txt", "b.txt"} {
+		r := call(t, eng, "undo_edit", map[string]any{"path": name})
+		if r.OK {
+			t.Errorf("undo_edit of %s: %s", name, r.Text)
+			continue
+		}
+		if *r.Kind != "not_a_file" {
+			t.Errorf("undo_edit of %s: kind %s, want not_a_file", name, *r.Kind)
+		}
+		if strings.Contains(r.Text, ws) || strings.Contains(r.Text, os.TempDir()) {
+			t.Errorf("undo_edit of %s shows a host path: %s", name, r.Text)
+		}
+		t.Logf("%s: %s: %s", name, *r.Kind, r.Text)
+	}
+}
+
+func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
