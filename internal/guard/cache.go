@@ -22,12 +22,42 @@ const (
 
 var cache = struct {
 	sync.Mutex
-	files map[string][]*entry
-}{files: map[string][]*entry{}}
+	files   map[string][]*entry
+	warming map[string]bool // files being parsed in the background
+}{files: map[string][]*entry{}, warming: map[string]bool{}}
+
+// warm parses src, the content of file p, in the background, unless it already is.
+func warm(p, lang string, parse parseFunc, src []byte) {
+	cache.Lock()
+	busy := cache.warming[p]
+	cache.warming[p] = true
+	cache.Unlock()
+	if busy {
+		return
+	}
+	go func() {
+		parseCached(p, lang, parse, src)
+		cache.Lock()
+		delete(cache.warming, p)
+		cache.Unlock()
+	}()
+}
 
 // incremental, when a backend sets it, parses src in lang from prev (nil for a full
 // parse) and returns its errors and tree. ok is false for a language it lacks.
 var incremental func(lang string, prev *entry, src []byte) (errs []synErr, tree any, ok bool)
+
+// cached reports whether the cache holds a parse of file p with content src.
+func cached(p string, src []byte) bool {
+	cache.Lock()
+	defer cache.Unlock()
+	for _, e := range cache.files[p] {
+		if bytes.Equal(e.content, src) {
+			return true
+		}
+	}
+	return false
+}
 
 // parseCached returns the errors of src, the content of file p in lang.
 func parseCached(p, lang string, parse parseFunc, src []byte) []synErr {

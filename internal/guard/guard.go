@@ -153,16 +153,31 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 	if parse == nil {
 		return nil
 	}
-	// The old content first: usually it is cached, and if not, the new content is
-	// then parsed incrementally from its tree.
-	if old != nil && len(parseCached(p, lang, parse, old)) > 0 {
-		return nil // it did not parse before: a broken file stays editable
+	confirm := exact[lang]
+	var newErrs []synErr
+	if confirm != nil && !cached(p, old) {
+		// A file the fast parser has no tree of: the exact parser is quicker than a
+		// first full parse (go/parser against tree-sitter's Go grammar). The tree is
+		// made meanwhile, so that the next edit of the file is warm.
+		warm(p, lang, parse, new)
+		if old != nil && len(confirm(old)) > 0 {
+			return nil
+		}
+		if newErrs = confirm(new); len(newErrs) == 0 {
+			return nil
+		}
+		confirm = nil
+	} else {
+		// The old content first: usually it is cached, and if not, the new content is
+		// then parsed incrementally from its tree.
+		if old != nil && len(parseCached(p, lang, parse, old)) > 0 {
+			return nil // it did not parse before: a broken file stays editable
+		}
+		if newErrs = parseCached(p, lang, parse, new); len(newErrs) == 0 {
+			return nil
+		}
 	}
-	newErrs := parseCached(p, lang, parse, new)
-	if len(newErrs) == 0 {
-		return nil
-	}
-	if confirm := exact[lang]; confirm != nil {
+	if confirm != nil {
 		// A fast parser flagged the change; the exact one decides, in its own words.
 		if newErrs = confirm(new); len(newErrs) == 0 {
 			return nil

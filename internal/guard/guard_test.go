@@ -203,6 +203,7 @@ func TestIncrementalAgreesWithFull(t *testing.T) {
 					next = append(next, l...) // duplicate it
 				}
 			}
+			parseCached(p, lang, languages[lang], cur) // the tree of the content before, as after an edit
 			inc := Syntax(p, cur, next)
 			Forget(p)
 			full := Syntax(p, cur, next)
