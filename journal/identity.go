@@ -77,8 +77,8 @@ type Adoption struct {
 
 // Adopt makes a journal that another folder made (or that records no identity) this
 // workspace's own: it is copied into a new file of this process's user, with this
-// folder's identity, which replaces it. The temps file is dropped (its names are not
-// this workspace's). A damaged journal is not adopted. Nothing is recovered here: the
+// folder's identity, which replaces it. The marks and temps files are dropped (they
+// speak of another folder's files). A damaged journal is not adopted. Nothing is recovered here: the
 // next open does that, under the rules that bind a call.
 func (j *Journal) Adopt() (Adoption, error) {
 	var a Adoption
@@ -145,7 +145,14 @@ func (j *Journal) Adopt() (Adoption, error) {
 	if err := j.dir.rename(tmp, base); err != nil {
 		return a, err
 	}
+	// The marks and temps files speak of the files of the folder the journal came
+	// from: here recovery judges pending calls by the files themselves.
+	j.dir.remove("marks")
 	j.dir.remove("temps")
 	unix.Fsync(j.dir.fd)
 	return a, nil
 }
+
+// ForgetIdentity removes the recorded identity, as a journal made before identities
+// were recorded lacks it: for tests.
+func (t *Tx) ForgetIdentity() error { return t.b(bMeta).Delete([]byte("folder")) }

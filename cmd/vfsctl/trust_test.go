@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/journal"
 )
 
 // hangLimit bounds a command that must answer: past it, the test fails as a hang.
@@ -220,5 +221,92 @@ func restore(t *testing.T, dir string, snap map[string]string) {
 		if content, _, ok := strings.Cut(v, "\x00"); ok && now[p] != v {
 			os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644)
 		}
+	}
+}
+
+// TestForeignJournal: a journal copied (cp -a) from another workspace, with a call
+// left pending whose recovery would write a file, is refused by every command and
+// nothing in the workspace changes, the journal included; once adopted it is used,
+// and recovery settles the pending call.
+func TestForeignJournal(t *testing.T) {
+	a := testutil.Workspace(t, map[string]string{"f1.txt": "one\n", "f2.txt": "two\n"})
+	both := `{"tool": "apply_changes", "args": {"changes": [{"path": "f1.txt", "edits": [{"oldText": "one", "newText": "ONE"}]}, {"path": "f2.txt", "edits": [{"oldText": "two", "newText": "TWO"}]}]}}`
+	if code, out, errb := runBounded(t, both+"\n", "call", "--root", a); code != exitOK {
+		t.Fatalf("exit %d: %s%s", code, out, errb)
+	}
+	// Leave the call pending, as a crash between its two files would.
+	j := journal.New(filepath.Join(a, ".vfsctl", "journal.db"), journal.Options{Root: a})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	err := j.Update(func(tx *journal.Tx) error {
+		r, err := tx.Get(1)
+		if err != nil {
+			return err
+		}
+		r.State = journal.Pending
+		return tx.Put(r)
+	})
+	j.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(a, "f2.txt"), []byte("two\n"), 0o644)
+
+	b := t.TempDir()
+	if out, err := exec.Command("cp", "-a", a+"/.", b).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v %s", err, out)
+	}
+	before := snapshotDir(t, b)
+	for _, args := range [][]string{{"log"}, {"show", "1"}, {"undo"}, {"redo"}, {"fsck"}, {"stats"}, {"export"}, {"replay", "1"}, {"call"}} {
+		stdin := ""
+		if args[0] == "call" {
+			stdin = `{"tool": "read_file", "args": {"path": "f1.txt"}}` + "\n"
+		}
+		code, out, errb := runBounded(t, stdin, append(args, "--root", b, "--wait", "2s")...)
+		if code == exitOK || !strings.Contains(out+errb, "journal .vfsctl/journal.db was made in another folder") || !strings.Contains(out+errb, "vfsctl adopt") {
+			t.Errorf("%v: exit %d, %s%s", args, code, out, errb)
+		}
+		if !maps.Equal(before, snapshotDir(t, b)) {
+			t.Fatalf("%v changed the workspace or its journal", args)
+		}
+	}
+	code, out, errb := runBounded(t, "", "adopt", "--root", b)
+	if code != exitOK || !strings.Contains(out, "1 pending") {
+		t.Fatalf("adopt: exit %d, %s%s", code, out, errb)
+	}
+	if code, out, errb := runBounded(t, "", "log", "--root", b); code != exitOK || !strings.Contains(out, "rolled_back") {
+		t.Errorf("log after adopt: exit %d, %s%s", code, out, errb)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(b, "f1.txt")); got != "one\n" {
+		t.Errorf("after adopt, recovery left f1.txt %q; the half-applied call rolls back to %q", got, "one\n")
+	}
+	if got := testutil.ReadFile(t, filepath.Join(a, "f1.txt")); got != "ONE\n" {
+		t.Errorf("the original workspace changed: f1.txt %q", got)
+	}
+}
+
+// TestUnidentifiedJournal: a journal that records no identity (an older vfsctl made
+// it, or it was crafted without one) is refused until adopted.
+func TestUnidentifiedJournal(t *testing.T) {
+	dir := history(t)
+	j := journal.New(filepath.Join(dir, ".vfsctl", "journal.db"), journal.Options{Root: dir})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	err := j.Update(func(tx *journal.Tx) error { return tx.ForgetIdentity() })
+	j.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errb := runBounded(t, "", "log", "--root", dir)
+	if code == exitOK || !strings.Contains(errb, "does not say which workspace made it") {
+		t.Fatalf("log: exit %d, %s", code, errb)
+	}
+	if code, out, errb := runBounded(t, "", "adopt", "--root", dir); code != exitOK {
+		t.Fatalf("adopt: exit %d, %s%s", code, out, errb)
+	}
+	if code, out, errb := runBounded(t, "", "log", "--root", dir); code != exitOK || !strings.Contains(out, "create_file") {
+		t.Fatalf("log after adopt: exit %d, %s%s", code, out, errb)
 	}
 }
