@@ -37,7 +37,8 @@ const (
 	staleTicket = 3 * time.Second
 )
 
-// othersWaiting reports whether another process holds a live ticket.
+// othersWaiting reports whether another process holds a live ticket, removing the
+// tickets that are not.
 func (j *Journal) othersWaiting() bool {
 	if j.dir == nil {
 		return false
@@ -48,9 +49,14 @@ func (j *Journal) othersWaiting() bool {
 	}
 	defer unix.Close(fd)
 	for _, n := range readNames(fd) {
-		if t, ok := parseTicket(n); ok && t.live(fd) {
+		t, ok := parseTicket(n)
+		if !ok {
+			continue
+		}
+		if t.live(fd) {
 			return true
 		}
+		unix.Unlinkat(fd, n, 0) // stale: cleared at once
 	}
 	return false
 }

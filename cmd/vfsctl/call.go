@@ -86,7 +86,9 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 			} else {
 				res = c.one(eng, session, line)
 			}
-			if res.Txn == nil && !tooLong {
+			// A busy or damaged journal could not be had: nothing to journal, no second wait.
+			unusable := res.Kind != nil && *res.Kind != string(errs.InvalidInput)
+			if res.Txn == nil && !tooLong && !unusable {
 				// Not even a call: journaled as such, for failure analytics.
 				kind := errs.InvalidInput
 				if res.Kind != nil {
