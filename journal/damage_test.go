@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +100,57 @@ func TestOtherUsersJournal(t *testing.T) {
 	}
 	if err := j.Acquire(); err != nil {
 		t.Fatalf("after adopt: %v", err)
+	}
+	j.Release()
+}
+
+// TestDamagedInLongProcess: a server process that met a journal bbolt panics on while
+// opening keeps answering with the damage (not busy after a wait on its own leftover
+// lock), and once the file is moved aside it starts a new journal.
+func TestDamagedInLongProcess(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".vfsctl", "journal.db")
+	j := New(p, Options{Root: dir, Wait: 5 * time.Second})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	j.Update(func(tx *Tx) error {
+		for range 50 {
+			if err := tx.Put(&Record{Time: time.Now(), Session: "s", Tool: "read_file", State: Committed, Files: []File{{Path: "a.go", Op: OpRead}}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	j.Release()
+	// Noise over the freelist page, which bbolt reads while opening.
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	meta := 0 // the meta page of the latest transaction
+	if le.Uint64(data[4096+64:]) > le.Uint64(data[64:]) {
+		meta = 4096
+	}
+	free := int(le.Uint64(data[meta+48:]))
+	for i := free * 4096; i < (free+1)*4096; i++ {
+		data[i] = byte(i*31) ^ 0xa5
+	}
+	os.WriteFile(p, data, 0o644)
+	for i := range 2 {
+		err := j.Acquire()
+		if err == nil {
+			j.Release()
+			t.Fatalf("open %d: the damaged journal was opened", i)
+		}
+		if errs.KindOf(err) != errs.IOError || !strings.Contains(err.Error(), ".vfsctl/journal.db is damaged") {
+			t.Fatalf("open %d: %v", i, err)
+		}
+	}
+	os.Rename(p, p+".damaged")
+	if err := j.Acquire(); err != nil {
+		t.Fatalf("after moving the damaged file aside: %v", err)
 	}
 	j.Release()
 }

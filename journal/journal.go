@@ -158,21 +158,27 @@ func (j *Journal) Release() {
 	}
 }
 
-// closeDB closes the bbolt file. After bbolt failed on damage its locks may be held
-// for good, so then only the file is closed (its mapping is left to the process).
+// closeDB closes the bbolt file. Its mapping keeps the file, and so bbolt's lock on
+// it, until Close unmaps it. After bbolt panicked on damage its own locks may be held
+// for good, so Close then gets a bounded time, and past it only the file is closed.
 func (j *Journal) closeDB() {
-	db := j.db.Swap(nil)
-	if db != nil {
-		// The mapping keeps the file, and so bbolt's lock on it, until Close unmaps it.
-		done := make(chan error, 1)
-		go func() { done <- j.guard(db.Close) }()
-		select {
-		case err := <-done:
-			if err == nil {
+	if db := j.db.Swap(nil); db != nil {
+		if j.broken.Load() == nil {
+			if j.guard(db.Close) == nil {
 				j.file = nil
 				return
 			}
-		case <-time.After(time.Second): // its locks were left held by a panic
+		} else {
+			done := make(chan error, 1)
+			go func() { done <- j.guard(db.Close) }()
+			select {
+			case err := <-done:
+				if err == nil {
+					j.file = nil
+					return
+				}
+			case <-time.After(time.Second):
+			}
 		}
 	}
 	if j.file != nil {
