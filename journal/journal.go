@@ -249,17 +249,6 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 		// bbolt would lay out a new file over it: history silently gone.
 		return nil, j.damage("it is empty (0 bytes)")
 	}
-	if exists {
-		f, err := d.open(base, os.O_RDONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		why := cutShort(f, st.Size)
-		f.Close()
-		if why != "" {
-			return nil, j.damage(why)
-		}
-	}
 	if b := j.leaked.Load(); b != nil && b.dev == st.Dev && b.ino == st.Ino {
 		// bbolt failed on this file in this process before and left it mapped, and
 		// locked with it: it is as damaged as it was.
@@ -273,8 +262,17 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 		db, err = bolt.Open(j.path, 0o644, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync,
 			OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
 				f, err := d.open(base, flag, perm)
+				if err != nil {
+					return nil, err
+				}
+				if exists {
+					if why := cutShort(f, st.Size); why != "" {
+						f.Close()
+						return nil, j.damage(why)
+					}
+				}
 				j.file = f
-				return f, err
+				return f, nil
 			}})
 		return err
 	})
