@@ -49,30 +49,37 @@ func (j *Journal) Commit(fn func(*Tx) error) error {
 }
 
 func (j *Journal) runBatch(batch []*commitReq, deferred []func(*Tx) error) {
-	db := j.handle()
-	if db == nil {
+	db, err := j.usable()
+	if err != nil {
 		for _, r := range batch {
-			r.done <- errNotAcquired
+			r.done <- err
 		}
 		return
 	}
+	// A panic of bbolt on a damaged file becomes every request's error: no waiter of
+	// this batch is left hanging, and the lead passes on.
 	run := func(ds []func(*Tx) error, rs []*commitReq) error {
-		return db.Update(func(tx *bolt.Tx) error {
-			t := &Tx{tx: tx}
-			for _, d := range ds {
-				if err := d(t); err != nil {
-					return err
+		if b := j.broken.Load(); b != nil {
+			return *b
+		}
+		return j.guard(func() error {
+			return db.Update(func(tx *bolt.Tx) error {
+				t := &Tx{tx: tx}
+				for _, d := range ds {
+					if err := d(t); err != nil {
+						return err
+					}
 				}
-			}
-			for _, r := range rs {
-				if err := r.fn(t); err != nil {
-					return err
+				for _, r := range rs {
+					if err := r.fn(t); err != nil {
+						return err
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		})
 	}
-	err := run(deferred, batch)
+	err = run(deferred, batch)
 	if err == nil {
 		for _, r := range batch {
 			r.done <- nil

@@ -14,6 +14,16 @@
 // Every fresh open runs the OnOpen hook (txn's recovery) before anything else, so what
 // any command sees is settled.
 //
+// # Trust
+//
+// Everything in the workspace may be hostile, .vfsctl/ included. The journal's folder
+// and files are opened by handle below Options.Root, never through a symlink and only
+// as regular files (files.go). A journal is used only in the folder that created it
+// and only when this process's user owns it (identity.go); any other is refused,
+// before recovery or any read, until `vfsctl adopt`. A damaged file is an io_error
+// naming the journal: bbolt's panics and faults on it are caught at this package's
+// boundary (open, View, Update, the group commit), never a panic or a hang.
+//
 // # The commit protocol
 //
 // A call that changes files costs one synced bbolt transaction:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,11 @@ const DefaultWait = 10 * time.Second
 
 // Options configure a Journal.
 type Options struct {
+	// Root is the workspace root when the journal lives inside it (<root>/.vfsctl/):
+	// the root is trusted as named, and every folder below it is opened without
+	// following symlinks. "" trusts the journal's folder as named (a journal kept
+	// outside the workspace, for one).
+	Root string
 	// Wait bounds how long Acquire waits for another process; 0 means DefaultWait.
 	Wait time.Duration
 	// Holder describes this process in the busy error another process reports, e.g.
@@ -48,9 +54,13 @@ type Journal struct {
 	mu       sync.Mutex // held while opening, recovering and closing
 	cond     *sync.Cond // on mu: the hold ended
 	refs     int
-	yielding bool     // another process waits: no new call joins this hold
-	lock     *os.File // the lock file, held while the journal is open (turns.go)
+	yielding bool       // another process waits: no new call joins this hold
+	dir      *dirHandle // the journal's folder, open while the journal is (files.go)
+	lock     *os.File   // the lock file, held while the journal is open (turns.go)
+	file     *os.File   // the bbolt file, as opened for bbolt
 	db       atomic.Pointer[bolt.DB]
+	broken   atomic.Pointer[error] // bbolt failed on a damaged file during this hold
+	leaked   atomic.Pointer[leak]  // a file bbolt failed to open and left mapped
 
 	// Group commit (commit.go).
 	gmu      sync.Mutex
@@ -72,6 +82,19 @@ func New(path string, opts Options) *Journal {
 // Path is the journal file.
 func (j *Journal) Path() string { return j.path }
 
+// Exists reports whether anything is at the journal's place (a journal, or something
+// that is not one and that opening it will refuse): operators' commands read the
+// journal without creating one.
+func (j *Journal) Exists() bool {
+	d, err := j.openDir(false)
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	defer d.close()
+	_, ok := d.stat(filepath.Base(j.path))
+	return ok
+}
+
 // Acquire opens the journal for this process if it is not open yet (waiting for another
 // process at most Options.Wait) and holds it until the matching Release.
 //
@@ -89,7 +112,8 @@ func (j *Journal) Acquire() error {
 		return nil
 	}
 	j.yielding = false
-	db, err := j.open()
+	j.broken.Store(nil)
+	db, err := j.open(false)
 	if err != nil {
 		j.unlock()
 		return err
@@ -98,12 +122,18 @@ func (j *Journal) Acquire() error {
 	// Recovery runs with j.mu held, so no other call of this process starts before the
 	// journal and the files are settled. It uses Update and View, which take no lock.
 	var pending []uint64
-	j.View(func(t *Tx) error { pending = t.Pending(); return nil })
+	if err := j.View(func(t *Tx) error { pending = t.Pending(); return nil }); err != nil {
+		j.closeDB()
+		j.unlock()
+		return err
+	}
 	j.compactMarks(pending)
 	if j.opts.OnOpen != nil {
 		if err := j.opts.OnOpen(j); err != nil {
-			j.db.Store(nil)
-			db.Close()
+			if b := j.broken.Load(); b != nil {
+				err = *b // the damage, not what recovery made of it
+			}
+			j.closeDB()
 			j.unlock()
 			return err
 		}
@@ -122,22 +152,57 @@ func (j *Journal) Release() {
 		j.gmu.Lock()
 		j.deferred = nil
 		j.gmu.Unlock()
-		if db := j.db.Swap(nil); db != nil {
-			db.Close()
-		}
+		j.closeDB()
 		j.unlock()
 		j.cond.Broadcast()
 	}
 }
 
-func (j *Journal) unlock() {
-	if j.lock != nil {
-		j.lock.Close() // releases the flock
-		j.lock = nil
+// closeDB closes the bbolt file. Its mapping keeps the file, and so bbolt's lock on
+// it, until Close unmaps it. After bbolt panicked on damage its own locks may be held
+// for good, so Close then gets a bounded time, and past it only the file is closed.
+func (j *Journal) closeDB() {
+	if db := j.db.Swap(nil); db != nil {
+		if j.broken.Load() == nil {
+			if j.guard(db.Close) == nil {
+				j.file = nil
+				return
+			}
+		} else {
+			done := make(chan error, 1)
+			go func() { done <- j.guard(db.Close) }()
+			select {
+			case err := <-done:
+				if err == nil {
+					j.file = nil
+					return
+				}
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	if j.file != nil {
+		j.file.Close()
+		j.file = nil
 	}
 }
 
-func (j *Journal) holderPath() string { return filepath.Join(filepath.Dir(j.path), "holder") }
+// unlock ends the hold: the holder file goes, then the lock.
+func (j *Journal) unlock() {
+	if j.lock != nil {
+		j.dir.remove("holder")
+		j.lock.Close() // releases the flock
+		j.lock = nil
+	}
+	j.dir.close()
+	j.dir = nil
+}
+
+// leak is a journal file that bbolt left mapped (and so locked) in this process.
+type leak struct {
+	dev, ino uint64
+	err      error
+}
 
 type holder struct {
 	Pid     int       `json:"pid"`
@@ -145,78 +210,147 @@ type holder struct {
 	Since   time.Time `json:"since"`
 }
 
-func (j *Journal) open() (*bolt.DB, error) {
-	dir := filepath.Dir(j.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, errs.Wrap(errs.IOError, "", err, "Cannot create %s: %v.", dir, err)
-	}
-	// The journal never belongs in the user's repository.
-	gi := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(gi); errors.Is(err, os.ErrNotExist) {
-		os.WriteFile(gi, []byte("*\n"), 0o644)
-	}
-	lock, err := j.takeTurn()
+// open takes this process's turn on the journal and opens the bbolt file, all within
+// one Options.Wait. adopting skips the check that the journal is this workspace's own.
+func (j *Journal) open(adopting bool) (*bolt.DB, error) {
+	deadline := time.Now().Add(j.opts.Wait)
+	d, err := j.openDir(true)
 	if err != nil {
-		if errs.KindOf(err) == errs.Busy {
-			return nil, err
-		}
-		return nil, errs.Wrap(errs.IOError, "", err, "Cannot lock the journal %s: %v.", j.path, err)
-	}
-	j.lock = lock
-	fresh := false
-	if _, err := os.Stat(j.path); errors.Is(err, os.ErrNotExist) {
-		fresh = true
-	}
-	// bbolt polls the lock every 50 ms and gives up one interval before its Timeout.
-	db, err := bolt.Open(j.path, 0o644, &bolt.Options{Timeout: j.opts.Wait + 50*time.Millisecond, NoSync: j.opts.NoSync})
-	switch {
-	case errors.Is(err, berrors.ErrTimeout):
-		return nil, j.busy()
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
-		return nil, errs.Wrap(errs.IOError, "", err, "%s is not a vfsctl journal (%v). Move it aside; a new journal is created on the next call.", j.path, err)
-	case err != nil:
-		return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the journal %s: %v.", j.path, err)
-	}
-	if err := j.checkSchema(db, fresh); err != nil {
-		db.Close()
 		return nil, err
 	}
+	j.dir = d
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	// The journal never belongs in the user's repository.
+	if _, ok := d.stat(".gitignore"); !ok {
+		if f, err := d.open(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			f.WriteString("*\n")
+			f.Close()
+		}
+	}
+	lock, err := j.takeTurn(deadline)
+	if err != nil {
+		if errors.As(err, new(*errs.Error)) {
+			return nil, err
+		}
+		return nil, errs.Wrap(errs.IOError, "", err, "Cannot lock the journal %s: %v.", j.showPath(), err)
+	}
+	j.lock = lock
 	h, _ := json.Marshal(holder{Pid: os.Getpid(), Command: j.opts.Holder, Since: time.Now().UTC()})
-	overwrite(j.holderPath(), h)
+	if f, err := d.open("holder", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644); err == nil {
+		f.Write(h)
+		f.Close()
+	}
+
+	base := filepath.Base(j.path)
+	st, exists := d.stat(base)
+	if exists && st.Size == 0 {
+		// bbolt would lay out a new file over it: history silently gone.
+		return nil, j.damage("it is empty (0 bytes)")
+	}
+	if b := j.leaked.Load(); b != nil && b.dev == st.Dev && b.ino == st.Ino {
+		// bbolt failed on this file in this process before and left it mapped, and
+		// locked with it: it is as damaged as it was.
+		return nil, b.err
+	}
+	var db *bolt.DB
+	err = j.guard(func() (err error) {
+		// bbolt polls its own lock every 50 ms and gives up one interval before its
+		// Timeout (0 would wait for ever); the turn above already took the wait.
+		wait := max(time.Until(deadline), 0) + 100*time.Millisecond
+		db, err = bolt.Open(j.path, 0o644, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync,
+			OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
+				f, err := d.open(base, flag, perm)
+				if err != nil {
+					return nil, err
+				}
+				if exists {
+					if why := cutShort(f, st.Size); why != "" {
+						f.Close()
+						return nil, j.damage(why)
+					}
+				}
+				j.file = f
+				return f, nil
+			}})
+		return err
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, j.busy()
+	case errors.As(err, new(*errs.Error)): // ours: a refused file, damage
+		if j.broken.Load() != nil && exists {
+			j.leaked.Store(&leak{dev: st.Dev, ino: st.Ino, err: err})
+		}
+		j.closeDB()
+		return nil, err
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
+		j.closeDB()
+		return nil, errs.Wrap(errs.IOError, "", err, "%s is not a vfsctl journal (%v). Move it aside; a new journal is created on the next call.", j.showPath(), err)
+	default:
+		j.closeDB()
+		return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the journal %s: %v.", j.showPath(), err)
+	}
+	j.db.Store(db)
+	if err := j.guard(func() error { return j.checkSchema(db, !exists, adopting) }); err != nil {
+		j.closeDB()
+		return nil, err
+	}
 	return db, nil
 }
 
-// overwrite writes data over the file at p without truncating it to zero first: on
-// ext4 that truncation flushes the file, a fraction of a millisecond on every open.
-func overwrite(p string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteAt(data, 0)
-	if terr := f.Truncate(int64(len(data))); err == nil {
-		err = terr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
+// busy is the error of a process that did not get its turn: it names the process
+// holding the journal, or the one ahead in line.
 func (j *Journal) busy() error {
 	what := "another process"
-	if b, err := os.ReadFile(j.holderPath()); err == nil {
-		var h holder
-		if json.Unmarshal(b, &h) == nil && h.Pid > 0 {
-			what = fmt.Sprintf("process %d (%s, holding it since %s)", h.Pid, strings.TrimSpace(h.Command), h.Since.Local().Format("15:04:05"))
-		}
+	if h, ok := j.readHolder(); ok {
+		what = fmt.Sprintf("process %d (%s, holding it since %s)", h.Pid, strings.TrimSpace(h.Command), h.Since.Local().Format("15:04:05"))
+	} else if pid := j.firstWaiter(); pid > 0 {
+		what = fmt.Sprintf("process %d, which waits for its turn ahead of this one", pid)
 	}
 	return errs.New(errs.Busy, "", "The workspace is busy with the calls of %s; waited %s and did nothing. Retry this call shortly.", what, j.opts.Wait)
 }
 
+// readHolder reads the holder file, if its process is alive.
+func (j *Journal) readHolder() (holder, bool) {
+	var h holder
+	f, err := j.dir.open("holder", os.O_RDONLY, 0)
+	if err != nil {
+		return h, false
+	}
+	defer f.Close()
+	b := make([]byte, 4096)
+	n, _ := f.Read(b)
+	if json.Unmarshal(b[:n], &h) != nil || h.Pid <= 0 || !alive(h.Pid) {
+		return h, false
+	}
+	return h, true
+}
+
+// damage is the error for a journal file bbolt cannot use.
+func (j *Journal) damage(why string) error {
+	p := j.showPath()
+	return errs.New(errs.IOError, "", "The journal %s is damaged: %s. Nothing was done. Run `vfsctl fsck`; to start a new journal, move %s aside.", p, why, p)
+}
+
+// guard runs fn, turning a panic of bbolt on a damaged file (or a fault reading its
+// mapping) into the journal's damage error.
+func (j *Journal) guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = j.damage(fmt.Sprintf("reading it failed (%v)", p))
+			j.broken.CompareAndSwap(nil, &err)
+		}
+	}()
+	return fn()
+}
+
 var allBuckets = []string{bMeta, bRecords, bPending, bBlobs, bHeads, bReads, bByPath, bBySession, bByKind, bByTime, bFacts}
 
-func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
+func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 	ready := false
 	err := db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket([]byte(bMeta))
@@ -224,12 +358,17 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
 			return nil
 		}
 		if string(meta.Get([]byte("app"))) != appName {
-			return errs.New(errs.IOError, "", "%s is not a vfsctl journal. Move it aside.", j.path)
+			return errs.New(errs.IOError, "", "%s is not a vfsctl journal. Move it aside.", j.showPath())
 		}
 		var v int
 		fmt.Sscan(string(meta.Get([]byte("schema"))), &v)
 		if v > SchemaVersion {
-			return errs.New(errs.IOError, "", "%s was written by a newer vfsctl (journal schema %d; this one reads %d). Upgrade vfsctl.", j.path, v, SchemaVersion)
+			return errs.New(errs.IOError, "", "%s was written by a newer vfsctl (journal schema %d; this one reads %d). Upgrade vfsctl.", j.showPath(), v, SchemaVersion)
+		}
+		if !adopting {
+			if err := j.checkOwn(meta); err != nil {
+				return err
+			}
 		}
 		ready = tx.Bucket([]byte(bFacts)) != nil // journals before the facts bucket get it below
 		return nil
@@ -244,8 +383,9 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
 			empty := true
 			tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
 			if !empty && !fresh {
-				return errs.New(errs.IOError, "", "%s is a bbolt file of another application, not a vfsctl journal. Move it aside.", j.path)
+				return errs.New(errs.IOError, "", "%s is a bbolt file of another application, not a vfsctl journal. Move it aside.", j.showPath())
 			}
+			// An empty file holds nothing to act on: it becomes this workspace's own.
 			for _, b := range allBuckets {
 				if _, err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
 					return err
@@ -253,6 +393,9 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
 			}
 			meta = tx.Bucket([]byte(bMeta))
 			meta.Put([]byte("app"), []byte(appName))
+			if err := j.recordIdentity(meta); err != nil {
+				return err
+			}
 			return meta.Put([]byte("schema"), []byte(fmt.Sprint(SchemaVersion)))
 		}
 		_, err := tx.CreateBucketIfNotExists([]byte(bFacts))
@@ -262,25 +405,42 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh bool) error {
 
 // Update runs fn in a read-write transaction; the journal must be acquired.
 func (j *Journal) Update(fn func(*Tx) error) error {
-	db := j.handle()
-	if db == nil {
-		return errNotAcquired
+	db, err := j.usable()
+	if err != nil {
+		return err
 	}
-	return db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return j.guard(func() error {
+		return db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	})
 }
 
 // View runs fn in a read-only transaction; the journal must be acquired.
 func (j *Journal) View(fn func(*Tx) error) error {
-	db := j.handle()
-	if db == nil {
-		return errNotAcquired
+	db, err := j.usable()
+	if err != nil {
+		return err
 	}
-	return db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return j.guard(func() error {
+		return db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	})
 }
 
 var errNotAcquired = errors.New("journal: used without Acquire")
 
 func (j *Journal) handle() *bolt.DB { return j.db.Load() }
+
+// usable returns the open bbolt file, or why it cannot be used: not acquired, or found
+// damaged earlier in this hold (its locks may then be held for good).
+func (j *Journal) usable() (*bolt.DB, error) {
+	if b := j.broken.Load(); b != nil {
+		return nil, *b
+	}
+	db := j.handle()
+	if db == nil {
+		return nil, errNotAcquired
+	}
+	return db, nil
+}
 
 // Check runs bbolt's own consistency check.
 func (j *Journal) Check() error {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 )
 
@@ -23,11 +22,12 @@ import (
 // still pending.
 const maxMarks = 64 << 10
 
-func (j *Journal) marksPath() string { return filepath.Join(filepath.Dir(j.path), "marks") }
-
 // MarkLanded records that every file of call seq was written.
 func (j *Journal) MarkLanded(seq uint64) error {
-	f, err := os.OpenFile(j.marksPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if j.dir == nil {
+		return errNotAcquired
+	}
+	f, err := j.dir.open("marks", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,10 @@ func (j *Journal) MarkLanded(seq uint64) error {
 // Landed returns the calls the marks file lists.
 func (j *Journal) Landed() map[uint64]bool {
 	out := map[uint64]bool{}
-	f, err := os.Open(j.marksPath())
+	if j.dir == nil {
+		return out
+	}
+	f, err := j.dir.open("marks", os.O_RDONLY, 0)
 	if err != nil {
 		return out
 	}
@@ -57,13 +60,15 @@ func (j *Journal) Landed() map[uint64]bool {
 
 // compactMarks rewrites a large marks file keeping only the marks of pending records.
 func (j *Journal) compactMarks(pending []uint64) {
-	fi, err := os.Stat(j.marksPath())
-	if err != nil || fi.Size() < maxMarks {
+	if j.dir == nil {
+		return
+	}
+	if st, ok := j.dir.stat("marks"); !ok || st.Size < maxMarks {
 		return
 	}
 	landed := j.Landed()
-	tmp := j.marksPath() + ".tmp"
-	f, err := os.Create(tmp)
+	j.dir.remove("marks.tmp")
+	f, err := j.dir.open("marks.tmp", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return
 	}
@@ -75,7 +80,7 @@ func (j *Journal) compactMarks(pending []uint64) {
 	}
 	w.Flush()
 	f.Close()
-	os.Rename(tmp, j.marksPath())
+	j.dir.rename("marks.tmp", "marks")
 }
 
 // The temps file (.vfsctl/temps) lists temp files before they are created, appended
@@ -83,11 +88,12 @@ func (j *Journal) compactMarks(pending []uint64) {
 // being made durable, so a crash in between can leave a temp file that no pending
 // record points to. The next open removes what it lists.
 
-func (j *Journal) tempsPath() string { return filepath.Join(filepath.Dir(j.path), "temps") }
-
 // NoteTemp records the name of a temp file about to be created.
 func (j *Journal) NoteTemp(name string) {
-	f, err := os.OpenFile(j.tempsPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if j.dir == nil {
+		return
+	}
+	f, err := j.dir.open("temps", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return
 	}
@@ -98,7 +104,10 @@ func (j *Journal) NoteTemp(name string) {
 // TakeTemps returns the noted temp files and empties the list. Only the process that
 // holds the journal stages files, so at open every noted one is left over.
 func (j *Journal) TakeTemps() []string {
-	f, err := os.Open(j.tempsPath())
+	if j.dir == nil {
+		return nil
+	}
+	f, err := j.dir.open("temps", os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}
@@ -112,6 +121,6 @@ func (j *Journal) TakeTemps() []string {
 	f.Close()
 	// Removed, not truncated: on ext4, truncating a file to zero flushes it, which
 	// costs a fraction of a millisecond on every open; the next note creates it again.
-	os.Remove(j.tempsPath())
+	j.dir.remove("temps")
 	return out
 }

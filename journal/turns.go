@@ -1,15 +1,14 @@
 package journal
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Turns across processes. bbolt's own file lock is exclusive and polled every 50 ms,
@@ -22,31 +21,56 @@ import (
 // so that the hold ends once its calls in flight are done. Waiters are thus served in
 // order, and no stream of calls keeps the journal from another process for longer
 // than the calls it already has in flight.
+//
+// A waiter touches its ticket every ticketBeat. A ticket whose process is gone, or
+// that nobody touched for staleTicket (its process was killed and its pid reused, or
+// it is stopped), is removed by the first process that sees it: it never blocks
+// anyone for longer than that.
 
 // turnPoll is how often a waiter looks at the line and tries the lock.
 const turnPoll = time.Millisecond
 
-// staleTicket is the age past which a ticket whose process is alive is ignored anyway
-// (a process stopped by a debugger must not block everyone for good).
-const staleTicket = 10 * time.Minute
+// ticketBeat is how often a waiter touches its ticket; staleTicket is how long a
+// ticket lives untouched.
+const (
+	ticketBeat  = 250 * time.Millisecond
+	staleTicket = 3 * time.Second
+)
 
-func (j *Journal) turnsDir() string { return filepath.Join(filepath.Dir(j.path), "turns") }
-func (j *Journal) lockPath() string { return filepath.Join(filepath.Dir(j.path), "lock") }
-
-// othersWaiting reports whether another process holds a ticket.
+// othersWaiting reports whether another process holds a live ticket, removing the
+// tickets that are not.
 func (j *Journal) othersWaiting() bool {
-	h, err := os.Open(j.turnsDir())
+	if j.dir == nil {
+		return false
+	}
+	fd, err := unix.Openat(j.dir.fd, "turns", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
-	defer h.Close()
-	names, _ := h.Readdirnames(-1)
-	for _, n := range names {
-		if t, ok := parseTicket(n); ok && t.live() {
+	defer unix.Close(fd)
+	for _, n := range readNames(fd) {
+		t, ok := parseTicket(n)
+		if !ok {
+			continue
+		}
+		if t.live(fd) {
 			return true
 		}
+		unix.Unlinkat(fd, n, 0) // stale: cleared at once
 	}
 	return false
+}
+
+// readNames lists the folder open at fd, from its start.
+func readNames(fd int) []string {
+	h, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(h), "turns")
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	return names
 }
 
 type ticket struct {
@@ -62,63 +86,83 @@ func parseTicket(name string) (ticket, bool) {
 	}
 	n, err1 := strconv.ParseInt(ns, 10, 64)
 	p, err2 := strconv.Atoi(pid)
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || p <= 0 {
 		return ticket{}, false
 	}
 	return ticket{name: name, since: time.Unix(0, n), pid: p}, true
 }
 
-// live: the ticket's process exists and the ticket is not stale.
-func (t ticket) live() bool {
-	if time.Since(t.since) > staleTicket {
+// live: the ticket's process exists and touched the ticket lately.
+func (t ticket) live(turns int) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(turns, t.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return false
 	}
-	err := syscall.Kill(t.pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if time.Since(time.Unix(st.Mtim.Unix())) > staleTicket {
+		return false
+	}
+	return alive(t.pid)
 }
 
-// takeTurn waits in line for the journal's lock file and returns it held (the
-// returned file is closed to release the lock), or a busy error after Options.Wait.
-func (j *Journal) takeTurn() (*os.File, error) {
-	lock, err := os.OpenFile(j.lockPath(), os.O_RDWR|os.O_CREATE, 0o644)
+// alive reports whether process pid exists.
+func alive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || err == unix.EPERM
+}
+
+// takeTurn waits in line for the journal's lock file until deadline and returns it
+// held (the returned file is closed to release the lock), or a busy error.
+func (j *Journal) takeTurn(deadline time.Time) (*os.File, error) {
+	lock, err := j.dir.open("lock", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && !j.othersWaiting() {
+	flock := func() bool { return unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil }
+	if flock() && !j.othersWaiting() {
 		return lock, nil // free, and no one in line before us
 	}
-	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	dir := j.turnsDir()
-	os.MkdirAll(dir, 0o755)
-	me := fmt.Sprintf("%020d-%d", time.Now().UnixNano(), os.Getpid())
-	mine := filepath.Join(dir, me)
-	if err := os.WriteFile(mine, nil, 0o644); err != nil {
+	unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	turns, err := openSubdir(j.dir.fd, "turns", j.dir.show("turns"), true)
+	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	defer os.Remove(mine)
-	deadline := time.Now().Add(j.opts.Wait)
+	defer unix.Close(turns)
+	me := fmt.Sprintf("%020d-%d", time.Now().UnixNano(), os.Getpid())
+	touch := func() error {
+		fd, err := unix.Openat(turns, me, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o644)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		return unix.Futimes(fd, nil)
+	}
+	if err := touch(); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	defer unix.Unlinkat(turns, me, 0)
+	beat := time.Now()
 	for {
-		if j.first(dir, me) && syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if j.first(turns, me) && flock() {
 			return lock, nil
 		}
 		if time.Now().After(deadline) {
 			lock.Close()
 			return nil, j.busy()
 		}
+		if time.Since(beat) >= ticketBeat {
+			touch() // made again if a process that found us stale removed it
+			beat = time.Now()
+		}
 		time.Sleep(turnPoll)
 	}
 }
 
-// first reports whether ticket me is the oldest live one, removing tickets of
-// processes that are gone.
-func (j *Journal) first(dir, me string) bool {
-	h, err := os.Open(dir)
-	if err != nil {
-		return true
-	}
-	names, _ := h.Readdirnames(-1)
-	h.Close()
+// first reports whether ticket me is the oldest live one, removing tickets that are
+// not live.
+func (j *Journal) first(turns int, me string) bool {
+	names := readNames(turns)
 	sort.Strings(names)
 	for _, n := range names {
 		if n == me {
@@ -128,12 +172,30 @@ func (j *Journal) first(dir, me string) bool {
 		if !ok {
 			continue
 		}
-		if t.live() {
+		if t.live(turns) {
 			return false
 		}
-		if time.Since(t.since) <= staleTicket {
-			os.Remove(filepath.Join(dir, n)) // its process is gone
-		}
+		unix.Unlinkat(turns, n, 0)
 	}
 	return true
+}
+
+// firstWaiter is the pid of the oldest live ticket, or 0.
+func (j *Journal) firstWaiter() int {
+	if j.dir == nil {
+		return 0
+	}
+	fd, err := unix.Openat(j.dir.fd, "turns", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(fd)
+	names := readNames(fd)
+	sort.Strings(names)
+	for _, n := range names {
+		if t, ok := parseTicket(n); ok && t.pid != os.Getpid() && t.live(fd) {
+			return t.pid
+		}
+	}
+	return 0
 }

@@ -50,12 +50,13 @@ type Engine struct {
 // Open returns an Engine over fs with its journal. The journal file is opened (and
 // recovery run) when the first call begins.
 func Open(fs *vfs.FS, opts Options) (*Engine, error) {
-	p := opts.JournalPath
+	p, root := opts.JournalPath, ""
 	if p == "" {
 		if fs.Dir() == "" {
 			return nil, fmt.Errorf("txn: an in-memory workspace needs Options.JournalPath")
 		}
-		p = filepath.Join(fs.Dir(), ".vfsctl", "journal.db")
+		// Inside the workspace: only the root is trusted as named (journal/files.go).
+		p, root = filepath.Join(fs.Dir(), ".vfsctl", "journal.db"), fs.Dir()
 	}
 	holder := opts.Holder
 	if holder == "" {
@@ -65,7 +66,7 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if e.guardMode == "" {
 		e.guardMode = guard.Refuse
 	}
-	e.j = journal.New(p, journal.Options{Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, OnOpen: e.recover})
+	e.j = journal.New(p, journal.Options{Root: root, Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, OnOpen: e.recover})
 	fs.OnTemp(e.j.NoteTemp)
 	return e, nil
 }
@@ -75,10 +76,11 @@ func (e *Engine) FS() *vfs.FS { return e.fs }
 
 // HasJournal reports whether the workspace's journal file exists yet: operators'
 // commands read it without creating one.
-func (e *Engine) HasJournal() bool {
-	_, err := os.Stat(e.j.Path())
-	return err == nil
-}
+func (e *Engine) HasJournal() bool { return e.j.Exists() }
+
+// Adopt makes a journal that was copied or checked into the workspace its own, so
+// that it is used (and its pending calls recovered) from the next call on.
+func (e *Engine) Adopt() (journal.Adoption, error) { return e.j.Adopt() }
 
 // View acquires the journal (running recovery if this opens it) and runs fn in a
 // read-only transaction: what operators' commands use.

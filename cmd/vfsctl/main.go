@@ -10,6 +10,7 @@
 //	vfsctl fsck    check the journal against the disk and itself
 //	vfsctl stats   what models get wrong: failures, rescues, recovery, padding
 //	vfsctl export  write the journal's records as JSON lines for a warehouse
+//	vfsctl adopt   make a journal that was copied or checked in this workspace's own
 //	vfsctl tools   print the tool definitions (JSON Schema)
 //	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
 package main
@@ -35,7 +36,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &replayCmd{}, &fsckCmd{}, &statsCmd{}, &exportCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &replayCmd{}, &fsckCmd{}, &statsCmd{}, &exportCmd{}, &adoptCmd{}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

@@ -16,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("VFSCTL_TEST_RUN") == "1" { // the CLI in a process of its own (trust_test.go)
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"vfsctl": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/vfsctl/vfsctl/journal"
+)
+
+type adoptCmd struct {
+	root string
+	wait time.Duration
+}
+
+func (c *adoptCmd) Name() string { return "adopt" }
+func (c *adoptCmd) Summary() string {
+	return "make a journal that was copied or checked in this workspace's own"
+}
+
+const adoptUsage = `Usage: vfsctl adopt [--root DIR]
+
+A workspace uses only the journal it made: one that arrived with the files (.vfsctl/
+committed to a repository, copied with cp -a, restored from a backup), that another
+user owns, or that an older vfsctl made, is refused by every command until it is
+adopted, and nothing in it is acted on. Adopt it only if you trust what it records:
+from the next command on, its calls are listed, undone and replayed here, and
+recovery settles the calls it left pending (within the rules that bind a tool call).
+Adopting copies the journal into a new file of your own that records this folder.
+A damaged journal is not adopted. Not to adopt it, move .vfsctl aside instead: a new
+journal starts with the next call.
+
+Example:
+  vfsctl adopt && vfsctl log
+`
+
+func (c *adoptCmd) ParseFlags(args []string) error {
+	fs := newFlagSet("adopt", adoptUsage)
+	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	return fs.parse(args)
+}
+
+func (c *adoptCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
+	eng, err := openEngine(c.root, c.wait, "vfsctl adopt")
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl adopt: %v\n", err)
+		return exitUsage
+	}
+	a, err := eng.Adopt()
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl adopt: %v%s\n", err, waitHint(err))
+		return exitRefused
+	}
+	fmt.Fprintf(stdout, "adopted .vfsctl/journal.db: %d calls recorded, %d pending (settled by recovery on the next command)\n", a.Records, a.Pending)
+	return exitOK
+}

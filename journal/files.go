@@ -1,0 +1,252 @@
+package journal
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// The journal's own files (.vfsctl/ and journal.db, holder, marks, temps, lock,
+// .gitignore and turns/ in it) live in the workspace, where anyone who can write the
+// workspace can replace them: a symlink would send vfsctl's writes outside the root,
+// a FIFO would hang every call. So the folder is opened once per hold, by handle:
+// below Options.Root one component at a time, never through a symlink; each file is
+// then opened relative to that handle with O_NOFOLLOW, without blocking, and used
+// only if it is a regular file. Nothing re-walks a host path.
+
+// ownFiles are the journal folder's files that open checks before anything else.
+var ownFiles = []string{"journal.db", "holder", "marks", "temps", "lock", ".gitignore"}
+
+// dirHandle is the journal's folder, open.
+type dirHandle struct {
+	fd   int
+	name string // the folder as messages name it, relative to the root ("" if unknown)
+}
+
+// show names a file of the folder in a message: relative to the workspace root, never
+// a host path outside it.
+func (d *dirHandle) show(name string) string {
+	if d.name == "" {
+		return name
+	}
+	return d.name + "/" + name
+}
+
+func (d *dirHandle) close() {
+	if d != nil && d.fd >= 0 {
+		unix.Close(d.fd)
+		d.fd = -1
+	}
+}
+
+// folderName is how messages name the journal's folder.
+func (j *Journal) folderName() string {
+	if j.opts.Root == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(j.opts.Root, filepath.Dir(j.path))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// showPath names the journal file in messages.
+func (j *Journal) showPath() string {
+	if n := j.folderName(); n != "" {
+		return n + "/" + filepath.Base(j.path)
+	}
+	return filepath.Base(j.path)
+}
+
+// openDir opens the journal's folder, creating it when create is set. With a Root, the
+// root is trusted as the user named it and every component below it is opened with
+// O_NOFOLLOW; without one, the folder is trusted as named.
+func (j *Journal) openDir(create bool) (*dirHandle, error) {
+	dir := filepath.Dir(j.path)
+	name := j.folderName()
+	if name == "" {
+		if create {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, errs.Wrap(errs.IOError, "", err, "Cannot create the journal's folder: %v.", errors.Unwrap(err))
+			}
+		}
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the journal's folder: %v.", err)
+		}
+		return &dirHandle{fd: fd}, nil
+	}
+	fd, err := unix.Open(j.opts.Root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the workspace root: %v.", err)
+	}
+	done := ""
+	for _, c := range strings.Split(name, "/") {
+		done = filepath.ToSlash(filepath.Join(done, c))
+		sub, err := openSubdir(fd, c, done, create)
+		unix.Close(fd)
+		if err != nil {
+			return nil, err
+		}
+		fd = sub
+	}
+	return &dirHandle{fd: fd, name: name}, nil
+}
+
+// openSubdir opens folder name in at without following a symlink; show names it in
+// messages.
+func openSubdir(at int, name, show string, create bool) (int, error) {
+	for try := 0; ; try++ {
+		fd, err := unix.Openat(at, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		switch {
+		case err == nil:
+			return fd, nil
+		case err == unix.ENOENT && create && try == 0:
+			if err := unix.Mkdirat(at, name, 0o755); err != nil && err != unix.EEXIST {
+				return -1, errs.Wrap(errs.IOError, "", err, "Cannot create %s: %v.", show, err)
+			}
+			continue
+		case err == unix.ENOENT:
+			return -1, errs.Wrap(errs.IOError, "", os.ErrNotExist, "%s does not exist.", show)
+		case err == unix.ELOOP || err == unix.ENOTDIR:
+			return -1, notOurs(at, name, show, "folder")
+		}
+		return -1, errs.Wrap(errs.IOError, "", err, "Cannot open %s: %v.", show, err)
+	}
+}
+
+// describe says what the entry name in at is, for a refusal.
+func describe(at int, name string) string {
+	var st unix.Stat_t
+	if unix.Fstatat(at, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return "not what vfsctl made"
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return "a symlink"
+	case unix.S_IFIFO:
+		return "a FIFO"
+	case unix.S_IFSOCK:
+		return "a socket"
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return "a device"
+	case unix.S_IFDIR:
+		return "a folder"
+	}
+	return "not a regular file"
+}
+
+// notOurs refuses a journal file that is not what vfsctl makes there.
+func notOurs(at int, name, show, want string) error {
+	return errs.New(errs.IOError, "", "The journal's %s %s is %s, which vfsctl never makes there and does not follow. Remove %s (vfsctl makes a new one) and retry.", want, show, describe(at, name), show)
+}
+
+// check refuses the folder's own files that exist but are not regular files, and a
+// turns entry that is not a folder: what open checks before it uses any of them.
+func (d *dirHandle) check() error {
+	for _, n := range ownFiles {
+		if err := d.checkEntry(n, unix.S_IFREG, "file"); err != nil {
+			return err
+		}
+	}
+	return d.checkEntry("turns", unix.S_IFDIR, "folder")
+}
+
+func (d *dirHandle) checkEntry(name string, want uint32, what string) error {
+	var st unix.Stat_t
+	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil || st.Mode&unix.S_IFMT == want {
+		return nil // absent (or unreadable: its open reports it)
+	}
+	return notOurs(d.fd, name, d.show(name), what)
+}
+
+// stat returns the entry name without following a symlink; ok is false if it is absent.
+func (d *dirHandle) stat(name string) (st unix.Stat_t, ok bool) {
+	return st, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+}
+
+// open opens the folder's file name: never through a symlink, without blocking on a
+// FIFO, and only if it is a regular file.
+func (d *dirHandle) open(name string, flag int, perm os.FileMode) (*os.File, error) {
+	fd, err := unix.Openat(d.fd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, uint32(perm.Perm()))
+	if err != nil {
+		if err == unix.ENOENT {
+			return nil, &os.PathError{Op: "open", Path: d.show(name), Err: os.ErrNotExist}
+		}
+		if err == unix.ELOOP || err == unix.ENXIO || err == unix.EISDIR {
+			return nil, notOurs(d.fd, name, d.show(name), "file")
+		}
+		return nil, &os.PathError{Op: "open", Path: d.show(name), Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "stat", Path: d.show(name), Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, notOurs(d.fd, name, d.show(name), "file")
+	}
+	unix.SetNonblock(fd, false)
+	return os.NewFile(uintptr(fd), d.show(name)), nil
+}
+
+// remove removes the folder's file name (a symlink itself, never its target).
+func (d *dirHandle) remove(name string) error { return unix.Unlinkat(d.fd, name, 0) }
+
+// rename replaces the folder's file to with from.
+func (d *dirHandle) rename(from, to string) error { return unix.Renameat(d.fd, from, d.fd, to) }
+
+// cutShort reports, from the file's meta pages, whether a bbolt file of size bytes lost
+// its end: bbolt maps what its meta pages claim, and reading a page past the end of
+// the file is a fault, not an error. "" means the size is consistent (or the file is
+// not bbolt's, which bbolt reports itself).
+func cutShort(f *os.File, size int64) string {
+	var pageSize, pages int64
+	for i := range 2 {
+		var m [80]byte
+		off := int64(i) * 4096
+		if i == 1 && pageSize > 0 {
+			off = pageSize
+		}
+		if n, _ := f.ReadAt(m[:], off); n < len(m) {
+			continue
+		}
+		le := binary.LittleEndian
+		if le.Uint32(m[16:]) != 0xED0CDAED {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write(m[16:72])
+		if h.Sum64() != le.Uint64(m[72:]) {
+			continue
+		}
+		ps, pg := int64(le.Uint32(m[24:])), int64(le.Uint64(m[56:]))
+		if i == 0 {
+			pageSize = ps
+		}
+		pages = max(pages, pg)
+		if pageSize == 0 {
+			pageSize = ps
+		}
+	}
+	switch {
+	case pageSize <= 0:
+		return ""
+	case size%pageSize != 0:
+		return fmt.Sprintf("it is %d bytes, not a whole number of %d-byte pages: it was cut short", size, pageSize)
+	case size < pages*pageSize:
+		return fmt.Sprintf("it is %d bytes where its header counts %d pages of %d bytes: it was cut short", size, pages, pageSize)
+	}
+	return ""
+}

@@ -1,0 +1,158 @@
+package journal
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// A journal can arrive with the files: .vfsctl/ committed to a repository, or copied
+// in. Its records are then someone else's word, and recovery would act on them. So a
+// journal records, when it is created, the identity of the folder that holds it (device
+// and inode; the path too, for people), and is used only where that folder is the
+// same one and the file belongs to this process's user, as git's safe.directory
+// does. A copy (cp -a, a checkout, a restore) makes a new folder: refused until an
+// operator adopts it (Adopt). A journal that records no identity (made before
+// identities were recorded, or crafted without one) is refused the same way.
+
+// identity is the journal folder's device and inode.
+func (j *Journal) identity() (string, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(j.dir.fd, &st); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), nil
+}
+
+func (j *Journal) recordIdentity(meta *bolt.Bucket) error {
+	id, err := j.identity()
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(filepath.Dir(j.path)); err == nil {
+		meta.Put([]byte("folder_path"), []byte(abs))
+	}
+	return meta.Put([]byte("folder"), []byte(id))
+}
+
+// checkOwn refuses a journal this workspace did not make (or adopt).
+func (j *Journal) checkOwn(meta *bolt.Bucket) error {
+	p := j.showPath()
+	what := "Nothing in it was read or acted on. If it is this workspace's own, run `vfsctl adopt`; if not, move " + j.showFolder() + " aside (a new journal starts with the next call)."
+	var st unix.Stat_t
+	if j.file != nil && unix.Fstat(int(j.file.Fd()), &st) == nil && int(st.Uid) != os.Geteuid() {
+		return errs.New(errs.IOError, "", "The journal %s belongs to another user (uid %d). %s", p, st.Uid, what)
+	}
+	id, err := j.identity()
+	if err != nil {
+		return errs.Wrap(errs.IOError, "", err, "Cannot read the identity of the journal's folder: %v.", err)
+	}
+	switch rec := string(meta.Get([]byte("folder"))); rec {
+	case id:
+		return nil
+	case "":
+		return errs.New(errs.IOError, "", "The journal %s does not say which workspace made it (an older vfsctl, or it was copied in). %s", p, what)
+	}
+	return errs.New(errs.IOError, "", "The journal %s was made in another folder and copied or checked in here. %s", p, what)
+}
+
+// showFolder names the journal's folder in messages.
+func (j *Journal) showFolder() string {
+	if n := j.folderName(); n != "" {
+		return n
+	}
+	return "the journal"
+}
+
+// Adoption is what Adopt found in the journal it adopted.
+type Adoption struct {
+	Records int // calls recorded
+	Pending int // calls left pending, which recovery settles on the next open
+}
+
+// Adopt makes a journal that another folder made (or that records no identity) this
+// workspace's own: it is copied into a new file of this process's user, with this
+// folder's identity, which replaces it. The marks and temps files are dropped (they
+// speak of another folder's files). A damaged journal is not adopted. Nothing is recovered here: the
+// next open does that, under the rules that bind a call.
+func (j *Journal) Adopt() (Adoption, error) {
+	var a Adoption
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.refs > 0 {
+		return a, fmt.Errorf("journal: Adopt while the journal is in use")
+	}
+	if !j.Exists() {
+		return a, errs.New(errs.IOError, "", "There is no journal at %s to adopt.", j.showPath())
+	}
+	defer j.unlock()
+	db, err := j.open(true)
+	if err != nil {
+		return a, err
+	}
+	j.db.Store(db)
+	defer j.closeDB()
+	const tmp = "journal.db.adopt"
+	j.dir.remove(tmp)
+	out, err := j.dir.open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return a, err
+	}
+	defer j.dir.remove(tmp) // a no-op once renamed
+	err = j.View(func(t *Tx) error {
+		for err := range t.tx.Check() {
+			return j.damage(fmt.Sprintf("bbolt's check fails (%v)", err))
+		}
+		a.Pending = len(t.Pending())
+		t.b(bRecords).ForEach(func(k, v []byte) error { a.Records++; return nil })
+		_, err := t.tx.WriteTo(out)
+		return err
+	})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return a, err
+	}
+	j.closeDB()
+
+	// The copy gets this folder's identity, then replaces the original.
+	base := filepath.Base(j.path)
+	err = j.guard(func() error {
+		cp, err := bolt.Open(tmp, 0o644, &bolt.Options{OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
+			return j.dir.open(tmp, flag, perm)
+		}})
+		if err != nil {
+			return err
+		}
+		defer cp.Close()
+		return cp.Update(func(tx *bolt.Tx) error {
+			meta := tx.Bucket([]byte(bMeta))
+			if meta == nil {
+				return j.damage("it has no meta bucket")
+			}
+			return j.recordIdentity(meta)
+		})
+	})
+	if err != nil {
+		return a, err
+	}
+	if err := j.dir.rename(tmp, base); err != nil {
+		return a, err
+	}
+	// The marks and temps files speak of the files of the folder the journal came
+	// from: here recovery judges pending calls by the files themselves.
+	j.dir.remove("marks")
+	j.dir.remove("temps")
+	unix.Fsync(j.dir.fd)
+	return a, nil
+}
+
+// ForgetIdentity removes the recorded identity, as a journal made before identities
+// were recorded lacks it: for tests.
+func (t *Tx) ForgetIdentity() error { return t.b(bMeta).Delete([]byte("folder")) }
