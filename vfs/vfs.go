@@ -4,12 +4,16 @@
 //
 // Invariants:
 //   - No path, however spelled (.., absolute, symlinks in any component, NUL bytes),
-//     reaches a file outside the root. On the real filesystem os.Root enforces this a
-//     second time, so a symlink swapped in after our check cannot escape either.
+//     reaches a file outside the root or in a reserved folder. On the real filesystem
+//     every operation walks its canonical path from the root's handle with O_NOFOLLOW
+//     and refuses reserved names at each step (rootfs.go), so a symlink swapped in
+//     after Resolve is refused, not followed: the file checked is the file written.
 //   - A file is replaced by a complete new file or not at all: temp file beside it,
-//     write, fsync, rename over it, fsync the directory. The mode (and, when allowed,
-//     the owner) is kept.
+//     write, fsync, rename over it, fsync the directory, all in one folder held by
+//     handle. The mode (setuid, setgid, sticky included), owner, group and extended
+//     attributes are kept, or the replace is refused.
 //   - Reserved folders (.vfsctl/ and .git/ by default) are never read or written.
+//   - Only regular files and folders are opened: a FIFO or device never blocks a call.
 package vfs
 
 import (
@@ -65,7 +69,7 @@ type FS struct {
 // that a caller can clean up after a crash between staging and renaming.
 func (f *FS) OnTemp(fn func(name string)) { f.onTemp = fn }
 
-// Open returns an FS over the directory dir, backed by os.Root.
+// Open returns an FS over the directory dir, walked by handle (rootfs.go).
 func Open(dir string, opts Options) (*FS, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
