@@ -52,6 +52,10 @@ func (c *adoptCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl adopt: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
-	fmt.Fprintf(stdout, "adopted .vfsctl/journal.db: %d calls recorded, %d pending (settled by recovery on the next command)\n", a.Records, a.Pending)
+	calls := fmt.Sprintf("%d calls", a.Records)
+	if a.Records == 1 {
+		calls = "1 call"
+	}
+	fmt.Fprintf(stdout, "adopted .vfsctl/journal.db: %s recorded, %d pending (settled by recovery on the next command)\n", calls, a.Pending)
 	return exitOK
 }
