@@ -201,6 +201,7 @@ func (t *Tx) Stats(q Query) (*Stats, error) {
 		return nil, err
 	}
 	st.Finish()
+	st.guardsByLanguage(t)
 	for i := range st.ByKind {
 		ex := &st.ByKind[i].Example
 		if r, err := t.Get(ex.Seq); err == nil && r != nil {

@@ -10,6 +10,7 @@ type Stats struct {
 	ByTool   []ToolCount  `json:"by_tool"`
 	ByKind   []KindCount  `json:"failures_by_kind"`
 	Rescues  []Rescue     `json:"rescues"`
+	Guards   []GuardCount `json:"guard_refusals"`
 	Recovery Recovery     `json:"recovery_after_refusal"`
 	Padding  Padding      `json:"context_padding"`
 	Sessions []GroupCount `json:"by_session"`
@@ -24,7 +25,19 @@ type Stats struct {
 	bytes    map[int]int // context bytes, in buckets of 16 (capped)
 	sessions map[string]*GroupCount
 	days     map[string]*GroupCount
+	guarded  []uint64 // the calls a guard refused, to count by language (Tx.Stats)
 }
+
+// GuardCount counts the calls a guard refused, by kind (syntax_error, placeholder_text)
+// and the file's language.
+type GuardCount struct {
+	Kind     string `json:"kind"`
+	Language string `json:"language"`
+	Count    int    `json:"count"`
+}
+
+// maxGuarded bounds the guard refusals read back for their language.
+const maxGuarded = 100000
 
 // ToolCount counts a tool's calls by outcome.
 type ToolCount struct {
@@ -149,6 +162,9 @@ func (s *Stats) add(r *fact) {
 			s.kinds[kind] = k
 		}
 		k.Count++
+		if (kind == "syntax_error" || kind == "placeholder_text") && len(s.guarded) < maxGuarded {
+			s.guarded = append(s.guarded, r.seq)
+		}
 	}
 	// Rescues and padding, from how each edit matched.
 	if r.state == Committed {
@@ -274,4 +290,29 @@ func (s *Stats) Finish() *Stats {
 		sort.Slice(*m.dst, func(i, j int) bool { return (*m.dst)[i].Key < (*m.dst)[j].Key })
 	}
 	return s
+}
+
+// guardsByLanguage counts the guard refusals by kind and language, read back from
+// their records: they are few, and the language is not among a call's facts.
+func (s *Stats) guardsByLanguage(t *Tx) {
+	counts := map[[2]string]int{}
+	for _, seq := range s.guarded {
+		r, err := t.Get(seq)
+		if err != nil || r == nil {
+			continue
+		}
+		lang := "unknown"
+		if r.Refusal != nil && r.Refusal.Language != "" {
+			lang = r.Refusal.Language
+		}
+		counts[[2]string{r.Kind, lang}]++
+	}
+	s.Guards = []GuardCount{}
+	for k, n := range counts {
+		s.Guards = append(s.Guards, GuardCount{Kind: k[0], Language: k[1], Count: n})
+	}
+	sort.Slice(s.Guards, func(i, j int) bool {
+		a, b := s.Guards[i], s.Guards[j]
+		return a.Count > b.Count || a.Count == b.Count && (a.Kind < b.Kind || a.Kind == b.Kind && a.Language < b.Language)
+	})
 }

@@ -27,7 +27,7 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 			if e.guardMode == guard.Warn {
 				ch.Warnings = append(ch.Warnings, "warning: "+what)
 			} else {
-				c.Refused(&journal.Refusal{Change: i, Edit: -1, Lines: []int{p.Line}})
+				c.Refused(&journal.Refusal{Change: i, Edit: -1, Lines: []int{p.Line}, Language: guard.Language(ch.Path, ch.After)})
 				return i, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; to leave lines as they are, leave them out of oldText.", what)
 			}
 		}

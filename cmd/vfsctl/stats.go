@@ -168,6 +168,15 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 	}
 	table("KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
 
+	if len(st.Guards) > 0 {
+		c.heading(w, "Guard refusals by language")
+		rows = nil
+		for _, g := range st.Guards {
+			rows = append(rows, []string{g.Kind, g.Language, fmt.Sprint(g.Count)})
+		}
+		table("KIND\tLANGUAGE\tCALLS", rows)
+	}
+
 	c.heading(w, "Rescues (edits matched only through a fold)")
 	rows = nil
 	for _, r := range st.Rescues {
