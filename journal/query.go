@@ -224,23 +224,13 @@ func (t *Tx) ScanHistory() (History, error) {
 	return h, err
 }
 
-// eachRecord calls fn with every record, oldest first.
+// eachRecord calls fn with every record, oldest first, stopping at its first error.
 func (t *Tx) eachRecord(fn func(*Record) error) error {
-	c := t.b(bRecords).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		data, err := unpack(v)
-		if err != nil {
-			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
-		}
-		var r Record
-		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
-		}
-		if err := fn(&r); err != nil {
-			return err
-		}
+	var ferr error
+	if err := t.Each(Query{}, func(r *Record) bool { ferr = fn(r); return ferr == nil }); err != nil {
+		return err
 	}
-	return nil
+	return ferr
 }
 
 // changeOf is the history entry of r, given the entries of earlier records; false
