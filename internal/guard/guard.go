@@ -95,6 +95,9 @@ var byShebang = map[string]string{
 // for a file without one, by its shebang; "" when it is not one this package knows.
 func Language(p string, content []byte) string {
 	if l, ok := byExt[strings.ToLower(path.Ext(p))]; ok {
+		if notPlain(l, p, content) {
+			return ""
+		}
 		return l
 	}
 	if path.Ext(p) != "" || !bytes.HasPrefix(content, []byte("#!")) {
@@ -127,6 +130,29 @@ func Language(p string, content []byte) string {
 
 // partial notes languages this build guards only in part.
 var partial = map[string]string{}
+
+// notPlain reports whether a file of a data language is not that language as its
+// parser reads it: a template (Helm's, Jinja's: "{{" in YAML, JSON or TOML), or JSON
+// with comments, which editors' and TypeScript's config files allow. Those are not
+// guarded: a valid one would be refused.
+func notPlain(lang, p string, content []byte) bool {
+	switch lang {
+	case "yaml", "toml":
+		return bytes.Contains(content, []byte("{{"))
+	case "json":
+		base := strings.ToLower(path.Base(p))
+		if strings.HasPrefix(base, "tsconfig") || strings.HasPrefix(base, "jsconfig") || base == "devcontainer.json" ||
+			strings.Contains(strings.ToLower(p), ".vscode/") || bytes.Contains(content, []byte("{{")) {
+			return true
+		}
+		for _, line := range bytes.Split(content, []byte("\n")) {
+			if t := bytes.TrimSpace(line); bytes.HasPrefix(t, []byte("//")) || bytes.HasPrefix(t, []byte("/*")) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Active lists the languages guarded in this build, sorted, each with a note where it
 // is guarded only in part.

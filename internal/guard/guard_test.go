@@ -21,6 +21,10 @@ func TestLanguage(t *testing.T) {
 		{"bin/tool", "#!/usr/bin/env -S node --flag\n", "javascript"},
 		{"README", "hello\n", ""},
 		{"notes.txt", "#!/bin/sh\n", ""},
+		{"chart/templates/deploy.yaml", "spec:\n  replicas: {{ .Values.replicas }}\n", ""},
+		{"tsconfig.json", "{}", ""},
+		{"conf.json", "{\n  // a comment\n  \"a\": 1\n}\n", ""},
+		{"conf.json", "{\"url\": \"http://x\"}\n", "json"},
 	} {
 		if got := Language(c.path, []byte(c.content)); got != c.want {
 			t.Errorf("Language(%q) = %q, want %q", c.path, got, c.want)
