@@ -138,11 +138,11 @@ var partial = map[string]string{}
 func notPlain(lang, p string, content []byte) bool {
 	switch lang {
 	case "yaml", "toml":
-		return bytes.Contains(content, []byte("{{"))
+		return templated(content)
 	case "json":
 		base := strings.ToLower(path.Base(p))
 		if strings.HasPrefix(base, "tsconfig") || strings.HasPrefix(base, "jsconfig") || base == "devcontainer.json" ||
-			strings.Contains(strings.ToLower(p), ".vscode/") || bytes.Contains(content, []byte("{{")) {
+			strings.Contains(strings.ToLower(p), ".vscode/") || templated(content) {
 			return true
 		}
 		for _, line := range bytes.Split(content, []byte("\n")) {
@@ -150,6 +150,21 @@ func notPlain(lang, p string, content []byte) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// templated reports a "{{" that is not a GitHub Actions expression ("${{", valid YAML).
+func templated(content []byte) bool {
+	for i := bytes.Index(content, []byte("{{")); i >= 0; {
+		if i == 0 || content[i-1] != '$' {
+			return true
+		}
+		j := bytes.Index(content[i+2:], []byte("{{"))
+		if j < 0 {
+			break
+		}
+		i += 2 + j
 	}
 	return false
 }

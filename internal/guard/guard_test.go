@@ -22,6 +22,7 @@ func TestLanguage(t *testing.T) {
 		{"README", "hello\n", ""},
 		{"notes.txt", "#!/bin/sh\n", ""},
 		{"chart/templates/deploy.yaml", "spec:\n  replicas: {{ .Values.replicas }}\n", ""},
+		{".github/workflows/ci.yml", "steps:\n  - run: echo ${{ matrix.go }}\n", "yaml"},
 		{"tsconfig.json", "{}", ""},
 		{"conf.json", "{\n  // a comment\n  \"a\": 1\n}\n", ""},
 		{"conf.json", "{\"url\": \"http://x\"}\n", "json"},
