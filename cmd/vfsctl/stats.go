@@ -142,7 +142,14 @@ func pct(part, whole int) string {
 }
 
 func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
-	fmt.Fprintf(w, "%d calls, %d failed (%s)\n", st.Calls, st.Failures, pct(st.Failures, st.Calls))
+	fmt.Fprintf(w, "%d calls, %d failed (%s)\n", st.Calls, st.Failed, pct(st.Failed, st.Calls))
+	ops := journal.ToolCount{}
+	for _, t := range st.OperatorByTool {
+		ops.Calls, ops.Failed = ops.Calls+t.Calls, ops.Failed+t.Failed
+	}
+	if ops.Calls > 0 {
+		fmt.Fprintf(w, "not counted: %d operator calls (undo, redo), %d failed\n", ops.Calls, ops.Failed)
+	}
 	if st.Calls == 0 {
 		return
 	}
@@ -157,9 +164,9 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 	c.heading(w, "Calls by tool")
 	var rows [][]string
 	for _, t := range st.ByTool {
-		rows = append(rows, []string{t.Tool, fmt.Sprint(t.Calls), fmt.Sprint(t.OK), fmt.Sprint(t.Refused), fmt.Sprint(t.DryRuns)})
+		rows = append(rows, toolRow(t))
 	}
-	table("TOOL\tCALLS\tOK\tREFUSED\tDRY RUNS", rows)
+	table(toolHead, rows)
 
 	c.heading(w, "Failures by kind")
 	rows = nil
@@ -213,10 +220,19 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 		c.heading(w, g.title)
 		rows = nil
 		for _, r := range g.rows {
-			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failures), fmt.Sprint(r.Rescued)})
+			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
 		}
 		table("KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
 	}
+}
+
+// toolHead and toolRow are the columns of a tool's counts, in the state names of
+// vfsctl log.
+const toolHead = "TOOL\tCALLS\tCOMMITTED\tFAILED\tROLLED_BACK\tUNKNOWN\tPENDING\tDRY RUN"
+
+func toolRow(t journal.ToolCount) []string {
+	return []string{t.Tool, fmt.Sprint(t.Calls), fmt.Sprint(t.Committed), fmt.Sprint(t.Failed), fmt.Sprint(t.RolledBack),
+		fmt.Sprint(t.Unknown), fmt.Sprint(t.Pending), fmt.Sprint(t.DryRun)}
 }
 
 // bar is one bar of a chart.
@@ -254,7 +270,7 @@ table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: lef
 svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 </style></head><body>
 <h1>What models got wrong</h1>
-<p>{{.S.Calls}} calls, {{.S.Failures}} failed.</p>
+<p>{{.S.Calls}} calls, {{.S.Failed}} failed.</p>
 {{range .Charts}}<h2>{{.Title}}</h2>
 <svg xmlns="http://www.w3.org/2000/svg" width="760" height="{{.Height}}" role="img" aria-label="{{.Title}}">
 {{range .Bars}}<text x="0" y="{{.Y}}" dy="14">{{.Label}}</text><rect class="bar" x="230" y="{{.Y}}" width="{{.W}}" height="18"/><text x="{{.W}}" y="{{.Y}}" dx="236" dy="14">{{.Value}}</text>
