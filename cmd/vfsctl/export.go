@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/vfsctl/vfsctl/journal"
@@ -34,7 +35,7 @@ read_json, ClickHouse's JSONEachRow, BigQuery.
 
 Example:
   vfsctl export --since 30d > calls.jsonl
-  duckdb -c "SELECT kind, count(*) FROM read_json('calls.jsonl') WHERE state = 'failed' GROUP BY kind ORDER BY 2 DESC"
+  duckdb -c "SELECT kind, count(*) AS failed FROM read_json('calls.jsonl') WHERE origin = 'model' AND state = 'failed' GROUP BY kind ORDER BY failed DESC, kind"
 `
 
 func (c *exportCmd) ParseFlags(args []string) error {
@@ -52,7 +53,7 @@ type exportLine struct {
 	Schema     string          `json:"schema"`
 	Seq        uint64          `json:"seq"`
 	Time       string          `json:"time"` // RFC 3339, UTC, microseconds
-	DurationMS float64         `json:"duration_ms"`
+	DurationMS decimal         `json:"duration_ms"`
 	Session    string          `json:"session"`
 	Tool       string          `json:"tool"`
 	Origin     string          `json:"origin"`
@@ -73,6 +74,18 @@ type exportLine struct {
 // exportTime is the time layout of export: DuckDB and most warehouses read RFC 3339
 // with at most six fractional digits as a timestamp.
 const exportTime = "2006-01-02T15:04:05.000000Z07:00"
+
+// decimal is a number written with a fraction always (0.0, not 0): a warehouse that
+// infers a column's type from the first lines would read 0 as an integer.
+type decimal float64
+
+func (d decimal) MarshalJSON() ([]byte, error) {
+	b := strconv.AppendFloat(nil, float64(d), 'f', -1, 64)
+	if bytes.IndexByte(b, '.') < 0 {
+		b = append(b, ".0"...)
+	}
+	return b, nil
+}
 
 type exportFile struct {
 	Path    string       `json:"path"`
@@ -98,7 +111,7 @@ type exportRefusal struct {
 	Edit      int      `json:"edit"`
 	Lines     []int    `json:"lines"`
 	Tiers     []string `json:"tiers"`
-	Closeness float64  `json:"closeness"`
+	Closeness decimal  `json:"closeness"`
 	Language  string   `json:"language"`
 	Column    int      `json:"column"`
 	Node      string   `json:"node"`
@@ -154,7 +167,7 @@ func (c *exportCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 // toExport is r in schema vfsctl.export/2, with its arguments as received.
 func toExport(r *journal.Record, args []byte) exportLine {
 	l := exportLine{Schema: ExportSchema, Seq: r.Seq, Time: r.Time.UTC().Format(exportTime),
-		DurationMS: float64(r.Duration.Microseconds()) / 1000, Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
+		DurationMS: decimal(float64(r.Duration.Microseconds()) / 1000), Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
 		State: string(r.State), Message: r.Message, DryRun: r.DryRun(), ArgsSize: r.ArgsSize, Undo: r.Undo, Redo: r.Redo,
 		Notes: nonNil(r.Notes), Files: []exportFile{}}
 	if r.Kind != "" {
@@ -179,7 +192,7 @@ func toExport(r *journal.Record, args []byte) exportLine {
 	}
 	if d := r.Refusal; d != nil {
 		l.Refusal = &exportRefusal{Change: d.Change, Edit: d.Edit, Lines: nonNil(d.Lines), Tiers: nonNil(d.Tiers),
-			Closeness: d.Closeness, Language: d.Language, Column: d.Column, Node: d.Node}
+			Closeness: decimal(d.Closeness), Language: d.Language, Column: d.Column, Node: d.Node}
 	}
 	return l
 }
