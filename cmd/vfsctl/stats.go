@@ -148,7 +148,11 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 		ops.Calls, ops.Failed = ops.Calls+t.Calls, ops.Failed+t.Failed
 	}
 	if ops.Calls > 0 {
-		fmt.Fprintf(w, "not counted: %d operator calls (undo, redo), %d failed\n", ops.Calls, ops.Failed)
+		calls := "calls"
+		if ops.Calls == 1 {
+			calls = "call"
+		}
+		fmt.Fprintf(w, "not counted: %d operator %s (undo, redo), %d failed\n", ops.Calls, calls, ops.Failed)
 	}
 	if st.Calls == 0 {
 		return
@@ -228,7 +232,7 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 
 // toolHead and toolRow are the columns of a tool's counts, in the state names of
 // vfsctl log.
-const toolHead = "TOOL\tCALLS\tCOMMITTED\tFAILED\tROLLED_BACK\tUNKNOWN\tPENDING\tDRY RUN"
+const toolHead = "TOOL\tCALLS\tCOMMITTED\tFAILED\tROLLED BACK\tUNKNOWN\tPENDING\tDRY RUN"
 
 func toolRow(t journal.ToolCount) []string {
 	return []string{t.Tool, fmt.Sprint(t.Calls), fmt.Sprint(t.Committed), fmt.Sprint(t.Failed), fmt.Sprint(t.RolledBack),
@@ -275,6 +279,14 @@ svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 <svg xmlns="http://www.w3.org/2000/svg" width="760" height="{{.Height}}" role="img" aria-label="{{.Title}}">
 {{range .Bars}}<text x="0" y="{{.Y}}" dy="14">{{.Label}}</text><rect class="bar" x="230" y="{{.Y}}" width="{{.W}}" height="18"/><text x="{{.W}}" y="{{.Y}}" dx="236" dy="14">{{.Value}}</text>
 {{end}}</svg>
+{{end}}<h2>Calls by tool</h2>
+{{template "tools" .Tools}}
+<h2>Per session</h2>
+<table id="by_session"><tr><th>session</th><th>calls</th><th>failed</th><th>rescued edits</th></tr>
+{{range .S.Sessions}}<tr><td>{{.Key}}</td><td>{{.Calls}}</td><td>{{.Failed}}</td><td>{{.Rescued}}</td></tr>
+{{end}}</table>
+{{if .Operators.Rows}}<h2>Operator calls (undo, redo), not counted above</h2>
+{{template "tools" .Operators}}
 {{end}}<h2>Failures by kind, with an example each</h2>
 <table><tr><th>kind</th><th>count</th><th>example</th></tr>
 {{range .S.ByKind}}<tr><td>{{.Kind}}</td><td>{{.Count}}</td><td>call {{.Example.Seq}}: {{.Example.Message}}</td></tr>
@@ -284,7 +296,9 @@ svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 <h2>Context padding</h2>
 <p>{{.S.Padding.Edits}} edits: unchanged lines median {{.S.Padding.LinesP50}}, p90 {{.S.Padding.LinesP90}}; bytes median {{.S.Padding.BytesP50}}, p90 {{.S.Padding.BytesP90}}.</p>
 </body></html>
-`))
+{{define "tools"}}<table id="{{.ID}}"><tr><th>tool</th><th>calls</th><th>committed</th><th>failed</th><th>rolled back</th><th>unknown</th><th>pending</th><th>dry run</th></tr>
+{{range .Rows}}<tr><td>{{.Tool}}</td><td>{{.Calls}}</td><td>{{.Committed}}</td><td>{{.Failed}}</td><td>{{.RolledBack}}</td><td>{{.Unknown}}</td><td>{{.Pending}}</td><td>{{.DryRun}}</td></tr>
+{{end}}</table>{{end}}`))
 
 // writeStatsHTML writes one self-contained page: inline SVG charts, no scripts, no
 // fonts or styles from elsewhere.
@@ -306,8 +320,13 @@ func writeStatsHTML(w io.Writer, st *journal.Stats) error {
 		l, v = append(l, d.Key), append(v, d.Calls)
 	}
 	charts = append(charts, newChart("Calls per day", l, v))
+	type tools struct {
+		ID   string
+		Rows []journal.ToolCount
+	}
 	return statsPage.Execute(w, struct {
-		S      *journal.Stats
-		Charts []chart
-	}{st, charts})
+		S                *journal.Stats
+		Charts           []chart
+		Tools, Operators tools
+	}{st, charts, tools{"by_tool", st.ByTool}, tools{"operator_by_tool", st.OperatorByTool}})
 }
