@@ -34,8 +34,10 @@ func (c *statsCmd) Summary() string {
 const statsUsage = `Usage: vfsctl stats [--since T] [--until T] [--session S] [--path P] [--json] [--html FILE]
 
 Reads the journal in one pass and reports what the models that used this workspace got
-wrong and what vfsctl did about it:
-  - calls by tool and outcome;
+wrong and what vfsctl did about it. It counts the calls of models; an operator's
+(vfsctl undo, vfsctl redo) are counted apart, by origin. States are named as vfsctl log
+names them (committed, failed, rolled_back, unknown, pending; dry runs within committed).
+  - calls by tool and state;
   - failures by kind, each with its share and one real example;
   - rescues: edits that matched only through a fold (curly quotes, dashes, special
     spaces, trailing whitespace, indentation, spaces for tabs, line endings,
@@ -47,8 +49,9 @@ wrong and what vfsctl did about it:
     models send around their changes;
   - tables per session and per day.
 
---json prints all of it for scripts; --html FILE writes one self-contained page with
-the figures as charts (no network, no scripts).
+--json prints all of it for scripts (every list present, [] when empty); --html FILE
+writes one self-contained page with the figures as charts and the per-tool and
+per-session tables (no network, no scripts).
 
 Example:
   vfsctl stats --since 7d --html stats.html
