@@ -15,6 +15,7 @@ type fact struct {
 	seq                 uint64
 	time                time.Time
 	session, tool, kind string
+	origin              string
 	state               State
 	dryRun, undo        bool
 	paths               []string
@@ -28,7 +29,8 @@ type factEdit struct {
 	folded                   []string
 }
 
-const factVersion = 1
+// factVersion 2 added the origin; a version 1 fact reads its origin from its tool.
+const factVersion = 2
 
 func encodeFact(r *Record) []byte {
 	var b []byte
@@ -42,6 +44,7 @@ func encodeFact(r *Record) []byte {
 	str(r.Tool)
 	str(string(r.State))
 	str(r.Kind)
+	str(r.OriginOf())
 	var flags byte
 	if r.DryRun() {
 		flags |= 1
@@ -83,7 +86,8 @@ var errBadFact = errors.New("journal: malformed fact")
 
 func decodeFact(seq uint64, b []byte) (*fact, error) {
 	r := bytes.NewReader(b)
-	if v, err := r.ReadByte(); err != nil || v != factVersion {
+	v, verr := r.ReadByte()
+	if verr != nil || v < 1 || v > factVersion {
 		return nil, errBadFact
 	}
 	var err error
@@ -113,6 +117,10 @@ func decodeFact(seq uint64, b []byte) (*fact, error) {
 	f.time = time.Unix(0, t)
 	f.session, f.tool = str(), str()
 	f.state, f.kind = State(str()), str()
+	if v >= 2 {
+		f.origin = str()
+	}
+	f.origin = originOf(f.origin, f.tool)
 	flags, ferr := r.ReadByte()
 	if ferr != nil {
 		return nil, errBadFact

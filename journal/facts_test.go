@@ -29,7 +29,7 @@ func TestStatsFromFactsAndRecords(t *testing.T) {
 		return st
 	}
 	check := func(what string, st *Stats) {
-		if st.Calls != 3 || st.Failures != 1 || st.Recovery.Recovered != 1 || len(st.Rescues) != 1 || st.Rescues[0].Fold != "curly quotes" ||
+		if st.Calls != 3 || st.Failed != 1 || st.Recovery.Recovered != 1 || len(st.Rescues) != 1 || st.Rescues[0].Fold != "curly quotes" ||
 			st.Padding.LinesP50 != 3 || st.ByKind[0].Example.Message != "not found" || st.ByKind[0].Example.Seq != 1 {
 			t.Errorf("%s: %+v", what, st)
 		}

@@ -19,6 +19,29 @@ const (
 	Unknown State = "unknown"
 )
 
+// The origins of a call.
+const (
+	// OriginModel: a model's tool call (vfsctl call, vfsctl serve, the Go API's Call).
+	OriginModel = "model"
+	// OriginOperator: an operator's command (vfsctl undo, vfsctl redo, the Go API's
+	// Undo); failure analytics count these apart from the models' calls.
+	OriginOperator = "operator"
+)
+
+// OriginOf is who made the call. A record written before origins were kept is an
+// operator's when its tool is one only operators run (undo, redo), else a model's.
+func (r *Record) OriginOf() string { return originOf(r.Origin, r.Tool) }
+
+func originOf(origin, tool string) string {
+	switch {
+	case origin != "":
+		return origin
+	case tool == "undo" || tool == "redo":
+		return OriginOperator
+	}
+	return OriginModel
+}
+
 // MaxInlineArgs is the largest argument object kept inside a record; larger ones are
 // stored as a blob and referenced by ArgsBlob.
 const MaxInlineArgs = 16 << 10
@@ -33,13 +56,16 @@ type Record struct {
 	Duration time.Duration `json:"duration_ns"`
 	Session  string        `json:"session"`
 	Tool     string        `json:"tool"`
-	Args     string        `json:"args,omitempty"` // byte for byte as received
-	ArgsBlob string        `json:"args_blob,omitempty"`
-	ArgsSize int           `json:"args_size"`
-	State    State         `json:"state"`
-	Kind     string        `json:"kind,omitempty"`
-	Message  string        `json:"message,omitempty"`
-	Files    []File        `json:"files,omitempty"`
+	// Origin is who made the call: OriginModel, OriginOperator, or a name an embedder
+	// chose. Records written before origins were kept have none; OriginOf reads them.
+	Origin   string `json:"origin,omitempty"`
+	Args     string `json:"args,omitempty"` // byte for byte as received
+	ArgsBlob string `json:"args_blob,omitempty"`
+	ArgsSize int    `json:"args_size"`
+	State    State  `json:"state"`
+	Kind     string `json:"kind,omitempty"`
+	Message  string `json:"message,omitempty"`
+	Files    []File `json:"files,omitempty"`
 	// Undo is the call this one reverted (vfsctl undo, undo_edit); Redo is the undo
 	// call whose change this one re-applied (vfsctl redo).
 	Undo uint64 `json:"undo,omitempty"`

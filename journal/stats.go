@@ -4,28 +4,46 @@ import "sort"
 
 // Stats is what the journal says about the mistakes models make: built one call at a
 // time (Tx.Stats), so a journal of any size is read in one pass with bounded memory.
+//
+// The figures count the calls of models, every origin but OriginOperator: an
+// operator's undo, and an operator's command that was refused, are no model's
+// mistake. ByOrigin and OperatorByTool count them apart. Outcomes use the journal's
+// state names, as vfsctl log and export show them: failed is a refused call; a call
+// recovery rolled back or could not settle is counted by its state, not as failed.
+// Every list is present, [] when empty.
 type Stats struct {
-	Calls    int          `json:"calls"`
-	Failures int          `json:"failures"`
-	ByTool   []ToolCount  `json:"by_tool"`
-	ByKind   []KindCount  `json:"failures_by_kind"`
-	Rescues  []Rescue     `json:"rescues"`
-	Guards   []GuardCount `json:"guard_refusals"`
-	Recovery Recovery     `json:"recovery_after_refusal"`
-	Padding  Padding      `json:"context_padding"`
-	Sessions []GroupCount `json:"by_session"`
-	Days     []GroupCount `json:"by_day"`
+	Calls          int           `json:"calls"`
+	Failed         int           `json:"failed"`
+	ByTool         []ToolCount   `json:"by_tool"`
+	ByKind         []KindCount   `json:"failures_by_kind"`
+	Rescues        []Rescue      `json:"rescues"`
+	Guards         []GuardCount  `json:"guard_refusals"`
+	Recovery       Recovery      `json:"recovery_after_refusal"`
+	Padding        Padding       `json:"context_padding"`
+	Sessions       []GroupCount  `json:"by_session"`
+	Days           []GroupCount  `json:"by_day"`
+	ByOrigin       []OriginCount `json:"by_origin"`
+	OperatorByTool []ToolCount   `json:"operator_by_tool"`
 
-	tools    map[string]*ToolCount
-	kinds    map[string]*KindCount
-	rescues  map[[2]string]int // fold, tool -> edits rescued
-	pending  map[[2]string][]string
-	attempts map[int]int
-	lines    map[int]int // context lines -> edits (capped)
-	bytes    map[int]int // context bytes, in buckets of 16 (capped)
-	sessions map[string]*GroupCount
-	days     map[string]*GroupCount
-	guarded  []uint64 // the calls a guard refused, to count by language (Tx.Stats)
+	tools     map[string]*ToolCount
+	operators map[string]*ToolCount
+	origins   map[string]*OriginCount
+	kinds     map[string]*KindCount
+	rescues   map[[2]string]int // fold, tool -> edits rescued
+	pending   map[[2]string][]string
+	attempts  map[int]int
+	lines     map[int]int // context lines -> edits (capped)
+	bytes     map[int]int // context bytes, in buckets of 16 (capped)
+	sessions  map[string]*GroupCount
+	days      map[string]*GroupCount
+	guarded   []uint64 // the calls a guard refused, to count by language (Tx.Stats)
+}
+
+// OriginCount counts the calls of one origin (model, operator, or an embedder's).
+type OriginCount struct {
+	Origin string `json:"origin"`
+	Calls  int    `json:"calls"`
+	Failed int    `json:"failed"`
 }
 
 // GuardCount counts the calls a guard refused, by kind (syntax_error, placeholder_text)
@@ -39,13 +57,37 @@ type GuardCount struct {
 // maxGuarded bounds the guard refusals read back for their language.
 const maxGuarded = 100000
 
-// ToolCount counts a tool's calls by outcome.
+// ToolCount counts a tool's calls by state; DryRun counts the committed calls that
+// were dry runs (vfsctl log shows their state as "dry run").
 type ToolCount struct {
-	Tool    string `json:"tool"`
-	Calls   int    `json:"calls"`
-	OK      int    `json:"ok"`
-	Refused int    `json:"refused"`
-	DryRuns int    `json:"dry_runs"`
+	Tool       string `json:"tool"`
+	Calls      int    `json:"calls"`
+	Committed  int    `json:"committed"`
+	Failed     int    `json:"failed"`
+	RolledBack int    `json:"rolled_back"`
+	Unknown    int    `json:"unknown"`
+	Pending    int    `json:"pending"`
+	DryRun     int    `json:"dry_run"`
+}
+
+// count adds one call of state st.
+func (t *ToolCount) count(st State, dryRun bool) {
+	t.Calls++
+	switch st {
+	case Committed:
+		t.Committed++
+		if dryRun {
+			t.DryRun++
+		}
+	case Failed:
+		t.Failed++
+	case RolledBack:
+		t.RolledBack++
+	case Unknown:
+		t.Unknown++
+	case Pending:
+		t.Pending++
+	}
 }
 
 // KindCount counts the failures of one kind, with one real example.
@@ -60,7 +102,7 @@ type KindCount struct {
 type Example struct {
 	Seq     uint64 `json:"seq"`
 	Tool    string `json:"tool"`
-	Args    string `json:"args,omitempty"`
+	Args    string `json:"args"`
 	Message string `json:"message"`
 }
 
@@ -93,15 +135,15 @@ type Padding struct {
 
 // GroupCount counts the calls of a session or a day.
 type GroupCount struct {
-	Key      string `json:"key"`
-	Calls    int    `json:"calls"`
-	Failures int    `json:"failures"`
-	Rescued  int    `json:"rescued_edits"`
+	Key     string `json:"key"`
+	Calls   int    `json:"calls"`
+	Failed  int    `json:"failed"`
+	Rescued int    `json:"rescued_edits"`
 }
 
 // NewStats returns an empty Stats.
 func NewStats() *Stats {
-	return &Stats{tools: map[string]*ToolCount{}, kinds: map[string]*KindCount{}, rescues: map[[2]string]int{},
+	return &Stats{tools: map[string]*ToolCount{}, operators: map[string]*ToolCount{}, origins: map[string]*OriginCount{}, kinds: map[string]*KindCount{}, rescues: map[[2]string]int{},
 		pending: map[[2]string][]string{}, attempts: map[int]int{}, lines: map[int]int{}, bytes: map[int]int{},
 		sessions: map[string]*GroupCount{}, days: map[string]*GroupCount{}}
 }
@@ -124,34 +166,38 @@ func changesTool(tool string) bool {
 
 // add counts one call; calls come oldest first.
 func (s *Stats) add(r *fact) {
-	if r.state == Pending {
+	failed := r.state == Failed
+	o := s.origins[r.origin]
+	if o == nil {
+		o = &OriginCount{Origin: r.origin}
+		s.origins[r.origin] = o
+	}
+	o.Calls++
+	if failed {
+		o.Failed++
+	}
+	tools := s.tools
+	if r.origin == OriginOperator {
+		tools = s.operators
+	}
+	t := tools[r.tool]
+	if t == nil {
+		t = &ToolCount{Tool: r.tool}
+		tools[r.tool] = t
+	}
+	t.count(r.state, r.dryRun)
+	if r.origin == OriginOperator {
 		return
 	}
 	s.Calls++
-	failed := r.state == Failed || r.state == RolledBack
-	t := s.tools[r.tool]
-	if t == nil {
-		t = &ToolCount{Tool: r.tool}
-		s.tools[r.tool] = t
-	}
-	t.Calls++
-	switch {
-	case failed:
-		t.Refused++
-	case r.dryRun:
-		t.DryRuns++
-		t.OK++
-	default:
-		t.OK++
-	}
 	sess := s.group(s.sessions, r.session)
 	day := s.group(s.days, r.time.UTC().Format("2006-01-02"))
 	sess.Calls++
 	day.Calls++
 	if failed {
-		s.Failures++
-		sess.Failures++
-		day.Failures++
+		s.Failed++
+		sess.Failed++
+		day.Failed++
 		kind := r.kind
 		if kind == "" {
 			kind = "io_error"
@@ -250,14 +296,18 @@ func percentile(h map[int]int, total int, q float64) int {
 
 // Finish turns the counts into the sorted tables.
 func (s *Stats) Finish() *Stats {
-	for _, t := range s.tools {
-		s.ByTool = append(s.ByTool, *t)
+	s.ByTool, s.OperatorByTool = toolTable(s.tools), toolTable(s.operators)
+	s.ByOrigin = []OriginCount{}
+	for _, o := range s.origins {
+		s.ByOrigin = append(s.ByOrigin, *o)
 	}
-	sort.Slice(s.ByTool, func(i, j int) bool {
-		return s.ByTool[i].Calls > s.ByTool[j].Calls || s.ByTool[i].Calls == s.ByTool[j].Calls && s.ByTool[i].Tool < s.ByTool[j].Tool
-	})
+	sort.Slice(s.ByOrigin, func(i, j int) bool { return s.ByOrigin[i].Origin < s.ByOrigin[j].Origin })
+	s.ByKind, s.Rescues, s.Sessions, s.Days = []KindCount{}, []Rescue{}, []GroupCount{}, []GroupCount{}
+	if s.Guards == nil {
+		s.Guards = []GuardCount{}
+	}
 	for _, k := range s.kinds {
-		k.Share = float64(k.Count) / float64(max(s.Failures, 1))
+		k.Share = float64(k.Count) / float64(max(s.Failed, 1))
 		s.ByKind = append(s.ByKind, *k)
 	}
 	sort.Slice(s.ByKind, func(i, j int) bool {
@@ -290,6 +340,18 @@ func (s *Stats) Finish() *Stats {
 		sort.Slice(*m.dst, func(i, j int) bool { return (*m.dst)[i].Key < (*m.dst)[j].Key })
 	}
 	return s
+}
+
+// toolTable lists the counts most calls first.
+func toolTable(m map[string]*ToolCount) []ToolCount {
+	out := []ToolCount{}
+	for _, t := range m {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Calls > out[j].Calls || out[i].Calls == out[j].Calls && out[i].Tool < out[j].Tool
+	})
+	return out
 }
 
 // guardsByLanguage counts the guard refusals by kind and language, read back from

@@ -29,7 +29,10 @@ type Result struct {
 }
 
 // API dispatches tool calls to an engine.
-type API struct{ eng *txn.Engine }
+type API struct {
+	eng    *txn.Engine
+	origin string // who makes the calls (journal.Record.Origin); "" is a model
+}
 
 // New returns an API over eng.
 func New(eng *txn.Engine) *API { return &API{eng: eng} }
@@ -48,6 +51,7 @@ func (a *API) CallContext(ctx context.Context, session, tool string, args json.R
 	if err != nil {
 		return fail(tool, err) // busy: the journal could not be had, so nothing ran
 	}
+	c.SetOrigin(a.origin)
 	var text string
 	defer func() {
 		if p := recover(); p != nil {
@@ -464,6 +468,7 @@ func (a *API) undoCall(ctx context.Context, session string, seq uint64) (res Res
 	if err != nil {
 		return fail("undo", err)
 	}
+	c.SetOrigin(journal.OriginOperator)
 	var u *txn.UndoResult
 	defer func() {
 		if p := recover(); p != nil {
@@ -535,6 +540,7 @@ func (a *API) RecordUnparsed(session string, line []byte, err error) Result {
 	if berr != nil {
 		return fail("", err)
 	}
+	c.SetOrigin(a.origin)
 	c.Finish(err)
 	res := fail("", err)
 	if seq := int64(c.Seq()); seq > 0 {

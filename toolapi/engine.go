@@ -23,6 +23,9 @@ type Options struct {
 	// Holder names this process in the busy errors other processes report, e.g.
 	// "my-agent"; "" means the program's name.
 	Holder string
+	// Origin names who makes the calls of Call in the journal; "" means "model".
+	// vfsctl stats counts every origin but "operator" as a model's calls.
+	Origin string
 	// MaxFileSize bounds the files read and edited; 0 means vfs.DefaultMaxFileSize.
 	MaxFileSize int64
 	// Reserved lists folder names no tool touches at any depth; nil means .git and
@@ -81,7 +84,9 @@ func Open(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{api: New(eng)}, nil
+	api := New(eng)
+	api.origin = opts.Origin
+	return &Engine{api: api}, nil
 }
 
 // Tools returns the tool definitions to hand to a model.

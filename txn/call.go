@@ -54,8 +54,16 @@ func (e *Engine) BeginContext(ctx context.Context, session, tool string, args js
 	}
 	now := time.Now()
 	return &Call{ctx: ctx, e: e, start: now, args: args, rec: journal.Record{
-		Time: now.UTC(), Session: session, Tool: tool, ArgsSize: len(args),
+		Time: now.UTC(), Session: session, Tool: tool, Origin: journal.OriginModel, ArgsSize: len(args),
 	}}, nil
+}
+
+// SetOrigin says who made the call (journal.OriginOperator for an operator's command,
+// or an embedder's own name); a call is a model's unless set. "" keeps the origin.
+func (c *Call) SetOrigin(origin string) {
+	if origin != "" {
+		c.rec.Origin = origin
+	}
 }
 
 // cancelled refuses to go on with a call whose context is done.

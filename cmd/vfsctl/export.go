@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/vfsctl/vfsctl/journal"
@@ -22,18 +24,18 @@ func (c *exportCmd) Summary() string {
 }
 
 // ExportSchema names the shape of exported lines; it changes only with a new number.
-const ExportSchema = "vfsctl.export/1"
+const ExportSchema = "vfsctl.export/2"
 
 const exportUsage = `Usage: vfsctl export [--since T] [--until T]
 
 Writes the journal's records to stdout as JSON lines, oldest first, one object per
-call, in the versioned schema vfsctl.export/1 (see the README), so that the journals of
+call, in the versioned schema vfsctl.export/2 (see the README), so that the journals of
 a fleet of workspaces can be loaded into a warehouse that already exists: DuckDB's
 read_json, ClickHouse's JSONEachRow, BigQuery.
 
 Example:
   vfsctl export --since 30d > calls.jsonl
-  duckdb -c "SELECT kind, count(*) FROM read_json('calls.jsonl') WHERE state = 'failed' GROUP BY kind ORDER BY 2 DESC"
+  duckdb -c "SELECT kind, count(*) AS failed FROM read_json('calls.jsonl') WHERE origin = 'model' AND state = 'failed' GROUP BY kind ORDER BY failed DESC, kind"
 `
 
 func (c *exportCmd) ParseFlags(args []string) error {
@@ -45,34 +47,74 @@ func (c *exportCmd) ParseFlags(args []string) error {
 	return fs.parse(args)
 }
 
-// exportLine is one call in schema vfsctl.export/1.
+// exportLine is one call in schema vfsctl.export/2. Every field is always present;
+// lists are [] when empty, and only kind, args, args_raw and refusal may be null.
 type exportLine struct {
-	Schema     string           `json:"schema"`
-	Seq        uint64           `json:"seq"`
-	Time       string           `json:"time"`
-	DurationMS float64          `json:"duration_ms"`
-	Session    string           `json:"session"`
-	Tool       string           `json:"tool"`
-	State      string           `json:"state"`
-	Kind       *string          `json:"kind"`
-	Message    string           `json:"message"`
-	DryRun     bool             `json:"dry_run"`
-	Args       *string          `json:"args"` // as received; null when kept as a blob
-	ArgsSize   int              `json:"args_size"`
-	Undo       uint64           `json:"undo"`
-	Redo       uint64           `json:"redo"`
-	Files      []exportFile     `json:"files"`
-	Refusal    *journal.Refusal `json:"refusal"`
-	Notes      []string         `json:"notes"`
+	Schema     string          `json:"schema"`
+	Seq        uint64          `json:"seq"`
+	Time       string          `json:"time"` // RFC 3339, UTC, microseconds
+	DurationMS decimal         `json:"duration_ms"`
+	Session    string          `json:"session"`
+	Tool       string          `json:"tool"`
+	Origin     string          `json:"origin"`
+	State      string          `json:"state"`
+	Kind       *string         `json:"kind"`
+	Message    string          `json:"message"`
+	DryRun     bool            `json:"dry_run"`
+	Args       json.RawMessage `json:"args"`     // the arguments object; null when they were not one
+	ArgsRaw    *string         `json:"args_raw"` // then the arguments as received, as text
+	ArgsSize   int             `json:"args_size"`
+	Undo       uint64          `json:"undo"`
+	Redo       uint64          `json:"redo"`
+	Files      []exportFile    `json:"files"`
+	Refusal    *exportRefusal  `json:"refusal"`
+	Notes      []string        `json:"notes"`
+}
+
+// exportTime is the time layout of export: DuckDB and most warehouses read RFC 3339
+// with at most six fractional digits as a timestamp.
+const exportTime = "2006-01-02T15:04:05.000000Z07:00"
+
+// decimal is a number written with a fraction always (0.0, not 0): a warehouse that
+// infers a column's type from the first lines would read 0 as an integer.
+type decimal float64
+
+func (d decimal) MarshalJSON() ([]byte, error) {
+	b := strconv.AppendFloat(nil, float64(d), 'f', -1, 64)
+	if bytes.IndexByte(b, '.') < 0 {
+		b = append(b, ".0"...)
+	}
+	return b, nil
 }
 
 type exportFile struct {
-	Path    string         `json:"path"`
-	Op      string         `json:"op"`
-	Before  string         `json:"before"`
-	After   string         `json:"after"`
-	Splices int            `json:"splices"`
-	Edits   []journal.Edit `json:"edits"`
+	Path    string       `json:"path"`
+	Op      string       `json:"op"`
+	Before  string       `json:"before"`
+	After   string       `json:"after"`
+	Splices int          `json:"splices"`
+	Edits   []exportEdit `json:"edits"`
+}
+
+type exportEdit struct {
+	Index        int      `json:"index"`
+	Tier         string   `json:"tier"`
+	Gutter       bool     `json:"gutter"`
+	Folded       []string `json:"folded"`
+	Lines        [][2]int `json:"lines"`
+	ContextLines int      `json:"context_lines"`
+	ContextBytes int      `json:"context_bytes"`
+}
+
+type exportRefusal struct {
+	Change    int      `json:"change"`
+	Edit      int      `json:"edit"`
+	Lines     []int    `json:"lines"`
+	Tiers     []string `json:"tiers"`
+	Closeness decimal  `json:"closeness"`
+	Language  string   `json:"language"`
+	Column    int      `json:"column"`
+	Node      string   `json:"node"`
 }
 
 func (c *exportCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
@@ -101,7 +143,13 @@ func (c *exportCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	err = eng.View(func(t *journal.Tx) error {
 		var werr error
 		err := t.Each(q, func(r *journal.Record) bool {
-			werr = enc.Encode(toExport(r))
+			args := []byte(r.Args)
+			if r.ArgsBlob != "" {
+				if args, werr = t.Blob(r.ArgsBlob); werr != nil {
+					return false
+				}
+			}
+			werr = enc.Encode(toExport(r, args))
 			return werr == nil
 		})
 		if err == nil {
@@ -116,28 +164,48 @@ func (c *exportCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func toExport(r *journal.Record) exportLine {
-	l := exportLine{Schema: ExportSchema, Seq: r.Seq, Time: r.Time.UTC().Format(time.RFC3339Nano),
-		DurationMS: float64(r.Duration.Microseconds()) / 1000, Session: r.Session, Tool: r.Tool, State: string(r.State),
-		Message: r.Message, DryRun: r.DryRun(), ArgsSize: r.ArgsSize, Undo: r.Undo, Redo: r.Redo,
-		Refusal: r.Refusal, Notes: r.Notes, Files: []exportFile{}}
-	if r.Notes == nil {
-		l.Notes = []string{}
-	}
+// toExport is r in schema vfsctl.export/2, with its arguments as received.
+func toExport(r *journal.Record, args []byte) exportLine {
+	l := exportLine{Schema: ExportSchema, Seq: r.Seq, Time: r.Time.UTC().Format(exportTime),
+		DurationMS: decimal(float64(r.Duration.Microseconds()) / 1000), Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
+		State: string(r.State), Message: r.Message, DryRun: r.DryRun(), ArgsSize: r.ArgsSize, Undo: r.Undo, Redo: r.Redo,
+		Notes: nonNil(r.Notes), Files: []exportFile{}}
 	if r.Kind != "" {
 		k := r.Kind
 		l.Kind = &k
 	}
-	if r.ArgsBlob == "" {
-		a := r.Args
-		l.Args = &a
+	// A warehouse looks inside args only if it is always an object: anything else a
+	// call sent (a line that was not JSON, an array) goes to args_raw as text.
+	if isObject(args) {
+		l.Args = args
+	} else if len(args) > 0 {
+		a := string(args)
+		l.ArgsRaw = &a
 	}
 	for _, f := range r.Files {
-		ef := exportFile{Path: f.Path, Op: string(f.Op), Before: f.Before, After: f.After, Splices: len(f.Splices), Edits: f.Edits}
-		if ef.Edits == nil {
-			ef.Edits = []journal.Edit{}
+		ef := exportFile{Path: f.Path, Op: string(f.Op), Before: f.Before, After: f.After, Splices: len(f.Splices), Edits: []exportEdit{}}
+		for _, e := range f.Edits {
+			ef.Edits = append(ef.Edits, exportEdit{Index: e.Index, Tier: e.Tier, Gutter: e.Gutter, Folded: nonNil(e.Folded),
+				Lines: nonNil(e.Lines), ContextLines: e.ContextLines, ContextBytes: e.ContextBytes})
 		}
 		l.Files = append(l.Files, ef)
 	}
+	if d := r.Refusal; d != nil {
+		l.Refusal = &exportRefusal{Change: d.Change, Edit: d.Edit, Lines: nonNil(d.Lines), Tiers: nonNil(d.Tiers),
+			Closeness: decimal(d.Closeness), Language: d.Language, Column: d.Column, Node: d.Node}
+	}
 	return l
+}
+
+// isObject reports whether b is one valid JSON object.
+func isObject(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -34,8 +34,10 @@ func (c *statsCmd) Summary() string {
 const statsUsage = `Usage: vfsctl stats [--since T] [--until T] [--session S] [--path P] [--json] [--html FILE]
 
 Reads the journal in one pass and reports what the models that used this workspace got
-wrong and what vfsctl did about it:
-  - calls by tool and outcome;
+wrong and what vfsctl did about it. It counts the calls of models; an operator's
+(vfsctl undo, vfsctl redo) are counted apart, by origin. States are named as vfsctl log
+names them (committed, failed, rolled_back, unknown, pending; dry runs within committed).
+  - calls by tool and state;
   - failures by kind, each with its share and one real example;
   - rescues: edits that matched only through a fold (curly quotes, dashes, special
     spaces, trailing whitespace, indentation, spaces for tabs, line endings,
@@ -47,8 +49,9 @@ wrong and what vfsctl did about it:
     models send around their changes;
   - tables per session and per day.
 
---json prints all of it for scripts; --html FILE writes one self-contained page with
-the figures as charts (no network, no scripts).
+--json prints all of it for scripts (every list present, [] when empty); --html FILE
+writes one self-contained page with the figures as charts and the per-tool and
+per-session tables (no network, no scripts).
 
 Example:
   vfsctl stats --since 7d --html stats.html
@@ -142,7 +145,18 @@ func pct(part, whole int) string {
 }
 
 func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
-	fmt.Fprintf(w, "%d calls, %d failed (%s)\n", st.Calls, st.Failures, pct(st.Failures, st.Calls))
+	fmt.Fprintf(w, "%d calls, %d failed (%s)\n", st.Calls, st.Failed, pct(st.Failed, st.Calls))
+	ops := journal.ToolCount{}
+	for _, t := range st.OperatorByTool {
+		ops.Calls, ops.Failed = ops.Calls+t.Calls, ops.Failed+t.Failed
+	}
+	if ops.Calls > 0 {
+		calls := "calls"
+		if ops.Calls == 1 {
+			calls = "call"
+		}
+		fmt.Fprintf(w, "not counted: %d operator %s (undo, redo), %d failed\n", ops.Calls, calls, ops.Failed)
+	}
 	if st.Calls == 0 {
 		return
 	}
@@ -157,9 +171,9 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 	c.heading(w, "Calls by tool")
 	var rows [][]string
 	for _, t := range st.ByTool {
-		rows = append(rows, []string{t.Tool, fmt.Sprint(t.Calls), fmt.Sprint(t.OK), fmt.Sprint(t.Refused), fmt.Sprint(t.DryRuns)})
+		rows = append(rows, toolRow(t))
 	}
-	table("TOOL\tCALLS\tOK\tREFUSED\tDRY RUNS", rows)
+	table(toolHead, rows)
 
 	c.heading(w, "Failures by kind")
 	rows = nil
@@ -213,10 +227,19 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 		c.heading(w, g.title)
 		rows = nil
 		for _, r := range g.rows {
-			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failures), fmt.Sprint(r.Rescued)})
+			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
 		}
 		table("KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
 	}
+}
+
+// toolHead and toolRow are the columns of a tool's counts, in the state names of
+// vfsctl log.
+const toolHead = "TOOL\tCALLS\tCOMMITTED\tFAILED\tROLLED BACK\tUNKNOWN\tPENDING\tDRY RUN"
+
+func toolRow(t journal.ToolCount) []string {
+	return []string{t.Tool, fmt.Sprint(t.Calls), fmt.Sprint(t.Committed), fmt.Sprint(t.Failed), fmt.Sprint(t.RolledBack),
+		fmt.Sprint(t.Unknown), fmt.Sprint(t.Pending), fmt.Sprint(t.DryRun)}
 }
 
 // bar is one bar of a chart.
@@ -254,11 +277,19 @@ table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: lef
 svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 </style></head><body>
 <h1>What models got wrong</h1>
-<p>{{.S.Calls}} calls, {{.S.Failures}} failed.</p>
+<p>{{.S.Calls}} calls, {{.S.Failed}} failed.</p>
 {{range .Charts}}<h2>{{.Title}}</h2>
 <svg xmlns="http://www.w3.org/2000/svg" width="760" height="{{.Height}}" role="img" aria-label="{{.Title}}">
 {{range .Bars}}<text x="0" y="{{.Y}}" dy="14">{{.Label}}</text><rect class="bar" x="230" y="{{.Y}}" width="{{.W}}" height="18"/><text x="{{.W}}" y="{{.Y}}" dx="236" dy="14">{{.Value}}</text>
 {{end}}</svg>
+{{end}}<h2>Calls by tool</h2>
+{{template "tools" .Tools}}
+<h2>Per session</h2>
+<table id="by_session"><tr><th>session</th><th>calls</th><th>failed</th><th>rescued edits</th></tr>
+{{range .S.Sessions}}<tr><td>{{.Key}}</td><td>{{.Calls}}</td><td>{{.Failed}}</td><td>{{.Rescued}}</td></tr>
+{{end}}</table>
+{{if .Operators.Rows}}<h2>Operator calls (undo, redo), not counted above</h2>
+{{template "tools" .Operators}}
 {{end}}<h2>Failures by kind, with an example each</h2>
 <table><tr><th>kind</th><th>count</th><th>example</th></tr>
 {{range .S.ByKind}}<tr><td>{{.Kind}}</td><td>{{.Count}}</td><td>call {{.Example.Seq}}: {{.Example.Message}}</td></tr>
@@ -268,7 +299,9 @@ svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 <h2>Context padding</h2>
 <p>{{.S.Padding.Edits}} edits: unchanged lines median {{.S.Padding.LinesP50}}, p90 {{.S.Padding.LinesP90}}; bytes median {{.S.Padding.BytesP50}}, p90 {{.S.Padding.BytesP90}}.</p>
 </body></html>
-`))
+{{define "tools"}}<table id="{{.ID}}"><tr><th>tool</th><th>calls</th><th>committed</th><th>failed</th><th>rolled back</th><th>unknown</th><th>pending</th><th>dry run</th></tr>
+{{range .Rows}}<tr><td>{{.Tool}}</td><td>{{.Calls}}</td><td>{{.Committed}}</td><td>{{.Failed}}</td><td>{{.RolledBack}}</td><td>{{.Unknown}}</td><td>{{.Pending}}</td><td>{{.DryRun}}</td></tr>
+{{end}}</table>{{end}}`))
 
 // writeStatsHTML writes one self-contained page: inline SVG charts, no scripts, no
 // fonts or styles from elsewhere.
@@ -290,8 +323,13 @@ func writeStatsHTML(w io.Writer, st *journal.Stats) error {
 		l, v = append(l, d.Key), append(v, d.Calls)
 	}
 	charts = append(charts, newChart("Calls per day", l, v))
+	type tools struct {
+		ID   string
+		Rows []journal.ToolCount
+	}
 	return statsPage.Execute(w, struct {
-		S      *journal.Stats
-		Charts []chart
-	}{st, charts})
+		S                *journal.Stats
+		Charts           []chart
+		Tools, Operators tools
+	}{st, charts, tools{"by_tool", st.ByTool}, tools{"operator_by_tool", st.OperatorByTool}})
 }

@@ -141,6 +141,7 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	call, err := eng.Begin(session, c.Name(), args)
 	var res *txn.UndoResult
 	if err == nil {
+		call.SetOrigin(journal.OriginOperator)
 		res, err = eng.Undo(call, opts)
 		call.Finish(err)
 	}

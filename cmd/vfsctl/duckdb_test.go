@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// duckdbEnv names a folder where `npm install --prefix FOLDER @duckdb/node-api` ran
+// (.ci/run installs it); without it the DuckDB test is skipped.
+const duckdbEnv = "VFSCTL_DUCKDB"
+
+// readmeQueries are the DuckDB queries of the README's section "What models get
+// wrong": the lines of its sql block that are not comments, one query a line.
+func readmeQueries(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	s = s[strings.Index(s, "## What models get wrong"):]
+	_, block, ok := strings.Cut(s, "```sql\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("README: the section \"What models get wrong\" has no ```sql block")
+	}
+	var qs []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "--") {
+			qs = append(qs, l)
+		}
+	}
+	return qs
+}
+
+// The first README query is the one export --help shows.
+func TestExportHelpQueryIsTheReadmes(t *testing.T) {
+	q := strings.TrimSuffix(readmeQueries(t)[0], ";")
+	if !strings.Contains(exportUsage, `duckdb -c "`+q+`"`) {
+		t.Errorf("export --help shows a DuckDB query other than the README's first:\n%s", q)
+	}
+}
+
+// duckdbScript runs each query of its stdin (a JSON list) on a DuckDB in memory and
+// prints, as JSON, the column types of the export and each query's rows.
+const duckdbScript = `
+const { DuckDBInstance } = require('module').createRequire(process.argv[2] + '/')('@duckdb/node-api');
+(async () => {
+  const queries = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+  const c = await (await DuckDBInstance.create(':memory:')).connect();
+  const types = (await c.runAndReadAll("DESCRIBE SELECT * FROM read_json('calls.jsonl')")).getRowObjectsJson();
+  const results = [];
+  for (const q of queries) results.push((await c.runAndReadAll(q)).getRowObjectsJson());
+  console.log(JSON.stringify({ types, results }));
+})().catch(e => { console.error(e.message); process.exit(1); });
+`
+
+// TestExportInDuckDB loads an export into a real DuckDB and runs the README's
+// queries: time is a timestamp, args an object to look inside, and the figures are
+// those of the calls sent.
+func TestExportInDuckDB(t *testing.T) {
+	prefix := os.Getenv(duckdbEnv)
+	if prefix == "" {
+		t.Skipf("DuckDB is absent: set %s to a folder where `npm install --prefix FOLDER @duckdb/node-api` ran (.ci/run does) to run this test", duckdbEnv)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("%s is set but node is not on PATH: install Node.js, or unset %s", duckdbEnv, duckdbEnv)
+	}
+	if _, err := os.Stat(filepath.Join(prefix, "node_modules", "@duckdb", "node-api")); err != nil {
+		t.Fatalf("%s=%s holds no @duckdb/node-api: run npm install --prefix %s @duckdb/node-api", duckdbEnv, prefix, prefix)
+	}
+	queries := readmeQueries(t)
+	if len(queries) != 3 {
+		t.Fatalf("README: %d DuckDB queries, this test checks 3: update both", len(queries))
+	}
+
+	dir := t.TempDir()
+	for name, data := range map[string]string{"a.txt": "one\n", "list.txt": "item\nitem\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now().UTC()
+	calls := strings.Join([]string{
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "one", "newText": "two"}]}}`,
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "zzz", "newText": "y"}]}}`,
+		`{"tool": "read_file", "args": {"path": "missing.txt"}}`,
+		`not json`,
+		`{"tool": "edit_file", "args": {"path": "list.txt", "edits": [{"oldText": "item", "newText": "x"}]}}`,
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": "[{\"oldText\": \"zzz\", \"newText\": \"y\"}]"}}`,
+		`{"tool": "apply_changes", "args": {"changes": [{"path": "c.txt", "create": "c\n"}]}}`,
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}], "dryRun": true}}`,
+	}, "\n")
+	var out, errb bytes.Buffer
+	run([]string{"call", "--root", dir, "--session", "a"}, strings.NewReader(calls), &out, &errb)
+	run([]string{"undo", "--root", dir, "7"}, nil, &out, &errb)  // the operator's, committed
+	run([]string{"undo", "--root", dir, "99"}, nil, &out, &errb) // the operator's, refused
+	out.Reset()
+	if code := run([]string{"export", "--root", dir}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("export: exit %d: %s", code, errb.String())
+	}
+	end := time.Now().UTC()
+	if err := os.WriteFile(filepath.Join(dir, "calls.jsonl"), out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "duckdb.cjs")
+	if err := os.WriteFile(script, []byte(duckdbScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qjson, _ := json.Marshal(queries)
+	cmd := exec.Command(node, script, prefix)
+	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(qjson)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("DuckDB: %v: %s", err, stderr.String())
+	}
+	var got struct {
+		Types   []map[string]any
+		Results [][]map[string]any
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("DuckDB's output: %v: %s", err, stdout.String())
+	}
+
+	types := map[string]string{}
+	for _, c := range got.Types {
+		types[fmt.Sprint(c["column_name"])] = fmt.Sprint(c["column_type"])
+	}
+	if types["time"] != "TIMESTAMP" {
+		t.Errorf("DuckDB reads time as %s, want TIMESTAMP", types["time"])
+	}
+	if a := types["args"]; !strings.HasPrefix(a, "STRUCT(") && a != "JSON" {
+		t.Errorf("DuckDB reads args as %s, want a STRUCT or JSON", a)
+	}
+	if r := types["refusal"]; !strings.Contains(r, "closeness DOUBLE") {
+		t.Errorf("DuckDB reads refusal as %s, want closeness a DOUBLE", r)
+	}
+
+	rows := func(i int, cols ...string) string {
+		var s []string
+		for _, r := range got.Results[i] {
+			var f []string
+			for _, c := range cols {
+				f = append(f, fmt.Sprint(r[c]))
+			}
+			s = append(s, strings.Join(f, " "))
+		}
+		return strings.Join(s, "; ")
+	}
+	// The calls above: two oldTexts not found in a.txt, a missing file, a line that is
+	// not JSON, two matches in list.txt; the operator's refused undo is not counted.
+	if g, w := rows(0, "kind", "failed"), "text_not_found 2; file_not_found 1; invalid_input 1; multiple_matches 1"; g != w {
+		t.Errorf("failures by kind: %s\nwant %s", g, w)
+	}
+	if g, w := rows(1, "path", "failed"), "a.txt 2; list.txt 1; missing.txt 1"; g != w {
+		t.Errorf("failures by path: %s\nwant %s", g, w)
+	}
+	byTool := map[string][2]int{}
+	for _, r := range got.Results[2] {
+		day, err := time.Parse("2006-01-02", fmt.Sprint(r["day"]))
+		if err != nil || day.After(end) || day.Before(start.Truncate(24*time.Hour)) {
+			t.Errorf("day %v is not the day the calls were made (%s)", r["day"], start.Format("2006-01-02"))
+		}
+		var calls, failed int
+		fmt.Sscan(fmt.Sprint(r["calls"]), &calls)
+		fmt.Sscan(fmt.Sprint(r["failed"]), &failed)
+		n := byTool[fmt.Sprint(r["tool"])]
+		byTool[fmt.Sprint(r["tool"])] = [2]int{n[0] + calls, n[1] + failed}
+	}
+	want := map[string][2]int{"edit_file": {5, 3}, "read_file": {1, 1}, "unknown": {1, 1}, "apply_changes": {1, 0}, "undo": {2, 1}}
+	if fmt.Sprint(byTool) != fmt.Sprint(want) {
+		t.Errorf("calls and failures per tool: %v, want %v", byTool, want)
+	}
+}
