@@ -72,14 +72,36 @@ func (j *Journal) showFolder() string {
 // Adoption is what Adopt found in the journal it adopted.
 type Adoption struct {
 	Records int // calls recorded
-	Pending int // calls left pending, which recovery settles on the next open
+	Pending int // calls left pending, now marked unknown: no file is written for them
+}
+
+// settleAdopted marks the calls an adopted journal left pending as unknown, with a
+// note: their records were written elsewhere, and putting back or rolling forward
+// what they name would write content the journal chose into this workspace. The
+// files stay as they are; fsck and log show the calls.
+func settleAdopted(t *Tx) error {
+	for _, seq := range t.Pending() {
+		r, err := t.Get(seq)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			continue
+		}
+		r.State = Unknown
+		r.Notes = append(r.Notes, "adopted: this call was pending in a journal made elsewhere; it was not settled, and no file was written for it")
+		if err := t.Put(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Adopt makes a journal that another folder made (or that records no identity) this
 // workspace's own: it is copied into a new file of this process's user, with this
 // folder's identity, which replaces it. The marks and temps files are dropped (they
-// speak of another folder's files). A damaged journal is not adopted. Nothing is recovered here: the
-// next open does that, under the rules that bind a call.
+// speak of another folder's files). A damaged journal is not adopted. Its pending
+// calls are marked unknown, not recovered: adopting never writes a working file.
 func (j *Journal) Adopt() (Adoption, error) {
 	var a Adoption
 	j.mu.Lock()
@@ -136,7 +158,10 @@ func (j *Journal) Adopt() (Adoption, error) {
 			if meta == nil {
 				return j.damage("it has no meta bucket")
 			}
-			return j.recordIdentity(meta)
+			if err := j.recordIdentity(meta); err != nil {
+				return err
+			}
+			return settleAdopted(&Tx{tx: tx})
 		})
 	})
 	if err != nil {

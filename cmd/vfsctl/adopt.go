@@ -24,8 +24,9 @@ A workspace uses only the journal it made: one that arrived with the files (.vfs
 committed to a repository, copied with cp -a, restored from a backup), that another
 user owns, or that an older vfsctl made, is refused by every command until it is
 adopted, and nothing in it is acted on. Adopt it only if you trust what it records:
-from the next command on, its calls are listed, undone and replayed here, and
-recovery settles the calls it left pending (within the rules that bind a tool call).
+from the next command on, its calls are listed, undone and replayed here. Calls it
+left pending are marked unknown, not settled: adopting never writes a working file
+(a crafted record could name content to "put back"); check them with vfsctl fsck.
 Adopting copies the journal into a new file of your own that records this folder.
 A damaged journal is not adopted. Not to adopt it, move .vfsctl aside instead: a new
 journal starts with the next call.
@@ -56,6 +57,6 @@ func (c *adoptCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if a.Records == 1 {
 		calls = "1 call"
 	}
-	fmt.Fprintf(stdout, "adopted .vfsctl/journal.db: %s recorded, %d pending (settled by recovery on the next command)\n", calls, a.Pending)
+	fmt.Fprintf(stdout, "adopted .vfsctl/journal.db: %s recorded, %d pending (marked unknown, not settled: no file was written for them)\n", calls, a.Pending)
 	return exitOK
 }

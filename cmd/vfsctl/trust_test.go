@@ -227,7 +227,7 @@ func restore(t *testing.T, dir string, snap map[string]string) {
 // TestForeignJournal: a journal copied (cp -a) from another workspace, with a call
 // left pending whose recovery would write a file, is refused by every command and
 // nothing in the workspace changes, the journal included; once adopted it is used,
-// and recovery settles the pending call.
+// and the pending call is marked unknown without writing any file.
 func TestForeignJournal(t *testing.T) {
 	a := testutil.Workspace(t, map[string]string{"f1.txt": "one\n", "f2.txt": "two\n"})
 	both := `{"tool": "apply_changes", "args": {"changes": [{"path": "f1.txt", "edits": [{"oldText": "one", "newText": "ONE"}]}, {"path": "f2.txt", "edits": [{"oldText": "two", "newText": "TWO"}]}]}}`
@@ -275,11 +275,16 @@ func TestForeignJournal(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "1 pending") {
 		t.Fatalf("adopt: exit %d, %s%s", code, out, errb)
 	}
-	if code, out, errb := runBounded(t, "", "log", "--root", b); code != exitOK || !strings.Contains(out, "rolled_back") {
+	if code, out, errb := runBounded(t, "", "log", "--root", b); code != exitOK || !strings.Contains(out, "unknown") {
 		t.Errorf("log after adopt: exit %d, %s%s", code, out, errb)
 	}
-	if got := testutil.ReadFile(t, filepath.Join(b, "f1.txt")); got != "one\n" {
-		t.Errorf("after adopt, recovery left f1.txt %q; the half-applied call rolls back to %q", got, "one\n")
+	// Adopting never writes a working file: the pending call is marked unknown, and
+	// its half-applied state is left for the operator to see.
+	if got := testutil.ReadFile(t, filepath.Join(b, "f1.txt")); got != "ONE\n" {
+		t.Errorf("after adopt, f1.txt is %q; a journal made elsewhere must not write it", got)
+	}
+	if code, out, errb := runBounded(t, "", "show", "1", "--root", b); code != exitOK || !strings.Contains(out, "no file was written for it") {
+		t.Errorf("show after adopt: exit %d, %s%s", code, out, errb)
 	}
 	if got := testutil.ReadFile(t, filepath.Join(a, "f1.txt")); got != "ONE\n" {
 		t.Errorf("the original workspace changed: f1.txt %q", got)
