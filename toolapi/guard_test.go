@@ -152,3 +152,18 @@ func TestTypographyOnlyAParserSees(t *testing.T) {
 		t.Errorf("after undo: %q", got)
 	}
 }
+
+// The repair's notes name the lines the characters are on.
+func TestTypographyNotesNameTheirLines(t *testing.T) {
+	eng, ws := guardEngine(t, "", map[string]string{"q.py": "x = 1\ny = 2\n"})
+	r := call(t, eng, "edit_file", edit("q.py", "x = 1", "x = ‘a’ + ‘b’ + ‘c’ + ‘d’"))
+	if !r.OK {
+		t.Fatalf("%s", r.Text)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "q.py")); got != "x = 'a' + 'b' + 'c' + 'd'\ny = 2\n" {
+		t.Fatalf("file: %q", got)
+	}
+	if n := strings.Count(r.Text, "at line 1,"); n != 8 || strings.Contains(r.Text, "at line 2") {
+		t.Errorf("want 8 notes, all at line 1:\n%s", r.Text)
+	}
+}

@@ -22,7 +22,7 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 		if ch.Deleted {
 			continue
 		}
-		if p := guard.Placeholders(regions(ch)); p != nil {
+		if p := guard.Placeholders(ch.Path, regions(ch)); p != nil {
 			what := fmt.Sprintf("The change puts a placeholder at line %d of %s (%q) where it deletes %s of real code.", p.Line, ch.Name, p.Text, plural(p.Deleted, "line"))
 			if e.guardMode == guard.Warn {
 				ch.Warnings = append(ch.Warnings, "warning: "+what)
@@ -45,6 +45,9 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 				continue
 			}
 			c.Refused(&journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node})
+			if ch.Created {
+				return i, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again.\n%s", ch.Name, s.Language, where, excerpt)
+			}
 			return i, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call.\n%s", s.Language, ch.Name, where, excerpt)
 		}
 	}
@@ -92,13 +95,8 @@ func repairTypography(ch *Change, old []byte) bool {
 			}
 		}
 	}
-	ch.After = guard.ApplyRepairs(ch.After, reps)
-	if ch.Plan != nil {
-		ch.Plan.Output = ch.After
-	}
-	ch.diff = nil
-	for _, r := range reps {
-		line := bytes.Count(ch.After[:min(r.Offset, len(ch.After))], []byte("\n")) + 1
+	for _, r := range reps { // offsets are of the content before the repairs
+		line := bytes.Count(ch.After[:r.Offset], []byte("\n")) + 1
 		switch {
 		case !r.Kept:
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, where the code needs %q, was written as %q.", r.Char, line, r.Plain, r.Plain))
@@ -106,6 +104,11 @@ func repairTypography(ch *Change, old []byte) bool {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d is inside a string or a comment and was written as sent; %s did not use it before.", r.Char, line, ch.Name))
 		}
 	}
+	ch.After = guard.ApplyRepairs(ch.After, reps)
+	if ch.Plan != nil {
+		ch.Plan.Output = ch.After
+	}
+	ch.diff = nil
 	return true
 }
 

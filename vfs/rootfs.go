@@ -223,6 +223,9 @@ func (f rootFs) mkdirAll(name string, perm os.FileMode) ([]string, error) {
 			made = append(made, strings.Join(comps[:i+1], "/"))
 		} else if err != unix.EEXIST {
 			unix.Close(fd)
+			if err == unix.ENOENT {
+				err = errSymlinkInPath // the folder held was moved away meanwhile
+			}
 			return made, &fs.PathError{Op: "mkdir", Path: name, Err: err}
 		}
 		next, err := openDir(fd, c)

@@ -289,8 +289,8 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 			return nil, errs.New(errs.NotAFile, p, "%s goes through a symlink loop. Send the path of a regular file.", p)
 		}
 		target, err := f.readlink(next)
-		if errors.Is(err, syscall.EINVAL) {
-			// Not a symlink any more: it was swapped while this path was resolved.
+		if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+			// Not a symlink any more, or gone: it was swapped while this path was resolved.
 			return nil, errs.Wrap(errs.Conflict, p, err, "%s changed while it was being resolved (%s was replaced); nothing was done. Check the folder, then retry.", p, next)
 		}
 		if err != nil {

@@ -69,6 +69,35 @@ var languages = map[string]parseFunc{}
 // extra maps a language to a check whose errors are added to its parser's.
 var extra = map[string]parseFunc{}
 
+// approximate marks the languages only tree-sitter parses: their grammars lag behind
+// the languages (a Python 3.13 type parameter default), so a new file in one is not
+// refused; an edit of a file that parsed is.
+var approximate = map[string]bool{}
+
+// maxDepth bounds the nesting of brackets a file may have to be parsed: recursive
+// parsers (esbuild's) overflow the stack on a file nested a few hundred thousand deep,
+// and the YAML and TOML decoders slow quadratically. No real source nests this deep.
+const maxDepth = 500
+
+// tooDeep reports brackets nested deeper than maxDepth, counted roughly (strings are
+// not told apart, which can only overcount).
+func tooDeep(src []byte) bool {
+	d := 0
+	for _, c := range src {
+		switch c {
+		case '(', '[', '{':
+			if d++; d > maxDepth {
+				return true
+			}
+		case ')', ']', '}':
+			if d > 0 {
+				d--
+			}
+		}
+	}
+	return false
+}
+
 // exact maps a language to its exact parser where the one in languages is a faster,
 // approximate one (tree-sitter's Go grammar, confirmed by go/parser).
 var exact = map[string]parseFunc{}
@@ -145,10 +174,22 @@ func notPlain(lang, p string, content []byte) bool {
 			strings.Contains(strings.ToLower(p), ".vscode/") || templated(content) {
 			return true
 		}
-		for _, line := range bytes.Split(content, []byte("\n")) {
-			if t := bytes.TrimSpace(line); bytes.HasPrefix(t, []byte("//")) || bytes.HasPrefix(t, []byte("/*")) {
-				return true
-			}
+		return jsonComment(content)
+	}
+	return false
+}
+
+// jsonComment reports a // or /* comment outside JSON strings.
+func jsonComment(src []byte) bool {
+	in := false
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			return true
 		}
 	}
 	return false
@@ -189,10 +230,18 @@ func Backend() string { return backend }
 // Syntax reports a syntax error of new when old parsed (or is nil, for a new file), or
 // nil. Files of a language this build does not guard pass.
 func Syntax(p string, old, new []byte) *SyntaxError {
+	// The language is the old content's: a comment or a "{{" the change adds to a plain
+	// JSON or TOML file does not switch its guard off.
 	lang := Language(p, new)
+	if old != nil {
+		lang = Language(p, old)
+	}
 	parse := languages[lang]
-	if parse == nil {
+	if parse == nil || tooDeep(new) || (old != nil && tooDeep(old)) {
 		return nil
+	}
+	if old == nil && approximate[lang] {
+		return nil // a new file: the grammar may lag behind the language's newest syntax
 	}
 	confirm := exact[lang]
 	var newErrs []synErr

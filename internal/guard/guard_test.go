@@ -238,7 +238,7 @@ func TestPlaceholders(t *testing.T) {
 		"# ... (keep the rest)",
 	}
 	for _, ph := range refuse {
-		got := Placeholders([]Change{{Old: []byte(body), New: []byte("    a = 1\n" + ph + "\n"), Line: 10}})
+		got := Placeholders("f.js", []Change{{Old: []byte(body), New: []byte("    a = 1\n" + ph + "\n"), Line: 10}})
 		if got == nil {
 			t.Errorf("%q replacing lines passed", ph)
 			continue
@@ -247,17 +247,78 @@ func TestPlaceholders(t *testing.T) {
 			t.Errorf("%q: line %d, deleted %d; want 11, 2", ph, got.Line, got.Deleted)
 		}
 	}
-	pass := []struct{ name, old, new string }{
-		{"already in the file", "x\n// ... existing code ...\ny\n", "x2\n// ... existing code ...\n"},
-		{"ellipsis in a string", body, "    print(\"...\")\n"},
-		{"comment with an ellipsis among words", body, "    a = 1\n    # wait... this is slow\n"},
-		{"placeholder that deletes nothing", "a\nb\n", "a\n// ... existing code ...\nb\n"},
-		{"ordinary comment", body, "    # set a\n    a = 1\n"},
-		{"spread in JS", "f(a, b)\n", "f(...args)\n"},
+	pass := []struct{ name, path, old, new string }{
+		{"already in the file", "f.js", "x\n// ... existing code ...\ny\n", "x2\n// ... existing code ...\n"},
+		{"ellipsis in a string", "f.py", body, "    print(\"...\")\n"},
+		{"comment with an ellipsis among words", "f.py", body, "    a = 1\n    # wait... this is slow\n"},
+		{"placeholder that deletes nothing", "f.js", "a\nb\n", "a\n// ... existing code ...\nb\n"},
+		{"ordinary comment", "f.py", body, "    # set a\n    a = 1\n"},
+		{"spread in JS", "f.js", "f(a, b)\n", "f(...args)\n"},
+		{"a Markdown heading", "README.md", "## Methods\n\nfoo\nbar\nbaz\n", "## Other methods\n"},
+		{"a Python stub body", "m.pyi", "def f(x):\n    raise NotImplementedError\n", "def f(x):\n    ...\n"},
 	}
 	for _, c := range pass {
-		if got := Placeholders([]Change{{Old: []byte(c.old), New: []byte(c.new), Line: 1}}); got != nil {
+		if got := Placeholders(c.path, []Change{{Old: []byte(c.old), New: []byte(c.new), Line: 1}}); got != nil {
 			t.Errorf("%s: refused %+v", c.name, got)
 		}
+	}
+}
+
+// Python 3.12 f-strings may nest the same quote in a replacement field: the characters
+// of the inner strings are in strings, not code.
+func TestPythonFStringsNestQuotes(t *testing.T) {
+	for _, src := range []string{
+		"print(f\"{\", \".join([\"a–b\"])}\")\n",
+		"x = f\"{x:{\"—\"}>5}\"\n",
+		"y = f'{{literal}} {v!r:>{w}}'\n",
+		"z = rf\"\\d{n}\" + f\"\"\"\n{'–'.join(a)}\n\"\"\"\n",
+	} {
+		if errs := parsePython([]byte(src)); len(errs) > 0 {
+			t.Errorf("%q: %+v", src, errs)
+		}
+	}
+	if errs := parsePython([]byte("x = f\"{a}\" – 1\n")); len(errs) != 1 {
+		t.Errorf("an en dash in code after an f-string: %+v", errs)
+	}
+}
+
+// A file nested deeper than any real source is not parsed: esbuild's recursive parser
+// overflows the stack (a fatal error, not a panic) and the YAML and TOML decoders slow
+// quadratically. The guard passes it, at once.
+func TestDeeplyNestedNotParsed(t *testing.T) {
+	for _, c := range []struct{ path, open, close string }{
+		{"deep.js", "[", "]"}, {"deep.ts", "(", ")"}, {"deep.yaml", "[", "]"}, {"deep.toml", "[", "]"}, {"deep.json", "[", "]"},
+	} {
+		n := 300000
+		src := []byte("x = " + strings.Repeat(c.open, n) + strings.Repeat(c.close, n) + "\n")
+		if c.path == "deep.yaml" || c.path == "deep.json" {
+			src = []byte(strings.Repeat(c.open, n) + strings.Repeat(c.close, n) + "\n")
+		}
+		edited := append([]byte("y"), src[1:]...)
+		if e := Syntax(c.path, src, edited); e != nil {
+			t.Errorf("%s: %+v", c.path, e)
+		}
+	}
+}
+
+// Which language guards a change is the old content's: a comment or a template added
+// to plain JSON or TOML does not switch its guard off.
+func TestLanguageOfTheOldContent(t *testing.T) {
+	old := []byte("{\n  \"version\": \"1.0.0\"\n}\n")
+	bad := []byte("{\n  // bumped\n  \"version\": \"1.0.1\",\n}\n")
+	if e := Syntax("package.json", old, bad); e == nil {
+		t.Error("a comment and a trailing comma added to plain JSON passed")
+	}
+	if e := Syntax("Cargo.toml", []byte("[a]\nb = 1\n"), []byte("[a]\nb = {{ 2\n")); e == nil {
+		t.Error("\"{{\" added to plain TOML passed")
+	}
+	if e := Syntax("x.json", nil, []byte("\xef\xbb\xbf{\"a\": 1}\n")); e != nil {
+		t.Errorf("JSON with a BOM: %+v", e)
+	}
+	if e := Syntax(".eslintrc.json", nil, []byte("{\"extends\": \"base\" // the base\n}\n")); e != nil {
+		t.Errorf("a new JSON file with an inline comment: %+v", e)
+	}
+	if e := Syntax("app.js", nil, []byte("export const A = () => <div>hi</div>;\n")); e != nil {
+		t.Errorf("JSX in a .js file: %+v", e)
 	}
 }

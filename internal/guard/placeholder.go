@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -17,6 +18,21 @@ type Placeholder struct {
 type Change struct {
 	Old, New []byte
 	Line     int
+}
+
+// moreCode lists code extensions, beyond the guarded languages', whose comments the
+// placeholder guard knows.
+var moreCode = map[string]bool{
+	".rb": true, ".php": true, ".swift": true, ".kt": true, ".kts": true, ".scala": true, ".cs": true,
+	".lua": true, ".sql": true, ".r": true, ".pl": true, ".ex": true, ".exs": true, ".erl": true,
+	".hs": true, ".ml": true, ".clj": true, ".dart": true, ".vue": true, ".svelte": true, ".m": true,
+	".mm": true, ".zig": true, ".nim": true, ".tf": true, ".gradle": true, ".groovy": true, ".scss": true,
+	".less": true, ".xml": true, ".ini": true, ".cfg": true, ".conf": true, ".ps1": true, ".zsh": true,
+}
+
+func isEllipsis(line string) bool {
+	s := strings.TrimSpace(line)
+	return s == "..." || s == "…"
 }
 
 // commentBody returns the text of a line that is a comment and nothing else, in any
@@ -72,7 +88,12 @@ func isPlaceholder(line string) bool {
 // lines: a placeholder line in New that Old did not have, in a change that deletes at
 // least one non-blank line of Old. A placeholder already in the file, a comment that
 // merely mentions an ellipsis among other words, and an ellipsis inside a string pass.
-func Placeholders(changes []Change) *Placeholder {
+func Placeholders(p string, changes []Change) *Placeholder {
+	ext := strings.ToLower(path.Ext(p))
+	if _, ok := byExt[ext]; !ok && !moreCode[ext] {
+		return nil // prose (Markdown's "#" is a heading) and data without comments
+	}
+	python := byExt[ext] == "python"
 	for _, c := range changes {
 		oldLines := strings.Split(string(c.Old), "\n")
 		newLines := strings.Split(string(c.New), "\n")
@@ -82,6 +103,9 @@ func Placeholders(changes []Change) *Placeholder {
 		}
 		at := -1
 		for i, l := range newLines {
+			if python && isEllipsis(l) {
+				continue // "..." is a body in Python (stubs, protocols, abstract methods)
+			}
 			if isPlaceholder(l) && !had[strings.TrimSpace(l)] {
 				at = i
 				break

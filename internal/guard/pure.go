@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -21,7 +22,7 @@ func init() {
 	languages["go"] = parseGo
 	languages["json"] = parseJSON
 	languages["python"] = parsePython
-	languages["javascript"] = esbuildParser(api.LoaderJS)
+	languages["javascript"] = esbuildParser(api.LoaderJSX) // React projects write JSX in .js files
 	languages["jsx"] = esbuildParser(api.LoaderJSX)
 	languages["typescript"] = esbuildParser(api.LoaderTS)
 	languages["tsx"] = esbuildParser(api.LoaderTSX)
@@ -138,34 +139,68 @@ func parsePython(src []byte) []synErr {
 }
 
 // skipPyString returns the offset just past the string literal starting at src[i]
-// (its quote), or the end of its line for a single-quoted string left open.
+// (its quote), or the end of its line for a single-quoted string left open. In an
+// f-string (or t-string) a replacement field may hold strings with the same quote
+// (Python 3.12): they are skipped as strings.
 func skipPyString(src []byte, i int) int {
 	q := src[i]
+	formatted := false
+	k := i
+	for k > 0 && strings.IndexByte("rRbBuUfFtT", src[k-1]) >= 0 {
+		k--
+	}
+	if k == 0 || !isNameByte(src[k-1]) {
+		formatted = strings.ContainsAny(string(src[k:i]), "fFtT")
+	}
 	triple := i+2 < len(src) && src[i+1] == q && src[i+2] == q
 	if triple {
 		i += 3
-		for i < len(src) {
-			switch {
-			case src[i] == '\\':
-				i += 2
-			case i+2 < len(src) && src[i] == q && src[i+1] == q && src[i+2] == q:
-				return i + 3
-			default:
-				i++
-			}
-		}
-		return len(src)
+	} else {
+		i++
 	}
-	i++
-	for i < len(src) && src[i] != '\n' {
-		switch src[i] {
-		case '\\':
+	for i < len(src) {
+		switch c := src[i]; {
+		case c == '\\':
 			i += 2
-			continue
-		case q:
+		case c == '\n' && !triple:
+			return i
+		case formatted && c == '{' && i+1 < len(src) && src[i+1] == '{':
+			i += 2
+		case formatted && c == '{':
+			i = skipPyField(src, i+1)
+		case c == q && (!triple || i+2 < len(src) && src[i+1] == q && src[i+2] == q):
+			if triple {
+				return i + 3
+			}
 			return i + 1
+		default:
+			i++
+		}
+	}
+	return len(src)
+}
+
+// skipPyField returns the offset just past the replacement field whose body starts at
+// src[i], skipping the strings and brackets in it.
+func skipPyField(src []byte, i int) int {
+	depth := 1
+	for i < len(src) {
+		switch c := src[i]; c {
+		case '"', '\'':
+			i = skipPyString(src, i)
+			continue
+		case '{', '[', '(':
+			depth++
+		case '}', ']', ')':
+			if depth--; depth == 0 {
+				return i + 1
+			}
 		}
 		i++
 	}
 	return i
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
 }

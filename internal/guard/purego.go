@@ -30,6 +30,7 @@ func parseGo(src []byte) []synErr {
 // parseJSON reports the first error only (encoding/json stops there). Whitespace
 // alone is an empty file, not an error.
 func parseJSON(src []byte) []synErr {
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")) // a BOM is no syntax error
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil
 	}

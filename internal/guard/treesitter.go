@@ -40,6 +40,9 @@ var grammars = map[string]*sitter.Language{
 
 func init() {
 	for lang, g := range grammars {
+		if lang != "go" {
+			approximate[lang] = true
+		}
 		languages[lang] = func(src []byte) []synErr {
 			errs, _ := parseTree(g, nil, nil, src)
 			if more := extra[lang]; more != nil {
