@@ -41,11 +41,11 @@ func WithCallID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, callIDKey{}, id)
 }
 
-// tracedCall runs one call inside a span named "execute_tool <tool>". A refusal sets
-// error.type and vfsctl.kind to its kind and the span's status to error, described by
-// the kind alone: the reply's text may quote lines of the file, and file content
-// stays out of traces.
-func (e *Engine) tracedCall(ctx context.Context, session, tool string, args json.RawMessage) Result {
+// traceCall runs one call (run) inside a span of tr named "execute_tool <tool>". A
+// refusal sets error.type and vfsctl.kind to its kind and the span's status to error,
+// described by the kind alone: the reply's text may quote lines of the file, and file
+// content stays out of traces.
+func traceCall(tr trace.Tracer, ctx context.Context, session, tool string, args json.RawMessage, run func(context.Context) Result) Result {
 	attrs := []attribute.KeyValue{
 		keyOperation.String("execute_tool"),
 		keyToolName.String(tool),
@@ -58,9 +58,9 @@ func (e *Engine) tracedCall(ctx context.Context, session, tool string, args json
 	if paths := pathsIn(args); len(paths) > 0 {
 		attrs = append(attrs, keyPaths.StringSlice(paths[:min(len(paths), maxSpanPaths)]))
 	}
-	ctx, span := e.tracer.Start(ctx, "execute_tool "+tool, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	ctx, span := tr.Start(ctx, "execute_tool "+tool, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	defer span.End()
-	res := e.api.CallContext(ctx, session, tool, args)
+	res := run(ctx)
 	if res.Txn != nil {
 		span.SetAttributes(keyTxn.Int64(*res.Txn))
 	}
