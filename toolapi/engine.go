@@ -107,7 +107,7 @@ func (e *Engine) Tools() []Tool { return Tools() }
 // under the one ctx carries.
 func (e *Engine) Call(ctx context.Context, session, name string, args json.RawMessage) Result {
 	if e.tracer != nil {
-		return traceCall(e.tracer, ctx, session, name, args, func(ctx context.Context) Result {
+		return traceCall(ctx, e.tracer, session, name, args, func(ctx context.Context) Result {
 			return e.api.CallContext(ctx, session, name, args)
 		})
 	}

@@ -3,6 +3,7 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -29,8 +30,12 @@ const (
 	keyKind    = attribute.Key("vfsctl.kind")
 )
 
-// maxSpanPaths bounds the paths one span names; an apply_changes call may name many.
-const maxSpanPaths = 64
+// Bounds on what a span takes from a call: an apply_changes call may name many paths,
+// and a tool name or call id is whatever the runtime sent.
+const (
+	maxSpanPaths = 64
+	maxSpanValue = 256
+)
 
 type callIDKey struct{}
 
@@ -45,20 +50,20 @@ func WithCallID(ctx context.Context, id string) context.Context {
 // refusal sets error.type and vfsctl.kind to its kind and the span's status to error,
 // described by the kind alone: the reply's text may quote lines of the file, and file
 // content stays out of traces.
-func traceCall(tr trace.Tracer, ctx context.Context, session, tool string, args json.RawMessage, run func(context.Context) Result) Result {
+func traceCall(ctx context.Context, tr trace.Tracer, session, tool string, args json.RawMessage, run func(context.Context) Result) Result {
 	attrs := []attribute.KeyValue{
 		keyOperation.String("execute_tool"),
-		keyToolName.String(tool),
+		keyToolName.String(clip(tool)),
 		keyToolType.String("function"),
 		keySession.String(session),
 	}
 	if id, _ := ctx.Value(callIDKey{}).(string); id != "" {
-		attrs = append(attrs, keyCallID.String(id))
+		attrs = append(attrs, keyCallID.String(clip(id)))
 	}
 	if paths := pathsIn(args); len(paths) > 0 {
 		attrs = append(attrs, keyPaths.StringSlice(paths[:min(len(paths), maxSpanPaths)]))
 	}
-	ctx, span := tr.Start(ctx, "execute_tool "+tool, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	ctx, span := tr.Start(ctx, spanName(tool), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	defer span.End()
 	res := run(ctx)
 	if res.Txn != nil {
@@ -73,4 +78,22 @@ func traceCall(tr trace.Tracer, ctx context.Context, session, tool string, args 
 		span.SetStatus(codes.Error, kind)
 	}
 	return res
+}
+
+// spanName is "execute_tool <tool>", or "execute_tool" alone when the name does not
+// look like a tool's: a span name is for grouping, not for whatever a model typed.
+func spanName(tool string) string {
+	if len(tool) == 0 || len(tool) > 64 || strings.IndexFunc(tool, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')
+	}) >= 0 {
+		return "execute_tool"
+	}
+	return "execute_tool " + tool
+}
+
+func clip(s string) string {
+	if len(s) <= maxSpanValue {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxSpanValue], "")
 }

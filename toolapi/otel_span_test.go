@@ -31,7 +31,7 @@ func BenchmarkSpan(b *testing.B) {
 		defer tp.Shutdown(context.Background())
 		tr := tp.Tracer(tracerName)
 		for i := 0; b.Loop(); i++ {
-			traceCall(tr, ctx, "bench", EditFile, args, run)
+			traceCall(ctx, tr, "bench", EditFile, args, run)
 			if i%1024 == 0 {
 				exp.Reset() // keep memory flat
 			}

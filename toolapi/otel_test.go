@@ -141,6 +141,26 @@ func TestTraceRefusedCall(t *testing.T) {
 	}
 }
 
+// TestTraceUnknownTool: a tool name that is not a name (a model's garbage) leaves the
+// span name plain and is kept short in gen_ai.tool.name.
+func TestTraceUnknownTool(t *testing.T) {
+	eng, exp, _, _ := tracedEngine(t, nil)
+	name := "read file " + strings.Repeat("x", 1000)
+	res := eng.Call(context.Background(), "s", name, json.RawMessage(`{}`))
+	if res.OK || res.Kind == nil || *res.Kind != "unknown_tool" {
+		t.Fatalf("want unknown_tool, got %+v", res)
+	}
+	spans := exp.GetSpans()
+	if len(spans) != 1 || spans[0].Name != "execute_tool" {
+		t.Fatalf("spans %v, want one named execute_tool", spans)
+	}
+	a := attrs(spans[0])
+	wantString(t, a, "error.type", "unknown_tool")
+	if got := a["gen_ai.tool.name"].AsString(); !strings.HasPrefix(name, got) || len(got) == 0 || len(got) > 256 {
+		t.Errorf("gen_ai.tool.name has %d bytes, want the name's first 256 at most", len(got))
+	}
+}
+
 // TestNoTracerProviderNoSpans: without Options.TracerProvider nothing is traced, even
 // when the program has installed a global provider.
 func TestNoTracerProviderNoSpans(t *testing.T) {
