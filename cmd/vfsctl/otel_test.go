@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/hex"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -64,12 +66,7 @@ func spanAttr(s *tracepb.Span, key string) string {
 func runTraced(t *testing.T, dir, stdin string, env ...string) int {
 	t.Helper()
 	cmd := exec.Command(buildVfsctl(t), "call", "--root", dir, "--session", "s1")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "TRACEPARENT=") && !strings.HasPrefix(kv, "TRACESTATE=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = otelEnv(env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	code := 0
@@ -80,6 +77,17 @@ func runTraced(t *testing.T, dir, stdin string, env ...string) int {
 	}
 	t.Logf("vfsctl call:\n%s", out)
 	return code
+}
+
+// otelEnv is this process's environment without its OpenTelemetry variables, plus env.
+func otelEnv(env ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "TRACEPARENT=") && !strings.HasPrefix(kv, "TRACESTATE=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, env...)
 }
 
 // TestCallExportsSpans: with OTEL_EXPORTER_OTLP_ENDPOINT set, `vfsctl call` sends one
@@ -150,5 +158,51 @@ func TestCallExportsSpans(t *testing.T) {
 	defer col.mu.Unlock()
 	if len(col.spans) != 2 {
 		t.Errorf("with OTEL_SDK_DISABLED=true the collector got %d more spans, want none", len(col.spans)-2)
+	}
+}
+
+// TestServeExportsSpans: `vfsctl serve` exports a tools/call's span when the client
+// disconnects, in the trace the request's _meta names.
+func TestServeExportsSpans(t *testing.T) {
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	const traceID = "0af7651916cd43dd8448eb211c80319c"
+	cmd := exec.Command(buildVfsctl(t), "serve", "--root", dir)
+	cmd.Env = otelEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + srv.URL + "/v1/traces")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() }) // a server that hangs fails the test
+	defer stop.Stop()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"},"_meta":{"traceparent":"00-`+traceID+`-b7ad6b7169203331-01"}}}
+`)
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), `{"jsonrpc":"2.0","id":2,`) {
+			break // the call's reply: its span has ended
+		}
+	}
+	stdin.Close() // the client goes: serve returns and flushes
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, stderr.String())
+	}
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	if len(col.spans) != 1 {
+		t.Fatalf("the collector got %d spans, want 1 (bad requests %q)\n%s", len(col.spans), col.bad, stderr.String())
+	}
+	s := col.spans[0]
+	if s.Name != "execute_tool read_file" || hex.EncodeToString(s.TraceId) != traceID || spanAttr(s, "vfsctl.session") == "" {
+		t.Errorf("span %q in trace %x with session %q, want execute_tool read_file in %s",
+			s.Name, s.TraceId, spanAttr(s, "vfsctl.session"), traceID)
 	}
 }
