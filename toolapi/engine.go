@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/vfsctl/vfsctl/internal/guard"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -36,6 +38,11 @@ type Options struct {
 	// placeholder comment, does: "" or GuardRefuse refuses the call (the default),
 	// GuardWarn applies it and says what broke, GuardOff checks nothing.
 	Guard GuardMode
+	// TracerProvider, when set, gets one span per Call, named "execute_tool <tool>"
+	// after OpenTelemetry's GenAI conventions for tool execution (see WithCallID).
+	// nil traces nothing and costs nothing: the global provider is not consulted, so
+	// pass otel.GetTracerProvider() to use it.
+	TracerProvider trace.TracerProvider
 }
 
 // ParseGuardMode reads a guard mode as a flag gives it: refuse, warn or off ("" is
@@ -63,7 +70,8 @@ const (
 // Call. It is what `vfsctl call` and `vfsctl serve` use. It is safe for concurrent
 // use: calls on one file run one after another, calls on different files at once.
 type Engine struct {
-	api *API
+	api    *API
+	tracer trace.Tracer // nil: calls are not traced
 }
 
 // Open returns an Engine over the directory root. The journal is opened (and, after a
@@ -86,7 +94,11 @@ func Open(root string, opts Options) (*Engine, error) {
 	}
 	api := New(eng)
 	api.origin = opts.Origin
-	return &Engine{api: api}, nil
+	e := &Engine{api: api}
+	if opts.TracerProvider != nil {
+		e.tracer = opts.TracerProvider.Tracer(tracerName)
+	}
+	return e, nil
 }
 
 // Tools returns the tool definitions to hand to a model.
@@ -96,8 +108,14 @@ func (e *Engine) Tools() []Tool { return Tools() }
 // write_file's read rule and undo_edit work by: one conversation, one session). The
 // Result holds the text the model reads, the stable error kind of a refusal, and the
 // journal's number for the call. It never panics. A context cancelled before the call
-// commits stops it with nothing written.
+// commits stops it with nothing written. With a TracerProvider, the call is a span
+// under the one ctx carries.
 func (e *Engine) Call(ctx context.Context, session, name string, args json.RawMessage) Result {
+	if e.tracer != nil {
+		return traceCall(ctx, e.tracer, session, name, args, func(ctx context.Context) Result {
+			return e.api.CallContext(ctx, session, name, args)
+		})
+	}
 	return e.api.CallContext(ctx, session, name, args)
 }
 

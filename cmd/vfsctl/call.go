@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -67,7 +66,9 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl call: --guard: %v\n", err)
 		return exitUsage
 	}
-	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl call", Guard: mode})
+	tp, flush := tracing("call", stderr)
+	defer flush()
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl call", Guard: mode, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
 		return exitUsage
@@ -144,7 +145,7 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 			return withID(refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k))), false
 		}
 	}
-	return withID(eng.Call(context.Background(), session, tool, env["args"])), true
+	return withID(eng.Call(callContext(id), session, tool, env["args"])), true
 }
 
 func refusal(tool string, err *errs.Error) toolapi.Result {

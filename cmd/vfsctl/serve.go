@@ -69,7 +69,9 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl serve: --guard: %v\n", err)
 		return exitUsage
 	}
-	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl serve", Guard: mode})
+	tp, flush := tracing("serve", logw)
+	defer flush()
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl serve", Guard: mode, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
 		return exitUsage

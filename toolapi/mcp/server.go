@@ -3,6 +3,8 @@
 // refused call as a tool result with isError and the same model-facing text as
 // `vfsctl call`, and protocol errors (an unknown tool, a malformed request) as
 // JSON-RPC errors. One MCP connection is one journal session, named after the client.
+// When the engine traces, a call whose params._meta carries W3C trace context
+// (traceparent) is a span under the client's.
 package mcp
 
 import (
@@ -14,6 +16,7 @@ import (
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -92,7 +95,7 @@ func (s *server) session(ss *sdk.ServerSession) string {
 func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		session := s.session(req.Session)
-		res := s.eng.Call(ctx, session, name, req.Params.Arguments)
+		res := s.eng.Call(traceParent(ctx, req.Params.Meta), session, name, req.Params.Arguments)
 		if s.log != nil {
 			kind := ""
 			if res.Kind != nil {
@@ -106,4 +109,16 @@ func (s *server) handler(name string) sdk.ToolHandler {
 			IsError:           !res.OK,
 		}, nil
 	}
+}
+
+// traceParent puts the client's span in ctx when the request carries W3C trace
+// context in params._meta (traceparent, tracestate), as OpenTelemetry's MCP
+// conventions propose, so that a traced call's span joins the client's trace.
+func traceParent(ctx context.Context, meta sdk.Meta) context.Context {
+	tp, _ := meta["traceparent"].(string)
+	if tp == "" {
+		return ctx
+	}
+	ts, _ := meta["tracestate"].(string)
+	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": tp, "tracestate": ts})
 }
