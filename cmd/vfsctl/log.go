@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ const logUsage = `Usage: vfsctl log [--path P] [--session S] [--kind K] [--faile
 
 Lists the calls recorded in the workspace journal, newest first: successes, refusals
 and reads alike. Filters combine. --since and --until take a time (2026-11-30T10:00:00Z,
-2026-11-30) or a duration back from now (90m, 24h).
+2026-11-30) or a duration back from now (90m, 24h, 30d, 2w).
 
 With --json, one object per line: seq, time, session, tool, state (committed, failed,
 rolled_back, pending), kind (null unless failed), paths, duration_ms, message.
@@ -82,9 +83,9 @@ func parseWhen(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if d, err := time.ParseDuration(s); err == nil {
+	if d, err := parseAgo(s); err == nil {
 		if d < 0 {
-			return time.Time{}, fmt.Errorf("%q is a negative duration; give how long ago, e.g. 15m or 24h", s)
+			return time.Time{}, fmt.Errorf("%q is a negative duration; give how long ago, e.g. 30d or 24h", s)
 		}
 		return time.Now().Add(-d), nil
 	}
@@ -94,7 +95,43 @@ func parseWhen(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is neither a time (2026-11-30T10:00:00Z, 2026-11-30 10:00, 2026-11-30) nor a duration ago (90m, 24h)", s)
+	return time.Time{}, fmt.Errorf("%q is neither a time (2026-11-30T10:00:00Z, 2026-11-30 10:00, 2026-11-30) nor a duration ago (90m, 24h, 30d, 2w)", s)
+}
+
+// parseAgo is time.ParseDuration with weeks (w) and days (d, 24h each) in front:
+// 30d, 2w, 1w2d, 1d12h.
+func parseAgo(s string) (time.Duration, error) {
+	rest, neg := strings.CutPrefix(s, "-")
+	if rest == "" {
+		return 0, fmt.Errorf("%q is not a duration", s)
+	}
+	var d time.Duration
+	for _, u := range []struct {
+		suffix string
+		unit   time.Duration
+	}{{"w", 7 * 24 * time.Hour}, {"d", 24 * time.Hour}} {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 0 || i > 6 || !strings.HasPrefix(rest[i:], u.suffix) {
+			continue
+		}
+		n, _ := strconv.Atoi(rest[:i])
+		d += time.Duration(n) * u.unit
+		rest = rest[i+len(u.suffix):]
+	}
+	if rest != "" {
+		more, err := time.ParseDuration(rest)
+		if err != nil || more < 0 {
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		d += more
+	}
+	if neg {
+		d = -d
+	}
+	return d, nil
 }
 
 // logLine is the JSON form of a record in listings.
