@@ -3,6 +3,7 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -188,7 +189,11 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut))
 	}
 	if first > 1 || last < r.TotalLines {
-		fmt.Fprintf(&b, "(lines %d-%d of %d", first, last, r.TotalLines)
+		if first == last {
+			fmt.Fprintf(&b, "(line %d of %d", first, r.TotalLines)
+		} else {
+			fmt.Fprintf(&b, "(lines %d-%d of %d", first, last, r.TotalLines)
+		}
 		if full {
 			fmt.Fprintf(&b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
 		}
@@ -314,7 +319,7 @@ func changedLines(p *matcher.Result) string {
 		}
 	}
 	if len(parts) > 6 {
-		parts = append(parts[:6], fmt.Sprintf("and %d more places", len(parts)-6))
+		parts = append(parts[:6], "and "+plural(len(parts)-6, "more place"))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -392,7 +397,7 @@ func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Applied %d changes as one transaction:\n", len(changes))
+	fmt.Fprintf(&b, "Applied %s as one transaction:\n", plural(len(changes), "change"))
 	for i, ch := range changes {
 		switch ch.Op {
 		case journal.OpEdit:
@@ -422,7 +427,15 @@ func (a *API) undoEdit(c *txn.Call, session string, raw json.RawMessage) (string
 		return "", err
 	}
 	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path})
-	if err != nil {
+	var b *txn.Blocked
+	switch {
+	case errors.Is(err, txn.ErrNothingToUndo):
+		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
+	case errors.As(err, &b):
+		// The blocking call is another session's or an operator's: the model cannot
+		// undo it, but it can still put its lines back by hand.
+		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, read_file %s and edit the lines back with edit_file.", b.Fact, path)
+	case err != nil:
 		return "", err
 	}
 	return RenderUndo(res, false), nil

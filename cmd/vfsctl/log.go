@@ -212,14 +212,20 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "no calls match")
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%6s  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", "SEQ", "TIME", "SESSION", "TOOL", "STATE", "KIND", "PATHS")
+	// Sessions and tools are shown whole up to a width, so that two sessions never look
+	// the same; a longer name loses its middle, keeping the end that tells it apart.
+	sw, tw := len("SESSION"), len("TOOL")
+	for _, r := range recs {
+		sw, tw = max(sw, min(len(r.Session), maxNameWidth)), max(tw, min(len(r.Tool), maxNameWidth))
+	}
+	fmt.Fprintf(stdout, "%6s  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", "SEQ", "TIME", sw, "SESSION", tw, "TOOL", "STATE", "KIND", "PATHS")
 	for _, r := range recs {
 		state := string(r.State)
 		if r.DryRun() {
 			state = "dry run"
 		}
-		fmt.Fprintf(stdout, "%6d  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
-			clip(r.Session, 14), clip(r.Tool, 13), state, r.Kind, strings.Join(r.Paths(), " "))
+		fmt.Fprintf(stdout, "%6d  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
+			sw, clipMiddle(r.Session, maxNameWidth), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, strings.Join(r.Paths(), " "))
 	}
 	return exitOK
 }
@@ -232,6 +238,20 @@ func canonical(eng *txn.Engine, p string) (string, error) {
 		return eng.FS().Clean(p)
 	}
 	return r.Path, nil
+}
+
+// maxNameWidth is the widest a session or tool name is shown in a listing.
+const maxNameWidth = 40
+
+// clipMiddle cuts s to n bytes by dropping its middle: session names often share a long
+// prefix and differ at the end.
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	tail := n - 1 - head
+	return strings.ToValidUTF8(s[:head], "") + "…" + strings.ToValidUTF8(s[len(s)-tail:], "")
 }
 
 func clip(s string, n int) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -46,7 +47,7 @@ apply_changes call or none. Without N, the newest change not yet undone (narrowe
 
 Changes made after N elsewhere in a file are kept. When a later call, or a change made
 outside vfsctl, touched the same lines, the undo is refused as a conflict naming it
-("undo 43 first"); nothing is written.
+and the command to run first (vfsctl undo 43); nothing is written.
 
 Exit status: 0 done, 1 refused, 2 usage error.
 
@@ -142,6 +143,7 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	var res *txn.UndoResult
 	if err == nil {
 		res, err = eng.Undo(call, opts)
+		err = forOperator(err)
 		call.Finish(err)
 	}
 	out := undoJSON{OK: err == nil, DryRun: c.dryRun}
@@ -171,4 +173,15 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitRefused
 	}
 	return exitOK
+}
+
+// forOperator gives a conflict the command that clears it.
+func forOperator(err error) error {
+	var b *txn.Blocked
+	if !errors.As(err, &b) {
+		return err
+	}
+	var e *errs.Error
+	errors.As(err, &e)
+	return errs.Wrap(errs.Conflict, e.Path, b, "%s Run `vfsctl undo %d` first, then this command again.", b.Fact, b.Seq)
 }
