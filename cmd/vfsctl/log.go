@@ -40,7 +40,7 @@ Example:
 func (c *logCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("log", logUsage)
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
-	fs.StringVar(&c.path, "path", "", "only calls that touched this file")
+	fs.StringVar(&c.path, "path", "", "only calls that touched this file (from the current folder, as git takes paths)")
 	fs.StringVar(&c.session, "session", "", "only calls of this session")
 	fs.StringVar(&c.kind, "kind", "", "only calls refused with this error kind (e.g. multiple_matches)")
 	fs.BoolVar(&c.failed, "failed", false, "only refused and failed calls")
@@ -230,9 +230,13 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// canonical resolves a path as the journal keys it (symlinks resolved); a path that no
-// longer exists is cleaned only.
+// canonical resolves a path an operator typed (from the current folder) as the
+// journal keys it (symlinks resolved); a path that no longer exists is cleaned only.
 func canonical(eng *txn.Engine, p string) (string, error) {
+	p, err := pathFromHere(eng.FS().Dir(), p)
+	if err != nil {
+		return "", err
+	}
 	r, err := eng.FS().Resolve(p)
 	if err != nil {
 		return eng.FS().Clean(p)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -65,4 +66,39 @@ func waitHint(err error) string {
 		return " (--wait sets how long to wait)"
 	}
 	return ""
+}
+
+// pathFromHere takes a path as an operator types it, from the current folder as git
+// does, and names it relative to the workspace root; a path outside the root is refused.
+func pathFromHere(root, p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rootAbs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	// The current folder may be reached through a symlink the root was not, or the
+	// other way round: compare the real paths too.
+	for _, r := range []string{rootAbs, realPath(rootAbs)} {
+		for _, a := range []string{abs, realPath(abs)} {
+			if rel, err := filepath.Rel(r, a); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.ToSlash(rel), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%s is outside the workspace root %s", p, rootAbs)
+}
+
+// realPath resolves the symlinks of p, or of its nearest existing parent for a path
+// that no longer exists.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if parent := filepath.Dir(p); parent != p {
+		return filepath.Join(realPath(parent), filepath.Base(p))
+	}
+	return p
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // undoCmd is `vfsctl undo` and, with redo set, `vfsctl redo`.
@@ -78,7 +79,7 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet(c.Name(), usage)
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
-	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file")
+	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file (from the current folder, as git takes paths)")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	fs.BoolVar(&c.json, "json", false, "print the result as JSON")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
@@ -127,7 +128,11 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := txn.UndoOptions{Seq: c.seq, Redo: c.redo, Session: c.session, DryRun: c.dryRun}
 	if c.path != "" {
-		r, err := eng.FS().Resolve(c.path)
+		p, err := pathFromHere(eng.FS().Dir(), c.path)
+		var r *vfs.Resolved
+		if err == nil {
+			r, err = eng.FS().Resolve(p)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: --path: %v\n", name, err)
 			return exitUsage
