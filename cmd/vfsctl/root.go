@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,20 +18,59 @@ import (
 // findRoot is --root's default: the nearest enclosing folder that holds .vfsctl/, else
 // the current one.
 func findRoot() (string, error) {
+	root, _, err := findRootAbove()
+	return root, err
+}
+
+// findRootAbove is findRoot, reporting whether the root is a folder above the current
+// one (found by its .vfsctl/).
+func findRootAbove() (root string, above bool, err error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	for d := wd; ; {
 		if fi, err := os.Stat(filepath.Join(d, ".vfsctl")); err == nil && fi.IsDir() {
-			return d, nil
+			return d, d != wd, nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return wd, nil
+			return wd, false, nil
 		}
 		d = parent
 	}
+}
+
+// serveRoot is the root of call and serve: --root, else found as findRoot finds it. A
+// .vfsctl/ in a parent folder makes that folder the root, which a fresh checkout
+// inside another workspace does not expect: the command then says on stderr which root
+// and journal it uses, and with verbose it always does.
+func serveRoot(name, flagRoot string, verbose bool, stderr io.Writer) (string, error) {
+	root, above := flagRoot, false
+	if root == "" {
+		var err error
+		if root, above, err = findRootAbove(); err != nil {
+			return "", err
+		}
+	}
+	if !verbose && !above {
+		return root, nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	journal := filepath.Join(abs, ".vfsctl", "journal.db")
+	switch {
+	case above:
+		fmt.Fprintf(stderr, "vfsctl %s: workspace root %s, found above the current folder (it holds .vfsctl%c); journal %s. Give --root to choose another.\n",
+			name, abs, filepath.Separator, journal)
+	case flagRoot != "":
+		fmt.Fprintf(stderr, "vfsctl %s: workspace root %s (--root); journal %s.\n", name, abs, journal)
+	default:
+		fmt.Fprintf(stderr, "vfsctl %s: workspace root %s (the current folder); journal %s.\n", name, abs, journal)
+	}
+	return root, nil
 }
 
 func openEngine(root string, wait time.Duration, holder string) (*txn.Engine, error) {
