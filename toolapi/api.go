@@ -138,7 +138,8 @@ const (
 
 // renderRead numbers lines with a gutter ("     1\t"); line endings are not shown. LF,
 // CRLF and lone CR end lines, as in matching. A line longer than MaxLineChars is cut,
-// and the reply stops at MaxReplyBytes, each with a note saying how to see the rest.
+// unless it is read alone (limit 1): then it is shown whole up to MaxReplyBytes. The
+// reply stops at MaxReplyBytes; each cut comes with a note saying how to see the rest.
 // Invalid UTF-8 bytes are shown as U+FFFD, one each, which edits match again. spans are
 // the lines shown whole, for what the session has seen.
 func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
@@ -165,6 +166,7 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 	last := 0
 	var cut []int
 	full := false
+	whole := 0 // the characters of a long line shown whole
 	matcher.EachLine(r.Data, func(ln int, line []byte) bool {
 		if ln < first {
 			return true
@@ -175,8 +177,15 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 		}
 		shown := validText(line)
 		if n := utf8.RuneCountInString(shown); n > MaxLineChars {
-			shown = string([]rune(shown)[:MaxLineChars])
-			cut = append(cut, ln)
+			if limit == 1 && len(shown) <= MaxReplyBytes {
+				// A line read alone is shown whole, so that every line of a file
+				// can be seen (and the file licensed for write_file).
+				whole = n
+				seeLine(ln)
+			} else {
+				shown = string([]rune(shown)[:MaxLineChars])
+				cut = append(cut, ln)
+			}
 		} else {
 			seeLine(ln)
 		}
@@ -184,9 +193,15 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 		last = ln
 		return true
 	})
-	if len(cut) > 0 {
-		fmt.Fprintf(&b, "(%s longer than %d characters cut: %s. Edit inside such a line with oldText copied from the part shown.)\n",
-			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut))
+	switch {
+	case whole > 0:
+		fmt.Fprintf(&b, "(line %d shown whole: %s.)\n", first, plural(whole, "character"))
+	case len(cut) > 0 && limit == 1:
+		fmt.Fprintf(&b, "(line %d is over %d KiB, too long to show whole: cut at %d characters. Edit inside it with oldText copied from the part shown.)\n",
+			cut[0], MaxReplyBytes>>10, MaxLineChars)
+	case len(cut) > 0:
+		fmt.Fprintf(&b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
+			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut), cut[0])
 	}
 	if first > 1 || last < r.TotalLines {
 		if first == last {
