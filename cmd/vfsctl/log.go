@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -114,7 +115,8 @@ func parseAgo(s string) (time.Duration, error) {
 		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
 			i++
 		}
-		if i == 0 || i > 6 || !strings.HasPrefix(rest[i:], u.suffix) {
+		// At most four digits: 9999w is far from overflowing a Duration.
+		if i == 0 || i > 4 || !strings.HasPrefix(rest[i:], u.suffix) {
 			continue
 		}
 		n, _ := strconv.Atoi(rest[:i])
@@ -123,7 +125,7 @@ func parseAgo(s string) (time.Duration, error) {
 	}
 	if rest != "" {
 		more, err := time.ParseDuration(rest)
-		if err != nil || more < 0 {
+		if err != nil || more < 0 || more > math.MaxInt64-d {
 			return 0, fmt.Errorf("%q is not a duration", s)
 		}
 		d += more
