@@ -3,6 +3,7 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -141,7 +142,8 @@ const (
 
 // renderRead numbers lines with a gutter ("     1\t"); line endings are not shown. LF,
 // CRLF and lone CR end lines, as in matching. A line longer than MaxLineChars is cut,
-// and the reply stops at MaxReplyBytes, each with a note saying how to see the rest.
+// unless it is read alone (limit 1): then it is shown whole up to MaxReplyBytes. The
+// reply stops at MaxReplyBytes; each cut comes with a note saying how to see the rest.
 // Invalid UTF-8 bytes are shown as U+FFFD, one each, which edits match again. spans are
 // the lines shown whole, for what the session has seen.
 func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
@@ -168,6 +170,7 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 	last := 0
 	var cut []int
 	full := false
+	whole := 0 // the characters of a long line shown whole
 	matcher.EachLine(r.Data, func(ln int, line []byte) bool {
 		if ln < first {
 			return true
@@ -178,8 +181,15 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 		}
 		shown := validText(line)
 		if n := utf8.RuneCountInString(shown); n > MaxLineChars {
-			shown = string([]rune(shown)[:MaxLineChars])
-			cut = append(cut, ln)
+			if limit == 1 && len(shown) <= MaxReplyBytes {
+				// A line read alone is shown whole, so that every line of a file
+				// can be seen (and the file licensed for write_file).
+				whole = n
+				seeLine(ln)
+			} else {
+				shown = string([]rune(shown)[:MaxLineChars])
+				cut = append(cut, ln)
+			}
 		} else {
 			seeLine(ln)
 		}
@@ -187,12 +197,22 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 		last = ln
 		return true
 	})
-	if len(cut) > 0 {
-		fmt.Fprintf(&b, "(%s longer than %d characters cut: %s. Edit inside such a line with oldText copied from the part shown.)\n",
-			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut))
+	switch {
+	case whole > 0:
+		fmt.Fprintf(&b, "(line %d shown whole: %s.)\n", first, plural(whole, "character"))
+	case len(cut) > 0 && limit == 1:
+		fmt.Fprintf(&b, "(line %d is over %d KiB, too long to show whole: cut at %d characters. Edit inside it with oldText copied from the part shown.)\n",
+			cut[0], MaxReplyBytes>>10, MaxLineChars)
+	case len(cut) > 0:
+		fmt.Fprintf(&b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
+			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut), cut[0])
 	}
 	if first > 1 || last < r.TotalLines {
-		fmt.Fprintf(&b, "(lines %d-%d of %d", first, last, r.TotalLines)
+		if first == last {
+			fmt.Fprintf(&b, "(line %d of %d", first, r.TotalLines)
+		} else {
+			fmt.Fprintf(&b, "(lines %d-%d of %d", first, last, r.TotalLines)
+		}
 		if full {
 			fmt.Fprintf(&b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
 		}
@@ -318,7 +338,7 @@ func changedLines(p *matcher.Result) string {
 		}
 	}
 	if len(parts) > 6 {
-		parts = append(parts[:6], fmt.Sprintf("and %d more places", len(parts)-6))
+		parts = append(parts[:6], "and "+plural(len(parts)-6, "more place"))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -396,7 +416,7 @@ func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Applied %d changes as one transaction:\n", len(changes))
+	fmt.Fprintf(&b, "Applied %s as one transaction:\n", plural(len(changes), "change"))
 	for i, ch := range changes {
 		switch ch.Op {
 		case journal.OpEdit:
@@ -426,7 +446,15 @@ func (a *API) undoEdit(c *txn.Call, session string, raw json.RawMessage) (string
 		return "", err
 	}
 	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path})
-	if err != nil {
+	var b *txn.Blocked
+	switch {
+	case errors.Is(err, txn.ErrNothingToUndo):
+		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
+	case errors.As(err, &b):
+		// The blocking call is another session's or an operator's: the model cannot
+		// undo it, but it can still put its lines back by hand.
+		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, read_file %s and edit the lines back with edit_file.", b.Fact, path)
+	case err != nil:
 		return "", err
 	}
 	return RenderUndo(res, false), nil

@@ -234,7 +234,7 @@ func TestEditText(t *testing.T) {
 func TestReadWriteCreate(t *testing.T) {
 	a, dir := newAPI(t, map[string]string{"f.txt": "\ufeffone\r\ntwo\r\nthree\r\n"})
 	r := call(a, "read_file", `{"path": "f.txt", "offset": 2, "limit": 1}`)
-	if !r.OK || r.Text != "     2\ttwo\n(lines 2-2 of 3; read on with offset 3)\n" {
+	if !r.OK || r.Text != "     2\ttwo\n(line 2 of 3; read on with offset 3)\n" {
 		t.Fatalf("read: %q", r.Text)
 	}
 	// One line seen of three is not enough to replace the file whole.

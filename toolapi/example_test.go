@@ -13,7 +13,7 @@ import (
 
 // An agent runtime in Go opens an engine on its workspace, hands the tools to the
 // model, and dispatches the model's calls by name.
-func Example() {
+func ExampleEngine() {
 	root, _ := os.MkdirTemp("", "workspace")
 	defer os.RemoveAll(root)
 	os.WriteFile(filepath.Join(root, "app.py"), []byte("print(\"hi\")\n"), 0o644)

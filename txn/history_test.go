@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
@@ -63,12 +63,12 @@ func randomSession(t *testing.T, e *Engine, rng *rand.Rand, session string, n in
 			}
 		case op < 9: // undo
 			_, err = undo(e, session, UndoOptions{Session: session})
-			if errs.KindOf(err) == errs.InvalidInput {
+			if errors.Is(err, ErrNothingToUndo) {
 				err = nil // nothing to undo
 			}
 		default: // redo
 			_, err = undo(e, session, UndoOptions{Session: session, Redo: true})
-			if errs.KindOf(err) == errs.InvalidInput {
+			if errors.Is(err, ErrNothingToUndo) {
 				err = nil
 			}
 		}
@@ -180,7 +180,7 @@ func TestHistoryRebuildsAndUndoesAll(t *testing.T) {
 				e = open()
 			}
 			_, err := undo(e, "s", UndoOptions{Session: "s"})
-			if errs.KindOf(err) == errs.InvalidInput {
+			if errors.Is(err, ErrNothingToUndo) {
 				break
 			}
 			if err != nil {

@@ -30,6 +30,27 @@ import (
 // re-applies the newest undo whose origin is still reverted, made after the newest new
 // change (as in an editor, a new change ends what can be redone).
 
+// ErrNothingToUndo is the cause of a refusal (kind no_change) when no change, or for
+// redo no undo, matches: callers phrase it for their reader.
+var ErrNothingToUndo = errors.New("nothing to undo")
+
+// Blocked is the cause of an undo refused as a conflict because a later call changed
+// what it would revert. Fact says what happened; what to do about it depends on who
+// asks (an operator runs vfsctl undo Seq, a model cannot undo another's change), so
+// callers may add their own advice to Fact.
+type Blocked struct {
+	Seq  uint64 // the call to undo first
+	Fact string
+}
+
+func (b *Blocked) Error() string { return b.Fact }
+
+// blocked is the conflict of an undo that call seq blocks.
+func blocked(path string, seq uint64, format string, args ...any) error {
+	b := &Blocked{Seq: seq, Fact: fmt.Sprintf(format, args...)}
+	return errs.Wrap(errs.Conflict, path, b, "%s Undo call %d first.", b.Fact, seq)
+}
+
 // UndoOptions say what to undo or redo.
 type UndoOptions struct {
 	Seq     uint64 // the call to undo (for redo: the undo to re-apply); 0 picks one
@@ -138,7 +159,7 @@ func (h *history) pick(o UndoOptions) (uint64, error) {
 		return o.Path == "" || slices.Contains(c.Paths, o.Path)
 	}
 	latest := func(c journal.Change) bool { return h.idx.Latest(c.Origin) == c.Seq }
-	var best uint64
+	var best, newest, ended uint64 // ended: the newest undo that a new change made final
 	if !o.Redo {
 		// The newest latest record of an applied origin.
 		h.idx.Newest(func(c journal.Change) bool {
@@ -151,7 +172,6 @@ func (h *history) pick(o UndoOptions) (uint64, error) {
 	} else {
 		// As in an editor, a new change ends what can be redone: only undos made
 		// after the newest matching origin count.
-		var newest uint64
 		h.idx.Newest(func(c journal.Change) bool {
 			if c.Origin != c.Seq {
 				return true
@@ -163,22 +183,26 @@ func (h *history) pick(o UndoOptions) (uint64, error) {
 			return true
 		})
 		h.idx.Newest(func(c journal.Change) bool {
-			if c.Seq < newest {
-				return false
-			}
 			if latest(c) && c.Undo && matches(c) {
-				best = c.Seq
+				if c.Seq < newest {
+					ended = c.Seq
+				} else {
+					best = c.Seq
+				}
 				return false
 			}
 			return true
 		})
+	}
+	if best == 0 && ended > 0 {
+		return 0, errs.Wrap(errs.NoChange, o.Path, ErrNothingToUndo, "Undo %d can no longer be redone: call %d made a new change after it%s, and a new change ends what can be redone.", ended, newest, scopeText(o))
 	}
 	if best == 0 {
 		what := "change to undo"
 		if o.Redo {
 			what = "undo to redo"
 		}
-		return 0, errs.New(errs.InvalidInput, o.Path, "There is no %s%s.", what, scopeText(o))
+		return 0, errs.Wrap(errs.NoChange, o.Path, ErrNothingToUndo, "There is no %s%s.", what, scopeText(o))
 	}
 	return best, nil
 }
@@ -347,7 +371,11 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change,
 			return nil // later changes, if any, cancelled out
 		}
 		if len(later) > 0 {
-			return errs.New(errs.Conflict, f.Path, "Call %d changed %s after call %d: undo %d first.", later[0], f.Path, target, later[len(later)-1])
+			last := later[len(later)-1]
+			if len(later) == 1 {
+				return blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
+			}
+			return blocked(f.Path, last, "%d calls changed %s after call %d, the latest call %d; nothing was written.", len(later), f.Path, target, last)
 		}
 		if f.Op == journal.OpDelete {
 			if exists {
@@ -425,7 +453,7 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change,
 			break // changed outside vfsctl in between: located by content below
 		}
 		if lf.Op != journal.OpEdit {
-			return nil, errs.New(errs.Conflict, f.Path, "Call %d replaced or removed %s after call %d: undo %d first.", seq, f.Path, target, seq)
+			return nil, blocked(f.Path, seq, "Call %d replaced or removed %s after call %d; nothing was written.", seq, f.Path, target)
 		}
 		for _, s := range lf.Splices {
 			sEnd := s.Start + len(s.Old)
@@ -439,7 +467,7 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change,
 					}) == nil {
 						line = fmt.Sprintf(" line %d of", lineAt(before, regs[i].start))
 					}
-					return nil, errs.New(errs.Conflict, f.Path, "Call %d changed%s %s where call %d did, after it: undo %d first.", seq, line, f.Path, target, seq)
+					return nil, blocked(f.Path, seq, "Call %d changed%s %s where call %d did, after it; nothing was written.", seq, line, f.Path, target)
 				}
 			}
 		}

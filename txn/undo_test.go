@@ -79,7 +79,7 @@ func TestUndoWalksBack(t *testing.T) {
 		fileIs(t, mem, "b.txt", s.b)
 	}
 	_, err := undo(e, "s", UndoOptions{})
-	testutil.WantKind(t, err, errs.InvalidInput)
+	testutil.WantKind(t, err, errs.NoChange)
 	// Redo walks forward again.
 	for i := len(steps) - 2; i >= 0; i-- {
 		if _, err := undo(e, "s", UndoOptions{Redo: true}); err != nil {

@@ -171,7 +171,7 @@ func (h *oracleHistory) pick(o UndoOptions) (uint64, error) {
 		}
 		return true
 	}
-	var best, newestChange uint64
+	var best, newestChange, ended uint64
 	for _, origin := range h.order {
 		if matches(origin) {
 			newestChange = max(newestChange, origin)
@@ -183,16 +183,20 @@ func (h *oracleHistory) pick(o UndoOptions) (uint64, error) {
 		}
 		l := h.latest[origin]
 		if o.Redo && l < newestChange {
+			ended = max(ended, l)
 			continue // as in an editor, a new change ends what can be redone
 		}
 		best = max(best, l)
+	}
+	if best == 0 && ended > 0 {
+		return 0, errs.New(errs.NoChange, o.Path, "Undo %d can no longer be redone: call %d made a new change after it%s, and a new change ends what can be redone.", ended, newestChange, scopeText(o))
 	}
 	if best == 0 {
 		what := "change to undo"
 		if o.Redo {
 			what = "undo to redo"
 		}
-		return 0, errs.New(errs.InvalidInput, o.Path, "There is no %s%s.", what, scopeText(o))
+		return 0, errs.New(errs.NoChange, o.Path, "There is no %s%s.", what, scopeText(o))
 	}
 	return best, nil
 }

@@ -17,6 +17,7 @@ import (
 type callCmd struct {
 	root, session, guard string
 	wait                 time.Duration
+	verbose              bool
 }
 
 func (c *callCmd) Name() string    { return "call" }
@@ -39,6 +40,7 @@ Example:
 func (c *callCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("call", callUsage)
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the workspace journal, then fail with busy")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
@@ -53,13 +55,10 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl call: --session must be at most 200 bytes, without NUL\n")
 		return exitUsage
 	}
-	root := c.root
-	if root == "" {
-		var err error
-		if root, err = findRoot(); err != nil {
-			fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
-			return exitUsage
-		}
+	root, err := serveRoot("call", c.root, c.verbose, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
+		return exitUsage
 	}
 	mode, err := toolapi.ParseGuardMode(c.guard)
 	if err != nil {

@@ -93,7 +93,7 @@ var fileStates = []struct{ state, what string }{
 
 func (c *fsckCmd) text(w io.Writer, rep *txn.FsckReport, read bool) {
 	if read {
-		fmt.Fprintf(w, "journal: %d records, %d blobs checked\n", rep.Records, rep.Blobs)
+		fmt.Fprintf(w, "journal: %s, %s checked\n", plural(rep.Records, "record"), plural(rep.Blobs, "blob"))
 		fmt.Fprintf(w, "files: %d known to the journal, %d differ on disk\n", rep.Files, len(rep.Changed))
 	}
 	count := map[string]int{}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +29,7 @@ const logUsage = `Usage: vfsctl log [--path P] [--session S] [--kind K] [--faile
 
 Lists the calls recorded in the workspace journal, newest first: successes, refusals
 and reads alike. Filters combine. --since and --until take a time (2026-11-30T10:00:00Z,
-2026-11-30) or a duration back from now (90m, 24h).
+2026-11-30) or a duration back from now (90m, 24h, 30d, 2w).
 
 With --json, one object per line: seq, time, session, tool, state (committed, failed,
 rolled_back, pending), kind (null unless failed), paths, duration_ms, message.
@@ -39,7 +41,7 @@ Example:
 func (c *logCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("log", logUsage)
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
-	fs.StringVar(&c.path, "path", "", "only calls that touched this file")
+	fs.StringVar(&c.path, "path", "", "only calls that touched this file (from the current folder, as git takes paths)")
 	fs.StringVar(&c.session, "session", "", "only calls of this session")
 	fs.StringVar(&c.kind, "kind", "", "only calls refused with this error kind (e.g. multiple_matches)")
 	fs.BoolVar(&c.failed, "failed", false, "only refused and failed calls")
@@ -82,9 +84,9 @@ func parseWhen(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if d, err := time.ParseDuration(s); err == nil {
+	if d, err := parseAgo(s); err == nil {
 		if d < 0 {
-			return time.Time{}, fmt.Errorf("%q is a negative duration; give how long ago, e.g. 15m or 24h", s)
+			return time.Time{}, fmt.Errorf("%q is a negative duration; give how long ago, e.g. 30d or 24h", s)
 		}
 		return time.Now().Add(-d), nil
 	}
@@ -94,7 +96,44 @@ func parseWhen(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is neither a time (2026-11-30T10:00:00Z, 2026-11-30 10:00, 2026-11-30) nor a duration ago (90m, 24h)", s)
+	return time.Time{}, fmt.Errorf("%q is neither a time (2026-11-30T10:00:00Z, 2026-11-30 10:00, 2026-11-30) nor a duration ago (90m, 24h, 30d, 2w)", s)
+}
+
+// parseAgo is time.ParseDuration with weeks (w) and days (d, 24h each) in front:
+// 30d, 2w, 1w2d, 1d12h.
+func parseAgo(s string) (time.Duration, error) {
+	rest, neg := strings.CutPrefix(s, "-")
+	if rest == "" {
+		return 0, fmt.Errorf("%q is not a duration", s)
+	}
+	var d time.Duration
+	for _, u := range []struct {
+		suffix string
+		unit   time.Duration
+	}{{"w", 7 * 24 * time.Hour}, {"d", 24 * time.Hour}} {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		// At most four digits: 9999w is far from overflowing a Duration.
+		if i == 0 || i > 4 || !strings.HasPrefix(rest[i:], u.suffix) {
+			continue
+		}
+		n, _ := strconv.Atoi(rest[:i])
+		d += time.Duration(n) * u.unit
+		rest = rest[i+len(u.suffix):]
+	}
+	if rest != "" {
+		more, err := time.ParseDuration(rest)
+		if err != nil || more < 0 || more > math.MaxInt64-d {
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		d += more
+	}
+	if neg {
+		d = -d
+	}
+	return d, nil
 }
 
 // logLine is the JSON form of a record in listings.
@@ -175,26 +214,50 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "no calls match")
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%6s  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", "SEQ", "TIME", "SESSION", "TOOL", "STATE", "KIND", "PATHS")
+	// Sessions and tools are shown whole up to a width, so that two sessions never look
+	// the same; a longer name loses its middle, keeping the end that tells it apart.
+	sw, tw := len("SESSION"), len("TOOL")
+	for _, r := range recs {
+		sw, tw = max(sw, min(len(r.Session), maxNameWidth)), max(tw, min(len(r.Tool), maxNameWidth))
+	}
+	fmt.Fprintf(stdout, "%6s  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", "SEQ", "TIME", sw, "SESSION", tw, "TOOL", "STATE", "KIND", "PATHS")
 	for _, r := range recs {
 		state := string(r.State)
 		if r.DryRun() {
 			state = "dry run"
 		}
-		fmt.Fprintf(stdout, "%6d  %-19s  %-14s  %-13s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
-			clip(r.Session, 14), clip(r.Tool, 13), state, r.Kind, strings.Join(r.Paths(), " "))
+		fmt.Fprintf(stdout, "%6d  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
+			sw, clipMiddle(r.Session, maxNameWidth), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, strings.Join(r.Paths(), " "))
 	}
 	return exitOK
 }
 
-// canonical resolves a path as the journal keys it (symlinks resolved); a path that no
-// longer exists is cleaned only.
+// canonical resolves a path an operator typed (from the current folder) as the
+// journal keys it (symlinks resolved); a path that no longer exists is cleaned only.
 func canonical(eng *txn.Engine, p string) (string, error) {
+	p, err := pathFromHere(eng.FS().Dir(), p)
+	if err != nil {
+		return "", err
+	}
 	r, err := eng.FS().Resolve(p)
 	if err != nil {
 		return eng.FS().Clean(p)
 	}
 	return r.Path, nil
+}
+
+// maxNameWidth is the widest a session or tool name is shown in a listing.
+const maxNameWidth = 40
+
+// clipMiddle cuts s to n bytes by dropping its middle: session names often share a long
+// prefix and differ at the end.
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	tail := n - 1 - head
+	return strings.ToValidUTF8(s[:head], "") + "…" + strings.ToValidUTF8(s[len(s)-tail:], "")
 }
 
 func clip(s string, n int) string {

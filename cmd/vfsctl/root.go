@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -16,20 +18,59 @@ import (
 // findRoot is --root's default: the nearest enclosing folder that holds .vfsctl/, else
 // the current one.
 func findRoot() (string, error) {
+	root, _, err := findRootAbove()
+	return root, err
+}
+
+// findRootAbove is findRoot, reporting whether the root is a folder above the current
+// one (found by its .vfsctl/).
+func findRootAbove() (root string, above bool, err error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	for d := wd; ; {
 		if fi, err := os.Stat(filepath.Join(d, ".vfsctl")); err == nil && fi.IsDir() {
-			return d, nil
+			return d, d != wd, nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return wd, nil
+			return wd, false, nil
 		}
 		d = parent
 	}
+}
+
+// serveRoot is the root of call and serve: --root, else found as findRoot finds it. A
+// .vfsctl/ in a parent folder makes that folder the root, which a fresh checkout
+// inside another workspace does not expect: the command then says on stderr which root
+// and journal it uses, and with verbose it always does.
+func serveRoot(name, flagRoot string, verbose bool, stderr io.Writer) (string, error) {
+	root, above := flagRoot, false
+	if root == "" {
+		var err error
+		if root, above, err = findRootAbove(); err != nil {
+			return "", err
+		}
+	}
+	if !verbose && !above {
+		return root, nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	journal := filepath.Join(abs, ".vfsctl", "journal.db")
+	switch {
+	case above:
+		fmt.Fprintf(stderr, "vfsctl %s: workspace root %s, found above the current folder (it holds .vfsctl%c); journal %s. Give --root to choose another.\n",
+			name, abs, filepath.Separator, journal)
+	case flagRoot != "":
+		fmt.Fprintf(stderr, "vfsctl %s: workspace root %s (--root); journal %s.\n", name, abs, journal)
+	default:
+		fmt.Fprintf(stderr, "vfsctl %s: workspace root %s (the current folder); journal %s.\n", name, abs, journal)
+	}
+	return root, nil
 }
 
 func openEngine(root string, wait time.Duration, holder string) (*txn.Engine, error) {
@@ -65,4 +106,39 @@ func waitHint(err error) string {
 		return " (--wait sets how long to wait)"
 	}
 	return ""
+}
+
+// pathFromHere takes a path as an operator types it, from the current folder as git
+// does, and names it relative to the workspace root; a path outside the root is refused.
+func pathFromHere(root, p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rootAbs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	// The current folder may be reached through a symlink the root was not, or the
+	// other way round: compare the real paths too.
+	for _, r := range []string{rootAbs, realPath(rootAbs)} {
+		for _, a := range []string{abs, realPath(abs)} {
+			if rel, err := filepath.Rel(r, a); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.ToSlash(rel), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%s is outside the workspace root %s", p, rootAbs)
+}
+
+// realPath resolves the symlinks of p, or of its nearest existing parent for a path
+// that no longer exists.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if parent := filepath.Dir(p); parent != p {
+		return filepath.Join(realPath(parent), filepath.Base(p))
+	}
+	return p
 }

@@ -18,6 +18,7 @@ import (
 type serveCmd struct {
 	root, logFile, guard string
 	wait                 time.Duration
+	verbose              bool
 }
 
 func (c *serveCmd) Name() string    { return "serve" }
@@ -39,6 +40,7 @@ Example client configuration:
 func (c *serveCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("serve", serveUsage)
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long a call waits while another process uses the journal, then is refused busy")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
@@ -46,13 +48,10 @@ func (c *serveCmd) ParseFlags(args []string) error {
 }
 
 func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
-	root := c.root
-	if root == "" {
-		var err error
-		if root, err = findRoot(); err != nil {
-			fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
-			return exitUsage
-		}
+	root, err := serveRoot("serve", c.root, c.verbose, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
+		return exitUsage
 	}
 	logw := stderr
 	if c.logFile != "" {

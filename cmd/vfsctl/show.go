@@ -98,7 +98,11 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "refused  %s: %s\n", r.Kind, r.Message)
 	}
 	for _, f := range r.Files {
-		fmt.Fprintf(w, "file     %s  %s  %s -> %s", f.Path, f.Op, short(f.Before, "(none)"), short(f.After, "(unchanged)"))
+		after := "(unchanged)"
+		if f.Op == journal.OpDelete {
+			after = "(removed)"
+		}
+		fmt.Fprintf(w, "file     %s  %s  %s -> %s", f.Path, f.Op, short(f.Before, "(none)"), short(f.After, after))
 		if f.BeforeBlob {
 			fmt.Fprint(w, "  [prior content kept]")
 		}
@@ -111,7 +115,7 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 			if e.Gutter {
 				how += ", gutter stripped"
 			}
-			fmt.Fprintf(w, "         edits[%d]: %s, context %d lines / %d bytes\n", e.Index, how, e.ContextLines, e.ContextBytes)
+			fmt.Fprintf(w, "         edits[%d]: %s, context %s / %s\n", e.Index, how, plural(e.ContextLines, "line"), plural(e.ContextBytes, "byte"))
 		}
 		if f.Diff != "" {
 			fmt.Fprint(w, f.Diff)
@@ -128,4 +132,11 @@ func short(h, none string) string {
 		return none
 	}
 	return h[:12]
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // undoCmd is `vfsctl undo` and, with redo set, `vfsctl redo`.
@@ -46,7 +48,7 @@ apply_changes call or none. Without N, the newest change not yet undone (narrowe
 
 Changes made after N elsewhere in a file are kept. When a later call, or a change made
 outside vfsctl, touched the same lines, the undo is refused as a conflict naming it
-("undo 43 first"); nothing is written.
+and the command to run first (vfsctl undo 43); nothing is written.
 
 Exit status: 0 done, 1 refused, 2 usage error.
 
@@ -77,7 +79,7 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet(c.Name(), usage)
 	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
-	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file")
+	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file (from the current folder, as git takes paths)")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	fs.BoolVar(&c.json, "json", false, "print the result as JSON")
 	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
@@ -126,7 +128,11 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := txn.UndoOptions{Seq: c.seq, Redo: c.redo, Session: c.session, DryRun: c.dryRun}
 	if c.path != "" {
-		r, err := eng.FS().Resolve(c.path)
+		p, err := pathFromHere(eng.FS().Dir(), c.path)
+		var r *vfs.Resolved
+		if err == nil {
+			r, err = eng.FS().Resolve(p)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: --path: %v\n", name, err)
 			return exitUsage
@@ -143,6 +149,7 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		call.SetOrigin(journal.OriginOperator)
 		res, err = eng.Undo(call, opts)
+		err = forOperator(err)
 		call.Finish(err)
 	}
 	out := undoJSON{OK: err == nil, DryRun: c.dryRun}
@@ -172,4 +179,15 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitRefused
 	}
 	return exitOK
+}
+
+// forOperator gives a conflict the command that clears it.
+func forOperator(err error) error {
+	var b *txn.Blocked
+	if !errors.As(err, &b) {
+		return err
+	}
+	var e *errs.Error
+	errors.As(err, &e)
+	return errs.Wrap(errs.Conflict, e.Path, b, "%s Run `vfsctl undo %d` first, then this command again.", b.Fact, b.Seq)
 }
