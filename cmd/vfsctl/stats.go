@@ -145,7 +145,7 @@ func pct(part, whole int) string {
 }
 
 func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
-	fmt.Fprintf(w, "%d calls, %d failed (%s)\n", st.Calls, st.Failed, pct(st.Failed, st.Calls))
+	fmt.Fprintf(w, "%s, %d failed (%s)\n", plural(st.Calls, "call"), st.Failed, pct(st.Failed, st.Calls))
 	ops := journal.ToolCount{}
 	for _, t := range st.OperatorByTool {
 		ops.Calls, ops.Failed = ops.Calls+t.Calls, ops.Failed+t.Failed
