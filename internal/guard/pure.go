@@ -111,7 +111,11 @@ func parsePython(src []byte) []synErr {
 				i++
 			}
 		case c == '"' || c == '\'':
-			i = skipPyString(src, i)
+			end, closed := skipPyString(src, i)
+			if !closed {
+				flag(i, "unterminated string literal")
+			}
+			i = end
 		case c == '(' || c == '[' || c == '{':
 			stack = append(stack, open{c, i})
 			i++
@@ -139,10 +143,10 @@ func parsePython(src []byte) []synErr {
 }
 
 // skipPyString returns the offset just past the string literal starting at src[i]
-// (its quote), or the end of its line for a single-quoted string left open. In an
-// f-string (or t-string) a replacement field may hold strings with the same quote
-// (Python 3.12): they are skipped as strings.
-func skipPyString(src []byte, i int) int {
+// (its quote), and whether it was closed (else the offset is the end of its line, or
+// of the file). In an f-string (or t-string) a replacement field may hold strings
+// with the same quote (Python 3.12): they are skipped as strings.
+func skipPyString(src []byte, i int) (int, bool) {
 	q := src[i]
 	formatted := false
 	k := i
@@ -163,21 +167,21 @@ func skipPyString(src []byte, i int) int {
 		case c == '\\':
 			i += 2
 		case c == '\n' && !triple:
-			return i
+			return i, false
 		case formatted && c == '{' && i+1 < len(src) && src[i+1] == '{':
 			i += 2
 		case formatted && c == '{':
 			i = skipPyField(src, i+1)
 		case c == q && (!triple || i+2 < len(src) && src[i+1] == q && src[i+2] == q):
 			if triple {
-				return i + 3
+				return i + 3, true
 			}
-			return i + 1
+			return i + 1, true
 		default:
 			i++
 		}
 	}
-	return len(src)
+	return len(src), false
 }
 
 // skipPyField returns the offset just past the replacement field whose body starts at
@@ -187,7 +191,7 @@ func skipPyField(src []byte, i int) int {
 	for i < len(src) {
 		switch c := src[i]; c {
 		case '"', '\'':
-			i = skipPyString(src, i)
+			i, _ = skipPyString(src, i) // an open one is flagged where the file's string ends
 			continue
 		case '{', '[', '(':
 			depth++
