@@ -74,6 +74,10 @@ var extra = map[string]parseFunc{}
 // refused; an edit of a file that parsed is.
 var approximate = map[string]bool{}
 
+// recursive marks the languages whose parsers recurse without a bound of their own
+// (go/parser and encoding/json stop at a depth; tree-sitter keeps its own stack).
+var recursive = map[string]bool{"javascript": true, "jsx": true, "typescript": true, "tsx": true, "yaml": true, "toml": true}
+
 // maxDepth bounds the nesting of brackets a file may have to be parsed: recursive
 // parsers (esbuild's) overflow the stack on a file nested a few hundred thousand deep,
 // and the YAML and TOML decoders slow quadratically. No real source nests this deep.
@@ -237,7 +241,7 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 		lang = Language(p, old)
 	}
 	parse := languages[lang]
-	if parse == nil || tooDeep(new) || (old != nil && tooDeep(old)) {
+	if parse == nil || recursive[lang] && (tooDeep(new) || old != nil && tooDeep(old)) {
 		return nil
 	}
 	if old == nil && approximate[lang] {
