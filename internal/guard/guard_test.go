@@ -111,8 +111,8 @@ func realFiles(t *testing.T, dir, ext string, n int) []string {
 func TestRealFilesCurlyQuoteDelimiter(t *testing.T) {
 	for _, set := range []struct{ dir, ext string }{
 		{filepath.Join(runtime.GOROOT(), "src", "net", "http"), ".go"},
-		{"/usr/lib/python3.11/json", ".py"},
-		{"/usr/lib/python3.11/email", ".py"},
+		{filepath.Join(pythonLib(), "json"), ".py"},
+		{filepath.Join(pythonLib(), "email"), ".py"},
 	} {
 		lang := Language("x"+set.ext, nil)
 		if !guarded(lang) {
@@ -186,7 +186,7 @@ func TestRealFilesCurlyQuoteDelimiter(t *testing.T) {
 func TestIncrementalAgreesWithFull(t *testing.T) {
 	for _, p := range []string{
 		filepath.Join(runtime.GOROOT(), "src", "strings", "strings.go"),
-		"/usr/lib/python3.11/textwrap.py",
+		filepath.Join(pythonLib(), "textwrap.py"),
 	} {
 		lang := Language(p, nil)
 		src, err := os.ReadFile(p)
@@ -321,4 +321,15 @@ func TestLanguageOfTheOldContent(t *testing.T) {
 	if e := Syntax("app.js", nil, []byte("export const A = () => <div>hi</div>;\n")); e != nil {
 		t.Errorf("JSX in a .js file: %+v", e)
 	}
+}
+
+// pythonLib is the Python standard library's folder where one is installed, else "".
+func pythonLib() string {
+	dirs, _ := filepath.Glob("/usr/lib/python3.*")
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "textwrap.py")); err == nil {
+			return d
+		}
+	}
+	return ""
 }

@@ -35,7 +35,7 @@ func TestRealFilesPerLanguage(t *testing.T) {
 		bad, good string
 	}{
 		{"go", filepath.Join(goroot, "src", "net"), ".go", prefix("func "), ")", "// checked"},
-		{"python", "/usr/lib/python3.11", ".py", prefix("def "), ")", "# checked"},
+		{"python", pythonLib(), ".py", prefix("def "), ")", "# checked"},
 		{"javascript", filepath.Join(esb, "scripts"), ".js", prefix("function ", "const ", "async function "), ")", "// checked"},
 		{"typescript", filepath.Join(esb, "lib", "shared"), ".ts", prefix("export ", "function ", "const "), ")", "// checked"},
 		{"json", filepath.Join(goroot, "src"), ".json", prefix(`  "`), `  "unclosed": [`, ""},
