@@ -22,7 +22,8 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 		if ch.Deleted {
 			continue
 		}
-		if p := guard.Placeholders(ch.Path, regions(ch)); p != nil {
+		rs, _ := regions(ch)
+		if p := guard.Placeholders(ch.Path, rs); p != nil {
 			what := fmt.Sprintf("The change puts a placeholder at line %d of %s (%q) where it deletes %s of real code.", p.Line, ch.Name, p.Text, plural(p.Deleted, "line"))
 			if e.guardMode == guard.Warn {
 				ch.Warnings = append(ch.Warnings, "warning: "+what)
@@ -61,13 +62,13 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 // and notes in the reply what it did. It reports whether the content now parses.
 func repairTypography(ch *Change, old []byte) bool {
 	var offs []int
-	for _, r := range regions(ch) {
-		at := offsetOfLine(ch.After, r.Line)
-		pre, suf := commonEnds(r.Old, r.New)
+	parts, starts := regions(ch)
+	for k, r := range parts {
+		pre, suf := guard.CommonEnds(r.Old, r.New)
 		for i := pre; i < len(r.New)-suf; {
 			c, size := utf8.DecodeRune(r.New[i:])
 			if guard.Typographic(c) {
-				offs = append(offs, at+i)
+				offs = append(offs, starts[k]+i)
 			}
 			i += size
 		}
@@ -112,47 +113,24 @@ func repairTypography(ch *Change, old []byte) bool {
 	return true
 }
 
-// offsetOfLine is the byte offset where 1-based line n of b starts.
-func offsetOfLine(b []byte, n int) int {
-	off := 0
-	for ; n > 1; n-- {
-		i := bytes.IndexByte(b[off:], '\n')
-		if i < 0 {
-			return len(b)
-		}
-		off += i + 1
-	}
-	return off
-}
-
-// commonEnds returns the lengths of the common prefix and suffix of a and b, not
-// overlapping.
-func commonEnds(a, b []byte) (int, int) {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	return pre, suf
-}
-
-// regions are the parts of the file a change replaces: each splice of an edit, or the
-// whole file.
-func regions(ch *Change) []guard.Change {
+// regions are the parts of the file a change replaces (each splice of an edit, or the
+// whole file), and the byte offset in the new content where each begins.
+func regions(ch *Change) ([]guard.Change, []int) {
 	if ch.Plan == nil {
-		return []guard.Change{{Old: ch.Before, New: ch.After, Line: 1}}
+		return []guard.Change{{Old: ch.Before, New: ch.After, Line: 1}}, []int{0}
 	}
 	var out []guard.Change
-	delta := 0 // bytes the splices before this one added
+	var starts []int
+	delta, line, counted := 0, 1, 0 // delta: bytes the splices before this one added
 	for _, sp := range ch.Plan.Splices {
 		at := sp.Start + delta
-		out = append(out, guard.Change{Old: ch.Before[sp.Start:sp.End], New: sp.Text, Line: bytes.Count(ch.After[:at], []byte("\n")) + 1})
+		line += bytes.Count(ch.After[counted:at], []byte("\n"))
+		counted = at
+		out = append(out, guard.Change{Old: ch.Before[sp.Start:sp.End], New: sp.Text, Line: line})
+		starts = append(starts, at)
 		delta += len(sp.Text) - (sp.End - sp.Start)
 	}
-	return out
+	return out, starts
 }
 
 func plural(n int, what string) string {

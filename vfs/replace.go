@@ -71,16 +71,11 @@ func (f *FS) Create(p string, data []byte) error {
 	return err
 }
 
-// CreateID is Create, returning the identity of the new file as written.
-func (f *FS) CreateID(p string, data []byte) (Identity, error) {
-	id, _, err := f.CreateDirs(p, data)
-	return id, err
-}
-
-// CreateDirs is CreateID, also returning the folders it made, outermost first, so that
-// a caller undoing the create can remove them (RemoveDirs). The new folders and the
-// folder above them are synced: an acknowledged create survives a power loss. When it
-// fails, it removes the folders it made.
+// CreateDirs is Create, returning the identity of the new file as written and the
+// folders it made, outermost first, so that a caller undoing the create can remove
+// them (RemoveDirs). The new folders and the folder above them are synced: an
+// acknowledged create survives a power loss. When it fails, it removes the folders
+// it made.
 func (f *FS) CreateDirs(p string, data []byte) (id Identity, made []string, err error) {
 	if _, err := f.lstat(p); err == nil {
 		return Identity{}, nil, errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)

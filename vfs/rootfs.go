@@ -393,7 +393,6 @@ type folder interface {
 	OpenFile(name string, flag int, perm fs.FileMode) (afero.File, error)
 	Rename(oldname, newname string) error
 	Remove(name string) error
-	Lstat(name string) (fs.FileInfo, error)
 	Sync() error
 	Close() error
 }
@@ -427,8 +426,6 @@ func (d fdFolder) Remove(name string) error {
 	return nil
 }
 
-func (d fdFolder) Lstat(name string) (fs.FileInfo, error) { return lstatAt(d.fd, name, d.full(name)) }
-
 func (d fdFolder) Sync() error {
 	if err := unix.Fsync(d.fd); err != nil && err != unix.EINVAL {
 		return &fs.PathError{Op: "sync", Path: d.name, Err: err}
@@ -454,13 +451,6 @@ func (d pathFolder) Rename(oldname, newname string) error {
 	return d.fs.Rename(d.full(oldname), d.full(newname))
 }
 func (d pathFolder) Remove(name string) error { return d.fs.Remove(d.full(name)) }
-func (d pathFolder) Lstat(name string) (fs.FileInfo, error) {
-	if l, ok := d.fs.(afero.Lstater); ok {
-		fi, _, err := l.LstatIfPossible(d.full(name))
-		return fi, err
-	}
-	return d.fs.Stat(d.full(name))
-}
 
 func (d pathFolder) Sync() error {
 	h, err := d.fs.Open(d.name)

@@ -303,11 +303,22 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 
 // firstChange is the byte offset where new first differs from old.
 func firstChange(old, new []byte) int {
-	n := 0
-	for n < len(old) && n < len(new) && old[n] == new[n] {
-		n++
+	pre, _ := CommonEnds(old, new)
+	return pre
+}
+
+// CommonEnds returns the lengths of the common prefix and suffix of a and b, not
+// overlapping: what lies between them is what changed.
+func CommonEnds(a, b []byte) (int, int) {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
 	}
-	return n
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
 }
 
 // offsetOf turns a 1-based line and column of src into a byte offset.

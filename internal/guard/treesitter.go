@@ -83,14 +83,7 @@ func parseTree(g *sitter.Language, old *sitter.Tree, oldSrc, src []byte) ([]synE
 	var base *sitter.Tree
 	if old != nil {
 		base = old.Copy()
-		pre := 0
-		for pre < len(oldSrc) && pre < len(src) && oldSrc[pre] == src[pre] {
-			pre++
-		}
-		suf := 0
-		for suf < len(oldSrc)-pre && suf < len(src)-pre && oldSrc[len(oldSrc)-1-suf] == src[len(src)-1-suf] {
-			suf++
-		}
+		pre, suf := CommonEnds(oldSrc, src)
 		base.Edit(sitter.EditInput{
 			StartIndex:  uint32(pre),
 			OldEndIndex: uint32(len(oldSrc) - suf),
