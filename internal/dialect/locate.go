@@ -170,7 +170,10 @@ func (f *file) linesLF(a, b int) string {
 // the matcher's folds; -1 if none.
 func (f *file) findAnchor(anchor string, from int) int {
 	pat := []string{anchor}
-	for s := from; s < f.nlines; {
+	if found := f.anchored(pat, from); len(found) > 0 {
+		return found[0]
+	}
+	for s, iter := from, 0; s < f.nlines && iter < 32; iter++ {
 		first, ok := f.firstOccurrence(pat, s)
 		if !ok {
 			return -1
@@ -222,9 +225,12 @@ func (f *file) findLines(hunk string, old []string, from int, eof bool) (int, er
 				found = append(found, s)
 			}
 		}
-	} else {
+	} else if found = f.anchored(old, from); len(found) == 0 {
+		// Only the indentation tier can match: find occurrences one by one and keep
+		// those that are whole lines. Bounded: a file full of partial matches is not
+		// searched to its end.
 		var tier matcher.Tier
-		for s, iter := from, 0; s < f.nlines && len(found) < 2 && iter < 256; iter++ {
+		for s, iter := from, 0; s < f.nlines && len(found) < 2 && iter < 32; iter++ {
 			first, t, ok := f.occurrence(old, s)
 			if !ok {
 				break
@@ -239,29 +245,55 @@ func (f *file) findLines(hunk string, old []string, from int, eof bool) (int, er
 			}
 			s = first + 1
 		}
-		if len(found) > 1 {
-			// Name every place, not only the first two.
-			for s := found[1] + 1; s < f.nlines && len(found) < 10; {
-				first, t, ok := f.occurrence(old, s)
-				if !ok || t != tier {
-					break
-				}
-				if first+n <= f.nlines && sameLines(f.linesLF(first, first+n), old) {
-					found = append(found, first)
-				}
-				s = first + 1
-			}
-			lines := make([]string, len(found))
-			for i, l := range found {
-				lines[i] = fmt.Sprint(l + 1)
-			}
-			return 0, errs.New(errs.MultipleMatches, f.path, "%s: its context and removed lines match %d places after its anchors (lines %s). Add an @@ line naming the class or function line above the change, or more context lines, so that one place matches.", hunk, len(found), strings.Join(lines, ", "))
+	}
+	if len(found) > 1 {
+		lines := make([]string, len(found))
+		for i, l := range found {
+			lines[i] = fmt.Sprint(l + 1)
 		}
+		count := fmt.Sprint(len(found))
+		if len(found) >= 10 {
+			count = "10 or more"
+		}
+		return 0, errs.New(errs.MultipleMatches, f.path, "%s: its context and removed lines match %s places after its anchors (lines %s). Add an @@ line naming the class or function line above the change, or more context lines, so that one place matches.", hunk, count, strings.Join(lines, ", "))
 	}
 	if len(found) == 1 {
 		return found[0], nil
 	}
 	return 0, f.notFound(hunk, old, from, eof)
+}
+
+// anchored finds the places at or after line from where pieces match whole lines
+// at the exact or typography tier: a line break is put before the file and before
+// the pattern, so that a match starts at a line's start. It returns their first
+// lines (0-based), at most 10.
+func (f *file) anchored(pieces []string, from int) []int {
+	var out []int
+	var tier matcher.Tier
+	for s := from; s < f.nlines && len(out) < 10; {
+		slice := append([]byte{'\n'}, f.work[max(f.starts[s], f.bom):]...)
+		res, err := matcher.Apply(slice, []matcher.Edit{{OldText: "\n" + joinLines(pieces), NewText: "\n", ReplaceAll: true}}, matcher.Options{Name: f.name})
+		if err != nil || len(res.Edits[0].Lines) == 0 {
+			break
+		}
+		if len(out) == 0 {
+			tier = res.Edits[0].Tier
+		} else if res.Edits[0].Tier != tier {
+			break
+		}
+		for _, l := range res.Edits[0].Lines {
+			out = append(out, s+l[0]-1) // slice line 1 is the line break put before the file
+		}
+		if len(out) > 1 {
+			break
+		}
+		// One match: overlapping ones (the matcher lists only disjoint ones) start later.
+		s = out[0] + 1
+	}
+	if len(out) > 10 {
+		out = out[:10]
+	}
+	return out
 }
 
 // notFound explains a chunk that matches nowhere after its anchors, with the
