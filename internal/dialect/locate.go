@@ -1,0 +1,470 @@
+package dialect
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/matcher"
+)
+
+// LocateChunks places one Update's chunks in content (a file's bytes: any line
+// endings, a BOM, with or without a final newline) and returns the splices that
+// apply them, sorted by Start; Splice.Edit is the chunk's index. It refuses with an
+// *errs.Error naming the file and the chunk (1-based).
+//
+// Rules: each chunk's anchors are found in order, each as a whole line after the
+// previous anchor and after the previous chunk; the chunk's old lines (context and
+// removed) must then match whole lines of the file at exactly one place after its
+// anchors, through the matcher's tiers. A pure addition (no old lines) goes right
+// after its last anchor line, or at the end of the file without anchors; `*** End
+// of File` pins a chunk to the file's last lines. Chunks must not overlap, and the
+// patch must change something.
+func LocateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice, error) {
+	f, err := newFile(path, content)
+	if err != nil {
+		return nil, err
+	}
+	var out []matcher.Splice
+	cursor := 0 // first line (0-based) a chunk may start at
+	for ci, c := range chunks {
+		hunk := fmt.Sprintf("%s chunk %d", f.name, ci+1)
+		for _, a := range c.Anchors {
+			at := f.findAnchor(a, cursor)
+			if at < 0 {
+				msg := fmt.Sprintf("%s: its @@ anchor %q was not found as a line", hunk, a)
+				if cursor > 0 {
+					msg += fmt.Sprintf(" after line %d", cursor)
+					if before := f.findAnchor(a, 0); before >= 0 && before < cursor {
+						msg += fmt.Sprintf(" (it is at line %d, before the previous anchor or chunk; chunks go in file order)", before+1)
+					}
+				}
+				return nil, errs.New(errs.TextNotFound, path, "%s. An @@ line names a whole line of the file (a class or function line above the change); copy it from the file.", msg)
+			}
+			cursor = at + 1
+		}
+		if len(c.Old) == 0 {
+			if len(c.New) == 0 {
+				return nil, errs.New(errs.NoChange, path, "%s changes nothing: it has no lines. Send ' ' context, '-' removed and '+' added lines.", hunk)
+			}
+			var sp matcher.Splice
+			if len(c.Anchors) == 0 || c.EndOfFile || cursor >= f.nlines {
+				sp = f.appendLines(c.New)
+			} else {
+				sp = f.insertBefore(cursor, c.New)
+			}
+			sp.Edit = ci
+			out = append(out, sp)
+			continue
+		}
+		if equalLines(c.Old, c.New) {
+			return nil, errs.New(errs.NoChange, path, "%s changes nothing: its old and new lines are identical. Send only chunks that change something.", hunk)
+		}
+		old, nw := c.Old, c.New
+		at, err := f.findLines(hunk, old, cursor, c.EndOfFile)
+		if err != nil && errs.KindOf(err) == errs.TextNotFound && len(old) > 1 && old[len(old)-1] == "" && len(nw) > 0 && nw[len(nw)-1] == "" {
+			// As Codex does: a trailing empty context line may stand for the end of the file.
+			old, nw = old[:len(old)-1], nw[:len(nw)-1]
+			if a2, err2 := f.findLines(hunk, old, cursor, c.EndOfFile); err2 == nil {
+				at, err = a2, nil
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		sp, err := f.render(hunk, at, old, nw)
+		if err != nil {
+			return nil, err
+		}
+		for i := range sp {
+			sp[i].Edit = ci
+		}
+		out = append(out, sp...)
+		cursor = at + len(old)
+	}
+	return f.finish(out, func(i int) string { return fmt.Sprintf("chunk %d", i+1) })
+}
+
+// file is a file's content prepared for locating: a final line break is supplied
+// (work) so that whole lines always end in one, and the line starts are indexed.
+type file struct {
+	path    string
+	name    string
+	orig    []byte
+	work    []byte // orig, plus "\n" when orig has content and no final line break
+	bom     int
+	starts  []int // start offset of each line in work; starts[nlines] == len(work)
+	nlines  int
+	eol     string // the file's most common line ending
+	addedNL bool
+}
+
+func newFile(path string, content []byte) (*file, error) {
+	name := path
+	if name == "" {
+		name = "the file"
+	}
+	if bytes.IndexByte(content, 0) >= 0 {
+		return nil, errs.New(errs.BinaryFile, path, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
+	}
+	f := &file{path: path, name: name, orig: content, work: content}
+	if bytes.HasPrefix(content, []byte("\ufeff")) {
+		f.bom = 3
+	}
+	if n := len(content); n > f.bom && content[n-1] != '\n' && content[n-1] != '\r' {
+		f.work = append(append([]byte(nil), content...), '\n')
+		f.addedNL = true
+	}
+	var lf, crlf, cr int
+	for i := f.bom; i < len(f.work); {
+		f.starts = append(f.starts, i)
+		j := i
+		for j < len(f.work) && f.work[j] != '\n' && f.work[j] != '\r' {
+			j++
+		}
+		switch {
+		case j+1 < len(f.work) && f.work[j] == '\r' && f.work[j+1] == '\n':
+			crlf++
+			j += 2
+		case j < len(f.work) && f.work[j] == '\r':
+			cr++
+			j++
+		default:
+			lf++
+			j++
+		}
+		i = j
+	}
+	if f.addedNL {
+		lf-- // the supplied line break is not the file's
+	}
+	f.nlines = len(f.starts)
+	f.starts = append(f.starts, len(f.work))
+	f.eol = "\n"
+	if crlf >= lf && crlf >= cr && crlf > 0 {
+		f.eol = "\r\n"
+	} else if cr > lf && cr > crlf {
+		f.eol = "\r"
+	}
+	return f, nil
+}
+
+// text is the content of line i without its line ending.
+func (f *file) text(i int) string {
+	return strings.TrimRight(string(f.work[f.starts[i]:f.starts[i+1]]), "\r\n")
+}
+
+// linesLF is lines [a, b) of the file, each ended by "\n".
+func (f *file) linesLF(a, b int) string {
+	var s strings.Builder
+	for i := a; i < b; i++ {
+		s.WriteString(f.text(i))
+		s.WriteByte('\n')
+	}
+	return s.String()
+}
+
+// findAnchor is the first line at or after from that is the anchor, whole, through
+// the matcher's folds; -1 if none.
+func (f *file) findAnchor(anchor string, from int) int {
+	pat := []string{anchor}
+	if found := f.anchored(pat, from); len(found) > 0 {
+		return found[0]
+	}
+	for s, iter := from, 0; s < f.nlines && iter < 32; iter++ {
+		first, ok := f.firstOccurrence(pat, s)
+		if !ok {
+			return -1
+		}
+		if sameLines(f.linesLF(first, first+1), pat) {
+			return first
+		}
+		s = first + 1
+	}
+	return -1
+}
+
+// firstOccurrence runs the matcher on the file from line s and returns the first
+// line of the first occurrence of pieces (as whole lines, "\n"-ended) there.
+func (f *file) firstOccurrence(pieces []string, s int) (int, bool) {
+	first, _, ok := f.occurrence(pieces, s)
+	return first, ok
+}
+
+func (f *file) occurrence(pieces []string, s int) (int, matcher.Tier, bool) {
+	from := f.starts[s]
+	if s == 0 {
+		from = 0 // keep the BOM, so that the matcher sees the file as it is
+	}
+	res, err := matcher.Apply(f.work[from:], []matcher.Edit{{OldText: joinLines(pieces), ReplaceAll: true}}, matcher.Options{Name: f.name})
+	if err != nil || len(res.Edits) == 0 || len(res.Edits[0].Lines) == 0 {
+		return 0, 0, false
+	}
+	return s + res.Edits[0].Lines[0][0] - 1, res.Edits[0].Tier, true
+}
+
+// sameLines: the file's lines (region, "\n"-ended) and the model's pieces are equal
+// through the matcher's folds, whole lines and not a part of one. The matcher finds
+// text inside lines, so containment is checked both ways: each inside the other
+// means they fold to the same text.
+func sameLines(region string, pieces []string) bool {
+	res, err := matcher.Apply([]byte(joinLines(pieces)), []matcher.Edit{{OldText: region, ReplaceAll: true}}, matcher.Options{})
+	return err == nil && len(res.Splices) > 0
+}
+
+// findLines finds the one place, at or after line from, where old matches whole
+// lines of the file (at the file's end when eof), and returns its first line.
+func (f *file) findLines(hunk string, old []string, from int, eof bool) (int, error) {
+	n := len(old)
+	var found []int
+	if eof {
+		if s := f.nlines - n; s >= from && s >= 0 {
+			if first, _, ok := f.occurrence(old, s); ok && first == s && sameLines(f.linesLF(s, s+n), old) {
+				found = append(found, s)
+			}
+		}
+	} else if found = f.anchored(old, from); len(found) == 0 {
+		// Only the indentation tier can match: find occurrences one by one and keep
+		// those that are whole lines. Bounded: a file full of partial matches is not
+		// searched to its end.
+		var tier matcher.Tier
+		for s, iter := from, 0; s < f.nlines && len(found) < 2 && iter < 32; iter++ {
+			first, t, ok := f.occurrence(old, s)
+			if !ok {
+				break
+			}
+			if iter == 0 {
+				tier = t
+			} else if t != tier {
+				break // only a looser tier finds more: the first tier's match stands
+			}
+			if first+n <= f.nlines && sameLines(f.linesLF(first, first+n), old) {
+				found = append(found, first)
+			}
+			s = first + 1
+		}
+	}
+	if len(found) > 1 {
+		lines := make([]string, len(found))
+		for i, l := range found {
+			lines[i] = fmt.Sprint(l + 1)
+		}
+		count := fmt.Sprint(len(found))
+		if len(found) >= 10 {
+			count = "10 or more"
+		}
+		return 0, errs.New(errs.MultipleMatches, f.path, "%s: its context and removed lines match %s places after its anchors (lines %s). Add an @@ line naming the class or function line above the change, or more context lines, so that one place matches.", hunk, count, strings.Join(lines, ", "))
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return 0, f.notFound(hunk, old, from, eof)
+}
+
+// anchored finds the places at or after line from where pieces match whole lines
+// at the exact or typography tier: a line break is put before the file and before
+// the pattern, so that a match starts at a line's start. It returns their first
+// lines (0-based), at most 10.
+func (f *file) anchored(pieces []string, from int) []int {
+	var out []int
+	var tier matcher.Tier
+	for s := from; s < f.nlines && len(out) < 10; {
+		slice := append([]byte{'\n'}, f.work[max(f.starts[s], f.bom):]...)
+		res, err := matcher.Apply(slice, []matcher.Edit{{OldText: "\n" + joinLines(pieces), NewText: "\n", ReplaceAll: true}}, matcher.Options{Name: f.name})
+		if err != nil || len(res.Edits[0].Lines) == 0 {
+			break
+		}
+		if len(out) == 0 {
+			tier = res.Edits[0].Tier
+		} else if res.Edits[0].Tier != tier {
+			break
+		}
+		for _, l := range res.Edits[0].Lines {
+			out = append(out, s+l[0]-1) // slice line 1 is the line break put before the file
+		}
+		if len(out) > 1 {
+			break
+		}
+		// One match: overlapping ones (the matcher lists only disjoint ones) start later.
+		s = out[0] + 1
+	}
+	if len(out) > 10 {
+		out = out[:10]
+	}
+	return out
+}
+
+// notFound explains a chunk that matches nowhere after its anchors, with the
+// matcher's closest region when the file does not hold it at all.
+func (f *file) notFound(hunk string, old []string, from int, eof bool) error {
+	where := ""
+	if from > 0 {
+		where = fmt.Sprintf(" after line %d", from)
+	}
+	if eof {
+		where += " at the end of the file (`*** End of File`)"
+	}
+	msg := fmt.Sprintf("%s: its context and removed lines were not found%s", hunk, where)
+	if first, _, ok := f.occurrence(old, 0); ok {
+		if first+len(old) <= f.nlines && sameLines(f.linesLF(first, first+len(old)), old) {
+			msg += fmt.Sprintf("; they are at line %d", first+1)
+			if first < from {
+				msg += ", before the anchor or the previous chunk (chunks go in file order)"
+			}
+		} else {
+			msg += fmt.Sprintf("; they appear at line %d only as part of a line (a chunk's lines are whole lines)", first+1)
+		}
+		msg += "."
+	} else {
+		_, err := matcher.Apply(f.work, []matcher.Edit{{OldText: joinLines(old)}}, matcher.Options{Name: f.name})
+		if detail := matcherDetail(err); detail != "" {
+			msg += ". " + detail
+		} else {
+			msg += "."
+		}
+	}
+	return errs.New(errs.TextNotFound, f.path, "%s Re-read the file and copy the chunk's ' ' and '-' lines exactly from it.", msg)
+}
+
+// matcherDetail keeps what the matcher said about the closest region, reworded for
+// a hunk rather than an edit.
+func matcherDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	if i := strings.Index(s, " The closest region"); i >= 0 {
+		s = s[i+1:]
+		if j := strings.Index(s, " Re-read the file"); j >= 0 {
+			s = s[:j]
+		}
+		return strings.NewReplacer("oldText", "the old lines", "newText", "the new lines").Replace(s)
+	}
+	return ""
+}
+
+// render plans the change of lines [at, at+len(old)) with the matcher, run on those
+// lines alone, so that context is written from the file and new lines take its
+// line endings and indentation.
+func (f *file) render(hunk string, at int, old, nw []string) ([]matcher.Splice, error) {
+	base := f.starts[at]
+	region := f.work[base:f.starts[at+len(old)]]
+	newText := ""
+	if len(nw) > 0 {
+		newText = joinLines(nw)
+	}
+	res, err := matcher.Apply(region, []matcher.Edit{{OldText: joinLines(old), NewText: newText}}, matcher.Options{Name: f.name})
+	if err != nil {
+		return nil, errs.Wrap(errs.KindOf(err), f.path, err, "%s (lines %d-%d): %s", hunk, at+1, at+len(old), reword(err.Error()))
+	}
+	sp := res.Splices
+	for i := range sp {
+		sp[i].Start += base
+		sp[i].End += base
+		sp[i].FirstLine += at
+		sp[i].LastLine += at
+	}
+	return sp, nil
+}
+
+func reword(s string) string {
+	return strings.NewReplacer("edits[0].oldText", "the old lines", "edits[0].newText", "the new lines",
+		"edits[0]", "the change", "oldText", "the old lines", "newText", "the new lines").Replace(s)
+}
+
+// insertBefore inserts lines before line i (0-based, i < nlines).
+func (f *file) insertBefore(i int, lines []string) matcher.Splice {
+	text := strings.Join(lines, f.eol) + f.eol
+	return matcher.Splice{Start: f.starts[i], End: f.starts[i], Text: []byte(text), FirstLine: i + 1, LastLine: i}
+}
+
+// appendLines adds lines at the end of the file, keeping whether it ends in a line
+// break (an empty file gets them each with a line break).
+func (f *file) appendLines(lines []string) matcher.Splice {
+	text := strings.Join(lines, f.eol)
+	switch {
+	case f.nlines == 0:
+		text += f.eol
+	case f.addedNL:
+		text = f.eol + text
+	default:
+		text += f.eol
+	}
+	end := len(f.orig)
+	return matcher.Splice{Start: end, End: end, Text: []byte(text), FirstLine: f.nlines + 1, LastLine: f.nlines}
+}
+
+// finish sorts the splices, refuses overlaps and no-ops, and maps splices of the
+// supplied final line break back onto the original.
+func (f *file) finish(sp []matcher.Splice, name func(int) string) ([]matcher.Splice, error) {
+	sort.SliceStable(sp, func(a, b int) bool {
+		if sp[a].Start != sp[b].Start {
+			return sp[a].Start < sp[b].Start
+		}
+		return sp[a].End-sp[a].Start < sp[b].End-sp[b].Start // an insertion before a replacement
+	})
+	for i := 1; i < len(sp); i++ {
+		a, b := sp[i-1], sp[i]
+		insA, insB := a.Start == a.End, b.Start == b.End
+		if b.Start < a.End || (insA && insB && a.Start == b.Start) || (!insA && insB && b.Start < a.End) {
+			x, y := a.Edit, b.Edit
+			if x > y {
+				x, y = y, x
+			}
+			return nil, errs.New(errs.OverlappingEdits, f.path, "%s: %s and %s change the same lines (%d-%d). Merge them into one.",
+				f.name, name(x), name(y), max(b.FirstLine, 1), max(a.LastLine, b.FirstLine))
+		}
+	}
+	if f.addedNL {
+		n := len(f.orig)
+		for i := range sp {
+			s := &sp[i]
+			if s.End <= n {
+				continue
+			}
+			s.End = n
+			switch {
+			case bytes.HasSuffix(s.Text, []byte("\r\n")):
+				s.Text = s.Text[:len(s.Text)-2]
+			case bytes.HasSuffix(s.Text, []byte("\n")), bytes.HasSuffix(s.Text, []byte("\r")):
+				s.Text = s.Text[:len(s.Text)-1]
+			case len(s.Text) == 0 && s.Start > f.bom:
+				// The file's last lines are deleted: the line break before them goes
+				// too, so the file still ends without one.
+				if i > 0 && sp[i-1].End == s.Start {
+					p := &sp[i-1]
+					p.Text = bytes.TrimSuffix(bytes.TrimSuffix(p.Text, []byte("\n")), []byte("\r"))
+				} else {
+					s.Start--
+					if s.Start > f.bom && f.orig[s.Start] == '\n' && f.orig[s.Start-1] == '\r' {
+						s.Start--
+					}
+				}
+			}
+		}
+	}
+	for _, s := range sp {
+		if !bytes.Equal(s.Text, f.orig[s.Start:s.End]) {
+			return sp, nil
+		}
+	}
+	return nil, errs.New(errs.NoChange, f.path, "%s: the change leaves the file as it is. Send only changes that change something.", f.name)
+}
+
+func joinLines(lines []string) string {
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

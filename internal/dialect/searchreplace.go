@@ -1,0 +1,252 @@
+package dialect
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/matcher"
+)
+
+// Block is one SEARCH/REPLACE block.
+type Block struct {
+	// Search and Replace are whole lines, each ended by "\n"; "" when the section
+	// is empty.
+	Search, Replace string
+	// StartLine is Roo Code's `:start_line:N` hint (1-based), or 0.
+	StartLine int
+	Line      int // 1-based line of the block's SEARCH marker in the diff
+}
+
+// The markers as Cline's parser tolerates them: three or more of the marker
+// character, one space, the word, an optional '>'. Trailing whitespace is ignored.
+var (
+	searchMarker  = regexp.MustCompile(`^(?:-{3,}|<{3,}) SEARCH>?$`)
+	dividerMarker = regexp.MustCompile(`^={3,}$`)
+	replaceMarker = regexp.MustCompile(`^(?:\+{3,}|>{3,}) REPLACE>?$`)
+	dashLine      = regexp.MustCompile(`^-{3,}$`)
+	startLineHint = regexp.MustCompile(`^:start_line:\s*(\d+)$`)
+	endLineHint   = regexp.MustCompile(`^:end_line:\s*(\d+)$`)
+)
+
+// StartLineWindow is how far from a `:start_line:` hint a match may start and still
+// be picked by it.
+const StartLineWindow = 20
+
+// ParseSearchReplace reads the diff of replace_in_file (Cline) or apply_diff (Roo
+// Code): one or more blocks
+//
+//	------- SEARCH          (or <<<<<<< SEARCH)
+//	lines to find
+//	=======
+//	lines to put instead
+//	+++++++ REPLACE         (or >>>>>>> REPLACE)
+//
+// Accepted: marker runs of 3 or more characters and a trailing '>' (as Cline's
+// parser), trailing whitespace on markers, CRLF, blank lines and code fences
+// (```) between blocks, and Roo's `:start_line:N` (and `:end_line:N`, ignored) at
+// the start of SEARCH, optionally followed by a `-------` line. Anything else
+// outside a block is refused.
+func ParseSearchReplace(diff string) ([]Block, error) {
+	lines := splitPatch(diff)
+	var blocks []Block
+	const (
+		outside = iota
+		search
+		replace
+	)
+	state := outside
+	var cur Block
+	var body []string
+	hintsDone := false
+	for i, raw := range lines {
+		line := strings.TrimRight(raw, " \t")
+		switch state {
+		case outside:
+			t := strings.TrimSpace(raw)
+			switch {
+			case searchMarker.MatchString(line):
+				cur, body, hintsDone = Block{Line: i + 1}, nil, false
+				state = search
+			case t == "" || strings.HasPrefix(t, "```"):
+			default:
+				return nil, srFail(i, raw, "a '------- SEARCH' (or '<<<<<<< SEARCH') line to start a block")
+			}
+		case search:
+			if !hintsDone && len(body) == 0 {
+				t := strings.TrimSpace(raw)
+				if m := startLineHint.FindStringSubmatch(t); m != nil {
+					n, err := strconv.Atoi(m[1])
+					if err != nil || n < 1 {
+						return nil, srFail(i, raw, "a line number of 1 or more after :start_line:")
+					}
+					cur.StartLine = n
+					continue
+				}
+				if endLineHint.MatchString(t) {
+					continue
+				}
+				if (cur.StartLine > 0) && dashLine.MatchString(line) {
+					hintsDone = true
+					continue
+				}
+				hintsDone = true
+			}
+			switch {
+			case dividerMarker.MatchString(line):
+				cur.Search = joinBody(body)
+				body = nil
+				state = replace
+			case searchMarker.MatchString(line) || replaceMarker.MatchString(line):
+				return nil, srFail(i, raw, fmt.Sprintf("'=======' to end the SEARCH section of the block at line %d", cur.Line))
+			default:
+				body = append(body, raw)
+			}
+		case replace:
+			switch {
+			case replaceMarker.MatchString(line):
+				cur.Replace = joinBody(body)
+				blocks = append(blocks, cur)
+				state = outside
+			case searchMarker.MatchString(line):
+				return nil, srFail(i, raw, fmt.Sprintf("'+++++++ REPLACE' (or '>>>>>>> REPLACE') to end the block at line %d", cur.Line))
+			default:
+				body = append(body, raw)
+			}
+		}
+	}
+	switch state {
+	case search:
+		return nil, srFail(len(lines), "", fmt.Sprintf("'=======' to end the SEARCH section of the block at line %d", cur.Line))
+	case replace:
+		return nil, srFail(len(lines), "", fmt.Sprintf("'+++++++ REPLACE' (or '>>>>>>> REPLACE') to end the block at line %d", cur.Line))
+	}
+	if len(blocks) == 0 {
+		return nil, errs.New(errs.InvalidInput, "", "replace_in_file: the diff holds no SEARCH/REPLACE block. Send '------- SEARCH', the lines to find, '=======', the new lines, '+++++++ REPLACE'.")
+	}
+	return blocks, nil
+}
+
+func joinBody(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func srFail(i int, raw, expected string) error {
+	got := "the end of the diff"
+	if raw != "" || i < 0 {
+		got = fmt.Sprintf("%q", raw)
+	}
+	return errs.New(errs.InvalidInput, "", "replace_in_file diff line %d: expected %s, got %s.", i+1, expected, got)
+}
+
+// LocateBlocks places every block in content, each against the ORIGINAL (not after
+// the blocks before it), all or nothing, through the matcher's tiers, and returns
+// the splices, sorted by Start; Splice.Edit is the block's index.
+//
+// A block that matches several places is refused unless its `:start_line:` picks
+// one: the match starting at that line, else the one starting nearest to it within
+// StartLineWindow lines; two equally near, or none within the window, is still
+// refused. An empty SEARCH fills the file only when it is empty.
+func LocateBlocks(path string, content []byte, blocks []Block) ([]matcher.Splice, error) {
+	f, err := newFile(path, content)
+	if err != nil {
+		return nil, err
+	}
+	if len(blocks) == 0 {
+		return nil, errs.New(errs.InvalidInput, path, "replace_in_file: no blocks were sent for %s.", f.name)
+	}
+	var out []matcher.Splice
+	for bi, b := range blocks {
+		hunk := fmt.Sprintf("%s block %d", f.name, bi+1)
+		if b.Search == "" {
+			if len(blocks) > 1 || len(content) > f.bom {
+				return nil, errs.New(errs.InvalidInput, path, "%s has an empty SEARCH section, which would replace all of %s. Copy the lines to change into SEARCH; to replace the whole file, use write_file.", hunk, f.name)
+			}
+			if b.Replace == "" {
+				return nil, errs.New(errs.NoChange, path, "%s changes nothing: SEARCH and REPLACE are both empty.", hunk)
+			}
+			out = append(out, matcher.Splice{Edit: bi, Start: f.bom, End: f.bom, Text: []byte(b.Replace), FirstLine: 1})
+			continue
+		}
+		if b.Search == b.Replace {
+			return nil, errs.New(errs.NoChange, path, "%s changes nothing: its SEARCH and REPLACE sections are identical. Send only blocks that change something.", hunk)
+		}
+		edit := matcher.Edit{OldText: b.Search, NewText: b.Replace}
+		res, err := matcher.Apply(f.work, []matcher.Edit{edit}, matcher.Options{Name: f.name})
+		if err != nil && errs.KindOf(err) == errs.MultipleMatches {
+			res, err = f.pickByHint(hunk, b, edit)
+		} else if err != nil {
+			err = errs.Wrap(errs.KindOf(err), path, err, "%s: %s", hunk, rewordBlock(err.Error()))
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range res.Splices {
+			s.Edit = bi
+			out = append(out, s)
+		}
+	}
+	return f.finish(out, func(i int) string { return fmt.Sprintf("block %d", i+1) })
+}
+
+// pickByHint resolves a block that matches several places with its :start_line:.
+func (f *file) pickByHint(hunk string, b Block, edit matcher.Edit) (*matcher.Result, error) {
+	all := edit
+	all.ReplaceAll = true
+	res, err := matcher.Apply(f.work, []matcher.Edit{all}, matcher.Options{Name: f.name})
+	if err != nil {
+		return nil, errs.Wrap(errs.KindOf(err), f.path, err, "%s: %s", hunk, rewordBlock(err.Error()))
+	}
+	occ := res.Edits[0].Lines
+	starts := make([]string, len(occ))
+	for i, o := range occ {
+		starts[i] = strconv.Itoa(o[0])
+	}
+	list := strings.Join(starts, ", ")
+	if b.StartLine == 0 {
+		return nil, errs.New(errs.MultipleMatches, f.path, "%s: its SEARCH section matches %d places in %s (lines %s). Add surrounding lines to SEARCH so that it matches one place, or give :start_line:N.", hunk, len(occ), f.name, list)
+	}
+	best, bestDist, tie := -1, StartLineWindow+1, false
+	for i, o := range occ {
+		d := o[0] - b.StartLine
+		if d < 0 {
+			d = -d
+		}
+		if d < bestDist {
+			best, bestDist, tie = i, d, false
+		} else if d == bestDist {
+			tie = true
+		}
+	}
+	if best < 0 || tie {
+		why := fmt.Sprintf("none starts within %d lines of it", StartLineWindow)
+		if tie {
+			why = "two start equally near it"
+		}
+		return nil, errs.New(errs.MultipleMatches, f.path, "%s: its SEARCH section matches %d places in %s (lines %s) and its :start_line:%d does not pick one: %s. Add surrounding lines to SEARCH, or give the line where the match starts.", hunk, len(occ), f.name, list, b.StartLine, why)
+	}
+	o := occ[best]
+	base := f.starts[o[0]-1]
+	region := f.work[base:f.starts[o[1]]]
+	r, err := matcher.Apply(region, []matcher.Edit{edit}, matcher.Options{Name: f.name})
+	if err != nil {
+		return nil, errs.Wrap(errs.KindOf(err), f.path, err, "%s (lines %d-%d): %s", hunk, o[0], o[1], rewordBlock(err.Error()))
+	}
+	for i := range r.Splices {
+		r.Splices[i].Start += base
+		r.Splices[i].End += base
+		r.Splices[i].FirstLine += o[0] - 1
+		r.Splices[i].LastLine += o[0] - 1
+	}
+	return r, nil
+}
+
+func rewordBlock(s string) string {
+	return strings.NewReplacer("edits[0].oldText", "SEARCH", "edits[0].newText", "REPLACE", "edits[0]", "the block",
+		"oldText", "SEARCH", "newText", "REPLACE", ", or set replaceAll", "", " or set replaceAll", "").Replace(s)
+}
