@@ -1,6 +1,7 @@
 package testutil_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/toolapi"
+	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
 )
 
@@ -326,4 +329,34 @@ func TestCrashRenameBeforeSync(t *testing.T) {
 	must(t, fs.Rename("tmp", "f"))
 	syncDir(t, fs, ".")
 	wantStates(t, "rename before sync", fs.Rec.CrashStates(fs.Rec.Len()), "f=", "f=new ", "f=new data")
+}
+
+// A whole engine over CrashFs: an edit_file call is recorded step by step, and at
+// every crash point the file is its old content or its new one.
+func TestCrashEngineEdit(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644))
+	fs, err := testutil.NewCrashFs(afero.NewBasePathFs(afero.NewOsFs(), dir))
+	must(t, err)
+	eng, err := txn.Open(vfs.New(fs, vfs.Options{}), txn.Options{JournalPath: filepath.Join(t.TempDir(), "journal.db")})
+	must(t, err)
+	res := toolapi.New(eng).Call("s", "edit_file", json.RawMessage(`{"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}`))
+	if !res.OK {
+		t.Fatal(res.Text)
+	}
+	var ops []string
+	for _, s := range fs.Rec.Steps() {
+		ops = append(ops, s.String())
+	}
+	if len(ops) < 5 {
+		t.Fatalf("recorded only %v", ops)
+	}
+	for p := range fs.Rec.Len() + 1 {
+		for _, s := range fs.Rec.CrashStates(p) {
+			if f := string(s.Files["a.txt"]); f != "one\ntwo\nthree\n" && f != "one\n2\nthree\n" {
+				t.Fatalf("point %d (%v): a.txt is %q (%s)", p, ops[:p], f, s.Why)
+			}
+		}
+	}
+	wantStates(t, "after the call", fs.Rec.CrashStates(fs.Rec.Len()), "a.txt=one\n2\nthree\n")
 }
