@@ -83,23 +83,7 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	for {
 		line, tooLong, err := readLine(in, maxLine)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			var res toolapi.Result
-			ran := false
-			if tooLong {
-				res = refusal("", toolapi.NewError(toolapi.TooLarge, "The call line is over %d bytes; it was skipped.", maxLine))
-			} else {
-				res, ran = c.one(eng, session, line)
-			}
-			if !ran && !tooLong {
-				// Not even a call: journaled as such, for failure analytics.
-				kind := toolapi.InvalidInput
-				if res.Kind != nil {
-					kind = toolapi.Kind(*res.Kind)
-				}
-				id, tool := res.ID, res.Tool
-				res = eng.RecordUnparsed(session, bytes.TrimSpace(line), toolapi.NewError(kind, "%s", res.Text))
-				res.ID, res.Tool = id, tool
-			}
+			res := c.answer(eng, session, line, tooLong)
 			if !res.OK {
 				code = exitRefused
 			}
@@ -114,6 +98,26 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
+}
+
+// answer is the reply to one line: a call's result, or the refusal of a line that was
+// no call, journaled as such for failure analytics (a line too long is not kept).
+func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, tooLong bool) toolapi.Result {
+	if tooLong {
+		return refusal("", toolapi.NewError(toolapi.TooLarge, "The call line is over %d bytes; it was skipped.", maxLine))
+	}
+	res, ran := c.one(eng, session, line)
+	if ran {
+		return res
+	}
+	kind := toolapi.InvalidInput
+	if res.Kind != nil {
+		kind = toolapi.Kind(*res.Kind)
+	}
+	id, tool := res.ID, res.Tool
+	res = eng.RecordUnparsed(session, bytes.TrimSpace(line), toolapi.NewError(kind, "%s", res.Text))
+	res.ID, res.Tool = id, tool
+	return res
 }
 
 // one decodes the envelope of one line and runs the call; ran says whether it did (a

@@ -149,23 +149,8 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		if c.json {
 			enc.Encode(map[string]any{"step": i + 1, "title": s.title, "tool": s.tool,
 				"args": json.RawMessage(s.args), "result": res, "check": check})
-			continue
-		}
-		fmt.Fprintf(w, "\n[%d] %s\n", i+1, s.title)
-		fmt.Fprintf(w, "    call: %s %s\n", s.tool, compact(s.args))
-		status := "refused: " + deref(res.Kind)
-		if res.OK {
-			status = "ok"
-			if res.Txn != nil {
-				status += fmt.Sprintf(" (txn %d)", *res.Txn)
-			}
-		}
-		fmt.Fprintf(w, "    => %s\n", status)
-		for _, l := range strings.Split(strings.TrimRight(res.Text, "\n"), "\n") {
-			fmt.Fprintf(w, "       %s\n", l)
-		}
-		if check != "" {
-			fmt.Fprintf(w, "    check: %s\n", check)
+		} else {
+			writeStep(w, i+1, s, res, check)
 		}
 	}
 	if !c.json {
@@ -182,6 +167,26 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// writeStep writes step n for a person: the call, and the reply the model reads.
+func writeStep(w io.Writer, n int, s demoStep, res toolapi.Result, check string) {
+	fmt.Fprintf(w, "\n[%d] %s\n", n, s.title)
+	fmt.Fprintf(w, "    call: %s %s\n", s.tool, compact(s.args))
+	status := "refused: " + deref(res.Kind)
+	if res.OK {
+		status = "ok"
+		if res.Txn != nil {
+			status += fmt.Sprintf(" (txn %d)", *res.Txn)
+		}
+	}
+	fmt.Fprintf(w, "    => %s\n", status)
+	for _, l := range strings.Split(strings.TrimRight(res.Text, "\n"), "\n") {
+		fmt.Fprintf(w, "       %s\n", l)
+	}
+	if check != "" {
+		fmt.Fprintf(w, "    check: %s\n", check)
+	}
 }
 
 func writeDemoFiles(dir string) error {

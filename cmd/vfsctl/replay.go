@@ -225,14 +225,45 @@ type kindTally struct {
 	NotReplayable int    `json:"not_replayable"`
 }
 
+// summary writes the replays of --failed counted by recorded kind, then each call that
+// differs or could not be replayed.
 func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
+	total, byKind := tally(results)
+	if c.json {
+		writeSummaryJSON(w, total, byKind, results)
+		return
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(w, "no refused calls match")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "KIND\tREPLAYED\tNOW SUCCEED\tFAIL DIFFERENTLY\tSAME\tNOT REPLAYABLE\t")
+	for _, t := range append(byKind, total) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Kind, t.Replayed, t.NowSucceed, t.FailDiffently, t.Same, t.NotReplayable)
+	}
+	tw.Flush()
+	for _, r := range results {
+		switch {
+		case !r.Replayable:
+			fmt.Fprintf(w, "call %d (%s): not replayable: %s\n", r.Seq, r.Tool, r.Why)
+		case !r.Same:
+			fmt.Fprintf(w, "call %d (%s): recorded %s, today %s\n", r.Seq, r.Tool, outcome(r.RecordedOK, r.RecordedKind), outcome(r.NowOK, r.NowKind))
+		}
+	}
+}
+
+// tally counts the results in total and by recorded kind, the kinds in name order;
+// each result counts once in its kind and once in the total.
+func tally(results []*toolapi.ReplayResult) (total *kindTally, byKind []*kindTally) {
 	by := map[string]*kindTally{}
-	total := &kindTally{Kind: "all"}
+	total = &kindTally{Kind: "all"}
 	for _, r := range results {
 		t := by[r.RecordedKind]
 		if t == nil {
 			t = &kindTally{Kind: r.RecordedKind}
 			by[r.RecordedKind] = t
+			byKind = append(byKind, t)
 		}
 		for _, x := range []*kindTally{t, total} {
 			switch {
@@ -250,54 +281,27 @@ func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
 			}
 		}
 	}
-	kinds := make([]string, 0, len(by))
-	for k := range by {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	if c.json {
-		out := struct {
-			Total         *kindTally              `json:"total"`
-			ByKind        []*kindTally            `json:"by_kind"`
-			Differs       []*toolapi.ReplayResult `json:"differs"`
-			NotReplayable []*toolapi.ReplayResult `json:"not_replayable_calls"`
-		}{Total: total, ByKind: []*kindTally{}, Differs: []*toolapi.ReplayResult{}, NotReplayable: []*toolapi.ReplayResult{}}
-		for _, k := range kinds {
-			out.ByKind = append(out.ByKind, by[k])
-		}
-		for _, r := range results {
-			switch {
-			case !r.Replayable:
-				out.NotReplayable = append(out.NotReplayable, r)
-			case !r.Same:
-				out.Differs = append(out.Differs, r)
-			}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.Encode(out)
-		return
-	}
-	if len(results) == 0 {
-		fmt.Fprintln(w, "no refused calls match")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "KIND\tREPLAYED\tNOW SUCCEED\tFAIL DIFFERENTLY\tSAME\tNOT REPLAYABLE\t")
-	for _, k := range append(kinds, "") {
-		t := total
-		if k != "" {
-			t = by[k]
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Kind, t.Replayed, t.NowSucceed, t.FailDiffently, t.Same, t.NotReplayable)
-	}
-	tw.Flush()
+	sort.Slice(byKind, func(i, j int) bool { return byKind[i].Kind < byKind[j].Kind })
+	return total, byKind
+}
+
+// writeSummaryJSON writes the summary as one JSON object, every list present.
+func writeSummaryJSON(w io.Writer, total *kindTally, byKind []*kindTally, results []*toolapi.ReplayResult) {
+	out := struct {
+		Total         *kindTally              `json:"total"`
+		ByKind        []*kindTally            `json:"by_kind"`
+		Differs       []*toolapi.ReplayResult `json:"differs"`
+		NotReplayable []*toolapi.ReplayResult `json:"not_replayable_calls"`
+	}{Total: total, ByKind: append([]*kindTally{}, byKind...), Differs: []*toolapi.ReplayResult{}, NotReplayable: []*toolapi.ReplayResult{}}
 	for _, r := range results {
 		switch {
 		case !r.Replayable:
-			fmt.Fprintf(w, "call %d (%s): not replayable: %s\n", r.Seq, r.Tool, r.Why)
+			out.NotReplayable = append(out.NotReplayable, r)
 		case !r.Same:
-			fmt.Fprintf(w, "call %d (%s): recorded %s, today %s\n", r.Seq, r.Tool, outcome(r.RecordedOK, r.RecordedKind), outcome(r.NowOK, r.NowKind))
+			out.Differs = append(out.Differs, r)
 		}
 	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
 }

@@ -132,6 +132,7 @@ func pct(part, whole int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
 }
 
+// text writes the figures for a person: the totals, then one section a figure.
 func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 	fmt.Fprintf(w, "%s, %d failed (%s)\n", plural(st.Calls, "call"), st.Failed, pct(st.Failed, st.Calls))
 	ops := toolapi.ToolCount{}
@@ -148,27 +149,39 @@ func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 	if st.Calls == 0 {
 		return
 	}
-	table := func(head string, rows [][]string) {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, head)
-		for _, r := range rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
+	c.failures(w, st)
+	c.rescuesAndRecovery(w, st)
+	c.heading(w, "Context padding (unchanged text around a change)")
+	p := st.Padding
+	fmt.Fprintf(w, "%d edits: lines median %d, p90 %d; bytes median %d, p90 %d\n", p.Edits, p.LinesP50, p.LinesP90, p.BytesP50, p.BytesP90)
+	for _, g := range []struct {
+		title string
+		rows  []toolapi.GroupCount
+	}{{"Per session", st.Sessions}, {"Per day", st.Days}} {
+		c.heading(w, g.title)
+		var rows [][]string
+		for _, r := range g.rows {
+			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
 		}
-		tw.Flush()
+		writeTable(w, "KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
 	}
+}
+
+// failures writes the calls by tool, the failures by kind and the guards' refusals.
+func (c *statsCmd) failures(w io.Writer, st *toolapi.Stats) {
 	c.heading(w, "Calls by tool")
 	var rows [][]string
 	for _, t := range st.ByTool {
 		rows = append(rows, toolRow(t))
 	}
-	table(toolHead, rows)
+	writeTable(w, toolHead, rows)
 
 	c.heading(w, "Failures by kind")
 	rows = nil
 	for _, k := range st.ByKind {
 		rows = append(rows, []string{k.Kind, fmt.Sprint(k.Count), fmt.Sprintf("%.1f%%", 100*k.Share), fmt.Sprintf("call %d: %s", k.Example.Seq, clip(k.Example.Message, 90))})
 	}
-	table("KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
+	writeTable(w, "KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
 
 	if len(st.Guards) > 0 {
 		c.heading(w, "Guard refusals by language")
@@ -176,18 +189,21 @@ func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 		for _, g := range st.Guards {
 			rows = append(rows, []string{g.Kind, g.Language, fmt.Sprint(g.Count)})
 		}
-		table("KIND\tLANGUAGE\tCALLS", rows)
+		writeTable(w, "KIND\tLANGUAGE\tCALLS", rows)
 	}
+}
 
+// rescuesAndRecovery writes what the folds rescued and what models did after a refusal.
+func (c *statsCmd) rescuesAndRecovery(w io.Writer, st *toolapi.Stats) {
 	c.heading(w, "Rescues (edits matched only through a fold)")
-	rows = nil
+	var rows [][]string
 	for _, r := range st.Rescues {
 		rows = append(rows, []string{r.Fold, r.Tool, fmt.Sprint(r.Edits)})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "none")
 	} else {
-		table("FOLD\tTOOL\tEDITS", rows)
+		writeTable(w, "FOLD\tTOOL\tEDITS", rows)
 	}
 
 	c.heading(w, "Recovery after refusal")
@@ -203,22 +219,16 @@ func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 		sort.Strings(never)
 		fmt.Fprintf(w, "never recovered: %s\n", strings.Join(never, ", "))
 	}
+}
 
-	c.heading(w, "Context padding (unchanged text around a change)")
-	p := st.Padding
-	fmt.Fprintf(w, "%d edits: lines median %d, p90 %d; bytes median %d, p90 %d\n", p.Edits, p.LinesP50, p.LinesP90, p.BytesP50, p.BytesP90)
-
-	for _, g := range []struct {
-		title string
-		rows  []toolapi.GroupCount
-	}{{"Per session", st.Sessions}, {"Per day", st.Days}} {
-		c.heading(w, g.title)
-		rows = nil
-		for _, r := range g.rows {
-			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
-		}
-		table("KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
+// writeTable writes rows under head, in aligned columns.
+func writeTable(w io.Writer, head string, rows [][]string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, head)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
+	tw.Flush()
 }
 
 // toolHead and toolRow are the columns of a tool's counts, in the state names of
