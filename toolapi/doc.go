@@ -2,7 +2,8 @@
 // description that states the rules up front), strict decoding of arguments, dispatch
 // to txn, and the text a model reads back.
 //
-// Engine is the embedding API, the one vfsctl call and vfsctl serve use. An agent
+// Engine is the one entry point, used by vfsctl call, vfsctl serve and every operator's
+// command (log, show, undo, redo, replay, fsck, stats, export, adopt). An agent
 // runtime written in Go opens it on its workspace, hands the tools to the model and
 // dispatches the model's calls by name:
 //

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/vfsctl/vfsctl/internal/guard"
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -20,7 +21,7 @@ type Options struct {
 	// JournalPath is the journal file; "" means <root>/.vfsctl/journal.db.
 	JournalPath string
 	// Wait bounds how long a call waits for another process's turn on the journal
-	// before it is refused as busy; 0 means journal.DefaultWait (10s).
+	// before it is refused as busy; 0 means DefaultWait.
 	Wait time.Duration
 	// Holder names this process in the busy errors other processes report, e.g.
 	// "my-agent"; "" means the program's name.
@@ -45,6 +46,10 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 }
 
+// DefaultWait is how long a call waits for another process's turn on the journal
+// when Options.Wait is 0.
+const DefaultWait = journal.DefaultWait
+
 // ParseGuardMode reads a guard mode as a flag gives it: refuse, warn or off ("" is
 // refuse).
 func ParseGuardMode(s string) (GuardMode, error) { return guard.ParseMode(s) }
@@ -65,10 +70,19 @@ const (
 	GuardOff    GuardMode = guard.Off
 )
 
-// Engine is the embedding API: an agent runtime written in Go opens one on a
-// workspace root, hands its Tools to the model, and dispatches the model's calls with
-// Call. It is what `vfsctl call` and `vfsctl serve` use. It is safe for concurrent
-// use: calls on one file run one after another, calls on different files at once.
+// Engine is the one entry point to vfsctl: an agent runtime written in Go, vfsctl call,
+// vfsctl serve and every operator's command open one on a workspace root and use it.
+// It offers:
+//
+//   - the model's tools: Tools, Call, RecordUnparsed;
+//   - an operator's undo and redo: Undo, Redo, Revert (one path for all three);
+//   - the journal, read: HasJournal, Log, Show, Stats, Export, Replayer;
+//   - the journal, checked and taken over: Fsck, Adopt;
+//   - paths as the journal keys them: ResolvePath, CanonicalPath; and Root, Close.
+//
+// It is safe for concurrent use: calls on one file run one after another, calls on
+// different files at once. The journal is held only while work runs, so another
+// process (an operator's vfsctl log while a runtime serves) can use it in between.
 type Engine struct {
 	api    *API
 	tracer trace.Tracer // nil: calls are not traced
@@ -125,11 +139,12 @@ func (e *Engine) RecordUnparsed(session string, line []byte, err error) Result {
 	return e.api.RecordUnparsed(session, line, err)
 }
 
-// Undo reverts journaled call seq as a new transaction (for an operator or a runtime's
-// own undo button; a model uses the undo_edit tool). The Result is like a tool call's.
-func (e *Engine) Undo(ctx context.Context, seq uint64) Result {
-	return e.api.undoCall(ctx, "operator", seq)
-}
+// Root is the workspace root the engine was opened on, as an absolute path.
+func (e *Engine) Root() string { return e.api.eng.FS().Dir() }
+
+// HasJournal reports whether the workspace's journal exists yet: the first call creates
+// it, and the operator's methods read it without creating one.
+func (e *Engine) HasJournal() bool { return e.api.eng.HasJournal() }
 
 // Close stores what the engine still holds for the journal (the records of its last
 // calls as they measured them) and releases it; the journal is held only while calls

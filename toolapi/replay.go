@@ -80,109 +80,136 @@ func (r *Replayer) Close() {
 	os.RemoveAll(r.dir)
 }
 
-// Replay runs recorded call seq again.
+// Replayer returns a Replayer of this engine's journal; Close releases it.
+func (e *Engine) Replayer() (*Replayer, error) { return NewReplayer(e.api.eng) }
+
+// Replay runs recorded call seq again; the result is nil when there is no such call.
 func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
-	var rec *journal.Record
-	var args []byte
-	var unbuilt error // a file the journal cannot rebuild as it was
-	before := map[string][]byte{}
-	hashes := map[string]string{}
-	err := r.src.View(func(t *journal.Tx) error {
-		var err error
-		if rec, err = t.Get(seq); err != nil || rec == nil {
-			return err
-		}
-		args = []byte(rec.Args)
-		if rec.ArgsBlob != "" {
-			if args, err = t.Blob(rec.ArgsBlob); err != nil {
-				return err
-			}
-		}
-		for _, f := range rec.Files {
-			if f.Before == "" {
-				continue
-			}
-			data, err := t.ContentCached(f.Path, f.Before, r.cache, seq)
-			if err != nil {
-				unbuilt = err
-				return nil
-			}
-			before[f.Path], hashes[f.Path] = data, f.Before
-		}
-		return nil
-	})
-	if err != nil {
+	in, err := r.load(seq)
+	if err != nil || in == nil {
 		return nil, err
 	}
-	if rec == nil {
-		return nil, nil
-	}
-	res := &ReplayResult{Seq: seq, Tool: rec.Tool, Session: rec.Session, RecordedOK: rec.State == journal.Committed,
-		RecordedKind: rec.Kind, RecordedText: rec.Message}
-	for _, f := range rec.Files {
-		res.RecordedDiff += f.Diff
-	}
-	switch rec.Tool {
-	case "undo", "redo", UndoEdit, "unknown":
-		res.Why = "it depends on the journal's history, not only on the files"
-		return res, nil
-	}
-	if rec.State == journal.Pending || rec.State == journal.Unknown {
-		res.Why = "its outcome was never settled"
-		return res, nil
-	}
-	if unbuilt != nil {
-		res.Why = unbuilt.Error()
-		return res, nil
-	}
-	standIn, why := standInFor(rec)
-	if why == "" {
-		why = unkeptEarlier(rec, args)
-	}
+	res := in.result()
+	stand, why := in.notReplayable()
 	if why != "" {
 		res.Why = why
 		return res, nil
 	}
 	res.Replayable = true
-	// The files as they were before the call, and the session's reads of them.
+	r.stage(in, stand)
+	now := r.api.Call("replay", in.rec.Tool, json.RawMessage(in.args))
+	r.compare(res, in.rec, now)
+	return res, nil
+}
+
+// replayInput is what a replay starts from, as the journal keeps it.
+type replayInput struct {
+	rec     *journal.Record
+	args    []byte            // the arguments as received
+	before  map[string][]byte // each file's content before the call, by path
+	hashes  map[string]string // and its hash
+	unbuilt error             // a file the journal cannot rebuild as it was
+}
+
+// load reads record seq, its arguments and the files as they were before it from the
+// source journal; it is nil when there is no such record, and nothing is written.
+func (r *Replayer) load(seq uint64) (*replayInput, error) {
+	in := &replayInput{before: map[string][]byte{}, hashes: map[string]string{}}
+	err := r.src.View(func(t *journal.Tx) error {
+		var err error
+		if in.rec, err = t.Get(seq); err != nil || in.rec == nil {
+			return err
+		}
+		in.args = []byte(in.rec.Args)
+		if in.rec.ArgsBlob != "" {
+			if in.args, err = t.Blob(in.rec.ArgsBlob); err != nil {
+				return err
+			}
+		}
+		for _, f := range in.rec.Files {
+			if f.Before == "" {
+				continue
+			}
+			data, err := t.ContentCached(f.Path, f.Before, r.cache, seq)
+			if err != nil {
+				in.unbuilt = err
+				return nil
+			}
+			in.before[f.Path], in.hashes[f.Path] = data, f.Before
+		}
+		return nil
+	})
+	if err != nil || in.rec == nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// result is the record's side of the comparison; today's side is filled by compare.
+func (in *replayInput) result() *ReplayResult {
+	rec := in.rec
+	res := &ReplayResult{Seq: rec.Seq, Tool: rec.Tool, Session: rec.Session, RecordedOK: rec.State == journal.Committed,
+		RecordedKind: rec.Kind, RecordedText: rec.Message}
+	for _, f := range rec.Files {
+		res.RecordedDiff += f.Diff
+	}
+	return res
+}
+
+// notReplayable says why the call cannot be run again as it was ("" when it can), and
+// what must stand at a refused path for it to meet what it met: a call is replayed
+// only when the journal rebuilds everything its outcome depended on.
+func (in *replayInput) notReplayable() (standIn, string) {
+	switch in.rec.Tool {
+	case "undo", "redo", UndoEdit, "unknown":
+		return standIn{}, "it depends on the journal's history, not only on the files"
+	}
+	if in.rec.State == journal.Pending || in.rec.State == journal.Unknown {
+		return standIn{}, "its outcome was never settled"
+	}
+	if in.unbuilt != nil {
+		return standIn{}, in.unbuilt.Error()
+	}
+	stand, why := standInFor(in.rec)
+	if why == "" {
+		why = unkeptEarlier(in.rec, in.args)
+	}
+	return stand, why
+}
+
+// stage puts the files as they were before the call in a fresh in-memory filesystem,
+// with the session's reads of them: the replayed call sees what the recorded one saw.
+func (r *Replayer) stage(in *replayInput, stand standIn) {
 	r.swap.Fs = afero.NewMemMapFs()
-	if standIn.path != "" && before[standIn.path] == nil {
-		r.swap.MkdirAll(path.Dir(standIn.path), 0o755)
-		if standIn.dir {
-			r.swap.MkdirAll(standIn.path, 0o755)
+	if stand.path != "" && in.before[stand.path] == nil {
+		r.swap.MkdirAll(path.Dir(stand.path), 0o755)
+		if stand.dir {
+			r.swap.MkdirAll(stand.path, 0o755)
 		} else {
-			afero.WriteFile(r.swap, standIn.path, nil, 0o644)
+			afero.WriteFile(r.swap, stand.path, nil, 0o644)
 		}
 	}
-	for p, data := range before {
+	for p, data := range in.before {
 		r.swap.MkdirAll(path.Dir(p), 0o755)
 		afero.WriteFile(r.swap, p, data, 0o644)
 		session := "replay"
-		if rec.Kind == string(errs.NotRead) {
+		if in.rec.Kind == string(errs.NotRead) {
 			session = "" // the call was refused for want of a read: it gets none
 		}
-		r.eng.Seed(session, p, hashes[p])
+		r.eng.Seed(session, p, in.hashes[p])
 	}
-	now := r.api.Call("replay", rec.Tool, json.RawMessage(args))
+}
+
+// compare fills today's side of res from now and says whether it is the same outcome:
+// the same kind and, for a success, the same content in every file the record names.
+func (r *Replayer) compare(res *ReplayResult, rec *journal.Record, now Result) {
 	res.NowOK, res.NowText = now.OK, now.Text
 	if now.Kind != nil {
 		res.NowKind = *now.Kind
 	}
 	res.Same = res.NowOK == res.RecordedOK && res.NowKind == res.RecordedKind
 	if res.Same && res.NowOK {
-		// The same content: what the replay wrote, hashed from memory.
-		for _, f := range rec.Files {
-			switch {
-			case f.Op == journal.OpDelete:
-				_, err := r.swap.Stat(f.Path)
-				res.Same = res.Same && err != nil
-			case f.Op.Changes():
-				data, err := afero.ReadFile(r.swap, f.Path)
-				res.Same = res.Same && err == nil && journal.Hash(data) == f.After
-			case f.Op == journal.OpDryRun:
-				res.Same = res.Same && r.nowAfter(now, f.Path) == f.After
-			}
-		}
+		res.Same = r.sameContent(rec, now)
 	}
 	if !res.Same && now.Txn != nil {
 		r.eng.View(func(t *journal.Tx) error {
@@ -194,7 +221,25 @@ func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 			return nil
 		})
 	}
-	return res, nil
+}
+
+// sameContent reports whether the replay left every file as the record says the call
+// did, hashing what it wrote in memory.
+func (r *Replayer) sameContent(rec *journal.Record, now Result) bool {
+	same := true
+	for _, f := range rec.Files {
+		switch {
+		case f.Op == journal.OpDelete:
+			_, err := r.swap.Stat(f.Path)
+			same = same && err != nil
+		case f.Op.Changes():
+			data, err := afero.ReadFile(r.swap, f.Path)
+			same = same && err == nil && journal.Hash(data) == f.After
+		case f.Op == journal.OpDryRun:
+			same = same && r.nowAfter(now, f.Path) == f.After
+		}
+	}
+	return same
 }
 
 // standIn is what stood at a path a refusal names, where the record keeps no content

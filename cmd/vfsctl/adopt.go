@@ -3,15 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
-
-	"github.com/vfsctl/vfsctl/journal"
 )
 
-type adoptCmd struct {
-	root string
-	wait time.Duration
-}
+type adoptCmd struct{ common }
 
 func (c *adoptCmd) Name() string { return "adopt" }
 func (c *adoptCmd) Summary() string {
@@ -37,17 +31,17 @@ Example:
 
 func (c *adoptCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("adopt", adoptUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	c.declare(fs, flagRoot, flagWait)
 	return fs.parse(args)
 }
 
 func (c *adoptCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	eng, err := openEngine(c.root, c.wait, "vfsctl adopt")
+	eng, err := c.open("vfsctl adopt")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl adopt: %v\n", err)
 		return exitUsage
 	}
+	defer eng.Close()
 	a, err := eng.Adopt()
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl adopt: %v%s\n", err, waitHint(err))

@@ -7,17 +7,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/vfsctl/vfsctl/internal/errs"
-	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 type callCmd struct {
-	root, session, guard string
-	wait                 time.Duration
-	verbose              bool
+	common
+	session, guard string
+	verbose        bool
 }
 
 func (c *callCmd) Name() string    { return "call" }
@@ -39,10 +36,9 @@ Example:
 
 func (c *callCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("call", callUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	c.declare(fs, flagRoot, flagWait)
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the workspace journal, then fail with busy")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
@@ -67,7 +63,8 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	tp, flush := tracing("call", stderr)
 	defer flush()
-	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl call", Guard: mode, TracerProvider: tp})
+	c.root = root
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl call", Guard: mode, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
 		return exitUsage
@@ -86,23 +83,7 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	for {
 		line, tooLong, err := readLine(in, maxLine)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			var res toolapi.Result
-			ran := false
-			if tooLong {
-				res = refusal("", errs.New(errs.TooLarge, "", "The call line is over %d bytes; it was skipped.", maxLine))
-			} else {
-				res, ran = c.one(eng, session, line)
-			}
-			if !ran && !tooLong {
-				// Not even a call: journaled as such, for failure analytics.
-				kind := errs.InvalidInput
-				if res.Kind != nil {
-					kind = errs.Kind(*res.Kind)
-				}
-				id, tool := res.ID, res.Tool
-				res = eng.RecordUnparsed(session, bytes.TrimSpace(line), errs.New(kind, "", "%s", res.Text))
-				res.ID, res.Tool = id, tool
-			}
+			res := c.answer(eng, session, line, tooLong)
 			if !res.OK {
 				code = exitRefused
 			}
@@ -119,36 +100,57 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
+// answer is the reply to one line: a call's result, or the refusal of a line that was
+// no call, journaled as such for failure analytics (a line too long is not kept).
+func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, tooLong bool) toolapi.Result {
+	if tooLong {
+		return refusal("", toolapi.NewError(toolapi.TooLarge, "The call line is over %d bytes; it was skipped.", maxLine))
+	}
+	res, ran := c.one(eng, session, line)
+	if ran {
+		return res
+	}
+	kind := toolapi.InvalidInput
+	if res.Kind != nil {
+		kind = toolapi.Kind(*res.Kind)
+	}
+	id, tool := res.ID, res.Tool
+	res = eng.RecordUnparsed(session, bytes.TrimSpace(line), toolapi.NewError(kind, "%s", res.Text))
+	res.ID, res.Tool = id, tool
+	return res
+}
+
 // one decodes the envelope of one line and runs the call; ran says whether it did (a
 // call the journal could not record has no number, but it ran).
 func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res toolapi.Result, ran bool) {
 	var env map[string]json.RawMessage
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &env) != nil {
-		return refusal("", errs.New(errs.InvalidInput, "", `The line is not a JSON object. Send {"tool": NAME, "args": {...}} on one line.`)), false
+		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line is not a JSON object. Send {"tool": NAME, "args": {...}} on one line.`)), false
 	}
 	id := env["id"]
 	if len(id) > 0 && id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-' {
-		return refusal("", errs.New(errs.InvalidInput, "", `The line's "id" must be a string or a number, echoed in the reply.`)), false
+		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" must be a string or a number, echoed in the reply.`)), false
 	}
 	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
 	if k, _ := toolapi.DuplicateKey(line); k != "" && (k == "tool" || k == "args" || k == "id") {
-		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k))), false
+		return withID(refusal("", toolapi.NewError(toolapi.InvalidInput, `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k))), false
 	}
 	var tool string
 	if raw, ok := env["tool"]; !ok || json.Unmarshal(raw, &tool) != nil {
-		return withID(refusal("", errs.New(errs.InvalidInput, "", `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`))), false
+		return withID(refusal("", toolapi.NewError(toolapi.InvalidInput, `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`))), false
 	}
 	for k := range env {
 		if k != "tool" && k != "args" && k != "id" {
-			return withID(refusal(tool, errs.New(errs.InvalidInput, "", `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k))), false
+			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k))), false
 		}
 	}
 	return withID(eng.Call(callContext(id), session, tool, env["args"])), true
 }
 
-func refusal(tool string, err *errs.Error) toolapi.Result {
-	k := string(err.Kind)
+// refusal is the result of a line refused before it reached a tool.
+func refusal(tool string, err error) toolapi.Result {
+	k := string(toolapi.KindOf(err))
 	return toolapi.Result{Tool: tool, Kind: &k, Text: err.Error()}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -18,7 +19,7 @@ import (
 var demoFiles embed.FS
 
 type demoCmd struct {
-	json bool
+	common
 	keep bool
 }
 
@@ -41,7 +42,7 @@ Example:
 
 func (c *demoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("demo", demoUsage)
-	fs.BoolVar(&c.json, "json", false, "print one JSON object per step instead of text")
+	c.declare(fs, flagJSON)
 	fs.BoolVar(&c.keep, "keep", false, "keep the scratch workspace and print its path")
 	return fs.parse(args)
 }
@@ -120,12 +121,12 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitUsage
 	}
-	eng, err := openEngine(dir, 0, "vfsctl demo")
+	eng, err := toolapi.Open(dir, toolapi.Options{Holder: "vfsctl demo"})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitUsage
 	}
-	api := toolapi.New(eng)
+	defer eng.Close()
 	w := stdout
 	if !c.json {
 		fmt.Fprintln(w, "vfsctl demo: a scratch workspace holds app.js, settings.ini (CRLF), main.go (tabs) and notes.md.")
@@ -135,7 +136,7 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for i, s := range demoSteps() {
-		res := api.Call("demo", s.tool, json.RawMessage(s.args))
+		res := eng.Call(context.Background(), "demo", s.tool, json.RawMessage(s.args))
 		if res.OK {
 			applied++
 		} else {
@@ -148,35 +149,44 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		if c.json {
 			enc.Encode(map[string]any{"step": i + 1, "title": s.title, "tool": s.tool,
 				"args": json.RawMessage(s.args), "result": res, "check": check})
-			continue
-		}
-		fmt.Fprintf(w, "\n[%d] %s\n", i+1, s.title)
-		fmt.Fprintf(w, "    call: %s %s\n", s.tool, compact(s.args))
-		status := "refused: " + deref(res.Kind)
-		if res.OK {
-			status = "ok"
-			if res.Txn != nil {
-				status += fmt.Sprintf(" (txn %d)", *res.Txn)
-			}
-		}
-		fmt.Fprintf(w, "    => %s\n", status)
-		for _, l := range strings.Split(strings.TrimRight(res.Text, "\n"), "\n") {
-			fmt.Fprintf(w, "       %s\n", l)
-		}
-		if check != "" {
-			fmt.Fprintf(w, "    check: %s\n", check)
+		} else {
+			writeStep(w, i+1, s, res, check)
 		}
 	}
 	if !c.json {
 		fmt.Fprintf(w, "\n%d calls: %d applied, %d refused with a reason and nothing written.\n", applied+refused, applied, refused)
 		fmt.Fprintln(w, "\nEvery call is in the workspace journal, refusals included (vfsctl log):")
-		lc := &logCmd{root: dir, limit: 0}
-		lc.Run(nil, w, stderr)
+		recs, err := eng.Log(toolapi.Query{})
+		if err != nil {
+			fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
+			return exitRefused
+		}
+		writeLogTable(w, recs)
 		if c.keep {
 			fmt.Fprintf(w, "\nThe workspace is kept at %s (try: vfsctl show 2 --root %s)\n", dir, dir)
 		}
 	}
 	return exitOK
+}
+
+// writeStep writes step n for a person: the call, and the reply the model reads.
+func writeStep(w io.Writer, n int, s demoStep, res toolapi.Result, check string) {
+	fmt.Fprintf(w, "\n[%d] %s\n", n, s.title)
+	fmt.Fprintf(w, "    call: %s %s\n", s.tool, compact(s.args))
+	status := "refused: " + deref(res.Kind)
+	if res.OK {
+		status = "ok"
+		if res.Txn != nil {
+			status += fmt.Sprintf(" (txn %d)", *res.Txn)
+		}
+	}
+	fmt.Fprintf(w, "    => %s\n", status)
+	for _, l := range strings.Split(strings.TrimRight(res.Text, "\n"), "\n") {
+		fmt.Fprintf(w, "       %s\n", l)
+	}
+	if check != "" {
+		fmt.Fprintf(w, "    check: %s\n", check)
+	}
 }
 
 func writeDemoFiles(dir string) error {

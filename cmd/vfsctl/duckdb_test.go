@@ -82,68 +82,9 @@ func TestExportInDuckDB(t *testing.T) {
 		t.Fatalf("README: %d DuckDB queries, this test checks 3: update both", len(queries))
 	}
 
-	dir := t.TempDir()
-	for name, data := range map[string]string{"a.txt": "one\n", "list.txt": "item\nitem\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	start := time.Now().UTC()
-	calls := strings.Join([]string{
-		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "one", "newText": "two"}]}}`,
-		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "zzz", "newText": "y"}]}}`,
-		`{"tool": "read_file", "args": {"path": "missing.txt"}}`,
-		`not json`,
-		`{"tool": "edit_file", "args": {"path": "list.txt", "edits": [{"oldText": "item", "newText": "x"}]}}`,
-		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": "[{\"oldText\": \"zzz\", \"newText\": \"y\"}]"}}`,
-		`{"tool": "apply_changes", "args": {"changes": [{"path": "c.txt", "create": "c\n"}]}}`,
-		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}], "dryRun": true}}`,
-	}, "\n")
-	var out, errb bytes.Buffer
-	run([]string{"call", "--root", dir, "--session", "a"}, strings.NewReader(calls), &out, &errb)
-	run([]string{"undo", "--root", dir, "7"}, nil, &out, &errb)  // the operator's, committed
-	run([]string{"undo", "--root", dir, "99"}, nil, &out, &errb) // the operator's, refused
-	out.Reset()
-	if code := run([]string{"export", "--root", dir}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("export: exit %d: %s", code, errb.String())
-	}
-	end := time.Now().UTC()
-	if err := os.WriteFile(filepath.Join(dir, "calls.jsonl"), out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(t.TempDir(), "duckdb.cjs")
-	if err := os.WriteFile(script, []byte(duckdbScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	qjson, _ := json.Marshal(queries)
-	cmd := exec.Command(node, script, prefix)
-	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(qjson)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("DuckDB: %v: %s", err, stderr.String())
-	}
-	var got struct {
-		Types   []map[string]any
-		Results [][]map[string]any
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("DuckDB's output: %v: %s", err, stdout.String())
-	}
-
-	types := map[string]string{}
-	for _, c := range got.Types {
-		types[fmt.Sprint(c["column_name"])] = fmt.Sprint(c["column_type"])
-	}
-	if types["time"] != "TIMESTAMP" {
-		t.Errorf("DuckDB reads time as %s, want TIMESTAMP", types["time"])
-	}
-	if a := types["args"]; !strings.HasPrefix(a, "STRUCT(") && a != "JSON" {
-		t.Errorf("DuckDB reads args as %s, want a STRUCT or JSON", a)
-	}
-	if r := types["refusal"]; !strings.Contains(r, "closeness DOUBLE") {
-		t.Errorf("DuckDB reads refusal as %s, want closeness a DOUBLE", r)
-	}
+	dir, start, end := exportForDuckDB(t)
+	got := runDuckDB(t, node, prefix, dir, queries)
+	checkDuckDBTypes(t, got.Types)
 
 	rows := func(i int, cols ...string) string {
 		var s []string
@@ -179,5 +120,86 @@ func TestExportInDuckDB(t *testing.T) {
 	want := map[string][2]int{"edit_file": {5, 3}, "read_file": {1, 1}, "unknown": {1, 1}, "apply_changes": {1, 0}, "undo": {2, 1}}
 	if fmt.Sprint(byTool) != fmt.Sprint(want) {
 		t.Errorf("calls and failures per tool: %v, want %v", byTool, want)
+	}
+}
+
+// exportForDuckDB makes a workspace, runs the calls whose export the README's queries
+// read, and writes the export to calls.jsonl in it, between start and end.
+func exportForDuckDB(t *testing.T) (dir string, start, end time.Time) {
+	dir = t.TempDir()
+	for name, data := range map[string]string{"a.txt": "one\n", "list.txt": "item\nitem\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start = time.Now().UTC()
+	calls := strings.Join([]string{
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "one", "newText": "two"}]}}`,
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "zzz", "newText": "y"}]}}`,
+		`{"tool": "read_file", "args": {"path": "missing.txt"}}`,
+		`not json`,
+		`{"tool": "edit_file", "args": {"path": "list.txt", "edits": [{"oldText": "item", "newText": "x"}]}}`,
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": "[{\"oldText\": \"zzz\", \"newText\": \"y\"}]"}}`,
+		`{"tool": "apply_changes", "args": {"changes": [{"path": "c.txt", "create": "c\n"}]}}`,
+		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}], "dryRun": true}}`,
+	}, "\n")
+	var out, errb bytes.Buffer
+	run([]string{"call", "--root", dir, "--session", "a"}, strings.NewReader(calls), &out, &errb)
+	run([]string{"undo", "--root", dir, "7"}, nil, &out, &errb)  // the operator's, committed
+	run([]string{"undo", "--root", dir, "99"}, nil, &out, &errb) // the operator's, refused
+	out.Reset()
+	if code := run([]string{"export", "--root", dir}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("export: exit %d: %s", code, errb.String())
+	}
+	end = time.Now().UTC()
+	if err := os.WriteFile(filepath.Join(dir, "calls.jsonl"), out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, start, end
+}
+
+// duckdbOutput is what the DuckDB script prints: the export's column types, and each
+// query's rows.
+type duckdbOutput struct {
+	Types   []map[string]any
+	Results [][]map[string]any
+}
+
+// runDuckDB runs queries on dir's calls.jsonl in DuckDB, through node.
+func runDuckDB(t *testing.T, node, prefix, dir string, queries []string) duckdbOutput {
+	script := filepath.Join(t.TempDir(), "duckdb.cjs")
+	if err := os.WriteFile(script, []byte(duckdbScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qjson, _ := json.Marshal(queries)
+	cmd := exec.Command(node, script, prefix)
+	cmd.Dir, cmd.Stdin = dir, bytes.NewReader(qjson)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("DuckDB: %v: %s", err, stderr.String())
+	}
+	var got duckdbOutput
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("DuckDB's output: %v: %s", err, stdout.String())
+	}
+	return got
+}
+
+// checkDuckDBTypes checks that DuckDB reads the export's columns as the types a
+// warehouse needs.
+func checkDuckDBTypes(t *testing.T, columns []map[string]any) {
+	types := map[string]string{}
+	for _, c := range columns {
+		types[fmt.Sprint(c["column_name"])] = fmt.Sprint(c["column_type"])
+	}
+	if types["time"] != "TIMESTAMP" {
+		t.Errorf("DuckDB reads time as %s, want TIMESTAMP", types["time"])
+	}
+	if a := types["args"]; !strings.HasPrefix(a, "STRUCT(") && a != "JSON" {
+		t.Errorf("DuckDB reads args as %s, want a STRUCT or JSON", a)
+	}
+	if r := types["refusal"]; !strings.Contains(r, "closeness DOUBLE") {
+		t.Errorf("DuckDB reads refusal as %s, want closeness a DOUBLE", r)
 	}
 }

@@ -5,17 +5,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/vfsctl/vfsctl/internal/errs"
-	"github.com/vfsctl/vfsctl/journal"
-	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 type fsckCmd struct {
-	root       string
-	diff, json bool
-	wait       time.Duration
+	common
+	opts toolapi.FsckOptions
 }
 
 func (c *fsckCmd) Name() string    { return "fsck" }
@@ -41,38 +37,37 @@ Example:
 
 func (c *fsckCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("fsck", fsckUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
-	fs.BoolVar(&c.diff, "diff", false, "show how each changed file differs from what the journal knows")
-	fs.BoolVar(&c.json, "json", false, "print the report as JSON")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	c.declare(fs, flagRoot, flagWait, flagJSON)
+	fs.BoolVar(&c.opts.Diff, "diff", false, "show how each changed file differs from what the journal knows")
 	return fs.parse(args)
 }
 
 func (c *fsckCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	eng, err := openEngine(c.root, c.wait, "vfsctl fsck")
+	eng, err := c.open("vfsctl fsck")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl fsck: %v\n", err)
 		return exitUsage
 	}
+	defer eng.Close()
 	if !eng.HasJournal() {
-		fmt.Fprintf(stderr, "vfsctl fsck: there is no journal in %s yet (the first tool call creates it)\n", eng.FS().Dir())
+		fmt.Fprintf(stderr, "vfsctl fsck: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
 		return exitRefused
 	}
-	rep, err := eng.Fsck(c.diff)
-	if errs.KindOf(err) == errs.Busy {
+	rep, err := eng.Fsck(c.opts)
+	if toolapi.KindOf(err) == toolapi.Busy {
 		fmt.Fprintf(stderr, "vfsctl fsck: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
 	if err != nil {
 		// A journal that cannot be read is what fsck is for: its finding, not a crash.
-		rep = &txn.FsckReport{Problems: []journal.Problem{{What: "journal", Text: err.Error()}}}
+		rep = &toolapi.FsckReport{Problems: []toolapi.Problem{{What: "journal", Text: err.Error()}}}
 	}
 	if c.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.Encode(struct {
 			OK bool `json:"ok"`
-			*txn.FsckReport
+			*toolapi.FsckReport
 		}{rep.OK(), rep})
 	} else {
 		c.text(stdout, rep, err == nil)
@@ -91,7 +86,7 @@ var fileStates = []struct{ state, what string }{
 	{"unreadable", "cannot be read"},
 }
 
-func (c *fsckCmd) text(w io.Writer, rep *txn.FsckReport, read bool) {
+func (c *fsckCmd) text(w io.Writer, rep *toolapi.FsckReport, read bool) {
 	if read {
 		fmt.Fprintf(w, "journal: %s, %s checked\n", plural(rep.Records, "record"), plural(rep.Blobs, "blob"))
 		fmt.Fprintf(w, "files: %d known to the journal, %d differ on disk\n", rep.Files, len(rep.Changed))

@@ -9,17 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vfsctl/vfsctl/internal/errs"
-	"github.com/vfsctl/vfsctl/journal"
-	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 type logCmd struct {
-	root, path, session, kind string
-	since, until              string
-	failed, json              bool
-	limit                     int
-	wait                      time.Duration
+	common
+	path, session, kind string
+	failed              bool
+	limit               int
 }
 
 func (c *logCmd) Name() string    { return "log" }
@@ -40,16 +37,12 @@ Example:
 
 func (c *logCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("log", logUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	c.declare(fs, flagRoot, flagWait, flagJSON, flagSince, flagUntil)
 	fs.StringVar(&c.path, "path", "", "only calls that touched this file (from the current folder, as git takes paths)")
 	fs.StringVar(&c.session, "session", "", "only calls of this session")
 	fs.StringVar(&c.kind, "kind", "", "only calls refused with this error kind (e.g. multiple_matches)")
 	fs.BoolVar(&c.failed, "failed", false, "only refused and failed calls")
-	fs.StringVar(&c.since, "since", "", "only calls at or after this time")
-	fs.StringVar(&c.until, "until", "", "only calls before this time")
 	fs.IntVar(&c.limit, "limit", 50, "at most this many calls; 0 for all")
-	fs.BoolVar(&c.json, "json", false, "one JSON object per line")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -63,7 +56,7 @@ func (c *logCmd) ParseFlags(args []string) error {
 }
 
 func knownKind(k string) bool {
-	for _, x := range errs.All {
+	for _, x := range toolapi.Kinds() {
 		if string(x) == k {
 			return true
 		}
@@ -73,7 +66,7 @@ func knownKind(k string) bool {
 
 func kindList() string {
 	var s []string
-	for _, k := range errs.All {
+	for _, k := range toolapi.Kinds() {
 		s = append(s, string(k))
 	}
 	return strings.Join(s, ", ")
@@ -150,7 +143,7 @@ type logLine struct {
 	DryRun     bool     `json:"dry_run,omitempty"` // nothing was meant to be written
 }
 
-func toLogLine(r *journal.Record) logLine {
+func toLogLine(r *toolapi.Record) logLine {
 	l := logLine{Seq: r.Seq, Time: r.Time.Format(time.RFC3339Nano), Session: r.Session, Tool: r.Tool,
 		State: string(r.State), Paths: r.Paths(), DurationMS: float64(r.Duration.Microseconds()) / 1000, Message: r.Message,
 		DryRun: r.DryRun()}
@@ -165,26 +158,21 @@ func toLogLine(r *journal.Record) logLine {
 }
 
 func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	q := journal.Query{Session: c.session, Kind: c.kind, Failed: c.failed, Limit: c.limit}
-	var err error
-	if q.Since, err = parseWhen(c.since); err != nil {
-		fmt.Fprintf(stderr, "vfsctl log: --since: %v\n", err)
+	q := toolapi.Query{Session: c.session, Kind: c.kind, Failed: c.failed, Limit: c.limit}
+	if err := c.window(&q); err != nil {
+		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
 		return exitUsage
 	}
-	if q.Until, err = parseWhen(c.until); err != nil {
-		fmt.Fprintf(stderr, "vfsctl log: --until: %v\n", err)
-		return exitUsage
-	}
-	eng, err := openEngine(c.root, c.wait, "vfsctl log")
+	eng, err := c.open("vfsctl log")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
 		return exitUsage
 	}
+	defer eng.Close()
 	if !eng.HasJournal() {
-		if c.json {
-			return exitOK
+		if !c.json {
+			fmt.Fprintf(stdout, "no calls: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
 		}
-		fmt.Fprintf(stdout, "no calls: there is no journal in %s yet (the first tool call creates it)\n", eng.FS().Dir())
 		return exitOK
 	}
 	if c.path != "" {
@@ -193,26 +181,33 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	var recs []*journal.Record
-	err = eng.View(func(t *journal.Tx) error {
-		recs, err = t.Find(q)
-		return err
-	})
+	recs, err := eng.Log(q)
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl log: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
 	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		for _, r := range recs {
-			enc.Encode(toLogLine(r))
-		}
-		return exitOK
+		writeLogJSON(stdout, recs)
+	} else {
+		writeLogTable(stdout, recs)
 	}
+	return exitOK
+}
+
+// writeLogJSON writes one object a record.
+func writeLogJSON(w io.Writer, recs []*toolapi.Record) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, r := range recs {
+		enc.Encode(toLogLine(r))
+	}
+}
+
+// writeLogTable writes the records as a table, one line a record.
+func writeLogTable(w io.Writer, recs []*toolapi.Record) {
 	if len(recs) == 0 {
-		fmt.Fprintln(stdout, "no calls match")
-		return exitOK
+		fmt.Fprintln(w, "no calls match")
+		return
 	}
 	// Sessions and tools are shown whole up to a width, so that two sessions never look
 	// the same; a longer name loses its middle, keeping the end that tells it apart.
@@ -220,30 +215,15 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	for _, r := range recs {
 		sw, tw = max(sw, min(len(r.Session), maxNameWidth)), max(tw, min(len(r.Tool), maxNameWidth))
 	}
-	fmt.Fprintf(stdout, "%6s  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", "SEQ", "TIME", sw, "SESSION", tw, "TOOL", "STATE", "KIND", "PATHS")
+	fmt.Fprintf(w, "%6s  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", "SEQ", "TIME", sw, "SESSION", tw, "TOOL", "STATE", "KIND", "PATHS")
 	for _, r := range recs {
 		state := string(r.State)
 		if r.DryRun() {
 			state = "dry run"
 		}
-		fmt.Fprintf(stdout, "%6d  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
+		fmt.Fprintf(w, "%6d  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
 			sw, clipMiddle(r.Session, maxNameWidth), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, strings.Join(r.Paths(), " "))
 	}
-	return exitOK
-}
-
-// canonical resolves a path an operator typed (from the current folder) as the
-// journal keys it (symlinks resolved); a path that no longer exists is cleaned only.
-func canonical(eng *txn.Engine, p string) (string, error) {
-	p, err := pathFromHere(eng.FS().Dir(), p)
-	if err != nil {
-		return "", err
-	}
-	r, err := eng.FS().Resolve(p)
-	if err != nil {
-		return eng.FS().Clean(p)
-	}
-	return r.Path, nil
 }
 
 // maxNameWidth is the widest a session or tool name is shown in a listing.

@@ -22,7 +22,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -46,14 +45,6 @@ const (
 	exitUsage   = 2
 )
 
-// version is the module version the binary was built from, or "dev".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -63,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "version", "--version", "-version":
-		fmt.Fprintf(stdout, "vfsctl %s (%s)\n%s\n", version(), runtime.Version(), toolapi.GuardsActive())
+		fmt.Fprintf(stdout, "vfsctl %s %s\n%s\n", toolapi.Version(), runtime.Version(), toolapi.GuardsActive())
 		return exitOK
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {

@@ -20,17 +20,7 @@ func TestMCPOversizedAndDeepFrames(t *testing.T) {
 	bin := buildVfsctl(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
-	huge := strings.Repeat("x", 17<<20)
-	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
-	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"big.txt","content":"` + huge + `"}}}
-{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
-{"jsonrpc":"2.0","method":"tools/call","params":{"name":"edit_file","arguments":{"path":"a.txt","edits":` + deep + `}},"id":"four"}
-{"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":"` + huge + `"}}
-{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}
-{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
-`
+	in := oversizedFrames()
 	cmd := exec.Command(bin, "serve", "--root", dir)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -96,4 +86,20 @@ func TestMCPOversizedAndDeepFrames(t *testing.T) {
 			t.Errorf("request %s after a refused frame: %q", id, text)
 		}
 	}
+}
+
+// oversizedFrames is a session whose requests are over 16 MiB, nested 5000 deep, or cut
+// short, among well-formed ones.
+func oversizedFrames() string {
+	huge := strings.Repeat("x", 17<<20)
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"big.txt","content":"` + huge + `"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
+{"jsonrpc":"2.0","method":"tools/call","params":{"name":"edit_file","arguments":{"path":"a.txt","edits":` + deep + `}},"id":"four"}
+{"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":"` + huge + `"}}
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}
+{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
+`
 }

@@ -99,15 +99,7 @@ func textOf(r *sdk.CallToolResult) string {
 // SDK's client over stdio.
 func TestMCPEndToEnd(t *testing.T) {
 	bin := buildVfsctl(t)
-	dir := t.TempDir()
-	var lines strings.Builder
-	for i := range 20 {
-		fmt.Fprintf(&lines, "line %02d = old\n", i)
-	}
-	files := map[string]string{"app.py": "print(\"hi\")\nx = 1\n", "many.txt": lines.String()}
-	for p, c := range files {
-		os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
-	}
+	dir := e2eWorkspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "1"}, nil)
@@ -120,30 +112,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	defer cs.Close()
 
-	// The tools, with schemas and annotations.
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tools := map[string]*sdk.Tool{}
-	for _, tl := range lt.Tools {
-		tools[tl.Name] = tl
-	}
-	for _, name := range []string{"read_file", "edit_file", "create_file", "write_file", "apply_changes", "undo_edit"} {
-		tl := tools[name]
-		if tl == nil || tl.InputSchema == nil || tl.OutputSchema == nil || tl.Annotations == nil {
-			t.Fatalf("tool %s: %+v", name, tl)
-		}
-	}
-	if a := tools["read_file"].Annotations; !a.ReadOnlyHint {
-		t.Errorf("read_file is not read-only: %+v", a)
-	}
-	if a := tools["create_file"].Annotations; a.DestructiveHint == nil || *a.DestructiveHint {
-		t.Errorf("create_file is marked destructive: %+v", a)
-	}
-	if a := tools["edit_file"].Annotations; a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint) || a.IdempotentHint {
-		t.Errorf("edit_file annotations: %+v", a)
-	}
+	checkToolList(t, ctx, cs)
 
 	call := func(name string, args string) *sdk.CallToolResult {
 		t.Helper()
@@ -175,16 +144,7 @@ func TestMCPEndToEnd(t *testing.T) {
 	if !r.IsError || structured(r)["kind"] != "text_not_found" {
 		t.Fatalf("refused edit: %s %v", textOf(r), structured(r))
 	}
-	twin := t.TempDir()
-	os.WriteFile(filepath.Join(twin, "app.py"), []byte("print(\"bye\")\nx = 1\n"), 0o644)
-	c := exec.Command(bin, "call", "--root", twin)
-	c.Stdin = strings.NewReader(`{"tool": "edit_file", "args": ` + refused + "}\n")
-	out, _ := c.Output()
-	var viaCall struct{ Text string }
-	json.Unmarshal(out, &viaCall)
-	if viaCall.Text != textOf(r) {
-		t.Errorf("MCP and vfsctl call differ:\n mcp  %q\n call %q", textOf(r), viaCall.Text)
-	}
+	sameAsCall(t, bin, refused, textOf(r))
 
 	// create_file over an existing file.
 	r = call("create_file", `{"path": "app.py", "content": "x"}`)
@@ -197,6 +157,83 @@ func TestMCPEndToEnd(t *testing.T) {
 		t.Error("an unknown tool was not a protocol error")
 	}
 
+	concurrentEdits(t, ctx, cs, bin, dir)
+
+	// One connection is one session, named after the client; the log went to stderr.
+	cs.Close()
+	all, _ := exec.Command(bin, "log", "--root", dir, "--json").Output()
+	if !strings.Contains(string(all), `"session":"mcp-e2e-client-`) {
+		t.Errorf("records do not name the client's session:\n%s", all)
+	}
+	if !strings.Contains(serverLog.String(), "serving") {
+		t.Errorf("server log: %q", serverLog.String())
+	}
+}
+
+// e2eWorkspace holds app.py and many.txt, twenty lines to edit at once.
+func e2eWorkspace(t *testing.T) string {
+	dir := t.TempDir()
+	var lines strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&lines, "line %02d = old\n", i)
+	}
+	files := map[string]string{"app.py": "print(\"hi\")\nx = 1\n", "many.txt": lines.String()}
+	for p, c := range files {
+		os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
+	}
+	return dir
+}
+
+// checkToolList checks the tools the server lists: every one with its schemas and
+// annotations, and the hints that matter to a client.
+func checkToolList(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
+	t.Helper()
+	// The tools, with schemas and annotations.
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*sdk.Tool{}
+	for _, tl := range lt.Tools {
+		tools[tl.Name] = tl
+	}
+	for _, name := range []string{"read_file", "edit_file", "create_file", "write_file", "apply_changes", "undo_edit"} {
+		tl := tools[name]
+		if tl == nil || tl.InputSchema == nil || tl.OutputSchema == nil || tl.Annotations == nil {
+			t.Fatalf("tool %s: %+v", name, tl)
+		}
+	}
+	if a := tools["read_file"].Annotations; !a.ReadOnlyHint {
+		t.Errorf("read_file is not read-only: %+v", a)
+	}
+	if a := tools["create_file"].Annotations; a.DestructiveHint == nil || *a.DestructiveHint {
+		t.Errorf("create_file is marked destructive: %+v", a)
+	}
+	if a := tools["edit_file"].Annotations; a.ReadOnlyHint || (a.DestructiveHint != nil && !*a.DestructiveHint) || a.IdempotentHint {
+		t.Errorf("edit_file annotations: %+v", a)
+	}
+}
+
+// sameAsCall checks that vfsctl call, in a workspace like the server's, refuses the
+// edit args with the text the server gave (mcpText).
+func sameAsCall(t *testing.T, bin, args, mcpText string) {
+	t.Helper()
+	twin := t.TempDir()
+	os.WriteFile(filepath.Join(twin, "app.py"), []byte("print(\"bye\")\nx = 1\n"), 0o644)
+	c := exec.Command(bin, "call", "--root", twin)
+	c.Stdin = strings.NewReader(`{"tool": "edit_file", "args": ` + args + "}\n")
+	out, _ := c.Output()
+	var viaCall struct{ Text string }
+	json.Unmarshal(out, &viaCall)
+	if viaCall.Text != mcpText {
+		t.Errorf("MCP and vfsctl call differ:\n mcp  %q\n call %q", mcpText, viaCall.Text)
+	}
+}
+
+// concurrentEdits sends twenty concurrent calls on one file, while another process asks
+// for the log: every edit lands, and the log answers.
+func concurrentEdits(t *testing.T, ctx context.Context, cs *sdk.ClientSession, bin, dir string) {
+	t.Helper()
 	// Twenty concurrent calls on one file, while another process asks for the log.
 	var wg sync.WaitGroup
 	errsCh := make(chan string, 20)
@@ -226,14 +263,4 @@ func TestMCPEndToEnd(t *testing.T) {
 	}
 	// Not busy (that would be an error above); how long it took is a figure, not a test.
 	t.Logf("vfsctl log from another process answered in %v while 20 calls ran", logTook.Round(time.Millisecond))
-
-	// One connection is one session, named after the client; the log went to stderr.
-	cs.Close()
-	all, _ := exec.Command(bin, "log", "--root", dir, "--json").Output()
-	if !strings.Contains(string(all), `"session":"mcp-e2e-client-`) {
-		t.Errorf("records do not name the client's session:\n%s", all)
-	}
-	if !strings.Contains(serverLog.String(), "serving") {
-		t.Errorf("server log: %q", serverLog.String())
-	}
 }

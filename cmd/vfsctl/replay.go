@@ -8,23 +8,19 @@ import (
 	"sort"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 type replayCmd struct {
-	root                 string
-	seq                  uint64
-	failed               bool
-	since, kind, session string
-	json                 bool
-	wait                 time.Duration
-	progress             io.Writer // a terminal, for the progress bar; nil when piped
+	common
+	seq           uint64
+	failed        bool
+	kind, session string
+	progress      io.Writer // a terminal, for the progress bar; nil when piped
 }
 
 func (c *replayCmd) Name() string { return "replay" }
@@ -59,13 +55,10 @@ Examples:
 
 func (c *replayCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("replay", replayUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	c.declare(fs, flagRoot, flagWait, flagJSON, flagSince)
 	fs.BoolVar(&c.failed, "failed", false, "replay every refused call")
-	fs.StringVar(&c.since, "since", "", "with --failed: calls at or after T (RFC 3339, 2006-01-02 15:04, or a duration such as 24h)")
 	fs.StringVar(&c.kind, "kind", "", "with --failed: calls refused with this kind")
 	fs.StringVar(&c.session, "session", "", "with --failed: calls of this session")
-	fs.BoolVar(&c.json, "json", false, "print results as JSON")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
 	rest, err := fs.positional(args)
 	if err != nil {
 		return err
@@ -89,71 +82,78 @@ func (c *replayCmd) ParseFlags(args []string) error {
 }
 
 func (c *replayCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	since, err := parseWhen(c.since)
-	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl replay: --since: %v\n", err)
+	var q toolapi.Query
+	if err := c.window(&q); err != nil {
+		fmt.Fprintf(stderr, "vfsctl replay: %v\n", err)
 		return exitUsage
 	}
-	eng, err := openEngine(c.root, c.wait, "vfsctl replay")
+	eng, err := c.open("vfsctl replay")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl replay: %v\n", err)
 		return exitUsage
 	}
+	defer eng.Close()
 	if !eng.HasJournal() {
-		fmt.Fprintf(stderr, "vfsctl replay: there is no journal in %s yet (the first tool call creates it)\n", eng.FS().Dir())
+		fmt.Fprintf(stderr, "vfsctl replay: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
 		return exitRefused
 	}
-	seqs := []uint64{c.seq}
-	var recs []*journal.Record
-	if c.failed {
-		err = eng.View(func(t *journal.Tx) (err error) {
-			recs, err = t.Find(journal.Query{Failed: true, Kind: c.kind, Session: c.session, Since: since})
-			return err
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "vfsctl replay: %v%s\n", err, waitHint(err))
-			return exitRefused
-		}
-		seqs = seqs[:0]
-		for _, r := range recs {
-			seqs = append(seqs, r.Seq)
-		}
-		sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] }) // oldest first: chains rebuild once
-	}
-	rp, err := toolapi.NewReplayer(eng)
+	recs, err := c.selectCalls(eng, q)
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl replay: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
-	defer rp.Close()
-	var bar *progressbar.ProgressBar
-	if c.failed && c.progress == nil {
-		if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-			c.progress = f
+	results, ok := c.replayAll(eng, recs, stderr)
+	if !ok {
+		return exitRefused
+	}
+	if c.failed {
+		c.summary(stdout, results)
+	} else {
+		c.one(stdout, results[0])
+	}
+	for _, r := range results {
+		if r.Replayable && !r.Same {
+			return exitRefused
 		}
 	}
-	if c.progress != nil && len(seqs) > 1 {
-		bar = progressbar.NewOptions(len(seqs), progressbar.OptionSetWriter(c.progress), progressbar.OptionSetDescription("replaying"),
-			progressbar.OptionClearOnFinish())
+	return exitOK
+}
+
+// selectCalls returns the calls to replay, oldest first so that a chain of versions is
+// rebuilt once: call N alone, or with --failed every refused call the filters select.
+func (c *replayCmd) selectCalls(eng *toolapi.Engine, q toolapi.Query) ([]*toolapi.Record, error) {
+	if !c.failed {
+		return []*toolapi.Record{{Seq: c.seq}}, nil
 	}
-	var results []*toolapi.ReplayResult
-	for _, seq := range seqs {
-		res, err := rp.Replay(seq)
+	q.Failed, q.Kind, q.Session = true, c.kind, c.session
+	recs, err := eng.Log(q)
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
+	return recs, err
+}
+
+// replayAll replays each call, with a progress bar on a terminal; ok is false when the
+// command must stop (its reason is on stderr). With --failed, a call that cannot be
+// read back is reported as not replayable and the report goes on.
+func (c *replayCmd) replayAll(eng *toolapi.Engine, recs []*toolapi.Record, stderr io.Writer) (results []*toolapi.ReplayResult, ok bool) {
+	rp, err := eng.Replayer()
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl replay: %v%s\n", err, waitHint(err))
+		return nil, false
+	}
+	defer rp.Close()
+	bar := c.progressBar(stderr, len(recs))
+	for _, rec := range recs {
+		res, err := rp.Replay(rec.Seq)
 		if err != nil && c.failed {
-			// One call that cannot be read back does not end the report.
-			res = &toolapi.ReplayResult{Seq: seq, Why: fmt.Sprintf("it could not be read back from the journal: %v", err)}
-			for _, r := range recs {
-				if r.Seq == seq {
-					res.Tool, res.Session, res.RecordedKind = r.Tool, r.Session, r.Kind
-				}
-			}
+			res = &toolapi.ReplayResult{Seq: rec.Seq, Tool: rec.Tool, Session: rec.Session, RecordedKind: rec.Kind,
+				Why: fmt.Sprintf("it could not be read back from the journal: %v", err)}
 		} else if err != nil {
-			fmt.Fprintf(stderr, "vfsctl replay: call %d: %v\n", seq, err)
-			return exitRefused
+			fmt.Fprintf(stderr, "vfsctl replay: call %d: %v\n", rec.Seq, err)
+			return nil, false
 		}
 		if res == nil {
-			fmt.Fprintf(stderr, "vfsctl replay: there is no call %d\n", seq)
-			return exitRefused
+			fmt.Fprintf(stderr, "vfsctl replay: there is no call %d\n", rec.Seq)
+			return nil, false
 		}
 		results = append(results, res)
 		if bar != nil {
@@ -163,21 +163,22 @@ func (c *replayCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if bar != nil {
 		bar.Finish()
 	}
-	differ := 0
-	for _, r := range results {
-		if r.Replayable && !r.Same {
-			differ++
+	return results, true
+}
+
+// progressBar is a bar for n replays of --failed when stderr is a terminal, else nil:
+// a pipe or a file gets no bar.
+func (c *replayCmd) progressBar(stderr io.Writer, n int) *progressbar.ProgressBar {
+	if c.failed && c.progress == nil {
+		if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			c.progress = f
 		}
 	}
-	if c.failed {
-		c.summary(stdout, results)
-	} else {
-		c.one(stdout, results[0])
+	if c.progress == nil || n <= 1 {
+		return nil
 	}
-	if differ > 0 {
-		return exitRefused
-	}
-	return exitOK
+	return progressbar.NewOptions(n, progressbar.OptionSetWriter(c.progress), progressbar.OptionSetDescription("replaying"),
+		progressbar.OptionClearOnFinish())
 }
 
 func outcome(ok bool, kind string) string {
@@ -224,14 +225,45 @@ type kindTally struct {
 	NotReplayable int    `json:"not_replayable"`
 }
 
+// summary writes the replays of --failed counted by recorded kind, then each call that
+// differs or could not be replayed.
 func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
+	total, byKind := tally(results)
+	if c.json {
+		writeSummaryJSON(w, total, byKind, results)
+		return
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(w, "no refused calls match")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "KIND\tREPLAYED\tNOW SUCCEED\tFAIL DIFFERENTLY\tSAME\tNOT REPLAYABLE\t")
+	for _, t := range append(byKind, total) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Kind, t.Replayed, t.NowSucceed, t.FailDiffently, t.Same, t.NotReplayable)
+	}
+	tw.Flush()
+	for _, r := range results {
+		switch {
+		case !r.Replayable:
+			fmt.Fprintf(w, "call %d (%s): not replayable: %s\n", r.Seq, r.Tool, r.Why)
+		case !r.Same:
+			fmt.Fprintf(w, "call %d (%s): recorded %s, today %s\n", r.Seq, r.Tool, outcome(r.RecordedOK, r.RecordedKind), outcome(r.NowOK, r.NowKind))
+		}
+	}
+}
+
+// tally counts the results in total and by recorded kind, the kinds in name order;
+// each result counts once in its kind and once in the total.
+func tally(results []*toolapi.ReplayResult) (total *kindTally, byKind []*kindTally) {
 	by := map[string]*kindTally{}
-	total := &kindTally{Kind: "all"}
+	total = &kindTally{Kind: "all"}
 	for _, r := range results {
 		t := by[r.RecordedKind]
 		if t == nil {
 			t = &kindTally{Kind: r.RecordedKind}
 			by[r.RecordedKind] = t
+			byKind = append(byKind, t)
 		}
 		for _, x := range []*kindTally{t, total} {
 			switch {
@@ -249,54 +281,27 @@ func (c *replayCmd) summary(w io.Writer, results []*toolapi.ReplayResult) {
 			}
 		}
 	}
-	kinds := make([]string, 0, len(by))
-	for k := range by {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	if c.json {
-		out := struct {
-			Total         *kindTally              `json:"total"`
-			ByKind        []*kindTally            `json:"by_kind"`
-			Differs       []*toolapi.ReplayResult `json:"differs"`
-			NotReplayable []*toolapi.ReplayResult `json:"not_replayable_calls"`
-		}{Total: total, ByKind: []*kindTally{}, Differs: []*toolapi.ReplayResult{}, NotReplayable: []*toolapi.ReplayResult{}}
-		for _, k := range kinds {
-			out.ByKind = append(out.ByKind, by[k])
-		}
-		for _, r := range results {
-			switch {
-			case !r.Replayable:
-				out.NotReplayable = append(out.NotReplayable, r)
-			case !r.Same:
-				out.Differs = append(out.Differs, r)
-			}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.Encode(out)
-		return
-	}
-	if len(results) == 0 {
-		fmt.Fprintln(w, "no refused calls match")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "KIND\tREPLAYED\tNOW SUCCEED\tFAIL DIFFERENTLY\tSAME\tNOT REPLAYABLE\t")
-	for _, k := range append(kinds, "") {
-		t := total
-		if k != "" {
-			t = by[k]
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", t.Kind, t.Replayed, t.NowSucceed, t.FailDiffently, t.Same, t.NotReplayable)
-	}
-	tw.Flush()
+	sort.Slice(byKind, func(i, j int) bool { return byKind[i].Kind < byKind[j].Kind })
+	return total, byKind
+}
+
+// writeSummaryJSON writes the summary as one JSON object, every list present.
+func writeSummaryJSON(w io.Writer, total *kindTally, byKind []*kindTally, results []*toolapi.ReplayResult) {
+	out := struct {
+		Total         *kindTally              `json:"total"`
+		ByKind        []*kindTally            `json:"by_kind"`
+		Differs       []*toolapi.ReplayResult `json:"differs"`
+		NotReplayable []*toolapi.ReplayResult `json:"not_replayable_calls"`
+	}{Total: total, ByKind: append([]*kindTally{}, byKind...), Differs: []*toolapi.ReplayResult{}, NotReplayable: []*toolapi.ReplayResult{}}
 	for _, r := range results {
 		switch {
 		case !r.Replayable:
-			fmt.Fprintf(w, "call %d (%s): not replayable: %s\n", r.Seq, r.Tool, r.Why)
+			out.NotReplayable = append(out.NotReplayable, r)
 		case !r.Same:
-			fmt.Fprintf(w, "call %d (%s): recorded %s, today %s\n", r.Seq, r.Tool, outcome(r.RecordedOK, r.RecordedKind), outcome(r.NowOK, r.NowKind))
+			out.Differs = append(out.Differs, r)
 		}
 	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
 }

@@ -8,11 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/vfsctl/vfsctl/internal/errs"
-	"github.com/vfsctl/vfsctl/txn"
-	"github.com/vfsctl/vfsctl/vfs"
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 // findRoot is --root's default: the nearest enclosing folder that holds .vfsctl/, else
@@ -73,27 +70,6 @@ func serveRoot(name, flagRoot string, verbose bool, stderr io.Writer) (string, e
 	return root, nil
 }
 
-func openEngine(root string, wait time.Duration, holder string) (*txn.Engine, error) {
-	if root == "" {
-		var err error
-		if root, err = findRoot(); err != nil {
-			return nil, err
-		}
-	}
-	fi, err := os.Stat(root)
-	if err != nil {
-		return nil, fmt.Errorf("workspace root: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("workspace root %s is not a directory", root)
-	}
-	fs, err := vfs.Open(root, vfs.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return txn.Open(fs, txn.Options{Wait: wait, Holder: holder})
-}
-
 func newSessionID() string {
 	var b [6]byte
 	rand.Read(b[:])
@@ -101,8 +77,11 @@ func newSessionID() string {
 }
 
 // waitHint tells an operator, not a model, how to wait longer for a busy journal.
-func waitHint(err error) string {
-	if errs.KindOf(err) == errs.Busy {
+func waitHint(err error) string { return busyHint(string(toolapi.KindOf(err))) }
+
+// busyHint is waitHint for an outcome that carries its kind.
+func busyHint(kind string) string {
+	if kind == string(toolapi.Busy) {
 		return " (--wait sets how long to wait)"
 	}
 	return ""
@@ -141,4 +120,14 @@ func realPath(p string) string {
 		return filepath.Join(realPath(parent), filepath.Base(p))
 	}
 	return p
+}
+
+// canonical resolves a path an operator typed (from the current folder) as the
+// journal keys it (symlinks resolved); a path that no longer exists is cleaned only.
+func canonical(eng *toolapi.Engine, p string) (string, error) {
+	p, err := pathFromHere(eng.Root(), p)
+	if err != nil {
+		return "", err
+	}
+	return eng.CanonicalPath(p)
 }

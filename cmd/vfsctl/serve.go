@@ -8,17 +8,15 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
-	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/toolapi/mcp"
 )
 
 type serveCmd struct {
-	root, logFile, guard string
-	wait                 time.Duration
-	verbose              bool
+	common
+	logFile, guard string
+	verbose        bool
 }
 
 func (c *serveCmd) Name() string    { return "serve" }
@@ -39,10 +37,9 @@ Example client configuration:
 
 func (c *serveCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("serve", serveUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	c.declare(fs, flagRoot, flagWait)
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long a call waits while another process uses the journal, then is refused busy")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
@@ -70,7 +67,8 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 	}
 	tp, flush := tracing("serve", logw)
 	defer flush()
-	eng, err := toolapi.Open(root, toolapi.Options{Wait: c.wait, Holder: "vfsctl serve", Guard: mode, TracerProvider: tp})
+	c.root = root
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl serve", Guard: mode, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
 		return exitUsage

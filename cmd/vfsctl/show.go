@@ -8,14 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 type showCmd struct {
-	root string
-	seq  uint64
-	json bool
-	wait time.Duration
+	common
+	seq uint64
 }
 
 func (c *showCmd) Name() string    { return "show" }
@@ -33,9 +31,7 @@ Example:
 
 func (c *showCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("show", showUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
-	fs.BoolVar(&c.json, "json", false, "print the record as JSON")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
+	c.declare(fs, flagRoot, flagWait, flagJSON)
 	// The call number may come before or after the flags.
 	rest, err := fs.positional(args)
 	if err != nil {
@@ -53,22 +49,17 @@ func (c *showCmd) ParseFlags(args []string) error {
 }
 
 func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	eng, err := openEngine(c.root, c.wait, "vfsctl show")
+	eng, err := c.open("vfsctl show")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl show: %v\n", err)
 		return exitUsage
 	}
+	defer eng.Close()
 	if !eng.HasJournal() {
-		fmt.Fprintf(stderr, "vfsctl show: there is no journal in %s yet (the first tool call creates it)\n", eng.FS().Dir())
+		fmt.Fprintf(stderr, "vfsctl show: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
 		return exitRefused
 	}
-	var r *journal.Record
-	var last uint64
-	err = eng.View(func(t *journal.Tx) error {
-		last = t.Last()
-		r, err = t.Get(c.seq)
-		return err
-	})
+	r, last, err := eng.Show(c.seq)
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl show: %v%s\n", err, waitHint(err))
 		return exitRefused
@@ -84,7 +75,13 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		enc.Encode(r)
 		return exitOK
 	}
-	w := stdout
+	writeRecord(stdout, r)
+	return exitOK
+}
+
+// writeRecord writes a record for a person: the call, its outcome, and per file the
+// hashes, how each edit matched, and the diff.
+func writeRecord(w io.Writer, r *toolapi.Record) {
 	fmt.Fprintf(w, "call %d: %s, %s\n", r.Seq, r.Tool, r.State)
 	fmt.Fprintf(w, "time     %s (%s)\n", r.Time.Local().Format("2006-01-02 15:04:05.000"), r.Duration.Round(10*time.Microsecond))
 	fmt.Fprintf(w, "session  %s\n", r.Session)
@@ -94,12 +91,12 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	case len(r.Args) > 0:
 		fmt.Fprintf(w, "args     %s\n", compact(r.Args))
 	}
-	if r.State == journal.Failed {
+	if r.State == toolapi.StateFailed {
 		fmt.Fprintf(w, "refused  %s: %s\n", r.Kind, r.Message)
 	}
 	for _, f := range r.Files {
 		after := "(unchanged)"
-		if f.Op == journal.OpDelete {
+		if f.Op == toolapi.OpDelete {
 			after = "(removed)"
 		}
 		fmt.Fprintf(w, "file     %s  %s  %s -> %s", f.Path, f.Op, short(f.Before, "(none)"), short(f.After, after))
@@ -124,7 +121,6 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note     %s\n", n)
 	}
-	return exitOK
 }
 
 func short(h, none string) string {

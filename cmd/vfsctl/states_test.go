@@ -26,19 +26,7 @@ func TestStateNamesAgree(t *testing.T) {
 `
 	var out, errb bytes.Buffer
 	run([]string{"call", "--root", dir, "--session", "s"}, strings.NewReader(calls), &out, &errb)
-	// What recovery leaves after a crash, written as recovery writes it.
-	j := journal.New(filepath.Join(dir, ".vfsctl", "journal.db"), journal.Options{Root: dir})
-	if err := j.Acquire(); err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range []journal.State{journal.RolledBack, journal.Unknown} {
-		r := &journal.Record{Time: time.Now().UTC(), Session: "s", Tool: "edit_file", Origin: journal.OriginModel, State: st,
-			Files: []journal.File{{Path: "a.txt", Op: journal.OpEdit}}}
-		if err := j.Commit(func(tx *journal.Tx) error { r.Seq = 0; return tx.Put(r) }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j.Release()
+	writeRecoveredStates(t, dir)
 	// The states by seq, as the calls and records above make them.
 	want := []string{"committed", "failed", "dry run", "rolled_back", "unknown"}
 
@@ -64,39 +52,64 @@ func TestStateNamesAgree(t *testing.T) {
 		}
 	}
 	// log --json and export: state, and dry_run.
-	lines := func(s string) []string {
-		var states []string
-		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-			var x struct {
-				Seq    int
-				State  string
-				DryRun bool `json:"dry_run"`
-			}
-			if err := json.Unmarshal([]byte(l), &x); err != nil {
-				t.Fatal(err)
-			}
-			if x.DryRun && x.State == "committed" {
-				x.State = "dry run"
-			}
-			states = append(states, x.State)
-		}
-		return states
-	}
-	logJSON := lines(cmd("log", "--json"))
+	logJSON := statesOf(t, cmd("log", "--json"))
 	for i, j := 0, len(logJSON)-1; i < j; i, j = i+1, j-1 {
 		logJSON[i], logJSON[j] = logJSON[j], logJSON[i]
 	}
-	export := lines(cmd("export"))
+	export := statesOf(t, cmd("export"))
 	for what, got := range map[string][]string{"log": logText, "log --json": logJSON, "export": export} {
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("%s: states %q, want %q", what, got, want)
 		}
 	}
-	// stats: one count per state, under the same word.
+	checkStatsStates(t, cmd("stats", "--json"), cmd("stats"))
+}
+
+// writeRecoveredStates adds what recovery leaves after a crash, written as recovery
+// writes it: a call rolled back, and one whose outcome is unknown.
+func writeRecoveredStates(t *testing.T, dir string) {
+	j := journal.New(filepath.Join(dir, ".vfsctl", "journal.db"), journal.Options{Root: dir})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []journal.State{journal.RolledBack, journal.Unknown} {
+		r := &journal.Record{Time: time.Now().UTC(), Session: "s", Tool: "edit_file", Origin: journal.OriginModel, State: st,
+			Files: []journal.File{{Path: "a.txt", Op: journal.OpEdit}}}
+		if err := j.Commit(func(tx *journal.Tx) error { r.Seq = 0; return tx.Put(r) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Release()
+}
+
+// statesOf reads the state of each JSON line of log --json or export, a dry run
+// named as log names it.
+func statesOf(t *testing.T, s string) []string {
+	var states []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		var x struct {
+			Seq    int
+			State  string
+			DryRun bool `json:"dry_run"`
+		}
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatal(err)
+		}
+		if x.DryRun && x.State == "committed" {
+			x.State = "dry run"
+		}
+		states = append(states, x.State)
+	}
+	return states
+}
+
+// checkStatsStates checks that stats counts one per state, under the same word, in
+// its JSON and in its text.
+func checkStatsStates(t *testing.T, statsJSON, text string) {
 	var st struct {
 		ByTool []map[string]any `json:"by_tool"`
 	}
-	json.Unmarshal([]byte(cmd("stats", "--json")), &st)
+	json.Unmarshal([]byte(statsJSON), &st)
 	if len(st.ByTool) != 1 {
 		t.Fatalf("stats --json: by_tool %v, want edit_file alone", st.ByTool)
 	}
@@ -106,7 +119,6 @@ func TestStateNamesAgree(t *testing.T) {
 			t.Errorf("stats --json: by_tool %s is %v, want %v (%v)", k, st.ByTool[0][k], n, st.ByTool[0])
 		}
 	}
-	text := cmd("stats")
 	for _, w := range []string{"COMMITTED", "FAILED", "ROLLED BACK", "UNKNOWN", "PENDING", "DRY RUN"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("stats: no column %s in\n%s", w, text)

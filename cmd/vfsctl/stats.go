@@ -9,20 +9,16 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 type statsCmd struct {
-	root          string
-	since, until  string
+	common
 	session, path string
-	json          bool
 	html          string
-	wait          time.Duration
 	color         bool // set by Run: stdout is a terminal and NO_COLOR is unset
 }
 
@@ -59,59 +55,38 @@ Example:
 
 func (c *statsCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("stats", statsUsage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
-	fs.StringVar(&c.since, "since", "", "calls at or after T (2026-12-01, 2026-12-01 05:42, or how long ago: 24h)")
-	fs.StringVar(&c.until, "until", "", "calls before T")
+	c.declare(fs, flagRoot, flagWait, flagJSON, flagSince, flagUntil)
 	fs.StringVar(&c.session, "session", "", "calls of this session")
 	fs.StringVar(&c.path, "path", "", "calls that named this path")
-	fs.BoolVar(&c.json, "json", false, "print the figures as JSON")
 	fs.StringVar(&c.html, "html", "", "also write the figures as a self-contained HTML page to FILE")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
 	return fs.parse(args)
 }
 
 func (c *statsCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	q := journal.Query{Session: c.session}
-	var err error
-	if q.Since, err = parseWhen(c.since); err != nil {
-		fmt.Fprintf(stderr, "vfsctl stats: --since: %v\n", err)
+	q := toolapi.Query{Session: c.session}
+	if err := c.window(&q); err != nil {
+		fmt.Fprintf(stderr, "vfsctl stats: %v\n", err)
 		return exitUsage
 	}
-	if q.Until, err = parseWhen(c.until); err != nil {
-		fmt.Fprintf(stderr, "vfsctl stats: --until: %v\n", err)
-		return exitUsage
-	}
-	eng, err := openEngine(c.root, c.wait, "vfsctl stats")
+	eng, err := c.open("vfsctl stats")
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl stats: %v\n", err)
 		return exitUsage
 	}
+	defer eng.Close()
 	if c.path != "" {
 		if q.Path, err = canonical(eng, c.path); err != nil {
 			fmt.Fprintf(stderr, "vfsctl stats: --path: %v\n", err)
 			return exitUsage
 		}
 	}
-	st := journal.NewStats().Finish()
-	if eng.HasJournal() {
-		err = eng.View(func(t *journal.Tx) (err error) {
-			st, err = t.Stats(q)
-			return err
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "vfsctl stats: %v%s\n", err, waitHint(err))
-			return exitRefused
-		}
+	st, err := eng.Stats(q)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl stats: %v%s\n", err, waitHint(err))
+		return exitRefused
 	}
 	if c.html != "" {
-		f, err := os.Create(c.html)
-		if err == nil {
-			err = writeStatsHTML(f, st)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err := writeStatsFile(c.html, st); err != nil {
 			fmt.Fprintf(stderr, "vfsctl stats: --html: %v\n", err)
 			return exitRefused
 		}
@@ -129,6 +104,19 @@ func (c *statsCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// writeStatsFile writes the page of writeStatsHTML to a file of that name.
+func writeStatsFile(name string, st *toolapi.Stats) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = writeStatsHTML(f, st)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func (c *statsCmd) heading(w io.Writer, s string) {
 	if c.color {
 		fmt.Fprintf(w, "\n\x1b[1m%s\x1b[0m\n", s)
@@ -144,9 +132,10 @@ func pct(part, whole int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
 }
 
-func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
+// text writes the figures for a person: the totals, then one section a figure.
+func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 	fmt.Fprintf(w, "%s, %d failed (%s)\n", plural(st.Calls, "call"), st.Failed, pct(st.Failed, st.Calls))
-	ops := journal.ToolCount{}
+	ops := toolapi.ToolCount{}
 	for _, t := range st.OperatorByTool {
 		ops.Calls, ops.Failed = ops.Calls+t.Calls, ops.Failed+t.Failed
 	}
@@ -160,27 +149,39 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 	if st.Calls == 0 {
 		return
 	}
-	table := func(head string, rows [][]string) {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, head)
-		for _, r := range rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
+	c.failures(w, st)
+	c.rescuesAndRecovery(w, st)
+	c.heading(w, "Context padding (unchanged text around a change)")
+	p := st.Padding
+	fmt.Fprintf(w, "%d edits: lines median %d, p90 %d; bytes median %d, p90 %d\n", p.Edits, p.LinesP50, p.LinesP90, p.BytesP50, p.BytesP90)
+	for _, g := range []struct {
+		title string
+		rows  []toolapi.GroupCount
+	}{{"Per session", st.Sessions}, {"Per day", st.Days}} {
+		c.heading(w, g.title)
+		var rows [][]string
+		for _, r := range g.rows {
+			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
 		}
-		tw.Flush()
+		writeTable(w, "KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
 	}
+}
+
+// failures writes the calls by tool, the failures by kind and the guards' refusals.
+func (c *statsCmd) failures(w io.Writer, st *toolapi.Stats) {
 	c.heading(w, "Calls by tool")
 	var rows [][]string
 	for _, t := range st.ByTool {
 		rows = append(rows, toolRow(t))
 	}
-	table(toolHead, rows)
+	writeTable(w, toolHead, rows)
 
 	c.heading(w, "Failures by kind")
 	rows = nil
 	for _, k := range st.ByKind {
 		rows = append(rows, []string{k.Kind, fmt.Sprint(k.Count), fmt.Sprintf("%.1f%%", 100*k.Share), fmt.Sprintf("call %d: %s", k.Example.Seq, clip(k.Example.Message, 90))})
 	}
-	table("KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
+	writeTable(w, "KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
 
 	if len(st.Guards) > 0 {
 		c.heading(w, "Guard refusals by language")
@@ -188,18 +189,21 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 		for _, g := range st.Guards {
 			rows = append(rows, []string{g.Kind, g.Language, fmt.Sprint(g.Count)})
 		}
-		table("KIND\tLANGUAGE\tCALLS", rows)
+		writeTable(w, "KIND\tLANGUAGE\tCALLS", rows)
 	}
+}
 
+// rescuesAndRecovery writes what the folds rescued and what models did after a refusal.
+func (c *statsCmd) rescuesAndRecovery(w io.Writer, st *toolapi.Stats) {
 	c.heading(w, "Rescues (edits matched only through a fold)")
-	rows = nil
+	var rows [][]string
 	for _, r := range st.Rescues {
 		rows = append(rows, []string{r.Fold, r.Tool, fmt.Sprint(r.Edits)})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "none")
 	} else {
-		table("FOLD\tTOOL\tEDITS", rows)
+		writeTable(w, "FOLD\tTOOL\tEDITS", rows)
 	}
 
 	c.heading(w, "Recovery after refusal")
@@ -215,29 +219,23 @@ func (c *statsCmd) text(w io.Writer, st *journal.Stats) {
 		sort.Strings(never)
 		fmt.Fprintf(w, "never recovered: %s\n", strings.Join(never, ", "))
 	}
+}
 
-	c.heading(w, "Context padding (unchanged text around a change)")
-	p := st.Padding
-	fmt.Fprintf(w, "%d edits: lines median %d, p90 %d; bytes median %d, p90 %d\n", p.Edits, p.LinesP50, p.LinesP90, p.BytesP50, p.BytesP90)
-
-	for _, g := range []struct {
-		title string
-		rows  []journal.GroupCount
-	}{{"Per session", st.Sessions}, {"Per day", st.Days}} {
-		c.heading(w, g.title)
-		rows = nil
-		for _, r := range g.rows {
-			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
-		}
-		table("KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
+// writeTable writes rows under head, in aligned columns.
+func writeTable(w io.Writer, head string, rows [][]string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, head)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
+	tw.Flush()
 }
 
 // toolHead and toolRow are the columns of a tool's counts, in the state names of
 // vfsctl log.
 const toolHead = "TOOL\tCALLS\tCOMMITTED\tFAILED\tROLLED BACK\tUNKNOWN\tPENDING\tDRY RUN"
 
-func toolRow(t journal.ToolCount) []string {
+func toolRow(t toolapi.ToolCount) []string {
 	return []string{t.Tool, fmt.Sprint(t.Calls), fmt.Sprint(t.Committed), fmt.Sprint(t.Failed), fmt.Sprint(t.RolledBack),
 		fmt.Sprint(t.Unknown), fmt.Sprint(t.Pending), fmt.Sprint(t.DryRun)}
 }
@@ -305,7 +303,7 @@ svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 
 // writeStatsHTML writes one self-contained page: inline SVG charts, no scripts, no
 // fonts or styles from elsewhere.
-func writeStatsHTML(w io.Writer, st *journal.Stats) error {
+func writeStatsHTML(w io.Writer, st *toolapi.Stats) error {
 	var charts []chart
 	var l []string
 	var v []int
@@ -325,10 +323,10 @@ func writeStatsHTML(w io.Writer, st *journal.Stats) error {
 	charts = append(charts, newChart("Calls per day", l, v))
 	type tools struct {
 		ID   string
-		Rows []journal.ToolCount
+		Rows []toolapi.ToolCount
 	}
 	return statsPage.Execute(w, struct {
-		S                *journal.Stats
+		S                *toolapi.Stats
 		Charts           []chart
 		Tools, Operators tools
 	}{st, charts, tools{"by_tool", st.ByTool}, tools{"operator_by_tool", st.OperatorByTool}})

@@ -1,28 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 
-	"github.com/vfsctl/vfsctl/internal/errs"
-	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
-	"github.com/vfsctl/vfsctl/txn"
-	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // undoCmd is `vfsctl undo` and, with redo set, `vfsctl redo`.
 type undoCmd struct {
+	common
 	redo          bool
-	root, session string
-	path          string
+	session, path string
 	seq           uint64
-	dryRun, json  bool
-	wait          time.Duration
+	dryRun        bool
 }
 
 func (c *undoCmd) Name() string {
@@ -77,12 +71,10 @@ func (c *undoCmd) ParseFlags(args []string) error {
 		usage = redoUsage
 	}
 	fs := newFlagSet(c.Name(), usage)
-	fs.StringVar(&c.root, "root", "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
 	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file (from the current folder, as git takes paths)")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
-	fs.BoolVar(&c.json, "json", false, "print the result as JSON")
-	fs.DurationVar(&c.wait, "wait", journal.DefaultWait, "how long to wait while another process uses the journal")
 	rest, err := fs.positional(args)
 	if err != nil {
 		return err
@@ -101,93 +93,44 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	return nil
 }
 
-// undoJSON is what --json prints.
-type undoJSON struct {
-	OK     bool       `json:"ok"`
-	Kind   string     `json:"kind,omitempty"`
-	Text   string     `json:"text"`
-	Txn    uint64     `json:"txn,omitempty"`
-	Target uint64     `json:"target,omitempty"`
-	Origin uint64     `json:"origin,omitempty"`
-	DryRun bool       `json:"dry_run,omitempty"`
-	Files  []undoFile `json:"files,omitempty"`
-}
-
-type undoFile struct {
-	Path string `json:"path"`
-	Op   string `json:"op"`
-	Diff string `json:"diff,omitempty"`
-}
-
 func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	name := "vfsctl " + c.Name()
-	eng, err := openEngine(c.root, c.wait, name)
+	eng, err := c.open(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return exitUsage
 	}
-	opts := txn.UndoOptions{Seq: c.seq, Redo: c.redo, Session: c.session, DryRun: c.dryRun}
+	defer eng.Close()
+	req := toolapi.UndoRequest{Seq: c.seq, Redo: c.redo, Session: c.session, DryRun: c.dryRun, FirstAdvice: forOperator}
 	if c.path != "" {
-		p, err := pathFromHere(eng.FS().Dir(), c.path)
-		var r *vfs.Resolved
+		p, err := pathFromHere(eng.Root(), c.path)
 		if err == nil {
-			r, err = eng.FS().Resolve(p)
+			p, err = eng.ResolvePath(p)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: --path: %v\n", name, err)
 			return exitUsage
 		}
-		opts.Path = r.Path
+		req.Path = p
 	}
-	session := c.session
-	if session == "" {
-		session = "operator"
-	}
-	args, _ := json.Marshal(map[string]any{"seq": c.seq, "session": c.session, "path": c.path, "dry_run": c.dryRun})
-	call, err := eng.Begin(session, c.Name(), args)
-	var res *txn.UndoResult
-	if err == nil {
-		call.SetOrigin(journal.OriginOperator)
-		res, err = eng.Undo(call, opts)
-		err = forOperator(err)
-		call.Finish(err)
-	}
-	out := undoJSON{OK: err == nil, DryRun: c.dryRun}
-	if err != nil {
-		out.Kind, out.Text = string(errs.KindOf(err)), err.Error()
-	} else {
-		out.Text = toolapi.RenderUndo(res, c.redo)
-		if c.dryRun {
-			out.Text = "Dry run, nothing written: " + out.Text
-		}
-		out.Txn, out.Target, out.Origin = res.Changes[0].Seq, res.Target, res.Origin
-		for _, ch := range res.Changes {
-			op := string(ch.Op)
-			out.Files = append(out.Files, undoFile{Path: ch.Path, Op: op, Diff: ch.Diff()})
-		}
-	}
-	if c.json {
+	rep := eng.Revert(context.Background(), req)
+	switch {
+	case c.json:
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		enc.Encode(out)
-	} else if err != nil {
-		fmt.Fprintf(stderr, "%s: %s%s\n", name, out.Text, waitHint(err))
-	} else {
-		fmt.Fprintln(stdout, out.Text)
+		enc.Encode(rep)
+	case !rep.OK:
+		fmt.Fprintf(stderr, "%s: %s%s\n", name, rep.Text, busyHint(rep.Kind))
+	default:
+		fmt.Fprintln(stdout, rep.Text)
 	}
-	if err != nil {
+	if !rep.OK {
 		return exitRefused
 	}
 	return exitOK
 }
 
-// forOperator gives a conflict the command that clears it.
-func forOperator(err error) error {
-	var b *txn.Blocked
-	if !errors.As(err, &b) {
-		return err
-	}
-	var e *errs.Error
-	errors.As(err, &e)
-	return errs.Wrap(errs.Conflict, e.Path, b, "%s Run `vfsctl undo %d` first, then this command again.", b.Fact, b.Seq)
+// forOperator tells an operator which command clears a conflict with a later call.
+func forOperator(first uint64) string {
+	return fmt.Sprintf("Run `vfsctl undo %d` first, then this command again.", first)
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+// common holds the flags that many commands share. Each is declared once, in declare,
+// so that --root, --wait, --json, --since and --until mean the same in every command.
+type common struct {
+	root         string
+	wait         time.Duration
+	json         bool
+	since, until string
+}
+
+// The common flags, named as a command asks for them.
+const (
+	flagRoot  = "root"
+	flagWait  = "wait"
+	flagJSON  = "json"
+	flagSince = "since"
+	flagUntil = "until"
+)
+
+// declare adds the named common flags to fs.
+func (c *common) declare(fs *flagSet, names ...string) {
+	for _, name := range names {
+		switch name {
+		case flagRoot:
+			fs.StringVar(&c.root, flagRoot, "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
+		case flagWait:
+			fs.DurationVar(&c.wait, flagWait, toolapi.DefaultWait, "how long to wait while another process uses the workspace journal, then fail with busy")
+		case flagJSON:
+			fs.BoolVar(&c.json, flagJSON, false, "print JSON instead of text")
+		case flagSince:
+			fs.StringVar(&c.since, flagSince, "", "calls at or after T (2026-12-01, 2026-12-01 05:42, or how long ago: 90m, 24h, 30d, 2w)")
+		case flagUntil:
+			fs.StringVar(&c.until, flagUntil, "", "calls before T (as --since takes it)")
+		default:
+			panic("no common flag " + name)
+		}
+	}
+}
+
+// open opens the engine of an operator's command on --root (found as findRoot finds
+// it when not given), as holder in the busy errors of other processes.
+func (c *common) open(holder string) (*toolapi.Engine, error) {
+	return c.openWith(toolapi.Options{Holder: holder})
+}
+
+// openWith is open with more options than the common flags set (call and serve add
+// the guard and tracing); --wait and the root come from the flags.
+func (c *common) openWith(opts toolapi.Options) (*toolapi.Engine, error) {
+	root := c.root
+	if root == "" {
+		var err error
+		if root, err = findRoot(); err != nil {
+			return nil, err
+		}
+	}
+	opts.Wait = c.wait
+	return toolapi.Open(root, opts)
+}
+
+// window reads --since and --until into q; the error names the flag.
+func (c *common) window(q *toolapi.Query) error {
+	var err error
+	if q.Since, err = parseWhen(c.since); err != nil {
+		return fmt.Errorf("--since: %w", err)
+	}
+	if q.Until, err = parseWhen(c.until); err != nil {
+		return fmt.Errorf("--until: %w", err)
+	}
+	return nil
+}

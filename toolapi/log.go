@@ -1,0 +1,69 @@
+package toolapi
+
+import "github.com/vfsctl/vfsctl/journal"
+
+// Record is one journaled call: what was asked, what came of it, and per file the
+// hashes, splices, match tiers and diff. Log, Show and Export return records.
+type Record = journal.Record
+
+// Query selects records: by session, path, kind, failure, time and count. The zero
+// Query selects every record.
+type Query = journal.Query
+
+// State is a record's state (committed, failed, rolled_back, unknown, pending).
+type State = journal.State
+
+// StateFailed is the state of a refused or failed call.
+const StateFailed = journal.Failed
+
+// Op is what a call did to one file (read, edit, create, write, delete, dry_run).
+type Op = journal.Op
+
+// OpDelete is the op of a file a call removed.
+const OpDelete = journal.OpDelete
+
+// Log returns the records q selects, newest first. Without a journal there are none.
+func (e *Engine) Log(q Query) ([]*Record, error) {
+	if !e.HasJournal() {
+		return nil, nil
+	}
+	var recs []*Record
+	err := e.api.eng.View(func(t *journal.Tx) (err error) {
+		recs, err = t.Find(q)
+		return err
+	})
+	return recs, err
+}
+
+// Show returns record seq, nil when there is none, and the number of the journal's
+// last record (to say which numbers exist).
+func (e *Engine) Show(seq uint64) (rec *Record, last uint64, err error) {
+	if !e.HasJournal() {
+		return nil, 0, nil
+	}
+	err = e.api.eng.View(func(t *journal.Tx) error {
+		last = t.Last()
+		rec, err = t.Get(seq)
+		return err
+	})
+	return rec, last, err
+}
+
+// ResolvePath is the key the journal knows path by (relative to the root, symlinks
+// resolved); a path that does not resolve inside the root is refused.
+func (e *Engine) ResolvePath(path string) (string, error) {
+	r, err := e.api.eng.FS().Resolve(path)
+	if err != nil {
+		return "", err
+	}
+	return r.Path, nil
+}
+
+// CanonicalPath is ResolvePath for a path that may no longer exist: such a path is
+// only cleaned, so that the journal's records of a deleted file can still be found.
+func (e *Engine) CanonicalPath(path string) (string, error) {
+	if p, err := e.ResolvePath(path); err == nil {
+		return p, nil
+	}
+	return e.api.eng.FS().Clean(path)
+}

@@ -1,0 +1,150 @@
+package toolapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"runtime/debug"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/txn"
+)
+
+// UndoRequest says which change to revert or, with Redo, which undo to re-apply.
+type UndoRequest struct {
+	// Seq is the call to revert (with Redo: the undo to re-apply); 0 picks the newest
+	// change not yet undone (the latest undo not yet redone), as an editor's undo does.
+	Seq  uint64
+	Redo bool
+	// Session, with Seq 0, picks among this session's calls only. The undo is recorded
+	// in it too; "" records it in session "operator".
+	Session string
+	// Path, with Seq 0, picks among the calls that changed this file, named as
+	// ResolvePath names it.
+	Path string
+	// DryRun plans the undo and reports it without writing.
+	DryRun bool
+	// FirstAdvice, when set, says what to do when a later call changed the same lines
+	// and must be undone first; it is given that call's number, and its sentence
+	// replaces the engine's own ("Undo call 43 first.").
+	FirstAdvice func(first uint64) string
+}
+
+// UndoReport is the outcome of Revert, as vfsctl undo --json prints it.
+type UndoReport struct {
+	OK     bool       `json:"ok"`
+	Kind   string     `json:"kind,omitempty"`
+	Text   string     `json:"text"`
+	Txn    uint64     `json:"txn,omitempty"`    // the undo's own call; 0 for a dry run
+	Target uint64     `json:"target,omitempty"` // the call reverted (for redo: the undo re-applied)
+	Origin uint64     `json:"origin,omitempty"` // the tool call the change came from
+	DryRun bool       `json:"dry_run,omitempty"`
+	Files  []UndoFile `json:"files,omitempty"`
+}
+
+// UndoFile is one file an undo changed, or with DryRun would change.
+type UndoFile struct {
+	Path string `json:"path"`
+	Op   string `json:"op"`
+	Diff string `json:"diff,omitempty"`
+}
+
+// Undo reverts journaled call seq as a new transaction (for an operator or a runtime's
+// own undo button; a model uses the undo_edit tool). The Result is like a tool call's.
+func (e *Engine) Undo(ctx context.Context, seq uint64) Result {
+	return e.revertResult(ctx, UndoRequest{Seq: seq})
+}
+
+// Redo re-applies what undo call seq reverted, as a new transaction.
+func (e *Engine) Redo(ctx context.Context, seq uint64) Result {
+	return e.revertResult(ctx, UndoRequest{Seq: seq, Redo: true})
+}
+
+// Revert undoes or redoes what req picks, as an operator: the path behind Undo and
+// Redo, with the choices vfsctl undo and vfsctl redo offer, reported in full.
+func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
+	u, _, err := e.revert(ctx, req)
+	rep := &UndoReport{OK: err == nil, DryRun: req.DryRun}
+	if err != nil {
+		rep.Kind, rep.Text = string(errs.KindOf(err)), err.Error()
+		return rep
+	}
+	rep.Text = RenderUndo(u, req.Redo)
+	if req.DryRun {
+		rep.Text = "Dry run, nothing written: " + rep.Text
+	}
+	rep.Txn, rep.Target, rep.Origin = u.Changes[0].Seq, u.Target, u.Origin
+	for _, ch := range u.Changes {
+		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
+	}
+	return rep
+}
+
+// revertResult is Revert's outcome as a tool call's Result, numbered by the undo's
+// own record whether it succeeded or not.
+func (e *Engine) revertResult(ctx context.Context, req UndoRequest) Result {
+	u, seq, err := e.revert(ctx, req)
+	var res Result
+	if err != nil {
+		res = fail(undoTool(req), err)
+	} else {
+		res = Result{OK: true, Tool: undoTool(req), Text: RenderUndo(u, req.Redo)}
+	}
+	if seq > 0 {
+		s := int64(seq)
+		res.Txn = &s
+	}
+	return res
+}
+
+// undoArgs are the arguments an undo is journaled with.
+type undoArgs struct {
+	Seq     uint64 `json:"seq"`
+	Session string `json:"session,omitempty"`
+	Path    string `json:"path,omitempty"`
+	DryRun  bool   `json:"dry_run,omitempty"`
+}
+
+func undoTool(req UndoRequest) string {
+	if req.Redo {
+		return "redo"
+	}
+	return "undo"
+}
+
+// revert is the one undo path: it journals the undo as an operator's call, plans and
+// commits it through txn, and settles the record, also when the undo panics; seq is
+// the undo's own record (0 if none was begun).
+func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult, seq uint64, err error) {
+	session := req.Session
+	if session == "" {
+		session = "operator"
+	}
+	args, _ := json.Marshal(undoArgs{Seq: req.Seq, Session: req.Session, Path: req.Path, DryRun: req.DryRun})
+	c, err := e.api.eng.BeginContext(ctx, session, undoTool(req), args)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.SetOrigin(journal.OriginOperator)
+	defer func() {
+		if p := recover(); p != nil {
+			u, err = nil, errs.New(errs.IOError, "", "internal error in %s: %v. %s", undoTool(req), p, firstFrame(debug.Stack()))
+		}
+		c.Finish(err)
+		seq = c.Seq()
+	}()
+	u, err = e.api.eng.Undo(c, txn.UndoOptions{Seq: req.Seq, Redo: req.Redo, Session: req.Session, Path: req.Path, DryRun: req.DryRun})
+	return u, 0, withAdvice(err, req.FirstAdvice)
+}
+
+// withAdvice gives a conflict with a later call the caller's advice, when it has any.
+func withAdvice(err error, advice func(first uint64) string) error {
+	var b *txn.Blocked
+	if advice == nil || !errors.As(err, &b) {
+		return err
+	}
+	var e *errs.Error
+	errors.As(err, &e)
+	return errs.Wrap(errs.Conflict, e.Path, b, "%s %s", b.Fact, advice(b.Seq))
+}
