@@ -3,7 +3,6 @@ package toolapi
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -288,81 +287,20 @@ func (a *API) folder(p string) (string, error) {
 	return r.Path, nil
 }
 
+// findArgs are the arguments of list_files and search_files.
 type findArgs struct {
 	path, pattern, glob string
 	depth               int
 	literal, ignored    bool
 }
 
-func decodeFind(tool string, raw json.RawMessage) (*findArgs, error) {
-	a, err := parseArgs(tool, raw)
-	if err != nil {
-		return nil, err
-	}
-	out := &findArgs{}
-	get := func(names ...string) (json.RawMessage, error) {
-		v, _, err := a.take(tool, a.m, names...)
-		return v, err
-	}
-	str := func(field string, required bool, names ...string) (string, error) {
-		v, err := get(names...)
-		if err != nil {
-			return "", err
-		}
-		if absent(v) && !required {
-			return "", nil
-		}
-		s, _, err := a.str(tool, field, v, required)
-		return s, err
-	}
-	if out.path, err = str("path", false, "path"); err != nil {
-		return nil, err
-	}
-	if out.pattern, err = str("pattern", tool == SearchFiles, "pattern", "query", "regex"); err != nil {
-		return nil, err
-	}
-	if tool == SearchFiles {
-		if out.glob, err = str("glob", false, "glob", "include"); err != nil {
-			return nil, err
-		}
-		v, err := get("literal")
-		if err != nil {
-			return nil, err
-		}
-		if out.literal, err = a.boolean(tool, "literal", v); err != nil {
-			return nil, err
-		}
-	} else {
-		v, err := get("depth")
-		if err != nil {
-			return nil, err
-		}
-		if out.depth, err = a.positive("depth", v); err != nil {
-			return nil, err
-		}
-	}
-	v, err := get("includeIgnored", "include_ignored")
-	if err != nil {
-		return nil, err
-	}
-	if out.ignored, err = a.boolean(tool, "includeIgnored", v); err != nil {
-		return nil, err
-	}
-	allowed := "path, pattern, depth and includeIgnored"
-	if tool == SearchFiles {
-		allowed = "pattern, path, glob, literal and includeIgnored"
-	}
-	if err := a.rest(tool, a.m, allowed); err != nil {
-		return nil, err
-	}
-	return out, nil
+func findArgsOf(in *input) *findArgs {
+	return &findArgs{path: in.str("path"), pattern: in.str("pattern"), glob: in.str("glob"), depth: in.num("depth"),
+		literal: in.flag("literal"), ignored: in.flag("includeIgnored")}
 }
 
-func (a *API) listFiles(c *txn.Call, raw json.RawMessage) (string, error) {
-	args, err := decodeFind(ListFiles, raw)
-	if err != nil {
-		return "", err
-	}
+func (a *API) listFiles(c *txn.Call, _ string, in *input) (string, error) {
+	args := findArgsOf(in)
 	if args.pattern != "" {
 		if _, err := path.Match(args.pattern, ""); err != nil {
 			return "", errs.New(errs.InvalidInput, "", "list_files.pattern %q is not a valid glob (%v). Send e.g. \"*.go\" or \"src/*.ts\".", args.pattern, err)
@@ -404,11 +342,8 @@ func (a *API) listFiles(c *txn.Call, raw json.RawMessage) (string, error) {
 	return text + w.skipped.note(), nil
 }
 
-func (a *API) searchFiles(c *txn.Call, raw json.RawMessage) (string, error) {
-	args, err := decodeFind(SearchFiles, raw)
-	if err != nil {
-		return "", err
-	}
+func (a *API) searchFiles(c *txn.Call, _ string, in *input) (string, error) {
+	args := findArgsOf(in)
 	expr := args.pattern
 	if args.literal {
 		expr = regexp.QuoteMeta(expr)
