@@ -173,70 +173,92 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 	if first > r.TotalLines {
 		return fmt.Sprintf("(%s has %s; offset %d is past its end)", args.path, plural(r.TotalLines, "line"), first), [][2]int{}
 	}
-	var spans [][2]int
-	seeLine := func(ln int) {
-		if n := len(spans); n > 0 && spans[n-1][1] == ln-1 {
-			spans[n-1][1] = ln
-			return
-		}
-		spans = append(spans, [2]int{ln, ln})
-	}
-	var b strings.Builder
-	last := 0
-	var cut []int
-	full := false
-	whole := 0 // the characters of a long line shown whole
-	matcher.EachLine(r.Data, func(ln int, line []byte) bool {
-		if ln < first {
-			return true
-		}
-		if ln >= first+limit || b.Len() >= MaxReplyBytes {
-			full = ln < first+limit
-			return false
-		}
-		shown := validText(line)
-		if n := utf8.RuneCountInString(shown); n > MaxLineChars {
-			if limit == 1 && len(shown) <= MaxReplyBytes {
-				// A line read alone is shown whole, so that every line of a file
-				// can be seen (and the file licensed for write_file).
-				whole = n
-				seeLine(ln)
-			} else {
-				shown = string([]rune(shown)[:MaxLineChars])
-				cut = append(cut, ln)
-			}
-		} else {
-			seeLine(ln)
-		}
-		fmt.Fprintf(&b, "%6d\t%s\n", ln, shown)
-		last = ln
+	v := &readView{first: first, limit: limit}
+	matcher.EachLine(r.Data, v.line)
+	v.cutNote()
+	v.rangeNote(r.TotalLines)
+	return v.b.String(), v.spans
+}
+
+// readView is a read_file reply as it is written, line by line.
+type readView struct {
+	first, limit int
+	b            strings.Builder
+	last         int      // the last line shown
+	spans        [][2]int // the lines shown whole
+	cut          []int    // the lines cut at MaxLineChars
+	full         bool     // the reply stopped at MaxReplyBytes
+	whole        int      // the characters of a long line shown whole
+}
+
+// line shows line ln if it is in the range read; false once past it.
+func (v *readView) line(ln int, line []byte) bool {
+	if ln < v.first {
 		return true
-	})
-	switch {
-	case whole > 0:
-		fmt.Fprintf(&b, "(line %d shown whole: %s.)\n", first, plural(whole, "character"))
-	case len(cut) > 0 && limit == 1:
-		fmt.Fprintf(&b, "(line %d is over %d KiB, too long to show whole: cut at %d characters. Edit inside it with oldText copied from the part shown.)\n",
-			cut[0], MaxReplyBytes>>10, MaxLineChars)
-	case len(cut) > 0:
-		fmt.Fprintf(&b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
-			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut), cut[0])
 	}
-	if first > 1 || last < r.TotalLines {
-		if first == last {
-			fmt.Fprintf(&b, "(line %d of %d", first, r.TotalLines)
+	if ln >= v.first+v.limit || v.b.Len() >= MaxReplyBytes {
+		v.full = ln < v.first+v.limit
+		return false
+	}
+	shown := validText(line)
+	if n := utf8.RuneCountInString(shown); n > MaxLineChars {
+		if v.limit == 1 && len(shown) <= MaxReplyBytes {
+			// A line read alone is shown whole, so that every line of a file
+			// can be seen (and the file licensed for write_file).
+			v.whole = n
+			v.see(ln)
 		} else {
-			fmt.Fprintf(&b, "(lines %d-%d of %d", first, last, r.TotalLines)
+			shown = string([]rune(shown)[:MaxLineChars])
+			v.cut = append(v.cut, ln)
 		}
-		if full {
-			fmt.Fprintf(&b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
-		}
-		if last < r.TotalLines {
-			fmt.Fprintf(&b, "; read on with offset %d", last+1)
-		}
-		b.WriteString(")\n")
+	} else {
+		v.see(ln)
 	}
-	return b.String(), spans
+	fmt.Fprintf(&v.b, "%6d\t%s\n", ln, shown)
+	v.last = ln
+	return true
+}
+
+// see adds line ln to the spans shown whole.
+func (v *readView) see(ln int) {
+	if n := len(v.spans); n > 0 && v.spans[n-1][1] == ln-1 {
+		v.spans[n-1][1] = ln
+		return
+	}
+	v.spans = append(v.spans, [2]int{ln, ln})
+}
+
+// cutNote says which long lines were cut, or that one was shown whole.
+func (v *readView) cutNote() {
+	switch {
+	case v.whole > 0:
+		fmt.Fprintf(&v.b, "(line %d shown whole: %s.)\n", v.first, plural(v.whole, "character"))
+	case len(v.cut) > 0 && v.limit == 1:
+		fmt.Fprintf(&v.b, "(line %d is over %d KiB, too long to show whole: cut at %d characters. Edit inside it with oldText copied from the part shown.)\n",
+			v.cut[0], MaxReplyBytes>>10, MaxLineChars)
+	case len(v.cut) > 0:
+		fmt.Fprintf(&v.b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
+			pluralWord(len(v.cut), "line"), MaxLineChars, listInts(v.cut), v.cut[0])
+	}
+}
+
+// rangeNote says which lines of total were shown and how to read on.
+func (v *readView) rangeNote(total int) {
+	if v.first == 1 && v.last >= total {
+		return
+	}
+	if v.first == v.last {
+		fmt.Fprintf(&v.b, "(line %d of %d", v.first, total)
+	} else {
+		fmt.Fprintf(&v.b, "(lines %d-%d of %d", v.first, v.last, total)
+	}
+	if v.full {
+		fmt.Fprintf(&v.b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
+	}
+	if v.last < total {
+		fmt.Fprintf(&v.b, "; read on with offset %d", v.last+1)
+	}
+	v.b.WriteString(")\n")
 }
 
 // validText shows invalid UTF-8 bytes as U+FFFD, one per byte, as matching reads them.

@@ -111,67 +111,86 @@ func (a *API) listFiles(c *txn.Call, _ string, in *input) (string, error) {
 
 func (a *API) searchFiles(c *txn.Call, _ string, in *input) (string, error) {
 	args := findArgsOf(in)
-	expr := args.pattern
-	if args.literal {
-		expr = regexp.QuoteMeta(expr)
-	}
-	re, err := regexp.Compile(expr)
+	re, err := searchPattern(args)
 	if err != nil {
-		return "", errs.New(errs.InvalidInput, "", "search_files.pattern is not a valid regular expression (RE2 syntax): %v. Escape special characters, or set literal: true.", err)
-	}
-	if args.glob != "" {
-		if _, err := path.Match(args.glob, ""); err != nil {
-			return "", errs.New(errs.InvalidInput, "", "search_files.glob %q is not a valid glob (%v). Send e.g. \"*.go\".", args.glob, err)
-		}
+		return "", err
 	}
 	dir, err := a.folder(args.path)
 	if err != nil {
 		return "", err
 	}
 	c.Looked(dir)
-	fsys := a.eng.FS()
-	w := a.walker(args.ignored, maxSearchDepth)
-	w.NoteDeep, w.Skipped.LargeOver = true, maxSearchBytes
-	var out []string
-	more, files := 0, 0
-	w.Walk(dir, func(p string, d fs.FileInfo) bool {
-		if d.IsDir() || args.glob != "" && !globMatch(args.glob, p) {
+	s := &search{fs: a.eng.FS(), re: re, glob: args.glob, w: a.walker(args.ignored, maxSearchDepth)}
+	s.w.NoteDeep, s.w.Skipped.LargeOver = true, maxSearchBytes
+	s.w.Walk(dir, s.file)
+	if len(s.out) == 0 {
+		return fmt.Sprintf("(no match in %s below %s)", plural(s.files, "file"), shown(dir)) + s.w.Skipped.Note(), nil
+	}
+	text := strings.Join(s.out, "\n")
+	if s.more > 0 {
+		text += fmt.Sprintf("\n(%d more matches not shown: narrow with path, glob or a more specific pattern)", s.more)
+	}
+	return text + s.w.Skipped.Note(), nil
+}
+
+// searchPattern compiles search_files' pattern and checks its glob.
+func searchPattern(args *findArgs) (*regexp.Regexp, error) {
+	expr := args.pattern
+	if args.literal {
+		expr = regexp.QuoteMeta(expr)
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, errs.New(errs.InvalidInput, "", "search_files.pattern is not a valid regular expression (RE2 syntax): %v. Escape special characters, or set literal: true.", err)
+	}
+	if args.glob != "" {
+		if _, err := path.Match(args.glob, ""); err != nil {
+			return nil, errs.New(errs.InvalidInput, "", "search_files.glob %q is not a valid glob (%v). Send e.g. \"*.go\".", args.glob, err)
+		}
+	}
+	return re, nil
+}
+
+// search is one search_files call as it walks.
+type search struct {
+	fs          *vfs.FS
+	re          *regexp.Regexp
+	glob        string
+	w           *vfs.Walker
+	out         []string // the matches shown
+	more, files int      // the matches not shown; the files searched
+}
+
+// file searches one entry of the walk, if it is a text file the glob takes.
+func (s *search) file(p string, d fs.FileInfo) bool {
+	if d.IsDir() || s.glob != "" && !globMatch(s.glob, p) {
+		return true
+	}
+	data, why := s.fs.ReadRegular(p, d, maxSearchBytes)
+	if why != vfs.NotSkipped {
+		s.w.Skipped.Add(why, p)
+		return true
+	}
+	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		return true // binary: not text to search, as grep -I
+	}
+	s.files++
+	matcher.EachLine(data, func(n int, line []byte) bool {
+		if !s.re.Match(line) {
 			return true
 		}
-		data, why := fsys.ReadRegular(p, d, maxSearchBytes)
-		if why != vfs.NotSkipped {
-			w.Skipped.Add(why, p)
+		if len(s.out) >= maxMatches {
+			s.more++
 			return true
 		}
-		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
-			return true // binary: not text to search, as grep -I
+		l := validText(line)
+		if r := []rune(l); len(r) > maxMatchChars {
+			l = string(r[:maxMatchChars]) + "..."
 		}
-		files++
-		matcher.EachLine(data, func(n int, line []byte) bool {
-			if !re.Match(line) {
-				return true
-			}
-			if len(out) >= maxMatches {
-				more++
-				return true
-			}
-			l := validText(line)
-			if r := []rune(l); len(r) > maxMatchChars {
-				l = string(r[:maxMatchChars]) + "..."
-			}
-			out = append(out, fmt.Sprintf("%s:%d: %s", p, n, l))
-			return true
-		})
+		s.out = append(s.out, fmt.Sprintf("%s:%d: %s", p, n, l))
 		return true
 	})
-	if len(out) == 0 {
-		return fmt.Sprintf("(no match in %s below %s)", plural(files, "file"), shown(dir)) + w.Skipped.Note(), nil
-	}
-	text := strings.Join(out, "\n")
-	if more > 0 {
-		text += fmt.Sprintf("\n(%d more matches not shown: narrow with path, glob or a more specific pattern)", more)
-	}
-	return text + w.Skipped.Note(), nil
+	return true
 }
 
 // globMatch matches a glob against a path's base name, or against the whole path when
