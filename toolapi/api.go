@@ -27,12 +27,15 @@ type Result struct {
 	Kind *string         `json:"kind"`
 	Text string          `json:"text"`
 	Txn  *int64          `json:"txn"`
+
+	paths []string // the paths the call named, for its trace
 }
 
 // API dispatches tool calls to an engine.
 type API struct {
 	eng    *txn.Engine
-	origin string // who makes the calls (journal.Record.Origin); "" is a model
+	origin string     // who makes the calls (journal.Record.Origin); "" is a model
+	tools  []*toolDef // the tools a model may call; nil is the native set
 }
 
 // New returns an API over eng.
@@ -47,58 +50,67 @@ func (a *API) Call(session, tool string, args json.RawMessage) (res Result) {
 
 // CallContext is Call with a context: a call cancelled before it commits changes
 // nothing; one cancelled later finishes (a commit is never left halfway).
+//
+// A call flows one way: its raw arguments are decoded once, by its tool's
+// definition, into typed arguments and the paths they name; then the call is
+// journaled and its handler runs on what was decoded.
 func (a *API) CallContext(ctx context.Context, session, tool string, args json.RawMessage) (res Result) {
+	def, in, derr := a.decode(tool, args)
+	defer func() { res.paths = in.paths }()
 	c, err := a.eng.BeginContext(ctx, session, tool, args)
 	if err != nil {
 		return fail(tool, err) // busy: the journal could not be had, so nothing ran
 	}
 	c.SetOrigin(a.origin)
 	var text string
+	defer func() { res = a.finish(c, tool, def, in, recover(), text, err) }()
+	if err = derr; err == nil {
+		text, err = def.run(a, c, session, in)
+	}
+	return res
+}
+
+// decode decodes a call by the API's tools. It never panics: a fault in decoding is
+// a refusal like any other.
+func (a *API) decode(tool string, args json.RawMessage) (def *toolDef, in *input, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			what := "Nothing was written."
-			if c.Committed() {
-				what = fmt.Sprintf("The change was committed as transaction %d; only this reply failed.", c.Seq())
-			}
-			err = errs.New(errs.IOError, "", "internal error in %s: %v. %s %s", tool, p, what, firstFrame(debug.Stack()))
-		}
-		if err != nil {
-			c.Named(opOf(tool), pathsIn(args)...) // a refusal is found by every path it named
-		}
-		ferr := c.Finish(err)
-		if err != nil {
-			res = fail(tool, err)
-		} else {
-			res = Result{OK: true, Tool: tool, Text: text}
-			if ferr != nil {
-				res.Text += fmt.Sprintf("\n(note: the journal could not record this call: %v)", ferr)
-			}
-		}
-		if seq := int64(c.Seq()); seq > 0 {
-			res.Txn = &seq
+			def, in = nil, &input{}
+			err = errs.New(errs.IOError, "", "internal error in %s: %v. Nothing was written. %s", tool, p, firstFrame(debug.Stack()))
 		}
 	}()
-	switch tool {
-	case ReadFile:
-		text, err = a.read(c, args)
-	case EditFile:
-		text, err = a.edit(c, args)
-	case CreateFile, WriteFile:
-		text, err = a.write(c, tool, args)
-	case ApplyChanges:
-		text, err = a.apply(c, args)
-	case UndoEdit:
-		text, err = a.undoEdit(c, session, args)
-	case ListFiles:
-		text, err = a.listFiles(c, args)
-	case SearchFiles:
-		text, err = a.searchFiles(c, args)
-	default:
-		var names []string
-		for _, t := range Tools() {
-			names = append(names, t.Name)
+	tools := a.tools
+	if tools == nil {
+		tools = nativeTools()
+	}
+	return decodeCall(tools, tool, args)
+}
+
+// finish journals a call's outcome and returns its result. p is what the handler
+// panicked with, if it did.
+func (a *API) finish(c *txn.Call, tool string, def *toolDef, in *input, p any, text string, err error) Result {
+	if p != nil {
+		what := "Nothing was written."
+		if c.Committed() {
+			what = fmt.Sprintf("The change was committed as transaction %d; only this reply failed.", c.Seq())
 		}
-		err = errs.New(errs.UnknownTool, "", "There is no tool named %q. The tools are %s.", tool, strings.Join(names, ", "))
+		err = errs.New(errs.IOError, "", "internal error in %s: %v. %s %s", tool, p, what, firstFrame(debug.Stack()))
+	}
+	if err != nil {
+		c.Named(opOf(def), in.paths...) // a refusal is found by every path it named
+	}
+	ferr := c.Finish(err)
+	var res Result
+	if err != nil {
+		res = fail(tool, err)
+	} else {
+		res = Result{OK: true, Tool: tool, Text: text}
+		if ferr != nil {
+			res.Text += fmt.Sprintf("\n(note: the journal could not record this call: %v)", ferr)
+		}
+	}
+	if seq := int64(c.Seq()); seq > 0 {
+		res.Txn = &seq
 	}
 	return res
 }
@@ -118,11 +130,14 @@ func fail(tool string, err error) Result {
 	return Result{OK: false, Tool: tool, Kind: &k, Text: err.Error()}
 }
 
-func (a *API) read(c *txn.Call, raw json.RawMessage) (string, error) {
-	args, err := decodeRead(raw)
-	if err != nil {
-		return "", err
-	}
+// readArgs are what renderRead needs of a read_file call.
+type readArgs struct {
+	path          string
+	offset, limit int
+}
+
+func (a *API) read(c *txn.Call, _ string, in *input) (string, error) {
+	args := &readArgs{path: in.str("path"), offset: in.num("offset"), limit: in.num("limit")}
 	r, err := a.eng.Read(c, args.path)
 	if err != nil {
 		return "", err
@@ -158,70 +173,92 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 	if first > r.TotalLines {
 		return fmt.Sprintf("(%s has %s; offset %d is past its end)", args.path, plural(r.TotalLines, "line"), first), [][2]int{}
 	}
-	var spans [][2]int
-	seeLine := func(ln int) {
-		if n := len(spans); n > 0 && spans[n-1][1] == ln-1 {
-			spans[n-1][1] = ln
-			return
-		}
-		spans = append(spans, [2]int{ln, ln})
-	}
-	var b strings.Builder
-	last := 0
-	var cut []int
-	full := false
-	whole := 0 // the characters of a long line shown whole
-	matcher.EachLine(r.Data, func(ln int, line []byte) bool {
-		if ln < first {
-			return true
-		}
-		if ln >= first+limit || b.Len() >= MaxReplyBytes {
-			full = ln < first+limit
-			return false
-		}
-		shown := validText(line)
-		if n := utf8.RuneCountInString(shown); n > MaxLineChars {
-			if limit == 1 && len(shown) <= MaxReplyBytes {
-				// A line read alone is shown whole, so that every line of a file
-				// can be seen (and the file licensed for write_file).
-				whole = n
-				seeLine(ln)
-			} else {
-				shown = string([]rune(shown)[:MaxLineChars])
-				cut = append(cut, ln)
-			}
-		} else {
-			seeLine(ln)
-		}
-		fmt.Fprintf(&b, "%6d\t%s\n", ln, shown)
-		last = ln
+	v := &readView{first: first, limit: limit}
+	matcher.EachLine(r.Data, v.line)
+	v.cutNote()
+	v.rangeNote(r.TotalLines)
+	return v.b.String(), v.spans
+}
+
+// readView is a read_file reply as it is written, line by line.
+type readView struct {
+	first, limit int
+	b            strings.Builder
+	last         int      // the last line shown
+	spans        [][2]int // the lines shown whole
+	cut          []int    // the lines cut at MaxLineChars
+	full         bool     // the reply stopped at MaxReplyBytes
+	whole        int      // the characters of a long line shown whole
+}
+
+// line shows line ln if it is in the range read; false once past it.
+func (v *readView) line(ln int, line []byte) bool {
+	if ln < v.first {
 		return true
-	})
-	switch {
-	case whole > 0:
-		fmt.Fprintf(&b, "(line %d shown whole: %s.)\n", first, plural(whole, "character"))
-	case len(cut) > 0 && limit == 1:
-		fmt.Fprintf(&b, "(line %d is over %d KiB, too long to show whole: cut at %d characters. Edit inside it with oldText copied from the part shown.)\n",
-			cut[0], MaxReplyBytes>>10, MaxLineChars)
-	case len(cut) > 0:
-		fmt.Fprintf(&b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
-			pluralWord(len(cut), "line"), MaxLineChars, listInts(cut), cut[0])
 	}
-	if first > 1 || last < r.TotalLines {
-		if first == last {
-			fmt.Fprintf(&b, "(line %d of %d", first, r.TotalLines)
+	if ln >= v.first+v.limit || v.b.Len() >= MaxReplyBytes {
+		v.full = ln < v.first+v.limit
+		return false
+	}
+	shown := validText(line)
+	if n := utf8.RuneCountInString(shown); n > MaxLineChars {
+		if v.limit == 1 && len(shown) <= MaxReplyBytes {
+			// A line read alone is shown whole, so that every line of a file
+			// can be seen (and the file licensed for write_file).
+			v.whole = n
+			v.see(ln)
 		} else {
-			fmt.Fprintf(&b, "(lines %d-%d of %d", first, last, r.TotalLines)
+			shown = string([]rune(shown)[:MaxLineChars])
+			v.cut = append(v.cut, ln)
 		}
-		if full {
-			fmt.Fprintf(&b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
-		}
-		if last < r.TotalLines {
-			fmt.Fprintf(&b, "; read on with offset %d", last+1)
-		}
-		b.WriteString(")\n")
+	} else {
+		v.see(ln)
 	}
-	return b.String(), spans
+	fmt.Fprintf(&v.b, "%6d\t%s\n", ln, shown)
+	v.last = ln
+	return true
+}
+
+// see adds line ln to the spans shown whole.
+func (v *readView) see(ln int) {
+	if n := len(v.spans); n > 0 && v.spans[n-1][1] == ln-1 {
+		v.spans[n-1][1] = ln
+		return
+	}
+	v.spans = append(v.spans, [2]int{ln, ln})
+}
+
+// cutNote says which long lines were cut, or that one was shown whole.
+func (v *readView) cutNote() {
+	switch {
+	case v.whole > 0:
+		fmt.Fprintf(&v.b, "(line %d shown whole: %s.)\n", v.first, plural(v.whole, "character"))
+	case len(v.cut) > 0 && v.limit == 1:
+		fmt.Fprintf(&v.b, "(line %d is over %d KiB, too long to show whole: cut at %d characters. Edit inside it with oldText copied from the part shown.)\n",
+			v.cut[0], MaxReplyBytes>>10, MaxLineChars)
+	case len(v.cut) > 0:
+		fmt.Fprintf(&v.b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
+			pluralWord(len(v.cut), "line"), MaxLineChars, listInts(v.cut), v.cut[0])
+	}
+}
+
+// rangeNote says which lines of total were shown and how to read on.
+func (v *readView) rangeNote(total int) {
+	if v.first == 1 && v.last >= total {
+		return
+	}
+	if v.first == v.last {
+		fmt.Fprintf(&v.b, "(line %d of %d", v.first, total)
+	} else {
+		fmt.Fprintf(&v.b, "(lines %d-%d of %d", v.first, v.last, total)
+	}
+	if v.full {
+		fmt.Fprintf(&v.b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
+	}
+	if v.last < total {
+		fmt.Fprintf(&v.b, "; read on with offset %d", v.last+1)
+	}
+	v.b.WriteString(")\n")
 }
 
 // validText shows invalid UTF-8 bytes as U+FFFD, one per byte, as matching reads them.
@@ -259,16 +296,13 @@ func listInts(l []int) string {
 	return strings.Join(parts, ", ")
 }
 
-func (a *API) edit(c *txn.Call, raw json.RawMessage) (string, error) {
-	args, err := decodeEdit(raw)
+func (a *API) edit(c *txn.Call, _ string, in *input) (string, error) {
+	path, edits, dryRun := in.str("path"), in.edits("edits"), in.flag("dryRun")
+	ch, err := a.eng.Edit(c, path, edits, dryRun)
 	if err != nil {
 		return "", err
 	}
-	ch, err := a.eng.Edit(c, args.path, args.edits, args.dryRun)
-	if err != nil {
-		return "", err
-	}
-	return renderEdit(args.path, len(args.edits), args.dryRun, ch), nil
+	return renderEdit(path, len(edits), dryRun, ch), nil
 }
 
 func renderEdit(path string, n int, dryRun bool, c *txn.Change) string {
@@ -381,21 +415,20 @@ func foldedList(f []string) string {
 	return strings.Join(f, ", ")
 }
 
-func (a *API) write(c *txn.Call, tool string, raw json.RawMessage) (string, error) {
-	args, err := decodeContent(tool, raw)
+func (a *API) create(c *txn.Call, _ string, in *input) (string, error) {
+	ch, err := a.eng.Create(c, in.str("path"), []byte(in.str("content")))
 	if err != nil {
 		return "", err
 	}
-	var ch *txn.Change
-	if tool == CreateFile {
-		ch, err = a.eng.Create(c, args.path, []byte(args.content))
-	} else {
-		ch, err = a.eng.Write(c, args.path, []byte(args.content))
-	}
+	return renderWrite(in.str("path"), ch), nil
+}
+
+func (a *API) write(c *txn.Call, _ string, in *input) (string, error) {
+	ch, err := a.eng.Write(c, in.str("path"), []byte(in.str("content")))
 	if err != nil {
 		return "", err
 	}
-	return renderWrite(args.path, ch), nil
+	return renderWrite(in.str("path"), ch), nil
 }
 
 func renderWrite(path string, c *txn.Change) string {
@@ -406,11 +439,8 @@ func renderWrite(path string, c *txn.Change) string {
 	return withWarnings(fmt.Sprintf("Replaced %s whole: now %s, %s (was %s).", path, plural(lines, "line"), plural(len(c.After), "byte"), plural(len(c.Before), "byte")), c)
 }
 
-func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {
-	specs, err := decodeApply(raw)
-	if err != nil {
-		return "", err
-	}
+func (a *API) apply(c *txn.Call, _ string, in *input) (string, error) {
+	specs := in.specs("changes")
 	changes, err := a.eng.Apply(c, specs, false)
 	if err != nil {
 		return "", err
@@ -429,18 +459,8 @@ func (a *API) apply(c *txn.Call, raw json.RawMessage) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-func (a *API) undoEdit(c *txn.Call, session string, raw json.RawMessage) (string, error) {
-	ar, err := parseArgs(UndoEdit, raw)
-	if err != nil {
-		return "", err
-	}
-	path, err := ar.path()
-	if err != nil {
-		return "", err
-	}
-	if err := ar.rest(UndoEdit, ar.m, "path"); err != nil {
-		return "", err
-	}
+func (a *API) undoEdit(c *txn.Call, session string, in *input) (string, error) {
+	path := in.str("path")
 	r, err := a.eng.FS().Resolve(path)
 	if err != nil {
 		return "", err
@@ -517,41 +537,11 @@ func (a *API) undoCall(ctx context.Context, session string, seq uint64) (res Res
 }
 
 // opOf is the journal op a tool's files get when it is refused before it planned.
-func opOf(tool string) journal.Op {
-	switch tool {
-	case ReadFile, ListFiles, SearchFiles:
-		return journal.OpRead
-	case CreateFile:
-		return journal.OpCreate
-	case WriteFile:
-		return journal.OpWrite
+func opOf(def *toolDef) journal.Op {
+	if def == nil {
+		return journal.OpEdit
 	}
-	return journal.OpEdit
-}
-
-// pathsIn finds the paths a call's arguments name, however malformed the rest is.
-func pathsIn(raw json.RawMessage) []string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	var out []string
-	for _, k := range []string{"path", "file_path", "filePath"} {
-		var p string
-		if json.Unmarshal(m[k], &p) == nil && p != "" {
-			out = append(out, p)
-		}
-	}
-	var changes []map[string]json.RawMessage
-	if json.Unmarshal(m["changes"], &changes) == nil {
-		for _, ch := range changes {
-			var p string
-			if json.Unmarshal(ch["path"], &p) == nil && p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
+	return def.op
 }
 
 // maxUnparsed bounds what the journal keeps of a line that is not a call.

@@ -67,12 +67,44 @@ func TestBadInputCatalog(t *testing.T) {
 	must(os.Chmod(filepath.Join(dir, "ro.txt"), 0o444))
 	// A character device inside the root (mknod needs root, which CI has).
 	hasDevice := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3) == nil
-	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
-	big := strings.Repeat("x", vfs.DefaultMaxFileSize+1)
+	cases := badInputCases()
+	if hasDevice {
+		cases = append(cases,
+			badInput{"edit_file", `{"path": "null", "edits": [{"oldText": "a", "newText": "x"}]}`, "not_a_file", "a device"},
+			badInput{"read_file", `{"path": "null"}`, "not_a_file", "a device"})
+	} else {
+		t.Log("not root: the device case is skipped")
+	}
+	before := testutil.Snapshot(t, dir)
+	for _, c := range cases {
+		r := call(a, c.tool, c.args)
+		short := c.args
+		if len(short) > 80 {
+			short = short[:80] + "..."
+		}
+		if r.OK || kindOf(r) != c.kind {
+			t.Errorf("%s %s: want %s, got ok=%v kind=%q: %s", c.tool, short, c.kind, r.OK, kindOf(r), r.Text)
+			continue
+		}
+		if !strings.Contains(r.Text, c.says) {
+			t.Errorf("%s %s: message %q lacks %q", c.tool, short, r.Text, c.says)
+		}
+		if strings.Contains(r.Text, "internal error") {
+			t.Errorf("%s %s: panicked: %s", c.tool, short, r.Text)
+		}
+	}
+	testutil.SameSnapshot(t, before, testutil.Snapshot(t, dir))
+}
 
-	cases := []struct {
-		tool, args, kind, says string
-	}{
+type badInput struct{ tool, args, kind, says string }
+
+// badInputCases are the malformed calls of TestBadInputCatalog, over its workspace:
+// arguments the decoder refuses, then paths and contents the engine refuses.
+func badInputCases() []badInput { return append(badArgCases(), badPathCases()...) }
+
+func badArgCases() []badInput {
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	return []badInput{
 		{"edit_file", `not json`, "invalid_input", "object"},
 		{"edit_file", `[1,2]`, "invalid_input", "object"},
 		{"edit_file", `"a.txt"`, "invalid_input", "object"},
@@ -101,6 +133,12 @@ func TestBadInputCatalog(t *testing.T) {
 		{"edit_file", `{"path": "a.txt", "edits": [` + strings.Repeat(`{"oldText":"a","newText":"b"},`, 300) + `{"oldText":"a","newText":"b"}]}`, "invalid_input", "at most 200"},
 		{"edit_file", `{"path": "a\u0000.txt", "edits": [{"oldText": "alpha", "newText": "x"}]}`, "invalid_input", "NUL"},
 		{"edit_file", `{"path": "", "edits": [{"oldText": "alpha", "newText": "x"}]}`, "invalid_input", "path is empty"},
+	}
+}
+
+func badPathCases() []badInput {
+	big := strings.Repeat("x", vfs.DefaultMaxFileSize+1)
+	return []badInput{
 		{"edit_file", `{"path": "../outside.txt", "edits": [{"oldText": "secret", "newText": "x"}]}`, "path_outside_root", "outside"},
 		{"edit_file", `{"path": "/etc/passwd", "edits": [{"oldText": "root", "newText": "x"}]}`, "path_outside_root", "outside"},
 		{"edit_file", `{"path": "esc.txt", "edits": [{"oldText": "secret", "newText": "x"}]}`, "path_outside_root", "symlink"},
@@ -152,32 +190,6 @@ func TestBadInputCatalog(t *testing.T) {
 		{"delete_file", `{"path": "a.txt"}`, "unknown_tool", "edit_file"},
 		{"", `{}`, "unknown_tool", "no tool"},
 	}
-	if hasDevice {
-		cases = append(cases,
-			struct{ tool, args, kind, says string }{"edit_file", `{"path": "null", "edits": [{"oldText": "a", "newText": "x"}]}`, "not_a_file", "a device"},
-			struct{ tool, args, kind, says string }{"read_file", `{"path": "null"}`, "not_a_file", "a device"})
-	} else {
-		t.Log("not root: the device case is skipped")
-	}
-	before := testutil.Snapshot(t, dir)
-	for _, c := range cases {
-		r := call(a, c.tool, c.args)
-		short := c.args
-		if len(short) > 80 {
-			short = short[:80] + "..."
-		}
-		if r.OK || kindOf(r) != c.kind {
-			t.Errorf("%s %s: want %s, got ok=%v kind=%q: %s", c.tool, short, c.kind, r.OK, kindOf(r), r.Text)
-			continue
-		}
-		if !strings.Contains(r.Text, c.says) {
-			t.Errorf("%s %s: message %q lacks %q", c.tool, short, r.Text, c.says)
-		}
-		if strings.Contains(r.Text, "internal error") {
-			t.Errorf("%s %s: panicked: %s", c.tool, short, r.Text)
-		}
-	}
-	testutil.SameSnapshot(t, before, testutil.Snapshot(t, dir))
 }
 
 func TestAliasesAndShapes(t *testing.T) {

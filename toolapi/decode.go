@@ -3,15 +3,14 @@ package toolapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
-	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/txn"
 )
@@ -20,16 +19,14 @@ import (
 const (
 	maxDepth   = 32  // nesting of JSON arrays and objects
 	maxEdits   = 200 // edits in one call
+	maxChanges = 100 // files in one apply_changes call
 	maxArgSize = 64 << 20
 )
 
-type args struct {
-	tool string
-	m    map[string]json.RawMessage
-}
-
-// parseArgs checks that raw is one JSON object of bounded size and depth.
-func parseArgs(tool string, raw json.RawMessage) (*args, error) {
+// parseArgs reads raw as one JSON object of bounded size and depth. The map comes
+// back whenever raw could be read as an object, even when it is refused (a key sent
+// twice, too deep): the paths it names are indexed all the same.
+func parseArgs(tool string, raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if len(raw) > maxArgSize {
 		return nil, errs.New(errs.TooLarge, "", "%s arguments are %d bytes; at most %d are accepted.", tool, len(raw), maxArgSize)
 	}
@@ -37,20 +34,21 @@ func parseArgs(tool string, raw json.RawMessage) (*args, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
 	}
+	var m map[string]json.RawMessage
+	jerr := json.Unmarshal(raw, &m)
 	if d := depth(raw); d > maxDepth {
-		return nil, errs.New(errs.InvalidInput, "", "%s arguments are nested %d levels deep; send a flat object such as %s.", tool, d, shape(tool))
+		return m, errs.New(errs.InvalidInput, "", "%s arguments are nested %d levels deep; send a flat object such as %s.", tool, d, shape(tool))
 	}
 	if raw[0] != '{' {
 		return nil, errs.New(errs.InvalidInput, "", "%s arguments must be a JSON object such as %s.", tool, shape(tool))
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, errs.New(errs.InvalidInput, "", "%s arguments are not valid JSON (%v). Send an object such as %s.", tool, err, shape(tool))
+	if jerr != nil {
+		return nil, errs.New(errs.InvalidInput, "", "%s arguments are not valid JSON (%v). Send an object such as %s.", tool, jerr, shape(tool))
 	}
 	if k, where := DuplicateKey(raw); k != "" {
-		return nil, errs.New(errs.InvalidInput, "", "%s arguments name the key %s twice%s; JSON would silently keep only the last. Send each key once.", tool, quoteKey(k), where)
+		return m, errs.New(errs.InvalidInput, "", "%s arguments name the key %s twice%s; JSON would silently keep only the last. Send each key once.", tool, quoteKey(k), where)
 	}
-	return &args{tool: tool, m: m}, nil
+	return m, nil
 }
 
 // DuplicateKey returns the first key that appears twice in one object of the JSON
@@ -131,31 +129,258 @@ func depth(raw []byte) int {
 	return maxD
 }
 
+// input is a call's arguments decoded by its tool's definition: what the handler
+// takes.
+type input struct {
+	values
+	paths []string // the paths the call names, for the journal's index and traces
+}
+
+// values are the decoded fields of one object, by canonical name; a field left out
+// holds its default.
+type values struct {
+	m     map[string]any
+	given map[string]bool // the field was sent (and not null)
+}
+
+func (v values) str(name string) string { s, _ := v.m[name].(string); return s }
+func (v values) num(name string) int    { n, _ := v.m[name].(int); return n }
+func (v values) flag(name string) bool  { b, _ := v.m[name].(bool); return b }
+func (v values) sent(name string) bool  { return v.given[name] }
+
+func (v values) edits(name string) []matcher.Edit { return listOf[matcher.Edit](v, name) }
+func (v values) specs(name string) []txn.Spec     { return listOf[txn.Spec](v, name) }
+
+// listOf is an array field's items, as their objectDef built them.
+func listOf[T any](v values, name string) []T {
+	l, _ := v.m[name].([]any)
+	out := make([]T, len(l))
+	for i, x := range l {
+		out[i] = x.(T)
+	}
+	return out
+}
+
+// decodeCall turns a call's raw arguments into the typed arguments of tool, one of
+// defs, in one pass. The input it returns holds the paths the arguments name even
+// when they are refused; an unknown tool is unknown_tool.
+func decodeCall(defs []*toolDef, tool string, raw json.RawMessage) (*toolDef, *input, error) {
+	d := lookupTool(defs, tool)
+	m, err := parseArgs(tool, raw)
+	in := &input{paths: pathsOf(d, m)}
+	switch {
+	case d == nil:
+		return nil, in, errs.New(errs.UnknownTool, "", "There is no tool named %q. The tools are %s.", tool, strings.Join(toolNames(defs), ", "))
+	case err != nil:
+		return d, in, err
+	}
+	dec := &decoder{tool: d}
+	in.values, err = dec.object(&d.args, m, d.name, "")
+	return d, in, err
+}
+
+// decodeApply decodes apply_changes arguments into transaction specs.
+func decodeApply(raw json.RawMessage) ([]txn.Spec, error) {
+	_, in, err := decodeCall(toolTable, ApplyChanges, raw)
+	if err != nil {
+		return nil, err
+	}
+	return in.specs("changes"), nil
+}
+
+// shape is a minimal valid call of tool, for messages.
+func shape(tool string) string {
+	if d := lookupTool(toolTable, tool); d != nil {
+		return d.shape
+	}
+	return "{}"
+}
+
+// decoder decodes the arguments of one call. Messages name a field by where it is:
+// the tool ("edit_file.path"), or the item ("changes[1].edits[0].oldText").
+type decoder struct{ tool *toolDef }
+
+// object decodes the fields of o from m: each under its name or an alias, no field
+// left unknown, each of its type.
+func (d *decoder) object(o *objectDef, m map[string]json.RawMessage, where, prefix string) (values, error) {
+	v := values{m: map[string]any{}, given: map[string]bool{}}
+	raws, err := takeFields(o, m, where)
+	if err != nil {
+		return v, err
+	}
+	lone := takeLone(o, m)
+	if err := unknownFields(where, m, o.allowed()); err != nil {
+		return v, err
+	}
+	for i := range o.fields {
+		f := &o.fields[i]
+		val, err := d.field(o, f, raws[i], lone, where, prefix)
+		if err != nil {
+			return v, err
+		}
+		v.m[f.name] = val
+		v.given[f.name] = raws[i] != nil && !absent(raws[i]) || f.name == o.lone && lone != nil
+	}
+	return v, checkOneOf(o, v, where)
+}
+
+// takeFields removes each field of o from m, under its name or an alias.
+func takeFields(o *objectDef, m map[string]json.RawMessage, where string) ([]json.RawMessage, error) {
+	raws := make([]json.RawMessage, len(o.fields))
+	for i := range o.fields {
+		raw, err := take(where, m, o.fields[i].names()...)
+		if err != nil {
+			return nil, err
+		}
+		raws[i] = raw
+	}
+	return raws, nil
+}
+
+// takeLone removes the fields of o's lone array's items sent at the top level.
+func takeLone(o *objectDef, m map[string]json.RawMessage) map[string]json.RawMessage {
+	f := o.field(o.lone)
+	if f == nil {
+		return nil
+	}
+	var lone map[string]json.RawMessage
+	for _, it := range f.items.fields {
+		for _, n := range it.names() {
+			if v, ok := m[n]; ok {
+				if lone == nil {
+					lone = map[string]json.RawMessage{}
+				}
+				lone[n] = v
+				delete(m, n)
+			}
+		}
+	}
+	return lone
+}
+
+func (o *objectDef) field(name string) *argDef {
+	for i := range o.fields {
+		if o.fields[i].name == name {
+			return &o.fields[i]
+		}
+	}
+	return nil
+}
+
+// allowed says which fields o takes, for a message about one it does not.
+func (o *objectDef) allowed() string {
+	var plain []string
+	for _, f := range o.fields {
+		if !slices.Contains(o.oneOf, f.name) {
+			plain = append(plain, f.name)
+		}
+	}
+	if len(o.oneOf) == 0 {
+		return andList(plain)
+	}
+	return andList(plain) + " with one of " + orList(o.oneOf)
+}
+
+func checkOneOf(o *objectDef, v values, where string) error {
+	if len(o.oneOf) == 0 {
+		return nil
+	}
+	n := 0
+	for _, name := range o.oneOf {
+		if v.given[name] {
+			n++
+		}
+	}
+	if n != 1 {
+		return errs.New(errs.InvalidInput, "", "%s must have exactly one of %s (it has %d).", where, orList(o.oneOf), n)
+	}
+	return nil
+}
+
+// field decodes one field; a field of o's lone array may have come as its only item.
+func (d *decoder) field(o *objectDef, f *argDef, raw json.RawMessage, lone map[string]json.RawMessage, where, prefix string) (any, error) {
+	if f.name != o.lone || lone == nil {
+		return d.value(f, raw, where, prefix)
+	}
+	if raw != nil {
+		return nil, errs.New(errs.InvalidInput, "", "%s has both %s and a top-level %s; put every change in %s.",
+			where, f.name, strings.Join(requiredOf(f.items), "/"), f.name)
+	}
+	item, err := d.object(f.items, lone, where, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return []any{f.items.build(item)}, nil
+}
+
+// value decodes one field's value: missing, left out (null for an optional field:
+// strict function-calling modes send it so), or of its type.
+func (d *decoder) value(f *argDef, raw json.RawMessage, where, prefix string) (any, error) {
+	if raw == nil && f.required {
+		return nil, d.missing(f, where)
+	}
+	if raw == nil || !f.required && absent(raw) {
+		return f.zero(), nil
+	}
+	switch f.typ {
+	case tString:
+		return str(where, f.name, raw)
+	case tBoolean:
+		return boolean(where, f.name, raw)
+	case tInteger:
+		return d.whole(f, raw)
+	}
+	return d.array(f, raw, prefix)
+}
+
+// zero is a field's value when it is left out.
+func (f *argDef) zero() any {
+	if f.def != nil {
+		return f.def
+	}
+	switch f.typ {
+	case tString:
+		return ""
+	case tInteger:
+		return 0
+	case tBoolean:
+		return false
+	}
+	return []any(nil)
+}
+
+func (d *decoder) missing(f *argDef, where string) error {
+	switch {
+	case f.missing != "":
+		return errs.New(errs.InvalidInput, "", "%s is missing %s (%s).", where, f.name, f.missing)
+	case f.typ == tArray:
+		return errs.New(errs.InvalidInput, "", "%s is missing %s. Send e.g. %s.", where, f.name, d.tool.shape)
+	}
+	return errs.New(errs.InvalidInput, "", "%s is missing %s (a %s). Send e.g. %s.", where, f.name, f.typ, d.tool.shape)
+}
+
 // take removes a field, under its canonical name or an alias, and returns its value.
-func (a *args) take(where string, m map[string]json.RawMessage, names ...string) (json.RawMessage, string, error) {
+func take(where string, m map[string]json.RawMessage, names ...string) (json.RawMessage, error) {
 	var got json.RawMessage
 	used := ""
 	for _, n := range names {
 		if v, ok := m[n]; ok {
 			if used != "" {
-				return nil, "", errs.New(errs.InvalidInput, "", "%s has both %s and %s; send only %s.", where, used, n, names[0])
+				return nil, errs.New(errs.InvalidInput, "", "%s has both %s and %s; send only %s.", where, used, n, names[0])
 			}
 			got, used = v, n
 			delete(m, n)
 		}
 	}
-	return got, used, nil
+	return got, nil
 }
 
-func (a *args) rest(where string, m map[string]json.RawMessage, allowed string) error {
+// unknownFields refuses the fields left in m once the known ones were taken.
+func unknownFields(where string, m map[string]json.RawMessage, allowed string) error {
 	if len(m) == 0 {
 		return nil
 	}
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	field := "field"
 	if len(keys) > 1 {
 		field = "fields"
@@ -209,30 +434,21 @@ func jsonType(raw json.RawMessage) string {
 	return "a number"
 }
 
-func (a *args) str(where, field string, raw json.RawMessage, required bool) (string, bool, error) {
-	if raw == nil {
-		if required {
-			return "", false, errs.New(errs.InvalidInput, "", "%s is missing %s (a string). Send e.g. %s.", where, field, shape(a.tool))
-		}
-		return "", false, nil
-	}
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return "", false, errs.New(errs.InvalidInput, "", "%s.%s must be a string, not %s.", where, field, jsonType(raw))
-	}
-	return s, true, nil
-}
-
 // absent reports whether an optional field was left out: missing, or null (how
 // strict function-calling modes send an optional field the model did not set).
 func absent(raw json.RawMessage) bool {
 	return raw == nil || string(bytes.TrimSpace(raw)) == "null"
 }
 
-func (a *args) boolean(where, field string, raw json.RawMessage) (bool, error) {
-	if absent(raw) {
-		return false, nil
+func str(where, field string, raw json.RawMessage) (string, error) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", errs.New(errs.InvalidInput, "", "%s.%s must be a string, not %s.", where, field, jsonType(raw))
 	}
+	return s, nil
+}
+
+func boolean(where, field string, raw json.RawMessage) (bool, error) {
 	var b bool
 	if json.Unmarshal(raw, &b) != nil {
 		return false, errs.New(errs.InvalidInput, "", "%s.%s must be true or false, not %s.", where, field, jsonType(raw))
@@ -240,12 +456,9 @@ func (a *args) boolean(where, field string, raw json.RawMessage) (bool, error) {
 	return b, nil
 }
 
-func (a *args) positive(field string, raw json.RawMessage) (int, error) {
-	if absent(raw) {
-		return 0, nil
-	}
-	// A whole number sent as a string ("2") or with a zero fraction (2.0) is a common
-	// slip with one meaning; anything else is refused.
+// whole reads a whole number of at least f.min. One sent as a string ("2") or with a
+// zero fraction (2.0) is a common slip with one meaning; anything else is refused.
+func (d *decoder) whole(f *argDef, raw json.RawMessage) (int, error) {
 	text := string(bytes.TrimSpace(raw))
 	if len(text) >= 2 && text[0] == '"' {
 		var s string
@@ -253,11 +466,11 @@ func (a *args) positive(field string, raw json.RawMessage) (int, error) {
 			text = strings.TrimSpace(s)
 		}
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || f != math.Trunc(f) || f < 1 || f > 1<<31 {
-		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number of 1 or more, not %s.", a.tool, field, string(truncate(raw, 40)))
+	n, err := strconv.ParseFloat(text, 64)
+	if err != nil || n != math.Trunc(n) || n < float64(f.min) || n > 1<<31 {
+		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number of %d or more, not %s.", d.tool.name, f.name, f.min, string(truncate(raw, 40)))
 	}
-	return int(f), nil
+	return int(n), nil
 }
 
 func truncate(b []byte, n int) []byte {
@@ -267,108 +480,47 @@ func truncate(b []byte, n int) []byte {
 	return b
 }
 
-// path takes the path field (file_path and filePath are accepted for it).
-func (a *args) path() (string, error) {
-	raw, _, err := a.take(a.tool, a.m, "path", "file_path", "filePath")
-	if err != nil {
-		return "", err
+// array decodes an array of objects, each item by f.items.
+func (d *decoder) array(f *argDef, raw json.RawMessage, prefix string) (any, error) {
+	name := prefix + f.name
+	var items []json.RawMessage
+	var err error
+	if f.loose {
+		items, err = looseItems(f, raw, name)
+	} else {
+		items, err = d.strictItems(f, raw, name)
 	}
-	p, _, err := a.str(a.tool, "path", raw, true)
-	return p, err
-}
-
-func shape(tool string) string {
-	switch tool {
-	case ReadFile:
-		return `{"path": "src/app.ts"}`
-	case EditFile:
-		return `{"path": "src/app.ts", "edits": [{"oldText": "exact old lines", "newText": "new lines"}]}`
-	case CreateFile, WriteFile:
-		return `{"path": "src/app.ts", "content": "..."}`
-	case ApplyChanges:
-		return `{"changes": [{"path": "a.ts", "edits": [{"oldText": "...", "newText": "..."}]}, {"path": "b.ts", "create": "..."}]}`
-	}
-	return "{}"
-}
-
-var (
-	oldNames = []string{"oldText", "old_string", "old_str", "search", "oldString", "old_text"}
-	newNames = []string{"newText", "new_string", "new_str", "replace", "newString", "new_text"}
-	allNames = []string{"replaceAll", "replace_all"}
-)
-
-type editArgs struct {
-	path   string
-	edits  []matcher.Edit
-	dryRun bool
-}
-
-func decodeEdit(raw json.RawMessage) (*editArgs, error) {
-	a, err := parseArgs(EditFile, raw)
 	if err != nil {
 		return nil, err
 	}
-	out := &editArgs{}
-	if out.path, err = a.path(); err != nil {
-		return nil, err
-	}
-	dr, _, err := a.take(EditFile, a.m, "dryRun", "dry_run")
-	if err != nil {
-		return nil, err
-	}
-	if out.dryRun, err = a.boolean(EditFile, "dryRun", dr); err != nil {
-		return nil, err
-	}
-	editsRaw, _, err := a.take(EditFile, a.m, "edits")
-	if err != nil {
-		return nil, err
-	}
-	// A lone top-level oldText/newText is one edit.
-	var lone map[string]json.RawMessage
-	for _, n := range append(append(append([]string{}, oldNames...), newNames...), allNames...) {
-		if v, ok := a.m[n]; ok {
-			if lone == nil {
-				lone = map[string]json.RawMessage{}
-			}
-			lone[n] = v
-			delete(a.m, n)
+	out := make([]any, len(items))
+	for i, it := range items {
+		where := fmt.Sprintf("%s[%d]", name, i)
+		var m map[string]json.RawMessage
+		if len(it) == 0 || it[0] != '{' || json.Unmarshal(it, &m) != nil {
+			return nil, errs.New(errs.InvalidInput, "", "%s must be an object %s, not %s.", where, f.items.shape(), jsonType(it))
 		}
-	}
-	if err := a.rest(EditFile, a.m, "path, edits and dryRun"); err != nil {
-		return nil, err
-	}
-	switch {
-	case editsRaw != nil && lone != nil:
-		return nil, errs.New(errs.InvalidInput, "", "edit_file has both edits and a top-level oldText/newText; put every change in edits.")
-	case lone != nil:
-		e, err := a.edit("edit_file", lone)
+		v, err := d.object(f.items, m, where, where+".")
 		if err != nil {
 			return nil, err
 		}
-		out.edits = []matcher.Edit{e}
-		return out, nil
-	case editsRaw == nil:
-		return nil, errs.New(errs.InvalidInput, "", "edit_file is missing edits. Send e.g. %s.", shape(EditFile))
+		out[i] = f.items.build(v)
 	}
-	list, err := a.editList(editsRaw)
-	if err != nil {
-		return nil, err
-	}
-	out.edits = list
 	return out, nil
 }
 
-// editList accepts edits as an array, as one object, or as either sent inside a JSON
-// string (a common slip of models that serialize nested arguments twice).
-func (a *args) editList(raw json.RawMessage) ([]matcher.Edit, error) {
+// looseItems reads an array that may also come as one object, or as either inside a
+// JSON string (a common slip of models that serialize nested arguments twice).
+func looseItems(f *argDef, raw json.RawMessage, name string) ([]json.RawMessage, error) {
+	example := "[" + f.items.shape() + "]"
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, errs.New(errs.InvalidInput, "", "edits is a malformed string. Send edits as an array: [{\"oldText\": ..., \"newText\": ...}].")
+			return nil, errs.New(errs.InvalidInput, "", "%s is a malformed string. Send %s as an array: %s.", name, f.name, example)
 		}
 		inner := bytes.TrimSpace([]byte(s))
 		if len(inner) == 0 || (inner[0] != '[' && inner[0] != '{') || !json.Valid(inner) || depth(inner) > maxDepth {
-			return nil, errs.New(errs.InvalidInput, "", "edits was sent as a string that is not a JSON array of edits. Send edits as an array: [{\"oldText\": ..., \"newText\": ...}].")
+			return nil, errs.New(errs.InvalidInput, "", "%s was sent as a string that is not a JSON array of %s. Send %s as an array: %s.", name, f.name, f.name, example)
 		}
 		raw = inner
 	}
@@ -378,226 +530,100 @@ func (a *args) editList(raw json.RawMessage) ([]matcher.Edit, error) {
 		items = []json.RawMessage{raw}
 	case '[':
 		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, errs.New(errs.InvalidInput, "", "edits is not a valid array (%v).", err)
+			return nil, errs.New(errs.InvalidInput, "", "%s is not a valid array (%v).", name, err)
 		}
 	default:
-		return nil, errs.New(errs.InvalidInput, "", "edits must be an array of {oldText, newText} objects, not %s.", jsonType(raw))
+		return nil, errs.New(errs.InvalidInput, "", "%s must be an array of %s objects, not %s.", name, f.items.brief(), jsonType(raw))
 	}
 	if len(items) == 0 {
-		return nil, errs.New(errs.InvalidInput, "", "edits is empty. Send at least one {oldText, newText}.")
+		return nil, errs.New(errs.InvalidInput, "", "%s is empty. Send at least one %s.", name, f.items.brief())
 	}
-	if len(items) > maxEdits {
-		return nil, errs.New(errs.InvalidInput, "", "edits has %d entries; at most %d are accepted in one call.", len(items), maxEdits)
+	if len(items) > f.maxItems {
+		return nil, errs.New(errs.InvalidInput, "", "%s has %d entries; at most %d are accepted in one call.", name, len(items), f.maxItems)
 	}
-	out := make([]matcher.Edit, len(items))
-	for i, it := range items {
-		where := fmt.Sprintf("edits[%d]", i)
-		if len(it) == 0 || it[0] != '{' {
-			return nil, errs.New(errs.InvalidInput, "", "%s must be an object {\"oldText\": ..., \"newText\": ...}, not %s.", where, jsonType(it))
-		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(it, &m); err != nil {
-			return nil, errs.New(errs.InvalidInput, "", "%s is not a valid object (%v).", where, err)
-		}
-		e, err := a.edit(where, m)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = e
-	}
-	return out, nil
+	return items, nil
 }
 
-func (a *args) edit(where string, m map[string]json.RawMessage) (matcher.Edit, error) {
-	var e matcher.Edit
-	o, _, err := a.take(where, m, oldNames...)
-	if err != nil {
-		return e, err
-	}
-	n, _, err := a.take(where, m, newNames...)
-	if err != nil {
-		return e, err
-	}
-	r, _, err := a.take(where, m, allNames...)
-	if err != nil {
-		return e, err
-	}
-	if err := a.rest(where, m, "oldText, newText and replaceAll"); err != nil {
-		return e, err
-	}
-	if o == nil {
-		return e, errs.New(errs.InvalidInput, "", "%s is missing oldText (the exact text to replace).", where)
-	}
-	if n == nil {
-		return e, errs.New(errs.InvalidInput, "", "%s is missing newText (send \"\" to delete oldText).", where)
-	}
-	if e.OldText, _, err = a.str(where, "oldText", o, true); err != nil {
-		return e, err
-	}
-	if e.NewText, _, err = a.str(where, "newText", n, true); err != nil {
-		return e, err
-	}
-	if e.ReplaceAll, err = a.boolean(where, "replaceAll", r); err != nil {
-		return e, err
-	}
-	return e, nil
-}
-
-type readArgs struct {
-	path          string
-	offset, limit int
-}
-
-func decodeRead(raw json.RawMessage) (*readArgs, error) {
-	a, err := parseArgs(ReadFile, raw)
-	if err != nil {
-		return nil, err
-	}
-	out := &readArgs{}
-	if out.path, err = a.path(); err != nil {
-		return nil, err
-	}
-	off, _, err := a.take(ReadFile, a.m, "offset")
-	if err != nil {
-		return nil, err
-	}
-	lim, _, err := a.take(ReadFile, a.m, "limit")
-	if err != nil {
-		return nil, err
-	}
-	if err := a.rest(ReadFile, a.m, "path, offset and limit"); err != nil {
-		return nil, err
-	}
-	if out.offset, err = a.positive("offset", off); err != nil {
-		return nil, err
-	}
-	if out.limit, err = a.positive("limit", lim); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-type contentArgs struct {
-	path    string
-	content string
-}
-
-func decodeContent(tool string, raw json.RawMessage) (*contentArgs, error) {
-	a, err := parseArgs(tool, raw)
-	if err != nil {
-		return nil, err
-	}
-	out := &contentArgs{}
-	if out.path, err = a.path(); err != nil {
-		return nil, err
-	}
-	c, _, err := a.take(tool, a.m, "content", "text", "contents")
-	if err != nil {
-		return nil, err
-	}
-	if err := a.rest(tool, a.m, "path and content"); err != nil {
-		return nil, err
-	}
-	out.content, _, err = a.str(tool, "content", c, true)
-	return out, err
-}
-
-// maxChanges bounds the files of one apply_changes call.
-const maxChanges = 100
-
-func decodeApply(raw json.RawMessage) ([]txn.Spec, error) {
-	a, err := parseArgs(ApplyChanges, raw)
-	if err != nil {
-		return nil, err
-	}
-	cr, _, err := a.take(ApplyChanges, a.m, "changes")
-	if err != nil {
-		return nil, err
-	}
-	if err := a.rest(ApplyChanges, a.m, "changes"); err != nil {
-		return nil, err
-	}
-	if cr == nil {
-		return nil, errs.New(errs.InvalidInput, "", "apply_changes is missing changes. Send e.g. %s.", shape(ApplyChanges))
-	}
+// strictItems reads an array sent as an array, of min to maxItems items.
+func (d *decoder) strictItems(f *argDef, raw json.RawMessage, name string) ([]json.RawMessage, error) {
 	var items []json.RawMessage
-	if cr[0] != '[' || json.Unmarshal(cr, &items) != nil {
-		return nil, errs.New(errs.InvalidInput, "", "changes must be an array, not %s. Send e.g. %s.", jsonType(cr), shape(ApplyChanges))
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil, errs.New(errs.InvalidInput, "", "%s must be an array, not %s. Send e.g. %s.", name, jsonType(raw), d.tool.shape)
 	}
-	if len(items) == 0 || len(items) > maxChanges {
-		return nil, errs.New(errs.InvalidInput, "", "changes has %d entries; send between 1 and %d.", len(items), maxChanges)
+	if len(items) < max(f.min, 1) || len(items) > f.maxItems {
+		return nil, errs.New(errs.InvalidInput, "", "%s has %d entries; send between %d and %d.", name, len(items), max(f.min, 1), f.maxItems)
 	}
-	specs := make([]txn.Spec, len(items))
-	for i, it := range items {
-		where := fmt.Sprintf("changes[%d]", i)
-		var m map[string]json.RawMessage
-		if len(it) == 0 || it[0] != '{' || json.Unmarshal(it, &m) != nil {
-			return nil, errs.New(errs.InvalidInput, "", "%s must be an object {path, edits} or {path, create} or {path, write}, not %s.", where, jsonType(it))
-		}
-		p, _, err := a.take(where, m, "path", "file_path", "filePath")
-		if err != nil {
-			return nil, err
-		}
-		if specs[i].Path, _, err = a.str(where, "path", p, true); err != nil {
-			return nil, err
-		}
-		ed, _, _ := a.take(where, m, "edits")
-		cre, _, _ := a.take(where, m, "create")
-		wr, _, _ := a.take(where, m, "write")
-		if err := a.rest(where, m, "path with one of edits, create or write"); err != nil {
-			return nil, err
-		}
-		for _, v := range []*json.RawMessage{&ed, &cre, &wr} {
-			if absent(*v) {
-				*v = nil
-			}
-		}
-		n := 0
-		for _, v := range []json.RawMessage{ed, cre, wr} {
-			if v != nil {
-				n++
-			}
-		}
-		if n != 1 {
-			return nil, errs.New(errs.InvalidInput, "", "%s must have exactly one of edits, create or write (it has %d).", where, n)
-		}
-		switch {
-		case ed != nil:
-			specs[i].Op = journal.OpEdit
-			list, err := a.editList(ed)
-			if err != nil {
-				return nil, prefixed(where+".", err)
-			}
-			specs[i].Edits = list
-		default:
-			// create and write both carry the whole content.
-			op, field, v := journal.OpCreate, "create", cre
-			if wr != nil {
-				op, field, v = journal.OpWrite, "write", wr
-			}
-			specs[i].Op = op
-			s, _, err := a.str(where, field, v, true)
-			if err != nil {
-				return nil, err
-			}
-			specs[i].Content = []byte(s)
-		}
-	}
-	return specs, nil
+	return items, nil
 }
 
-// prefixed puts where in front of a decoding message ("changes[1].edits[0] is ...").
-func prefixed(where string, err error) error {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		e2 := *e
-		msg := e.Error()
-		if strings.HasPrefix(msg, "edits") {
-			e2.Msg = where + msg
-		} else {
-			e2.Msg = where + "edits: " + msg
+func requiredOf(o *objectDef) []string {
+	var out []string
+	for _, f := range o.fields {
+		if f.required {
+			out = append(out, f.name)
 		}
-		return &e2
 	}
-	return err
+	return out
+}
+
+// brief shows an item by its required fields: {oldText, newText}.
+func (o *objectDef) brief() string { return "{" + strings.Join(requiredOf(o), ", ") + "}" }
+
+// shape shows an item as a message asks for it: {"oldText": ..., "newText": ...},
+// or each form of one with oneOf: {path, edits} or {path, create} or {path, write}.
+func (o *objectDef) shape() string {
+	if len(o.oneOf) == 0 {
+		return `{"` + strings.Join(requiredOf(o), `": ..., "`) + `": ...}`
+	}
+	forms := make([]string, len(o.oneOf))
+	for i, alt := range o.oneOf {
+		forms[i] = "{" + strings.Join(append(requiredOf(o), alt), ", ") + "}"
+	}
+	return strings.Join(forms, " or ")
+}
+
+// pathsOf finds the paths arguments m name by tool d's path fields, however
+// malformed the rest is; for an unknown tool (d nil), by any tool's.
+func pathsOf(d *toolDef, m map[string]json.RawMessage) []string {
+	if m == nil {
+		return nil
+	}
+	if d != nil {
+		return objectPaths(&d.args, m)
+	}
+	var out []string
+	for _, d := range toolTable {
+		for _, p := range objectPaths(&d.args, m) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func objectPaths(o *objectDef, m map[string]json.RawMessage) []string {
+	var out []string
+	for _, f := range o.fields {
+		switch {
+		case f.path:
+			for _, n := range f.names() {
+				var p string
+				if json.Unmarshal(m[n], &p) == nil && p != "" {
+					out = append(out, p)
+				}
+			}
+		case f.items != nil && f.items.hasPaths():
+			var items []map[string]json.RawMessage
+			json.Unmarshal(m[f.name], &items)
+			for _, it := range items {
+				out = append(out, objectPaths(f.items, it)...)
+			}
+		}
+	}
+	return out
+}
+
+func (o *objectDef) hasPaths() bool {
+	return slices.ContainsFunc(o.fields, func(f argDef) bool { return f.path || f.items != nil && f.items.hasPaths() })
 }

@@ -3,7 +3,6 @@ package toolapi
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 )
 
 // Hints say how a tool touches the workspace, for runtimes that show or gate calls
@@ -14,13 +13,11 @@ type Hints struct {
 	Idempotent  bool // calling it again with the same arguments changes nothing more
 }
 
-// HintsFor returns the hints of tool name.
+// HintsFor returns the hints of tool name; a name that is no tool's gets the most
+// cautious ones.
 func HintsFor(name string) Hints {
-	switch name {
-	case ReadFile, ListFiles, SearchFiles:
-		return Hints{ReadOnly: true, Idempotent: true}
-	case CreateFile:
-		return Hints{}
+	if d := lookupTool(toolTable, name); d != nil {
+		return d.needs.hints()
 	}
 	return Hints{Destructive: true}
 }
@@ -50,112 +47,81 @@ var Formats = []string{"json", "mcp", "openai", "anthropic"}
 //     nullable, no additional properties, no keywords strict mode rejects);
 //   - anthropic: the tools array of the Messages API, [{name, description,
 //     input_schema}].
-func Definitions(format string) (any, error) {
-	tools := Tools()
+func Definitions(format string) (any, error) { return definitions(format, nativeTools()) }
+
+// definitions returns the definitions of defs in format's shape.
+func definitions(format string, defs []*toolDef) (any, error) {
 	switch format {
 	case "json":
-		return tools, nil
+		return definitionsOf(defs), nil
 	case "mcp":
-		type ann struct {
-			ReadOnlyHint    bool `json:"readOnlyHint"`
-			DestructiveHint bool `json:"destructiveHint"`
-			IdempotentHint  bool `json:"idempotentHint"`
-			OpenWorldHint   bool `json:"openWorldHint"`
-		}
-		type mcpTool struct {
-			Name         string          `json:"name"`
-			Description  string          `json:"description"`
-			InputSchema  json.RawMessage `json:"inputSchema"`
-			OutputSchema json.RawMessage `json:"outputSchema"`
-			Annotations  ann             `json:"annotations"`
-		}
-		out := struct {
-			Tools []mcpTool `json:"tools"`
-		}{}
-		for _, t := range tools {
-			h := HintsFor(t.Name)
-			out.Tools = append(out.Tools, mcpTool{t.Name, t.Description, t.InputSchema, OutputSchema,
-				ann{h.ReadOnly, h.Destructive, h.Idempotent, false}})
-		}
-		return out, nil
+		return mcpDefinitions(defs), nil
 	case "openai":
-		type fn struct {
-			Name        string         `json:"name"`
-			Description string         `json:"description"`
-			Parameters  map[string]any `json:"parameters"`
-			Strict      bool           `json:"strict"`
-		}
-		type tool struct {
-			Type     string `json:"type"`
-			Function fn     `json:"function"`
-		}
-		var out []tool
-		for _, t := range tools {
-			var schema map[string]any
-			if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-				return nil, err
-			}
-			out = append(out, tool{"function", fn{t.Name, t.Description, strictSchema(schema), true}})
-		}
-		return out, nil
+		return openaiDefinitions(defs), nil
 	case "anthropic":
-		type tool struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"input_schema"`
-		}
-		var out []tool
-		for _, t := range tools {
-			out = append(out, tool{t.Name, t.Description, t.InputSchema})
-		}
-		return out, nil
+		return anthropicDefinitions(defs), nil
 	}
 	return nil, fmt.Errorf("unknown format %q: use one of %v", format, Formats)
 }
 
-// unsupportedInStrict are keywords OpenAI's strict mode rejects; the decoder checks
-// what they said.
-var unsupportedInStrict = []string{"minLength", "maxLength", "pattern", "format", "minimum", "maximum",
-	"multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties"}
+// mcpDefinitions is the result of MCP's tools/list.
+func mcpDefinitions(defs []*toolDef) any {
+	type ann struct {
+		ReadOnlyHint    bool `json:"readOnlyHint"`
+		DestructiveHint bool `json:"destructiveHint"`
+		IdempotentHint  bool `json:"idempotentHint"`
+		OpenWorldHint   bool `json:"openWorldHint"`
+	}
+	type mcpTool struct {
+		Name         string          `json:"name"`
+		Description  string          `json:"description"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+		Annotations  ann             `json:"annotations"`
+	}
+	out := struct {
+		Tools []mcpTool `json:"tools"`
+	}{}
+	for _, d := range defs {
+		h := d.needs.hints()
+		out.Tools = append(out.Tools, mcpTool{d.name, d.desc, inputSchema(d, false), OutputSchema,
+			ann{h.ReadOnly, h.Destructive, h.Idempotent, false}})
+	}
+	return out
+}
 
-// strictSchema rewrites a JSON Schema for OpenAI's strict mode: every object lists all
-// its properties as required and allows no others, a property that was optional may
-// be null instead (the decoder reads null as left out), and rejected keywords go.
-func strictSchema(s map[string]any) map[string]any {
-	for _, k := range unsupportedInStrict {
-		delete(s, k)
+// openaiDefinitions is the tools array of OpenAI's APIs, with strict-mode schemas.
+// A schema goes out as a map, so that its keys print sorted, as they always have.
+func openaiDefinitions(defs []*toolDef) any {
+	type fn struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Parameters  map[string]any `json:"parameters"`
+		Strict      bool           `json:"strict"`
 	}
-	if props, ok := s["properties"].(map[string]any); ok {
-		required := map[string]bool{}
-		if req, ok := s["required"].([]any); ok {
-			for _, r := range req {
-				required[r.(string)] = true
-			}
-		}
-		var all []string
-		for name, p := range props {
-			ps := strictSchema(p.(map[string]any))
-			if !required[name] {
-				switch t := ps["type"].(type) {
-				case string:
-					ps["type"] = []any{t, "null"}
-				case nil:
-					ps = map[string]any{"anyOf": []any{ps, map[string]any{"type": "null"}}}
-				}
-			}
-			props[name] = ps
-			all = append(all, name)
-		}
-		sort.Strings(all)
-		req := make([]any, len(all))
-		for i, n := range all {
-			req[i] = n
-		}
-		s["required"] = req
-		s["additionalProperties"] = false
+	type tool struct {
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
 	}
-	if items, ok := s["items"].(map[string]any); ok {
-		s["items"] = strictSchema(items)
+	var out []tool
+	for _, d := range defs {
+		var params map[string]any
+		json.Unmarshal(inputSchema(d, true), &params) // generated: it is valid JSON
+		out = append(out, tool{"function", fn{d.name, d.desc, params, true}})
 	}
-	return s
+	return out
+}
+
+// anthropicDefinitions is the tools array of Anthropic's Messages API.
+func anthropicDefinitions(defs []*toolDef) any {
+	type tool struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	var out []tool
+	for _, d := range defs {
+		out = append(out, tool{d.name, d.desc, inputSchema(d, false)})
+	}
+	return out
 }

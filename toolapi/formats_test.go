@@ -2,6 +2,8 @@ package toolapi
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -18,40 +20,123 @@ func roundTrip(t *testing.T, format string) any {
 	return v
 }
 
-// checkStrict walks a schema as OpenAI's strict mode reads it: every object lists all
-// its properties as required and sets additionalProperties false, and no keyword it
-// rejects appears.
-func checkStrict(t *testing.T, where string, s map[string]any) {
-	t.Helper()
-	for _, k := range unsupportedInStrict {
-		if _, ok := s[k]; ok {
-			t.Errorf("%s: keyword %s is not accepted in strict mode", where, k)
+// strictKeywords are the schema keywords OpenAI's strict mode accepts (its structured
+// outputs guide): a schema that uses any other is refused by the API.
+var strictKeywords = map[string]bool{"type": true, "description": true, "properties": true, "required": true,
+	"additionalProperties": true, "items": true, "enum": true, "anyOf": true, "const": true}
+
+// strictProblems reads a schema as OpenAI's strict mode does and says what it would
+// refuse: a keyword it does not take, an object that does not list every property as
+// required or allows others. plain is the same schema as the json format states it:
+// a property plain does not require must take null in strict, or a strict-mode model
+// could not leave it out.
+func strictProblems(where string, s, plain map[string]any) []string {
+	var out []string
+	for k := range s {
+		if !strictKeywords[k] {
+			out = append(out, fmt.Sprintf("%s: keyword %s is not accepted in strict mode", where, k))
 		}
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
-		if s["additionalProperties"] != false {
-			t.Errorf("%s: additionalProperties is not false", where)
-		}
-		var names, req []string
-		for n, p := range props {
-			names = append(names, n)
-			checkStrict(t, where+"."+n, p.(map[string]any))
-		}
-		for _, r := range s["required"].([]any) {
-			req = append(req, r.(string))
-		}
-		sort.Strings(names)
-		sort.Strings(req)
-		if len(names) != len(req) {
-			t.Errorf("%s: required %v, properties %v", where, req, names)
-		}
+		out = append(out, objectProblems(where, s, plain, props)...)
 	}
 	if items, ok := s["items"].(map[string]any); ok {
-		checkStrict(t, where+"[]", items)
+		pi, _ := plain["items"].(map[string]any)
+		out = append(out, strictProblems(where+"[]", items, pi)...)
 	}
-	if alts, ok := s["anyOf"].([]any); ok {
-		for _, a := range alts {
-			checkStrict(t, where+"|", a.(map[string]any))
+	return out
+}
+
+func objectProblems(where string, s, plain, props map[string]any) []string {
+	var out []string
+	if s["additionalProperties"] != false {
+		out = append(out, where+": additionalProperties is not false")
+	}
+	var names, req []string
+	for n := range props {
+		names = append(names, n)
+	}
+	reqList, _ := s["required"].([]any)
+	for _, r := range reqList {
+		req = append(req, r.(string))
+	}
+	sort.Strings(names)
+	sort.Strings(req)
+	if !slices.Equal(names, req) {
+		out = append(out, fmt.Sprintf("%s: required %v, properties %v", where, req, names))
+	}
+	plainReq, _ := plain["required"].([]any)
+	plainProps, _ := plain["properties"].(map[string]any)
+	for n, p := range props {
+		ps, pp := p.(map[string]any), plainProps[n]
+		if pp == nil {
+			out = append(out, fmt.Sprintf("%s.%s: not in the plain schema", where, n))
+			continue
+		}
+		if !slices.Contains(plainReq, any(n)) && !nullable(ps) {
+			out = append(out, fmt.Sprintf("%s.%s: optional, yet strict mode cannot send null for it (type %v)", where, n, ps["type"]))
+		}
+		out = append(out, strictProblems(where+"."+n, ps, pp.(map[string]any))...)
+	}
+	return out
+}
+
+func nullable(s map[string]any) bool {
+	switch t := s["type"].(type) {
+	case string:
+		return t == "null"
+	case []any:
+		return slices.Contains(t, any("null"))
+	}
+	return false
+}
+
+// plainSchemas are the json format's input schemas by tool name.
+func plainSchemas(t *testing.T) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, x := range roundTrip(t, "json").([]any) {
+		m := x.(map[string]any)
+		out[m["name"].(string)] = m["inputSchema"].(map[string]any)
+	}
+	return out
+}
+
+// The strict check fails on a schema strict mode would refuse: each mutation of a
+// good definition is caught.
+func TestStrictCheckCatchesWrongShapes(t *testing.T) {
+	good := func() map[string]any {
+		for _, x := range roundTrip(t, "openai").([]any) {
+			f := x.(map[string]any)["function"].(map[string]any)
+			if f["name"] == EditFile {
+				return f["parameters"].(map[string]any)
+			}
+		}
+		t.Fatal("no edit_file")
+		return nil
+	}
+	plain := plainSchemas(t)[EditFile]
+	if p := strictProblems(EditFile, good(), plain); len(p) > 0 {
+		t.Fatalf("the good definition fails: %v", p)
+	}
+	item := func(s map[string]any) map[string]any {
+		return s["properties"].(map[string]any)["edits"].(map[string]any)["items"].(map[string]any)
+	}
+	mutations := map[string]func(s map[string]any){
+		"a property not required": func(s map[string]any) { s["required"] = s["required"].([]any)[1:] },
+		"a rejected keyword": func(s map[string]any) {
+			item(s)["properties"].(map[string]any)["oldText"].(map[string]any)["minLength"] = 1
+		},
+		"additional properties allowed": func(s map[string]any) { delete(item(s), "additionalProperties") },
+		"an optional field not nullable": func(s map[string]any) {
+			s["properties"].(map[string]any)["dryRun"].(map[string]any)["type"] = "boolean"
+		},
+		"nested required missing": func(s map[string]any) { delete(item(s), "required") },
+	}
+	for what, mutate := range mutations {
+		s := good()
+		mutate(s)
+		if p := strictProblems(EditFile, s, plain); len(p) == 0 {
+			t.Errorf("%s: the strict check passed it", what)
 		}
 	}
 }
@@ -60,6 +145,7 @@ func TestFormats(t *testing.T) {
 	n := len(Tools())
 	// OpenAI: [{type: function, function: {name, description, parameters, strict}}].
 	oa := roundTrip(t, "openai").([]any)
+	plain := plainSchemas(t)
 	for _, x := range oa {
 		m := x.(map[string]any)
 		f := m["function"].(map[string]any)
@@ -70,7 +156,9 @@ func TestFormats(t *testing.T) {
 		if p["type"] != "object" {
 			t.Errorf("%s: parameters type %v", f["name"], p["type"])
 		}
-		checkStrict(t, f["name"].(string), p)
+		for _, problem := range strictProblems(f["name"].(string), p, plain[f["name"].(string)]) {
+			t.Error(problem)
+		}
 	}
 	// Anthropic: [{name, description, input_schema}] and nothing else.
 	for _, x := range roundTrip(t, "anthropic").([]any) {

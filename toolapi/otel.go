@@ -60,12 +60,13 @@ func traceCall(ctx context.Context, tr trace.Tracer, session, tool string, args 
 	if id, _ := ctx.Value(callIDKey{}).(string); id != "" {
 		attrs = append(attrs, keyCallID.String(clip(id)))
 	}
-	if paths := pathsIn(args); len(paths) > 0 {
-		attrs = append(attrs, keyPaths.StringSlice(paths[:min(len(paths), maxSpanPaths)]))
-	}
 	ctx, span := tr.Start(ctx, spanName(tool), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	defer span.End()
 	res := run(ctx)
+	// The paths come from the call's one decoding, so they are set once it ran.
+	if paths := res.paths; len(paths) > 0 {
+		span.SetAttributes(keyPaths.StringSlice(paths[:min(len(paths), maxSpanPaths)]))
+	}
 	if res.Txn != nil {
 		span.SetAttributes(keyTxn.Int64(*res.Txn))
 	}

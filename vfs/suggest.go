@@ -3,9 +3,6 @@ package vfs
 import (
 	"io/fs"
 	"path"
-	"strings"
-
-	"github.com/spf13/afero"
 )
 
 // suggestLimit bounds the walk for a suggestion, so a missing file in a huge tree
@@ -17,24 +14,11 @@ const suggestLimit = 20000
 func (f *FS) Suggest(p string) string {
 	base := path.Base(p)
 	best, bestScore := "", 1<<30
-	seen := 0
-	afero.Walk(f.fs, ".", func(q string, fi fs.FileInfo, err error) error {
-		if err != nil {
-			return nil
-		}
-		seen++
-		if seen > suggestLimit {
-			return fs.SkipAll
-		}
-		q = strings.TrimPrefix(q, "./")
+	w := f.Walker()
+	w.IncludeIgnored, w.Limit = true, suggestLimit
+	w.Walk(".", func(q string, fi fs.FileInfo) bool {
 		if fi.IsDir() {
-			if q != "." && f.checkReserved(q, q) != nil {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(path.Base(q), TempPrefix) {
-			return nil
+			return true
 		}
 		score := -1
 		if path.Base(q) == base {
@@ -46,7 +30,7 @@ func (f *FS) Suggest(p string) string {
 		if score >= 0 && score < bestScore {
 			best, bestScore = q, score
 		}
-		return nil
+		return true
 	})
 	return best
 }

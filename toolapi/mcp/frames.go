@@ -206,23 +206,7 @@ func (s *frameScan) feed(b []byte) {
 func (s *frameScan) byte(c byte) {
 	top := s.depth == 1
 	if s.inString {
-		switch {
-		case s.esc:
-			s.esc = false
-		case c == '\\':
-			s.esc = true
-		case c == '"':
-			s.inString = false
-		}
-		if top && s.state == scanInKey {
-			if !s.inString {
-				s.state = scanColon
-			} else {
-				s.collect(&s.key, c)
-			}
-		} else if top && s.state == scanValue && s.keep {
-			s.collect(&s.value, c)
-		}
+		s.stringByte(c, top)
 		return
 	}
 	switch c {
@@ -264,6 +248,28 @@ func (s *frameScan) byte(c byte) {
 		}
 	}
 	if top && s.state == scanValue && s.keep {
+		s.collect(&s.value, c)
+	}
+}
+
+// stringByte follows one byte inside a string: its end, and a top-level key or a
+// kept value it spells.
+func (s *frameScan) stringByte(c byte, top bool) {
+	switch {
+	case s.esc:
+		s.esc = false
+	case c == '\\':
+		s.esc = true
+	case c == '"':
+		s.inString = false
+	}
+	if top && s.state == scanInKey {
+		if !s.inString {
+			s.state = scanColon
+		} else {
+			s.collect(&s.key, c)
+		}
+	} else if top && s.state == scanValue && s.keep {
 		s.collect(&s.value, c)
 	}
 }

@@ -1,0 +1,98 @@
+package toolapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+)
+
+// schemaNode is one JSON Schema as the tools state it; its fields are in the order
+// the definitions print them.
+type schemaNode struct {
+	Type                 any         `json:"type"`
+	MinLength            int         `json:"minLength,omitempty"`
+	Minimum              int         `json:"minimum,omitempty"`
+	MinItems             int         `json:"minItems,omitempty"`
+	Description          string      `json:"description,omitempty"`
+	Items                *schemaNode `json:"items,omitempty"`
+	Properties           properties  `json:"properties,omitempty"`
+	Required             []string    `json:"required,omitempty"`
+	AdditionalProperties *bool       `json:"additionalProperties,omitempty"`
+}
+
+// properties keep the table's order when marshalled.
+type properties []property
+
+type property struct {
+	name   string
+	schema *schemaNode
+}
+
+func (p properties) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, q := range p {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(q.name)
+		v, err := json.Marshal(q.schema)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// inputSchema is the JSON Schema of a tool's arguments. strict writes it as OpenAI's
+// strict mode takes it: every property required, an optional one nullable instead
+// (the decoder reads null as left out), and none of the keywords it rejects (the
+// decoder checks what they said).
+func inputSchema(d *toolDef, strict bool) json.RawMessage {
+	b, err := json.Marshal(objectSchema(&d.args, strict))
+	if err != nil {
+		panic("toolapi: the schema of " + d.name + " does not marshal: " + err.Error())
+	}
+	return b
+}
+
+func objectSchema(o *objectDef, strict bool) *schemaNode {
+	no := false
+	s := &schemaNode{Type: "object", AdditionalProperties: &no}
+	for i := range o.fields {
+		f := &o.fields[i]
+		s.Properties = append(s.Properties, property{f.name, argSchema(f, strict)})
+		if f.required || strict {
+			s.Required = append(s.Required, f.name)
+		}
+	}
+	if strict {
+		slices.Sort(s.Required)
+	}
+	return s
+}
+
+func argSchema(f *argDef, strict bool) *schemaNode {
+	s := &schemaNode{Type: f.typ, Description: f.schemaDesc()}
+	if strict && !f.required {
+		s.Type = []string{f.typ, "null"}
+	}
+	if !strict {
+		switch f.typ {
+		case tString:
+			s.MinLength = f.min
+		case tInteger:
+			s.Minimum = f.min
+		case tArray:
+			s.MinItems = f.min
+		}
+	}
+	if f.items != nil {
+		s.Items = objectSchema(f.items, strict)
+	}
+	return s
+}

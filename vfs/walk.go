@@ -1,0 +1,317 @@
+package vfs
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+)
+
+// The walk: the workspace below a folder as a model may see it. It stays inside the
+// root, leaves out reserved folders and temporary files, does not follow symlinks,
+// leaves out what .gitignore files ignore unless asked, and says what it skipped.
+
+// MaxIgnoreBytes bounds a .gitignore the walk reads: its rules cost every entry.
+const MaxIgnoreBytes = 256 << 10
+
+// SkipReason is why an entry was left out of a walk; a reply counts each.
+type SkipReason int
+
+// The reasons. NotSkipped is none: ReadRegular read the file.
+const (
+	NotSkipped        SkipReason = -1
+	SkipIgnoreSpecial SkipReason = iota - 1 // a .gitignore that is not a regular file
+	SkipIgnoreLarge                         // a .gitignore over MaxIgnoreBytes
+	SkipLarge                               // a file over the caller's limit
+	SkipSpecial                             // not a regular file
+	SkipSymlink                             // a symlink, not followed
+	SkipDeep                                // a folder past the walk's depth
+	SkipUnreadable                          // a file that could not be read
+	skipReasons
+)
+
+// maxSkipNames bounds the names a note shows per reason.
+const maxSkipNames = 5
+
+// Skipped gathers what a walk left out, so that a reply can say so.
+type Skipped struct {
+	// LargeOver and DeeperThan are the bounds SkipLarge and SkipDeep were for.
+	LargeOver  int64
+	DeeperThan int
+
+	n     [skipReasons]int
+	names [skipReasons][]string
+}
+
+// Add notes that p was skipped for why.
+func (s *Skipped) Add(why SkipReason, p string) {
+	s.n[why]++
+	if len(s.names[why]) < maxSkipNames {
+		s.names[why] = append(s.names[why], p)
+	}
+}
+
+// Note is one line per reason, e.g. "(2 files over 4 MB not searched: a.bin, b.log)".
+func (s *Skipped) Note() string {
+	var b strings.Builder
+	for why, n := range s.n {
+		if n == 0 {
+			continue
+		}
+		names := strings.Join(s.names[why], ", ")
+		if n > len(s.names[why]) {
+			names += fmt.Sprintf(" and %d more", n-len(s.names[why]))
+		}
+		fmt.Fprintf(&b, "\n(%d %s: %s)", n, s.what(SkipReason(why), n), names)
+	}
+	return b.String()
+}
+
+// what says, for one or for several, what was skipped and why.
+func (s *Skipped) what(why SkipReason, n int) string {
+	one, many := "", ""
+	switch why {
+	case SkipIgnoreSpecial:
+		one, many = ".gitignore file not used (not a regular file)", ".gitignore files not used (not a regular file)"
+	case SkipIgnoreLarge:
+		one, many = ".gitignore file not used (over "+size(MaxIgnoreBytes)+")", ".gitignore files not used (over "+size(MaxIgnoreBytes)+")"
+	case SkipLarge:
+		one, many = "file over "+size(s.LargeOver)+" not searched", "files over "+size(s.LargeOver)+" not searched"
+	case SkipSpecial:
+		one, many = "entry that is not a regular file not searched", "entries that are not regular files not searched"
+	case SkipSymlink:
+		one, many = "symlink not followed", "symlinks not followed"
+	case SkipDeep:
+		one, many = fmt.Sprintf("folder deeper than %d levels not searched", s.DeeperThan), fmt.Sprintf("folders deeper than %d levels not searched", s.DeeperThan)
+	case SkipUnreadable:
+		one, many = "file could not be read", "files could not be read"
+	}
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// size is a bound as a note states it: 4 MB, 256 KB.
+func size(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d KB", n>>10)
+}
+
+// ReadRegular reads p only if it is a regular file of at most limit bytes: a FIFO
+// blocks its reader until a writer comes, and a device can stream without end. info
+// is how a walk saw p (without following a symlink); the opened handle is checked
+// again, since p may have been replaced in between. It returns why p was not read,
+// or NotSkipped.
+func (f *FS) ReadRegular(p string, info fs.FileInfo, limit int64) ([]byte, SkipReason) {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return nil, SkipSymlink
+	case !info.Mode().IsRegular():
+		return nil, SkipSpecial
+	case info.Size() > limit:
+		return nil, SkipLarge
+	}
+	// O_NONBLOCK: should p have become a FIFO since, the open returns at once.
+	h, err := f.fs.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, SkipUnreadable
+	}
+	defer h.Close()
+	if fi, err := h.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, SkipSpecial
+	}
+	data, err := io.ReadAll(io.LimitReader(h, limit+1))
+	switch {
+	case err != nil:
+		return nil, SkipUnreadable
+	case int64(len(data)) > limit:
+		return nil, SkipLarge
+	}
+	return data, NotSkipped
+}
+
+// Walker walks the workspace below a folder; see Walk. Its fields are its options.
+type Walker struct {
+	// IncludeIgnored also walks what .gitignore files ignore.
+	IncludeIgnored bool
+	// Depth bounds the folder levels entered below the root of the walk; 0 is none.
+	Depth int
+	// NoteDeep notes the folders not entered for Depth in Skipped.
+	NoteDeep bool
+	// Limit bounds the entries visited; 0 is none.
+	Limit int
+	// Skipped is what the walk left out; a caller adds what it skips in turn.
+	Skipped Skipped
+
+	fs      *FS
+	ignores []ignoreFile
+	seen    int
+}
+
+// Walker returns a walker of f's workspace.
+func (f *FS) Walker() *Walker { return &Walker{fs: f} }
+
+// Walk calls fn for every entry below root (a canonical folder, "." for the root),
+// depth-first in name order, with the entry as it is (a symlink as itself). fn
+// returns false to stop the walk.
+func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
+	if w.NoteDeep {
+		w.Skipped.DeeperThan = w.Depth
+	}
+	w.visit(root, 1, fn)
+}
+
+// visit walks one folder at level; false stops the walk.
+func (w *Walker) visit(dir string, level int, fn func(p string, fi fs.FileInfo) bool) bool {
+	if !w.IncludeIgnored && w.readIgnore(dir) {
+		defer func() { w.ignores = w.ignores[:len(w.ignores)-1] }()
+	}
+	entries, err := afero.ReadDir(w.fs.fs, dir)
+	if err != nil {
+		return true
+	}
+	slices.SortFunc(entries, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range entries {
+		p := path.Join(dir, e.Name())
+		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
+		if w.hidden(p, e.Name(), isDir) {
+			continue
+		}
+		if w.seen++; w.Limit > 0 && w.seen > w.Limit || !fn(p, e) {
+			return false
+		}
+		if !isDir {
+			continue
+		}
+		if w.Depth > 0 && level >= w.Depth {
+			if w.NoteDeep {
+				w.Skipped.Add(SkipDeep, p)
+			}
+			continue
+		}
+		if !w.visit(p, level+1, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// hidden reports whether the walk leaves an entry out: a reserved folder, a
+// temporary file of a write, or what a .gitignore ignores.
+func (w *Walker) hidden(p, name string, isDir bool) bool {
+	return w.fs.Reserved(name) || strings.HasPrefix(name, TempPrefix) || w.ignored(p, isDir)
+}
+
+// readIgnore reads dir's .gitignore onto the stack of rules; true if it did.
+func (w *Walker) readIgnore(dir string) bool {
+	name := path.Join(dir, ".gitignore")
+	info, err := w.fs.lstat(name)
+	if err != nil {
+		return false
+	}
+	data, why := w.fs.ReadRegular(name, info, MaxIgnoreBytes)
+	switch why {
+	case NotSkipped:
+		w.ignores = append(w.ignores, parseIgnore(dir, data))
+		return true
+	case SkipLarge:
+		w.Skipped.Add(SkipIgnoreLarge, name)
+	case SkipSpecial, SkipSymlink:
+		w.Skipped.Add(SkipIgnoreSpecial, name)
+	default:
+		w.Skipped.Add(SkipUnreadable, name)
+	}
+	return false
+}
+
+// ignoreFile is one .gitignore: its folder and its rules, in order.
+type ignoreFile struct {
+	dir   string
+	rules []ignoreRule
+}
+
+type ignoreRule struct {
+	pattern  string
+	negate   bool
+	dirOnly  bool
+	anchored bool // contains a slash: matched against the path below dir
+}
+
+func parseIgnore(dir string, data []byte) ignoreFile {
+	f := ignoreFile{dir: dir}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		l := strings.TrimRight(sc.Text(), " \t\r")
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		r := ignoreRule{}
+		if strings.HasPrefix(l, "!") {
+			r.negate, l = true, l[1:]
+		}
+		if strings.HasSuffix(l, "/") {
+			r.dirOnly, l = true, strings.TrimSuffix(l, "/")
+		}
+		l = strings.TrimPrefix(l, "**/")
+		if strings.Contains(l, "/") {
+			r.anchored, l = true, strings.TrimPrefix(l, "/")
+		}
+		r.pattern = l
+		f.rules = append(f.rules, r)
+	}
+	return f
+}
+
+// ignored applies the .gitignore files above p (a path from the root), the nearest
+// last, as git does (the last matching rule wins).
+func (w *Walker) ignored(p string, dir bool) bool {
+	if w.IncludeIgnored {
+		return false
+	}
+	out := false
+	for _, f := range w.ignores {
+		rel, ok := below(p, f.dir)
+		if !ok {
+			continue
+		}
+		for _, r := range f.rules {
+			if hit := r.match(rel, dir); hit {
+				out = !r.negate
+			}
+		}
+	}
+	return out
+}
+
+// below is p relative to dir, if p is inside it.
+func below(p, dir string) (string, bool) {
+	if dir == "." {
+		return p, true
+	}
+	if !strings.HasPrefix(p, dir+"/") {
+		return "", false
+	}
+	return p[len(dir)+1:], true
+}
+
+func (r ignoreRule) match(rel string, dir bool) bool {
+	if r.dirOnly && !dir {
+		return false
+	}
+	if !r.anchored {
+		rel = path.Base(rel)
+	}
+	hit, _ := path.Match(r.pattern, rel)
+	return hit
+}
