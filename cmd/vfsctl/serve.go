@@ -78,7 +78,7 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(logw, nil))
 	logger.Info("serving", "root", root)
-	if err := mcp.Serve(ctx, eng, mcp.NewTransport(os.Stdin, os.Stdout, logger), mcp.Options{Logger: logger}); err != nil && ctx.Err() == nil {
+	if err := mcp.Serve(ctx, eng, mcp.NewTransport(os.Stdin, os.Stdout, logger), mcp.Options{Logger: logger, Version: toolapi.Version()}); err != nil && ctx.Err() == nil {
 		logger.Error("serve", "err", err)
 		return exitRefused
 	}
