@@ -296,7 +296,7 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	}
 	if len(occ) == 0 {
 		err := m.notFound(i, old)
-		err.Tiers = tried
+		err.Where.Tiers = tried
 		return nil, EditReport{}, err
 	}
 	v := m.view(t)
@@ -310,7 +310,7 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 			"Found %d occurrences of edits[%d] in %s (lines %s)%s. Each oldText must match one place: add surrounding lines to make it unique, or set replaceAll.",
 			len(occ), i, m.name, listLines(lines), tierNote(t))
 		for _, x := range tiers {
-			if r.Tiers = append(r.Tiers, x.String()); x == t {
+			if r.Where.Tiers = append(r.Where.Tiers, x.String()); x == t {
 				break
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
 // notFound explains a missing oldText: the closest region of the file, the first line
@@ -63,7 +65,7 @@ func (m *matcher) notFound(i int, old string) *Refusal {
 		msg += " Note: " + strings.Join(hints, "; ") + "."
 	}
 	msg += " Re-read the file and copy oldText exactly from its current content."
-	return &Refusal{Kind: KindTextNotFound, Edit: i, Lines: lines, Message: msg, Closeness: closeness}
+	return &Refusal{Kind: KindTextNotFound, Message: msg, Where: &errs.Where{Edit: i, Lines: lines, Closeness: closeness}}
 }
 
 // lineDiff names how oldText's line differs from the file's, for the usual causes.

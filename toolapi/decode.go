@@ -593,9 +593,9 @@ func prefixed(where string, err error) error {
 		e2 := *e
 		msg := e.Error()
 		if strings.HasPrefix(msg, "edits") {
-			e2.Msg = where + msg
+			e2.Message = where + msg
 		} else {
-			e2.Msg = where + "edits: " + msg
+			e2.Message = where + "edits: " + msg
 		}
 		return &e2
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // Bounds on what list_files and search_files return.
@@ -274,7 +276,7 @@ func (a *API) folder(p string) (string, error) {
 	}
 	r, err := a.eng.FS().Resolve(strings.TrimSuffix(p, "/"))
 	if err != nil {
-		if errs.KindOf(err) == errs.NotAFile && strings.Contains(err.Error(), "workspace root") {
+		if errors.Is(err, vfs.ErrRoot) {
 			return ".", nil
 		}
 		return "", err

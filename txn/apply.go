@@ -141,7 +141,7 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		if !multi {
 			return err
 		}
-		return prefixError(fmt.Sprintf("changes[%d] (%s): ", i, specs[i].Path), err)
+		return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, specs[i].Path), err)
 	}
 	res := make([]*vfs.Resolved, len(specs))
 	paths := make([]string, len(specs))
@@ -169,9 +169,10 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 			for _, o := range specs {
 				c.Named(o.Op, o.Path)
 			}
-			var r *matcher.Refusal
-			if errors.As(err, &r) {
-				c.Refused(&journal.Refusal{Change: i, Edit: r.Edit, Lines: r.Lines, Tiers: r.Tiers, Closeness: r.Closeness})
+			var r *errs.Error
+			if errors.As(err, &r) && r.Where != nil {
+				w := r.Where
+				c.Refused(&journal.Refusal{Change: i, Edit: w.Edit, Lines: w.Lines, Tiers: w.Tiers, Closeness: w.Closeness})
 			}
 			return nil, where(i, err)
 		}
@@ -193,22 +194,6 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		return nil, err
 	}
 	return changes, nil
-}
-
-func prefixError(prefix string, err error) error {
-	var r *matcher.Refusal
-	if errors.As(err, &r) {
-		r2 := *r
-		r2.Message = prefix + r.Message
-		return &r2
-	}
-	var x *errs.Error
-	if errors.As(err, &x) {
-		x2 := *x
-		x2.Msg = prefix + x.Error()
-		return &x2
-	}
-	return fmt.Errorf("%s%w", prefix, err)
 }
 
 // plan reads one file and works out its new content, or refuses.
@@ -297,8 +282,8 @@ func (e *Engine) seen(c *Call, path string) (string, bool, error) {
 // staleHint adds to text_not_found that the session's last read of the file is older
 // than the file: the usual cause of a snippet that is no longer there.
 func (e *Engine) staleHint(c *Call, f *vfs.File, err error) error {
-	var r *matcher.Refusal
-	if !errors.As(err, &r) || r.Kind != matcher.KindTextNotFound {
+	var r *errs.Error
+	if !errors.As(err, &r) || r.Kind != errs.TextNotFound {
 		return err
 	}
 	if h, _, _ := e.seen(c, f.Path); h != "" && h != journal.Hash(f.Data) {

@@ -130,7 +130,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			}
 			e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
 			if len(changes) > 1 {
-				return prefixError(fmt.Sprintf("changes[%d] (%s): ", i, ch.Name), err)
+				return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, ch.Name), err)
 			}
 			return err
 		}

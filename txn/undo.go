@@ -34,21 +34,12 @@ import (
 // redo no undo, matches: callers phrase it for their reader.
 var ErrNothingToUndo = errors.New("nothing to undo")
 
-// Blocked is the cause of an undo refused as a conflict because a later call changed
-// what it would revert. Fact says what happened; what to do about it depends on who
-// asks (an operator runs vfsctl undo Seq, a model cannot undo another's change), so
-// callers may add their own advice to Fact.
-type Blocked struct {
-	Seq  uint64 // the call to undo first
-	Fact string
-}
-
-func (b *Blocked) Error() string { return b.Fact }
-
-// blocked is the conflict of an undo that call seq blocks.
+// blocked is the conflict of an undo that call seq blocks. The error's Blocker and Fact
+// let callers give their own advice: an operator runs vfsctl undo seq, a model cannot
+// undo another's change.
 func blocked(path string, seq uint64, format string, args ...any) error {
-	b := &Blocked{Seq: seq, Fact: fmt.Sprintf(format, args...)}
-	return errs.Wrap(errs.Conflict, path, b, "%s Undo call %d first.", b.Fact, seq)
+	fact := fmt.Sprintf(format, args...)
+	return &errs.Error{Kind: errs.Conflict, Path: path, Message: fmt.Sprintf("%s Undo call %d first.", fact, seq), Blocker: seq, Fact: fact}
 }
 
 // UndoOptions say what to undo or redo.
@@ -298,7 +289,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		ch, err := e.reverse(hist, target, f)
 		if err != nil {
 			if len(files) > 1 {
-				err = prefixError(fmt.Sprintf("%s: ", f.Path), err)
+				err = errs.Prefixed(fmt.Sprintf("%s: ", f.Path), err)
 			}
 			return nil, err
 		}

@@ -150,7 +150,7 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace. Send a path inside it, relative to its root.", p)
 	}
 	if q == "." {
-		return "", errs.New(errs.NotAFile, p, "%q names the workspace root, a directory. Send the path of a file.", p)
+		return "", errs.Wrap(errs.NotAFile, p, ErrRoot, "%q names the workspace root, a directory. Send the path of a file.", p)
 	}
 	if err := f.checkReserved(p, q); err != nil {
 		return "", err
@@ -307,7 +307,7 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		todo = append(strings.Split(target, "/"), todo...)
 	}
 	if cur == "" {
-		return nil, errs.New(errs.NotAFile, p, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
+		return nil, errs.Wrap(errs.NotAFile, p, ErrRoot, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
 	}
 	if err := f.checkReserved(p, cur); err != nil {
 		return nil, err
@@ -393,7 +393,7 @@ func (f *FS) osError(p string, err error) error {
 		return errs.Wrap(errs.NotAFile, p, err, "%s is not a regular file. The file tools read and edit regular files only.", p)
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return errs.Wrap(errs.InvalidInput, p, err, "A name in %s is too long for the filesystem (names are at most 255 bytes). Send a shorter name.", p)
-	case strings.Contains(err.Error(), "path escapes from parent"):
+	case errors.Is(err, errEscapes):
 		return errs.Wrap(errs.PathOutsideRoot, p, err, "%s leads outside the workspace. Send a path inside it.", p)
 	case errors.Is(err, syscall.ENOSPC):
 		return errs.Wrap(errs.IOError, p, err, "No space left on the device while writing %s; nothing was changed.", p)

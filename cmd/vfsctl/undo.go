@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -183,11 +182,9 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 
 // forOperator gives a conflict the command that clears it.
 func forOperator(err error) error {
-	var b *txn.Blocked
-	if !errors.As(err, &b) {
+	b := errs.Blocked(err)
+	if b == nil {
 		return err
 	}
-	var e *errs.Error
-	errors.As(err, &e)
-	return errs.Wrap(errs.Conflict, e.Path, b, "%s Run `vfsctl undo %d` first, then this command again.", b.Fact, b.Seq)
+	return errs.Wrap(errs.Conflict, b.Path, err, "%s Run `vfsctl undo %d` first, then this command again.", b.Fact, b.Blocker)
 }
