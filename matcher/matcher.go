@@ -138,20 +138,9 @@ type matcher struct {
 	name   string
 	typo   *view
 	indent *view
-	utf8ok int // 0 unknown, 1 valid, -1 invalid
 	unit   string
 	drift  *drift   // the edit being rendered, at a fuzzy tier
 	loose  []string // each line's looseKey, for not-found hints
-}
-
-func (m *matcher) validUTF8() bool {
-	if m.utf8ok == 0 {
-		m.utf8ok = -1
-		if utf8.Valid(m.d.body) {
-			m.utf8ok = 1
-		}
-	}
-	return m.utf8ok == 1
 }
 
 func (m *matcher) view(t Tier) *view {

@@ -628,7 +628,7 @@ func locate(base, cur []byte, start, end int) (int, bool) {
 	for range 8 {
 		snip := base[lo:hi]
 		if len(snip) > 0 {
-			if i := bytes.Index(cur, snip); i >= 0 && bytes.Index(cur[i+1:], snip) < 0 {
+			if i := bytes.Index(cur, snip); i >= 0 && !bytes.Contains(cur[i+1:], snip) {
 				return i + (start - lo), true
 			}
 		}
