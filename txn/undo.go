@@ -301,9 +301,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		c.rec.Undo = target
 	}
 	if o.DryRun {
-		for _, ch := range res.Changes {
-			c.file(journal.File{Path: ch.Path, Op: journal.OpDryRun, Before: journal.Hash(ch.Before), After: journal.Hash(ch.After), Diff: bounded(ch.Diff())})
-		}
+		c.dryRun(res.Changes)
 		return res, nil
 	}
 	if err := e.commit(c, res.Changes); err != nil {
