@@ -247,29 +247,7 @@ func verb(o UndoOptions) string {
 // Undo reverts a recorded change as a new transaction of call c, all files or none.
 // The call's record names the target (Record.Undo, or Record.Redo for a redo).
 func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
-	if err := e.j.Flush(); err != nil {
-		return nil, err
-	}
-	if historyIndex {
-		// Should the index not be written, the history is read from every record.
-		e.buildHistory()
-	}
-	var hist *history
-	var target uint64
-	err := e.j.View(func(t *journal.Tx) (err error) {
-		if hist, err = openHistory(t); err != nil {
-			return err
-		}
-		if o.Seq == 0 {
-			target, err = hist.pick(o)
-		} else {
-			target, err = hist.check(o)
-		}
-		if err != nil {
-			return err
-		}
-		return hist.load(t, target)
-	})
+	hist, target, err := e.undoTarget(o)
 	if err != nil {
 		return nil, err
 	}
@@ -308,6 +286,33 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// undoTarget picks (Seq 0) or checks the record to undo or redo, and loads its history:
+// the record and the later changes of its files, from everything journaled so far.
+func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err error) {
+	if err := e.j.Flush(); err != nil {
+		return nil, 0, err
+	}
+	if historyIndex {
+		// Should the index not be written, the history is read from every record.
+		e.buildHistory()
+	}
+	err = e.j.View(func(t *journal.Tx) (err error) {
+		if hist, err = openHistory(t); err != nil {
+			return err
+		}
+		if o.Seq == 0 {
+			target, err = hist.pick(o)
+		} else {
+			target, err = hist.check(o)
+		}
+		if err != nil {
+			return err
+		}
+		return hist.load(t, target)
+	})
+	return hist, target, err
 }
 
 // reverse plans the reverse of one file's change in record target, against the file
