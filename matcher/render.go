@@ -356,31 +356,8 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	B := A + len(pt)
 	x0, x1 := A+pre, B-suf
 	y0, y1 := A+pre, A+len(qt)-suf
-	if fl.start != nil {
-		// Widen to whole segments of the file's line: a segment is replaced whole or
-		// not at all. Outside the middle both lines are the same bytes.
-		for x0 > 0 && x0 < len(ft) && fl.start[x0-1] == fl.start[x0] {
-			x0--
-			y0--
-		}
-		for x1 < len(ft) && x1 > 0 && fl.end[x1-1] == fl.end[x1] {
-			x1++
-			y1++
-		}
-	}
-	var o0, o1 int
-	switch {
-	case x0 < x1:
-		o0, o1 = fl.srcStart(x0), fl.srcEnd(x1)
-	case x0 > 0:
-		o0 = fl.srcEnd(x0)
-		o1 = o0
-	default:
-		o0 = fl.srcStart(0)
-		o1 = o0
-	}
-	o0 = min(max(o0, pc.s), pc.e)
-	o1 = min(max(o1, o0), pc.e)
+	x0, x1, y0, y1 = fl.widen(x0, x1, y0, y1)
+	o0, o1 := fl.srcRange(x0, x1, pc)
 	// The new middle: the model's text where it lies in Q's part, and the file's own
 	// folded bytes where widening reached past P (a segment P only partly covered).
 	var mid strings.Builder
@@ -404,6 +381,44 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	}
 	b = append(b, mid.String()...)
 	return append(b, O[o1:pc.e]...)
+}
+
+// widen widens the differing middle [x0, x1) of the folded line, and with it [y0, y1)
+// of the new line, to whole segments: a segment is replaced whole or not at all, and
+// outside the middle both lines are the same bytes.
+func (fl *folded) widen(x0, x1, y0, y1 int) (int, int, int, int) {
+	if fl.start == nil {
+		return x0, x1, y0, y1
+	}
+	for x0 > 0 && x0 < len(fl.text) && fl.start[x0-1] == fl.start[x0] {
+		x0--
+		y0--
+	}
+	for x1 < len(fl.text) && x1 > 0 && fl.end[x1-1] == fl.end[x1] {
+		x1++
+		y1++
+	}
+	return x0, x1, y0, y1
+}
+
+// srcRange maps folded range [x0, x1) back to the byte range of the file's line it
+// came from, kept inside the piece pc: an empty range maps to the point after what
+// precedes it.
+func (fl *folded) srcRange(x0, x1 int, pc piece) (int, int) {
+	var o0, o1 int
+	switch {
+	case x0 < x1:
+		o0, o1 = fl.srcStart(x0), fl.srcEnd(x1)
+	case x0 > 0:
+		o0 = fl.srcEnd(x0)
+		o1 = o0
+	default:
+		o0 = fl.srcStart(0)
+		o1 = o0
+	}
+	o0 = min(max(o0, pc.s), pc.e)
+	o1 = min(max(o1, o0), pc.e)
+	return o0, o1
 }
 
 // middle writes folded range [g0, g1) of the model's line Q: each source segment that
