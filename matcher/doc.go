@@ -1,8 +1,12 @@
 // Package matcher turns a model's edit call into byte splices of a file, or refuses it.
 //
 // It is pure: the original bytes and the edits go in, splices (or a typed *Refusal) come
-// out. It does no I/O and imports nothing else of the project, so it can be tested on
-// any input and fuzzed freely.
+// out. It does no I/O, so it can be tested on any input and fuzzed freely.
+//
+// Its one project import is the leaf package internal/errs, which imports nothing of
+// the project and does no I/O: a refusal is the project's one error type (Refusal is
+// an alias of errs.Error), carrying its structure in Where, so no layer above has to
+// translate or copy the matcher's errors, and purity is kept.
 //
 // # Model
 //

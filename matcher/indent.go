@@ -3,6 +3,8 @@ package matcher
 import (
 	"fmt"
 	"strings"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
 const tabWidth = 4
@@ -209,7 +211,7 @@ func (r *reindent) contradiction(m *matcher, ei int, pcs []piece, P []string) er
 				for l := first; l <= last && l < first+12; l++ {
 					fmt.Fprintf(&b, "\n%6d\t%s", l+1, m.d.content(l))
 				}
-				return &Refusal{Kind: KindTextNotFound, Edit: ei, Lines: []int{pcs[prev].line + 1, pcs[i].line + 1},
+				return &Refusal{Kind: KindTextNotFound, Where: &errs.Where{Edit: ei, Lines: []int{pcs[prev].line + 1, pcs[i].line + 1}},
 					Message: fmt.Sprintf("edits[%d]: oldText matches lines %d-%d of %s only when indentation is ignored, and its indentation contradicts the file's: it shows line %d %s line %d, while the file has line %d %s line %d. Where the new lines belong would be a guess. The file's lines, with their real indentation:%s\nCopy oldText with this indentation.",
 						ei, first+1, last+1, m.name, pcs[i].line+1, relWord(dm), pcs[prev].line+1, pcs[i].line+1, relWord(df), pcs[prev].line+1, b.String())}
 			}

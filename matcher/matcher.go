@@ -138,20 +138,9 @@ type matcher struct {
 	name   string
 	typo   *view
 	indent *view
-	utf8ok int // 0 unknown, 1 valid, -1 invalid
 	unit   string
 	drift  *drift   // the edit being rendered, at a fuzzy tier
 	loose  []string // each line's looseKey, for not-found hints
-}
-
-func (m *matcher) validUTF8() bool {
-	if m.utf8ok == 0 {
-		m.utf8ok = -1
-		if utf8.Valid(m.d.body) {
-			m.utf8ok = 1
-		}
-	}
-	return m.utf8ok == 1
 }
 
 func (m *matcher) view(t Tier) *view {
@@ -257,36 +246,96 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	if utf8.ValidString(old) {
 		tiers = append(tiers, TierTypography, TierIndentation)
 	}
+	f, err := m.locateEdit(i, tiers, old, nw, all)
+	if err != nil {
+		return nil, EditReport{}, err
+	}
+	if len(f.occ) == 0 {
+		err := m.notFound(i, old)
+		err.Where.Tiers = triedTiers(tiers, old)
+		return nil, EditReport{}, err
+	}
+	v := m.view(f.t)
+	lines := make([]int, len(f.occ))
+	for k, o := range f.occ {
+		l, _ := v.locate(o.from)
+		lines[k] = l + 1
+	}
+	if len(f.occ) > 1 && !all {
+		return nil, EditReport{}, m.multiple(i, tiers, f.t, lines)
+	}
+	if all {
+		f.occ = nonOverlapping(f.occ)
+	}
+	rep := EditReport{Tier: f.t, Gutter: f.gutter, GutterLine: f.pinned}
+	splices, err := m.renderAll(i, v, f, &rep)
+	if err != nil {
+		return nil, EditReport{}, err
+	}
+	if m.unchanged(splices) {
+		return nil, EditReport{}, refuse(KindNoChange, i, lines,
+			"edits[%d] would leave %s unchanged: what it writes is already there (line %s)%s. Re-read the file; send only edits that change something.",
+			i, m.name, listLines(lines), tierNote(f.t))
+	}
+	m.noteFolds(f, splices, &rep)
+	return splices, rep, nil
+}
+
+// located is where an edit's oldText was found: at tier t, by pattern p, as pieces
+// (the gutter stripped when gutter is set), with the newText to write.
+type located struct {
+	t      Tier
+	p      pattern
+	occ    []occurrence
+	pieces []string
+	nw     string
+	gutter bool
+	pinned int // the gutter's first line, where it picked one of several occurrences
+}
+
+// locateEdit finds oldText tier by tier; found nowhere, it tries again with a pasted
+// read_file gutter stripped from oldText (and from newText), which must then still
+// change something.
+func (m *matcher) locateEdit(i int, tiers []Tier, old, nw string, all bool) (located, error) {
 	pieces := splitLF(old)
-	t, p, occ := m.find(tiers, pieces)
-	gutter, pinned := false, 0
+	f := located{pieces: pieces, nw: nw}
+	f.t, f.p, f.occ = m.find(tiers, pieces)
+	if len(f.occ) > 0 {
+		return f, nil
+	}
+	g, first, ok := stripGutter(pieces)
+	if !ok {
+		return f, nil
+	}
+	t, p, occ := m.find(tiers, g)
 	if len(occ) == 0 {
-		if g, first, ok := stripGutter(pieces); ok {
-			if t2, p2, occ2 := m.find(tiers, g); len(occ2) > 0 {
-				t, p, occ, gutter = t2, p2, occ2, true
-				pieces = g
-				if len(occ) > 1 && !all {
-					// The pasted line numbers are evidence: one occurrence starting at
-					// the gutter's first line is where the model copied from.
-					var at []occurrence
-					for _, o := range occ {
-						if l, _ := m.view(t).locate(o.from); l+1 == first {
-							at = append(at, o)
-						}
-					}
-					if len(at) == 1 {
-						occ, pinned = at, first
-					}
-				}
-				if ng, _, ok := stripGutter(splitLF(nw)); ok {
-					nw = joinLF(ng)
-				}
-				if joinLF(g) == nw {
-					return nil, EditReport{}, refuse(KindNoChange, i, nil, "edits[%d] changes nothing once the line-number gutter is removed from oldText. Send only edits that change something.", i)
-				}
+		return f, nil
+	}
+	f = located{t: t, p: p, occ: occ, pieces: g, nw: nw, gutter: true}
+	if len(occ) > 1 && !all {
+		// The pasted line numbers are evidence: one occurrence starting at the
+		// gutter's first line is where the model copied from.
+		var at []occurrence
+		for _, o := range occ {
+			if l, _ := m.view(t).locate(o.from); l+1 == first {
+				at = append(at, o)
 			}
 		}
+		if len(at) == 1 {
+			f.occ, f.pinned = at, first
+		}
 	}
+	if ng, _, ok := stripGutter(splitLF(nw)); ok {
+		f.nw = joinLF(ng)
+	}
+	if joinLF(g) == f.nw {
+		return f, refuse(KindNoChange, i, nil, "edits[%d] changes nothing once the line-number gutter is removed from oldText. Send only edits that change something.", i)
+	}
+	return f, nil
+}
+
+// triedTiers names the tiers an edit found nowhere was looked for at.
+func triedTiers(tiers []Tier, old string) []string {
 	tried := make([]string, len(tiers))
 	for k, t := range tiers {
 		tried[k] = t.String()
@@ -294,64 +343,65 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	if _, _, ok := stripGutter(splitLF(old)); ok {
 		tried = append(tried, "gutter")
 	}
-	if len(occ) == 0 {
-		err := m.notFound(i, old)
-		err.Tiers = tried
-		return nil, EditReport{}, err
-	}
-	v := m.view(t)
-	lines := make([]int, len(occ))
-	for k, o := range occ {
-		l, _ := v.locate(o.from)
-		lines[k] = l + 1
-	}
-	if len(occ) > 1 && !all {
-		r := refuse(KindMultipleMatches, i, lines,
-			"Found %d occurrences of edits[%d] in %s (lines %s)%s. Each oldText must match one place: add surrounding lines to make it unique, or set replaceAll.",
-			len(occ), i, m.name, listLines(lines), tierNote(t))
-		for _, x := range tiers {
-			if r.Tiers = append(r.Tiers, x.String()); x == t {
-				break
-			}
+	return tried
+}
+
+// multiple refuses an edit found at several lines of tier t, naming the tiers tried up
+// to t.
+func (m *matcher) multiple(i int, tiers []Tier, t Tier, lines []int) *Refusal {
+	r := refuse(KindMultipleMatches, i, lines,
+		"Found %d occurrences of edits[%d] in %s (lines %s)%s. Each oldText must match one place: add surrounding lines to make it unique, or set replaceAll.",
+		len(lines), i, m.name, listLines(lines), tierNote(t))
+	for _, x := range tiers {
+		if r.Where.Tiers = append(r.Where.Tiers, x.String()); x == t {
+			break
 		}
-		return nil, EditReport{}, r
 	}
-	if all {
-		occ = nonOverlapping(occ)
-	}
-	rep := EditReport{Tier: t, Gutter: gutter, GutterLine: pinned}
+	return r
+}
+
+// renderAll renders a splice for each occurrence, through one drift per edit (none at
+// the exact tier), and reports the lines each covers.
+func (m *matcher) renderAll(i int, v *view, f located, rep *EditReport) ([]Splice, error) {
 	m.drift = nil
-	if t != TierExact {
+	if f.t != TierExact {
 		m.drift = newDrift()
 	}
 	var splices []Splice
-	for _, o := range occ {
-		sp, err := m.render(i, v, p, o, splitLF(nw), &rep)
+	for _, o := range f.occ {
+		sp, err := m.render(i, v, f.p, o, splitLF(f.nw), rep)
 		if err != nil {
-			return nil, EditReport{}, err
+			return nil, err
 		}
 		rep.Lines = append(rep.Lines, m.occurrenceLines(v, o))
 		splices = append(splices, sp)
 	}
-	noop := true
+	return splices, nil
+}
+
+// unchanged tells splices that write what is already there.
+func (m *matcher) unchanged(splices []Splice) bool {
 	for _, sp := range splices {
-		noop = noop && bytes.Equal(sp.Text, m.d.data[sp.Start:sp.End])
-	}
-	if noop {
-		return nil, EditReport{}, refuse(KindNoChange, i, lines,
-			"edits[%d] would leave %s unchanged: what it writes is already there (line %s)%s. Re-read the file; send only edits that change something.",
-			i, m.name, listLines(lines), tierNote(t))
-	}
-	if t != TierExact {
-		rep.Folded = m.whatFolded(pieces, splices[0])
-		rep.Translated = m.drift.notes()
-	}
-	if t == TierIndentation {
-		if f := m.indentStyle(pieces, rep.Lines[0][0]-1); f != "" {
-			rep.Folded = append(rep.Folded, f)
+		if !bytes.Equal(sp.Text, m.d.data[sp.Start:sp.End]) {
+			return false
 		}
 	}
-	return splices, rep, nil
+	return true
+}
+
+// noteFolds reports, for a fuzzy tier, what was folded to find the edit and what drift
+// was translated in what it wrote.
+func (m *matcher) noteFolds(f located, splices []Splice, rep *EditReport) {
+	if f.t == TierExact {
+		return
+	}
+	rep.Folded = m.whatFolded(f.pieces, splices[0])
+	rep.Translated = m.drift.notes()
+	if f.t == TierIndentation {
+		if s := m.indentStyle(f.pieces, rep.Lines[0][0]-1); s != "" {
+			rep.Folded = append(rep.Folded, s)
+		}
+	}
 }
 
 // occurrenceLines is the first and last 1-based line an occurrence covers in the file,

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
 // notFound explains a missing oldText: the closest region of the file, the first line
@@ -63,7 +65,7 @@ func (m *matcher) notFound(i int, old string) *Refusal {
 		msg += " Note: " + strings.Join(hints, "; ") + "."
 	}
 	msg += " Re-read the file and copy oldText exactly from its current content."
-	return &Refusal{Kind: KindTextNotFound, Edit: i, Lines: lines, Message: msg, Closeness: closeness}
+	return &Refusal{Kind: KindTextNotFound, Message: msg, Where: &errs.Where{Edit: i, Lines: lines, Closeness: closeness}}
 }
 
 // lineDiff names how oldText's line differs from the file's, for the usual causes.
@@ -241,6 +243,9 @@ func (m *matcher) explainIn(lo, from int, pieces []string) (int, int, string, in
 	return first, last, d, eq
 }
 
+// explainWindow aligns oldText loosely with the file's lines from lo and returns the
+// region it stands for (first and last line, a half-open range) and where it first
+// differs; it never reads past the window after from.
 func (m *matcher) explainWindow(lo, from int, pieces []string) (int, int, string, []hunk) {
 	hi := min(m.d.nlines(), from+2*len(pieces)+8)
 	fileKeys := make([]string, 0, hi-lo)
@@ -287,35 +292,42 @@ func (m *matcher) explainWindow(lo, from int, pieces []string) (int, int, string
 		last = first + 1
 	}
 	last = min(last, m.d.nlines())
+	return first, last, m.firstDifference(lo, first, pieces, hunks), hunks
+}
+
+// firstDifference says where oldText first differs from the region aligned with it
+// from file line lo (first is the region's first line): a line that differs, one only
+// oldText has, or one it leaves out; "" where no line differs.
+func (m *matcher) firstDifference(lo, first int, pieces []string, hunks []hunk) string {
 	for _, h := range hunks {
 		if h.equal {
 			// Loosely equal; a difference in case or whitespace is still a difference.
 			for k := h.i1; k < h.i2; k++ {
 				l := lo + h.j1 + (k - h.i1)
 				if fk := foldLine(m.d.content(l), false, nil); string(fk.text[fk.lead:]) != foldedNoLead(pieces[k]) {
-					return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), pieces[k])), hunks
+					return fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), pieces[k]))
 				}
 			}
 			continue
 		}
 		switch {
 		case h.j1 == h.j2:
-			return first, last, fmt.Sprintf("oldText has a line the file does not have there: its line %d, %s, after line %d", h.i1+1, quoteLine([]byte(pieces[h.i1])), lo+h.j1), hunks
+			return fmt.Sprintf("oldText has a line the file does not have there: its line %d, %s, after line %d", h.i1+1, quoteLine([]byte(pieces[h.i1])), lo+h.j1)
 		case h.i1 == h.i2:
-			return first, last, fmt.Sprintf("the file has line %d, %s, which oldText leaves out between its lines %d and %d",
-				lo+h.j1+1, quoteLine(m.d.content(lo+h.j1)), h.i1, h.i1+1), hunks
+			return fmt.Sprintf("the file has line %d, %s, which oldText leaves out between its lines %d and %d",
+				lo+h.j1+1, quoteLine(m.d.content(lo+h.j1)), h.i1, h.i1+1)
 		default:
-			return first, last, fmt.Sprintf("it first differs at line %d, %s", lo+h.j1+1, lineDiff(m.d.content(lo+h.j1), pieces[h.i1])), hunks
+			return fmt.Sprintf("it first differs at line %d, %s", lo+h.j1+1, lineDiff(m.d.content(lo+h.j1), pieces[h.i1]))
 		}
 	}
 	// Equal after folding line by line, yet not found: the difference is in
 	// indentation or in a part-line match at the region's edges.
 	for k, s := range pieces {
 		if l := first + k; l < m.d.nlines() && string(m.d.content(l)) != s {
-			return first, last, fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s)), hunks
+			return fmt.Sprintf("it first differs at line %d, %s", l+1, lineDiff(m.d.content(l), s))
 		}
 	}
-	return first, last, "", hunks
+	return ""
 }
 
 func foldedNoLead(s string) string {

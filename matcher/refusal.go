@@ -1,41 +1,30 @@
 package matcher
 
-import "fmt"
+import (
+	"fmt"
 
-// Kind names a class of refusal. The values are stable: they are stored in journals and
-// counted by operators, so they never change once released.
-type Kind string
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// Kind names a class of refusal: the project's one set of stable kinds.
+type Kind = errs.Kind
 
 // The kinds the matcher can refuse with.
 const (
-	KindInvalidInput     Kind = "invalid_input"
-	KindBinaryFile       Kind = "binary_file"
-	KindTooLarge         Kind = "too_large"
-	KindTextNotFound     Kind = "text_not_found"
-	KindMultipleMatches  Kind = "multiple_matches"
-	KindOverlappingEdits Kind = "overlapping_edits"
-	KindNoChange         Kind = "no_change"
+	KindInvalidInput     = errs.InvalidInput
+	KindBinaryFile       = errs.BinaryFile
+	KindTextNotFound     = errs.TextNotFound
+	KindMultipleMatches  = errs.MultipleMatches
+	KindOverlappingEdits = errs.OverlappingEdits
+	KindNoChange         = errs.NoChange
 )
 
-// Refusal is the matcher's only error. Message is written for a model that can only
-// retry: what was wrong, where, and what to send instead.
-type Refusal struct {
-	Kind    Kind
-	Edit    int   // index of the edit at fault, or -1
-	Lines   []int // 1-based line numbers the message refers to, if any
-	Message string
-	// Tiers are the match tiers tried ("exact", "typography", "indentation",
-	// "gutter"), and Closeness, for text_not_found, the share of oldText's lines
-	// found (loosely) in the closest region: structure for failure analytics.
-	Tiers     []string
-	Closeness float64
-}
-
-func (r *Refusal) Error() string { return r.Message }
-
-// ErrorKind lets callers outside this package read the kind without importing it.
-func (r *Refusal) ErrorKind() string { return string(r.Kind) }
+// Refusal is the matcher's name for the project's one error type. A refusal of the
+// matcher always carries Where (the edit at fault, lines, tiers tried, closeness), and
+// Message is written for a model that can only retry: what was wrong, where, and what
+// to send instead.
+type Refusal = errs.Error
 
 func refuse(kind Kind, edit int, lines []int, format string, args ...any) *Refusal {
-	return &Refusal{Kind: kind, Edit: edit, Lines: lines, Message: fmt.Sprintf(format, args...)}
+	return &Refusal{Kind: kind, Message: fmt.Sprintf(format, args...), Where: &errs.Where{Edit: edit, Lines: lines}}
 }

@@ -22,142 +22,263 @@ type piece struct {
 // context (the file's bytes) and only the folded difference of a changed line is
 // replaced. Everything the model adds goes through the drift its oldText showed.
 func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, rep *EditReport) (Splice, error) {
-	d := m.d
-	P := p.pieces
-	k := len(P) - 1
-	a, col0 := v.locate(o.from)
-	_, endCol := v.locate(o.to)
-
-	fuzzy := v.lines != nil
-	// oldText and newText end with a line break when their last piece is empty; at a
-	// fuzzy tier also when it is only whitespace, which the fold drops.
-	blank := func(s string) bool { return s == "" || (fuzzy && len(foldLine([]byte(s), false, nil).text) == 0) }
-	oldNL := k > 0 && blank(P[k])
-	newNL := len(q) > 1 && blank(q[len(q)-1])
-	// A missing final line break on a non-empty newText is supplied: never join two
-	// lines by accident. An empty newText deletes the lines.
-	if oldNL && !newNL && !(len(q) == 1 && q[0] == "") {
-		q = append(q, "")
-		newNL = true
+	r := &rendering{m: m, d: m.d, v: v, ei: ei, P: p.pieces, k: len(p.pieces) - 1, fuzzy: v.lines != nil, rep: rep}
+	r.a, r.col0 = v.locate(o.from)
+	_, r.endCol = v.locate(o.to)
+	r.q = r.lineBreaks(q)
+	r.placePieces()
+	r.compareLines()
+	r.pairLines()
+	if v.indent {
+		r.ind = m.newReindent(r.pcs, r.P, r.q, r.paired)
+		if r.addsLines {
+			if err := r.ind.contradiction(m, ei, r.pcs, r.P); err != nil {
+				return Splice{}, err
+			}
+		}
 	}
+	text := r.keepEnds(r.write())
+	fl, ll := r.d.linesTouched(r.start, r.end)
+	return Splice{
+		Edit:      ei,
+		Start:     r.d.off + r.start,
+		End:       r.d.off + r.end,
+		Text:      text,
+		FirstLine: fl + 1,
+		LastLine:  ll + 1,
+	}, nil
+}
 
-	pcs := make([]piece, k+1)
-	for i := range pcs {
-		l := a + i
+// rendering is the state of render for one occurrence, built step by step: where the
+// model's old lines sit in the file, which of them the file has byte for byte, and how
+// the old lines pair with the new ones.
+type rendering struct {
+	m     *matcher
+	d     *doc
+	v     *view
+	ei    int
+	P     []string // the model's old lines
+	q     []string // the model's new lines
+	k     int      // index of the last old line
+	fuzzy bool
+	rep   *EditReport
+
+	a, col0, endCol int // first line of the occurrence, its start and end view columns
+	oldNL, newNL    bool
+	pcs             []piece
+	start, end      int // the byte range of the body the splice replaces
+
+	exact     []bool // at a fuzzy tier: the old line is the file's byte for byte
+	dr        *drift
+	keysP     []string
+	keysQ     []string
+	hunks     []hunk
+	paired    []bool
+	addsLines bool
+	ind       *reindent
+	n         int // index of the last new line
+	out       bytes.Buffer
+	preFold   []byte
+	postFold  []byte
+}
+
+// blank tells a line that only ends the text: empty, or at a fuzzy tier only the
+// whitespace that the fold drops.
+func (r *rendering) blank(s string) bool {
+	return s == "" || (r.fuzzy && len(foldLine([]byte(s), false, nil).text) == 0)
+}
+
+// lineBreaks settles whether oldText and newText end with a line break, and supplies a
+// missing final one on a non-empty newText: two lines are never joined by accident,
+// while an empty newText deletes the lines.
+func (r *rendering) lineBreaks(q []string) []string {
+	r.oldNL = r.k > 0 && r.blank(r.P[r.k])
+	r.newNL = len(q) > 1 && r.blank(q[len(q)-1])
+	if r.oldNL && !r.newNL && !(len(q) == 1 && q[0] == "") {
+		q = append(q, "")
+		r.newNL = true
+	}
+	return q
+}
+
+// placePieces finds the file's byte columns of each old line; the splice's range is
+// from the first piece's start to the last piece's end, so it never reaches past the
+// occurrence.
+func (r *rendering) placePieces() {
+	d, v := r.d, r.v
+	r.pcs = make([]piece, r.k+1)
+	for i := range r.pcs {
+		l := r.a + i
 		pc := piece{line: l}
 		if l >= d.nlines() { // the empty piece after a final line break
-			pcs[i] = pc
+			r.pcs[i] = pc
 			continue
 		}
 		switch {
 		case v.indent:
 			pc.s = 0
 		case i == 0:
-			pc.s = v.origStart(l, col0)
-			pc.base = col0
+			pc.s = v.origStart(l, r.col0)
+			pc.base = r.col0
 		}
 		switch {
-		case i < k:
+		case i < r.k:
 			pc.e = len(d.content(l))
-		case oldNL: // the empty piece after the last line break: nothing of this line
+		case r.oldNL: // the empty piece after the last line break: nothing of this line
 			pc.s = 0
 		default:
-			pc.e = v.origEnd(l, endCol)
+			pc.e = v.origEnd(l, r.endCol)
 		}
 		if pc.e < pc.s {
 			pc.e = pc.s
 		}
-		pcs[i] = pc
+		r.pcs[i] = pc
 	}
-	start := d.start(a) + pcs[0].s
-	end := len(d.body)
-	if last := pcs[k]; last.line < d.nlines() {
-		end = d.start(last.line) + last.e
+	r.start = d.start(r.a) + r.pcs[0].s
+	r.end = len(d.body)
+	if last := r.pcs[r.k]; last.line < d.nlines() {
+		r.end = d.start(last.line) + last.e
 	}
+}
 
-	keysP, keysQ := P, q
-	var exact []bool
-	var dr *drift
-	if fuzzy {
-		exact = make([]bool, k+1)
-		dr = m.drift
-		for i, pc := range pcs {
-			if pc.line >= d.nlines() {
-				exact[i] = true
-				continue
-			}
-			exact[i] = P[i] == string(d.content(pc.line)[pc.s:pc.e])
-			if !exact[i] {
-				m.learnDrift(dr, v, P[i], pc, i < k || pc.e == len(d.content(pc.line)))
-			}
+// compareLines marks, at a fuzzy tier, the old lines the file has byte for byte, learns
+// the drift of the others, and gives the keys the lines pair by; at the exact tier the
+// keys are the lines themselves.
+func (r *rendering) compareLines() {
+	r.keysP, r.keysQ = r.P, r.q
+	if !r.fuzzy {
+		return
+	}
+	r.exact = make([]bool, r.k+1)
+	r.dr = r.m.drift
+	for i, pc := range r.pcs {
+		if pc.line >= r.d.nlines() {
+			r.exact[i] = true
+			continue
 		}
-		keysP, keysQ = lineKeys(P, v.indent), lineKeys(q, v.indent)
+		r.exact[i] = r.P[i] == string(r.d.content(pc.line)[pc.s:pc.e])
+		if !r.exact[i] {
+			r.m.learnDrift(r.dr, r.v, r.P[i], pc, i < r.k || pc.e == len(r.d.content(pc.line)))
+		}
 	}
+	r.keysP, r.keysQ = lineKeys(r.P, r.v.indent), lineKeys(r.q, r.v.indent)
+}
 
-	var hunks []hunk
-	if oldNL && newNL {
-		hunks = append(diffLines(keysP[:k], keysQ[:len(q)-1]), hunk{true, k, k + 1, len(q) - 1, len(q)})
+// pairLines diffs the old lines against the new: a line pairs with one other only in a
+// hunk of equal length, and a final line break pairs with the final line break.
+func (r *rendering) pairLines() {
+	q, k := r.q, r.k
+	if r.oldNL && r.newNL {
+		r.hunks = append(diffLines(r.keysP[:k], r.keysQ[:len(q)-1]), hunk{true, k, k + 1, len(q) - 1, len(q)})
 	} else {
-		hunks = diffLines(keysP, keysQ)
+		r.hunks = diffLines(r.keysP, r.keysQ)
 	}
-	paired := make([]bool, k+1)
-	addsLines := false
-	for _, h := range hunks {
+	r.paired = make([]bool, k+1)
+	for _, h := range r.hunks {
 		if h.equal || h.i2-h.i1 == h.j2-h.j1 {
 			for i := h.i1; i < h.i2; i++ {
-				paired[i] = true
+				r.paired[i] = true
 			}
 			continue
 		}
 		for _, s := range q[h.j1:h.j2] {
-			addsLines = addsLines || strings.TrimSpace(s) != ""
+			r.addsLines = r.addsLines || strings.TrimSpace(s) != ""
 		}
 	}
+}
 
-	var ind *reindent
-	if v.indent {
-		ind = m.newReindent(pcs, P, q, paired)
-		if addsLines {
-			if err := ind.contradiction(m, ei, pcs, P); err != nil {
-				return Splice{}, err
-			}
+// segmentEdges finds the folded bytes of a file segment (one dot of an ellipsis) that
+// the match begins or ends inside: the splice covers the whole segment, so where a
+// hunk drops that line, the segment's bytes outside the match are written back.
+func (r *rendering) segmentEdges() {
+	if !r.fuzzy || r.v.indent {
+		return
+	}
+	d, v, a := r.d, r.v, r.a
+	if fl := &v.lines[a]; a < d.nlines() && fl.start != nil {
+		for x := r.col0; x > 0 && x < len(fl.text) && fl.start[x-1] == fl.start[r.col0]; x-- {
+			r.preFold = fl.text[x-1 : r.col0]
 		}
 	}
+	if l := r.pcs[r.k].line; l < d.nlines() && !r.oldNL && v.lines[l].start != nil {
+		fl := &v.lines[l]
+		for x := r.endCol; x < len(fl.text) && x > 0 && fl.end[x] == fl.end[r.endCol-1]; x++ {
+			r.postFold = fl.text[r.endCol : x+1]
+		}
+	}
+}
 
-	// A match may begin or end inside a file segment (one dot of an ellipsis): the
-	// splice covers the whole segment, so where a hunk drops that line, the segment's
-	// folded bytes outside the match are written back.
-	var preFold, postFold []byte
-	if fuzzy && !v.indent {
-		if fl := &v.lines[a]; a < d.nlines() && fl.start != nil {
-			for x := col0; x > 0 && x < len(fl.text) && fl.start[x-1] == fl.start[col0]; x-- {
-				preFold = fl.text[x-1 : col0]
-			}
+// dropped tells an old line that an unequal hunk replaces rather than pairs.
+func (r *rendering) dropped(i int) bool {
+	for _, h := range r.hunks {
+		if i >= h.i1 && i < h.i2 {
+			return !h.equal && h.i2-h.i1 != h.j2-h.j1
 		}
-		if l := pcs[k].line; l < d.nlines() && !oldNL && v.lines[l].start != nil {
-			fl := &v.lines[l]
-			for x := endCol; x < len(fl.text) && x > 0 && fl.end[x] == fl.end[endCol-1]; x++ {
-				postFold = fl.text[endCol : x+1]
+	}
+	return false
+}
+
+// write writes the new lines hunk by hunk: context from the file's bytes, a paired
+// changed line as the model's change applied onto the file's line, an added line as
+// sent (re-indented, drift translated); no byte of the file outside the occurrence is
+// written.
+func (r *rendering) write() []byte {
+	r.segmentEdges()
+	r.n = len(r.q) - 1
+	if len(r.preFold) > 0 && r.dropped(0) {
+		r.out.Write(r.preFold)
+	}
+	for _, h := range r.hunks {
+		for j := h.j1; j < h.j2; j++ {
+			pi := -1
+			if h.equal || h.i2-h.i1 == h.j2-h.j1 {
+				pi = h.i1 + (j - h.j1)
+			}
+			r.writeLine(h, j, pi)
+			if j < r.n {
+				r.writeBreak(h, j, pi)
 			}
 		}
 	}
-	dropped := func(i int) bool {
-		for _, h := range hunks {
-			if i >= h.i1 && i < h.i2 {
-				return !h.equal && h.i2-h.i1 != h.j2-h.j1
+	if len(r.postFold) > 0 && r.dropped(r.k) {
+		r.out.Write(r.postFold)
+	}
+	return r.out.Bytes()
+}
+
+// writeLine writes new line j, paired with old line pi (-1 for none); context lines are
+// the file's bytes, counted as padding.
+func (r *rendering) writeLine(h hunk, j, pi int) {
+	switch {
+	case h.equal && (!r.fuzzy || !r.exact[pi] || r.P[pi] == r.q[j]):
+		pc := r.pcs[pi]
+		if pc.line < r.d.nlines() {
+			c := r.d.content(pc.line)[pc.s:pc.e]
+			r.out.Write(c)
+			if !(r.oldNL && pi == r.k) {
+				r.rep.ContextLines++
+				r.rep.ContextBytes += len(c)
 			}
 		}
-		return false
-	}
-	n := len(q) - 1
-	var out bytes.Buffer
-	if len(preFold) > 0 && dropped(0) {
-		out.Write(preFold)
-	}
-	sepAfter := func(j int, pairedWith int, h hunk) []byte {
-		if pairedWith >= 0 {
-			return d.endingNear(pcs[pairedWith].line)
+	case pi >= 0:
+		r.out.Write(r.m.changeLine(r.v, r.P[pi], r.q[j], r.pcs[pi], pi, r.fuzzy && r.exact[pi], r.ind, r.dr))
+	default:
+		s := r.q[j]
+		if r.ind != nil {
+			s = r.ind.added(s, r.ind.anchor(h))
 		}
+		r.out.WriteString(r.dr.trimAdded(r.dr.translate(s)))
+	}
+}
+
+// writeBreak writes the line break after new line j: the ending of its paired file
+// line, else of the file line at its place in the hunk; it never fuses with a CR
+// before it into one CRLF.
+func (r *rendering) writeBreak(h hunk, j, pi int) {
+	var sep []byte
+	if pi >= 0 {
+		sep = r.d.endingNear(r.pcs[pi].line)
+	} else {
 		idx := h.i1 + (j - h.j1)
 		if idx >= h.i2 {
 			idx = h.i2 - 1
@@ -165,71 +286,31 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 		if idx < 0 {
 			idx = 0
 		}
-		return d.endingNear(a + idx)
+		sep = r.d.endingNear(r.a + idx)
 	}
-	for _, h := range hunks {
-		for j := h.j1; j < h.j2; j++ {
-			pi := -1
-			if h.equal || h.i2-h.i1 == h.j2-h.j1 {
-				pi = h.i1 + (j - h.j1)
-			}
-			switch {
-			case h.equal && (!fuzzy || !exact[pi] || P[pi] == q[j]):
-				pc := pcs[pi]
-				if pc.line < d.nlines() {
-					c := d.content(pc.line)[pc.s:pc.e]
-					out.Write(c)
-					if !(oldNL && pi == k) {
-						rep.ContextLines++
-						rep.ContextBytes += len(c)
-					}
-				}
-			case pi >= 0:
-				out.Write(m.changeLine(v, P[pi], q[j], pcs[pi], pi, fuzzy && exact[pi], ind, dr))
-			default:
-				s := q[j]
-				if ind != nil {
-					s = ind.added(s, ind.anchor(h))
-				}
-				out.WriteString(dr.trimAdded(dr.translate(s)))
-			}
-			if j < n {
-				sep := sepAfter(j, pi, h)
-				if b := out.Bytes(); len(b) > 0 && b[len(b)-1] == '\r' && sep[0] == '\n' {
-					// An LF right after a CR would fuse with it into one CRLF and lose
-					// a line (an empty line between a CR line and an LF line).
-					sep = []byte{'\r'}
-				}
-				out.Write(sep)
-			}
-		}
+	if b := r.out.Bytes(); len(b) > 0 && b[len(b)-1] == '\r' && sep[0] == '\n' {
+		// An LF right after a CR would fuse with it into one CRLF and lose a line (an
+		// empty line between a CR line and an LF line).
+		sep = []byte{'\r'}
 	}
-	if len(postFold) > 0 && dropped(k) {
-		out.Write(postFold)
-	}
-	text := out.Bytes()
-	// Tiers other than exact keep whether the file ends with a line break.
-	if v.virtualEOL && end == len(d.body) && n > 0 && blank(q[n]) {
+	r.out.Write(sep)
+}
+
+// keepEnds keeps, at tiers other than exact, whether the file ends with a line break,
+// and writes a line break against a lone CR of the file (an LF right after it, a CR
+// right before its LF) as a CRLF, which fuses with neither: no line is lost.
+func (r *rendering) keepEnds(text []byte) []byte {
+	d, start, end := r.d, r.start, r.end
+	if r.v.virtualEOL && end == len(d.body) && r.n > 0 && r.blank(r.q[r.n]) {
 		text = bytes.TrimSuffix(text, d.endingNear(d.nlines()-1))
 	}
-	// A line break written against a lone CR of the file (an LF right after it, a CR
-	// right before its LF) would fuse with it into one CRLF and lose a line: write that
-	// break as a CRLF, which fuses with neither.
 	if len(text) > 0 && text[0] == '\n' && start > 0 && d.body[start-1] == '\r' {
 		text = append([]byte{'\r'}, text...)
 	}
 	if n := len(text); n > 0 && text[n-1] == '\r' && end < len(d.body) && d.body[end] == '\n' {
 		text = append(text, '\n')
 	}
-	fl, ll := d.linesTouched(start, end)
-	return Splice{
-		Edit:      ei,
-		Start:     d.off + start,
-		End:       d.off + end,
-		Text:      text,
-		FirstLine: fl + 1,
-		LastLine:  ll + 1,
-	}, nil
+	return text
 }
 
 // lineKeys are the lines as a fuzzy tier compares them: folded, and at the indentation
@@ -275,31 +356,8 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	B := A + len(pt)
 	x0, x1 := A+pre, B-suf
 	y0, y1 := A+pre, A+len(qt)-suf
-	if fl.start != nil {
-		// Widen to whole segments of the file's line: a segment is replaced whole or
-		// not at all. Outside the middle both lines are the same bytes.
-		for x0 > 0 && x0 < len(ft) && fl.start[x0-1] == fl.start[x0] {
-			x0--
-			y0--
-		}
-		for x1 < len(ft) && x1 > 0 && fl.end[x1-1] == fl.end[x1] {
-			x1++
-			y1++
-		}
-	}
-	var o0, o1 int
-	switch {
-	case x0 < x1:
-		o0, o1 = fl.srcStart(x0), fl.srcEnd(x1)
-	case x0 > 0:
-		o0 = fl.srcEnd(x0)
-		o1 = o0
-	default:
-		o0 = fl.srcStart(0)
-		o1 = o0
-	}
-	o0 = min(max(o0, pc.s), pc.e)
-	o1 = min(max(o1, o0), pc.e)
+	x0, x1, y0, y1 = fl.widen(x0, x1, y0, y1)
+	o0, o1 := fl.srcRange(x0, x1, pc)
 	// The new middle: the model's text where it lies in Q's part, and the file's own
 	// folded bytes where widening reached past P (a segment P only partly covered).
 	var mid strings.Builder
@@ -323,6 +381,44 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	}
 	b = append(b, mid.String()...)
 	return append(b, O[o1:pc.e]...)
+}
+
+// widen widens the differing middle [x0, x1) of the folded line, and with it [y0, y1)
+// of the new line, to whole segments: a segment is replaced whole or not at all, and
+// outside the middle both lines are the same bytes.
+func (fl *folded) widen(x0, x1, y0, y1 int) (int, int, int, int) {
+	if fl.start == nil {
+		return x0, x1, y0, y1
+	}
+	for x0 > 0 && x0 < len(fl.text) && fl.start[x0-1] == fl.start[x0] {
+		x0--
+		y0--
+	}
+	for x1 < len(fl.text) && x1 > 0 && fl.end[x1-1] == fl.end[x1] {
+		x1++
+		y1++
+	}
+	return x0, x1, y0, y1
+}
+
+// srcRange maps folded range [x0, x1) back to the byte range of the file's line it
+// came from, kept inside the piece pc: an empty range maps to the point after what
+// precedes it.
+func (fl *folded) srcRange(x0, x1 int, pc piece) (int, int) {
+	var o0, o1 int
+	switch {
+	case x0 < x1:
+		o0, o1 = fl.srcStart(x0), fl.srcEnd(x1)
+	case x0 > 0:
+		o0 = fl.srcEnd(x0)
+		o1 = o0
+	default:
+		o0 = fl.srcStart(0)
+		o1 = o0
+	}
+	o0 = min(max(o0, pc.s), pc.e)
+	o1 = min(max(o1, o0), pc.e)
+	return o0, o1
 }
 
 // middle writes folded range [g0, g1) of the model's line Q: each source segment that

@@ -466,11 +466,11 @@ func (a *API) undoEdit(c *txn.Call, session string, in *input) (string, error) {
 		return "", err
 	}
 	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path})
-	var b *txn.Blocked
+	b := errs.Blocked(err)
 	switch {
 	case errors.Is(err, txn.ErrNothingToUndo):
 		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
-	case errors.As(err, &b):
+	case b != nil:
 		// The blocking call is another session's or an operator's: the model cannot
 		// undo it, but it can still put its lines back by hand.
 		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, read_file %s and edit the lines back with edit_file.", b.Fact, path)

@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -40,7 +41,7 @@ func (a *API) folder(p string) (string, error) {
 	}
 	r, err := a.eng.FS().Resolve(strings.TrimSuffix(p, "/"))
 	if err != nil {
-		if errs.KindOf(err) == errs.NotAFile && strings.Contains(err.Error(), "workspace root") {
+		if errors.Is(err, vfs.ErrRoot) {
 			return ".", nil
 		}
 		return "", err

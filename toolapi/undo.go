@@ -3,7 +3,6 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"runtime/debug"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -140,11 +139,9 @@ func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult
 
 // withAdvice gives a conflict with a later call the caller's advice, when it has any.
 func withAdvice(err error, advice func(first uint64) string) error {
-	var b *txn.Blocked
-	if advice == nil || !errors.As(err, &b) {
+	b := errs.Blocked(err)
+	if advice == nil || b == nil {
 		return err
 	}
-	var e *errs.Error
-	errors.As(err, &e)
-	return errs.Wrap(errs.Conflict, e.Path, b, "%s %s", b.Fact, advice(b.Seq))
+	return &errs.Error{Kind: errs.Conflict, Path: b.Path, Message: b.Fact + " " + advice(b.Blocker), Err: b, Blocker: b.Blocker, Fact: b.Fact}
 }

@@ -141,7 +141,7 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		if !multi {
 			return err
 		}
-		return prefixError(fmt.Sprintf("changes[%d] (%s): ", i, specs[i].Path), err)
+		return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, specs[i].Path), err)
 	}
 	res := make([]*vfs.Resolved, len(specs))
 	paths := make([]string, len(specs))
@@ -160,33 +160,21 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	}
 	unlock := e.queues.lock(paths...)
 	defer unlock()
-	var reads map[string]string
 	changes := make([]*Change, len(specs))
 	for i, s := range specs {
-		ch, err := e.plan(c, s, res[i], &reads)
+		ch, saw, err := e.plan(c.rec.Session, s, res[i])
 		if err != nil {
-			// The refusal is about one change, but the call named them all.
-			for _, o := range specs {
-				c.Named(o.Op, o.Path)
-			}
-			var r *matcher.Refusal
-			if errors.As(err, &r) {
-				c.Refused(&journal.Refusal{Change: i, Edit: r.Edit, Lines: r.Lines, Tiers: r.Tiers, Closeness: r.Closeness})
-			}
+			c.refusedChange(specs, saw, refusalOf(i, err))
 			return nil, where(i, err)
 		}
 		changes[i] = ch
 	}
-	if i, err := e.guard(c, changes); err != nil {
-		for _, o := range specs {
-			c.Named(o.Op, o.Path)
-		}
+	if i, d, err := e.guard(changes); err != nil {
+		c.refusedChange(specs, sight{}, d)
 		return nil, where(i, err)
 	}
 	if dryRun {
-		for _, ch := range changes {
-			c.file(journal.File{Path: ch.Path, Op: journal.OpDryRun, Before: journal.Hash(ch.Before), After: journal.Hash(ch.After), Diff: bounded(ch.Diff())})
-		}
+		c.dryRun(changes)
 		return changes, nil
 	}
 	if err := e.commit(c, changes); err != nil {
@@ -195,92 +183,127 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	return changes, nil
 }
 
-func prefixError(prefix string, err error) error {
-	var r *matcher.Refusal
-	if errors.As(err, &r) {
-		r2 := *r
-		r2.Message = prefix + r.Message
-		return &r2
+// refusedChange records a change refused before anything was journaled: what it saw
+// of its file, every path of the call (the refusal is about one change, but the call
+// named them all), and the refusal's structure, if any.
+func (c *Call) refusedChange(specs []Spec, saw sight, d *journal.Refusal) {
+	c.sighted(saw)
+	for _, o := range specs {
+		c.Named(o.Op, o.Path)
 	}
-	var x *errs.Error
-	if errors.As(err, &x) {
-		x2 := *x
-		x2.Msg = prefix + x.Error()
-		return &x2
+	if d != nil {
+		c.Refused(d)
 	}
-	return fmt.Errorf("%s%w", prefix, err)
 }
 
-// plan reads one file and works out its new content, or refuses.
-func (e *Engine) plan(c *Call, s Spec, r *vfs.Resolved, reads *map[string]string) (*Change, error) {
+// refusalOf is the structure of a matcher's refusal of change i, or nil for any other
+// error.
+func refusalOf(i int, err error) *journal.Refusal {
+	var r *errs.Error
+	if !errors.As(err, &r) || r.Where == nil {
+		return nil
+	}
+	w := r.Where
+	return &journal.Refusal{Change: i, Edit: w.Edit, Lines: w.Lines, Tiers: w.Tiers, Closeness: w.Closeness}
+}
+
+// sight is what planning a change saw of its file before it refused: the record's entry
+// for the file (Path "" for none) and, where the call counts as having seen it, the
+// content. plan returns it; the caller records it, so that planning only reads.
+type sight struct {
+	file journal.File
+	data []byte
+	saw  bool
+}
+
+// named is the sight of a file a refused change named without reading it.
+func named(path string, op journal.Op) sight {
+	return sight{file: journal.File{Path: path, Op: op}}
+}
+
+// looked is the sight of a file whose content a refused change looked at; saw says
+// the call counts as having seen it.
+func looked(f *vfs.File, op journal.Op, saw bool) sight {
+	return sight{file: journal.File{Path: f.Path, Op: op, Before: journal.Hash(f.Data)}, data: f.Data, saw: saw}
+}
+
+// plan reads one file and works out its new content for the call's session, or refuses
+// with what it saw of the file.
+func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, error) {
 	ch := &Change{Path: r.Path, Name: s.Path, Op: s.Op}
 	if s.Op == journal.OpCreate {
 		if int64(len(s.Content)) > e.fs.MaxFileSize() {
-			return nil, errs.New(errs.TooLarge, s.Path, "content is %d bytes; files over %d bytes are not written here.", len(s.Content), e.fs.MaxFileSize())
+			return nil, sight{}, e.tooLarge(s)
 		}
 		if r.Exists || r.Link {
-			c.file(journal.File{Path: r.Path, Op: s.Op})
-			return nil, existsError(s.Path, r)
+			return nil, named(r.Path, s.Op), existsError(s.Path, r)
 		}
 		ch.After, ch.Created = s.Content, true
-		return ch, nil
+		return ch, sight{}, nil
 	}
 	if s.Op == journal.OpWrite && !r.Exists && !r.Link {
-		c.file(journal.File{Path: r.Path, Op: s.Op})
-		return nil, errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
+		return nil, named(r.Path, s.Op), errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
 	}
 	f, err := e.fs.ReadKnown(s.Path, e.knownData)
 	if err == nil {
 		err = e.fs.CheckWritable(f.Resolved)
 	}
 	if err != nil {
-		c.file(journal.File{Path: r.Path, Op: s.Op})
-		return nil, err
+		return nil, named(r.Path, s.Op), err
 	}
 	if f.Path != r.Path {
-		return nil, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
+		return nil, sight{}, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
 	ch.Before, ch.mode, ch.id = f.Data, f.Info.Mode(), f.ID
 	if k, ok := e.lookup(f.Path, f.ID); ok {
 		ch.beforeHash, ch.beforeMarks = k.hash, k.marks
 	}
-	switch s.Op {
-	case journal.OpEdit:
+	if s.Op == journal.OpEdit {
 		plan, err := matcher.Apply(f.Data, s.Edits, matcher.Options{Name: s.Path})
 		if err != nil {
-			c.saw(f.Path, s.Op, f.Data, false)
-			return nil, e.staleHint(c, f, err)
+			return nil, looked(f, s.Op, true), e.staleHint(session, f, err)
 		}
 		ch.Plan, ch.After = plan, plan.Output
-	case journal.OpWrite:
-		if int64(len(s.Content)) > e.fs.MaxFileSize() {
-			return nil, errs.New(errs.TooLarge, s.Path, "content is %d bytes; files over %d bytes are not written here.", len(s.Content), e.fs.MaxFileSize())
-		}
-		seen, full, err := e.seen(c, f.Path)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case seen == journal.Hash(f.Data) && !full:
-			c.saw(f.Path, s.Op, f.Data, false)
-			return nil, errs.New(errs.NotRead, s.Path, "This session has read only part of %s. write_file replaces the whole file, so read all of it first (read_file without offset and limit, or reads that together cover every line); or use edit_file to change part of it.", s.Path)
-		case seen == "":
-			c.file(journal.File{Path: f.Path, Op: s.Op, Before: journal.Hash(f.Data)})
-			return nil, errs.New(errs.NotRead, s.Path, "%s has not been read in this session. Call read_file on it first, then write_file; or use edit_file to change part of it.", s.Path)
-		case seen != journal.Hash(f.Data):
-			c.saw(f.Path, s.Op, f.Data, false)
-			return nil, errs.New(errs.NotRead, s.Path, "%s has changed since this session last read it. Call read_file again so you see its current content, then write_file.", s.Path)
-		case bytes.Equal(f.Data, s.Content):
-			return nil, errs.New(errs.NoChange, s.Path, "write_file would leave %s exactly as it is. Send the new content, or nothing.", s.Path)
-		}
-		ch.After = s.Content
+		return ch, sight{}, nil
 	}
-	return ch, nil
+	if saw, err := e.mayWrite(session, s, f); err != nil {
+		return nil, saw, err
+	}
+	ch.After = s.Content
+	return ch, sight{}, nil
+}
+
+// tooLarge refuses content over the size limit.
+func (e *Engine) tooLarge(s Spec) error {
+	return errs.New(errs.TooLarge, s.Path, "content is %d bytes; files over %d bytes are not written here.", len(s.Content), e.fs.MaxFileSize())
+}
+
+// mayWrite allows write_file to replace f whole only when the session has seen all of
+// its current content, and the new content differs.
+func (e *Engine) mayWrite(session string, s Spec, f *vfs.File) (sight, error) {
+	if int64(len(s.Content)) > e.fs.MaxFileSize() {
+		return sight{}, e.tooLarge(s)
+	}
+	seen, full, err := e.seen(session, f.Path)
+	if err != nil {
+		return sight{}, err
+	}
+	switch {
+	case seen == journal.Hash(f.Data) && !full:
+		return looked(f, s.Op, true), errs.New(errs.NotRead, s.Path, "This session has read only part of %s. write_file replaces the whole file, so read all of it first (read_file without offset and limit, or reads that together cover every line); or use edit_file to change part of it.", s.Path)
+	case seen == "":
+		return looked(f, s.Op, false), errs.New(errs.NotRead, s.Path, "%s has not been read in this session. Call read_file on it first, then write_file; or use edit_file to change part of it.", s.Path)
+	case seen != journal.Hash(f.Data):
+		return looked(f, s.Op, true), errs.New(errs.NotRead, s.Path, "%s has changed since this session last read it. Call read_file again so you see its current content, then write_file.", s.Path)
+	case bytes.Equal(f.Data, s.Content):
+		return sight{}, errs.New(errs.NoChange, s.Path, "write_file would leave %s exactly as it is. Send the new content, or nothing.", s.Path)
+	}
+	return sight{}, nil
 }
 
 // seen is the hash of the content of path the call's session last saw, or "", and
 // whether it saw all of it.
-func (e *Engine) seen(c *Call, path string) (string, bool, error) {
+func (e *Engine) seen(session, path string) (string, bool, error) {
 	var h string
 	var full bool
 	// The session's own writes and what recovery settled may still be deferred.
@@ -288,7 +311,7 @@ func (e *Engine) seen(c *Call, path string) (string, bool, error) {
 		return "", false, err
 	}
 	err := e.j.View(func(t *journal.Tx) error {
-		h, full = t.Read(c.rec.Session, path)
+		h, full = t.Read(session, path)
 		return nil
 	})
 	return h, full, err
@@ -296,12 +319,12 @@ func (e *Engine) seen(c *Call, path string) (string, bool, error) {
 
 // staleHint adds to text_not_found that the session's last read of the file is older
 // than the file: the usual cause of a snippet that is no longer there.
-func (e *Engine) staleHint(c *Call, f *vfs.File, err error) error {
-	var r *matcher.Refusal
-	if !errors.As(err, &r) || r.Kind != matcher.KindTextNotFound {
+func (e *Engine) staleHint(session string, f *vfs.File, err error) error {
+	var r *errs.Error
+	if !errors.As(err, &r) || r.Kind != errs.TextNotFound {
 		return err
 	}
-	if h, _, _ := e.seen(c, f.Path); h != "" && h != journal.Hash(f.Data) {
+	if h, _, _ := e.seen(session, f.Path); h != "" && h != journal.Hash(f.Data) {
 		r2 := *r
 		r2.Message += fmt.Sprintf(" %s has changed since you last read it: read it again before editing.", f.Name)
 		return &r2

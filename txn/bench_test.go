@@ -127,17 +127,7 @@ func BenchmarkParallelEdits(b *testing.B) {
 		wg.Wait()
 		b.ReportMetric(float64(per*8)/time.Since(start).Seconds(), "edits/s")
 	})
-	for _, early := range []bool{true, false} {
-		name := "late"
-		if early {
-			name = "early"
-		}
-		b.Run(name, func(b *testing.B) {
-			stageEarly = early
-			defer func() { stageEarly = true }()
-			parallelEdits(b)
-		})
-	}
+	b.Run("vfsctl", parallelEdits)
 }
 
 func parallelEdits(b *testing.B) {

@@ -225,6 +225,24 @@ func (c *Call) Refused(d *journal.Refusal) { c.rec.Refusal = d }
 // the journal indexes the call by it.
 func (c *Call) Looked(path string) { c.file(journal.File{Path: path, Op: journal.OpRead}) }
 
+// dryRun records the changes a dry run planned, with their diffs, none written.
+func (c *Call) dryRun(changes []*Change) {
+	for _, ch := range changes {
+		c.file(journal.File{Path: ch.Path, Op: journal.OpDryRun, Before: journal.Hash(ch.Before), After: journal.Hash(ch.After), Diff: bounded(ch.Diff())})
+	}
+}
+
+// sighted records what planning a refused change saw of its file.
+func (c *Call) sighted(s sight) {
+	if s.file.Path == "" {
+		return
+	}
+	i := c.file(s.file)
+	if s.saw {
+		c.seen = append(c.seen, seen{file: i, data: s.data})
+	}
+}
+
 // saw notes content a call looked at (read, or saw before being refused).
 func (c *Call) saw(path string, op journal.Op, data []byte, read bool) {
 	i := c.file(journal.File{Path: path, Op: op, Before: journal.Hash(data)})

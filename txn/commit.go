@@ -12,10 +12,6 @@ import (
 	"github.com/vfsctl/vfsctl/vfs"
 )
 
-// stageEarly stages replaced files while the pending record is made durable; off, they
-// are written after it (benchmarks compare the two in one run).
-var stageEarly = true
-
 // testHookPending, when set by a test, runs inside the pending record's transaction
 // after its blobs are stored; an error from it fails that transaction.
 var testHookPending func() error
@@ -33,55 +29,80 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		return err
 	}
 	c.rec.State = journal.Pending
-	// New content is staged beside each replaced file (temp file written and synced)
-	// while the hashes are computed and the pending record is made durable: staging
-	// does not touch the file, and the rename waits for the record.
-	staged := make([]*vfs.Staged, len(changes))
-	stageErr := make([]error, len(changes))
-	var stage sync.WaitGroup
-	stage.Go(func() {
-		for i, ch := range changes {
-			if !ch.Created && !ch.Deleted && stageEarly {
-				staged[i], stageErr[i] = e.stageReplace(ch)
-			}
-		}
-	})
-	abort := func() {
-		stage.Wait()
-		for _, st := range staged {
-			st.Abort()
-		}
-	}
+	st := e.stage(changes)
 	for _, ch := range changes {
 		ch.hash()
 		c.file(fileRecord(ch))
 	}
 	first := len(c.rec.Files) - len(changes)
-	err = e.j.Commit(func(t *journal.Tx) error {
-		c.rec.Seq = 0 // this may run twice: a failed shared transaction is retried alone
+	err = e.putPending(c, changes, first)
+	st.wait.Wait()
+	if err != nil {
+		st.abort()
+		return c.pendingFailed(err)
+	}
+	// From here on files change. A panic (a bug, or a filesystem driver's) must not
+	// leave a file changed under a record that says failed: roll back what was written
+	// and say so, or, when that fails too, leave the record pending for recovery.
+	defer func() {
+		if p := recover(); p != nil {
+			st.abort()
+			err = e.settleAfterPanic(c, changes, p)
+		}
+	}()
+	for i, ch := range changes {
+		if err := e.writeFile(ch, st.files[i], st.errs[i]); err != nil {
+			st.abort()
+			return e.writeFailed(c, changes, i, err)
+		}
+	}
+	e.markCommitted(c, changes, first)
+	return nil
+}
+
+// staging is the new content of replaced files staged beside them (temp file written
+// and synced) while the pending record is made durable: staging does not touch the
+// file, and the rename waits for the record.
+type staging struct {
+	files []*vfs.Staged
+	errs  []error
+	wait  sync.WaitGroup
+}
+
+// stage starts staging every replaced file; created and deleted files are not staged.
+func (e *Engine) stage(changes []*Change) *staging {
+	st := &staging{files: make([]*vfs.Staged, len(changes)), errs: make([]error, len(changes))}
+	st.wait.Go(func() {
+		for i, ch := range changes {
+			if !ch.Created && !ch.Deleted {
+				st.files[i], st.errs[i] = e.stageReplace(ch)
+			}
+		}
+	})
+	return st
+}
+
+// abort removes every staged temp file once staging is done; a committed one is gone
+// already.
+func (st *staging) abort() {
+	st.wait.Wait()
+	for _, s := range st.files {
+		s.Abort()
+	}
+}
+
+// putPending makes the pending record durable, with the blobs its files need: nothing
+// reaches disk before it. It may run twice (a failed shared transaction is retried
+// alone), so it sets every field it decides afresh.
+func (e *Engine) putPending(c *Call, changes []*Change, first int) error {
+	return e.j.Commit(func(t *journal.Tx) error {
+		c.rec.Seq = 0
 		if err := c.putArgs(t); err != nil {
 			return err
 		}
 		for i, ch := range changes {
-			f := &c.rec.Files[first+i]
-			// Prior content goes in a blob where splices cannot rebuild it: the file
-			// was overwritten whole, or it changed outside vfsctl since its last
-			// journaled state.
-			f.BeforeBlob = false
-			if ch.Before != nil && (ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before) {
-				if _, err := t.PutBlob(ch.Before); err != nil {
-					return err
-				}
-				f.BeforeBlob = true
-			}
-			// What create and write produce cannot be rebuilt from splices: the
-			// journal keeps it, so that it alone holds every version of every file.
-			f.AfterBlob = false
-			if ch.Op == journal.OpCreate || ch.Op == journal.OpWrite {
-				if _, err := t.PutBlob(ch.After); err != nil {
-					return err
-				}
-				f.AfterBlob = true
+			if err := putBlobs(t, &c.rec.Files[first+i], ch); err != nil {
+				return err
 			}
 		}
 		if testHookPending != nil {
@@ -91,56 +112,74 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		}
 		return t.Put(&c.rec)
 	})
-	stage.Wait()
-	if err != nil {
-		abort()
-		// The transaction was rolled back: it reserved no sequence number and stored
-		// no blob, so the record that Finish writes must claim neither.
-		c.rec.Seq = 0
-		for i := range c.rec.Files {
-			c.rec.Files[i].BeforeBlob = false
-		}
-		c.rec.ArgsBlob = ""
-		return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%s); nothing was written.", journalCause(err))
-	}
-	// From here on files change. A panic (a bug, or a filesystem driver's) must not
-	// leave a file changed under a record that says failed: roll back what was written
-	// and say so, or, when that fails too, leave the record pending for recovery.
-	defer func() {
-		if p := recover(); p != nil {
-			abort()
-			err = e.settleAfterPanic(c, changes, p)
-		}
-	}()
-	for i, ch := range changes {
-		if err := e.writeFile(ch, staged[i], stageErr[i]); err != nil {
-			abort()
-			// The failing step may have come after the rename (the directory fsync), so
-			// the file at fault is rolled back too if it holds its new content.
-			rerr := e.rollback(changes[:i+1])
-			c.final = true
-			c.rec.State = journal.Failed
-			c.rec.Kind = string(errs.KindOf(err))
-			c.rec.Message = err.Error()
-			c.rec.Duration = time.Since(c.start)
-			if rerr != nil {
-				// Leave the record pending: recovery will settle the files.
-				c.rec.State = journal.Pending
-				c.rec.Notes = append(c.rec.Notes, "rollback failed: "+rerr.Error())
-			}
-			e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
-			if len(changes) > 1 {
-				return prefixError(fmt.Sprintf("changes[%d] (%s): ", i, ch.Name), err)
-			}
+}
+
+// putBlobs stores the contents of a change that splices cannot rebuild, and marks f
+// for each: the journal alone holds every version of every file.
+func putBlobs(t *journal.Tx, f *journal.File, ch *Change) error {
+	// Prior content goes in a blob where the file was overwritten whole, or it changed
+	// outside vfsctl since its last journaled state.
+	f.BeforeBlob = false
+	if ch.Before != nil && (ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before) {
+		if _, err := t.PutBlob(ch.Before); err != nil {
 			return err
 		}
+		f.BeforeBlob = true
 	}
-	// Every file is written: the call has landed, whatever happens to them next.
+	// What create and write produce cannot be rebuilt from splices.
+	f.AfterBlob = false
+	if ch.Op == journal.OpCreate || ch.Op == journal.OpWrite {
+		if _, err := t.PutBlob(ch.After); err != nil {
+			return err
+		}
+		f.AfterBlob = true
+	}
+	return nil
+}
+
+// pendingFailed is the error of a call whose pending record could not be made durable.
+// The transaction was rolled back: it reserved no sequence number and stored no blob,
+// so the record that Finish writes must claim neither.
+func (c *Call) pendingFailed(err error) error {
+	c.rec.Seq = 0
+	for i := range c.rec.Files {
+		c.rec.Files[i].BeforeBlob = false
+	}
+	c.rec.ArgsBlob = ""
+	return errs.Wrap(errs.IOError, "", err, "The journal could not record the change (%s); nothing was written.", journalCause(err))
+}
+
+// writeFailed settles a call whose file i failed to be written: the files written so
+// far are rolled back and the record says failed, or, if the rollback fails, stays
+// pending for recovery to settle.
+func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error {
+	// The failing step may have come after the rename (the directory fsync), so the
+	// file at fault is rolled back too if it holds its new content.
+	rerr := e.rollback(changes[:i+1])
+	c.final = true
+	c.rec.State = journal.Failed
+	c.rec.Kind = string(errs.KindOf(err))
+	c.rec.Message = err.Error()
+	c.rec.Duration = time.Since(c.start)
+	if rerr != nil {
+		c.rec.State = journal.Pending
+		c.rec.Notes = append(c.rec.Notes, "rollback failed: "+rerr.Error())
+	}
+	e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
+	if len(changes) > 1 {
+		return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, changes[i].Name), err)
+	}
+	return err
+}
+
+// markCommitted marks a call whose every file is written: it has landed, whatever happens
+// to the files next. The committed record, encoded now, goes in the next journal
+// transaction with the files' new heads and the session's licences.
+func (e *Engine) markCommitted(c *Call, changes []*Change, first int) {
 	e.j.MarkLanded(c.rec.Seq)
 	c.rec.State = journal.Committed
 	c.rec.Duration = time.Since(c.start)
 	c.final = true
-	// The committed record is encoded now, not in the transaction that will carry it.
 	rec := c.rec
 	enc, encErr := journal.Encode(&rec)
 	e.holdCommitted(&rec)
@@ -162,7 +201,6 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	for _, ch := range changes {
 		ch.Seq = c.rec.Seq
 	}
-	return nil
 }
 
 // keepLicence updates write_file's licence after a committed change of file f by
@@ -316,10 +354,8 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 			return e.fs.Remove(ch.Path)
 		case stageErr != nil:
 			return stageErr
-		case st != nil:
-			id, err = st.Commit()
 		default:
-			id, err = e.fs.ReplaceID(ch.Path, ch.After)
+			id, err = st.Commit()
 		}
 	}
 	if err == nil {

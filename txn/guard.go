@@ -13,10 +13,11 @@ import (
 // guard looks at every planned change before anything is journaled or written: a
 // syntax error the change introduces, or a placeholder comment where it deletes real
 // lines, refuses the whole call (mode refuse), or is said in the reply (mode warn).
-// A dry run is guarded the same way, so that it shows what the guard would say.
-func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
+// A dry run is guarded the same way, so that it shows what the guard would say. A
+// refusal names the change at fault and comes with its structure for the record.
+func (e *Engine) guard(changes []*Change) (int, *journal.Refusal, error) {
 	if e.guardMode == guard.Off {
-		return 0, nil
+		return 0, nil, nil
 	}
 	for i, ch := range changes {
 		if ch.Deleted {
@@ -28,8 +29,8 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 			if e.guardMode == guard.Warn {
 				ch.Warnings = append(ch.Warnings, "warning: "+what)
 			} else {
-				c.Refused(&journal.Refusal{Change: i, Edit: -1, Lines: []int{p.Line}, Language: guard.Language(ch.Path, ch.After)})
-				return i, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; to leave lines as they are, leave them out of oldText.", what)
+				d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{p.Line}, Language: guard.Language(ch.Path, ch.After)}
+				return i, d, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; to leave lines as they are, leave them out of oldText.", what)
 			}
 		}
 		var old []byte
@@ -45,14 +46,14 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, error) {
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
 				continue
 			}
-			c.Refused(&journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node})
+			d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node}
 			if ch.Created {
-				return i, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again.\n%s", ch.Name, s.Language, where, excerpt)
+				return i, d, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again.\n%s", ch.Name, s.Language, where, excerpt)
 			}
-			return i, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call.\n%s", s.Language, ch.Name, where, excerpt)
+			return i, d, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call.\n%s", s.Language, ch.Name, where, excerpt)
 		}
 	}
-	return 0, nil
+	return 0, nil, nil
 }
 
 // repairTypography writes as plain ASCII the typographic characters a change added

@@ -75,19 +75,72 @@ func untrustedNote(p string) string {
 // of it written.
 func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) error {
 	if landed {
-		// Every file was written and the call acknowledged: only its mark was still
-		// deferred. What happened to the files since is not this record's (fsck
-		// reports files changed outside vfsctl).
-		for _, f := range r.Files {
-			e.cleanTemp(path.Dir(f.Path))
-		}
-		if c := e.takeCommitted(r.Seq); c != nil {
-			r = c // made by this process: what the call measured (its duration)
-		}
-		r.State = journal.Committed
-		rollForward(j, r)
+		e.settleLanded(j, r)
 		return nil
 	}
+	states, current, err := e.fileStates(r)
+	if err != nil {
+		return err
+	}
+	for i, f := range r.Files {
+		if states[i] != untrusted {
+			e.cleanTemp(path.Dir(f.Path))
+		}
+	}
+	// The record is written in this process's next journal transaction (Defer): if
+	// that never happens, the next open settles it again, to the same end.
+	put := func() { j.Defer(func(t *journal.Tx) error { return t.Put(r) }) }
+	anyBefore, anyAfter, anyElsewhere := tally(r, states)
+	switch {
+	case !anyBefore && !anyElsewhere:
+		// Every file is at its new content, though the call was not acknowledged:
+		// the process died after writing them.
+		r.State = journal.Committed
+		r.Notes = append(r.Notes, "recovery: every file was at its new content; the call was rolled forward")
+		rollForward(j, r)
+		return nil
+	case !anyBefore && !anyAfter:
+		// Every file changed outside vfsctl since: whether the call landed cannot be
+		// told, and nothing is undone.
+		r.State = journal.Unknown
+		noteUnknown(r, states)
+		put()
+		return nil
+	case !anyBefore:
+		// Some files at their new content, the rest changed outside vfsctl since: the
+		// call landed, and the others changed it afterwards.
+		r.State = journal.Committed
+		noteLandedThenChanged(r, states)
+		put()
+		return nil
+	}
+	// A file still at its prior content: the call did not finish writing, so it was
+	// never acknowledged. Roll back what it wrote.
+	if err := e.rollBackPending(j, r, states, current); err != nil {
+		return err
+	}
+	r.State = journal.RolledBack
+	put()
+	return nil
+}
+
+// settleLanded commits a record every file of which was written and the call
+// acknowledged: only its mark was still deferred. What happened to the files since is
+// not this record's (fsck reports files changed outside vfsctl).
+func (e *Engine) settleLanded(j *journal.Journal, r *journal.Record) {
+	for _, f := range r.Files {
+		e.cleanTemp(path.Dir(f.Path))
+	}
+	if c := e.takeCommitted(r.Seq); c != nil {
+		r = c // made by this process: what the call measured (its duration)
+	}
+	r.State = journal.Committed
+	rollForward(j, r)
+}
+
+// fileStates finds where each file of a pending record stands, with its content now;
+// a path no call could write is untrusted and never read.
+func (e *Engine) fileStates(r *journal.Record) ([]fileState, [][]byte, error) {
 	states := make([]fileState, len(r.Files))
 	current := make([][]byte, len(r.Files))
 	for i, f := range r.Files {
@@ -102,43 +155,43 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		data, id, err := e.fs.ReadCanonicalID(f.Path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return nil, nil, err
 		}
 		current[i] = data
-		h := ""
-		if exists {
-			h = journal.Hash(data)
-		}
+		states[i] = e.stateOf(f, data, id, exists)
+	}
+	return states, current, nil
+}
+
+// stateOf compares a file's content now with the record's before and after hashes; a
+// file found at its new content is remembered, so the next call on it need not hash it.
+func (e *Engine) stateOf(f journal.File, data []byte, id vfs.Identity, exists bool) fileState {
+	h := ""
+	if exists {
+		h = journal.Hash(data)
+	}
+	switch {
+	case f.Op == journal.OpDelete:
 		switch {
-		case f.Op == journal.OpDelete:
-			switch {
-			case !exists:
-				states[i] = atAfter
-			case h == f.Before:
-				states[i] = atBefore
-			default:
-				states[i] = elsewhere
-			}
-		case f.After == "": // nothing was to be written to this file
-			states[i] = atBefore
-		case exists && h == f.After:
-			states[i] = atAfter
-			e.remember(f.Path, known{id: id, hash: h}) // the next call on it need not hash it again
-		case h == f.Before: // before, or still absent for a create
-			states[i] = atBefore
-		default:
-			states[i] = elsewhere
+		case !exists:
+			return atAfter
+		case h == f.Before:
+			return atBefore
 		}
+		return elsewhere
+	case f.After == "": // nothing was to be written to this file
+		return atBefore
+	case exists && h == f.After:
+		e.remember(f.Path, known{id: id, hash: h})
+		return atAfter
+	case h == f.Before: // before, or still absent for a create
+		return atBefore
 	}
-	for i, f := range r.Files {
-		if states[i] != untrusted {
-			e.cleanTemp(path.Dir(f.Path))
-		}
-	}
-	// The record is written in this process's next journal transaction (Defer): if
-	// that never happens, the next open settles it again, to the same end.
-	put := func() { j.Defer(func(t *journal.Tx) error { return t.Put(r) }) }
-	anyBefore, anyAfter, anyElsewhere := false, false, false
+	return elsewhere
+}
+
+// tally says which states occur among the files the record was to change.
+func tally(r *journal.Record, states []fileState) (anyBefore, anyAfter, anyElsewhere bool) {
 	for i, f := range r.Files {
 		if f.After == "" && f.Op != journal.OpDelete {
 			continue
@@ -152,45 +205,37 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 			anyElsewhere = true
 		}
 	}
-	switch {
-	case !anyBefore && !anyElsewhere:
-		// Every file is at its new content, though the call was not acknowledged:
-		// the process died after writing them.
-		r.State = journal.Committed
-		r.Notes = append(r.Notes, "recovery: every file was at its new content; the call was rolled forward")
-		rollForward(j, r)
-		return nil
-	case !anyBefore && !anyAfter:
-		// Every file changed outside vfsctl since: whether the call landed cannot be
-		// told, and nothing is undone.
-		r.State = journal.Unknown
-		for i, f := range r.Files {
-			switch {
-			case states[i] == untrusted:
-				r.Notes = append(r.Notes, untrustedNote(f.Path))
-			case f.After != "" || f.Op == journal.OpDelete:
-				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl since this call; whether the call's change landed cannot be told, and nothing was undone", f.Path))
-			}
+	return anyBefore, anyAfter, anyElsewhere
+}
+
+// noteUnknown notes, for a record whose every file changed outside vfsctl, that nothing
+// was undone.
+func noteUnknown(r *journal.Record, states []fileState) {
+	for i, f := range r.Files {
+		switch {
+		case states[i] == untrusted:
+			r.Notes = append(r.Notes, untrustedNote(f.Path))
+		case f.After != "" || f.Op == journal.OpDelete:
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl since this call; whether the call's change landed cannot be told, and nothing was undone", f.Path))
 		}
-		put()
-		return nil
-	case !anyBefore:
-		// Some files at their new content, the rest changed outside vfsctl since: the
-		// call landed, and the others changed it afterwards.
-		r.State = journal.Committed
-		for i, f := range r.Files {
-			switch states[i] {
-			case elsewhere:
-				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl after this call landed", f.Path))
-			case untrusted:
-				r.Notes = append(r.Notes, untrustedNote(f.Path))
-			}
-		}
-		put()
-		return nil
 	}
-	// A file still at its prior content: the call did not finish writing, so it was
-	// never acknowledged. Roll back what it wrote.
+}
+
+// noteLandedThenChanged notes the files changed outside vfsctl after a call that landed.
+func noteLandedThenChanged(r *journal.Record, states []fileState) {
+	for i, f := range r.Files {
+		switch states[i] {
+		case elsewhere:
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s changed outside vfsctl after this call landed", f.Path))
+		case untrusted:
+			r.Notes = append(r.Notes, untrustedNote(f.Path))
+		}
+	}
+}
+
+// rollBackPending restores the files of an unfinished call that hold its new content;
+// files someone else changed, and untrusted paths, are left alone and noted.
+func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte) error {
 	for i, f := range r.Files {
 		switch states[i] {
 		case atAfter:
@@ -211,8 +256,6 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 			r.Notes = append(r.Notes, untrustedNote(f.Path))
 		}
 	}
-	r.State = journal.RolledBack
-	put()
 	return nil
 }
 

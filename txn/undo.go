@@ -34,21 +34,12 @@ import (
 // redo no undo, matches: callers phrase it for their reader.
 var ErrNothingToUndo = errors.New("nothing to undo")
 
-// Blocked is the cause of an undo refused as a conflict because a later call changed
-// what it would revert. Fact says what happened; what to do about it depends on who
-// asks (an operator runs vfsctl undo Seq, a model cannot undo another's change), so
-// callers may add their own advice to Fact.
-type Blocked struct {
-	Seq  uint64 // the call to undo first
-	Fact string
-}
-
-func (b *Blocked) Error() string { return b.Fact }
-
-// blocked is the conflict of an undo that call seq blocks.
+// blocked is the conflict of an undo that call seq blocks. The error's Blocker and Fact
+// let callers give their own advice: an operator runs vfsctl undo seq, a model cannot
+// undo another's change.
 func blocked(path string, seq uint64, format string, args ...any) error {
-	b := &Blocked{Seq: seq, Fact: fmt.Sprintf(format, args...)}
-	return errs.Wrap(errs.Conflict, path, b, "%s Undo call %d first.", b.Fact, seq)
+	fact := fmt.Sprintf(format, args...)
+	return &errs.Error{Kind: errs.Conflict, Path: path, Message: fmt.Sprintf("%s Undo call %d first.", fact, seq), Blocker: seq, Fact: fact}
 }
 
 // UndoOptions say what to undo or redo.
@@ -256,29 +247,7 @@ func verb(o UndoOptions) string {
 // Undo reverts a recorded change as a new transaction of call c, all files or none.
 // The call's record names the target (Record.Undo, or Record.Redo for a redo).
 func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
-	if err := e.j.Flush(); err != nil {
-		return nil, err
-	}
-	if historyIndex {
-		// Should the index not be written, the history is read from every record.
-		e.buildHistory()
-	}
-	var hist *history
-	var target uint64
-	err := e.j.View(func(t *journal.Tx) (err error) {
-		if hist, err = openHistory(t); err != nil {
-			return err
-		}
-		if o.Seq == 0 {
-			target, err = hist.pick(o)
-		} else {
-			target, err = hist.check(o)
-		}
-		if err != nil {
-			return err
-		}
-		return hist.load(t, target)
-	})
+	hist, target, err := e.undoTarget(o)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +267,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		ch, err := e.reverse(hist, target, f)
 		if err != nil {
 			if len(files) > 1 {
-				err = prefixError(fmt.Sprintf("%s: ", f.Path), err)
+				err = errs.Prefixed(fmt.Sprintf("%s: ", f.Path), err)
 			}
 			return nil, err
 		}
@@ -310,9 +279,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		c.rec.Undo = target
 	}
 	if o.DryRun {
-		for _, ch := range res.Changes {
-			c.file(journal.File{Path: ch.Path, Op: journal.OpDryRun, Before: journal.Hash(ch.Before), After: journal.Hash(ch.After), Diff: bounded(ch.Diff())})
-		}
+		c.dryRun(res.Changes)
 		return res, nil
 	}
 	if err := e.commit(c, res.Changes); err != nil {
@@ -321,104 +288,204 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	return res, nil
 }
 
-// region is a byte range a change wrote, tracked through later changes.
-type region struct {
-	start, end int    // in the tracked content
-	old        []byte // what was there before the change (written back by the undo)
+// undoTarget picks (Seq 0) or checks the record to undo or redo, and loads its history:
+// the record and the later changes of its files, from everything journaled so far.
+func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err error) {
+	if err := e.j.Flush(); err != nil {
+		return nil, 0, err
+	}
+	if historyIndex {
+		// Should the index not be written, the history is read from every record.
+		e.buildHistory()
+	}
+	err = e.j.View(func(t *journal.Tx) (err error) {
+		if hist, err = openHistory(t); err != nil {
+			return err
+		}
+		if o.Seq == 0 {
+			target, err = hist.pick(o)
+		} else {
+			target, err = hist.check(o)
+		}
+		if err != nil {
+			return err
+		}
+		return hist.load(t, target)
+	})
+	return hist, target, err
 }
 
-// reverse plans the reverse of one file's change in record target.
+// reverse plans the reverse of one file's change in record target, against the file
+// as it is now. It reads the file and hands the planning to reversal, whose steps take
+// the file's content as an argument: a caller that reverts several calls in one
+// transaction plans each one against the content the newer reversals leave.
 func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change, error) {
-	data, id, curErr := e.fs.ReadCanonicalID(f.Path)
-	exists := curErr == nil
-	if curErr != nil && !errors.Is(curErr, fs.ErrNotExist) {
-		if errors.Is(curErr, syscall.EISDIR) || errors.Is(curErr, vfs.ErrNotRegular) {
-			return nil, errs.Wrap(errs.NotAFile, f.Path, curErr, "%s is no longer a regular file (something else was put at its path since call %d); nothing was undone. Move it aside first.", f.Path, target)
-		}
-		cause := curErr
-		if u := errors.Unwrap(curErr); u != nil {
-			cause = u // the OS's words, without the path it was opened by
-		}
-		return nil, errs.Wrap(errs.IOError, f.Path, curErr, "Cannot read %s: %v.", f.Path, cause)
+	cur, err := e.readForUndo(f, target)
+	if err != nil {
+		return nil, err
 	}
-	cur := current{data, id}
-	// Later calls that changed this file, oldest first.
+	rv := &reversal{e: e, hist: hist, target: target, f: f, later: hist.laterChanges(target, f.Path)}
+	return rv.plan(cur)
+}
+
+// fileNow is a file as an undo finds it: its bytes and identity (for the conflict
+// check at commit), or its absence.
+type fileNow struct {
+	data   []byte
+	id     vfs.Identity
+	exists bool
+}
+
+// readForUndo reads the file an undo reverts; only its absence is not an error, since
+// the reverse of a deletion creates it again.
+func (e *Engine) readForUndo(f journal.File, target uint64) (fileNow, error) {
+	data, id, err := e.fs.ReadCanonicalID(f.Path)
+	if err == nil {
+		return fileNow{data, id, true}, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileNow{}, nil
+	}
+	if errors.Is(err, syscall.EISDIR) || errors.Is(err, vfs.ErrNotRegular) {
+		return fileNow{}, errs.Wrap(errs.NotAFile, f.Path, err, "%s is no longer a regular file (something else was put at its path since call %d); nothing was undone. Move it aside first.", f.Path, target)
+	}
+	cause := err
+	if u := errors.Unwrap(err); u != nil {
+		cause = u // the OS's words, without the path it was opened by
+	}
+	return fileNow{}, errs.Wrap(errs.IOError, f.Path, err, "Cannot read %s: %v.", f.Path, cause)
+}
+
+// laterChanges are the calls after target that changed path, oldest first. A later
+// change that is itself undone cancels out: load left it out, with its undo.
+func (h *history) laterChanges(target uint64, path string) []uint64 {
 	var later []uint64
-	for seq, r := range hist.recs {
-		// A later change that is itself undone cancels out: load left it out, with
-		// its undo.
+	for seq, r := range h.recs {
 		if seq <= target {
 			continue
 		}
 		for _, lf := range r.Files {
-			if lf.Path == f.Path && lf.Op.Changes() {
+			if lf.Path == path && lf.Op.Changes() {
 				later = append(later, seq)
 				break
 			}
 		}
 	}
 	sort.Slice(later, func(i, j int) bool { return later[i] < later[j] })
+	return later
+}
 
+// reversal is the plan of reverting one file's change in record target: later are the
+// calls since that changed the same file, oldest first. A caller reverting several
+// calls at once leaves its own calls out of later.
+type reversal struct {
+	e      *Engine
+	hist   *history
+	target uint64
+	f      journal.File
+	later  []uint64
+}
+
+// plan works out the reverse change against cur: a create, write or delete only on the
+// file exactly as it left it, an edit by its regions followed through the later calls.
+func (rv *reversal) plan(cur fileNow) (*Change, error) {
+	f := rv.f
 	ch := &Change{Path: f.Path, Name: f.Path, Op: journal.OpEdit, mode: fs.FileMode(f.AfterMode)}
-	if exists {
+	if cur.exists {
 		ch.Before, ch.id = cur.data, cur.id
-		if fi, err := e.fs.Afero().Stat(f.Path); err == nil {
+		if fi, err := rv.e.fs.Afero().Stat(f.Path); err == nil {
 			ch.mode = fi.Mode()
 		}
 	}
-	whole := func() error { // a create, write or delete: only the file exactly as it left it
-		if f.Op == journal.OpDelete && !exists || f.Op != journal.OpDelete && exists && journal.Hash(cur.data) == f.After {
-			return nil // later changes, if any, cancelled out
-		}
-		if len(later) > 0 {
-			last := later[len(later)-1]
-			if len(later) == 1 {
-				return blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
-			}
-			return blocked(f.Path, last, "%d calls changed %s after call %d, the latest call %d; nothing was written.", len(later), f.Path, target, last)
-		}
-		if f.Op == journal.OpDelete {
-			if exists {
-				return errs.New(errs.Conflict, f.Path, "%s exists again, made outside vfsctl since call %d removed it; nothing was written.", f.Path, target)
-			}
-			return nil
-		}
-		if !exists || journal.Hash(cur.data) != f.After {
-			return errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d; undoing it would lose that change. Nothing was written.", f.Path, target)
-		}
-		return nil
-	}
 	var prior []byte
 	if f.Before != "" {
-		err := e.j.View(func(t *journal.Tx) (err error) {
-			prior, err = t.Content(f.Path, f.Before)
-			return err
-		})
-		if err != nil {
-			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", target, err)
+		var err error
+		if prior, err = rv.content(f.Before); err != nil {
+			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", rv.target, err)
 		}
+	}
+	if f.Op == journal.OpEdit {
+		return rv.planEdit(ch, cur)
+	}
+	if err := rv.checkWhole(cur); err != nil {
+		return nil, err
 	}
 	switch f.Op {
 	case journal.OpCreate:
-		if err := whole(); err != nil {
-			return nil, err
-		}
 		ch.Op, ch.Deleted, ch.afterHash = journal.OpDelete, true, ""
-		return ch, nil
 	case journal.OpDelete:
-		if err := whole(); err != nil {
-			return nil, err
-		}
 		ch.Op, ch.Created, ch.After, ch.mode = journal.OpCreate, true, prior, fs.FileMode(f.BeforeMode)
-		return ch, nil
 	case journal.OpWrite:
-		if err := whole(); err != nil {
-			return nil, err
-		}
 		ch.Op, ch.After = journal.OpWrite, prior
-		return ch, nil
 	}
-	// An edit: follow the regions it wrote through the later calls' splices.
+	return ch, nil
+}
+
+// content is the file's content of the given hash, rebuilt from the journal.
+func (rv *reversal) content(hash string) (data []byte, err error) {
+	err = rv.e.j.View(func(t *journal.Tx) error {
+		data, err = t.Content(rv.f.Path, hash)
+		return err
+	})
+	return data, err
+}
+
+// checkWhole allows the reverse of a create, write or delete only on the file exactly
+// as that call left it (later changes that cancelled out allowed), else refuses it as a
+// conflict naming what came between.
+func (rv *reversal) checkWhole(cur fileNow) error {
+	f, target, later := rv.f, rv.target, rv.later
+	if f.Op == journal.OpDelete && !cur.exists || f.Op != journal.OpDelete && cur.exists && journal.Hash(cur.data) == f.After {
+		return nil // later changes, if any, cancelled out
+	}
+	if len(later) > 0 {
+		last := later[len(later)-1]
+		if len(later) == 1 {
+			return blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
+		}
+		return blocked(f.Path, last, "%d calls changed %s after call %d, the latest call %d; nothing was written.", len(later), f.Path, target, last)
+	}
+	if f.Op == journal.OpDelete {
+		if cur.exists {
+			return errs.New(errs.Conflict, f.Path, "%s exists again, made outside vfsctl since call %d removed it; nothing was written.", f.Path, target)
+		}
+		return nil
+	}
+	if !cur.exists || journal.Hash(cur.data) != f.After {
+		return errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d; undoing it would lose that change. Nothing was written.", f.Path, target)
+	}
+	return nil
+}
+
+// planEdit reverts an edit: its regions, followed through the later calls, get their
+// old bytes back, and no byte outside them changes.
+func (rv *reversal) planEdit(ch *Change, cur fileNow) (*Change, error) {
+	regs, tracked, err := rv.trackRegions()
+	if err != nil {
+		return nil, err
+	}
+	if !cur.exists {
+		return nil, errs.New(errs.Conflict, rv.f.Path, "%s no longer exists; call %d cannot be undone.", rv.f.Path, rv.target)
+	}
+	splices, err := rv.placeRegions(regs, tracked, cur.data)
+	if err != nil {
+		return nil, err
+	}
+	spliceInto(ch, cur.data, splices)
+	if bytes.Equal(ch.After, ch.Before) {
+		return nil, errs.New(errs.NoChange, rv.f.Path, "Undoing call %d would leave %s as it is.", rv.target, rv.f.Path)
+	}
+	return ch, nil
+}
+
+// region is a byte range a change wrote, tracked through later changes.
+type region struct {
+	start, end int    // in the tracked content
+	old        []byte // what was there before the change (written back by the undo)
+}
+
+// editRegions are the ranges the edit's splices wrote, in the content it left.
+func editRegions(f journal.File) []region {
 	regs := make([]region, 0, len(f.Splices))
 	delta := 0
 	for _, s := range f.Splices {
@@ -426,20 +493,19 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change,
 		regs = append(regs, region{start: st, end: st + len(s.New), old: s.Old})
 		delta += len(s.New) - len(s.Old)
 	}
-	tracked := f.After
-	fileOf := func(seq uint64) journal.File {
-		for _, x := range hist.recs[seq].Files {
-			if x.Path == f.Path {
-				return x
-			}
-		}
-		return journal.File{}
-	}
+	return regs
+}
+
+// trackRegions follows the edit's regions through the later calls' splices and returns
+// them with the hash of the content they are in; a later call that touched a region,
+// or replaced the file whole, blocks the undo.
+func (rv *reversal) trackRegions() ([]region, string, error) {
+	regs, tracked, later := editRegions(rv.f), rv.f.After, rv.later
 	for k := 0; k < len(later); k++ {
 		// Later calls that bring the file back to exactly this content (a change and
 		// its undo) leave the regions where they are.
 		for j := len(later) - 1; j >= k; j-- {
-			if fileOf(later[j]).After == tracked {
+			if rv.fileOf(later[j]).After == tracked {
 				k = j + 1
 				break
 			}
@@ -448,86 +514,107 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change,
 			break
 		}
 		seq := later[k]
-		lf := fileOf(seq)
+		lf := rv.fileOf(seq)
 		if lf.Before != tracked {
-			break // changed outside vfsctl in between: located by content below
+			break // changed outside vfsctl in between: located by content later
 		}
 		if lf.Op != journal.OpEdit {
-			return nil, blocked(f.Path, seq, "Call %d replaced or removed %s after call %d; nothing was written.", seq, f.Path, target)
+			return nil, "", blocked(rv.f.Path, seq, "Call %d replaced or removed %s after call %d; nothing was written.", seq, rv.f.Path, rv.target)
 		}
-		for _, s := range lf.Splices {
-			sEnd := s.Start + len(s.Old)
-			for i := range regs {
-				if s.Start <= regs[i].end && regs[i].start <= sEnd {
-					line := ""
-					var before []byte
-					if e.j.View(func(t *journal.Tx) (err error) {
-						before, err = t.Content(f.Path, tracked)
-						return err
-					}) == nil {
-						line = fmt.Sprintf(" line %d of", lineAt(before, regs[i].start))
-					}
-					return nil, blocked(f.Path, seq, "Call %d changed%s %s where call %d did, after it; nothing was written.", seq, line, f.Path, target)
-				}
-			}
+		if err := rv.checkUntouched(regs, seq, lf.Splices, tracked); err != nil {
+			return nil, "", err
 		}
-		// Shift the regions by what the splices before them added or removed.
-		for i := range regs {
-			shift := 0
-			for _, s := range lf.Splices {
-				if s.Start+len(s.Old) <= regs[i].start {
-					shift += len(s.New) - len(s.Old)
-				}
-			}
-			regs[i].start += shift
-			regs[i].end += shift
-		}
+		shiftRegions(regs, lf.Splices)
 		tracked = lf.After
 	}
-	if !exists {
-		return nil, errs.New(errs.Conflict, f.Path, "%s no longer exists; call %d cannot be undone.", f.Path, target)
+	return regs, tracked, nil
+}
+
+// fileOf is the record of call seq about the reversal's file.
+func (rv *reversal) fileOf(seq uint64) journal.File {
+	for _, x := range rv.hist.recs[seq].Files {
+		if x.Path == rv.f.Path {
+			return x
+		}
 	}
+	return journal.File{}
+}
+
+// checkUntouched refuses, as blocked by call seq, when one of its splices touches a
+// region: reverting would undo part of that later change too.
+func (rv *reversal) checkUntouched(regs []region, seq uint64, splices []journal.Splice, tracked string) error {
+	for _, s := range splices {
+		sEnd := s.Start + len(s.Old)
+		for i := range regs {
+			if s.Start <= regs[i].end && regs[i].start <= sEnd {
+				line := ""
+				if before, err := rv.content(tracked); err == nil {
+					line = fmt.Sprintf(" line %d of", lineAt(before, regs[i].start))
+				}
+				return blocked(rv.f.Path, seq, "Call %d changed%s %s where call %d did, after it; nothing was written.", seq, line, rv.f.Path, rv.target)
+			}
+		}
+	}
+	return nil
+}
+
+// shiftRegions moves each region by what the splices before it added or removed; the
+// splices do not touch the regions.
+func shiftRegions(regs []region, splices []journal.Splice) {
+	for i := range regs {
+		shift := 0
+		for _, s := range splices {
+			if s.Start+len(s.Old) <= regs[i].start {
+				shift += len(s.New) - len(s.Old)
+			}
+		}
+		regs[i].start += shift
+		regs[i].end += shift
+	}
+}
+
+// placeRegions turns the regions into splices of cur. Where cur is the tracked content
+// they are where tracking left them; where it changed outside vfsctl since, each is
+// located by its lines in the tracked content, exactly and once, as an edit is.
+func (rv *reversal) placeRegions(regs []region, tracked string, cur []byte) ([]matcher.Splice, error) {
 	var splices []matcher.Splice
-	if journal.Hash(cur.data) == tracked {
+	if journal.Hash(cur) == tracked {
 		for _, r := range regs {
 			splices = append(splices, matcher.Splice{Start: r.start, End: r.end, Text: r.old})
 		}
-	} else {
-		// Changed outside vfsctl since: locate each region by its lines in the tracked
-		// content, exactly and once, as an edit is located.
-		var base []byte
-		err := e.j.View(func(t *journal.Tx) (err error) {
-			base, err = t.Content(f.Path, tracked)
-			return err
-		})
-		if err != nil {
-			return nil, errs.Wrap(errs.Conflict, f.Path, err, "%s changed outside vfsctl since call %d, and the journal cannot show where its change went (%v); nothing was written.", f.Path, target, err)
-		}
-		for _, r := range regs {
-			at, ok := locate(base, cur.data, r.start, r.end)
-			if !ok {
-				return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d, where that call changed it (around line %d then); nothing was written.", f.Path, target, lineAt(base, r.start))
-			}
-			splices = append(splices, matcher.Splice{Start: at, End: at + r.end - r.start, Text: r.old})
-		}
+		return splices, nil
 	}
+	f, target := rv.f, rv.target
+	base, err := rv.content(tracked)
+	if err != nil {
+		return nil, errs.Wrap(errs.Conflict, f.Path, err, "%s changed outside vfsctl since call %d, and the journal cannot show where its change went (%v); nothing was written.", f.Path, target, err)
+	}
+	for _, r := range regs {
+		at, ok := locate(base, cur, r.start, r.end)
+		if !ok {
+			return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d, where that call changed it (around line %d then); nothing was written.", f.Path, target, lineAt(base, r.start))
+		}
+		splices = append(splices, matcher.Splice{Start: at, End: at + r.end - r.start, Text: r.old})
+	}
+	return splices, nil
+}
+
+// spliceInto sets ch.After to cur with the splices applied, in order of position, and
+// keeps them for the record; the bytes between splices are cur's.
+func spliceInto(ch *Change, cur []byte, splices []matcher.Splice) {
 	sort.Slice(splices, func(i, j int) bool { return splices[i].Start < splices[j].Start })
 	var out bytes.Buffer
 	prev := 0
 	for i := range splices {
 		s := &splices[i]
-		s.FirstLine, s.LastLine = lineAt(cur.data, s.Start), lineAt(cur.data, max(s.Start, s.End-1))
-		out.Write(cur.data[prev:s.Start])
+		s.FirstLine, s.LastLine = lineAt(cur, s.Start), lineAt(cur, max(s.Start, s.End-1))
+		out.Write(cur[prev:s.Start])
 		out.Write(s.Text)
 		prev = s.End
-		ch.splices = append(ch.splices, journal.Splice{Start: s.Start, Old: cur.data[s.Start:s.End], New: s.Text})
+		ch.splices = append(ch.splices, journal.Splice{Start: s.Start, Old: cur[s.Start:s.End], New: s.Text})
 	}
-	out.Write(cur.data[prev:])
+	out.Write(cur[prev:])
 	ch.After, ch.undoSplices = out.Bytes(), splices
-	if bytes.Equal(ch.After, ch.Before) {
-		return nil, errs.New(errs.NoChange, f.Path, "Undoing call %d would leave %s as it is.", target, f.Path)
-	}
-	return ch, nil
 }
 
 // locate finds where bytes [start, end) of base sit in cur: the whole lines around
@@ -544,7 +631,7 @@ func locate(base, cur []byte, start, end int) (int, bool) {
 	for range 8 {
 		snip := base[lo:hi]
 		if len(snip) > 0 {
-			if i := bytes.Index(cur, snip); i >= 0 && bytes.Index(cur[i+1:], snip) < 0 {
+			if i := bytes.Index(cur, snip); i >= 0 && !bytes.Contains(cur[i+1:], snip) {
 				return i + (start - lo), true
 			}
 		}
@@ -573,10 +660,4 @@ func lineAt(data []byte, off int) int {
 		n++
 	}
 	return n
-}
-
-// current is a file as read now, with its identity for the conflict check.
-type current struct {
-	data []byte
-	id   vfs.Identity
 }

@@ -41,8 +41,13 @@ var errSymlinkInPath = errors.New("a folder in the path is a symlink now")
 // errReservedInPath is returned for a reserved name in a path given to the filesystem.
 var errReservedInPath = errors.New("path goes through a reserved folder")
 
-// errEscapes mirrors os.Root's wording, which osError maps to path_outside_root.
+// errEscapes is returned for a path that leaves the root; osError maps it to
+// path_outside_root.
 var errEscapes = errors.New("path escapes from parent")
+
+// ErrRoot is the cause of a not_a_file refusal for a path that names the workspace root
+// itself: a caller that lists folders takes it as the root.
+var ErrRoot = errors.New("the workspace root")
 
 // ErrNotRegular is returned when opening something that is neither a regular file nor
 // a folder (a FIFO would block the open, a device could be endless).

@@ -150,7 +150,7 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace. Send a path inside it, relative to its root.", p)
 	}
 	if q == "." {
-		return "", errs.New(errs.NotAFile, p, "%q names the workspace root, a directory. Send the path of a file.", p)
+		return "", errs.Wrap(errs.NotAFile, p, ErrRoot, "%q names the workspace root, a directory. Send the path of a file.", p)
 	}
 	if err := f.checkReserved(p, q); err != nil {
 		return "", err
@@ -234,86 +234,22 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Resolved{Name: p}
-	todo := strings.Split(q, "/")
-	cur := ""
-	hops := 0
-	for len(todo) > 0 {
-		comp := todo[0]
-		todo = todo[1:]
-		switch comp {
-		case "", ".":
-			continue
-		case "..":
-			if cur == "" {
-				return nil, errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace through a symlink. Send a path inside it.", p)
-			}
-			cur = path.Dir(cur)
-			if cur == "." {
-				cur = ""
-			}
-			continue
+	w := &walker{f: f, p: p, todo: strings.Split(q, "/")}
+	for len(w.todo) > 0 {
+		comp := w.todo[0]
+		w.todo = w.todo[1:]
+		if err := w.step(comp); err != nil {
+			return nil, err
 		}
-		next := path.Join(cur, comp)
-		fi, err := f.lstat(next)
-		if errors.Is(err, fs.ErrNotExist) {
-			// A name stored in another Unicode normalization (NFD on macOS, NFC from
-			// the model) is the same name to a person: use the one on disk.
-			if alt := f.sameNameNormalized(cur, comp); alt != "" {
-				next = path.Join(cur, alt)
-				fi, err = f.lstat(next)
-			}
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			// The rest does not exist either; a ".." from a symlink target may remain.
-			cur = path.Join(append([]string{next}, todo...)...)
-			todo = nil
-			if cur == ".." || strings.HasPrefix(cur, "../") {
-				return nil, errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace through a symlink. Send a path inside it.", p)
-			}
-			break
-		}
-		if err != nil {
-			return nil, f.osError(p, err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			if len(todo) > 0 && !fi.IsDir() {
-				return nil, errs.New(errs.NotAFile, p, "%s: %s is a file, not a directory.", p, next)
-			}
-			cur = next
-			continue
-		}
-		res.Link = true
-		hops++
-		if hops > maxSymlinkHops {
-			return nil, errs.New(errs.NotAFile, p, "%s goes through a symlink loop. Send the path of a regular file.", p)
-		}
-		target, err := f.readlink(next)
-		if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
-			// Not a symlink any more, or gone: it was swapped while this path was resolved.
-			return nil, errs.Wrap(errs.Conflict, p, err, "%s changed while it was being resolved (%s was replaced); nothing was done. Check the folder, then retry.", p, next)
-		}
-		if err != nil {
-			return nil, f.osError(p, err)
-		}
-		target = filepath.ToSlash(target)
-		if path.IsAbs(target) {
-			rel, ok := f.relToRoot(target)
-			if !ok {
-				return nil, errs.New(errs.PathOutsideRoot, p, "%s is a symlink to %s, outside the workspace. Edit files inside it.", p, target)
-			}
-			target, cur = rel, ""
-		}
-		todo = append(strings.Split(target, "/"), todo...)
 	}
-	if cur == "" {
-		return nil, errs.New(errs.NotAFile, p, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
+	if w.cur == "" {
+		return nil, errs.Wrap(errs.NotAFile, p, ErrRoot, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
 	}
-	if err := f.checkReserved(p, cur); err != nil {
+	if err := f.checkReserved(p, w.cur); err != nil {
 		return nil, err
 	}
-	res.Path = cur
-	fi, err := f.fs.Stat(cur)
+	res := &Resolved{Name: p, Path: w.cur, Link: w.link}
+	fi, err := f.fs.Stat(w.cur)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -322,6 +258,105 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		res.Exists, res.Info = true, fi
 	}
 	return res, nil
+}
+
+// walker resolves a path component by component: cur is the part resolved so far,
+// never above the root, and todo what is left, symlink targets spliced in.
+type walker struct {
+	f    *FS
+	p    string // the path as the caller named it
+	todo []string
+	cur  string
+	hops int
+	link bool // the path went through a symlink
+}
+
+// outside is the refusal of a path that climbs above the root.
+func (w *walker) outside() error {
+	return errs.New(errs.PathOutsideRoot, w.p, "%s leads outside the workspace through a symlink. Send a path inside it.", w.p)
+}
+
+// step resolves one component: "." stays, ".." climbs but never above the root, a
+// missing name ends the walk with the rest taken as is, a folder is entered, a symlink
+// followed.
+func (w *walker) step(comp string) error {
+	switch comp {
+	case "", ".":
+		return nil
+	case "..":
+		if w.cur == "" {
+			return w.outside()
+		}
+		if w.cur = path.Dir(w.cur); w.cur == "." {
+			w.cur = ""
+		}
+		return nil
+	}
+	next, fi, err := w.lstat(comp)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The rest does not exist either; a ".." from a symlink target may remain.
+		w.cur = path.Join(append([]string{next}, w.todo...)...)
+		w.todo = nil
+		if w.cur == ".." || strings.HasPrefix(w.cur, "../") {
+			return w.outside()
+		}
+		return nil
+	}
+	if err != nil {
+		return w.f.osError(w.p, err)
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		if len(w.todo) > 0 && !fi.IsDir() {
+			return errs.New(errs.NotAFile, w.p, "%s: %s is a file, not a directory.", w.p, next)
+		}
+		w.cur = next
+		return nil
+	}
+	return w.follow(next)
+}
+
+// lstat looks up comp in the folder resolved so far. A name stored in another Unicode
+// normalization (NFD on macOS, NFC from the model) is the same name to a person: the
+// one on disk is used.
+func (w *walker) lstat(comp string) (string, fs.FileInfo, error) {
+	next := path.Join(w.cur, comp)
+	fi, err := w.f.lstat(next)
+	if errors.Is(err, fs.ErrNotExist) {
+		if alt := w.f.sameNameNormalized(w.cur, comp); alt != "" {
+			next = path.Join(w.cur, alt)
+			fi, err = w.f.lstat(next)
+		}
+	}
+	return next, fi, err
+}
+
+// follow puts the target of symlink next in front of what is left to resolve; a target
+// outside the root, a loop, or a link swapped meanwhile is refused.
+func (w *walker) follow(next string) error {
+	p := w.p
+	w.link = true
+	w.hops++
+	if w.hops > maxSymlinkHops {
+		return errs.New(errs.NotAFile, p, "%s goes through a symlink loop. Send the path of a regular file.", p)
+	}
+	target, err := w.f.readlink(next)
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+		// Not a symlink any more, or gone: it was swapped while this path was resolved.
+		return errs.Wrap(errs.Conflict, p, err, "%s changed while it was being resolved (%s was replaced); nothing was done. Check the folder, then retry.", p, next)
+	}
+	if err != nil {
+		return w.f.osError(p, err)
+	}
+	target = filepath.ToSlash(target)
+	if path.IsAbs(target) {
+		rel, ok := w.f.relToRoot(target)
+		if !ok {
+			return errs.New(errs.PathOutsideRoot, p, "%s is a symlink to %s, outside the workspace. Edit files inside it.", p, target)
+		}
+		target, w.cur = rel, ""
+	}
+	w.todo = append(strings.Split(target, "/"), w.todo...)
+	return nil
 }
 
 // sameNameNormalized returns the entry of directory dir whose name equals name under
@@ -393,7 +428,7 @@ func (f *FS) osError(p string, err error) error {
 		return errs.Wrap(errs.NotAFile, p, err, "%s is not a regular file. The file tools read and edit regular files only.", p)
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return errs.Wrap(errs.InvalidInput, p, err, "A name in %s is too long for the filesystem (names are at most 255 bytes). Send a shorter name.", p)
-	case strings.Contains(err.Error(), "path escapes from parent"):
+	case errors.Is(err, errEscapes):
 		return errs.Wrap(errs.PathOutsideRoot, p, err, "%s leads outside the workspace. Send a path inside it.", p)
 	case errors.Is(err, syscall.ENOSPC):
 		return errs.Wrap(errs.IOError, p, err, "No space left on the device while writing %s; nothing was changed.", p)

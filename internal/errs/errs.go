@@ -1,7 +1,14 @@
 // Package errs holds the one typed error that travels from every layer of vfsctl back
-// to the caller, and its stable kinds. It imports nothing of the project, so any
-// package may use it (the matcher, which must stay free of project imports, has its own
-// refusal type that reports the same kinds through ErrorKind).
+// to the caller, and its stable kinds. *Error is the only type in the project that
+// implements error (a test checks it): callers branch with errors.As and read fields,
+// never the message.
+//
+// It is a leaf: it imports nothing of the project, so every package may use it. The
+// matcher returns *Error directly rather than a refusal of its own: importing a leaf
+// that does no I/O keeps the matcher pure, and one type means no bridge that copies
+// messages or fields from one error to another. What the journal keeps of a refusal
+// (the edit index, lines, tiers tried, closeness; the call that blocks an undo) are
+// fields of Error, not words of its message.
 package errs
 
 import (
@@ -43,18 +50,38 @@ var All = []Kind{InvalidInput, UnknownTool, PathOutsideRoot, PathReserved, FileN
 	NotAFile, BinaryFile, TooLarge, FileExists, NotRead, TextNotFound, MultipleMatches,
 	OverlappingEdits, NoChange, Conflict, PermissionDenied, Busy, IOError, SyntaxError, PlaceholderText}
 
-// Error is a refusal or failure with a stable Kind. Msg is written for a model that can
-// only retry: what was wrong, where, and what to send instead.
+// Error is a refusal or failure with a stable Kind. Message is written for a model that
+// can only retry: what was wrong, where, and what to send instead.
 type Error struct {
-	Kind Kind
-	Path string // the path as the caller named it, if any
-	Msg  string
-	Err  error // the cause, if any
+	Kind    Kind
+	Path    string // the path as the caller named it, if any
+	Message string
+	Err     error // the cause, if any
+
+	// Where is the structure of a matcher's refusal of an edit, for failure
+	// analytics; nil for every other error.
+	Where *Where
+	// Blocker is, for an undo refused as a conflict, the later call that changed what
+	// it would revert (undo it first); Fact says what happened without advice, since
+	// the advice depends on who asks (an operator can undo Blocker, a model cannot).
+	Blocker uint64
+	Fact    string
+}
+
+// Where is where and how the matcher refused an edit.
+type Where struct {
+	Edit  int   // index of the edit at fault, or -1
+	Lines []int // 1-based line numbers the message refers to, if any
+	// Tiers are the match tiers tried ("exact", "typography", "indentation",
+	// "gutter"), and Closeness, for text_not_found, the share of oldText's lines
+	// found (loosely) in the closest region.
+	Tiers     []string
+	Closeness float64
 }
 
 func (e *Error) Error() string {
-	if e.Msg != "" {
-		return e.Msg
+	if e.Message != "" {
+		return e.Message
 	}
 	if e.Err != nil {
 		return e.Err.Error()
@@ -64,28 +91,38 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrorKind reports the kind, like the matcher's refusals do.
-func (e *Error) ErrorKind() string { return string(e.Kind) }
-
 // New makes an *Error with a formatted message.
 func New(kind Kind, path, format string, args ...any) *Error {
-	return &Error{Kind: kind, Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Kind: kind, Path: path, Message: fmt.Sprintf(format, args...)}
 }
 
 // Wrap makes an *Error that keeps cause for errors.Is and errors.As.
 func Wrap(kind Kind, path string, cause error, format string, args ...any) *Error {
-	return &Error{Kind: kind, Path: path, Msg: fmt.Sprintf(format, args...), Err: cause}
+	return &Error{Kind: kind, Path: path, Message: fmt.Sprintf(format, args...), Err: cause}
 }
 
-// KindOf classifies any error: an error that reports its kind keeps it; permission and
-// other OS errors are mapped; anything else is io_error.
+// Prefixed is a copy of err with prefix put in front of its message, for a caller that
+// names where in a larger call the error arose ("changes[1] (a.go): "). An err that is
+// not an *Error is wrapped with the kind KindOf gives it.
+func Prefixed(prefix string, err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return &Error{Kind: KindOf(err), Message: prefix + err.Error(), Err: err}
+	}
+	e2 := *e
+	e2.Message = prefix + e.Error()
+	return &e2
+}
+
+// KindOf classifies any error: an *Error keeps its kind; permission and other OS errors
+// are mapped; anything else is io_error.
 func KindOf(err error) Kind {
 	if err == nil {
 		return ""
 	}
-	var k interface{ ErrorKind() string }
-	if errors.As(err, &k) {
-		return Kind(k.ErrorKind())
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
 	}
 	switch {
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
@@ -96,4 +133,17 @@ func KindOf(err error) Kind {
 		return FileExists
 	}
 	return IOError
+}
+
+// Blocked returns the *Error in err's chain that names a call blocking an undo
+// (Blocker set), or nil: callers that wrap it with their own advice keep it findable.
+func Blocked(err error) *Error {
+	var e *Error
+	for errors.As(err, &e) {
+		if e.Blocker != 0 {
+			return e
+		}
+		err = e.Err
+	}
+	return nil
 }
