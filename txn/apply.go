@@ -38,11 +38,17 @@ func (e *Engine) Read(c *Call, path string) (*ReadResult, error) {
 // CountLines counts lines as an editor shows them and as matching numbers them.
 func CountLines(b []byte) int { return matcher.CountLines(b) }
 
-// Spec is one file's change in a call: edits, a new file, or a whole replacement.
+// Spec is one file's change in a call: edits, a new file, a whole replacement, or a
+// deletion.
 type Spec struct {
-	Path    string
-	Op      journal.Op // OpEdit, OpCreate or OpWrite
-	Edits   []matcher.Edit
+	Path  string
+	Op    journal.Op // OpEdit, OpCreate, OpWrite or OpDelete
+	Edits []matcher.Edit
+	// Locate, when set, places an OpEdit's change instead of Edits: it gets the file's
+	// content as read under the file's queue and returns the planned result (an edit
+	// dialect's locator, an insertion at a line). It must be pure: it may run again
+	// on the same content, and its refusal refuses the call.
+	Locate  func(content []byte) (*matcher.Result, error)
 	Content []byte
 }
 
@@ -258,8 +264,12 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 	if k, ok := e.lookup(f.Path, f.ID); ok {
 		ch.beforeHash, ch.beforeMarks = k.hash, k.marks
 	}
-	if s.Op == journal.OpEdit {
-		plan, err := matcher.Apply(f.Data, s.Edits, matcher.Options{Name: s.Path})
+	switch s.Op {
+	case journal.OpDelete:
+		ch.Deleted = true
+		return ch, sight{}, nil
+	case journal.OpEdit:
+		plan, err := e.locate(s, f.Data)
 		if err != nil {
 			return nil, looked(f, s.Op, true), e.staleHint(session, f, err)
 		}
@@ -271,6 +281,14 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 	}
 	ch.After = s.Content
 	return ch, sight{}, nil
+}
+
+// locate plans an edit: by the spec's own locator, else by the matcher.
+func (e *Engine) locate(s Spec, data []byte) (*matcher.Result, error) {
+	if s.Locate != nil {
+		return s.Locate(data)
+	}
+	return matcher.Apply(data, s.Edits, matcher.Options{Name: s.Path})
 }
 
 // tooLarge refuses content over the size limit.
