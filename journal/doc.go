@@ -5,11 +5,11 @@
 //
 // The file lives at <root>/.vfsctl/journal.db. One process at a time uses the journal:
 // a Journal opens the file when a call begins and closes it when the last call of the
-// process ends. Processes take turns in order (turns.go): a waiting process holds a
+// process ends. Processes queue for it in order (queue.go): a waiting process holds a
 // ticket, and a holder that sees one admits no new call, so its hold ends with the
-// calls it has in flight and an operator's `vfsctl log` gets its turn within a call's
-// time. A process that cannot get its turn within Options.Wait fails with a busy error
-// naming the holder.
+// calls it has in flight and an operator's `vfsctl log` gets the journal within a
+// call's time. A process that does not get the journal within Options.Wait fails with
+// a busy error naming the holder.
 //
 // Every fresh open runs the OnOpen hook (txn's recovery) before anything else, so what
 // any command sees is settled.
