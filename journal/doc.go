@@ -60,7 +60,11 @@
 // Layout (buckets):
 //
 //	meta       schema version and application name
-//	records    seq (8 bytes, big-endian) -> codec byte + Record (JSON, flate-compressed)
+//	records    seq (8 bytes, big-endian) -> codec byte + Record: the compact form
+//	           (codec.go), or in records written before it JSON, flate-compressed
+//	facts      seq -> what stats read of the record, and its state and duration
+//	           (facts.go); a record in the compact form is written once, as pending,
+//	           and only its fact follows it to committed
 //	pending    seq -> nil, for records whose files may be half-committed
 //	blobs      sha256 -> codec byte + content (flate-compressed when smaller)
 //	heads      path -> hash of the last content the journal can rebuild for it

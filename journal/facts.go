@@ -12,8 +12,10 @@ import (
 // bucket in a small binary form: a journal of a million calls is read in one pass
 // without decompressing and parsing a million records (diffs, arguments, splices).
 type fact struct {
+	version             byte
 	seq                 uint64
 	time                time.Time
+	duration            time.Duration
 	session, tool, kind string
 	origin              string
 	state               State
@@ -29,8 +31,9 @@ type factEdit struct {
 	folded                   []string
 }
 
-// factVersion 2 added the origin; a version 1 fact reads its origin from its tool.
-const factVersion = 2
+// factVersion 2 added the origin (a version 1 fact reads its origin from its tool);
+// version 3 the duration, which a record stored as codecRecord reads from its fact.
+const factVersion = 3
 
 func encodeFact(r *Record) []byte {
 	var b []byte
@@ -53,6 +56,7 @@ func encodeFact(r *Record) []byte {
 		flags |= 2
 	}
 	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(max(r.Duration, 0)))
 	paths := r.Paths()
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
@@ -109,7 +113,7 @@ func decodeFact(seq uint64, b []byte) (*fact, error) {
 		r.Read(s)
 		return string(s)
 	}
-	f := &fact{seq: seq}
+	f := &fact{seq: seq, version: v}
 	t, terr := binary.ReadVarint(r)
 	if terr != nil {
 		return nil, errBadFact
@@ -126,6 +130,9 @@ func decodeFact(seq uint64, b []byte) (*fact, error) {
 		return nil, errBadFact
 	}
 	f.dryRun, f.undo = flags&1 != 0, flags&2 != 0
+	if v >= 3 {
+		f.duration = time.Duration(uv())
+	}
 	for n := uv(); n > 0 && err == nil; n-- {
 		f.paths = append(f.paths, str())
 	}
