@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -135,6 +136,12 @@ func BenchmarkJournalBytesPerEdit(b *testing.B) {
 	if testing.Verbose() {
 		logBuckets(b, buckets, i)
 	}
+	// And compacted: the live size, every page packed full.
+	if _, _, err := journal.Compact(path, journal.Options{Root: filepath.Dir(filepath.Dir(path)), NoSync: true}); err != nil {
+		b.Fatal(err)
+	}
+	inUse, _, _ = journalPages(b, path)
+	b.ReportMetric(float64(inUse)/float64(i), "B-compacted/call")
 }
 
 func logBuckets(tb testing.TB, buckets map[string]int64, calls int) {
