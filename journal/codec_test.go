@@ -120,19 +120,53 @@ func TestRecordCodecDamage(t *testing.T) {
 
 // oldFact is a fact as version 2 wrote it (the code before durations were kept).
 func oldFact(r *Record) []byte {
-	b := encodeFact(r)
-	// Version 3 inserted the duration after the flags; take it out again.
-	b[0] = 2
-	off := 1
-	_, n := binary.Varint(b[off:])
-	off += n
-	for range 5 { // session, tool, state, kind, origin
-		l, n := binary.Uvarint(b[off:])
-		off += n + int(l)
+	var b []byte
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
 	}
-	off++ // flags
-	_, n = binary.Uvarint(b[off:])
-	return append(b[:off:off], b[off+n:]...)
+	b = append(b, 2)
+	b = binary.AppendVarint(b, r.Time.UnixNano())
+	str(r.Session)
+	str(r.Tool)
+	str(string(r.State))
+	str(r.Kind)
+	str(r.OriginOf())
+	var flags byte
+	if r.DryRun() {
+		flags |= 1
+	}
+	if r.Undo != 0 {
+		flags |= 2
+	}
+	b = append(b, flags)
+	paths := r.Paths()
+	b = binary.AppendUvarint(b, uint64(len(paths)))
+	for _, p := range paths {
+		str(p)
+	}
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Edits)
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, f := range r.Files {
+		for _, e := range f.Edits {
+			str(e.Tier)
+			g := byte(0)
+			if e.Gutter {
+				g = 1
+			}
+			b = append(b, g)
+			b = binary.AppendUvarint(b, uint64(e.ContextLines))
+			b = binary.AppendUvarint(b, uint64(e.ContextBytes))
+			b = binary.AppendUvarint(b, uint64(len(e.Folded)))
+			for _, fo := range e.Folded {
+				str(fo)
+			}
+		}
+	}
+	return b
 }
 
 // A journal that the previous code wrote (records as compressed JSON, version 2
@@ -227,4 +261,28 @@ func TestOldRecordsRead(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A fact reads the same whether written as symbols (version 4) or as strings
+// (version 2), for the strings the symbols list and for any others.
+func TestFactSymbols(t *testing.T) {
+	for _, r := range []*Record{
+		{Seq: 1, Time: time.Now(), Session: "s", Tool: "edit_file", State: Committed, Origin: OriginModel,
+			Files: []File{{Path: "a", Op: OpEdit, Edits: []Edit{{Tier: "typography", Folded: []string{"curly quotes"}, ContextLines: 2}}}}},
+		{Seq: 2, Time: time.Now(), Session: "", Tool: "my_tool", State: "odd", Kind: "my_kind", Origin: "embedder",
+			Files: []File{{Path: "b", Op: OpEdit, Edits: []Edit{{Tier: "fuzzy"}}}}},
+	} {
+		now, err := decodeFact(r.Seq, encodeFact(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		was, err := decodeFact(r.Seq, oldFact(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now.version, now.duration = was.version, was.duration
+		if !reflect.DeepEqual(now, was) {
+			t.Errorf("record %d: fact %+v, as version 2 %+v", r.Seq, now, was)
+		}
+	}
 }
