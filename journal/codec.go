@@ -31,7 +31,7 @@ import (
 //     fact is missing (a pending record's own then says pending: recovery settles it).
 //
 // Layout: the codec byte, uvarint length of the body compressed with recordDict, the
-// compressed body, string state, uvarint duration in nanoseconds. The body:
+// compressed body, the state as a symbol (facts.go), uvarint duration in nanoseconds. The body:
 //
 //	uvarint len + JSON of the record without seq, time, duration, state, args, and
 //	  without each file's before, after, splices and diff
@@ -48,9 +48,10 @@ const codecRecord = 2
 
 // recordDict primes the compressor of codecRecord. Records written with it read only
 // with it: it never changes; a better one needs a new codec byte.
-const recordDict = `--- a/+++ b/@@ -1 +1 @@{"path":"","edits":[{"oldText":"","newText":"","replaceAll":true}],"dryRun":true}` +
-	`{"seq":0,"time":"0001-01-01T00:00:00Z","duration_ns":0,"session":"","tool":"read_file","args_size":0,"state":"","kind":"text_not_found","message":"","files":[{"path":"","op":"read","before_mode":420,"after_mode":420,"before_blob":true,"after_blob":true,"edits":[{"index":0,"tier":"exact","lines":[[1,1]],"context_lines":0,"context_bytes":0}]}],` +
-	`"origin":"model","tool":"edit_file","op":"edit","state":"","files":[{"path":"","op":"edit","before_mode":420,"after_mode":420,"edits":[{"index":0,"tier":"exact","lines":[[1,1]],"context_lines":0,"context_bytes":0}]}]}`
+const recordDict = `{"path":"","content":"","offset":1,"limit":1}{"changes":[{"path":"","create":""},{"path":"","write":""}]}` +
+	`{"seq":0,"time":"0001-01-01T00:00:00Z","duration_ns":0,"session":"","tool":"read_file","origin":"model","args_blob":"","args_size":1,"state":"","kind":"text_not_found","message":"","files":[{"path":"","op":"read","before_mode":420,"after_mode":420,"before_blob":true,"after_blob":true}],"undo":1,"redo":1,"notes":[""],"refusal":{"change":0,"edit":0,"lines":[1],"tiers":["exact","typography","indentation"],"closeness":0.5}}` +
+	`--- a/+++ b/@@ -1,5 +1,5 @@{"path":"","edits":[{"oldText":"","newText":"","replaceAll":true}],"dryRun":true}` +
+	`{"seq":0,"time":"0001-01-01T00:00:00Z","duration_ns":0,"session":"","tool":"edit_file","origin":"model","args_size":1,"state":"","files":[{"path":"","op":"edit","before_mode":420,"after_mode":420,"edits":[{"index":0,"tier":"exact","lines":[[1,1]],"context_lines":0,"context_bytes":0}]}]}`
 
 var recordWriters = sync.Pool{New: func() any {
 	w, _ := flate.NewWriterDict(nil, flate.DefaultCompression, []byte(recordDict))
@@ -107,7 +108,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	out = append(out, codecRecord)
 	out = binary.AppendUvarint(out, uint64(buf.Len()))
 	out = append(out, buf.Bytes()...)
-	out = appendString(out, string(r.State))
+	out = appendSymbol(out, string(r.State))
 	return binary.AppendUvarint(out, uint64(max(r.Duration, 0))), nil
 }
 
@@ -149,7 +150,7 @@ func decodeRecord(seq uint64, v, fv []byte) (*Record, error) {
 		return nil, errBadRecord
 	}
 	tail := decoder{b: v[len(body):]}
-	state, duration := State(tail.bytes(false)), time.Duration(tail.uvarint())
+	state, duration := State(tail.symbol()), time.Duration(tail.uvarint())
 	if tail.err != nil {
 		return nil, tail.err
 	}
@@ -291,6 +292,26 @@ func (d *decoder) bytes(nilable bool) []byte {
 	if nilable && s == nil {
 		return []byte{}
 	}
+	return s
+}
+
+// symbol reads a string written by appendSymbol.
+func (d *decoder) symbol() string {
+	n := d.uvarint()
+	if n&1 == 1 {
+		if n>>1 >= uint64(len(factSymbols)) {
+			d.fail()
+			return ""
+		}
+		return factSymbols[n>>1]
+	}
+	n >>= 1
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.fail()
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
 	return s
 }
 

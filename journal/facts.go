@@ -57,6 +57,15 @@ var factSymbols = []string{
 	"exact", "typography", "indentation",
 }
 
+// appendSymbol appends s as a symbol: its place in factSymbols, or the string.
+func appendSymbol(b []byte, s string) []byte {
+	if i, ok := factSymbolIndex[s]; ok {
+		return binary.AppendUvarint(b, uint64(2*i+1))
+	}
+	b = binary.AppendUvarint(b, uint64(2*len(s)))
+	return append(b, s...)
+}
+
 var factSymbolIndex = func() map[string]int {
 	m := make(map[string]int, len(factSymbols))
 	for i, s := range factSymbols {
@@ -71,14 +80,7 @@ func encodeFact(r *Record) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	sym := func(s string) {
-		if i, ok := factSymbolIndex[s]; ok {
-			b = binary.AppendUvarint(b, uint64(2*i+1))
-			return
-		}
-		b = binary.AppendUvarint(b, uint64(2*len(s)))
-		b = append(b, s...)
-	}
+	sym := func(s string) { b = appendSymbol(b, s) }
 	b = append(b, factVersion)
 	b = binary.AppendVarint(b, r.Time.UnixNano())
 	str(r.Session)
