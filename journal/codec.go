@@ -19,7 +19,8 @@ import (
 //   - the hashes as their 32 bytes, not 64 hex digits; splices, the diff and the
 //     arguments as raw bytes (JSON gives []byte as base64, which flate cannot match
 //     against the diff and the arguments that repeat the same text);
-//   - the time as nanoseconds and a zone offset; the sequence number only in the key;
+//   - the time as seconds, nanoseconds and zone offset; the sequence number only in
+//     the key;
 //   - every other field as the record's own JSON, so a field added to Record is
 //     stored without a change here, compressed with a preset dictionary of the field
 //     names, which makes each name cost a few bits;
@@ -31,7 +32,8 @@ import (
 //     fact is missing (a pending record's own then says pending: recovery settles it).
 //
 // Layout: the codec byte, uvarint length of the body compressed with recordDict, the
-// compressed body, the state as a symbol (facts.go), uvarint duration in nanoseconds. The body:
+// compressed body, the state as a symbol (facts.go), uvarint duration in nanoseconds.
+// The body:
 //
 //	uvarint len + JSON of the record without seq, time, duration, state, args, and
 //	  without each file's before, after, splices and diff
@@ -53,6 +55,9 @@ const recordDict = `{"path":"","content":"","offset":1,"limit":1}{"changes":[{"p
 	`--- a/+++ b/@@ -1,5 +1,5 @@{"path":"","edits":[{"oldText":"","newText":"","replaceAll":true}],"dryRun":true}` +
 	`{"seq":0,"time":"0001-01-01T00:00:00Z","duration_ns":0,"session":"","tool":"edit_file","origin":"model","args_size":1,"state":"","files":[{"path":"","op":"edit","before_mode":420,"after_mode":420,"edits":[{"index":0,"tier":"exact","lines":[[1,1]],"context_lines":0,"context_bytes":0}]}]}`
 
+// recordWriters compress at flate's default level: a record is a few hundred bytes,
+// where BestSpeed (which blobs use) finds few matches (a one-line edit's record: 531
+// bytes at BestSpeed, 313 at the default).
 var recordWriters = sync.Pool{New: func() any {
 	w, _ := flate.NewWriterDict(nil, flate.DefaultCompression, []byte(recordDict))
 	return w
