@@ -5,11 +5,11 @@
 //
 // The file lives at <root>/.vfsctl/journal.db. One process at a time uses the journal:
 // a Journal opens the file when a call begins and closes it when the last call of the
-// process ends. Processes take turns in order (turns.go): a waiting process holds a
+// process ends. Processes queue for it in order (queue.go): a waiting process holds a
 // ticket, and a holder that sees one admits no new call, so its hold ends with the
-// calls it has in flight and an operator's `vfsctl log` gets its turn within a call's
-// time. A process that cannot get its turn within Options.Wait fails with a busy error
-// naming the holder.
+// calls it has in flight and an operator's `vfsctl log` gets the journal within a
+// call's time. A process that does not get the journal within Options.Wait fails with
+// a busy error naming the holder.
 //
 // Every fresh open runs the OnOpen hook (txn's recovery) before anything else, so what
 // any command sees is settled.
@@ -60,7 +60,11 @@
 // Layout (buckets):
 //
 //	meta       schema version and application name
-//	records    seq (8 bytes, big-endian) -> codec byte + Record (JSON, flate-compressed)
+//	records    seq (8 bytes, big-endian) -> codec byte + Record: the compact form
+//	           (codec.go), or in records written before it JSON, flate-compressed
+//	facts      seq -> what stats read of the record, and its state and duration
+//	           (facts.go); a record in the compact form is written once, as pending,
+//	           and only its fact follows it to committed
 //	pending    seq -> nil, for records whose files may be half-committed
 //	blobs      sha256 -> codec byte + content (flate-compressed when smaller)
 //	heads      path -> hash of the last content the journal can rebuild for it

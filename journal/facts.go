@@ -12,8 +12,10 @@ import (
 // bucket in a small binary form: a journal of a million calls is read in one pass
 // without decompressing and parsing a million records (diffs, arguments, splices).
 type fact struct {
+	version             byte
 	seq                 uint64
 	time                time.Time
+	duration            time.Duration
 	session, tool, kind string
 	origin              string
 	state               State
@@ -29,8 +31,48 @@ type factEdit struct {
 	folded                   []string
 }
 
-// factVersion 2 added the origin; a version 1 fact reads its origin from its tool.
-const factVersion = 2
+// factVersion 2 added the origin (a version 1 fact reads its origin from its tool);
+// version 3 the duration, which a record stored as codecRecord reads from its fact;
+// version 4 writes the tool, state, kind, origin and tiers as symbols.
+const factVersion = 4
+
+// factSymbols are the strings a version 4 fact writes as one byte: uvarint 2i+1 is
+// factSymbols[i], uvarint 2n is a string of n bytes that follow. The list only grows
+// at its end: facts written with it read with it.
+var factSymbols = []string{
+	"",
+	// States.
+	"pending", "committed", "failed", "rolled_back", "unknown",
+	// Origins.
+	"model", "operator",
+	// Tools.
+	"read_file", "edit_file", "create_file", "write_file", "apply_changes", "undo_edit", "undo", "redo",
+	"apply_patch", "str_replace_based_edit_tool", "str_replace_editor", "replace_in_file",
+	// Error kinds.
+	"invalid_input", "unknown_tool", "path_outside_root", "path_reserved", "file_not_found", "not_a_file",
+	"binary_file", "too_large", "file_exists", "not_read", "text_not_found", "multiple_matches",
+	"overlapping_edits", "no_change", "conflict", "permission_denied", "busy", "io_error", "syntax_error",
+	"placeholder_text",
+	// Match tiers.
+	"exact", "typography", "indentation",
+}
+
+// appendSymbol appends s as a symbol: its place in factSymbols, or the string.
+func appendSymbol(b []byte, s string) []byte {
+	if i, ok := factSymbolIndex[s]; ok {
+		return binary.AppendUvarint(b, uint64(2*i+1))
+	}
+	b = binary.AppendUvarint(b, uint64(2*len(s)))
+	return append(b, s...)
+}
+
+var factSymbolIndex = func() map[string]int {
+	m := make(map[string]int, len(factSymbols))
+	for i, s := range factSymbols {
+		m[s] = i
+	}
+	return m
+}()
 
 func encodeFact(r *Record) []byte {
 	var b []byte
@@ -38,13 +80,14 @@ func encodeFact(r *Record) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	sym := func(s string) { b = appendSymbol(b, s) }
 	b = append(b, factVersion)
 	b = binary.AppendVarint(b, r.Time.UnixNano())
 	str(r.Session)
-	str(r.Tool)
-	str(string(r.State))
-	str(r.Kind)
-	str(r.OriginOf())
+	sym(r.Tool)
+	sym(string(r.State))
+	sym(r.Kind)
+	sym(r.OriginOf())
 	var flags byte
 	if r.DryRun() {
 		flags |= 1
@@ -53,6 +96,7 @@ func encodeFact(r *Record) []byte {
 		flags |= 2
 	}
 	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(max(r.Duration, 0)))
 	paths := r.Paths()
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	for _, p := range paths {
@@ -65,7 +109,7 @@ func encodeFact(r *Record) []byte {
 	b = binary.AppendUvarint(b, uint64(n))
 	for _, f := range r.Files {
 		for _, e := range f.Edits {
-			str(e.Tier)
+			sym(e.Tier)
 			g := byte(0)
 			if e.Gutter {
 				g = 1
@@ -109,16 +153,38 @@ func decodeFact(seq uint64, b []byte) (*fact, error) {
 		r.Read(s)
 		return string(s)
 	}
-	f := &fact{seq: seq}
+	// sym reads a symbol (version 4) or, before, a string.
+	sym := func() string {
+		if v < 4 {
+			return str()
+		}
+		n := uv()
+		if n&1 == 1 {
+			if n>>1 >= uint64(len(factSymbols)) {
+				err = errBadFact
+				return ""
+			}
+			return factSymbols[n>>1]
+		}
+		n >>= 1
+		if err != nil || n > uint64(r.Len()) {
+			err = errBadFact
+			return ""
+		}
+		s := make([]byte, n)
+		r.Read(s)
+		return string(s)
+	}
+	f := &fact{seq: seq, version: v}
 	t, terr := binary.ReadVarint(r)
 	if terr != nil {
 		return nil, errBadFact
 	}
 	f.time = time.Unix(0, t)
-	f.session, f.tool = str(), str()
-	f.state, f.kind = State(str()), str()
+	f.session, f.tool = str(), sym()
+	f.state, f.kind = State(sym()), sym()
 	if v >= 2 {
-		f.origin = str()
+		f.origin = sym()
 	}
 	f.origin = originOf(f.origin, f.tool)
 	flags, ferr := r.ReadByte()
@@ -126,12 +192,15 @@ func decodeFact(seq uint64, b []byte) (*fact, error) {
 		return nil, errBadFact
 	}
 	f.dryRun, f.undo = flags&1 != 0, flags&2 != 0
+	if v >= 3 {
+		f.duration = time.Duration(uv())
+	}
 	for n := uv(); n > 0 && err == nil; n-- {
 		f.paths = append(f.paths, str())
 	}
 	for n := uv(); n > 0 && err == nil; n-- {
 		var e factEdit
-		e.tier = str()
+		e.tier = sym()
 		g, _ := r.ReadByte()
 		e.gutter = g == 1
 		e.contextLines, e.contextByt = int(uv()), int(uv())

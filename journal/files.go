@@ -15,12 +15,12 @@ import (
 )
 
 // The journal's own files (.vfsctl/ and journal.db, holder, marks, temps, lock,
-// .gitignore and turns/ in it) live in the workspace, where anyone who can write the
-// workspace can replace them: a symlink would send vfsctl's writes outside the root,
-// a FIFO would hang every call. So the folder is opened once per hold, by handle:
-// below Options.Root one component at a time, never through a symlink; each file is
-// then opened relative to that handle with O_NOFOLLOW, without blocking, and used
-// only if it is a regular file. Nothing re-walks a host path.
+// .gitignore and the queue's folder turns/ in it) live in the workspace, where anyone
+// who can write the workspace can replace them: a symlink would send vfsctl's writes
+// outside the root, a FIFO would hang every call. So the folder is opened once per
+// hold, by handle: below Options.Root one component at a time, never through a
+// symlink; each file is then opened relative to that handle with O_NOFOLLOW, without
+// blocking, and used only if it is a regular file. Nothing re-walks a host path.
 
 // ownFiles are the journal folder's files that open checks before anything else.
 var ownFiles = []string{"journal.db", "holder", "marks", "temps", "lock", ".gitignore"}
@@ -151,14 +151,14 @@ func notOurs(at int, name, show, want string) error {
 }
 
 // check refuses the folder's own files that exist but are not regular files, and a
-// turns entry that is not a folder: what open checks before it uses any of them.
+// queue entry that is not a folder: what open checks before it uses any of them.
 func (d *dirHandle) check() error {
 	for _, n := range ownFiles {
 		if err := d.checkEntry(n, unix.S_IFREG, "file"); err != nil {
 			return err
 		}
 	}
-	return d.checkEntry("turns", unix.S_IFDIR, "folder")
+	return d.checkEntry(queueDir, unix.S_IFDIR, "folder")
 }
 
 func (d *dirHandle) checkEntry(name string, want uint32, what string) error {

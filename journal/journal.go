@@ -56,7 +56,7 @@ type Journal struct {
 	refs     int
 	yielding bool       // another process waits: no new call joins this hold
 	dir      *dirHandle // the journal's folder, open while the journal is (files.go)
-	lock     *os.File   // the lock file, held while the journal is open (turns.go)
+	lock     *os.File   // the lock file, held while the journal is open (queue.go)
 	file     *os.File   // the bbolt file, as opened for bbolt
 	db       atomic.Pointer[bolt.DB]
 	broken   atomic.Pointer[error] // bbolt failed on a damaged file during this hold
@@ -98,8 +98,8 @@ func (j *Journal) Exists() bool {
 // Acquire opens the journal for this process if it is not open yet (waiting for another
 // process at most Options.Wait) and holds it until the matching Release.
 //
-// A call joins the process's current hold unless another process waits for its turn:
-// then it waits until the hold ends and takes a turn in line (turns.go).
+// A call joins the process's current hold unless another process waits in the queue:
+// then it waits until the hold ends and queues for the next hold (queue.go).
 func (j *Journal) Acquire() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -210,7 +210,7 @@ type holder struct {
 	Since   time.Time `json:"since"`
 }
 
-// open takes this process's turn on the journal and opens the bbolt file, all within
+// open waits in the queue for the journal's lock and opens the bbolt file, all within
 // one Options.Wait. adopting skips the check that the journal is this workspace's own.
 func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	deadline := time.Now().Add(j.opts.Wait)
@@ -229,7 +229,7 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 			f.Close()
 		}
 	}
-	lock, err := j.takeTurn(deadline)
+	lock, err := j.waitInQueue(deadline)
 	if err != nil {
 		if errors.As(err, new(*errs.Error)) {
 			return nil, err
@@ -257,7 +257,7 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	var db *bolt.DB
 	err = j.guard(func() (err error) {
 		// bbolt polls its own lock every 50 ms and gives up one interval before its
-		// Timeout (0 would wait for ever); the turn above already took the wait.
+		// Timeout (0 would wait for ever); the queue above already took the wait.
 		wait := max(time.Until(deadline), 0) + 100*time.Millisecond
 		db, err = bolt.Open(j.path, 0o644, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync,
 			OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
@@ -301,8 +301,8 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	return db, nil
 }
 
-// busy is the error of a process that did not get its turn: it names the process
-// holding the journal, or the one ahead in line.
+// busy is the error of a process whose wait in the queue ran out: it names the
+// process holding the journal, or the one ahead in the queue.
 func (j *Journal) busy() error {
 	what := "another process"
 	if h, ok := j.readHolder(); ok {

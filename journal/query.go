@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -125,15 +124,12 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 func (t *Tx) Each(q Query, fn func(*Record) bool) error {
 	c := t.b(bRecords).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		data, err := unpack(v)
+		seq := binary.BigEndian.Uint64(k)
+		r, err := decodeRecord(seq, v, t.b(bFacts).Get(k))
 		if err != nil {
-			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
+			return fmt.Errorf("journal record %d: %w", seq, err)
 		}
-		var r Record
-		if err := json.Unmarshal(data, &r); err != nil {
-			return fmt.Errorf("journal record %d: %w", binary.BigEndian.Uint64(k), err)
-		}
-		if q.match(&r) && !fn(&r) {
+		if q.match(r) && !fn(r) {
 			return nil
 		}
 	}

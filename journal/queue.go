@@ -11,12 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Turns across processes. bbolt's own file lock is exclusive and polled every 50 ms,
-// so whichever waiter polls first after a release wins: a process with a steady
-// stream of calls can starve the others. Here a process that wants the journal takes
-// a ticket, a file in .vfsctl/turns/ named by the time it started waiting, and only
-// the oldest live ticket tries for the lock (a separate lock file, polled every
-// millisecond). A process that holds the journal looks for tickets whenever a new
+// The queue of processes for the journal. bbolt's own file lock is exclusive and
+// polled every 50 ms, so whichever waiter polls first after a release wins: a process
+// with a steady stream of calls can starve the others. Here a process that wants the
+// journal takes a ticket, a file in the queue folder (queueDir) named by the time it
+// started waiting, and only the oldest live ticket tries for the lock (a separate
+// lock file, polled every millisecond). A process that holds the journal looks for tickets whenever a new
 // call of its own would join its hold, and when it finds one it stops admitting calls,
 // so that the hold ends once its calls in flight are done. Waiters are thus served in
 // order, and no stream of calls keeps the journal from another process for longer
@@ -27,8 +27,14 @@ import (
 // it is stopped), is removed by the first process that sees it: it never blocks
 // anyone for longer than that.
 
-// turnPoll is how often a waiter looks at the line and tries the lock.
-const turnPoll = time.Millisecond
+// queuePoll is how often a waiter looks at the queue and tries the lock.
+const queuePoll = time.Millisecond
+
+// queueDir is the queue's folder in the journal's folder. It keeps the name it had
+// when the queue was called turns: a vfsctl of before the rename, still serving in
+// the same workspace, queues there, and a queue of another name would let the two
+// pass each other (the lock still excludes them, but no longer in order).
+const queueDir = "turns"
 
 // ticketBeat is how often a waiter touches its ticket; staleTicket is how long a
 // ticket lives untouched.
@@ -43,7 +49,7 @@ func (j *Journal) othersWaiting() bool {
 	if j.dir == nil {
 		return false
 	}
-	fd, err := unix.Openat(j.dir.fd, "turns", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := unix.Openat(j.dir.fd, queueDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
@@ -67,7 +73,7 @@ func readNames(fd int) []string {
 	if err != nil {
 		return nil
 	}
-	f := os.NewFile(uintptr(h), "turns")
+	f := os.NewFile(uintptr(h), queueDir)
 	defer f.Close()
 	names, _ := f.Readdirnames(-1)
 	return names
@@ -93,9 +99,9 @@ func parseTicket(name string) (ticket, bool) {
 }
 
 // live: the ticket's process exists and touched the ticket lately.
-func (t ticket) live(turns int) bool {
+func (t ticket) live(queue int) bool {
 	var st unix.Stat_t
-	if unix.Fstatat(turns, t.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+	if unix.Fstatat(queue, t.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return false
 	}
 	if time.Since(time.Unix(st.Mtim.Unix())) > staleTicket {
@@ -110,9 +116,9 @@ func alive(pid int) bool {
 	return err == nil || err == unix.EPERM
 }
 
-// takeTurn waits in line for the journal's lock file until deadline and returns it
+// waitInQueue waits in line for the journal's lock file until deadline and returns it
 // held (the returned file is closed to release the lock), or a busy error.
-func (j *Journal) takeTurn(deadline time.Time) (*os.File, error) {
+func (j *Journal) waitInQueue(deadline time.Time) (*os.File, error) {
 	lock, err := j.dir.open("lock", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -122,15 +128,15 @@ func (j *Journal) takeTurn(deadline time.Time) (*os.File, error) {
 		return lock, nil // free, and no one in line before us
 	}
 	unix.Flock(int(lock.Fd()), unix.LOCK_UN)
-	turns, err := openSubdir(j.dir.fd, "turns", j.dir.show("turns"), true)
+	queue, err := openSubdir(j.dir.fd, queueDir, j.dir.show(queueDir), true)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	defer unix.Close(turns)
+	defer unix.Close(queue)
 	me := fmt.Sprintf("%020d-%d", time.Now().UnixNano(), os.Getpid())
 	touch := func() error {
-		fd, err := unix.Openat(turns, me, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o644)
+		fd, err := unix.Openat(queue, me, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o644)
 		if err != nil {
 			return err
 		}
@@ -141,10 +147,10 @@ func (j *Journal) takeTurn(deadline time.Time) (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	defer unix.Unlinkat(turns, me, 0)
+	defer unix.Unlinkat(queue, me, 0)
 	beat := time.Now()
 	for {
-		if j.first(turns, me) && flock() {
+		if j.first(queue, me) && flock() {
 			return lock, nil
 		}
 		if time.Now().After(deadline) {
@@ -155,14 +161,14 @@ func (j *Journal) takeTurn(deadline time.Time) (*os.File, error) {
 			touch() // made again if a process that found us stale removed it
 			beat = time.Now()
 		}
-		time.Sleep(turnPoll)
+		time.Sleep(queuePoll)
 	}
 }
 
 // first reports whether ticket me is the oldest live one, removing tickets that are
 // not live.
-func (j *Journal) first(turns int, me string) bool {
-	names := readNames(turns)
+func (j *Journal) first(queue int, me string) bool {
+	names := readNames(queue)
 	sort.Strings(names)
 	for _, n := range names {
 		if n == me {
@@ -172,10 +178,10 @@ func (j *Journal) first(turns int, me string) bool {
 		if !ok {
 			continue
 		}
-		if t.live(turns) {
+		if t.live(queue) {
 			return false
 		}
-		unix.Unlinkat(turns, n, 0)
+		unix.Unlinkat(queue, n, 0)
 	}
 	return true
 }
@@ -185,7 +191,7 @@ func (j *Journal) firstWaiter() int {
 	if j.dir == nil {
 		return 0
 	}
-	fd, err := unix.Openat(j.dir.fd, "turns", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := unix.Openat(j.dir.fd, queueDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0
 	}

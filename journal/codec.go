@@ -1,0 +1,340 @@
+package journal
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"time"
+)
+
+// A record's stored form. Records were first stored as their JSON, flate-compressed
+// (codecFlate) or not (codecRaw); those still read. A record is now stored in the
+// compact form (codecRecord), which keeps the same fields in fewer bytes:
+//
+//   - the hashes as their 32 bytes, not 64 hex digits; splices, the diff and the
+//     arguments as raw bytes (JSON gives []byte as base64, which flate cannot match
+//     against the diff and the arguments that repeat the same text);
+//   - the time as seconds, nanoseconds and zone offset; the sequence number only in
+//     the key;
+//   - every other field as the record's own JSON, so a field added to Record is
+//     stored without a change here, compressed with a preset dictionary of the field
+//     names, which makes each name cost a few bits;
+//   - the state and the duration last, outside the compressed body: they are the only
+//     fields that change when a pending record becomes committed, and the record's
+//     fact (facts.go), rewritten anyway, holds them too. So the record is written
+//     once, as pending, and the records bucket only grows at its end; a reader takes
+//     the state and the duration from the fact, and from the record only when the
+//     fact is missing (a pending record's own then says pending: recovery settles it).
+//
+// Layout: the codec byte, uvarint length of the body compressed with recordDict, the
+// compressed body, the state as a symbol (facts.go), uvarint duration in nanoseconds.
+// The body:
+//
+//	uvarint len + JSON of the record without seq, time, duration, state, args, and
+//	  without each file's before, after, splices and diff
+//	time: 0 (zero time) or 1, varint unix seconds, uvarint nanoseconds, varint zone
+//	  offset seconds
+//	per file: before hash, after hash, uvarint count of splices, each splice (uvarint
+//	  start, bytes old, bytes new), string diff
+//	string args
+//
+// A hash is 0 (""), 1 and 32 bytes (lowercase hex), or 2 and a string. Bytes are
+// uvarint len+1 and the bytes, 0 for nil (JSON tells nil from empty: null or "").
+// Strings are uvarint len and the bytes.
+const codecRecord = 2
+
+// recordDict primes the compressor of codecRecord. Records written with it read only
+// with it: it never changes; a better one needs a new codec byte.
+const recordDict = `{"path":"","content":"","offset":1,"limit":1}{"changes":[{"path":"","create":""},{"path":"","write":""}]}` +
+	`{"seq":0,"time":"0001-01-01T00:00:00Z","duration_ns":0,"session":"","tool":"read_file","origin":"model","args_blob":"","args_size":1,"state":"","kind":"text_not_found","message":"","files":[{"path":"","op":"read","before_mode":420,"after_mode":420,"before_blob":true,"after_blob":true}],"undo":1,"redo":1,"notes":[""],"refusal":{"change":0,"edit":0,"lines":[1],"tiers":["exact","typography","indentation"],"closeness":0.5}}` +
+	`--- a/+++ b/@@ -1,5 +1,5 @@{"path":"","edits":[{"oldText":"","newText":"","replaceAll":true}],"dryRun":true}` +
+	`{"seq":0,"time":"0001-01-01T00:00:00Z","duration_ns":0,"session":"","tool":"edit_file","origin":"model","args_size":1,"state":"","files":[{"path":"","op":"edit","before_mode":420,"after_mode":420,"edits":[{"index":0,"tier":"exact","lines":[[1,1]],"context_lines":0,"context_bytes":0}]}]}`
+
+// recordWriters compress at flate's default level: a record is a few hundred bytes,
+// where BestSpeed (which blobs use) finds few matches (a one-line edit's record: 531
+// bytes at BestSpeed, 313 at the default).
+var recordWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriterDict(nil, flate.DefaultCompression, []byte(recordDict))
+	return w
+}}
+
+var recordReaders = sync.Pool{New: func() any { return flate.NewReaderDict(bytes.NewReader(nil), []byte(recordDict)) }}
+
+// encodeRecord is the codecRecord form of r.
+func encodeRecord(r *Record) ([]byte, error) {
+	rest := *r
+	rest.Seq, rest.Time, rest.Duration, rest.State, rest.Args = 0, time.Time{}, 0, "", ""
+	rest.Files = make([]File, len(r.Files))
+	for i, f := range r.Files {
+		f.Before, f.After, f.Splices, f.Diff = "", "", nil, ""
+		rest.Files[i] = f
+	}
+	js, err := json.Marshal(&rest)
+	if err != nil {
+		return nil, err
+	}
+	body := make([]byte, 0, len(js)+len(r.Args)+256)
+	body = appendString(body, string(js))
+	if r.Time.IsZero() {
+		body = append(body, 0)
+	} else {
+		_, off := r.Time.Zone()
+		body = append(body, 1)
+		body = binary.AppendVarint(body, r.Time.Unix())
+		body = binary.AppendUvarint(body, uint64(r.Time.Nanosecond()))
+		body = binary.AppendVarint(body, int64(off))
+	}
+	for _, f := range r.Files {
+		body = appendHash(body, f.Before)
+		body = appendHash(body, f.After)
+		body = binary.AppendUvarint(body, uint64(len(f.Splices)))
+		for _, s := range f.Splices {
+			body = binary.AppendUvarint(body, uint64(s.Start))
+			body = appendBytes(body, s.Old)
+			body = appendBytes(body, s.New)
+		}
+		body = appendString(body, f.Diff)
+	}
+	body = appendString(body, r.Args)
+
+	var buf bytes.Buffer
+	buf.Grow(len(body)/2 + 64)
+	w := recordWriters.Get().(*flate.Writer)
+	w.Reset(&buf)
+	w.Write(body)
+	w.Close()
+	recordWriters.Put(w)
+	out := make([]byte, 0, buf.Len()+32)
+	out = append(out, codecRecord)
+	out = binary.AppendUvarint(out, uint64(buf.Len()))
+	out = append(out, buf.Bytes()...)
+	out = appendSymbol(out, string(r.State))
+	return binary.AppendUvarint(out, uint64(max(r.Duration, 0))), nil
+}
+
+// sameRecord reports whether two stored forms differ at most in their state and
+// duration, as a pending record and the same record committed do.
+func sameRecord(a, b []byte) bool {
+	ab, bb := recordBody(a), recordBody(b)
+	return ab != nil && bytes.Equal(ab, bb)
+}
+
+// recordBody is a codecRecord form up to its state and duration, or nil.
+func recordBody(v []byte) []byte {
+	if len(v) == 0 || v[0] != codecRecord {
+		return nil
+	}
+	n, k := binary.Uvarint(v[1:])
+	if k <= 0 || n > uint64(len(v)-1-k) {
+		return nil
+	}
+	return v[:1+k+int(n)]
+}
+
+// decodeRecord reads the stored form v of record seq, in any codec. A codecRecord
+// record takes its state and duration from fv, its fact, when it has one.
+func decodeRecord(seq uint64, v, fv []byte) (*Record, error) {
+	if len(v) == 0 || v[0] != codecRecord {
+		data, err := unpack(v)
+		if err != nil {
+			return nil, err
+		}
+		var r Record
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, err
+		}
+		return &r, nil
+	}
+	body := recordBody(v)
+	if body == nil {
+		return nil, errBadRecord
+	}
+	tail := decoder{b: v[len(body):]}
+	state, duration := State(tail.symbol()), time.Duration(tail.uvarint())
+	if tail.err != nil {
+		return nil, tail.err
+	}
+	_, k := binary.Uvarint(v[1:])
+	zr := recordReaders.Get().(io.ReadCloser)
+	defer recordReaders.Put(zr)
+	if err := zr.(flate.Resetter).Reset(bytes.NewReader(body[1+k:]), []byte(recordDict)); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.Grow(4 * len(v))
+	if _, err := out.ReadFrom(zr); err != nil {
+		return nil, err
+	}
+	d := decoder{b: out.Bytes()}
+	var r Record
+	if err := json.Unmarshal(d.bytes(false), &r); err != nil {
+		return nil, err
+	}
+	r.Seq = seq
+	if d.byte() == 1 {
+		sec, ns, off := d.varint(), d.uvarint(), d.varint()
+		r.Time = time.Unix(sec, int64(ns)).UTC()
+		if off != 0 {
+			// As JSON gives it back: a fixed zone without a name.
+			r.Time = r.Time.In(time.FixedZone("", int(off)))
+		}
+	}
+	for i := range r.Files {
+		f := &r.Files[i]
+		f.Before, f.After = d.hash(), d.hash()
+		if n := d.uvarint(); n > 0 && d.err == nil {
+			if n > uint64(len(d.b)) {
+				return nil, errBadRecord
+			}
+			f.Splices = make([]Splice, n)
+			for k := range f.Splices {
+				f.Splices[k].Start = int(d.uvarint())
+				f.Splices[k].Old = d.bytes(true)
+				f.Splices[k].New = d.bytes(true)
+			}
+		}
+		f.Diff = string(d.bytes(false))
+	}
+	r.Args = string(d.bytes(false))
+	if d.err != nil {
+		return nil, d.err
+	}
+	r.State, r.Duration = state, duration
+	if f, err := decodeFact(seq, fv); err == nil && f.version >= 3 {
+		r.State, r.Duration = f.state, f.duration
+	}
+	return &r, nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendBytes(b, s []byte) []byte {
+	if s == nil {
+		return append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s))+1)
+	return append(b, s...)
+}
+
+func appendHash(b []byte, h string) []byte {
+	switch raw, err := hex.DecodeString(h); {
+	case h == "":
+		return append(b, 0)
+	case err == nil && len(raw) == 32 && hex.EncodeToString(raw) == h:
+		return append(append(b, 1), raw...)
+	}
+	return appendString(append(b, 2), h)
+}
+
+var errBadRecord = errors.New("malformed record")
+
+// decoder reads a codecRecord body; the first error sticks.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errBadRecord
+	}
+	d.b = nil
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// bytes reads a string (nilable false) or a byte slice that may be nil.
+func (d *decoder) bytes(nilable bool) []byte {
+	n := d.uvarint()
+	if nilable {
+		if n == 0 {
+			return nil
+		}
+		n--
+	}
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	s := d.b[:n:n]
+	d.b = d.b[n:]
+	if nilable && s == nil {
+		return []byte{}
+	}
+	return s
+}
+
+// symbol reads a string written by appendSymbol.
+func (d *decoder) symbol() string {
+	n := d.uvarint()
+	if n&1 == 1 {
+		if n>>1 >= uint64(len(factSymbols)) {
+			d.fail()
+			return ""
+		}
+		return factSymbols[n>>1]
+	}
+	n >>= 1
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.fail()
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) hash() string {
+	switch d.byte() {
+	case 0:
+		return ""
+	case 1:
+		if len(d.b) < 32 {
+			d.fail()
+			return ""
+		}
+		h := hex.EncodeToString(d.b[:32])
+		d.b = d.b[32:]
+		return h
+	case 2:
+		return string(d.bytes(false))
+	}
+	d.fail()
+	return ""
+}

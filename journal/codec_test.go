@@ -1,0 +1,288 @@
+package journal
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// viaJSON is r as the first codec gave it back: the JSON of the record. It is the
+// oracle for the compact codec, which must give back the same record.
+func viaJSON(t *testing.T, r *Record) *Record {
+	t.Helper()
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Record
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+// fill sets every exported field of v, recursively, to a value that is not zero: a
+// field added to Record (or File, Edit, Splice, Refusal) is then in the round trip
+// below, and the test fails if the compact codec loses it.
+func fill(v reflect.Value, rng *rand.Rand) {
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Unix(rng.Int64N(1<<33), rng.Int64N(1e9)).In(time.FixedZone("", 3600*int(rng.IntN(5)-2)))))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), rng)
+			}
+		}
+	case reflect.String:
+		v.SetString([]string{"a", "é\x00\"\\", "h\nx", "0123456789abcdef"}[rng.IntN(4)])
+	case reflect.Int, reflect.Int64:
+		v.SetInt(rng.Int64N(1 << 40))
+	case reflect.Uint8:
+		v.SetUint(rng.Uint64N(256))
+	case reflect.Uint32, reflect.Uint64:
+		v.SetUint(rng.Uint64N(1<<32) + 1)
+	case reflect.Float64:
+		v.SetFloat(rng.Float64())
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), rng)
+	case reflect.Slice:
+		n := 1 + rng.IntN(3)
+		v.Set(reflect.MakeSlice(v.Type(), n, n))
+		for i := range n {
+			fill(v.Index(i), rng)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			fill(v.Index(i), rng)
+		}
+	default:
+		panic("fill: no case for " + v.Kind().String())
+	}
+}
+
+func TestRecordCodecAsJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var cases []*Record
+	for range 200 {
+		r := new(Record)
+		fill(reflect.ValueOf(r).Elem(), rng)
+		for i := range r.Files {
+			if i%2 == 0 {
+				r.Files[i].Before, r.Files[i].After = Hash([]byte{byte(i)}), ""
+			}
+		}
+		cases = append(cases, r)
+	}
+	cases = append(cases,
+		&Record{},
+		&Record{Seq: 3, Time: time.Now(), Files: []File{{Splices: []Splice{{Old: nil, New: []byte{}}, {Old: []byte{}, New: nil}}}}},
+		&Record{Seq: 4, Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.Local), Files: []File{{Before: "ABCDEF", After: "0" + Hash(nil)[1:]}}},
+		&Record{Seq: 5, Time: time.Date(1500, 1, 2, 3, 4, 5, 6, time.UTC)},
+	)
+	for i, r := range cases {
+		r.Seq = uint64(i + 1)
+		data, err := encodeRecord(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeRecord(r.Seq, data, nil)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if want := viaJSON(t, r); !reflect.DeepEqual(got, want) {
+			t.Errorf("case %d:\n got %+v\nwant %+v", i, got, want)
+		}
+	}
+}
+
+// A stored form cut short or scrambled is an error, never a panic.
+func TestRecordCodecDamage(t *testing.T) {
+	r := &Record{Seq: 1, Time: time.Now(), Tool: "edit_file", Args: `{"path":"a"}`,
+		Files: []File{{Path: "a", Op: OpEdit, Before: Hash(nil), After: Hash([]byte("x")), Splices: []Splice{{Start: 1, Old: []byte("a"), New: []byte("b")}}}}}
+	data, _ := encodeRecord(r)
+	for n := range len(data) {
+		decodeRecord(1, data[:n], nil)
+		bad := append([]byte(nil), data...)
+		bad[n] ^= 0x5a
+		decodeRecord(1, bad, nil)
+	}
+}
+
+// oldFact is a fact as version 2 wrote it (the code before durations were kept).
+func oldFact(r *Record) []byte {
+	var b []byte
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = append(b, 2)
+	b = binary.AppendVarint(b, r.Time.UnixNano())
+	str(r.Session)
+	str(r.Tool)
+	str(string(r.State))
+	str(r.Kind)
+	str(r.OriginOf())
+	var flags byte
+	if r.DryRun() {
+		flags |= 1
+	}
+	if r.Undo != 0 {
+		flags |= 2
+	}
+	b = append(b, flags)
+	paths := r.Paths()
+	b = binary.AppendUvarint(b, uint64(len(paths)))
+	for _, p := range paths {
+		str(p)
+	}
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Edits)
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for _, f := range r.Files {
+		for _, e := range f.Edits {
+			str(e.Tier)
+			g := byte(0)
+			if e.Gutter {
+				g = 1
+			}
+			b = append(b, g)
+			b = binary.AppendUvarint(b, uint64(e.ContextLines))
+			b = binary.AppendUvarint(b, uint64(e.ContextBytes))
+			b = binary.AppendUvarint(b, uint64(len(e.Folded)))
+			for _, fo := range e.Folded {
+				str(fo)
+			}
+		}
+	}
+	return b
+}
+
+// A journal that the previous code wrote (records as compressed JSON, version 2
+// facts, and records older still with no fact) reads as it did, goes on growing in
+// the new form, and rebuilds content down a chain of edits that crosses the two.
+func TestOldRecordsRead(t *testing.T) {
+	j := open(t, filepath.Join(t.TempDir(), "journal.db"))
+	v0, v1, v2, v3 := []byte("one\ntwo\n"), []byte("one\nTWO\n"), []byte("ONE\nTWO\n"), []byte("ONE\nTWO\nthree\n")
+	edit := func(before, after []byte, start int, old, new string) File {
+		return File{Path: "a.txt", Op: OpEdit, Before: Hash(before), After: Hash(after), BeforeMode: 0o644, AfterMode: 0o644,
+			Splices: []Splice{{Start: start, Old: []byte(old), New: []byte(new)}}, Diff: "-" + old + "\n+" + new + "\n",
+			Edits: []Edit{{Index: 0, Tier: "exact", Lines: [][2]int{{1, 1}}}}}
+	}
+	now := time.Date(2026, 12, 1, 10, 0, 0, 123456789, time.UTC)
+	old := []*Record{
+		{Seq: 1, Time: now, Duration: time.Millisecond, Session: "s", Tool: "create_file", Args: `{"path":"a.txt","content":"one\ntwo\n"}`, ArgsSize: 38, State: Committed,
+			Files: []File{{Path: "a.txt", Op: OpCreate, After: Hash(v0), AfterMode: 0o644, AfterBlob: true}}},
+		{Seq: 2, Time: now.Add(time.Second), Duration: 2 * time.Millisecond, Session: "s", Tool: "edit_file", Origin: OriginModel,
+			Args: `{"path":"a.txt","edits":[{"oldText":"two","newText":"TWO"}]}`, ArgsSize: 56, State: Committed, Files: []File{edit(v0, v1, 4, "two", "TWO")}},
+		{Seq: 3, Time: now.Add(2 * time.Second), Session: "s", Tool: "edit_file", State: Failed, Kind: "text_not_found", Message: "not found",
+			Refusal: &Refusal{Edit: 0, Lines: []int{1}, Tiers: []string{"exact"}}, Files: []File{{Path: "a.txt", Op: OpEdit}}},
+	}
+	err := j.Update(func(t *Tx) error {
+		if _, err := t.PutBlob(v0); err != nil {
+			return err
+		}
+		for _, r := range old {
+			data, _ := json.Marshal(r)
+			key := seqKey(r.Seq)
+			t.b(bRecords).NextSequence()
+			if err := t.b(bRecords).Put(key, pack(data)); err != nil {
+				return err
+			}
+			if r.Seq > 1 { // record 1 predates facts
+				t.b(bFacts).Put(key, oldFact(r))
+			}
+			t.b(bByPath).Put(indexKey("a.txt", r.Seq), nil)
+			t.b(bBySession).Put(indexKey("s", r.Seq), nil)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// New records on top, the way txn writes them: pending, then committed.
+	add := func(r *Record) {
+		t.Helper()
+		r.State = Pending
+		if err := j.Commit(func(t *Tx) error { return t.Put(r) }); err != nil {
+			t.Fatal(err)
+		}
+		r.State, r.Duration = Committed, 3*time.Millisecond
+		if err := j.Commit(func(t *Tx) error { return t.Put(r) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(&Record{Time: now.Add(3 * time.Second), Session: "s", Tool: "edit_file", Files: []File{edit(v1, v2, 0, "one", "ONE")}})
+	add(&Record{Time: now.Add(4 * time.Second), Session: "t", Tool: "edit_file", Files: []File{edit(v2, v3, 4, "TWO\n", "TWO\nthree\n")}})
+
+	j.View(func(tx *Tx) error {
+		for _, r := range old {
+			got, err := tx.Get(r.Seq)
+			if err != nil || !reflect.DeepEqual(got, viaJSON(t, r)) {
+				t.Errorf("old record %d: %+v, %v", r.Seq, got, err)
+			}
+		}
+		var seen []uint64
+		tx.Each(Query{}, func(r *Record) bool {
+			seen = append(seen, r.Seq)
+			if r.Seq > 3 && (r.State != Committed || r.Duration != 3*time.Millisecond) {
+				t.Errorf("record %d reads %s, %s", r.Seq, r.State, r.Duration)
+			}
+			return true
+		})
+		if !equal(seen, []uint64{1, 2, 3, 4, 5}) {
+			t.Errorf("Each saw %v", seen)
+		}
+		if found, _ := tx.Find(Query{Path: "a.txt", Failed: true}); len(found) != 1 || found[0].Seq != 3 {
+			t.Errorf("failed calls on a.txt: %v", found)
+		}
+		for _, v := range [][]byte{v0, v1, v2, v3} {
+			if got, err := tx.Content("a.txt", Hash(v)); err != nil || string(got) != string(v) {
+				t.Errorf("content %q: %q, %v", v, got, err)
+			}
+		}
+		st, err := tx.Stats(Query{})
+		if err != nil || st.Calls != 5 || st.Failed != 1 {
+			t.Errorf("stats: %+v, %v", st, err)
+		}
+		if problems, _, records := tx.Verify(); len(problems) != 0 || records != 5 {
+			t.Errorf("verify: %v, %d records", problems, records)
+		}
+		return nil
+	})
+}
+
+// A fact reads the same whether written as symbols (version 4) or as strings
+// (version 2), for the strings the symbols list and for any others.
+func TestFactSymbols(t *testing.T) {
+	for _, r := range []*Record{
+		{Seq: 1, Time: time.Now(), Session: "s", Tool: "edit_file", State: Committed, Origin: OriginModel,
+			Files: []File{{Path: "a", Op: OpEdit, Edits: []Edit{{Tier: "typography", Folded: []string{"curly quotes"}, ContextLines: 2}}}}},
+		{Seq: 2, Time: time.Now(), Session: "", Tool: "my_tool", State: "odd", Kind: "my_kind", Origin: "embedder",
+			Files: []File{{Path: "b", Op: OpEdit, Edits: []Edit{{Tier: "fuzzy"}}}}},
+	} {
+		now, err := decodeFact(r.Seq, encodeFact(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		was, err := decodeFact(r.Seq, oldFact(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now.version, now.duration = was.version, was.duration
+		if !reflect.DeepEqual(now, was) {
+			t.Errorf("record %d: fact %+v, as version 2 %+v", r.Seq, now, was)
+		}
+	}
+}
