@@ -6,12 +6,13 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 var strconvQuote = strconv.Quote
@@ -19,7 +20,7 @@ var strconvQuote = strconv.Quote
 // sourceFiles lists real source files: the Go tree, and the Python standard library
 // where one is installed.
 func sourceFiles(t *testing.T) (goFiles, pyFiles []string) {
-	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src"), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(testutil.GOROOT(), "src"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.Contains(p, "testdata") {
 			goFiles = append(goFiles, p)
 		}

@@ -6,10 +6,11 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 // On real files, a snippet with one line changed is refused, and the hint names the
@@ -19,7 +20,7 @@ func TestNotFoundHintOnRealFiles(t *testing.T) {
 	if len(goFiles) < 100 {
 		t.Skip("Go sources not found")
 	}
-	files := append([]string{filepath.Join(runtime.GOROOT(), "src", "runtime", "syscall_windows.go")}, goFiles...)
+	files := append([]string{filepath.Join(testutil.GOROOT(), "src", "runtime", "syscall_windows.go")}, goFiles...)
 	files = append(files, pyFiles...)
 	rng := rand.New(rand.NewSource(3))
 	tried, right := 0, 0

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"math/rand"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 // TestRealFiles perturbs snippets of the Go sources the way models do (curly quotes,
@@ -17,7 +18,7 @@ import (
 func TestRealFiles(t *testing.T) {
 	files, _ := sourceFiles(t)
 	if len(files) < 100 {
-		t.Skipf("Go sources not found under %s", runtime.GOROOT())
+		t.Skipf("Go sources not found under %s", testutil.GOROOT())
 	}
 	rng := rand.New(rand.NewSource(1))
 	n := 300

@@ -509,33 +509,6 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// undoCall reverts call seq as a journaled call of session.
-func (a *API) undoCall(ctx context.Context, session string, seq uint64) (res Result) {
-	args, _ := json.Marshal(map[string]uint64{"seq": seq})
-	c, err := a.eng.BeginContext(ctx, session, "undo", args)
-	if err != nil {
-		return fail("undo", err)
-	}
-	c.SetOrigin(journal.OriginOperator)
-	var u *txn.UndoResult
-	defer func() {
-		if p := recover(); p != nil {
-			err = errs.New(errs.IOError, "", "internal error in undo: %v. %s", p, firstFrame(debug.Stack()))
-		}
-		c.Finish(err)
-		if err != nil {
-			res = fail("undo", err)
-		} else {
-			res = Result{OK: true, Tool: "undo", Text: RenderUndo(u, false)}
-		}
-		if s := int64(c.Seq()); s > 0 {
-			res.Txn = &s
-		}
-	}()
-	u, err = a.eng.Undo(c, txn.UndoOptions{Seq: seq})
-	return res
-}
-
 // opOf is the journal op a tool's files get when it is refused before it planned.
 func opOf(def *toolDef) journal.Op {
 	if def == nil {

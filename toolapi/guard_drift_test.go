@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,7 +37,7 @@ func parsesPython(py string, src []byte) bool {
 // guard repairs the characters in code and refuses what it cannot.
 func TestGuardedDriftOnRealFiles(t *testing.T) {
 	var goFiles, pyFiles []string
-	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src", "net", "http"), func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(testutil.GOROOT(), "src", "net", "http"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.Contains(p, "testdata") {
 			goFiles = append(goFiles, p)
 		}

@@ -46,7 +46,7 @@ func attrs(s tracetest.SpanStub) map[attribute.Key]attribute.Value {
 func wantString(t *testing.T, a map[attribute.Key]attribute.Value, key, want string) {
 	t.Helper()
 	if got := a[attribute.Key(key)]; got.Type() != attribute.STRING || got.AsString() != want {
-		t.Errorf("%s = %v, want %q", key, got.Emit(), want)
+		t.Errorf("%s = %v, want %q", key, got.String(), want)
 	}
 }
 
@@ -83,10 +83,10 @@ func TestTraceSuccessfulCall(t *testing.T) {
 		t.Errorf("vfsctl.paths = %q, want [app.py]", got)
 	}
 	if got := a["vfsctl.txn"]; got.Type() != attribute.INT64 || got.AsInt64() != *res.Txn {
-		t.Errorf("vfsctl.txn = %v, want %d as the reply says", got.Emit(), *res.Txn)
+		t.Errorf("vfsctl.txn = %v, want %d as the reply says", got.String(), *res.Txn)
 	}
 	if _, ok := a["error.type"]; ok {
-		t.Errorf("a successful call has error.type %v", a["error.type"].Emit())
+		t.Errorf("a successful call has error.type %v", a["error.type"].String())
 	}
 	if s.Status.Code != codes.Unset {
 		t.Errorf("status %v, want unset", s.Status)
@@ -120,20 +120,20 @@ func TestTraceRefusedCall(t *testing.T) {
 	wantString(t, a, "error.type", "text_not_found")
 	wantString(t, a, "vfsctl.kind", "text_not_found")
 	if _, ok := a["gen_ai.tool.call.id"]; ok {
-		t.Errorf("a call without an id has gen_ai.tool.call.id %v", a["gen_ai.tool.call.id"].Emit())
+		t.Errorf("a call without an id has gen_ai.tool.call.id %v", a["gen_ai.tool.call.id"].String())
 	}
 	if got := a["vfsctl.paths"].AsStringSlice(); !slices.Equal(got, []string{"a.txt", "b.txt"}) {
 		t.Errorf("vfsctl.paths = %q, want [a.txt b.txt]", got)
 	}
 	if got := a["vfsctl.txn"]; res.Txn == nil || got.AsInt64() != *res.Txn {
-		t.Errorf("vfsctl.txn = %v, want the refusal's journal number %v", got.Emit(), res.Txn)
+		t.Errorf("vfsctl.txn = %v, want the refusal's journal number %v", got.String(), res.Txn)
 	}
 	if s.Status.Code != codes.Error {
 		t.Errorf("status %v, want error", s.Status)
 	}
 	for _, kv := range s.Attributes {
-		if strings.Contains(kv.Value.Emit(), "secret") {
-			t.Errorf("attribute %s quotes the file: %s", kv.Key, kv.Value.Emit())
+		if strings.Contains(kv.Value.String(), "secret") {
+			t.Errorf("attribute %s quotes the file: %s", kv.Key, kv.Value.String())
 		}
 	}
 	if strings.Contains(s.Status.Description, "secret") {

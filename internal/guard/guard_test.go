@@ -5,9 +5,10 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 func TestLanguage(t *testing.T) {
@@ -110,7 +111,7 @@ func realFiles(t *testing.T, dir, ext string, n int) []string {
 // flagged on its line; the same edit with straight quotes passes.
 func TestRealFilesCurlyQuoteDelimiter(t *testing.T) {
 	for _, set := range []struct{ dir, ext string }{
-		{filepath.Join(runtime.GOROOT(), "src", "net", "http"), ".go"},
+		{filepath.Join(testutil.GOROOT(), "src", "net", "http"), ".go"},
 		{filepath.Join(pythonLib(), "json"), ".py"},
 		{filepath.Join(pythonLib(), "email"), ".py"},
 	} {
@@ -185,7 +186,7 @@ func TestRealFilesCurlyQuoteDelimiter(t *testing.T) {
 // duplications of a real file, each checked both ways.
 func TestIncrementalAgreesWithFull(t *testing.T) {
 	for _, p := range []string{
-		filepath.Join(runtime.GOROOT(), "src", "strings", "strings.go"),
+		filepath.Join(testutil.GOROOT(), "src", "strings", "strings.go"),
 		filepath.Join(pythonLib(), "textwrap.py"),
 	} {
 		lang := Language(p, nil)

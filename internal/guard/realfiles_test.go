@@ -5,9 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 // moduleDir is where the module cache holds mod, or "".
@@ -26,7 +27,7 @@ func moduleDir(mod string) string {
 // line) put in the same place passes; and once the file is broken, an edit elsewhere
 // passes too.
 func TestRealFilesPerLanguage(t *testing.T) {
-	goroot := runtime.GOROOT()
+	goroot := testutil.GOROOT()
 	esb, tml, yml := moduleDir("github.com/evanw/esbuild"), moduleDir("github.com/BurntSushi/toml"), moduleDir("github.com/goccy/go-yaml")
 	sets := []struct {
 		lang, dir, ext string
