@@ -88,6 +88,11 @@ type Refusal struct {
 	Language string `json:"language,omitempty"`
 	Column   int    `json:"column,omitempty"`
 	Node     string `json:"node,omitempty"`
+	// What stood at the path a file_exists or not_a_file refusal names (errs.Found*,
+	// or a special file's kind) and where, if not at the refused path: replay
+	// rebuilds it from these.
+	Found string `json:"found,omitempty"`
+	At    string `json:"at,omitempty"`
 }
 
 // DryRun reports whether the record is a dry run: nothing was meant to be written.

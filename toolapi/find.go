@@ -50,7 +50,7 @@ func (a *API) folder(p string) (string, error) {
 		return "", errs.New(errs.FileNotFound, p, "%s does not exist. Call list_files without a path to see the workspace.", p)
 	}
 	if !r.Info.IsDir() {
-		return "", errs.New(errs.NotAFile, p, "%s is a file, not a folder: read it with read_file.", p)
+		return "", errs.New(errs.NotAFile, p, "%s is a file, not a folder: read it with read_file.", p).Stood(errs.FoundFile, "")
 	}
 	return r.Path, nil
 }

@@ -253,7 +253,7 @@ type standIn struct {
 // met, or why that cannot be rebuilt. A refusal about what a path was keeps no content
 // of it, only its structure: the kind, the path refused (the record's first file: the
 // engine notes the refused path before the other paths a call names), and what stood
-// there as the message put it. Content never matters to these kinds, so an empty file
+// there (Refusal.Found; older records said it only in their message). Content never matters to these kinds, so an empty file
 // or a folder stands in; what the in-memory files cannot hold (a FIFO, a device, a
 // hard link, a symlink loop) or what the record does not say is not rebuilt.
 func standInFor(rec *journal.Record) (standIn, string) {
@@ -267,6 +267,36 @@ func standInFor(rec *journal.Record) (standIn, string) {
 	unsaid := func() (standIn, string) {
 		return standIn{}, fmt.Sprintf("the record does not say what stood at %s when the call was refused %s", f.Path, rec.Kind)
 	}
+	if d := rec.Refusal; d != nil && d.Found != "" {
+		return standInFound(f.Path, d.Found, d.At, cannot)
+	}
+	return standInSaid(rec, f, msg, cannot, unsaid)
+}
+
+// standInFound rebuilds what stood at path p from the structure the record keeps.
+func standInFound(p, found, at string, cannot func(string) (standIn, string)) (standIn, string) {
+	if at != "" {
+		p = at
+	}
+	switch found {
+	case errs.FoundFile:
+		return standIn{path: p}, ""
+	case errs.FoundDir:
+		return standIn{path: p, dir: true}, ""
+	case errs.FoundRoot:
+		return standIn{}, "" // the root stands in any rebuild
+	case errs.FoundHardLinks:
+		return cannot("a file with several hard links")
+	case errs.FoundSymlinkLoop:
+		return cannot("a symlink loop")
+	}
+	return cannot(found) // a special file: "a FIFO", "a socket", ...
+}
+
+// standInSaid reads what stood at the refused path from the message of a record
+// written before records kept it as structure (Refusal.Found): such journals still
+// replay as they did.
+func standInSaid(rec *journal.Record, f journal.File, msg string, cannot func(string) (standIn, string), unsaid func() (standIn, string)) (standIn, string) {
 	switch errs.Kind(rec.Kind) {
 	case errs.FileExists:
 		return standIn{path: f.Path, dir: strings.Contains(msg, " already exists (a directory)")}, ""

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
 )
 
 // Refusals about what stood at a path (file_exists, not_a_file) replay from what the
@@ -85,4 +88,31 @@ func merge(ms ...map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// What stood at a refused path is read from the record's structure; a record written
+// before the structure was kept is read from its message, as it was then.
+func TestStandInFromStructureThenMessage(t *testing.T) {
+	failed := func(kind, msg string, d *journal.Refusal) *journal.Record {
+		return &journal.Record{State: journal.Failed, Kind: kind, Message: msg, Refusal: d,
+			Files: []journal.File{{Path: "d/x", Op: journal.OpCreate}}}
+	}
+	cases := []struct {
+		name string
+		rec  *journal.Record
+		want standIn
+		not  bool // not replayable
+	}{
+		{"a folder, said in structure only", failed("file_exists", "refused.", &journal.Refusal{Found: errs.FoundDir}), standIn{path: "d/x", dir: true}, false},
+		{"a file on the way", failed("not_a_file", "refused.", &journal.Refusal{Found: errs.FoundFile, At: "d"}), standIn{path: "d"}, false},
+		{"a FIFO", failed("not_a_file", "refused.", &journal.Refusal{Found: "a FIFO"}), standIn{}, true},
+		{"an older record's message", failed("file_exists", "d/x already exists (a directory). Use edit_file.", nil), standIn{path: "d/x", dir: true}, false},
+		{"an older record that says nothing", failed("not_a_file", "refused.", nil), standIn{}, true},
+	}
+	for _, c := range cases {
+		got, why := standInFor(c.rec)
+		if got != c.want || (why != "") != c.not {
+			t.Errorf("%s: got %+v %q, want %+v (not replayable: %v)", c.name, got, why, c.want, c.not)
+		}
+	}
 }

@@ -206,11 +206,17 @@ func (c *Call) refusedChange(specs []Spec, saw sight, d *journal.Refusal) {
 // error.
 func refusalOf(i int, err error) *journal.Refusal {
 	var r *errs.Error
-	if !errors.As(err, &r) || r.Where == nil {
+	if !errors.As(err, &r) {
 		return nil
 	}
-	w := r.Where
-	return &journal.Refusal{Change: i, Edit: w.Edit, Lines: w.Lines, Tiers: w.Tiers, Closeness: w.Closeness}
+	switch {
+	case r.Where != nil:
+		w := r.Where
+		return &journal.Refusal{Change: i, Edit: w.Edit, Lines: w.Lines, Tiers: w.Tiers, Closeness: w.Closeness}
+	case r.Found != "":
+		return &journal.Refusal{Change: i, Edit: -1, Found: r.Found, At: r.At}
+	}
+	return nil
 }
 
 // sight is what planning a change saw of its file before it refused: the record's entry
@@ -360,7 +366,11 @@ func existsError(path string, r *vfs.Resolved) error {
 	case r.Info != nil && r.Info.IsDir():
 		what = "a directory"
 	}
-	return errs.New(errs.FileExists, path, "%s already exists (%s). Use edit_file to change a file, or write_file to replace it whole after reading it.", path, what)
+	found := errs.FoundFile
+	if what == "a directory" {
+		found = errs.FoundDir
+	}
+	return errs.New(errs.FileExists, path, "%s already exists (%s). Use edit_file to change a file, or write_file to replace it whole after reading it.", path, what).Stood(found, "")
 }
 
 func bounded(s string) string {

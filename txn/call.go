@@ -96,6 +96,9 @@ func (c *Call) Finish(err error) error {
 		c.rec.State = journal.Failed
 		c.rec.Kind = string(errs.KindOf(err))
 		c.rec.Message = err.Error()
+		if c.rec.Refusal == nil {
+			c.rec.Refusal = refusalOf(0, err) // what stood at a refused path, for replay
+		}
 	} else {
 		c.rec.State = journal.Committed
 	}

@@ -56,7 +56,7 @@ func (f *FS) checkReplace(p string) (fs.FileInfo, error) {
 		return nil, errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
 	}
 	if n := Links(fi); n > 1 {
-		return nil, errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n)
+		return nil, errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n).Stood(errs.FoundHardLinks, "")
 	}
 	return fi, nil
 }

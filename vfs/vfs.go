@@ -150,7 +150,7 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace. Send a path inside it, relative to its root.", p)
 	}
 	if q == "." {
-		return "", errs.Wrap(errs.NotAFile, p, ErrRoot, "%q names the workspace root, a directory. Send the path of a file.", p)
+		return "", errs.Wrap(errs.NotAFile, p, ErrRoot, "%q names the workspace root, a directory. Send the path of a file.", p).Stood(errs.FoundRoot, "")
 	}
 	if err := f.checkReserved(p, q); err != nil {
 		return "", err
@@ -307,7 +307,7 @@ func (w *walker) step(comp string) error {
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 {
 		if len(w.todo) > 0 && !fi.IsDir() {
-			return errs.New(errs.NotAFile, w.p, "%s: %s is a file, not a directory.", w.p, next)
+			return errs.New(errs.NotAFile, w.p, "%s: %s is a file, not a directory.", w.p, next).Stood(errs.FoundFile, next)
 		}
 		w.cur = next
 		return nil
@@ -337,7 +337,7 @@ func (w *walker) follow(next string) error {
 	w.link = true
 	w.hops++
 	if w.hops > maxSymlinkHops {
-		return errs.New(errs.NotAFile, p, "%s goes through a symlink loop. Send the path of a regular file.", p)
+		return errs.New(errs.NotAFile, p, "%s goes through a symlink loop. Send the path of a regular file.", p).Stood(errs.FoundSymlinkLoop, "")
 	}
 	target, err := w.f.readlink(next)
 	if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
@@ -419,7 +419,7 @@ func (f *FS) osError(p string, err error) error {
 	case errors.Is(err, syscall.ENOTDIR):
 		return errs.Wrap(errs.NotAFile, p, err, "A part of the folder path of %s is a file, not a folder.", p)
 	case errors.Is(err, syscall.ELOOP):
-		return errs.Wrap(errs.NotAFile, p, err, "%s goes through a symlink loop. Send the path of a regular file.", p)
+		return errs.Wrap(errs.NotAFile, p, err, "%s goes through a symlink loop. Send the path of a regular file.", p).Stood(errs.FoundSymlinkLoop, "")
 	case errors.Is(err, errSymlinkInPath):
 		return errs.Wrap(errs.Conflict, p, err, "A folder in the path of %s was replaced by a symlink while this call ran; nothing was written through it. Check the folder, then retry.", p)
 	case errors.Is(err, errReservedInPath):
@@ -461,9 +461,9 @@ func (f *FS) CheckFile(r *Resolved) error {
 	m := r.Info.Mode()
 	switch {
 	case m.IsDir():
-		return errs.New(errs.NotAFile, r.Name, "%s is a directory. Send the path of a file inside it.", r.Name)
+		return errs.New(errs.NotAFile, r.Name, "%s is a directory. Send the path of a file inside it.", r.Name).Stood(errs.FoundDir, "")
 	case !m.IsRegular():
-		return errs.New(errs.NotAFile, r.Name, "%s is not a regular file (%s). The file tools read and edit regular files only.", r.Name, kindOfMode(m))
+		return errs.New(errs.NotAFile, r.Name, "%s is not a regular file (%s). The file tools read and edit regular files only.", r.Name, kindOfMode(m)).Stood(kindOfMode(m), "")
 	case r.Info.Size() > f.maxSize:
 		return errs.New(errs.TooLarge, r.Name, "%s is %d bytes; files over %d bytes are not read or edited here.", r.Name, r.Info.Size(), f.maxSize)
 	}

@@ -66,6 +66,26 @@ type Error struct {
 	// the advice depends on who asks (an operator can undo Blocker, a model cannot).
 	Blocker uint64
 	Fact    string
+	// Found says, for a refusal about what stood at a path (file_exists, not_a_file),
+	// what it was: one of the Found* values, or a special file's kind ("a FIFO"); At is
+	// the path it stood at when that is not Path (a file on the way to a folder).
+	// Replay rebuilds what the call met from these, not from the message.
+	Found, At string
+}
+
+// What stood at a path, for Error.Found.
+const (
+	FoundFile        = "file"
+	FoundDir         = "directory"
+	FoundRoot        = "root"
+	FoundHardLinks   = "hard links"
+	FoundSymlinkLoop = "symlink loop"
+)
+
+// Stood returns e with Found (and At) set: what stood at the path it refuses.
+func (e *Error) Stood(found, at string) *Error {
+	e.Found, e.At = found, at
+	return e
 }
 
 // Where is where and how the matcher refused an edit.
