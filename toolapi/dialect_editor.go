@@ -129,6 +129,9 @@ func inEditorWords(err error) error {
 
 func (a *API) textEditor(c *txn.Call, session string, in *input) (string, error) {
 	cmd, path := in.str("command"), in.str("path")
+	if cmd == cmdView && len(path) > 1 {
+		path = strings.TrimRight(path, "/") // a folder, as the tool's own listing names one
+	}
 	if filepath.IsAbs(path) {
 		// Anthropic's tool asks for absolute paths; replies, diffs and the journal
 		// name files from the root, as every tool does.
@@ -325,7 +328,10 @@ func (a *API) editorCreate(c *txn.Call, path string, in *input) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	if !r.Exists || r.Link || r.Info.IsDir() {
+	if r.Exists && r.Info.IsDir() {
+		return "", errs.New(errs.FileExists, path, "%s is an existing folder; create makes a file. Send the path of a new file, e.g. %s/new.py.", path, path)
+	}
+	if !r.Exists || r.Link {
 		ch, err := a.eng.Create(c, path, content)
 		if err != nil {
 			return "", err

@@ -111,7 +111,7 @@ func TestTextEditorView(t *testing.T) {
 		}, steps: []step{
 			{tool: te, args: ed("command", "view", "path", "$ROOT"),
 				text: "Files and folders in $ROOT, two levels deep (paths relative to the workspace root; hidden entries and what .gitignore ignores left out):\nREADME.md\nsrc/\nsrc/app.py\nsrc/lib/"},
-			{tool: te, args: ed("command", "view", "path", "src"),
+			{tool: te, args: ed("command", "view", "path", "src/"),
 				text: "Files and folders in src, two levels deep (paths relative to the workspace root; hidden entries and what .gitignore ignores left out):\nsrc/app.py\nsrc/lib/\nsrc/lib/deep/\nsrc/lib/util.py"},
 		}},
 		{name: "outside the root and .git refused", files: map[string]string{"a.txt": "a\n", ".git/config": "[core]\n"}, steps: []step{
@@ -168,6 +168,9 @@ func TestTextEditorEdits(t *testing.T) {
 			{tool: te, args: ed("command", "view", "path", "a.py")},
 			{tool: te, args: ed("command", "create", "path", "a.py", "file_text", "new\n"), text: "Replaced a.py whole: now 1 line, 4 bytes (was 8 bytes)."},
 		}, disk: map[string]string{"a.py": "new\n"}},
+		{name: "create over a folder refused", files: map[string]string{"src/a.py": "x\n"}, steps: []step{
+			{tool: te, args: ed("command", "create", "path", "src", "file_text", "x\n"), kind: "file_exists", has: []string{"folder"}},
+		}, disk: map[string]string{"src/a.py": "x\n"}},
 		{name: "create in .git refused", steps: []step{
 			{tool: te, args: ed("command", "create", "path", ".git/hooks/pre-commit", "file_text", "rm -rf /\n"), kind: "path_reserved"},
 		}, gone: []string{".git/hooks/pre-commit"}},
