@@ -1,6 +1,7 @@
 package toolapi
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -50,7 +51,7 @@ func (a *API) replaceInFile(c *txn.Call, _ string, in *input) (string, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := matcher.FromSplices(content, sp, nil)
+		res, err := matcher.FromSplices(content, sp, blockReports(content, blocks))
 		if err != nil {
 			return nil, errs.Wrap(errs.IOError, path, err, "replace_in_file: the blocks for %s were placed wrongly (%v); nothing was written.", path, err)
 		}
@@ -58,11 +59,49 @@ func (a *API) replaceInFile(c *txn.Call, _ string, in *input) (string, error) {
 	}}
 	chs, err := a.eng.Apply(c, []txn.Spec{spec}, false)
 	if err != nil {
-		return "", err
+		return "", allOrNothing(err, len(blocks))
 	}
 	ch := chs[0]
 	var b strings.Builder
 	fmt.Fprintf(&b, "Edited %s with %s (%s).\n", path, plural(len(blocks), "block"), changedLines(ch.Plan))
+	for i, r := range ch.Plan.Edits {
+		if note := tierNote(i, r); note != "" {
+			b.WriteString(blockWords.Replace(strings.Replace(note, fmt.Sprintf("edits[%d]", i), fmt.Sprintf("block %d", i+1), 1)) + "\n")
+		}
+	}
 	b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
 	return withWarnings(strings.TrimRight(b.String(), "\n"), ch), nil
 }
+
+// allOrNothing says, in the refusal of a call of several blocks, that none was
+// applied: a model used to Cline's tool expects the blocks before the failing one
+// to have landed.
+func allOrNothing(err error, blocks int) error {
+	var e *errs.Error
+	if blocks < 2 || !errors.As(err, &e) {
+		return err
+	}
+	e2 := *e
+	e2.Message = strings.TrimRight(e.Error(), " ") + fmt.Sprintf(" None of the %d blocks was applied: send them again, all in one call, with this one fixed.", blocks)
+	return &e2
+}
+
+// blockReports says how each block matched, for the reply and the journal (stats
+// count what the folds rescued): a block is matched alone against the original, as
+// LocateBlocks matched it; one that only its :start_line: placed, or an empty
+// SEARCH, is reported as exact.
+func blockReports(content []byte, blocks []dialect.Block) []matcher.EditReport {
+	out := make([]matcher.EditReport, len(blocks))
+	for i, b := range blocks {
+		if b.Search == "" {
+			continue
+		}
+		if r, err := matcher.Apply(content, []matcher.Edit{{OldText: b.Search, NewText: b.Replace}}, matcher.Options{}); err == nil {
+			out[i] = r.Edits[0]
+		}
+	}
+	return out
+}
+
+// blockWords are the matcher's words in a note, in the blocks' terms.
+var blockWords = strings.NewReplacer("oldText", "SEARCH", "newText", "REPLACE")

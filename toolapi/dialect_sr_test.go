@@ -20,7 +20,7 @@ func TestReplaceInFile(t *testing.T) {
 		}, disk: map[string]string{"app.js": "function add(a, b) {\n  return b + a;\n}\n\nfunction subtract(a, b) {\n  return a - b;\n}\n"}},
 		{name: "the second block fails: the file is unchanged", files: map[string]string{"app.js": app}, steps: []step{
 			{tool: rf, args: ed("path", "app.js", "diff", sr("  return a + b;\n", "  return b + a;\n", "  return a * b;\n", "  return 0;\n")),
-				kind: "text_not_found", has: []string{"block 2"}},
+				kind: "text_not_found", has: []string{"block 2", "None of the 2 blocks was applied"}},
 		}, disk: map[string]string{"app.js": app}},
 		{name: "blocks are matched in the original, not after each other", files: map[string]string{"a.txt": "one\ntwo\n"}, steps: []step{
 			{tool: rf, args: ed("path", "a.txt", "diff", sr("one\n", "uno\n", "uno\n", "eins\n")), kind: "text_not_found", has: []string{"block 2"}},
@@ -32,7 +32,8 @@ func TestReplaceInFile(t *testing.T) {
 			{tool: rf, args: ed("path", "a.py", "diff", "<<<<<<< SEARCH\n:start_line:3\n-------\nx = 1\n=======\nx = 3\n>>>>>>> REPLACE\n")},
 		}, disk: map[string]string{"a.py": "x = 1\ny = 2\nx = 3\n"}},
 		{name: "curly quotes in SEARCH forgiven, the file's bytes kept", files: map[string]string{"q.py": "msg = \"hi\"\t\nprint(msg)\n"}, steps: []step{
-			{tool: rf, args: ed("path", "q.py", "diff", sr("msg = “hi”\n", "msg = “hi there”\n"))},
+			{tool: rf, args: ed("path", "q.py", "diff", sr("msg = “hi”\n", "msg = “hi there”\n")),
+				has: []string{"block 1: matched after folding curly quotes"}},
 		}, disk: map[string]string{"q.py": "msg = \"hi there\"\t\nprint(msg)\n"}},
 		{name: "CRLF file keeps its line endings", files: map[string]string{"w.txt": "a\r\nb\r\nc\r\n"}, steps: []step{
 			{tool: rf, args: ed("path", "w.txt", "diff", sr("b\n", "B\nB2\n"))},
