@@ -88,15 +88,15 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	res := &RewindResult{Reverts: reverts}
 	var created []string // files the rewind removes that the turns created
 	for _, f := range files {
-		ch, err := e.rewindFile(f)
+		ch, absent, err := e.rewindFile(f)
 		if err != nil {
 			return nil, err
 		}
 		if ch != nil {
 			res.Changes = append(res.Changes, ch)
-			if ch.Deleted && f.created {
-				created = append(created, f.path)
-			}
+		}
+		if absent && f.created {
+			created = append(created, f.path)
 		}
 	}
 	if len(res.Changes) == 0 {
@@ -194,7 +194,7 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 				rf.steps = append(rf.steps, st)
 			}
 		}
-		known = foldersKnownBefore(t, start)
+		known = foldersKnownBefore(t, hist, start)
 		for _, rf := range files {
 			first := rf.steps[len(rf.steps)-1]
 			rf.created = first.before == nil
@@ -234,14 +234,21 @@ func versionOf(t *journal.Tx, path, hash string) ([]byte, error) {
 	return data, err
 }
 
-// foldersKnownBefore are the folders of the paths that calls before seq named: they
-// were there before the turns, and a rewind leaves them.
-func foldersKnownBefore(t *journal.Tx, seq uint64) map[string]bool {
+// foldersKnownBefore are the folders that held a file some call before seq changed
+// (a refused call names paths that never existed): they were there before the turns,
+// and a rewind leaves them.
+func foldersKnownBefore(t *journal.Tx, h *history, seq uint64) map[string]bool {
 	known := map[string]bool{}
 	for p := range t.Heads() {
-		if s := t.SeqsOf(p, 0); len(s) > 0 && s[0] < seq {
-			for d := path.Dir(p); d != "." && d != "/" && !known[d]; d = path.Dir(d) {
-				known[d] = true
+		for _, s := range t.SeqsOf(p, 0) {
+			if s >= seq {
+				break
+			}
+			if _, ok := h.idx.Change(s); ok {
+				for d := path.Dir(p); d != "." && d != "/" && !known[d]; d = path.Dir(d) {
+					known[d] = true
+				}
+				break
 			}
 		}
 	}
@@ -280,11 +287,12 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 }
 
 // rewindFile plans one file: each step reverted against what the newer reversals
-// left, starting from the file as it is now; nil when it ends as it is.
-func (e *Engine) rewindFile(f *rewindFile) (*Change, error) {
+// left, starting from the file as it is now; nil when it ends as it is. absent says
+// the file is not there once the rewind is done.
+func (e *Engine) rewindFile(f *rewindFile) (ch *Change, absent bool, err error) {
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	cur, exists := now.data, now.exists
 	mode := fs.FileMode(0o644)
@@ -295,17 +303,17 @@ func (e *Engine) rewindFile(f *rewindFile) (*Change, error) {
 	}
 	for _, st := range f.steps {
 		if cur, exists, err = f.revert(st, cur, exists); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if st.before != nil && st.beforeMode != 0 {
 			mode = fs.FileMode(st.beforeMode)
 		}
 	}
-	ch := &Change{Path: f.path, Name: f.path, Op: journal.OpEdit, mode: mode}
+	ch = &Change{Path: f.path, Name: f.path, Op: journal.OpEdit, mode: mode}
 	switch {
 	case now.exists && exists:
 		if bytes.Equal(now.data, cur) {
-			return nil, nil
+			return nil, false, nil
 		}
 		ch.Before, ch.id = now.data, now.id
 		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
@@ -317,9 +325,9 @@ func (e *Engine) rewindFile(f *rewindFile) (*Change, error) {
 	case exists:
 		ch.Op, ch.Created, ch.After = journal.OpCreate, true, cur
 	default:
-		return nil, nil
+		return nil, true, nil
 	}
-	return ch, nil
+	return ch, !exists, nil
 }
 
 // revert takes step st back out of cur (exists: whether the file is there).
