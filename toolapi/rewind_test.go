@@ -334,3 +334,38 @@ func treeDiff(got, want map[string]string) string {
 	}
 	return b.String()
 }
+
+// apply_changes deletes a file with {"path": P, "delete": true}, journaled as a
+// deletion that undo brings back; "delete": false is no change and is refused.
+func TestApplyChangesDelete(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("keep me\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	res := e.Call(ctx, "s", ApplyChanges, json.RawMessage(`{"changes": [{"path": "a.txt", "delete": true}, {"path": "b.txt", "edits": [{"oldText": "b", "newText": "B"}]}]}`))
+	if !res.OK || !strings.Contains(res.Text, "Removed a.txt") {
+		t.Fatalf("delete: %s", res.Text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err == nil {
+		t.Fatal("a.txt is still there")
+	}
+	rec, _, _ := e.Show(uint64(*res.Txn))
+	if rec.Files[0].Op != OpDelete {
+		t.Errorf("journaled as %s", rec.Files[0].Op)
+	}
+	bad := e.Call(ctx, "s", ApplyChanges, json.RawMessage(`{"changes": [{"path": "b.txt", "delete": false}]}`))
+	if bad.OK || *bad.Kind != string(errs.InvalidInput) {
+		t.Errorf(`"delete": false: %v %s`, bad.OK, bad.Text)
+	}
+	if u := e.Call(ctx, "s", UndoEdit, json.RawMessage(`{"path": "a.txt"}`)); !u.OK {
+		t.Fatalf("undo_edit: %s", u.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "keep me\n" {
+		t.Errorf("a.txt after undo: %q", b)
+	}
+}
