@@ -230,7 +230,7 @@ func rewindCase(t *testing.T, seed uint64) {
 		}
 	}
 	ctx := context.Background()
-	for _, i := range w.rng.Perm(nTurns) {
+	for k, i := range w.rng.Perm(nTurns) {
 		before := w.tree()
 		bottoms := map[string]string{}
 		for _, p := range sharedFiles {
@@ -252,13 +252,23 @@ func rewindCase(t *testing.T, seed uint64) {
 			continue
 		}
 		// The rewind is one transaction: undoing it gives the turns back.
-		if u := e.Undo(ctx, uint64(*res.Txn)); !u.OK {
-			t.Fatalf("undo of rewind %d: %s", *res.Txn, u.Text)
-		}
 		// Undo works by files: a folder a rewind removed empty does not come back, nor
 		// does one go that it made for a file it put back.
-		if got := w.tree(); !maps.Equal(filesOf(got), filesOf(before)) {
-			t.Fatalf("undo of rewind to %s:\n%s", turns[i], treeDiff(got, before))
+		u := e.Undo(ctx, uint64(*res.Txn))
+		if got := w.tree(); !u.OK || !maps.Equal(filesOf(got), filesOf(before)) {
+			t.Fatalf("undo of rewind to %s: %s\n%s", turns[i], u.Text, treeDiff(got, before))
+		}
+		if k > 0 {
+			continue
+		}
+		// Redo of that undo rewinds again; undoing the redo brings the turns back.
+		r := e.Redo(ctx, uint64(*u.Txn))
+		if got := w.tree(); !r.OK || !maps.Equal(filesOf(got), filesOf(want)) {
+			t.Fatalf("redo of the rewind to %s: %s\n%s", turns[i], r.Text, treeDiff(got, want))
+		}
+		u = e.Undo(ctx, uint64(*r.Txn))
+		if got := w.tree(); !u.OK || !maps.Equal(filesOf(got), filesOf(before)) {
+			t.Fatalf("undo of the redone rewind to %s: %s\n%s", turns[i], u.Text, treeDiff(got, before))
 		}
 	}
 

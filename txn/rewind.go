@@ -90,6 +90,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	for _, f := range files {
 		ch, absent, err := e.rewindFile(f)
 		if err != nil {
+			c.Named(journal.OpEdit, f.path) // the refusal is found by the file it names
 			return nil, err
 		}
 		if ch != nil {
