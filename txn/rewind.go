@@ -67,8 +67,8 @@ type rewindFile struct {
 	steps  []rewindStep // newest first
 	others []uint64     // changes of the file by calls outside the rewind, after its first step
 	by     map[uint64]string
-	// created: no call before the turns named a file under these folders, so the turns
-	// made them (with the file they created).
+	// created: the file's first change in the turns created it; once it is gone again,
+	// its folders that held no file changed before the turns go too, when empty.
 	created bool
 }
 
