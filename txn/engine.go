@@ -39,6 +39,8 @@ type Engine struct {
 	known map[string]known // canonical path -> what this engine last wrote there
 	kdata int              // bytes of content held in known
 
+	folds foldCache // the matcher's folded views of files this engine wrote (foldcache.go)
+
 	guardMode guard.Mode
 
 	// Committed records whose write is still deferred (commit.go): should the journal
