@@ -36,6 +36,7 @@ type Options struct {
 type Engine struct {
 	fs     *vfs.FS
 	j      *journal.Journal
+	jopts  journal.Options // what j was opened with, for Compact's own hold
 	queues queues
 
 	kmu   sync.Mutex
@@ -71,7 +72,8 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if e.guardMode == "" {
 		e.guardMode = guard.Refuse
 	}
-	e.j = journal.New(p, journal.Options{Root: root, Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, Linger: opts.Linger, OnOpen: e.recover})
+	e.jopts = journal.Options{Root: root, Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, Linger: opts.Linger, OnOpen: e.recover}
+	e.j = journal.New(p, e.jopts)
 	fs.OnTemp(e.j.NoteTemp)
 	return e, nil
 }
