@@ -258,8 +258,8 @@ func (fv *View) Update(splices []Splice, newData []byte) *View {
 		t = append(t, '\n')
 		v.virtualEOL = true
 	}
-	v.text = make([]byte, 0, va+len(t)+len(old.text)-vb)
-	v.text = append(append(append(v.text, old.text[:va]...), t...), old.text[vb:]...)
+	// bytes.Join allocates without clearing first: a pass over the file saved.
+	v.text = bytes.Join([][]byte{old.text[:va], t, old.text[vb:]}, nil)
 	vshift := int32(len(t) - (vb - va))
 	v.starts = make([]int32, 0, nn+1)
 	v.starts = append(v.starts, old.starts[:a]...)

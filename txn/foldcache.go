@@ -24,7 +24,8 @@ type foldCache struct {
 type foldEntry struct {
 	id   vfs.Identity
 	hash string
-	view *matcher.View
+	size int                  // of the content
+	view func() *matcher.View // waits for the View while it is being derived
 }
 
 const (
@@ -41,27 +42,29 @@ func (c *foldCache) view(path string, id vfs.Identity, h string, data []byte) *m
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if en, ok := c.files[path]; ok {
-		if h != "" && en.hash == h && en.id.SameFile(id) && len(en.view.Data()) == len(data) {
-			return en.view
+		if h != "" && en.hash == h && en.id.SameFile(id) && en.size == len(data) {
+			return en.view()
 		}
 		c.dropLocked(path)
 	}
 	return matcher.NewView(data)
 }
 
-// put keeps v as the View of path while it has identity id and content of hash h.
-func (c *foldCache) put(path string, id vfs.Identity, h string, v *matcher.View) {
+// put keeps the View of path while it has identity id and content of hash h: v,
+// which derives it and runs in the background, so that the call that committed the
+// content does not wait for it; the next call of the file may. n is the content's size.
+func (c *foldCache) put(path string, id vfs.Identity, h string, n int, v func() *matcher.View) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropLocked(path)
-	n := len(v.Data())
 	if !id.Known() || h == "" || n > foldBudget {
 		return
 	}
 	if c.files == nil || len(c.files) >= maxFoldFiles || c.bytes+n > foldBudget {
 		c.files, c.bytes = map[string]foldEntry{}, 0 // rare: start over rather than track ages
 	}
-	c.files[path] = foldEntry{id: id, hash: h, view: v}
+	c.files[path] = foldEntry{id: id, hash: h, size: n, view: sync.OnceValue(v)}
+	go c.files[path].view()
 	c.bytes += n
 }
 
@@ -74,7 +77,7 @@ func (c *foldCache) drop(path string) {
 
 func (c *foldCache) dropLocked(path string) {
 	if en, ok := c.files[path]; ok {
-		c.bytes -= len(en.view.Data())
+		c.bytes -= en.size
 		delete(c.files, path)
 	}
 }
