@@ -40,6 +40,15 @@ type Options struct {
 	Holder string
 	// OnOpen runs after every fresh open, before any other use: txn's recovery.
 	OnOpen func(*Journal) error
+	// Linger keeps the journal open for this long after the last call of a hold
+	// ends, so that a process making calls one after another opens it once instead
+	// of per call (an open costs about a millisecond: bbolt's open and mapping, the
+	// queue, the holder file, recovery's check). It is given up at once when another
+	// process takes a ticket in the queue (polled every queuePoll), so others wait at
+	// most that much longer; a process that opens the bbolt file without the queue
+	// (an older vfsctl, bbolt's own tools) may wait the whole Linger. 0 closes the
+	// journal as soon as the last call ends.
+	Linger time.Duration
 	// NoSync skips fsync on journal commits. THIS IS UNSAFE: a power loss can lose
 	// records or leave files the journal cannot explain. For tests only.
 	NoSync bool
@@ -51,16 +60,21 @@ type Journal struct {
 	path string
 	opts Options
 
-	mu       sync.Mutex // held while opening, recovering and closing
-	cond     *sync.Cond // on mu: the hold ended
-	refs     int
-	yielding bool       // another process waits: no new call joins this hold
-	dir      *dirHandle // the journal's folder, open while the journal is (files.go)
-	lock     *os.File   // the lock file, held while the journal is open (queue.go)
-	file     *os.File   // the bbolt file, as opened for bbolt
-	db       atomic.Pointer[bolt.DB]
-	broken   atomic.Pointer[error] // bbolt failed on a damaged file during this hold
-	leaked   atomic.Pointer[leak]  // a file bbolt failed to open and left mapped
+	mu        sync.Mutex // held while opening, recovering and closing
+	cond      *sync.Cond // on mu: the hold ended
+	refs      int
+	yielding  bool       // another process waits: no new call joins this hold
+	lingering bool       // no call runs, but the hold goes on (Options.Linger)
+	lingerGen uint64     // which linger a watcher watches; bumped when one ends
+	noLinger  bool       // Close was called: holds end with their last call
+	dir       *dirHandle // the journal's folder, open while the journal is (files.go)
+	lock      *os.File   // the lock file, held while the journal is open (queue.go)
+	tmu       sync.Mutex // guards temps
+	temps     *os.File   // the temps file, open for appending during a hold (marks.go)
+	file      *os.File   // the bbolt file, as opened for bbolt
+	db        atomic.Pointer[bolt.DB]
+	broken    atomic.Pointer[error] // bbolt failed on a damaged file during this hold
+	leaked    atomic.Pointer[leak]  // a file bbolt failed to open and left mapped
 
 	// Group commit (commit.go).
 	gmu      sync.Mutex
@@ -111,6 +125,16 @@ func (j *Journal) Acquire() error {
 		j.refs++
 		return nil
 	}
+	if j.lingering {
+		// The hold goes on where the last call left it: no open, no recovery check.
+		j.lingering = false
+		j.lingerGen++
+		if j.broken.Load() == nil && j.handle() != nil && !j.othersWaiting() {
+			j.refs = 1
+			return nil
+		}
+		j.endHold()
+	}
 	j.yielding = false
 	j.broken.Store(nil)
 	db, err := j.open(false)
@@ -142,20 +166,69 @@ func (j *Journal) Acquire() error {
 	return nil
 }
 
-// Release ends one Acquire; the last one closes the file so other processes may use it.
+// Release ends one Acquire; the last one closes the file so other processes may use
+// it, at once or, with Options.Linger, once no call came for that long.
 func (j *Journal) Release() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.refs--
-	if j.refs == 0 {
-		// Deferred writes are those recovery can redo; the next open settles them.
-		j.gmu.Lock()
-		j.deferred = nil
-		j.gmu.Unlock()
-		j.closeDB()
-		j.unlock()
-		j.cond.Broadcast()
+	if j.refs > 0 {
+		return
 	}
+	if j.opts.Linger <= 0 || j.noLinger || j.yielding || j.broken.Load() != nil || j.handle() == nil {
+		j.endHold()
+		return
+	}
+	j.lingering = true
+	j.lingerGen++
+	j.trimTemps()
+	go j.linger(j.lingerGen)
+}
+
+// linger ends the hold that linger gen keeps once it has lasted Options.Linger or
+// another process waits, unless a call took the hold up again first.
+func (j *Journal) linger(gen uint64) {
+	until := time.Now().Add(j.opts.Linger)
+	for {
+		time.Sleep(queuePoll)
+		j.mu.Lock()
+		if !j.lingering || j.lingerGen != gen {
+			j.mu.Unlock()
+			return
+		}
+		if time.Now().After(until) || j.othersWaiting() {
+			j.lingering = false
+			j.endHold()
+			j.mu.Unlock()
+			return
+		}
+		j.mu.Unlock()
+	}
+}
+
+// Close ends a hold kept by Options.Linger, and makes later holds end with their last
+// call. Calls in progress keep theirs.
+func (j *Journal) Close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.noLinger = true
+	if j.lingering && j.refs == 0 {
+		j.lingering = false
+		j.lingerGen++
+		j.endHold()
+	}
+}
+
+// endHold closes the bbolt file and gives up the lock. j.mu is held.
+func (j *Journal) endHold() {
+	// Deferred writes are those recovery can redo; the next open settles them.
+	j.gmu.Lock()
+	j.deferred = nil
+	j.gmu.Unlock()
+	j.closeDB()
+	j.closeTemps()
+	j.unlock()
+	j.cond.Broadcast()
 }
 
 // closeDB closes the bbolt file. Its mapping keeps the file, and so bbolt's lock on

@@ -88,17 +88,51 @@ func (j *Journal) compactMarks(pending []uint64) {
 // being made durable, so a crash in between can leave a temp file that no pending
 // record points to. The next open removes what it lists.
 
-// NoteTemp records the name of a temp file about to be created.
+// NoteTemp records the name of a temp file about to be created. The file stays open
+// for the rest of the hold: opening it per call cost more than the note.
 func (j *Journal) NoteTemp(name string) {
-	if j.dir == nil {
+	j.tmu.Lock()
+	defer j.tmu.Unlock()
+	if j.temps == nil {
+		if j.dir == nil {
+			return
+		}
+		f, err := j.dir.open("temps", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return
+		}
+		j.temps = f
+	}
+	fmt.Fprintf(j.temps, "%s\n", name)
+}
+
+// closeTemps closes the temps file at the end of a hold.
+func (j *Journal) closeTemps() {
+	j.tmu.Lock()
+	defer j.tmu.Unlock()
+	if j.temps != nil {
+		j.temps.Close()
+		j.temps = nil
+	}
+}
+
+// maxTemps is the size past which a lingering hold starts the temps file afresh.
+const maxTemps = 64 << 10
+
+// trimTemps starts the temps file afresh when it has grown large during a long hold.
+// It runs between calls, when no temp file is staged: every one it lists was renamed
+// into place or removed.
+func (j *Journal) trimTemps() {
+	j.tmu.Lock()
+	defer j.tmu.Unlock()
+	if j.temps == nil {
 		return
 	}
-	f, err := j.dir.open("temps", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return
+	if st, err := j.temps.Stat(); err == nil && st.Size() > maxTemps {
+		j.temps.Close()
+		j.temps = nil
+		j.dir.remove("temps")
 	}
-	fmt.Fprintf(f, "%s\n", name)
-	f.Close()
 }
 
 // TakeTemps returns the noted temp files and empties the list. Only the process that

@@ -81,6 +81,11 @@ type Result struct {
 // Apply plans edits against original. It returns a *Refusal when any edit cannot be
 // applied safely; then nothing is to be written.
 func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
+	return apply(original, edits, opts, nil)
+}
+
+// apply is Apply, with the folded views taken from fv when it is not nil.
+func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, error) {
 	name := opts.Name
 	if name == "" {
 		name = "the file"
@@ -91,7 +96,7 @@ func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
 	if bytes.IndexByte(original, 0) >= 0 {
 		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
 	}
-	m := &matcher{d: newDoc(original), name: name}
+	m := &matcher{d: newDoc(original), name: name, cache: fv}
 	res := &Result{Edits: make([]EditReport, len(edits)), doc: m.d}
 	for i, e := range edits {
 		if e.OldText == "" {
@@ -136,6 +141,7 @@ func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
 type matcher struct {
 	d      *doc
 	name   string
+	cache  *View // where folded views are kept between calls, or nil
 	typo   *view
 	indent *view
 	unit   string
@@ -146,12 +152,16 @@ type matcher struct {
 func (m *matcher) view(t Tier) *view {
 	switch t {
 	case TierTypography:
-		if m.typo == nil {
+		if m.typo == nil && m.cache != nil {
+			m.typo = m.cache.folded(m.d, false)
+		} else if m.typo == nil {
 			m.typo = foldedView(m.d, false, nil)
 		}
 		return m.typo
 	case TierIndentation:
-		if m.indent == nil {
+		if m.indent == nil && m.cache != nil {
+			m.indent = m.cache.folded(m.d, true)
+		} else if m.indent == nil {
 			m.indent = foldedView(m.d, true, m.view(TierTypography))
 		}
 		return m.indent

@@ -1,6 +1,10 @@
 package matcher
 
-import "sort"
+import (
+	"bytes"
+	"sort"
+	"sync"
+)
 
 // view is the file as one tier sees it: each line folded (or not), joined by "\n"
 // wherever the file has a line ending. Folding is per line, so line i of the view is
@@ -119,4 +123,179 @@ func (v *view) origEnd(i, c int) int {
 		c += f.lead
 	}
 	return f.srcEnd(c)
+}
+
+// View is a file's content with its folded views kept for reuse: a caller that edits
+// the same file again and again (txn, across calls) plans against a View instead of
+// the bytes, so that a fuzzy edit does not fold every line of the file each time.
+// Folding a 20,000-line file costs milliseconds; finding an edit in it, microseconds.
+//
+// A View is immutable as far as its callers can tell and safe for concurrent use:
+// the folded views are built on first need, under a lock, and never change after.
+// Apply on a View gives the same Result as Apply on its bytes; Update derives the
+// View of the next version from the splices that made it, folding only the lines
+// that changed.
+type View struct {
+	data []byte
+
+	mu     sync.Mutex
+	typo   *view   // the typography view, nil until a fuzzy tier needs it
+	indent *view   // the indentation view, built from typo
+	starts []int32 // with typo: the body offset of each line's start, plus len(body)
+	off    int     // with typo: the BOM's length
+}
+
+// NewView returns a View of data, which must not change afterwards.
+func NewView(data []byte) *View { return &View{data: data} }
+
+// Data is the content the View is of.
+func (fv *View) Data() []byte { return fv.data }
+
+// Apply plans edits against the View's content, as Apply does.
+func (fv *View) Apply(edits []Edit, opts Options) (*Result, error) {
+	return apply(fv.data, edits, opts, fv)
+}
+
+// folded returns the View's typography view (or with indent its indentation view) for
+// doc d of the same content, building and keeping it on first use.
+func (fv *View) folded(d *doc, indent bool) *view {
+	fv.mu.Lock()
+	defer fv.mu.Unlock()
+	if fv.typo == nil {
+		fv.typo = foldedView(d, false, nil)
+		fv.starts, fv.off = d.starts, d.off // indexed by foldedView, never changed after
+	}
+	v := fv.typo
+	if indent {
+		if fv.indent == nil {
+			fv.indent = foldedView(d, true, fv.typo)
+		}
+		v = fv.indent
+	}
+	// A view's text, offsets and lines depend on the content alone; its doc is the
+	// calling matcher's own, whose lazy line index is not shared between calls.
+	c := *v
+	c.d = d
+	return &c
+}
+
+// Update returns the View of newData, the content after splices (as Apply returned
+// them, on this View's content) were made. The lines the splices touch are folded
+// again; the others keep their folded form, moved. The bytes before and after the
+// touched lines are compared with newData first, so a newData that the splices do
+// not produce (a guard's repair, another writer) still gives a correct View: then
+// it is folded whole on first use.
+func (fv *View) Update(splices []Splice, newData []byte) *View {
+	nv := NewView(newData)
+	fv.mu.Lock()
+	old, starts, off := fv.typo, fv.starts, fv.off
+	fv.mu.Unlock()
+	if old == nil || len(splices) == 0 || !bytes.HasPrefix(newData, fv.data[:off]) || (off == 0 && bytes.HasPrefix(newData, bom)) {
+		return nv // never folded, or nothing known of the change
+	}
+	ob, nb := fv.data[off:], newData[off:]
+	n := len(starts) - 1
+	// The body range the splices touch, and the shift of the bytes after it.
+	lo, hi, shift := len(ob), 0, 0
+	for _, s := range splices {
+		lo, hi = min(lo, s.Start-off), max(hi, s.End-off)
+		shift += len(s.Text) - (s.End - s.Start)
+	}
+	if lo < 0 || hi > len(ob) || len(ob)+shift != len(nb) {
+		return nv
+	}
+	// Old lines [a, b) cover it, with a line to spare on each side: a line break next
+	// to a splice may join or split its neighbours (a CR before an LF).
+	a := max(sort.Search(n, func(i int) bool { return int(starts[i+1]) > lo })-1, 0)
+	b := min(sort.Search(n, func(i int) bool { return int(starts[i]) > hi })+1, n)
+	oa, obEnd := int(starts[a]), int(starts[b])
+	na, nbEnd := oa, obEnd+shift
+	if nbEnd < na || !bytes.Equal(ob[:oa], nb[:na]) || !bytes.Equal(ob[obEnd:], nb[nbEnd:]) ||
+		(na > 0 && nb[na-1] == '\r' && na < len(nb) && nb[na] == '\n') || !lineStartAt(nb, nbEnd) {
+		return nv
+	}
+	// The new lines in between, indexed and folded.
+	var mid []int32
+	var midLines []folded
+	for p := na; p < nbEnd; {
+		mid = append(mid, int32(p))
+		i := bytes.IndexAny(nb[p:nbEnd], "\r\n")
+		e, next := nbEnd, nbEnd
+		if i >= 0 {
+			e, next = p+i, p+i+1
+			if nb[e] == '\r' && next < len(nb) && nb[next] == '\n' {
+				next++
+			}
+		}
+		midLines = append(midLines, foldLine(nb[p:e], false, nil))
+		p = next
+	}
+	// Body starts and folded lines: the old ones before a and from b on (moved by
+	// shift), the new ones between.
+	nn := a + len(midLines) + (n - b)
+	ns := make([]int32, 0, nn+1)
+	ns = append(append(ns, starts[:a]...), mid...)
+	for _, st := range starts[b:] {
+		ns = append(ns, st+int32(shift))
+	}
+	lines := make([]folded, 0, nn)
+	lines = append(append(append(lines, old.lines[:a]...), midLines...), old.lines[b:]...)
+	// The view's text: the old text before line a and from line b, the new lines'
+	// folded text between.
+	v := &view{lines: lines, virtualEOL: old.virtualEOL && b < n}
+	va, vb := int(old.starts[a]), int(old.starts[b])
+	if b == n {
+		vb = len(old.text) // a virtual line break at the end goes with the last line
+	}
+	var t []byte
+	for k := range midLines {
+		t = append(t, midLines[k].text...)
+		if e := a + k + 1; e < len(ns) && endsLine(nb, int(ns[e])) {
+			t = append(t, '\n')
+		}
+	}
+	if b == n && nn > 0 && !endsLine(nb, len(nb)) {
+		t = append(t, '\n')
+		v.virtualEOL = true
+	}
+	// bytes.Join allocates without clearing first: a pass over the file saved.
+	v.text = bytes.Join([][]byte{old.text[:va], t, old.text[vb:]}, nil)
+	vshift := int32(len(t) - (vb - va))
+	v.starts = make([]int32, 0, nn+1)
+	v.starts = append(v.starts, old.starts[:a]...)
+	at := int32(va)
+	for k := range midLines {
+		v.starts = append(v.starts, at)
+		at += int32(len(midLines[k].text))
+		if e := a + k + 1; e < len(ns) && endsLine(nb, int(ns[e])) {
+			at++
+		}
+	}
+	for _, st := range old.starts[b:] {
+		v.starts = append(v.starts, st+vshift)
+	}
+	// An ASCII line's folded text is part of the view's text: point it there, so
+	// that no View keeps an older version's bytes alive.
+	for i := range lines {
+		if lines[i].start == nil {
+			l := len(lines[i].text)
+			lines[i].text = v.text[v.starts[i] : int(v.starts[i])+l : int(v.starts[i])+l]
+		}
+	}
+	nv.typo, nv.starts, nv.off = v, ns, off
+	return nv
+}
+
+// lineStartAt reports whether body offset p starts a line (or is the end).
+func lineStartAt(b []byte, p int) bool {
+	if p == 0 || p == len(b) {
+		return true
+	}
+	return b[p-1] == '\n' || (b[p-1] == '\r' && b[p] != '\n')
+}
+
+// endsLine reports whether the line before body offset p (a line's start, or the end)
+// ends with a line break.
+func endsLine(b []byte, p int) bool {
+	return p > 0 && (b[p-1] == '\n' || b[p-1] == '\r')
 }

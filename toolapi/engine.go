@@ -35,6 +35,11 @@ type Options struct {
 	// .vfsctl. An empty, non-nil slice reserves nothing: then a model can write
 	// .git/hooks, which runs code on the next git command.
 	Reserved []string
+	// Linger keeps the journal open between calls that follow each other within it,
+	// instead of opening it per call; another process that queues for the journal
+	// ends it at once. 0 means DefaultLinger; a negative value closes the journal
+	// after every call.
+	Linger time.Duration
 	// Guard says what an edit that breaks a file's syntax, or replaces code with a
 	// placeholder comment, does: "" or GuardRefuse refuses the call (the default),
 	// GuardWarn applies it and says what broke, GuardOff checks nothing.
@@ -57,6 +62,10 @@ type Options struct {
 // DefaultWait is how long a call waits for another process's turn on the journal
 // when Options.Wait is 0.
 const DefaultWait = journal.DefaultWait
+
+// DefaultLinger is how long the journal stays open after a call when Options.Linger
+// is 0: long enough for a runtime's calls in a row, short against a person's wait.
+const DefaultLinger = 25 * time.Millisecond
 
 // ParseGuardMode reads a guard mode as a flag gives it: refuse, warn or off ("" is
 // refuse).
@@ -116,7 +125,14 @@ func Open(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard})
+	linger := opts.Linger
+	switch {
+	case linger == 0:
+		linger = DefaultLinger
+	case linger < 0:
+		linger = 0
+	}
+	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard, Linger: linger})
 	if err != nil {
 		return nil, err
 	}

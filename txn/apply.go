@@ -68,10 +68,11 @@ type Change struct {
 	undoSplices             []matcher.Splice // the same, for its diff
 	diff                    *string          // rendered on first use
 	mode                    fs.FileMode
-	id                      vfs.Identity // of the file as planned from, for the conflict check
-	beforeHash, afterHash   string       // computed once: hashing a large file is not free
-	beforeMarks, afterMarks hashMarks    // their running states, to hash the next version from
-	dirs                    []string     // folders a create made, for its rollback
+	id                      vfs.Identity  // of the file as planned from, for the conflict check
+	beforeHash, afterHash   string        // computed once: hashing a large file is not free
+	beforeMarks, afterMarks hashMarks     // their running states, to hash the next version from
+	dirs                    []string      // folders a create made, for its rollback
+	view                    *matcher.View // what the matcher planned on, kept after the commit
 	// Warnings are what a guard in warn mode found, Notes what it repaired; the reply
 	// shows both.
 	Warnings, Notes []string
@@ -186,7 +187,24 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	if err := e.commit(c, changes); err != nil {
 		return nil, err
 	}
+	e.keepViews(changes)
 	return changes, nil
+}
+
+// keepViews keeps, for each committed edit planned by the matcher, the View of the
+// new content, derived from the one it was planned on; other changes' files lose
+// theirs. It runs under the files' queues, before the next call of the same file;
+// the new View is derived in the background.
+func (e *Engine) keepViews(changes []*Change) {
+	for _, ch := range changes {
+		k, ok := e.knownOf(ch.Path)
+		if ch.view == nil || ch.Plan == nil || !ok {
+			e.folds.drop(ch.Path)
+			continue
+		}
+		v, splices, after := ch.view, ch.Plan.Splices, ch.After
+		e.folds.put(ch.Path, k.id, k.hash, len(after), func() *matcher.View { return v.Update(splices, after) })
+	}
 }
 
 // refusedChange records a change refused before anything was journaled: what it saw
@@ -275,7 +293,10 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 		ch.Deleted = true
 		return ch, sight{}, nil
 	case journal.OpEdit:
-		plan, err := e.locate(s, f.Data)
+		if s.Locate == nil {
+			ch.view = e.folds.view(f.Path, f.ID, ch.beforeHash, f.Data)
+		}
+		plan, err := e.locate(s, ch.view, f.Data)
 		if err != nil {
 			return nil, looked(f, s.Op, true), e.staleHint(session, f, err)
 		}
@@ -289,12 +310,13 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 	return ch, sight{}, nil
 }
 
-// locate plans an edit: by the spec's own locator, else by the matcher.
-func (e *Engine) locate(s Spec, data []byte) (*matcher.Result, error) {
+// locate plans an edit: by the spec's own locator, else by the matcher on the file's
+// View (data's, with the folded lines kept from earlier calls).
+func (e *Engine) locate(s Spec, v *matcher.View, data []byte) (*matcher.Result, error) {
 	if s.Locate != nil {
 		return s.Locate(data)
 	}
-	return matcher.Apply(data, s.Edits, matcher.Options{Name: s.Path})
+	return v.Apply(s.Edits, matcher.Options{Name: s.Path})
 }
 
 // tooLarge refuses content over the size limit.

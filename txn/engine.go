@@ -23,6 +23,9 @@ type Options struct {
 	Holder string
 	// NoSync skips fsync of journal commits. THIS IS UNSAFE; for tests only.
 	NoSync bool
+	// Linger keeps the journal open this long after a call while no other process
+	// waits for it (journal.Options.Linger); 0 closes it after every call.
+	Linger time.Duration
 	// Guard says what a change that breaks a file's syntax, or replaces code with a
 	// placeholder comment, does: refuse the call ("" or guard.Refuse), apply it and
 	// warn, or nothing (guard.Off).
@@ -33,11 +36,14 @@ type Options struct {
 type Engine struct {
 	fs     *vfs.FS
 	j      *journal.Journal
+	jopts  journal.Options // what j was opened with, for Compact's own hold
 	queues queues
 
 	kmu   sync.Mutex
 	known map[string]known // canonical path -> what this engine last wrote there
 	kdata int              // bytes of content held in known
+
+	folds foldCache // the matcher's folded views of files this engine wrote (foldcache.go)
 
 	guardMode guard.Mode
 
@@ -66,7 +72,8 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if e.guardMode == "" {
 		e.guardMode = guard.Refuse
 	}
-	e.j = journal.New(p, journal.Options{Root: root, Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, OnOpen: e.recover})
+	e.jopts = journal.Options{Root: root, Wait: opts.Wait, Holder: holder, NoSync: opts.NoSync, Linger: opts.Linger, OnOpen: e.recover}
+	e.j = journal.New(p, e.jopts)
 	fs.OnTemp(e.j.NoteTemp)
 	return e, nil
 }
@@ -123,8 +130,10 @@ func (e *Engine) Seed(session, path, h string) {
 // whose write was deferred when the journal was last closed, which recovery in
 // another process would store without what the calls measured. It costs one journal
 // transaction when there are any (at most once per process, for its last calls), and
-// nothing otherwise. The engine stays usable.
+// nothing otherwise. A hold on the journal kept by Options.Linger ends; the engine
+// stays usable, closing the journal after each call from then on.
 func (e *Engine) Close() error {
+	defer e.j.Close() // a lingering hold ends now
 	e.cmu.Lock()
 	n := len(e.committed)
 	e.cmu.Unlock()

@@ -23,6 +23,22 @@ type FsckReport struct {
 	Records  int               `json:"records"` // records read
 	Changed  []ChangedFile     `json:"changed,omitempty"`
 	Problems []journal.Problem `json:"problems,omitempty"`
+	// Compacted is set when the journal was rewritten to its live size after the check.
+	Compacted *Compaction `json:"compacted,omitempty"`
+}
+
+// Compaction is the journal file's size before and after Compact, in bytes.
+type Compaction struct {
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+}
+
+// Compact rewrites the journal to its live size (journal.Compact). It holds the
+// journal alone, as another process would: a hold this engine keeps between calls
+// gives way to it, and calls that come meanwhile wait for it.
+func (e *Engine) Compact() (Compaction, error) {
+	before, after, err := journal.Compact(e.j.Path(), e.jopts)
+	return Compaction{Before: before, After: after}, err
 }
 
 // ChangedFile is a file whose content on disk is not what the journal last knew.

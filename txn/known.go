@@ -37,6 +37,14 @@ func (e *Engine) lookup(path string, id vfs.Identity) (known, bool) {
 	return k, true
 }
 
+// knownOf returns what is known of path, whatever its identity now.
+func (e *Engine) knownOf(path string) (known, bool) {
+	e.kmu.Lock()
+	defer e.kmu.Unlock()
+	k, ok := e.known[path]
+	return k, ok
+}
+
 // remember records what this engine wrote to path. data must never change afterwards;
 // nil keeps only the hash.
 func (e *Engine) remember(path string, k known) {

@@ -17,7 +17,7 @@ type fsckCmd struct {
 func (c *fsckCmd) Name() string    { return "fsck" }
 func (c *fsckCmd) Summary() string { return "check the journal against the disk and itself" }
 
-const fsckUsage = `Usage: vfsctl fsck [--diff] [--json]
+const fsckUsage = `Usage: vfsctl fsck [--diff] [--compact] [--json]
 
 Checks the workspace journal against the disk: each file's last content the journal
 knows against the file on disk (reporting files changed outside vfsctl, or missing;
@@ -29,16 +29,22 @@ Files that differ from what the journal last knew are listed and counted, but ar
 problems: people edit files, and every call plans from the disk. A journal that cannot
 be read (damaged on disk) is a problem.
 
+With --compact, a journal without problems is then rewritten to its live size (bbolt
+keeps the pages it freed, and appends leave pages part empty); the sizes before and
+after are shown. Other processes' calls wait for it, as for any call.
+
 Exit status: 0 when there are no problems, 1 when there is any, 2 on a usage error.
 
 Example:
   vfsctl fsck --diff
+  vfsctl fsck --compact
 `
 
 func (c *fsckCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("fsck", fsckUsage)
 	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.BoolVar(&c.opts.Diff, "diff", false, "show how each changed file differs from what the journal knows")
+	fs.BoolVar(&c.opts.Compact, "compact", false, "rewrite a sound journal to its live size")
 	return fs.parse(args)
 }
 
@@ -113,6 +119,11 @@ func (c *fsckCmd) text(w io.Writer, rep *toolapi.FsckReport, read bool) {
 			fmt.Fprintf(w, "  %-9s %s\n", p.What, p.Text)
 		}
 	}
+	if cp := rep.Compacted; cp != nil {
+		fmt.Fprintf(w, "compacted: %s -> %s\n", byteSize(cp.Before), byteSize(cp.After))
+	} else if c.opts.Compact && read && len(rep.Problems) > 0 {
+		fmt.Fprintln(w, "not compacted: the journal has problems; it is left as it is")
+	}
 	// Files that differ are counted, and said not to be problems: the journal is
 	// sound, and every call plans from the disk.
 	var differ []string
@@ -135,4 +146,18 @@ func indent(s, prefix string) string {
 		}
 	}
 	return b.String()
+}
+
+// byteSize is n bytes for people: 1536 is "1.5 KiB".
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n), 0
+	for v >= unit && u < 3 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.1f %s", v, []string{"B", "KiB", "MiB", "GiB"}[u])
 }

@@ -1,0 +1,118 @@
+package journal
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// lingering is a journal that keeps its hold for a minute after its last call, and
+// counts its opens (each runs OnOpen, recovery's place).
+func lingering(t *testing.T, path string) (*Journal, *int) {
+	t.Helper()
+	opens := 0
+	j := New(path, Options{Linger: time.Minute, Holder: "lingerer", OnOpen: func(*Journal) error { opens++; return nil }})
+	t.Cleanup(j.Close)
+	return j, &opens
+}
+
+func call(t *testing.T, j *Journal) {
+	t.Helper()
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	j.NoteTemp("x/.vfsctl-tmp-1")
+	j.Release()
+}
+
+// TestLingerKeepsTheHold: calls one after another open the journal once.
+func TestLingerKeepsTheHold(t *testing.T) {
+	j, opens := lingering(t, filepath.Join(t.TempDir(), "journal.db"))
+	for range 5 {
+		call(t, j)
+	}
+	if *opens != 1 {
+		t.Errorf("5 calls in a row opened the journal %d times, want 1", *opens)
+	}
+}
+
+// TestLingerGivesWay: a lingering hold ends when another process queues, well inside
+// that process's wait (the linger is a minute, the wait a few seconds), and the next
+// call of the lingering one opens the journal again, with recovery.
+func TestLingerGivesWay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, opens := lingering(t, path)
+	call(t, j)
+	other := New(path, Options{Wait: 5 * time.Second})
+	if err := other.Acquire(); err != nil {
+		t.Fatalf("a lingering hold kept another process out: %v", err)
+	}
+	other.Release()
+	call(t, j)
+	if *opens != 2 {
+		t.Errorf("opens: %d, want 2 (the hold was given up in between)", *opens)
+	}
+}
+
+// TestCloseEndsLinger: after Close the journal's lock is free, and later calls close
+// the journal when they end.
+func TestCloseEndsLinger(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "journal.db")
+	j, _ := lingering(t, path)
+	call(t, j)
+	lockFree := func() bool {
+		f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil
+	}
+	if lockFree() {
+		t.Fatal("the lock is free while the hold lingers")
+	}
+	j.Close()
+	if !lockFree() {
+		t.Fatal("the lock is still held after Close")
+	}
+	call(t, j)
+	if !lockFree() {
+		t.Fatal("a call after Close kept the journal open")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "holder")); !os.IsNotExist(err) {
+		t.Errorf("the holder file outlived the hold: %v", err)
+	}
+}
+
+// TestLingerTrimsTemps: a long hold starts its list of temp files afresh between
+// calls, so the list stays bounded however many calls the hold lasts.
+func TestLingerTrimsTemps(t *testing.T) {
+	dir := t.TempDir()
+	j, _ := lingering(t, filepath.Join(dir, "journal.db"))
+	for range maxTemps/len("x/.vfsctl-tmp-1\n") + 10 {
+		call(t, j)
+	}
+	st, err := os.Stat(filepath.Join(dir, "temps"))
+	if err == nil && st.Size() > maxTemps {
+		t.Errorf("temps is %d bytes after a long hold", st.Size())
+	}
+}
+
+// TestLingerEnds: with no call and no other process, the hold ends by itself.
+func TestLingerEnds(t *testing.T) {
+	dir := t.TempDir()
+	j := New(filepath.Join(dir, "journal.db"), Options{Linger: 5 * time.Millisecond})
+	call(t, j)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "holder")); os.IsNotExist(err) {
+			return // the hold ended: its holder file goes with it
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the hold never ended")
+		}
+	}
+}

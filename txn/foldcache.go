@@ -1,0 +1,83 @@
+package txn
+
+import (
+	"sync"
+
+	"github.com/vfsctl/vfsctl/matcher"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// foldCache keeps, per file, the matcher's View of the content this engine last
+// wrote there: its folded lines, so that a fuzzy edit of a large file does not fold
+// every line again. The matcher stays pure; the cache lives here, keyed like known
+// (known.go) by the file's identity and the hash of its content. A file changed by
+// anyone else has another identity, and its entry is dropped on the next look.
+//
+// After a commit, the entry is derived from the previous one and the splices the call
+// made (matcher.View.Update), which folds only the changed lines.
+type foldCache struct {
+	mu    sync.Mutex
+	files map[string]foldEntry
+	bytes int // content held across entries
+}
+
+type foldEntry struct {
+	id   vfs.Identity
+	hash string
+	size int                  // of the content
+	view func() *matcher.View // waits for the View while it is being derived
+}
+
+const (
+	maxFoldFiles = 256
+	// foldBudget bounds the content whose views are kept. A view holds about its
+	// content's size again in folded text (more for non-ASCII lines), and shares the
+	// content itself with known.
+	foldBudget = 64 << 20
+)
+
+// view returns the kept View of path while the file has identity id and content of
+// hash h, else a new View of data (kept by the caller's put after a commit).
+func (c *foldCache) view(path string, id vfs.Identity, h string, data []byte) *matcher.View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if en, ok := c.files[path]; ok {
+		if h != "" && en.hash == h && en.id.SameFile(id) && en.size == len(data) {
+			return en.view()
+		}
+		c.dropLocked(path)
+	}
+	return matcher.NewView(data)
+}
+
+// put keeps the View of path while it has identity id and content of hash h: v,
+// which derives it and runs in the background, so that the call that committed the
+// content does not wait for it; the next call of the file may. n is the content's size.
+func (c *foldCache) put(path string, id vfs.Identity, h string, n int, v func() *matcher.View) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropLocked(path)
+	if !id.Known() || h == "" || n > foldBudget {
+		return
+	}
+	if c.files == nil || len(c.files) >= maxFoldFiles || c.bytes+n > foldBudget {
+		c.files, c.bytes = map[string]foldEntry{}, 0 // rare: start over rather than track ages
+	}
+	c.files[path] = foldEntry{id: id, hash: h, size: n, view: sync.OnceValue(v)}
+	go c.files[path].view()
+	c.bytes += n
+}
+
+// drop forgets path.
+func (c *foldCache) drop(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropLocked(path)
+}
+
+func (c *foldCache) dropLocked(path string) {
+	if en, ok := c.files[path]; ok {
+		c.bytes -= en.size
+		delete(c.files, path)
+	}
+}
