@@ -38,6 +38,11 @@ func (t Tier) String() string {
 type Options struct {
 	// Name is the file's name as the model knows it, used in messages.
 	Name string
+	// Probe is for a caller that only asks whether and where oldText occurs (an edit
+	// dialect placing a chunk try by try): a missing oldText is refused without the
+	// search for the closest region, whose cost grows with the lengths of the lines
+	// compared and which such a caller throws away.
+	Probe bool
 }
 
 // Splice replaces original bytes [Start, End) with Text. Offsets count the BOM.
@@ -91,7 +96,7 @@ func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
 	if bytes.IndexByte(original, 0) >= 0 {
 		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
 	}
-	m := &matcher{d: newDoc(original), name: name}
+	m := &matcher{d: newDoc(original), name: name, probe: opts.Probe}
 	res := &Result{Edits: make([]EditReport, len(edits)), doc: m.d}
 	for i, e := range edits {
 		if e.OldText == "" {
@@ -136,6 +141,7 @@ func Apply(original []byte, edits []Edit, opts Options) (*Result, error) {
 type matcher struct {
 	d      *doc
 	name   string
+	probe  bool
 	typo   *view
 	indent *view
 	unit   string
@@ -249,6 +255,9 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	f, err := m.locateEdit(i, tiers, old, nw, all)
 	if err != nil {
 		return nil, EditReport{}, err
+	}
+	if len(f.occ) == 0 && m.probe {
+		return nil, EditReport{}, refuse(KindTextNotFound, i, nil, "edits[%d]: oldText was not found in %s.", i, m.name)
 	}
 	if len(f.occ) == 0 {
 		err := m.notFound(i, old)
