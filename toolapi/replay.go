@@ -60,6 +60,7 @@ func NewReplayer(src *txn.Engine) (*Replayer, error) {
 		return nil, err
 	}
 	r.api = New(r.eng)
+	r.api.tools = toolTable // a recorded call of any tool set replays
 	for _, e := range []*txn.Engine{src, r.eng} {
 		rel, err := e.Hold()
 		if err != nil {

@@ -21,6 +21,7 @@ const (
 	tInteger = "integer"
 	tBoolean = "boolean"
 	tArray   = "array"
+	tObject  = "object"
 )
 
 // toolDef is one tool.
@@ -33,6 +34,9 @@ type toolDef struct {
 	needs needs
 	sets  []string // the tool sets it belongs to besides "all" (see selectTools)
 	run   handler
+	// bare names the field that arguments sent as a bare JSON string fill: a freeform
+	// tool sends its whole input as text, not as an object.
+	bare string
 }
 
 // handler runs a decoded call.
@@ -68,15 +72,18 @@ type argDef struct {
 	typ      string
 	desc     string
 	required bool
-	def      any      // the value when it is left out (or null); stated in the schema
-	defDoc   string   // how the schema states the default when def does not say it
-	aliases  []string // other names the decoder accepts, each stated in the schema
-	path     bool     // names a file or folder: indexed in the journal, shown in traces
-	min      int      // minLength, minimum or minItems; 0: none
-	items    *objectDef
-	loose    bool   // array: also accepted as one item, or as JSON inside a string
-	maxItems int    // array: the most items one call may send
-	missing  string // what a message calls the field when it is missing
+	def      any        // the value when it is left out (or null); stated in the schema
+	defDoc   string     // how the schema states the default when def does not say it
+	aliases  []string   // other names the decoder accepts, each stated in the schema
+	path     bool       // names a file or folder: indexed in the journal, shown in traces
+	min      int        // minLength, minimum or minItems; 0: none
+	items    *objectDef // the items of an array, the fields of an object
+	loose    bool       // array: also accepted as one item, or as JSON inside a string
+	maxItems int        // array: the most items one call may send
+	missing  string     // what a message calls the field when it is missing
+	// hidden: decoded but left out of the schema. For a shape a runtime forwards
+	// (the Responses API's built-in apply_patch call), not one a model is offered.
+	hidden bool
 }
 
 // names are the keys the decoder accepts for the argument, canonical first.
@@ -197,7 +204,8 @@ var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, set
 var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
 
 // toolTable defines every tool, in the order they are listed.
-var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef}
+var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
+	applyPatchDef}
 
 // lookupTool returns the tool of defs named name, or nil.
 func lookupTool(defs []*toolDef, name string) *toolDef {
