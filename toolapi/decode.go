@@ -332,7 +332,8 @@ func (d *decoder) value(f *argDef, raw json.RawMessage, where, prefix string) (a
 		return boolean(where, f.name, raw)
 	case tInteger:
 		return d.whole(f, raw)
-	case tObject:
+	}
+	if f.typ == tObject {
 		return d.objectField(f, raw, where)
 	}
 	return d.array(f, raw, prefix)

@@ -333,3 +333,25 @@ func TestApplyPatchSchemaIsCodexs(t *testing.T) {
 		t.Errorf("required = %v", s["required"])
 	}
 }
+
+// A recorded apply_patch call replays with the same outcome: the handler reads only
+// the files and the patch.
+func TestApplyPatchReplays(t *testing.T) {
+	a, _ := patchAPI(t, map[string]string{"a.txt": "a\nb\n", "d.txt": "d\n", "m.txt": "m\n"})
+	r := patchCall(a, "*** Begin Patch\n*** Update File: a.txt\n@@\n a\n-b\n+B\n*** Delete File: d.txt\n*** Update File: m.txt\n*** Move to: n.txt\n*** End Patch")
+	if !r.OK {
+		t.Fatal(r.Text)
+	}
+	rp, err := NewReplayer(a.eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	res, err := rp.Replay(uint64(*r.Txn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Replayable || !res.Same || !res.NowOK {
+		t.Errorf("replay: %+v", res)
+	}
+}

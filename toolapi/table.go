@@ -21,7 +21,7 @@ const (
 	tInteger = "integer"
 	tBoolean = "boolean"
 	tArray   = "array"
-	tObject  = "object"
+	tObject  = "object" // its fields are the argDef's items
 )
 
 // toolDef is one tool.
@@ -72,15 +72,15 @@ type argDef struct {
 	typ      string
 	desc     string
 	required bool
-	def      any        // the value when it is left out (or null); stated in the schema
-	defDoc   string     // how the schema states the default when def does not say it
-	aliases  []string   // other names the decoder accepts, each stated in the schema
-	path     bool       // names a file or folder: indexed in the journal, shown in traces
-	min      int        // minLength, minimum or minItems; 0: none
-	items    *objectDef // the items of an array, the fields of an object
-	loose    bool       // array: also accepted as one item, or as JSON inside a string
-	maxItems int        // array: the most items one call may send
-	missing  string     // what a message calls the field when it is missing
+	def      any      // the value when it is left out (or null); stated in the schema
+	defDoc   string   // how the schema states the default when def does not say it
+	aliases  []string // other names the decoder accepts, each stated in the schema
+	path     bool     // names a file or folder: indexed in the journal, shown in traces
+	min      int      // minLength, minimum or minItems; 0: none
+	items    *objectDef
+	loose    bool   // array: also accepted as one item, or as JSON inside a string
+	maxItems int    // array: the most items one call may send
+	missing  string // what a message calls the field when it is missing
 	// hidden: decoded but left out of the schema. For a shape a runtime forwards
 	// (the Responses API's built-in apply_patch call), not one a model is offered.
 	hidden bool
