@@ -1,7 +1,9 @@
 package toolapi
 
 import (
+	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/dialect"
@@ -69,24 +71,11 @@ func (a *API) applyPatch(c *txn.Call, _ string, in *input) (string, error) {
 }
 
 func (a *API) patch(c *txn.Call, in *input) (string, error) {
-	var ops []dialect.FileOp
-	if in.sent("operation") {
-		op, err := dialect.ParseOperation(in.m["operation"].(dialect.Operation))
-		if err != nil {
-			return "", err
-		}
-		ops = []dialect.FileOp{op}
-	} else {
-		var err error
-		if ops, err = dialect.ParsePatch(in.str("input")); err != nil {
-			return "", err
-		}
+	ops, err := patchOps(in)
+	if err != nil {
+		return "", err
 	}
-	for i := range ops {
-		if ops[i].MoveTo == ops[i].Path {
-			ops[i].MoveTo = "" // a move onto itself is an update
-		}
-		op := ops[i]
+	for _, op := range ops {
 		in.paths = append(in.paths, op.Path)
 		if op.MoveTo != "" {
 			in.paths = append(in.paths, op.MoveTo)
@@ -94,6 +83,10 @@ func (a *API) patch(c *txn.Call, in *input) (string, error) {
 	}
 	specs, err := a.patchSpecs(ops)
 	if err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) && e.Path != "" {
+			c.Named(journal.OpEdit, e.Path) // the refused path first: replay reads it so
+		}
 		return "", err
 	}
 	changes, err := a.eng.Apply(c, specs, false)
@@ -101,6 +94,59 @@ func (a *API) patch(c *txn.Call, in *input) (string, error) {
 		return "", err
 	}
 	return renderPatch(ops, specs, changes), nil
+}
+
+// patchOps reads the patch of a decoded call, in either shape.
+func patchOps(in *input) ([]dialect.FileOp, error) {
+	var ops []dialect.FileOp
+	if in.sent("operation") {
+		op, err := dialect.ParseOperation(in.m["operation"].(dialect.Operation))
+		if err != nil {
+			return nil, err
+		}
+		ops = []dialect.FileOp{op}
+	} else {
+		var err error
+		if ops, err = dialect.ParsePatch(in.str("input")); err != nil {
+			return nil, err
+		}
+	}
+	for i := range ops {
+		if ops[i].MoveTo == ops[i].Path {
+			ops[i].MoveTo = "" // a move onto itself is an update
+		}
+	}
+	return ops, nil
+}
+
+// unkeptInPatch says why a refused patch cannot be replayed when another section
+// than the refused one needed a file that was there (an update, a deletion, a move's
+// source): the record keeps the content of the refused section's file only, and a
+// patch is refused at its first fault, so what the others met is not known.
+func unkeptInPatch(rec *journal.Record, args []byte) string {
+	if len(rec.Files) == 0 {
+		return ""
+	}
+	_, in, err := decodeCall(toolTable, ApplyPatch, args)
+	if err != nil {
+		return ""
+	}
+	ops, err := patchOps(in)
+	if err != nil {
+		return ""
+	}
+	kept := map[string]bool{path.Clean(rec.Files[0].Path): true}
+	for _, f := range rec.Files {
+		if f.Before != "" {
+			kept[path.Clean(f.Path)] = true
+		}
+	}
+	for _, s := range specsOf(targetsOf(ops)) {
+		if (s.Op == journal.OpEdit || s.Op == journal.OpDelete) && !kept[path.Clean(s.Path)] {
+			return fmt.Sprintf("%s needs %s as it was, which the record does not keep (it keeps the refused section's file only)", s.Label, s.Path)
+		}
+	}
+	return ""
 }
 
 // patchTarget is one path a patch section names, resolved for the checks that come
@@ -117,6 +163,19 @@ type patchTarget struct {
 // words, what the transaction would refuse in the native tools' words (an Add over
 // an existing file, an Update of a missing one).
 func (a *API) patchSpecs(ops []dialect.FileOp) ([]txn.Spec, error) {
+	targets := targetsOf(ops)
+	seen := map[string]*patchTarget{}
+	for i := range targets {
+		if err := a.checkTarget(&targets[i], seen); err != nil {
+			return nil, err
+		}
+	}
+	return specsOf(targets), nil
+}
+
+// targetsOf lists the paths of a patch's sections in order: each section's, and a
+// move's new path after its old one.
+func targetsOf(ops []dialect.FileOp) []patchTarget {
 	var targets []patchTarget
 	for _, op := range ops {
 		switch op.Kind {
@@ -131,42 +190,50 @@ func (a *API) patchSpecs(ops []dialect.FileOp) ([]txn.Spec, error) {
 			}
 		}
 	}
-	seen := map[string]*patchTarget{}
-	for i := range targets {
-		t := &targets[i]
-		label := fmt.Sprintf("%s (patch line %d)", t.header, t.op.Line)
-		r, err := a.eng.FS().Resolve(t.path)
-		if err != nil {
-			return nil, errs.Prefixed(label+": ", err)
-		}
-		t.r = r
-		if o := seen[r.Path]; o != nil {
-			return nil, errs.New(errs.InvalidInput, t.path, "apply_patch line %d: %s names %s, which `%s` on line %d names already. Name each file once: put all changes of a file in one `*** Update File:` section.",
-				t.op.Line, t.header, t.path, o.header, o.op.Line)
-		}
-		seen[r.Path] = t
-		exists := r.Exists || r.Link
-		isMove := t.op.MoveTo != "" && t.path == t.op.MoveTo
-		switch {
-		case (t.op.Kind == dialect.OpAdd || isMove) && exists:
-			what := "A file"
-			if r.Exists && r.Info != nil && r.Info.IsDir() {
-				what = "A directory"
-			} else if r.Link {
-				what = "A symlink"
-			}
-			return nil, errs.New(errs.FileExists, t.path, "%s: %s already exists at %s, and a patch never overwrites one. To change the file, send `*** Update File: %s` with chunks of ' ' context, '-' removed and '+' added lines.",
-				label, what, t.path, t.path)
-		case !isMove && t.op.Kind != dialect.OpAdd && !exists:
-			msg := fmt.Sprintf("%s: %s does not exist.", label, t.path)
-			if s := a.eng.FS().Suggest(r.Path); s != "" {
-				msg += fmt.Sprintf(" Did you mean %s? Send the path as it is.", s)
-			} else {
-				msg += fmt.Sprintf(" To make a new file, send `*** Add File: %s` with each line as '+line'.", t.path)
-			}
-			return nil, errs.New(errs.FileNotFound, t.path, "%s", msg)
-		}
+	return targets
+}
+
+// checkTarget resolves one path of a patch and refuses, in the dialect's words, a path
+// the patch names twice, an Add or a move onto an existing path and an Update or
+// Delete of a missing file.
+func (a *API) checkTarget(t *patchTarget, seen map[string]*patchTarget) error {
+	label := fmt.Sprintf("%s (patch line %d)", t.header, t.op.Line)
+	r, err := a.eng.FS().Resolve(t.path)
+	if err != nil {
+		return errs.Prefixed(label+": ", err)
 	}
+	t.r = r
+	if o := seen[r.Path]; o != nil {
+		return errs.New(errs.InvalidInput, t.path, "apply_patch line %d: %s names %s, which `%s` on line %d names already. Name each file once: put all changes of a file in one `*** Update File:` section.",
+			t.op.Line, t.header, t.path, o.header, o.op.Line)
+	}
+	seen[r.Path] = t
+	exists := r.Exists || r.Link
+	isMove := t.op.MoveTo != "" && t.path == t.op.MoveTo
+	switch {
+	case (t.op.Kind == dialect.OpAdd || isMove) && exists:
+		what, found := "A file", errs.FoundFile
+		if r.Exists && r.Info != nil && r.Info.IsDir() {
+			what, found = "A directory", errs.FoundDir
+		} else if r.Link {
+			what = "A symlink"
+		}
+		return errs.New(errs.FileExists, t.path, "%s: %s already exists at %s, and a patch never overwrites one. To change the file, send `*** Update File: %s` with chunks of ' ' context, '-' removed and '+' added lines.",
+			label, what, t.path, t.path).Stood(found, "")
+	case !isMove && t.op.Kind != dialect.OpAdd && !exists:
+		msg := fmt.Sprintf("%s: %s does not exist.", label, t.path)
+		if s := a.eng.FS().Suggest(r.Path); s != "" {
+			msg += fmt.Sprintf(" Did you mean %s? Send the path as it is.", s)
+		} else {
+			msg += fmt.Sprintf(" To make a new file, send `*** Add File: %s` with each line as '+line'.", t.path)
+		}
+		return errs.New(errs.FileNotFound, t.path, "%s", msg)
+	}
+	return nil
+}
+
+// specsOf turns a patch's paths into the transaction's specs, one per path.
+func specsOf(targets []patchTarget) []txn.Spec {
 	var specs []txn.Spec
 	for _, t := range targets {
 		op := t.op
@@ -187,7 +254,7 @@ func (a *API) patchSpecs(ops []dialect.FileOp) ([]txn.Spec, error) {
 			specs = append(specs, txn.Spec{Path: op.Path, Op: journal.OpEdit, Locate: locate, Label: label})
 		}
 	}
-	return specs, nil
+	return specs
 }
 
 // renderPatch is what Codex prints on success (A, M and D lines), then per file what

@@ -355,3 +355,32 @@ func TestApplyPatchReplays(t *testing.T) {
 		t.Errorf("replay: %+v", res)
 	}
 }
+
+// A refused patch replays when what it met is in the record, and says why not when a
+// section before the refused one read a file the record does not keep.
+func TestApplyPatchRefusalReplays(t *testing.T) {
+	a, _ := patchAPI(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	exists := patchCall(a, "*** Begin Patch\n*** Delete File: b.txt\n*** Add File: a.txt\n+x\n*** End Patch")
+	later := patchCall(a, "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-nope\n+x\n*** End Patch")
+	if kindOf(exists) != "file_exists" || kindOf(later) != "text_not_found" {
+		t.Fatalf("kinds %s, %s", kindOf(exists), kindOf(later))
+	}
+	rp, err := NewReplayer(a.eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	alone := patchCall(a, "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch")
+	res, err := rp.Replay(uint64(*alone.Txn))
+	if err != nil || !res.Replayable || !res.Same {
+		t.Errorf("Add over existing: %v %+v", err, res)
+	}
+	res, err = rp.Replay(uint64(*exists.Txn))
+	if err != nil || res.Replayable || !strings.Contains(res.Why, "*** Delete File: b.txt (patch line 2) needs b.txt") {
+		t.Errorf("Add over existing after a delete: %v %+v", err, res)
+	}
+	res, err = rp.Replay(uint64(*later.Txn))
+	if err != nil || res.Replayable || !strings.Contains(res.Why, "*** Update File: a.txt (patch line 2) needs a.txt") {
+		t.Errorf("refused second file: %v %+v", err, res)
+	}
+}
