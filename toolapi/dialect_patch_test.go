@@ -284,6 +284,10 @@ func TestApplyPatchMisuse(t *testing.T) {
 		{"overlapping chunks", "@@\n-\tfmt.Println(\"a\")\n+\tx()\n@@\n-\tfmt.Println(\"a\")\n+\ty()", "text_not_found", "chunk 2", src},
 		{"context only part of a line", "@@\n-Println(\"a\")\n+Println(\"z\")", "text_not_found", "only as part of a line", src},
 		{"anchor not in file", "@@ func other() {\n-\tfmt.Println(\"a\")\n+\tfmt.Println(\"z\")", "text_not_found", `anchor "func other() {"`, src},
+		{"no-break space for a space", "@@\n-\tfmt.Println(\"a\")\u00a0\n+\tfmt.Println(\"a\",\u00a01)", "", "",
+			"package main\n\nfunc main() {\n\tfmt.Println(\"a\", 1)\n\tfmt.Println(\"b\")\n}\n"},
+		{"lazy placeholder for real lines", "@@\n func main() {\n-\tfmt.Println(\"a\")\n-\tfmt.Println(\"b\")\n+\t// ... existing code ...\n }", "placeholder_text", "existing code", src},
+		{"breaks the syntax", "@@\n-func main() {\n+func main() {{", "syntax_error", "main.go", src},
 		{"trailing spaces the file lacks", "@@\n-\tfmt.Println(\"b\")   \n+\tfmt.Println(\"B\")   ", "", "",
 			"package main\n\nfunc main() {\n\tfmt.Println(\"a\")\n\tfmt.Println(\"B\")\n}\n"},
 	}
