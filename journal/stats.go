@@ -68,6 +68,8 @@ type ToolCount struct {
 	Unknown    int    `json:"unknown"`
 	Pending    int    `json:"pending"`
 	DryRun     int    `json:"dry_run"`
+	// Kinds counts the tool's failures by error kind (a model's calls only).
+	Kinds map[string]int `json:"failures_by_kind,omitempty"`
 }
 
 // count adds one call of state st.
@@ -202,6 +204,10 @@ func (s *Stats) add(r *fact) {
 		if kind == "" {
 			kind = "io_error"
 		}
+		if t.Kinds == nil {
+			t.Kinds = map[string]int{}
+		}
+		t.Kinds[kind]++
 		k := s.kinds[kind]
 		if k == nil {
 			k = &KindCount{Kind: kind, Example: Example{Seq: r.seq, Tool: r.tool}}

@@ -36,6 +36,8 @@ type API struct {
 	eng    *txn.Engine
 	origin string     // who makes the calls (journal.Record.Origin); "" is a model
 	tools  []*toolDef // the tools a model may call; nil is the native set
+	// maxChars bounds what one view of the text editor shows; 0 is DefaultMaxCharacters.
+	maxChars int
 }
 
 // New returns an API over eng.

@@ -325,12 +325,16 @@ func (d *decoder) value(f *argDef, raw json.RawMessage, where, prefix string) (a
 	if raw == nil || !f.required && absent(raw) {
 		return f.zero(), nil
 	}
-	switch f.typ {
-	case tString:
+	switch {
+	case f.typ == tString && f.enum != nil:
+		return d.choice(f, raw, where)
+	case f.typ == tString:
 		return str(where, f.name, raw)
-	case tBoolean:
+	case f.elem == tInteger:
+		return d.wholes(f, raw, where)
+	case f.typ == tBoolean:
 		return boolean(where, f.name, raw)
-	case tInteger:
+	case f.typ == tInteger:
 		return d.whole(f, raw)
 	}
 	if f.typ == tObject {
@@ -498,6 +502,35 @@ func truncate(b []byte, n int) []byte {
 		return append(b[:n:n], "..."...)
 	}
 	return b
+}
+
+// choice reads a string that must be one of f.enum.
+func (d *decoder) choice(f *argDef, raw json.RawMessage, where string) (string, error) {
+	s, err := str(where, f.name, raw)
+	if err != nil || slices.Contains(f.enum, s) {
+		return s, err
+	}
+	if why, ok := f.dropped[s]; ok {
+		return "", errs.New(errs.InvalidInput, "", "%s.%s %s: %s", where, f.name, quoteKey(s), why)
+	}
+	return "", errs.New(errs.InvalidInput, "", "%s.%s %s is not one of %s. Send e.g. %s.", where, f.name, quoteKey(s), orList(f.enum), d.tool.shape)
+}
+
+// wholes reads an array of whole numbers (view_range), each as whole reads one.
+func (d *decoder) wholes(f *argDef, raw json.RawMessage, where string) ([]int, error) {
+	var items []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil || len(items) > max(f.maxItems, 1) {
+		return nil, errs.New(errs.InvalidInput, "", "%s.%s must be an array of at most %d whole numbers, not %s.", where, f.name, max(f.maxItems, 1), string(truncate(raw, 40)))
+	}
+	out := make([]int, len(items))
+	for i, it := range items {
+		n, err := strconv.ParseFloat(strings.Trim(string(bytes.TrimSpace(it)), `"`), 64)
+		if err != nil || n != math.Trunc(n) || math.Abs(n) > 1<<31 {
+			return nil, errs.New(errs.InvalidInput, "", "%s.%s[%d] must be a whole number, not %s.", where, f.name, i, string(truncate(it, 40)))
+		}
+		out[i] = int(n)
+	}
+	return out, nil
 }
 
 // array decodes an array of objects, each item by f.items.

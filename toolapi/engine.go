@@ -39,6 +39,14 @@ type Options struct {
 	// placeholder comment, does: "" or GuardRefuse refuses the call (the default),
 	// GuardWarn applies it and says what broke, GuardOff checks nothing.
 	Guard GuardMode
+	// Tools chooses the tools a model is offered and may call: "" or "native" (the
+	// default: read_file, edit_file, ...), "codex", "anthropic" (the text editor tool),
+	// "search-replace" (replace_in_file), "all", or a comma-separated list of tool and
+	// set names. A call of a tool outside the set is refused as unknown_tool.
+	Tools string
+	// MaxCharacters bounds what one view of the text editor tool shows (its
+	// declaration's max_characters); 0 means DefaultMaxCharacters.
+	MaxCharacters int
 	// TracerProvider, when set, gets one span per Call, named "execute_tool <tool>"
 	// after OpenTelemetry's GenAI conventions for tool execution (see WithCallID).
 	// nil traces nothing and costs nothing: the global provider is not consulted, so
@@ -91,6 +99,10 @@ type Engine struct {
 // Open returns an Engine over the directory root. The journal is opened (and, after a
 // crash, recovered) when the first call begins, and held only while calls run.
 func Open(root string, opts Options) (*Engine, error) {
+	tools, err := selectTools(opts.Tools)
+	if err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("workspace root: %w", err)
@@ -108,6 +120,8 @@ func Open(root string, opts Options) (*Engine, error) {
 	}
 	api := New(eng)
 	api.origin = opts.Origin
+	api.maxChars = opts.MaxCharacters
+	api.tools = tools
 	e := &Engine{api: api}
 	if opts.TracerProvider != nil {
 		e.tracer = opts.TracerProvider.Tracer(tracerName)
@@ -115,8 +129,8 @@ func Open(root string, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Tools returns the tool definitions to hand to a model.
-func (e *Engine) Tools() []Tool { return Tools() }
+// Tools returns the definitions of the tools Options.Tools chose, to hand to a model.
+func (e *Engine) Tools() []Tool { return definitionsOf(e.api.tools) }
 
 // Call runs tool call name with its raw JSON arguments for session (the unit that
 // write_file's read rule and undo_edit work by: one conversation, one session). The

@@ -3,6 +3,7 @@ package toolapi
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Hints say how a tool touches the workspace, for runtimes that show or gate calls
@@ -33,8 +34,15 @@ var OutputSchema = json.RawMessage(`{
   "required": ["ok", "kind", "txn"]
 }`)
 
-// Formats lists the shapes Definitions can produce.
-var Formats = []string{"json", "mcp", "openai", "anthropic"}
+// Formats lists the shapes Definitions can produce: the JSON Schema ones, then the
+// vendors' native declarations.
+var Formats = []string{"json", "mcp", "openai", "anthropic", "anthropic-native", "openai-native"}
+
+// The vendors' native declarations: a tool their API defines, declared by its type.
+const (
+	FormatAnthropicNative = "anthropic-native"
+	FormatOpenAINative    = "openai-native"
+)
 
 // Definitions returns the tool definitions in the function-calling shape of one
 // ecosystem, ready to marshal:
@@ -47,7 +55,69 @@ var Formats = []string{"json", "mcp", "openai", "anthropic"}
 //     nullable, no additional properties, no keywords strict mode rejects);
 //   - anthropic: the tools array of the Messages API, [{name, description,
 //     input_schema}].
+//
+// The native formats declare the tools whose vendor defines them (see
+// DefinitionsFor); the native tool set has none.
 func Definitions(format string) (any, error) { return definitions(format, nativeTools()) }
+
+// DefinitionsFor returns the definitions of the tools a tool-set spec chooses (as
+// Options.Tools), in format's shape. The native formats are the vendors' own
+// declarations of the chosen tools that have one:
+//   - anthropic-native: the Messages API's text editor, [{"type":
+//     "text_editor_20250728", "name": "str_replace_based_edit_tool",
+//     "max_characters": N}] (or text_editor_20250124 for str_replace_editor; one text
+//     editor, the newest chosen); maxChars 0 is DefaultMaxCharacters;
+//   - openai-native: the Responses API's built-in tool, [{"type": "apply_patch"}].
+//
+// For them, spec "" means the vendor's set (anthropic, codex) instead of native.
+func DefinitionsFor(format, spec string, maxChars int) (any, error) {
+	if strings.TrimSpace(spec) == "" {
+		switch format {
+		case FormatAnthropicNative:
+			spec = setAnthropic
+		case FormatOpenAINative:
+			spec = setCodex
+		}
+	}
+	defs, err := selectTools(spec)
+	if err != nil {
+		return nil, err
+	}
+	if maxChars <= 0 {
+		maxChars = DefaultMaxCharacters
+	}
+	switch format {
+	case FormatAnthropicNative:
+		return anthropicNative(defs, spec, maxChars)
+	case FormatOpenAINative:
+		return openaiNative(defs, spec)
+	}
+	return definitions(format, defs)
+}
+
+// anthropicNative declares the text editor of defs; the API takes one.
+func anthropicNative(defs []*toolDef, spec string, maxChars int) (any, error) {
+	type editor struct {
+		Type          string `json:"type"`
+		Name          string `json:"name"`
+		MaxCharacters int    `json:"max_characters,omitempty"`
+	}
+	switch {
+	case lookupTool(defs, TextEditor) != nil:
+		return []editor{{"text_editor_20250728", TextEditor, maxChars}}, nil
+	case lookupTool(defs, TextEditorOld) != nil:
+		return []editor{{Type: "text_editor_20250124", Name: TextEditorOld}}, nil
+	}
+	return nil, fmt.Errorf("the tools %q have no Anthropic native declaration: choose %s or %s (or the set %s)", spec, TextEditor, TextEditorOld, setAnthropic)
+}
+
+// openaiNative declares the Responses API's apply_patch tool, when defs have it.
+func openaiNative(defs []*toolDef, spec string) (any, error) {
+	if lookupTool(defs, "apply_patch") == nil {
+		return nil, fmt.Errorf("the tools %q have no OpenAI native declaration: choose apply_patch (or the set %s)", spec, setCodex)
+	}
+	return []map[string]string{{"type": "apply_patch"}}, nil
+}
 
 // definitions returns the definitions of defs in format's shape.
 func definitions(format string, defs []*toolDef) (any, error) {
@@ -60,6 +130,10 @@ func definitions(format string, defs []*toolDef) (any, error) {
 		return openaiDefinitions(defs), nil
 	case "anthropic":
 		return anthropicDefinitions(defs), nil
+	case FormatAnthropicNative:
+		return anthropicNative(defs, "native", DefaultMaxCharacters)
+	case FormatOpenAINative:
+		return openaiNative(defs, "native")
 	}
 	return nil, fmt.Errorf("unknown format %q: use one of %v", format, Formats)
 }

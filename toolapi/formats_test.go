@@ -201,3 +201,98 @@ func TestStrictModeNulls(t *testing.T) {
 		}
 	}
 }
+
+// Every tool of every set is defined in each JSON Schema format with a name, a
+// description and an object schema; the strict ones pass strict mode's rules.
+func TestFormatsOfAllTools(t *testing.T) {
+	all, err := DefinitionsFor("json", "all", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := map[string]map[string]any{}
+	b, _ := json.Marshal(all)
+	var js []map[string]any
+	json.Unmarshal(b, &js)
+	for _, m := range js {
+		plain[m["name"].(string)] = m["inputSchema"].(map[string]any)
+	}
+	for _, name := range []string{TextEditor, TextEditorOld, ReplaceInFile, EditFile} {
+		if plain[name] == nil {
+			t.Errorf("json of all lacks %s", name)
+		}
+	}
+	for _, format := range []string{"mcp", "openai", "anthropic"} {
+		d, err := DefinitionsFor(format, "all", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(d)
+		var v any
+		json.Unmarshal(b, &v)
+		list, _ := v.([]any)
+		if format == "mcp" {
+			list = v.(map[string]any)["tools"].([]any)
+		}
+		if len(list) != len(plain) {
+			t.Errorf("%s lists %d tools, json %d", format, len(list), len(plain))
+		}
+		for _, x := range list {
+			m := x.(map[string]any)
+			if format == "openai" {
+				m = m["function"].(map[string]any)
+			}
+			var schema map[string]any
+			for _, k := range []string{"inputSchema", "input_schema", "parameters"} {
+				if s, ok := m[k].(map[string]any); ok {
+					schema = s
+				}
+			}
+			name, _ := m["name"].(string)
+			if name == "" || m["description"] == "" || schema["type"] != "object" {
+				t.Errorf("%s: %v", format, m)
+			}
+			if format == "openai" {
+				for _, p := range strictProblems(name, schema, plain[name]) {
+					t.Error(p)
+				}
+			}
+		}
+	}
+	// The editor's schema as a runtime reads it: command an enum, view_range integers.
+	props := plain[TextEditor]["properties"].(map[string]any)
+	if got := fmt.Sprint(props["command"].(map[string]any)["enum"]); got != "[view create str_replace insert]" {
+		t.Errorf("command enum %s", got)
+	}
+	if got := fmt.Sprint(plain[TextEditorOld]["properties"].(map[string]any)["command"].(map[string]any)["enum"]); got != "[view create str_replace insert undo_edit]" {
+		t.Errorf("str_replace_editor command enum %s", got)
+	}
+	if vr := props["view_range"].(map[string]any); vr["type"] != "array" || fmt.Sprint(vr["items"]) != "map[type:integer]" {
+		t.Errorf("view_range %v", vr)
+	}
+}
+
+func TestNativeFormats(t *testing.T) {
+	for _, c := range []struct{ format, spec, want string }{
+		{FormatAnthropicNative, "anthropic", `[{"type":"text_editor_20250728","name":"str_replace_based_edit_tool","max_characters":64000}]`},
+		{FormatAnthropicNative, "", `[{"type":"text_editor_20250728","name":"str_replace_based_edit_tool","max_characters":64000}]`},
+		{FormatAnthropicNative, "str_replace_editor,read_file", `[{"type":"text_editor_20250124","name":"str_replace_editor"}]`},
+	} {
+		d, err := DefinitionsFor(c.format, c.spec, 0)
+		if err != nil {
+			t.Fatalf("%s %q: %v", c.format, c.spec, err)
+		}
+		if b, _ := json.Marshal(d); string(b) != c.want {
+			t.Errorf("%s %q: %s, want %s", c.format, c.spec, b, c.want)
+		}
+	}
+	d, _ := DefinitionsFor(FormatAnthropicNative, "anthropic", 9000)
+	if b, _ := json.Marshal(d); string(b) != `[{"type":"text_editor_20250728","name":"str_replace_based_edit_tool","max_characters":9000}]` {
+		t.Errorf("max_characters 9000: %s", b)
+	}
+	if _, err := DefinitionsFor(FormatAnthropicNative, "native", 0); err == nil {
+		t.Error("the native set declared a text editor")
+	}
+	if _, err := DefinitionsFor(FormatOpenAINative, "search-replace", 0); err == nil {
+		t.Error("the search-replace set declared apply_patch")
+	}
+}

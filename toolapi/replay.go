@@ -60,7 +60,7 @@ func NewReplayer(src *txn.Engine) (*Replayer, error) {
 		return nil, err
 	}
 	r.api = New(r.eng)
-	r.api.tools = toolTable // a recorded call of any tool set replays
+	r.api.tools = toolTable // a recorded call may be of any tool, whatever set its runtime offered
 	for _, e := range []*txn.Engine{src, r.eng} {
 		rel, err := e.Hold()
 		if err != nil {

@@ -14,6 +14,7 @@ type schemaNode struct {
 	Minimum              int         `json:"minimum,omitempty"`
 	MinItems             int         `json:"minItems,omitempty"`
 	Description          string      `json:"description,omitempty"`
+	Enum                 []string    `json:"enum,omitempty"`
 	Items                *schemaNode `json:"items,omitempty"`
 	Properties           properties  `json:"properties,omitempty"`
 	Required             []string    `json:"required,omitempty"`
@@ -117,5 +118,9 @@ func argSchema(f *argDef, need, strict bool) *schemaNode {
 	if f.items != nil {
 		s.Items = objectSchema(f.items, strict)
 	}
+	if f.elem != "" {
+		s.Items = &schemaNode{Type: f.elem}
+	}
+	s.Enum = f.enum
 	return s
 }

@@ -78,9 +78,14 @@ type argDef struct {
 	path     bool     // names a file or folder: indexed in the journal, shown in traces
 	min      int      // minLength, minimum or minItems; 0: none
 	items    *objectDef
-	loose    bool   // array: also accepted as one item, or as JSON inside a string
-	maxItems int    // array: the most items one call may send
-	missing  string // what a message calls the field when it is missing
+	loose    bool     // array: also accepted as one item, or as JSON inside a string
+	maxItems int      // array: the most items one call may send
+	missing  string   // what a message calls the field when it is missing
+	enum     []string // string: the values accepted
+	elem     string   // array of scalars: their JSON type (view_range's integers)
+	// dropped are values of an enum that a newer version of the tool no longer has,
+	// each refused with the message saying so.
+	dropped map[string]string
 	// hidden: decoded but left out of the schema. For a shape a runtime forwards
 	// (the Responses API's built-in apply_patch call), not one a model is offered.
 	hidden bool
@@ -205,7 +210,7 @@ var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
 
 // toolTable defines every tool, in the order they are listed.
 var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
-	applyPatchDef}
+	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef}
 
 // lookupTool returns the tool of defs named name, or nil.
 func lookupTool(defs []*toolDef, name string) *toolDef {

@@ -13,20 +13,23 @@ import (
 
 type callCmd struct {
 	common
-	session, guard string
-	verbose        bool
+	session, guard, tools string
+	verbose               bool
 }
 
 func (c *callCmd) Name() string    { return "call" }
 func (c *callCmd) Summary() string { return "run tool calls read as JSON lines from stdin" }
 
-const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE]
+const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
 with an optional "id" (a string or number). Prints one JSON line per call: {"id",
 "ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
 success and text is what the model reads. A line that is not such an object
 is answered with kind invalid_input, and the next line is read.
+
+--tools chooses the tools the calls may use (see vfsctl tools --help): native by
+default, anthropic for the text editor tool, search-replace for replace_in_file.
 
 Exit status: 0 when every call succeeded, 1 when any was refused, 2 on a usage error.
 
@@ -39,6 +42,7 @@ func (c *callCmd) ParseFlags(args []string) error {
 	c.declare(fs, flagRoot, flagWait)
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
+	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
@@ -64,7 +68,7 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	tp, flush := tracing("call", stderr)
 	defer flush()
 	c.root = root
-	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl call", Guard: mode, TracerProvider: tp})
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl call", Guard: mode, Tools: c.tools, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
 		return exitUsage

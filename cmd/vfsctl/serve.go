@@ -15,14 +15,14 @@ import (
 
 type serveCmd struct {
 	common
-	logFile, guard string
-	verbose        bool
+	logFile, guard, tools string
+	verbose               bool
 }
 
 func (c *serveCmd) Name() string    { return "serve" }
 func (c *serveCmd) Summary() string { return "serve the tools over MCP on stdin and stdout" }
 
-const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE]
+const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE] [--tools SET]
 
 Serves the file tools over the Model Context Protocol on stdin and stdout, for an MCP
 client (an agent runtime, an IDE) that starts it as a child process. One connection is
@@ -30,6 +30,8 @@ one journal session, named after the client. Refused calls are tool results with
 isError and the same text as vfsctl call; an unknown tool or a malformed request is a
 JSON-RPC error. A request over 16 MiB, or nested deeper than 128 levels, is refused
 unread (too_large, invalid_input) and the connection goes on. The log goes to stderr, or to --log; never to stdout.
+
+--tools chooses the tools served (see vfsctl tools --help), each with its schema.
 
 Example client configuration:
   {"mcpServers": {"files": {"command": "vfsctl", "args": ["serve", "--root", "/path/to/workspace"]}}}
@@ -40,6 +42,7 @@ func (c *serveCmd) ParseFlags(args []string) error {
 	c.declare(fs, flagRoot, flagWait)
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
+	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
@@ -68,7 +71,7 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 	tp, flush := tracing("serve", logw)
 	defer flush()
 	c.root = root
-	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl serve", Guard: mode, TracerProvider: tp})
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl serve", Guard: mode, Tools: c.tools, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
 		return exitUsage

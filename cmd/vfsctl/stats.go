@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -182,6 +184,15 @@ func (c *statsCmd) failures(w io.Writer, st *toolapi.Stats) {
 		rows = append(rows, []string{k.Kind, fmt.Sprint(k.Count), fmt.Sprintf("%.1f%%", 100*k.Share), fmt.Sprintf("call %d: %s", k.Example.Seq, clip(k.Example.Message, 90))})
 	}
 	writeTable(w, "KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
+
+	c.heading(w, "Failures by tool and kind")
+	rows = nil
+	for _, t := range st.ByTool {
+		for _, k := range slices.Sorted(maps.Keys(t.Kinds)) {
+			rows = append(rows, []string{t.Tool, k, fmt.Sprint(t.Kinds[k])})
+		}
+	}
+	writeTable(w, "TOOL\tKIND\tCOUNT", rows)
 
 	if len(st.Guards) > 0 {
 		c.heading(w, "Guard refusals by language")

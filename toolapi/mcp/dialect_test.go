@@ -1,0 +1,80 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+// A server opened with a tool set serves exactly those tools, each with its schema,
+// and runs the dialect tools like the native ones.
+func TestServesTheChosenTools(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.py"), []byte("x = 1\ny = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := toolapi.Open(dir, toolapi.Options{Tools: "anthropic,replace_in_file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ctx := context.Background()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+		in, _ := tl.InputSchema.(map[string]any)
+		if in["type"] != "object" || len(in["properties"].(map[string]any)) == 0 {
+			t.Errorf("%s: input schema %v", tl.Name, tl.InputSchema)
+		}
+		if tl.Name == toolapi.TextEditor && (tl.Annotations == nil || tl.Annotations.ReadOnlyHint) {
+			t.Errorf("the text editor is annotated read-only: %+v", tl.Annotations)
+		}
+	}
+	want := []string{"read_file", "list_files", "search_files", "str_replace_based_edit_tool", "str_replace_editor", "replace_in_file"}
+	slices.Sort(names)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: toolapi.TextEditor, Arguments: map[string]any{
+		"command": "view", "path": filepath.Join(dir, "a.py"), "view_range": []int{2, -1}}})
+	if err != nil || r.IsError || text(r) != "     2\ty = 2\n(lines 2-2 of 2)\n" {
+		t.Fatalf("view: %v %q", err, text(r))
+	}
+	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: toolapi.ReplaceInFile, Arguments: map[string]any{
+		"path": "a.py", "diff": "<<<<<<< SEARCH\ny = 2\n=======\ny = 3\n>>>>>>> REPLACE\n"}})
+	if err != nil || r.IsError {
+		t.Fatalf("replace_in_file: %v %q", err, text(r))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.py")); string(b) != "x = 1\ny = 3\n" {
+		t.Fatalf("disk %q", b)
+	}
+	// A tool outside the set is not served.
+	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: toolapi.EditFile, Arguments: map[string]any{"path": "a.py"}})
+	if err == nil && !r.IsError {
+		t.Fatalf("edit_file was served: %q", text(r))
+	}
+}
