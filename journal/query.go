@@ -11,6 +11,7 @@ import (
 type Query struct {
 	Path    string
 	Session string
+	Turn    string // only calls carrying this turn label
 	Kind    string
 	Failed  bool // only refused and failed calls
 	Since   time.Time
@@ -21,6 +22,7 @@ type Query struct {
 func (q Query) match(r *Record) bool {
 	switch {
 	case q.Session != "" && r.Session != q.Session,
+		q.Turn != "" && r.Turn != q.Turn,
 		q.Kind != "" && r.Kind != q.Kind,
 		q.Failed && r.State != Failed,
 		!q.Since.IsZero() && r.Time.Before(q.Since),

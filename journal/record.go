@@ -58,7 +58,11 @@ type Record struct {
 	Tool     string        `json:"tool"`
 	// Origin is who made the call: OriginModel, OriginOperator, or a name an embedder
 	// chose. Records written before origins were kept have none; OriginOf reads them.
-	Origin   string `json:"origin,omitempty"`
+	Origin string `json:"origin,omitempty"`
+	// Turn is the runtime's label of the conversation turn the call was made in
+	// ("" when it gave none). Turns are ordered by the calls that carry them, never
+	// by name: vfsctl rewind reverts a session's turn and every later one.
+	Turn     string `json:"turn,omitempty"`
 	Args     string `json:"args,omitempty"` // byte for byte as received
 	ArgsBlob string `json:"args_blob,omitempty"`
 	ArgsSize int    `json:"args_size"`
@@ -70,6 +74,8 @@ type Record struct {
 	// call whose change this one re-applied (vfsctl redo).
 	Undo uint64 `json:"undo,omitempty"`
 	Redo uint64 `json:"redo,omitempty"`
+	// Reverts lists the calls a rewind reverted, newest first (vfsctl rewind).
+	Reverts []uint64 `json:"reverts,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 	// Refusal is the structure of a matcher's refusal, for failure analytics.

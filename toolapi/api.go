@@ -64,6 +64,7 @@ func (a *API) CallContext(ctx context.Context, session, tool string, args json.R
 		return fail(tool, err) // busy: the journal could not be had, so nothing ran
 	}
 	c.SetOrigin(a.origin)
+	c.SetTurn(TurnOf(ctx))
 	var text string
 	defer func() { res = a.finish(c, tool, def, in, recover(), text, err) }()
 	if err = derr; err == nil {
@@ -459,6 +460,8 @@ func (a *API) apply(c *txn.Call, _ string, in *input) (string, error) {
 		switch ch.Op {
 		case journal.OpEdit:
 			b.WriteString(renderEdit(specs[i].Path, len(specs[i].Edits), false, ch))
+		case journal.OpDelete:
+			fmt.Fprintf(&b, "Removed %s (was %s).", specs[i].Path, plural(len(ch.Before), "byte"))
 		default:
 			b.WriteString(renderWrite(specs[i].Path, ch))
 		}

@@ -290,6 +290,9 @@ func checkOneOf(o *objectDef, v values, where string) error {
 	}
 	n := 0
 	for _, name := range o.oneOf {
+		if b, ok := v.m[name].(bool); ok && !b {
+			v.given[name] = false // a flag counts when set ({"delete": false} is no change)
+		}
 		if v.given[name] {
 			n++
 		}

@@ -84,6 +84,8 @@ const (
 //
 //   - the model's tools: Tools, Call, RecordUnparsed;
 //   - an operator's undo and redo: Undo, Redo, Revert (one path for all three);
+//   - a session taken back to before one of its turns (labelled by WithTurn): Rewind,
+//     RewindTurns;
 //   - the journal, read: HasJournal, Log, Show, Stats, Export, Replayer;
 //   - the journal, checked and taken over: Fsck, Adopt;
 //   - paths as the journal keys them: ResolvePath, CanonicalPath; and Root, Close.

@@ -48,7 +48,7 @@ func (e *Engine) Export(q Query, w io.Writer) error {
 }
 
 // exportLine is one call in schema vfsctl.export/2. Every field is always present;
-// lists are [] when empty, and only kind, args, args_raw and refusal may be null.
+// lists are [] when empty, and only kind, args, args_raw, turn and refusal may be null.
 type exportLine struct {
 	Schema     string          `json:"schema"`
 	Seq        uint64          `json:"seq"`
@@ -66,6 +66,8 @@ type exportLine struct {
 	ArgsSize   int             `json:"args_size"`
 	Undo       uint64          `json:"undo"`
 	Redo       uint64          `json:"redo"`
+	Turn       *string         `json:"turn"`    // the runtime's turn label; null when the call had none
+	Reverts    []uint64        `json:"reverts"` // the calls a rewind reverted
 	Files      []exportFile    `json:"files"`
 	Refusal    *exportRefusal  `json:"refusal"`
 	Notes      []string        `json:"notes"`
@@ -122,7 +124,11 @@ func toExport(r *journal.Record, args []byte) exportLine {
 	l := exportLine{Schema: ExportSchema, Seq: r.Seq, Time: r.Time.UTC().Format(exportTime),
 		DurationMS: decimal(float64(r.Duration.Microseconds()) / 1000), Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
 		State: string(r.State), Message: r.Message, DryRun: r.DryRun(), ArgsSize: r.ArgsSize, Undo: r.Undo, Redo: r.Redo,
-		Notes: nonNil(r.Notes), Files: []exportFile{}}
+		Notes: nonNil(r.Notes), Files: []exportFile{}, Reverts: nonNil(r.Reverts)}
+	if r.Turn != "" {
+		t := r.Turn
+		l.Turn = &t
+	}
 	if r.Kind != "" {
 		k := r.Kind
 		l.Kind = &k

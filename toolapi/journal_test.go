@@ -137,7 +137,7 @@ func TestApplyChanges(t *testing.T) {
 		{`{"changes": [{"path": "b.go", "edits": [{"oldText": "package b", "newText": "package bb"}]}, {"path": "new/n.go", "create": "again"}]}`,
 			"file_exists", "changes[1] (new/n.go)"},
 		{`{"changes": [{"path": "b.go", "write": "x"}]}`, "not_read", "has not been read"},
-		{`{"changes": [{"path": "b.go"}]}`, "invalid_input", "exactly one of edits, create or write"},
+		{`{"changes": [{"path": "b.go"}]}`, "invalid_input", "exactly one of edits, create, write or delete"},
 		{`{"changes": [{"path": "b.go", "edits": [{"oldText": "a"}]}]}`, "invalid_input", "changes[0].edits[0] is missing newText"},
 		{`{"changes": []}`, "invalid_input", "between 1 and 100"},
 		{`{"changes": {"path": "b.go"}}`, "invalid_input", "must be an array"},

@@ -162,7 +162,7 @@ func (in *replayInput) result() *ReplayResult {
 // only when the journal rebuilds everything its outcome depended on.
 func (in *replayInput) notReplayable() (standIn, string) {
 	switch in.rec.Tool {
-	case "undo", "redo", UndoEdit, "unknown":
+	case "undo", "redo", "rewind", UndoEdit, "unknown":
 		return standIn{}, "it depends on the journal's history, not only on the files"
 	}
 	if in.rec.State == journal.Pending || in.rec.State == journal.Unknown {

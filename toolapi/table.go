@@ -151,15 +151,17 @@ func editsArg(required bool) argDef {
 		desc: "Replacements, each matched against the original file."}
 }
 
-// changeItem is one file of apply_changes: {path, edits}, {path, create} or {path, write}.
+// changeItem is one file of apply_changes: {path, edits}, {path, create}, {path, write}
+// or {path, delete: true}.
 var changeItem = &objectDef{
 	fields: []argDef{
 		{name: "path", typ: tString, required: true, path: true, aliases: pathAliases, desc: "File path, relative to the workspace root."},
 		editsArg(false),
 		{name: "create", typ: tString, desc: "content of a new file"},
 		{name: "write", typ: tString, desc: "whole new content of an existing, read file"},
+		{name: "delete", typ: tBoolean, desc: "true removes the existing file"},
 	},
-	oneOf: []string{"edits", "create", "write"},
+	oneOf: []string{"edits", "create", "write", "delete"},
 	build: buildChange,
 }
 
@@ -171,6 +173,8 @@ func buildChange(v values) any {
 		s.Op, s.Edits = journal.OpEdit, v.edits("edits")
 	case v.sent("create"):
 		s.Op, s.Content = journal.OpCreate, []byte(v.str("create"))
+	case v.sent("delete"):
+		s.Op = journal.OpDelete
 	default:
 		s.Op, s.Content = journal.OpWrite, []byte(v.str("write"))
 	}

@@ -113,7 +113,7 @@ var writeFileDef = &toolDef{
 var applyChangesDef = &toolDef{
 	name: ApplyChanges,
 	desc: "Change several files in ONE transaction: all are applied or none is. Each change names one file (each file at most once) and is " +
-		"either {path, edits} (as edit_file), {path, create} (as create_file) or {path, write} (as write_file, after read_file). " +
+		"either {path, edits} (as edit_file), {path, create} (as create_file), {path, write} (as write_file, after read_file) or {path, delete: true} (removes the file). " +
 		"A refusal names the change at fault, e.g. changes[1].",
 	args: objectDef{fields: []argDef{
 		{name: "changes", typ: tArray, required: true, min: 1, items: changeItem, maxItems: maxChanges,

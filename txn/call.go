@@ -66,6 +66,9 @@ func (c *Call) SetOrigin(origin string) {
 	}
 }
 
+// SetTurn labels the call with the runtime's turn (journal.Record.Turn).
+func (c *Call) SetTurn(turn string) { c.rec.Turn = turn }
+
 // cancelled refuses to go on with a call whose context is done.
 func (c *Call) cancelled() error {
 	if err := c.ctx.Err(); err != nil {

@@ -23,7 +23,9 @@ func (c *callCmd) Summary() string { return "run tool calls read as JSON lines f
 const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
-with an optional "id" (a string or number). Prints one JSON line per call: {"id",
+with an optional "id" (a string or number) and an optional "turn" (a string: the
+runtime's label of the conversation turn, journaled with the call; vfsctl rewind
+takes a session back to before one). Prints one JSON line per call: {"id",
 "ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
 success and text is what the model reads. A line that is not such an object
 is answered with kind invalid_input, and the next line is read.
@@ -137,7 +139,7 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" must be a string or a number, echoed in the reply.`)), false
 	}
 	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
-	if k, _ := toolapi.DuplicateKey(line); k != "" && (k == "tool" || k == "args" || k == "id") {
+	if k, _ := toolapi.DuplicateKey(line); k != "" && (k == "tool" || k == "args" || k == "id" || k == "turn") {
 		return withID(refusal("", toolapi.NewError(toolapi.InvalidInput, `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k))), false
 	}
 	var tool string
@@ -145,11 +147,19 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		return withID(refusal("", toolapi.NewError(toolapi.InvalidInput, `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`))), false
 	}
 	for k := range env {
-		if k != "tool" && k != "args" && k != "id" {
-			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID}.`, k))), false
+		if k != "tool" && k != "args" && k != "id" && k != "turn" {
+			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID, "turn": TURN}.`, k))), false
 		}
 	}
-	return withID(eng.Call(callContext(id), session, tool, env["args"])), true
+	ctx := callContext(id)
+	if raw, ok := env["turn"]; ok {
+		var turn string
+		if json.Unmarshal(raw, &turn) != nil || len(turn) > toolapi.MaxTurnLen || strings.ContainsRune(turn, 0) {
+			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line's "turn" must be a string of at most %d bytes without NUL, e.g. "turn": "t3".`, toolapi.MaxTurnLen))), false
+		}
+		ctx = toolapi.WithTurn(ctx, turn)
+	}
+	return withID(eng.Call(ctx, session, tool, env["args"])), true
 }
 
 // refusal is the result of a line refused before it reached a tool.

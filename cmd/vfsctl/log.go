@@ -15,6 +15,7 @@ import (
 type logCmd struct {
 	common
 	path, session, kind string
+	turn                string
 	failed              bool
 	limit               int
 }
@@ -22,14 +23,15 @@ type logCmd struct {
 func (c *logCmd) Name() string    { return "log" }
 func (c *logCmd) Summary() string { return "list journaled calls, newest first" }
 
-const logUsage = `Usage: vfsctl log [--path P] [--session S] [--kind K] [--failed] [--since T] [--until T] [--limit N] [--json]
+const logUsage = `Usage: vfsctl log [--path P] [--session S] [--turn T] [--kind K] [--failed] [--since T] [--until T] [--limit N] [--json]
 
 Lists the calls recorded in the workspace journal, newest first: successes, refusals
 and reads alike. Filters combine. --since and --until take a time (2026-11-30T10:00:00Z,
 2026-11-30) or a duration back from now (90m, 24h, 30d, 2w).
 
-With --json, one object per line: seq, time, session, tool, state (committed, failed,
-rolled_back, pending), kind (null unless failed), paths, duration_ms, message.
+With --json, one object per line: seq, time, session, turn (when the call carried
+one), tool, state (committed, failed, rolled_back, pending), kind (null unless
+failed), paths, duration_ms, message.
 
 Example:
   vfsctl log --failed --kind text_not_found --limit 20
@@ -40,6 +42,7 @@ func (c *logCmd) ParseFlags(args []string) error {
 	c.declare(fs, flagRoot, flagWait, flagJSON, flagSince, flagUntil)
 	fs.StringVar(&c.path, "path", "", "only calls that touched this file (from the current folder, as git takes paths)")
 	fs.StringVar(&c.session, "session", "", "only calls of this session")
+	fs.StringVar(&c.turn, "turn", "", "only calls carrying this turn label (with --session: of that session)")
 	fs.StringVar(&c.kind, "kind", "", "only calls refused with this error kind (e.g. multiple_matches)")
 	fs.BoolVar(&c.failed, "failed", false, "only refused and failed calls")
 	fs.IntVar(&c.limit, "limit", 50, "at most this many calls; 0 for all")
@@ -134,6 +137,7 @@ type logLine struct {
 	Seq        uint64   `json:"seq"`
 	Time       string   `json:"time"`
 	Session    string   `json:"session"`
+	Turn       string   `json:"turn,omitempty"`
 	Tool       string   `json:"tool"`
 	State      string   `json:"state"`
 	Kind       *string  `json:"kind"`
@@ -144,7 +148,7 @@ type logLine struct {
 }
 
 func toLogLine(r *toolapi.Record) logLine {
-	l := logLine{Seq: r.Seq, Time: r.Time.Format(time.RFC3339Nano), Session: r.Session, Tool: r.Tool,
+	l := logLine{Seq: r.Seq, Time: r.Time.Format(time.RFC3339Nano), Session: r.Session, Turn: r.Turn, Tool: r.Tool,
 		State: string(r.State), Paths: r.Paths(), DurationMS: float64(r.Duration.Microseconds()) / 1000, Message: r.Message,
 		DryRun: r.DryRun()}
 	if r.Kind != "" {
@@ -158,7 +162,7 @@ func toLogLine(r *toolapi.Record) logLine {
 }
 
 func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	q := toolapi.Query{Session: c.session, Kind: c.kind, Failed: c.failed, Limit: c.limit}
+	q := toolapi.Query{Session: c.session, Turn: c.turn, Kind: c.kind, Failed: c.failed, Limit: c.limit}
 	if err := c.window(&q); err != nil {
 		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
 		return exitUsage
@@ -211,18 +215,28 @@ func writeLogTable(w io.Writer, recs []*toolapi.Record) {
 	}
 	// Sessions and tools are shown whole up to a width, so that two sessions never look
 	// the same; a longer name loses its middle, keeping the end that tells it apart.
-	sw, tw := len("SESSION"), len("TOOL")
+	// The TURN column is shown when a call listed carries a turn.
+	sw, tw, uw := len("SESSION"), len("TOOL"), 0
 	for _, r := range recs {
 		sw, tw = max(sw, min(len(r.Session), maxNameWidth)), max(tw, min(len(r.Tool), maxNameWidth))
+		if r.Turn != "" {
+			uw = max(uw, len("TURN"), min(len(r.Turn), maxNameWidth))
+		}
 	}
-	fmt.Fprintf(w, "%6s  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", "SEQ", "TIME", sw, "SESSION", tw, "TOOL", "STATE", "KIND", "PATHS")
+	turn := func(s string) string {
+		if uw == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%-*s  ", uw, clipMiddle(s, maxNameWidth))
+	}
+	fmt.Fprintf(w, "%6s  %-19s  %-*s  %s%-*s  %-11s  %-17s  %s\n", "SEQ", "TIME", sw, "SESSION", turn("TURN"), tw, "TOOL", "STATE", "KIND", "PATHS")
 	for _, r := range recs {
 		state := string(r.State)
 		if r.DryRun() {
 			state = "dry run"
 		}
-		fmt.Fprintf(w, "%6d  %-19s  %-*s  %-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
-			sw, clipMiddle(r.Session, maxNameWidth), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, strings.Join(r.Paths(), " "))
+		fmt.Fprintf(w, "%6d  %-19s  %-*s  %s%-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
+			sw, clipMiddle(r.Session, maxNameWidth), turn(r.Turn), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, strings.Join(r.Paths(), " "))
 	}
 }
 

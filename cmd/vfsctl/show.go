@@ -87,6 +87,12 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 	fmt.Fprintf(w, "call %d: %s, %s\n", r.Seq, r.Tool, r.State)
 	fmt.Fprintf(w, "time     %s (%s)\n", r.Time.Local().Format("2006-01-02 15:04:05.000"), r.Duration.Round(10*time.Microsecond))
 	fmt.Fprintf(w, "session  %s\n", r.Session)
+	if r.Turn != "" {
+		fmt.Fprintf(w, "turn     %s\n", r.Turn)
+	}
+	if len(r.Reverts) > 0 {
+		fmt.Fprintf(w, "reverts  calls %s\n", strings.Trim(fmt.Sprint(r.Reverts), "[]"))
+	}
 	switch {
 	case r.ArgsBlob != "":
 		fmt.Fprintf(w, "args     (%d bytes, kept as blob %s)\n", r.ArgsSize, r.ArgsBlob[:12])

@@ -95,7 +95,7 @@ func (s *server) session(ss *sdk.ServerSession) string {
 func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		session := s.session(req.Session)
-		res := s.eng.Call(traceParent(ctx, req.Params.Meta), session, name, req.Params.Arguments)
+		res := s.eng.Call(turnOf(traceParent(ctx, req.Params.Meta), req.Params.Meta), session, name, req.Params.Arguments)
 		if s.log != nil {
 			kind := ""
 			if res.Kind != nil {
@@ -109,6 +109,17 @@ func (s *server) handler(name string) sdk.ToolHandler {
 			IsError:           !res.OK,
 		}, nil
 	}
+}
+
+// MetaTurn is the params._meta key of the runtime's turn label, journaled with the
+// call (see toolapi.WithTurn); a value that is not a string is ignored.
+const MetaTurn = "vfsctl/turn"
+
+func turnOf(ctx context.Context, meta sdk.Meta) context.Context {
+	if t, ok := meta[MetaTurn].(string); ok && t != "" && len(t) <= toolapi.MaxTurnLen {
+		return toolapi.WithTurn(ctx, t)
+	}
+	return ctx
 }
 
 // traceParent puts the client's span in ctx when the request carries W3C trace

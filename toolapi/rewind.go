@@ -1,0 +1,157 @@
+package toolapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/txn"
+)
+
+type turnKey struct{}
+
+// WithTurn returns a context carrying the runtime's label of the conversation turn a
+// call belongs to: Call journals it with the call, and Rewind takes a session back to
+// before it. Over MCP a client sends it as params._meta "vfsctl/turn"; `vfsctl call`
+// as a line's "turn". Labels are compared, never ordered by name: a session's turns
+// are ordered by the calls that carry them.
+func WithTurn(ctx context.Context, turn string) context.Context {
+	return context.WithValue(ctx, turnKey{}, turn)
+}
+
+// TurnOf is the turn label ctx carries, "" when none.
+func TurnOf(ctx context.Context) string {
+	t, _ := ctx.Value(turnKey{}).(string)
+	return t
+}
+
+// MaxTurnLen bounds a turn label.
+const MaxTurnLen = 200
+
+// RewindRequest says which session to take back to before which of its turns.
+type RewindRequest struct {
+	Session string
+	Turn    string
+	// DryRun plans the rewind and reports its diff without writing.
+	DryRun bool
+	// FirstAdvice, as for UndoRequest, says what to do when a call of another session
+	// changed the same lines since; it is given that call's number.
+	FirstAdvice func(first uint64) string
+}
+
+// RewindReport is the outcome of RewindTurns, as vfsctl rewind --json prints it.
+type RewindReport struct {
+	OK      bool       `json:"ok"`
+	Kind    string     `json:"kind,omitempty"`
+	Text    string     `json:"text"`
+	Txn     uint64     `json:"txn,omitempty"` // the rewind's own call; 0 for a dry run
+	Reverts []uint64   `json:"reverts,omitempty"`
+	DryRun  bool       `json:"dry_run,omitempty"`
+	Files   []UndoFile `json:"files,omitempty"`
+	Folders []string   `json:"folders,omitempty"` // folders removed once the turns' files were
+}
+
+// Rewind puts session's files back as they were before its turn: every change the
+// session made in that turn and in every later one is reverted, newest first, as one
+// transaction (recorded in the session, by an operator). Changes of other sessions,
+// and made outside vfsctl, on other lines are kept; where they touched the same lines
+// the rewind is refused as a conflict and nothing is written. The Result is like a
+// tool call's; its Txn can be undone (Undo) to bring the turns back.
+func (e *Engine) Rewind(ctx context.Context, session, turn string) Result {
+	u, seq, err := e.rewind(ctx, RewindRequest{Session: session, Turn: turn})
+	var res Result
+	if err != nil {
+		res = fail("rewind", err)
+	} else {
+		res = Result{OK: true, Tool: "rewind", Text: renderRewind(u, RewindRequest{Session: session, Turn: turn})}
+	}
+	if seq > 0 {
+		s := int64(seq)
+		res.Txn = &s
+	}
+	return res
+}
+
+// RewindTurns is Rewind with the choices vfsctl rewind offers, reported in full.
+func (e *Engine) RewindTurns(ctx context.Context, req RewindRequest) *RewindReport {
+	u, seq, err := e.rewind(ctx, req)
+	rep := &RewindReport{OK: err == nil, DryRun: req.DryRun}
+	if err != nil {
+		rep.Kind, rep.Text = string(errs.KindOf(err)), err.Error()
+		return rep
+	}
+	rep.Text, rep.Reverts, rep.Folders = renderRewind(u, req), u.Reverts, u.Folders
+	if !req.DryRun {
+		rep.Txn = seq
+	}
+	for _, ch := range u.Changes {
+		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
+	}
+	return rep
+}
+
+// rewindArgs are the arguments a rewind is journaled with.
+type rewindArgs struct {
+	Session string `json:"session"`
+	Turn    string `json:"turn"`
+	DryRun  bool   `json:"dry_run,omitempty"`
+}
+
+// rewind journals the rewind as an operator's call in the session, plans and commits
+// it through txn, and settles the record, also when it panics; seq is its record.
+func (e *Engine) rewind(ctx context.Context, req RewindRequest) (u *txn.RewindResult, seq uint64, err error) {
+	if req.Session == "" || req.Turn == "" {
+		return nil, 0, errs.New(errs.InvalidInput, "", "A rewind needs the session and the turn to go back to before.")
+	}
+	args, _ := json.Marshal(rewindArgs{Session: req.Session, Turn: req.Turn, DryRun: req.DryRun})
+	c, err := e.api.eng.BeginContext(ctx, req.Session, "rewind", args)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.SetOrigin(journal.OriginOperator)
+	defer func() {
+		if p := recover(); p != nil {
+			u, err = nil, errs.New(errs.IOError, "", "internal error in rewind: %v. %s", p, firstFrame(debug.Stack()))
+		}
+		c.Finish(err)
+		seq = c.Seq()
+	}()
+	u, err = e.api.eng.Rewind(c, txn.RewindOptions{Session: req.Session, Turn: req.Turn, DryRun: req.DryRun})
+	return u, 0, withAdvice(err, req.FirstAdvice)
+}
+
+// renderRewind says what a rewind did, or with DryRun would do: the calls reverted,
+// then per file its diff, removal or return.
+func renderRewind(u *txn.RewindResult, req RewindRequest) string {
+	var b strings.Builder
+	if req.DryRun {
+		b.WriteString("Dry run, nothing written: ")
+	}
+	calls := make([]string, len(u.Reverts))
+	for i, s := range u.Reverts {
+		calls[i] = fmt.Sprint(s)
+	}
+	fmt.Fprintf(&b, "Rewound session %s to before turn %q", req.Session, req.Turn)
+	if seq := u.Changes[0].Seq; seq > 0 {
+		fmt.Fprintf(&b, " as call %d", seq)
+	}
+	fmt.Fprintf(&b, ", reverting %s %s.\n", pluralWord(len(calls), "call"), strings.Join(calls, ", "))
+	for _, ch := range u.Changes {
+		switch {
+		case ch.Deleted:
+			fmt.Fprintf(&b, "%s removed.\n", ch.Name)
+		case ch.Created:
+			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
+		default:
+			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
+		}
+	}
+	for _, d := range u.Folders {
+		fmt.Fprintf(&b, "%s/ removed (empty).\n", d)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

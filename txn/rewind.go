@@ -1,0 +1,559 @@
+package txn
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/matcher"
+)
+
+// A rewind puts a session's files back as they were before one of its turns: it
+// reverts every change the session made in that turn and in every later one, newest
+// first, as one transaction of its own (one record, listing the calls it reverts).
+//
+// Turns are the runtime's labels, ordered by the calls that carry them: the rewind
+// starts at the session's first call carrying the label and takes every change of
+// the session from there on, with or without a label, its undos and redos included,
+// and the undos and redos an operator made of those changes.
+//
+// Each change is reverted against the content the newer reversals left, by lines,
+// as a three-way merge: what the change did (its content before and after, rebuilt
+// from the journal) is taken back, and what happened to the file since (another
+// session's calls, edits outside vfsctl) stays. Where both touched the same lines,
+// or the lines next to each other, the rewind is refused as a conflict naming the
+// calls, and nothing is written. Reverting an undo re-applies what it undid, so a
+// change the session made and undid inside the turns comes out as it went in.
+//
+// Unlike undo of a single call, a write or a create is reverted by lines too: a
+// write_file that left the other session's lines as they were does not block the
+// rewind of a turn in which the other session edited them afterwards.
+
+// RewindOptions say which session's turns to revert.
+type RewindOptions struct {
+	Session string
+	Turn    string // the first turn reverted; every later turn of the session goes too
+	DryRun  bool
+}
+
+// RewindResult is a planned or committed rewind.
+type RewindResult struct {
+	Reverts []uint64 // the calls reverted, newest first
+	Changes []*Change
+	Folders []string // folders the turns created, removed once empty (not in a dry run)
+}
+
+// maxTurnsNamed bounds how many of a session's turns a message lists.
+const maxTurnsNamed = 5
+
+// rewindStep is one call's change of one file, as the rewind reverts it.
+type rewindStep struct {
+	seq           uint64
+	turn          string
+	op            journal.Op
+	before, after []byte // nil: the file did not exist
+	beforeMode    uint32
+}
+
+// rewindFile is what a rewind knows of one file from the journal.
+type rewindFile struct {
+	path   string
+	steps  []rewindStep // newest first
+	others []uint64     // changes of the file by calls outside the rewind, after its first step
+	by     map[uint64]string
+	// created: the file's first change in the turns created it; once it is gone again,
+	// its folders that held no file changed before the turns go too, when empty.
+	created bool
+}
+
+// Rewind reverts the changes of o.Session from its turn o.Turn on, as the transaction
+// of call c, all files or none. The call's record lists the calls reverted.
+func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
+	files, reverts, known, err := e.rewindPlan(o)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		paths = append(paths, f.path)
+	}
+	unlock := e.queues.lock(paths...)
+	defer unlock()
+	res := &RewindResult{Reverts: reverts}
+	var created []string // files the rewind removes that the turns created
+	for _, f := range files {
+		ch, absent, err := e.rewindFile(f)
+		if err != nil {
+			c.Named(journal.OpEdit, f.path) // the refusal is found by the file it names
+			return nil, err
+		}
+		if ch != nil {
+			res.Changes = append(res.Changes, ch)
+		}
+		if absent && f.created {
+			created = append(created, f.path)
+		}
+	}
+	if len(res.Changes) == 0 {
+		return nil, errs.New(errs.NoChange, "", "The changes of session %s since turn %q are undone already: the files are as they were before it. Nothing was written.", o.Session, o.Turn)
+	}
+	c.rec.Reverts = reverts
+	if o.DryRun {
+		c.dryRun(res.Changes)
+		return res, nil
+	}
+	if err := e.commit(c, res.Changes); err != nil {
+		return nil, err
+	}
+	res.Folders = e.removeMadeFolders(created, known)
+	return res, nil
+}
+
+// rewindPlan reads from the journal what the rewind reverts: per file, the steps
+// newest first; the calls reverted; and the folders known before the turns.
+func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uint64, known map[string]bool, err error) {
+	if err := e.j.Flush(); err != nil {
+		return nil, nil, nil, err
+	}
+	if historyIndex {
+		e.buildHistory()
+	}
+	err = e.j.View(func(t *journal.Tx) error {
+		hist, err := openHistory(t)
+		if err != nil {
+			return err
+		}
+		recs, err := t.Find(journal.Query{Session: o.Session})
+		if err != nil {
+			return err
+		}
+		start, err := turnStart(recs, o)
+		if err != nil {
+			return err
+		}
+		// The changes reverted: the session's own since start, and another's (an
+		// operator's undo or redo) of a change the session made since start.
+		var all []journal.Change
+		hist.idx.Newest(func(c journal.Change) bool {
+			if c.Seq < start {
+				return false
+			}
+			all = append(all, c)
+			return true
+		})
+		mine := map[uint64]bool{}
+		for _, c := range all {
+			if c.Session == o.Session {
+				mine[c.Seq] = true
+			}
+		}
+		for _, c := range all {
+			if mine[c.Seq] || c.Origin >= start && mine[c.Origin] && c.Origin != c.Seq {
+				reverts = append(reverts, c.Seq)
+			}
+		}
+		if len(reverts) == 0 {
+			return errs.New(errs.NoChange, "", "Session %s changed no file in turn %q or later; there is nothing to rewind.", o.Session, o.Turn)
+		}
+		slices.SortFunc(reverts, func(a, b uint64) int { return -cmpU(a, b) })
+		in := map[uint64]bool{}
+		for _, s := range reverts {
+			in[s] = true
+		}
+		byPath := map[string]*rewindFile{}
+		for _, seq := range reverts {
+			r, err := t.Get(seq)
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				return fmt.Errorf("call %d is missing from the journal", seq)
+			}
+			for _, f := range r.Files {
+				if !f.Op.Changes() {
+					continue
+				}
+				st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode}
+				if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
+					st.after, err = versionOf(t, f.Path, f.After)
+				}
+				if err != nil {
+					return errs.Wrap(errs.IOError, f.Path, err, "Cannot rebuild %s as call %d found or left it: %v. Nothing was written.", f.Path, seq, err)
+				}
+				rf := byPath[f.Path]
+				if rf == nil {
+					rf = &rewindFile{path: f.Path, by: map[uint64]string{}}
+					byPath[f.Path] = rf
+					files = append(files, rf)
+				}
+				rf.steps = append(rf.steps, st)
+			}
+		}
+		known = foldersKnownBefore(t, hist, start)
+		for _, rf := range files {
+			first := rf.steps[len(rf.steps)-1]
+			rf.created = first.before == nil
+			for _, seq := range t.SeqsOf(rf.path, first.seq) {
+				c, ok := hist.idx.Change(seq)
+				if ok && !in[seq] {
+					rf.others = append(rf.others, seq)
+					rf.by[seq] = c.Session
+				}
+			}
+		}
+		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+		return nil
+	})
+	return files, reverts, known, err
+}
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// versionOf is path's content of hash as the journal rebuilds it; nil for "" (absent).
+func versionOf(t *journal.Tx, path, hash string) ([]byte, error) {
+	if hash == "" {
+		return nil, nil
+	}
+	data, err := t.Content(path, hash)
+	if err == nil && data == nil {
+		data = []byte{}
+	}
+	return data, err
+}
+
+// foldersKnownBefore are the folders that held a file some call before seq changed
+// (a refused call names paths that never existed): they were there before the turns,
+// and a rewind leaves them.
+func foldersKnownBefore(t *journal.Tx, h *history, seq uint64) map[string]bool {
+	known := map[string]bool{}
+	for p := range t.Heads() {
+		for _, s := range t.SeqsOf(p, 0) {
+			if s >= seq {
+				break
+			}
+			if _, ok := h.idx.Change(s); ok {
+				for d := path.Dir(p); d != "." && d != "/" && !known[d]; d = path.Dir(d) {
+					known[d] = true
+				}
+				break
+			}
+		}
+	}
+	return known
+}
+
+// turnStart is the first call of the session carrying the turn label; recs are the
+// session's records, newest first. An unknown label is invalid_input naming the
+// session's last turns.
+func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
+	var start uint64
+	var turns []string // newest first, each once
+	for _, r := range recs {
+		if r.Turn == o.Turn && o.Turn != "" {
+			start = r.Seq
+		}
+		if r.Turn != "" && !slices.Contains(turns, r.Turn) {
+			turns = append(turns, r.Turn)
+		}
+	}
+	if start > 0 {
+		return start, nil
+	}
+	switch {
+	case len(recs) == 0:
+		return 0, errs.New(errs.InvalidInput, "", "Session %s has no calls in the journal. vfsctl log lists the sessions.", o.Session)
+	case len(turns) == 0:
+		return 0, errs.New(errs.InvalidInput, "", "Session %s never sent a turn with its calls, so there is no turn %q to rewind. A call carries one as \"turn\" beside \"tool\" (vfsctl call) or as _meta \"vfsctl/turn\" (MCP).", o.Session, o.Turn)
+	}
+	shown := turns[:min(len(turns), maxTurnsNamed)]
+	q := make([]string, len(shown))
+	for i, t := range shown {
+		q[i] = fmt.Sprintf("%q", t)
+	}
+	return 0, errs.New(errs.InvalidInput, "", "Session %s never used turn %q. Its last turns, newest first: %s.", o.Session, o.Turn, strings.Join(q, ", "))
+}
+
+// rewindFile plans one file: each step reverted against what the newer reversals
+// left, starting from the file as it is now; nil when it ends as it is. absent says
+// the file is not there once the rewind is done.
+func (e *Engine) rewindFile(f *rewindFile) (ch *Change, absent bool, err error) {
+	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
+	if err != nil {
+		return nil, false, err
+	}
+	cur, exists := now.data, now.exists
+	mode := fs.FileMode(0o644)
+	if exists {
+		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
+			mode = fi.Mode()
+		}
+	}
+	for _, st := range f.steps {
+		if cur, exists, err = f.revert(st, cur, exists); err != nil {
+			return nil, false, err
+		}
+		if st.before != nil && st.beforeMode != 0 {
+			mode = fs.FileMode(st.beforeMode)
+		}
+	}
+	ch = &Change{Path: f.path, Name: f.path, Op: journal.OpEdit, mode: mode}
+	switch {
+	case now.exists && exists:
+		if bytes.Equal(now.data, cur) {
+			return nil, false, nil
+		}
+		ch.Before, ch.id = now.data, now.id
+		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
+			ch.mode = fi.Mode()
+		}
+		spliceInto(ch, now.data, lineSplices(now.data, cur))
+	case now.exists:
+		ch.Op, ch.Deleted, ch.Before, ch.id = journal.OpDelete, true, now.data, now.id
+	case exists:
+		ch.Op, ch.Created, ch.After = journal.OpCreate, true, cur
+	default:
+		return nil, true, nil
+	}
+	return ch, !exists, nil
+}
+
+// revert takes step st back out of cur (exists: whether the file is there).
+func (f *rewindFile) revert(st rewindStep, cur []byte, exists bool) ([]byte, bool, error) {
+	switch {
+	case st.after == nil: // the step removed the file: it returns, unless made again
+		if exists {
+			return nil, false, f.conflict(st, nil, "%s exists again since call %d removed it")
+		}
+		return st.before, true, nil
+	case !exists:
+		return nil, false, f.conflict(st, nil, "%s was removed since call %d")
+	}
+	out, clash := merge3(st.after, cur, st.before)
+	if clash != nil {
+		return nil, false, f.conflict(st, clash, "")
+	}
+	if st.before == nil { // the step created the file: it goes, if nothing else is left in it
+		if len(out) > 0 {
+			return nil, false, f.conflict(st, []int{1, lineAt(st.after, len(st.after))}, "")
+		}
+		return nil, false, nil
+	}
+	return out, true, nil
+}
+
+// conflict refuses the rewind where step st and a change made after it meet: lines
+// (first, last as st left the file) where they touched the same lines, else the
+// fact given.
+func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
+	var after []uint64
+	for _, s := range f.others {
+		if s > st.seq {
+			after = append(after, s)
+		}
+	}
+	what := fmt.Sprintf("call %d", st.seq)
+	if st.turn != "" {
+		what = fmt.Sprintf("call %d (turn %q)", st.seq, st.turn)
+	}
+	if fact != "" {
+		fact = fmt.Sprintf(fact, f.path, st.seq)
+	} else {
+		where := fmt.Sprintf("line %d", lines[0])
+		if lines[1] > lines[0] {
+			where = fmt.Sprintf("lines %d-%d", lines[0], lines[1])
+		}
+		by := "a change made outside vfsctl"
+		switch n := len(after); {
+		case n == 1:
+			by = fmt.Sprintf("call %d (session %s)", after[0], f.by[after[0]])
+		case n > 1:
+			names := make([]string, 0, n)
+			for _, s := range after[max(0, n-maxTurnsNamed):] {
+				names = append(names, fmt.Sprintf("%d (session %s)", s, f.by[s]))
+			}
+			by = "calls " + strings.Join(names, ", ")
+		}
+		fact = fmt.Sprintf("%s changed %s at or next to %s as %s left it", by, f.path, where, what)
+	}
+	fact = strings.ToUpper(fact[:1]) + fact[1:] + "; rewinding would undo that too. Nothing was written."
+	if len(after) > 0 {
+		last := after[len(after)-1]
+		return &errs.Error{Kind: errs.Conflict, Path: f.path, Message: fmt.Sprintf("%s Undo call %d first.", fact, last), Blocker: last, Fact: fact}
+	}
+	return errs.New(errs.Conflict, f.path, "%s", fact)
+}
+
+// splitLines splits data after each line break, keeping the breaks (a lone CR ends a
+// line too, as everywhere else).
+func splitLines(data []byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '\n':
+			out = append(out, string(data[start:i+1]))
+			start = i + 1
+		case '\r':
+			if i+1 < len(data) && data[i+1] == '\n' {
+				continue
+			}
+			out = append(out, string(data[start:i+1]))
+			start = i + 1
+		}
+	}
+	if start < len(data) {
+		out = append(out, string(data[start:]))
+	}
+	return out
+}
+
+// lineHunk is a changed run of a line diff: base[i1:i2] became other[j1:j2].
+type lineHunk struct{ i1, i2, j1, j2 int }
+
+// diffHunks diffs two line lists (longest common subsequence after trimming the
+// common prefix and suffix) and returns the changed runs in order.
+func diffHunks(a, b []string) []lineHunk {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	n, m := len(ma), len(mb)
+	if n == 0 && m == 0 {
+		return nil
+	}
+	if n == 0 || m == 0 || (n+1)*(m+1) > 1<<22 {
+		return []lineHunk{{pre, pre + n, pre, pre + m}}
+	}
+	w := m + 1
+	lcs := make([]int32, (n+1)*w)
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			switch {
+			case ma[i] == mb[j]:
+				lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
+			case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
+				lcs[i*w+j] = lcs[(i+1)*w+j]
+			default:
+				lcs[i*w+j] = lcs[i*w+j+1]
+			}
+		}
+	}
+	var out []lineHunk
+	i, j, ci, cj := 0, 0, 0, 0
+	flush := func() {
+		if ci < i || cj < j {
+			out = append(out, lineHunk{pre + ci, pre + i, pre + cj, pre + j})
+		}
+	}
+	for i < n && j < m {
+		switch {
+		case ma[i] == mb[j]:
+			flush()
+			i++
+			j++
+			ci, cj = i, j
+		case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	i, j = n, m
+	flush()
+	return out
+}
+
+// merge3 applies to ours the change from base to theirs, by lines. Changes of the
+// two sides that touch the same lines of base, or adjacent ones, clash: clash is
+// then the first such run's lines of base (1-based, inclusive).
+func merge3(base, ours, theirs []byte) (out []byte, clash []int) {
+	bl, ol, tl := splitLines(base), splitLines(ours), splitLines(theirs)
+	oh, th := diffHunks(bl, ol), diffHunks(bl, tl)
+	for _, a := range oh {
+		for _, b := range th {
+			if a.i1 <= b.i2 && b.i1 <= a.i2 {
+				lo, hi := min(a.i1, b.i1), max(a.i2, b.i2)
+				return nil, []int{lo + 1, max(lo+1, hi)}
+			}
+		}
+	}
+	// No two runs touch, so in order of base they apply one after another.
+	type run struct {
+		lineHunk
+		lines []string
+	}
+	runs := make([]run, 0, len(oh)+len(th))
+	for _, h := range oh {
+		runs = append(runs, run{h, ol})
+	}
+	for _, h := range th {
+		runs = append(runs, run{h, tl})
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].i1 < runs[j].i1 })
+	var buf bytes.Buffer
+	i := 0
+	for _, r := range runs {
+		buf.WriteString(strings.Join(bl[i:r.i1], ""))
+		buf.WriteString(strings.Join(r.lines[r.j1:r.j2], ""))
+		i = r.i2
+	}
+	buf.WriteString(strings.Join(bl[i:], ""))
+	return buf.Bytes(), nil
+}
+
+// lineSplices are the splices that turn from into to, one per changed run of lines.
+func lineSplices(from, to []byte) []matcher.Splice {
+	fl, tl := splitLines(from), splitLines(to)
+	off := make([]int, len(fl)+1)
+	for i, l := range fl {
+		off[i+1] = off[i] + len(l)
+	}
+	var out []matcher.Splice
+	for _, h := range diffHunks(fl, tl) {
+		out = append(out, matcher.Splice{Start: off[h.i1], End: off[h.i2], Text: []byte(strings.Join(tl[h.j1:h.j2], ""))})
+	}
+	return out
+}
+
+// removeMadeFolders removes, once empty, the folders of removed files that no call
+// before the turns had a file in, deepest first; it returns those removed.
+func (e *Engine) removeMadeFolders(files []string, known map[string]bool) []string {
+	var removed []string
+	for _, p := range files {
+		var made []string // shallowest first, as RemoveDirs takes them
+		for d := path.Dir(p); d != "." && d != "/" && !known[d]; d = path.Dir(d) {
+			made = append([]string{d}, made...)
+		}
+		for i := len(made) - 1; i >= 0; i-- {
+			if _, err := e.fs.Afero().Stat(made[i]); err != nil {
+				made = made[:i]
+			}
+		}
+		e.fs.RemoveDirs(made)
+		for _, d := range made {
+			if _, err := e.fs.Afero().Stat(d); err != nil {
+				removed = append(removed, d)
+			}
+		}
+	}
+	return removed
+}
