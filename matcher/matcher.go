@@ -38,6 +38,11 @@ func (t Tier) String() string {
 type Options struct {
 	// Name is the file's name as the model knows it, used in messages.
 	Name string
+	// Probe is for a caller that only asks whether and where oldText occurs (an edit
+	// dialect placing a chunk try by try): a missing oldText is refused without the
+	// search for the closest region, whose cost grows with the lengths of the lines
+	// compared and which such a caller throws away.
+	Probe bool
 }
 
 // Splice replaces original bytes [Start, End) with Text. Offsets count the BOM.
@@ -96,7 +101,7 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 	if bytes.IndexByte(original, 0) >= 0 {
 		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
 	}
-	m := &matcher{d: newDoc(original), name: name, cache: fv}
+	m := &matcher{d: newDoc(original), name: name, cache: fv, probe: opts.Probe}
 	res := &Result{Edits: make([]EditReport, len(edits)), doc: m.d}
 	for i, e := range edits {
 		if e.OldText == "" {
@@ -142,6 +147,7 @@ type matcher struct {
 	d      *doc
 	name   string
 	cache  *View // where folded views are kept between calls, or nil
+	probe  bool  // a locator's probe: skip the closest-region search of a miss
 	typo   *view
 	indent *view
 	unit   string
@@ -259,6 +265,9 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	f, err := m.locateEdit(i, tiers, old, nw, all)
 	if err != nil {
 		return nil, EditReport{}, err
+	}
+	if len(f.occ) == 0 && m.probe {
+		return nil, EditReport{}, refuse(KindTextNotFound, i, nil, "edits[%d]: oldText was not found in %s.", i, m.name)
 	}
 	if len(f.occ) == 0 {
 		err := m.notFound(i, old)

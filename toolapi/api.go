@@ -384,6 +384,15 @@ func changedLines(p *matcher.Result) string {
 // claim follows from the report: lines and characters equal after folding are written
 // from the file (the matcher's rule), and Translated lists what was rewritten.
 func tierNote(i int, r matcher.EditReport) string {
+	notes := matchNotes(r)
+	if len(notes) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("edits[%d]: %s.", i, strings.Join(notes, "; "))
+}
+
+// matchNotes are tierNote's claims, for a reply that names the edit its own way.
+func matchNotes(r matcher.EditReport) []string {
 	var notes []string
 	if r.Gutter {
 		notes = append(notes, "the read_file line numbers pasted into oldText were ignored")
@@ -405,10 +414,7 @@ func tierNote(i int, r matcher.EditReport) string {
 	if len(r.Lines) > 1 {
 		notes = append(notes, fmt.Sprintf("replaced %d occurrences", len(r.Lines)))
 	}
-	if len(notes) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("edits[%d]: %s.", i, strings.Join(notes, "; "))
+	return notes
 }
 
 func foldedList(f []string) string {

@@ -166,6 +166,9 @@ func listOf[T any](v values, name string) []T {
 // when they are refused; an unknown tool is unknown_tool.
 func decodeCall(defs []*toolDef, tool string, raw json.RawMessage) (*toolDef, *input, error) {
 	d := lookupTool(defs, tool)
+	if t := bytes.TrimSpace(raw); d != nil && d.bare != "" && len(t) > 0 && t[0] == '"' {
+		raw, _ = json.Marshal(map[string]json.RawMessage{d.bare: t})
+	}
 	m, err := parseArgs(tool, raw)
 	in := &input{paths: pathsOf(d, m)}
 	switch {
@@ -337,7 +340,24 @@ func (d *decoder) value(f *argDef, raw json.RawMessage, where, prefix string) (a
 	case f.typ == tInteger:
 		return d.whole(f, raw)
 	}
+	if f.typ == tObject {
+		return d.objectField(f, raw, where)
+	}
 	return d.array(f, raw, prefix)
+}
+
+// objectField decodes an object-valued field by its fields' definitions.
+func (d *decoder) objectField(f *argDef, raw json.RawMessage, where string) (any, error) {
+	name := where + "." + f.name
+	var m map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		return nil, errs.New(errs.InvalidInput, "", "%s must be an object %s, not %s.", name, f.items.shape(), jsonType(raw))
+	}
+	v, err := d.object(f.items, m, name, name+".")
+	if err != nil {
+		return nil, err
+	}
+	return f.items.build(v), nil
 }
 
 // zero is a field's value when it is left out.
@@ -649,6 +669,10 @@ func objectPaths(o *objectDef, m map[string]json.RawMessage) []string {
 					out = append(out, p)
 				}
 			}
+		case f.typ == tObject && f.items.hasPaths():
+			var item map[string]json.RawMessage
+			json.Unmarshal(m[f.name], &item)
+			out = append(out, objectPaths(f.items, item)...)
 		case f.items != nil && f.items.hasPaths():
 			var items []map[string]json.RawMessage
 			json.Unmarshal(m[f.name], &items)

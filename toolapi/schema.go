@@ -66,8 +66,12 @@ func objectSchema(o *objectDef, strict bool) *schemaNode {
 	s := &schemaNode{Type: "object", AdditionalProperties: &no}
 	for i := range o.fields {
 		f := &o.fields[i]
-		s.Properties = append(s.Properties, property{f.name, argSchema(f, strict)})
-		if f.required || strict {
+		if f.hidden {
+			continue
+		}
+		need := f.required || o.soleVisible(f.name)
+		s.Properties = append(s.Properties, property{f.name, argSchema(f, need, strict)})
+		if need || strict {
 			s.Required = append(s.Required, f.name)
 		}
 	}
@@ -77,9 +81,28 @@ func objectSchema(o *objectDef, strict bool) *schemaNode {
 	return s
 }
 
-func argSchema(f *argDef, strict bool) *schemaNode {
+// soleVisible: name is the one field of o's oneOf that the schema shows, so the
+// schema states it as required (the others are hidden shapes a runtime forwards).
+func (o *objectDef) soleVisible(name string) bool {
+	if !slices.Contains(o.oneOf, name) {
+		return false
+	}
+	for _, alt := range o.oneOf {
+		if f := o.field(alt); alt != name && f != nil && !f.hidden {
+			return false
+		}
+	}
+	return true
+}
+
+func argSchema(f *argDef, need, strict bool) *schemaNode {
+	if f.typ == tObject {
+		s := objectSchema(f.items, strict)
+		s.Description = f.schemaDesc()
+		return s
+	}
 	s := &schemaNode{Type: f.typ, Description: f.schemaDesc()}
-	if strict && !f.required {
+	if strict && !need {
 		s.Type = []string{f.typ, "null"}
 	}
 	if !strict {

@@ -21,6 +21,7 @@ const (
 	tInteger = "integer"
 	tBoolean = "boolean"
 	tArray   = "array"
+	tObject  = "object" // its fields are the argDef's items
 )
 
 // toolDef is one tool.
@@ -33,6 +34,9 @@ type toolDef struct {
 	needs needs
 	sets  []string // the tool sets it belongs to besides "all" (see selectTools)
 	run   handler
+	// bare names the field that arguments sent as a bare JSON string fill: a freeform
+	// tool sends its whole input as text, not as an object.
+	bare string
 }
 
 // handler runs a decoded call.
@@ -82,6 +86,9 @@ type argDef struct {
 	// dropped are values of an enum that a newer version of the tool no longer has,
 	// each refused with the message saying so.
 	dropped map[string]string
+	// hidden: decoded but left out of the schema. For a shape a runtime forwards
+	// (the Responses API's built-in apply_patch call), not one a model is offered.
+	hidden bool
 }
 
 // names are the keys the decoder accepts for the argument, canonical first.
@@ -207,7 +214,7 @@ var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
 
 // toolTable defines every tool, in the order they are listed.
 var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
-	textEditorDef, textEditorOldDef, replaceInFileDef}
+	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef}
 
 // lookupTool returns the tool of defs named name, or nil.
 func lookupTool(defs []*toolDef, name string) *toolDef {

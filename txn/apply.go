@@ -50,6 +50,14 @@ type Spec struct {
 	// on the same content, and its refusal refuses the call.
 	Locate  func(content []byte) (*matcher.Result, error)
 	Content []byte
+	// From, on an OpCreate, names the source of a move: an OpDelete of the same call,
+	// listed before it. The new file's content is the source's as read under its
+	// queue (so nothing can change between the two), with Locate applied when set;
+	// Content is not used.
+	From string
+	// Label names the change in a refusal of a call with several changes, before the
+	// refusal's own words; "" is "changes[i] (path)", as apply_changes numbers them.
+	Label string
 }
 
 // Change is a planned or committed change of one file.
@@ -148,6 +156,9 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		if !multi {
 			return err
 		}
+		if l := specs[i].Label; l != "" {
+			return errs.Prefixed(l+": ", err)
+		}
 		return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, specs[i].Path), err)
 	}
 	res := make([]*vfs.Resolved, len(specs))
@@ -170,6 +181,9 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	changes := make([]*Change, len(specs))
 	for i, s := range specs {
 		ch, saw, err := e.plan(c.rec.Session, s, res[i])
+		if err == nil && s.From != "" {
+			err = e.moved(ch, s, specs[:i], changes[:i])
+		}
 		if err != nil {
 			c.refusedChange(specs, saw, refusalOf(i, err))
 			return nil, where(i, err)
@@ -308,6 +322,41 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 	}
 	ch.After = s.Content
 	return ch, sight{}, nil
+}
+
+// moved fills the content of a move's new file from its source, a deletion planned
+// earlier in the same call.
+func (e *Engine) moved(ch *Change, s Spec, specs []Spec, planned []*Change) error {
+	r, err := e.fs.Resolve(s.From)
+	if err != nil {
+		return err
+	}
+	var src *Change
+	for k, o := range specs {
+		if o.Op == journal.OpDelete && planned[k].Path == r.Path {
+			src = planned[k]
+		}
+	}
+	if src == nil {
+		return errs.New(errs.InvalidInput, s.Path, "the move to %s names %s as its source, which this call does not delete before it.", s.Path, s.From)
+	}
+	ch.After = src.Before
+	if s.Locate != nil {
+		plan, err := s.Locate(src.Before)
+		if err != nil {
+			return err
+		}
+		ch.After = plan.Output
+		d := plan.Diff(s.Path)
+		ch.diff = &d
+	} else {
+		d := fmt.Sprintf("(moved from %s, content unchanged)\n", s.From)
+		ch.diff = &d
+	}
+	if int64(len(ch.After)) > e.fs.MaxFileSize() {
+		return errs.New(errs.TooLarge, s.Path, "%s would be %d bytes; files over %d bytes are not written here.", s.Path, len(ch.After), e.fs.MaxFileSize())
+	}
+	return nil
 }
 
 // locate plans an edit: by the spec's own locator, else by the matcher on the file's

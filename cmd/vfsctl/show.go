@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -96,6 +98,9 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 		fmt.Fprintf(w, "args     (%d bytes, kept as blob %s)\n", r.ArgsSize, r.ArgsBlob[:12])
 	case len(r.Args) > 0:
 		fmt.Fprintf(w, "args     %s\n", compact(r.Args))
+		for _, f := range patchArgs(r.Tool, r.Args) {
+			fmt.Fprintf(w, "%-8s |%s\n", f[0], strings.ReplaceAll(strings.TrimSuffix(f[1], "\n"), "\n", "\n         |"))
+		}
 	}
 	if r.State == toolapi.StateFailed {
 		fmt.Fprintf(w, "refused  %s: %s\n", r.Kind, r.Message)
@@ -141,4 +146,41 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("1 %s", what)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// patchArgs returns the string arguments of an apply_patch call that span lines,
+// name and value, so that show prints the patch as it reads rather than as one JSON
+// line cut short: the input, an operation's diff, or a bare string argument (named
+// input, as apply_patch reads it).
+func patchArgs(tool, args string) [][2]string {
+	if tool != toolapi.ApplyPatch {
+		return nil
+	}
+	var bare string
+	if json.Unmarshal([]byte(args), &bare) == nil {
+		if strings.Contains(bare, "\n") {
+			return [][2]string{{"input", bare}}
+		}
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return nil
+	}
+	var out [][2]string
+	var add func(prefix string, m map[string]json.RawMessage)
+	add = func(prefix string, m map[string]json.RawMessage) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			var s string
+			var sub map[string]json.RawMessage
+			switch {
+			case json.Unmarshal(m[k], &s) == nil && strings.Contains(s, "\n"):
+				out = append(out, [2]string{prefix + k, s})
+			case prefix == "" && json.Unmarshal(m[k], &sub) == nil:
+				add(k+".", sub)
+			}
+		}
+	}
+	add("", m)
+	return out
 }

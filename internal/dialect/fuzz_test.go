@@ -15,6 +15,12 @@ func FuzzLocateChunks(f *testing.F) {
 	f.Add("x\nx\ny", uint8(0), uint8(2))
 	f.Add("  a\r\n\tb\r\nc", uint8(0), uint8(3))
 	f.Add("\n\n\n", uint8(1), uint8(2))
+	// Long lines that the chunk's lines nearly match: each probe for an occurrence used
+	// to make the matcher explain its miss (edit distances of the longest lines),
+	// 60 ms a call, so minimizing such inputs stalled the fuzzer. Probes no longer
+	// explain (matcher.Options.Probe).
+	f.Add("\n"+strings.Repeat("M", 1721)+"\x81\x95\x13B\xfd\xa6+\n>+\n0", uint8(144), uint8(26))
+	f.Add("\n"+strings.Repeat("/", 77)+" "+strings.Repeat("/", 31)+"A\n ", uint8(7), uint8(4))
 	f.Fuzz(func(t *testing.T, content string, from, n uint8) {
 		if strings.ContainsAny(content, "\r\x00") {
 			return // the oracle splits on LF only; CR files have their own tests

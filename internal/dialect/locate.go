@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,11 +24,28 @@ import (
 // of File` pins a chunk to the file's last lines. Chunks must not overlap, and the
 // patch must change something.
 func LocateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice, error) {
-	f, err := newFile(path, content)
+	sp, _, err := locateChunks(path, content, chunks)
+	return sp, err
+}
+
+// PlanChunks is LocateChunks as a planned change: the new content, the splices and
+// one report per chunk (how its lines matched: exact, or after which folds), for a
+// transaction to commit and a reply to describe.
+func PlanChunks(path string, content []byte, chunks []Chunk) (*matcher.Result, error) {
+	sp, reports, err := locateChunks(path, content, chunks)
 	if err != nil {
 		return nil, err
 	}
+	return matcher.FromSplices(content, sp, reports)
+}
+
+func locateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, error) {
+	f, err := newFile(path, content)
+	if err != nil {
+		return nil, nil, err
+	}
 	var out []matcher.Splice
+	reports := make([]matcher.EditReport, len(chunks))
 	cursor := 0 // first line (0-based) a chunk may start at
 	for ci, c := range chunks {
 		hunk := fmt.Sprintf("%s chunk %d", f.name, ci+1)
@@ -35,19 +53,21 @@ func LocateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice
 			at := f.findAnchor(a, cursor)
 			if at < 0 {
 				msg := fmt.Sprintf("%s: its @@ anchor %q was not found as a line", hunk, a)
+				lines := []int(nil)
 				if cursor > 0 {
 					msg += fmt.Sprintf(" after line %d", cursor)
 					if before := f.findAnchor(a, 0); before >= 0 && before < cursor {
 						msg += fmt.Sprintf(" (it is at line %d, before the previous anchor or chunk; chunks go in file order)", before+1)
+						lines = []int{before + 1}
 					}
 				}
-				return nil, errs.New(errs.TextNotFound, path, "%s. An @@ line names a whole line of the file (a class or function line above the change); copy it from the file.", msg)
+				return nil, nil, refusal(errs.TextNotFound, f.path, ci, lines, "%s. An @@ line names a whole line of the file (a class or function line above the change); copy it from the file.", msg)
 			}
 			cursor = at + 1
 		}
 		if len(c.Old) == 0 {
 			if len(c.New) == 0 {
-				return nil, errs.New(errs.NoChange, path, "%s changes nothing: it has no lines. Send ' ' context, '-' removed and '+' added lines.", hunk)
+				return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing: it has no lines. Send ' ' context, '-' removed and '+' added lines.", hunk)
 			}
 			var sp matcher.Splice
 			if len(c.Anchors) == 0 || c.EndOfFile || cursor >= f.nlines {
@@ -60,31 +80,70 @@ func LocateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice
 			continue
 		}
 		if equalLines(c.Old, c.New) {
-			return nil, errs.New(errs.NoChange, path, "%s changes nothing: its old and new lines are identical. Send only chunks that change something.", hunk)
+			return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing: its old and new lines are identical. Send only chunks that change something.", hunk)
 		}
 		old, nw := c.Old, c.New
-		at, err := f.findLines(hunk, old, cursor, c.EndOfFile)
+		at, err := f.findLines(hunk, ci, old, cursor, c.EndOfFile)
 		if err != nil && errs.KindOf(err) == errs.TextNotFound && len(old) > 1 && old[len(old)-1] == "" && len(nw) > 0 && nw[len(nw)-1] == "" {
 			// As Codex does: a trailing empty context line may stand for the end of the file.
 			old, nw = old[:len(old)-1], nw[:len(nw)-1]
-			if a2, err2 := f.findLines(hunk, old, cursor, c.EndOfFile); err2 == nil {
+			if a2, err2 := f.findLines(hunk, ci, old, cursor, c.EndOfFile); err2 == nil {
 				at, err = a2, nil
 			}
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		sp, err := f.render(hunk, at, old, nw)
+		sp, rep, err := f.render(hunk, ci, at, old, nw)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i := range sp {
 			sp[i].Edit = ci
+			sp[i] = narrow(f.work, sp[i])
 		}
+		reports[ci] = rep
 		out = append(out, sp...)
 		cursor = at + len(old)
 	}
-	return f.finish(out, func(i int) string { return fmt.Sprintf("chunk %d", i+1) })
+	sp, err := f.finish(out, func(i int) string { return fmt.Sprintf("chunk %d", i+1) })
+	return sp, reports, err
+}
+
+// narrow drops from a splice the whole lines it writes back unchanged at its start
+// and end (a chunk's context), so that it names only the lines it changes: the reply
+// says "line 2", not "lines 1-3", and an undo conflicts only with changes to those.
+// work is the file with every line ended by a line break.
+func narrow(work []byte, s matcher.Splice) matcher.Splice {
+	old := work[s.Start:s.End]
+	for {
+		i, j := bytes.IndexByte(old, '\n'), bytes.IndexByte(s.Text, '\n')
+		if i < 0 || i != j || !bytes.Equal(old[:i+1], s.Text[:j+1]) {
+			break
+		}
+		old, s.Text = old[i+1:], s.Text[i+1:]
+		s.Start += i + 1
+		s.FirstLine++
+	}
+	for len(old) > 0 && len(s.Text) > 0 && old[len(old)-1] == '\n' && s.Text[len(s.Text)-1] == '\n' {
+		i := bytes.LastIndexByte(old[:len(old)-1], '\n') + 1
+		j := bytes.LastIndexByte(s.Text[:len(s.Text)-1], '\n') + 1
+		if !bytes.Equal(old[i:], s.Text[j:]) {
+			break
+		}
+		s.End -= len(old) - i
+		old, s.Text = old[:i], s.Text[:j]
+		s.LastLine--
+	}
+	return s
+}
+
+// refusal is a refusal of chunk (or block) i, with the structure failure analytics
+// read: the hunk at fault and the file lines the message names.
+func refusal(kind errs.Kind, path string, i int, lines []int, format string, args ...any) *errs.Error {
+	e := errs.New(kind, path, format, args...)
+	e.Where = &errs.Where{Edit: i, Lines: lines}
+	return e
 }
 
 // file is a file's content prepared for locating: a final line break is supplied
@@ -198,7 +257,7 @@ func (f *file) occurrence(pieces []string, s int) (int, matcher.Tier, bool) {
 	if s == 0 {
 		from = 0 // keep the BOM, so that the matcher sees the file as it is
 	}
-	res, err := matcher.Apply(f.work[from:], []matcher.Edit{{OldText: joinLines(pieces), ReplaceAll: true}}, matcher.Options{Name: f.name})
+	res, err := matcher.Apply(f.work[from:], []matcher.Edit{{OldText: joinLines(pieces), ReplaceAll: true}}, matcher.Options{Name: f.name, Probe: true})
 	if err != nil || len(res.Edits) == 0 || len(res.Edits[0].Lines) == 0 {
 		return 0, 0, false
 	}
@@ -210,13 +269,13 @@ func (f *file) occurrence(pieces []string, s int) (int, matcher.Tier, bool) {
 // text inside lines, so containment is checked both ways: each inside the other
 // means they fold to the same text.
 func sameLines(region string, pieces []string) bool {
-	res, err := matcher.Apply([]byte(joinLines(pieces)), []matcher.Edit{{OldText: region, ReplaceAll: true}}, matcher.Options{})
+	res, err := matcher.Apply([]byte(joinLines(pieces)), []matcher.Edit{{OldText: region, ReplaceAll: true}}, matcher.Options{Probe: true})
 	return err == nil && len(res.Splices) > 0
 }
 
 // findLines finds the one place, at or after line from, where old matches whole
 // lines of the file (at the file's end when eof), and returns its first line.
-func (f *file) findLines(hunk string, old []string, from int, eof bool) (int, error) {
+func (f *file) findLines(hunk string, ci int, old []string, from int, eof bool) (int, error) {
 	n := len(old)
 	var found []int
 	if eof {
@@ -255,12 +314,16 @@ func (f *file) findLines(hunk string, old []string, from int, eof bool) (int, er
 		if len(found) >= 10 {
 			count = "10 or more"
 		}
-		return 0, errs.New(errs.MultipleMatches, f.path, "%s: its context and removed lines match %s places after its anchors (lines %s). Add an @@ line naming the class or function line above the change, or more context lines, so that one place matches.", hunk, count, strings.Join(lines, ", "))
+		at := make([]int, len(found))
+		for i, l := range found {
+			at[i] = l + 1
+		}
+		return 0, refusal(errs.MultipleMatches, f.path, ci, at, "%s: its context and removed lines match %s places after its anchors (lines %s). Add an @@ line naming the class or function line above the change, or more context lines, so that one place matches.", hunk, count, strings.Join(lines, ", "))
 	}
 	if len(found) == 1 {
 		return found[0], nil
 	}
-	return 0, f.notFound(hunk, old, from, eof)
+	return 0, f.notFound(hunk, ci, old, from, eof)
 }
 
 // anchored finds the places at or after line from where pieces match whole lines
@@ -272,7 +335,7 @@ func (f *file) anchored(pieces []string, from int) []int {
 	var tier matcher.Tier
 	for s := from; s < f.nlines && len(out) < 10; {
 		slice := append([]byte{'\n'}, f.work[max(f.starts[s], f.bom):]...)
-		res, err := matcher.Apply(slice, []matcher.Edit{{OldText: "\n" + joinLines(pieces), NewText: "\n", ReplaceAll: true}}, matcher.Options{Name: f.name})
+		res, err := matcher.Apply(slice, []matcher.Edit{{OldText: "\n" + joinLines(pieces), NewText: "\n", ReplaceAll: true}}, matcher.Options{Name: f.name, Probe: true})
 		if err != nil || len(res.Edits[0].Lines) == 0 {
 			break
 		}
@@ -296,9 +359,10 @@ func (f *file) anchored(pieces []string, from int) []int {
 	return out
 }
 
-// notFound explains a chunk that matches nowhere after its anchors, with the
-// matcher's closest region when the file does not hold it at all.
-func (f *file) notFound(hunk string, old []string, from int, eof bool) error {
+// notFound explains a chunk that matches nowhere after its anchors: where the file
+// holds its lines after all (before the anchor, or only as part of a line), else the
+// closest region the matcher names and the first of its lines that differs there.
+func (f *file) notFound(hunk string, ci int, old []string, from int, eof bool) error {
 	where := ""
 	if from > 0 {
 		where = fmt.Sprintf(" after line %d", from)
@@ -307,7 +371,10 @@ func (f *file) notFound(hunk string, old []string, from int, eof bool) error {
 		where += " at the end of the file (`*** End of File`)"
 	}
 	msg := fmt.Sprintf("%s: its context and removed lines were not found%s", hunk, where)
+	var lines []int
+	closeness := 0.0
 	if first, _, ok := f.occurrence(old, 0); ok {
+		lines = []int{first + 1}
 		if first+len(old) <= f.nlines && sameLines(f.linesLF(first, first+len(old)), old) {
 			msg += fmt.Sprintf("; they are at line %d", first+1)
 			if first < from {
@@ -318,37 +385,52 @@ func (f *file) notFound(hunk string, old []string, from int, eof bool) error {
 		}
 		msg += "."
 	} else {
+		msg += "."
 		_, err := matcher.Apply(f.work, []matcher.Edit{{OldText: joinLines(old)}}, matcher.Options{Name: f.name})
-		if detail := matcherDetail(err); detail != "" {
-			msg += ". " + detail
-		} else {
-			msg += "."
+		var r *errs.Error
+		if errors.As(err, &r) && r.Kind == errs.TextNotFound && r.Where != nil && len(r.Where.Lines) == 2 {
+			a, b := r.Where.Lines[0], r.Where.Lines[1]
+			lines, closeness = []int{a, b}, r.Where.Closeness
+			msg += " " + f.closest(a-1, b, old, "the chunk")
 		}
 	}
-	return errs.New(errs.TextNotFound, f.path, "%s Re-read the file and copy the chunk's ' ' and '-' lines exactly from it.", msg)
+	e := refusal(errs.TextNotFound, f.path, ci, lines, "%s Re-read the file and copy the chunk's ' ' and '-' lines exactly from it.", msg)
+	e.Where.Closeness = closeness
+	return e
 }
 
-// matcherDetail keeps what the matcher said about the closest region, reworded for
-// a hunk rather than an edit.
-func matcherDetail(err error) string {
-	if err == nil {
-		return ""
+// closest describes the region [a, b) of the file (0-based lines) that the matcher
+// found closest to the chunk's old lines: where it is, and the first line, paired in
+// order, that differs, as the file has it and as the chunk has it.
+func (f *file) closest(a, b int, old []string, who string) string {
+	region := fmt.Sprintf("line %d", a+1)
+	if b > a+1 {
+		region = fmt.Sprintf("lines %d-%d", a+1, b)
 	}
-	s := err.Error()
-	if i := strings.Index(s, " The closest region"); i >= 0 {
-		s = s[i+1:]
-		if j := strings.Index(s, " Re-read the file"); j >= 0 {
-			s = s[:j]
+	s := "The closest region is " + region
+	for k, o := range old {
+		l := a + k
+		if l >= b || l >= f.nlines {
+			return s + fmt.Sprintf("; %s has %s there as its line %d, which the file does not have.", who, quoteLine(o), k+1)
 		}
-		return strings.NewReplacer("oldText", "the old lines", "newText", "the new lines").Replace(s)
+		if got := f.text(l); got != o {
+			return s + fmt.Sprintf("; it first differs at line %d, where the file has %s and %s has %s.", l+1, quoteLine(got), who, quoteLine(o))
+		}
 	}
-	return ""
+	return s + "."
+}
+
+func quoteLine(s string) string {
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:117]) + "..."
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 // render plans the change of lines [at, at+len(old)) with the matcher, run on those
 // lines alone, so that context is written from the file and new lines take its
-// line endings and indentation.
-func (f *file) render(hunk string, at int, old, nw []string) ([]matcher.Splice, error) {
+// line endings and indentation. It returns how the lines matched.
+func (f *file) render(hunk string, ci, at int, old, nw []string) ([]matcher.Splice, matcher.EditReport, error) {
 	base := f.starts[at]
 	region := f.work[base:f.starts[at+len(old)]]
 	newText := ""
@@ -357,7 +439,7 @@ func (f *file) render(hunk string, at int, old, nw []string) ([]matcher.Splice, 
 	}
 	res, err := matcher.Apply(region, []matcher.Edit{{OldText: joinLines(old), NewText: newText}}, matcher.Options{Name: f.name})
 	if err != nil {
-		return nil, errs.Wrap(errs.KindOf(err), f.path, err, "%s (lines %d-%d): %s", hunk, at+1, at+len(old), reword(err.Error()))
+		return nil, matcher.EditReport{}, f.regionRefusal(hunk, ci, at, len(old), err)
 	}
 	sp := res.Splices
 	for i := range sp {
@@ -366,12 +448,61 @@ func (f *file) render(hunk string, at int, old, nw []string) ([]matcher.Splice, 
 		sp[i].FirstLine += at
 		sp[i].LastLine += at
 	}
-	return sp, nil
+	return sp, res.Edits[0], nil
 }
 
-func reword(s string) string {
-	return strings.NewReplacer("edits[0].oldText", "the old lines", "edits[0].newText", "the new lines",
-		"edits[0]", "the change", "oldText", "the old lines", "newText", "the new lines").Replace(s)
+// regionRefusal explains, from its structure, the matcher's refusal of a chunk's lines
+// once they were located at [at, at+n): its kind, and the lines it names (of the
+// region, so shifted by at), with the file's lines shown as they are.
+func (f *file) regionRefusal(hunk string, ci, at, n int, err error) error {
+	var r *errs.Error
+	if !errors.As(err, &r) {
+		return errs.Wrap(errs.KindOf(err), f.path, err, "%s (lines %d-%d) could not be planned: %v", hunk, at+1, at+n, err)
+	}
+	var lines []int
+	if r.Where != nil {
+		for _, l := range r.Where.Lines {
+			lines = append(lines, l+at)
+		}
+	}
+	var msg string
+	switch r.Kind {
+	case errs.NoChange:
+		msg = fmt.Sprintf("%s (lines %d-%d) changes nothing: read as the file has those lines, its '-' and '+' lines are the same. Send only chunks that change something.", hunk, at+1, at+n)
+	case errs.TextNotFound:
+		// The lines matched only with indentation ignored, and their indentation
+		// contradicts the file's: where new lines go would be a guess.
+		var b strings.Builder
+		for l := at; l < at+n && l < at+12; l++ {
+			fmt.Fprintf(&b, "\n%6d\t%s", l+1, f.text(l))
+		}
+		msg = fmt.Sprintf("%s matches lines %d-%d only when indentation is ignored, and its indentation contradicts the file's%s: where its '+' lines belong would be a guess. The file's lines, with their real indentation:%s\nCopy the chunk's ' ' and '-' lines with this indentation.", hunk, at+1, at+n, linesNote(lines), b.String())
+	default:
+		msg = fmt.Sprintf("%s (lines %d-%d) was refused as %s%s. Re-read those lines and send the chunk again.", hunk, at+1, at+n, r.Kind, linesNote(lines))
+	}
+	e := refusal(r.Kind, f.path, ci, lines, "%s", msg)
+	e.Err = err
+	if r.Where != nil {
+		e.Where.Tiers, e.Where.Closeness = r.Where.Tiers, r.Where.Closeness
+	}
+	return e
+}
+
+// linesNote is " (lines 3 and 5)" for the lines a refusal names, or "".
+func linesNote(lines []int) string {
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" (line %d)", lines[0])
+	case 2:
+		return fmt.Sprintf(" (lines %d and %d)", lines[0], lines[1])
+	}
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = fmt.Sprint(l)
+	}
+	return " (lines " + strings.Join(parts, ", ") + ")"
 }
 
 // insertBefore inserts lines before line i (0-based, i < nlines).

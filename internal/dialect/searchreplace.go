@@ -1,6 +1,7 @@
 package dialect
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -179,9 +180,9 @@ func LocateBlocks(path string, content []byte, blocks []Block) ([]matcher.Splice
 		edit := matcher.Edit{OldText: b.Search, NewText: b.Replace}
 		res, err := matcher.Apply(f.work, []matcher.Edit{edit}, matcher.Options{Name: f.name})
 		if err != nil && errs.KindOf(err) == errs.MultipleMatches {
-			res, err = f.pickByHint(hunk, b, edit)
+			res, err = f.pickByHint(hunk, bi, b, edit)
 		} else if err != nil {
-			err = errs.Wrap(errs.KindOf(err), path, err, "%s: %s", hunk, rewordBlock(err.Error()))
+			err = f.blockRefusal(hunk, bi, 0, b.Search, err)
 		}
 		if err != nil {
 			return nil, err
@@ -195,12 +196,12 @@ func LocateBlocks(path string, content []byte, blocks []Block) ([]matcher.Splice
 }
 
 // pickByHint resolves a block that matches several places with its :start_line:.
-func (f *file) pickByHint(hunk string, b Block, edit matcher.Edit) (*matcher.Result, error) {
+func (f *file) pickByHint(hunk string, bi int, b Block, edit matcher.Edit) (*matcher.Result, error) {
 	all := edit
 	all.ReplaceAll = true
 	res, err := matcher.Apply(f.work, []matcher.Edit{all}, matcher.Options{Name: f.name})
 	if err != nil {
-		return nil, errs.Wrap(errs.KindOf(err), f.path, err, "%s: %s", hunk, rewordBlock(err.Error()))
+		return nil, f.blockRefusal(hunk, bi, 0, b.Search, err)
 	}
 	occ := res.Edits[0].Lines
 	starts := make([]string, len(occ))
@@ -235,7 +236,7 @@ func (f *file) pickByHint(hunk string, b Block, edit matcher.Edit) (*matcher.Res
 	region := f.work[base:f.starts[o[1]]]
 	r, err := matcher.Apply(region, []matcher.Edit{edit}, matcher.Options{Name: f.name})
 	if err != nil {
-		return nil, errs.Wrap(errs.KindOf(err), f.path, err, "%s (lines %d-%d): %s", hunk, o[0], o[1], rewordBlock(err.Error()))
+		return nil, f.blockRefusal(hunk, bi, o[0]-1, b.Search, err)
 	}
 	for i := range r.Splices {
 		r.Splices[i].Start += base
@@ -246,7 +247,37 @@ func (f *file) pickByHint(hunk string, b Block, edit matcher.Edit) (*matcher.Res
 	return r, nil
 }
 
-func rewordBlock(s string) string {
-	return strings.NewReplacer("edits[0].oldText", "SEARCH", "edits[0].newText", "REPLACE", "edits[0]", "the block",
-		"oldText", "SEARCH", "newText", "REPLACE", ", or set replaceAll", "", " or set replaceAll", "").Replace(s)
+// blockRefusal explains, from its structure, the matcher's refusal of a block's SEARCH
+// section run from line base (0-based): its kind and the lines it names.
+func (f *file) blockRefusal(hunk string, bi, base int, search string, err error) error {
+	var r *errs.Error
+	if !errors.As(err, &r) {
+		return errs.Wrap(errs.KindOf(err), f.path, err, "%s could not be planned: %v", hunk, err)
+	}
+	var lines []int
+	if r.Where != nil {
+		for _, l := range r.Where.Lines {
+			lines = append(lines, l+base)
+		}
+	}
+	var msg string
+	switch r.Kind {
+	case errs.TextNotFound:
+		msg = fmt.Sprintf("%s: its SEARCH section was not found in %s.", hunk, f.name)
+		if len(lines) == 2 {
+			old := strings.Split(strings.TrimSuffix(strings.ReplaceAll(search, "\r\n", "\n"), "\n"), "\n")
+			msg += " " + f.closest(lines[0]-1, lines[1], old, "SEARCH")
+		}
+		msg += " Re-read the file and copy SEARCH exactly from it."
+	case errs.NoChange:
+		msg = fmt.Sprintf("%s changes nothing: read as the file has those lines, SEARCH and REPLACE are the same. Send only blocks that change something.", hunk)
+	default:
+		msg = fmt.Sprintf("%s was refused as %s%s. Re-read those lines and send the block again.", hunk, r.Kind, linesNote(lines))
+	}
+	e := refusal(r.Kind, f.path, bi, lines, "%s", msg)
+	e.Err = err
+	if r.Where != nil {
+		e.Where.Tiers, e.Where.Closeness = r.Where.Tiers, r.Where.Closeness
+	}
+	return e
 }
