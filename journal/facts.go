@@ -128,88 +128,116 @@ func encodeFact(r *Record) []byte {
 
 var errBadFact = errors.New("journal: malformed fact")
 
+// factReader reads the fields of one encoded fact; once a read fails, err holds
+// the failure and further numbers read as zero.
+type factReader struct {
+	r   *bytes.Reader
+	v   byte
+	err error
+}
+
+// uv reads an unsigned varint, leaving err set if it (or an earlier read) failed.
+func (d *factReader) uv() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	var v uint64
+	v, d.err = binary.ReadUvarint(d.r)
+	return v
+}
+
+// str reads a length-prefixed string, setting err to errBadFact if it cannot.
+func (d *factReader) str() string {
+	n := d.uv()
+	if d.err != nil || n > uint64(d.r.Len()) {
+		d.err = errBadFact
+		return ""
+	}
+	s := make([]byte, n)
+	d.r.Read(s)
+	return string(s)
+}
+
+// sym reads a symbol (version 4) or, before, a string, setting err to errBadFact
+// if it cannot.
+func (d *factReader) sym() string {
+	if d.v < 4 {
+		return d.str()
+	}
+	n := d.uv()
+	if n&1 == 1 {
+		if n>>1 >= uint64(len(factSymbols)) {
+			d.err = errBadFact
+			return ""
+		}
+		return factSymbols[n>>1]
+	}
+	n >>= 1
+	if d.err != nil || n > uint64(d.r.Len()) {
+		d.err = errBadFact
+		return ""
+	}
+	s := make([]byte, n)
+	d.r.Read(s)
+	return string(s)
+}
+
 func decodeFact(seq uint64, b []byte) (*fact, error) {
 	r := bytes.NewReader(b)
 	v, verr := r.ReadByte()
 	if verr != nil || v < 1 || v > factVersion {
 		return nil, errBadFact
 	}
-	var err error
-	uv := func() uint64 {
-		if err != nil {
-			return 0
-		}
-		var v uint64
-		v, err = binary.ReadUvarint(r)
-		return v
-	}
-	str := func() string {
-		n := uv()
-		if err != nil || n > uint64(r.Len()) {
-			err = errBadFact
-			return ""
-		}
-		s := make([]byte, n)
-		r.Read(s)
-		return string(s)
-	}
-	// sym reads a symbol (version 4) or, before, a string.
-	sym := func() string {
-		if v < 4 {
-			return str()
-		}
-		n := uv()
-		if n&1 == 1 {
-			if n>>1 >= uint64(len(factSymbols)) {
-				err = errBadFact
-				return ""
-			}
-			return factSymbols[n>>1]
-		}
-		n >>= 1
-		if err != nil || n > uint64(r.Len()) {
-			err = errBadFact
-			return ""
-		}
-		s := make([]byte, n)
-		r.Read(s)
-		return string(s)
-	}
+	d := &factReader{r: r, v: v}
 	f := &fact{seq: seq, version: v}
-	t, terr := binary.ReadVarint(r)
-	if terr != nil {
+	if !d.header(f) {
 		return nil, errBadFact
+	}
+	d.body(f)
+	return f, d.err
+}
+
+// header fills f's scalar fields, reporting false (f then half-filled) only when
+// its time or flags cannot be read; other failures are left in err.
+func (d *factReader) header(f *fact) bool {
+	t, terr := binary.ReadVarint(d.r)
+	if terr != nil {
+		return false
 	}
 	f.time = time.Unix(0, t)
-	f.session, f.tool = str(), sym()
-	f.state, f.kind = State(sym()), sym()
-	if v >= 2 {
-		f.origin = sym()
+	f.session, f.tool = d.str(), d.sym()
+	f.state, f.kind = State(d.sym()), d.sym()
+	if d.v >= 2 {
+		f.origin = d.sym()
 	}
 	f.origin = originOf(f.origin, f.tool)
-	flags, ferr := r.ReadByte()
+	flags, ferr := d.r.ReadByte()
 	if ferr != nil {
-		return nil, errBadFact
+		return false
 	}
 	f.dryRun, f.undo = flags&1 != 0, flags&2 != 0
-	if v >= 3 {
-		f.duration = time.Duration(uv())
+	if d.v >= 3 {
+		f.duration = time.Duration(d.uv())
 	}
-	for n := uv(); n > 0 && err == nil; n-- {
-		f.paths = append(f.paths, str())
+	return true
+}
+
+// body appends f's paths and edits, stopping at the first failed read (left in err).
+func (d *factReader) body(f *fact) {
+	for n := d.uv(); n > 0 && d.err == nil; n-- {
+		f.paths = append(f.paths, d.str())
 	}
-	for n := uv(); n > 0 && err == nil; n-- {
+	for n := d.uv(); n > 0 && d.err == nil; n-- {
 		var e factEdit
-		e.tier = sym()
-		g, _ := r.ReadByte()
+		e.tier = d.sym()
+		g, _ := d.r.ReadByte()
 		e.gutter = g == 1
-		e.contextLines, e.contextByt = int(uv()), int(uv())
-		for m := uv(); m > 0 && err == nil; m-- {
-			e.folded = append(e.folded, str())
+		e.contextLines, e.contextByt = int(d.uv()), int(d.uv())
+		for m := d.uv(); m > 0 && d.err == nil; m-- {
+			e.folded = append(e.folded, d.str())
 		}
 		f.edits = append(f.edits, e)
 	}
-	return f, err
 }
 
 func factOf(r *Record) *fact {

@@ -287,6 +287,39 @@ type holder struct {
 // one Options.Wait. adopting skips the check that the journal is this workspace's own.
 func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	deadline := time.Now().Add(j.opts.Wait)
+	d, err := j.prepareDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := j.takeLock(d, deadline); err != nil {
+		return nil, err
+	}
+	base := filepath.Base(j.path)
+	st, exists := d.stat(base)
+	if exists && st.Size == 0 {
+		// bbolt would lay out a new file over it: history silently gone.
+		return nil, j.damage("it is empty (0 bytes)")
+	}
+	if b := j.leaked.Load(); b != nil && b.dev == st.Dev && b.ino == st.Ino {
+		// bbolt failed on this file in this process before and left it mapped, and
+		// locked with it: it is as damaged as it was.
+		return nil, b.err
+	}
+	db, err := j.openBolt(d, base, exists, st.Size, deadline)
+	if err != nil {
+		return nil, j.openFailed(err, exists, st.Dev, st.Ino)
+	}
+	j.db.Store(db)
+	if err := j.guard(func() error { return j.checkSchema(db, !exists, adopting) }); err != nil {
+		j.closeDB()
+		return nil, err
+	}
+	return db, nil
+}
+
+// prepareDir opens the journal's folder as j.dir, checks it, and makes sure it
+// holds a .gitignore that keeps the journal out of the user's repository.
+func (j *Journal) prepareDir() (*dirHandle, error) {
 	d, err := j.openDir(true)
 	if err != nil {
 		return nil, err
@@ -302,12 +335,18 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 			f.Close()
 		}
 	}
+	return d, nil
+}
+
+// takeLock waits in the queue until deadline for the journal's lock, keeps it as
+// j.lock and records this process as its holder (best effort).
+func (j *Journal) takeLock(d *dirHandle, deadline time.Time) error {
 	lock, err := j.waitInQueue(deadline)
 	if err != nil {
 		if errors.As(err, new(*errs.Error)) {
-			return nil, err
+			return err
 		}
-		return nil, errs.Wrap(errs.IOError, "", err, "Cannot lock the journal %s: %v.", j.showPath(), err)
+		return errs.Wrap(errs.IOError, "", err, "Cannot lock the journal %s: %v.", j.showPath(), err)
 	}
 	j.lock = lock
 	h, _ := json.Marshal(holder{Pid: os.Getpid(), Command: j.opts.Holder, Since: time.Now().UTC()})
@@ -315,19 +354,12 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 		f.Write(h)
 		f.Close()
 	}
+	return nil
+}
 
-	base := filepath.Base(j.path)
-	st, exists := d.stat(base)
-	if exists && st.Size == 0 {
-		// bbolt would lay out a new file over it: history silently gone.
-		return nil, j.damage("it is empty (0 bytes)")
-	}
-	if b := j.leaked.Load(); b != nil && b.dev == st.Dev && b.ino == st.Ino {
-		// bbolt failed on this file in this process before and left it mapped, and
-		// locked with it: it is as damaged as it was.
-		return nil, b.err
-	}
-	var db *bolt.DB
+// openBolt opens the bbolt file base in d by deadline, keeping its file as j.file;
+// an existing file of size bytes found cut short is refused as damage.
+func (j *Journal) openBolt(d *dirHandle, base string, exists bool, size int64, deadline time.Time) (db *bolt.DB, err error) {
 	err = j.guard(func() (err error) {
 		// bbolt polls its own lock every 50 ms and gives up one interval before its
 		// Timeout (0 would wait for ever); the queue above already took the wait.
@@ -339,7 +371,7 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 					return nil, err
 				}
 				if exists {
-					if why := cutShort(f, st.Size); why != "" {
+					if why := cutShort(f, size); why != "" {
 						f.Close()
 						return nil, j.damage(why)
 					}
@@ -349,29 +381,29 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 			}})
 		return err
 	})
+	return db, err
+}
+
+// openFailed returns the error to report for bbolt's failure err to open the
+// journal, closing what was opened and, for damage to an existing file (dev, ino),
+// remembering it as leaked.
+func (j *Journal) openFailed(err error, exists bool, dev, ino uint64) error {
 	switch {
-	case err == nil:
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, j.busy()
+		return j.busy()
 	case errors.As(err, new(*errs.Error)): // ours: a refused file, damage
 		if j.broken.Load() != nil && exists {
-			j.leaked.Store(&leak{dev: st.Dev, ino: st.Ino, err: err})
+			j.leaked.Store(&leak{dev: dev, ino: ino, err: err})
 		}
 		j.closeDB()
-		return nil, err
+		return err
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
 		j.closeDB()
-		return nil, errs.Wrap(errs.IOError, "", err, "%s is not a vfsctl journal (%v). Move it aside; a new journal is created on the next call.", j.showPath(), err)
+		return errs.Wrap(errs.IOError, "", err, "%s is not a vfsctl journal (%v). Move it aside; a new journal is created on the next call.", j.showPath(), err)
 	default:
 		j.closeDB()
-		return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the journal %s: %v.", j.showPath(), err)
+		return errs.Wrap(errs.IOError, "", err, "Cannot open the journal %s: %v.", j.showPath(), err)
 	}
-	j.db.Store(db)
-	if err := j.guard(func() error { return j.checkSchema(db, !exists, adopting) }); err != nil {
-		j.closeDB()
-		return nil, err
-	}
-	return db, nil
 }
 
 // busy is the error of a process whose wait in the queue ran out: it names the

@@ -169,25 +169,7 @@ func changesTool(tool string) bool {
 // add counts one call; calls come oldest first.
 func (s *Stats) add(r *fact) {
 	failed := r.state == Failed
-	o := s.origins[r.origin]
-	if o == nil {
-		o = &OriginCount{Origin: r.origin}
-		s.origins[r.origin] = o
-	}
-	o.Calls++
-	if failed {
-		o.Failed++
-	}
-	tools := s.tools
-	if r.origin == OriginOperator {
-		tools = s.operators
-	}
-	t := tools[r.tool]
-	if t == nil {
-		t = &ToolCount{Tool: r.tool}
-		tools[r.tool] = t
-	}
-	t.count(r.state, r.dryRun)
+	t := s.countOriginAndTool(r)
 	if r.origin == OriginOperator {
 		return
 	}
@@ -200,58 +182,101 @@ func (s *Stats) add(r *fact) {
 		s.Failed++
 		sess.Failed++
 		day.Failed++
-		kind := r.kind
-		if kind == "" {
-			kind = "io_error"
-		}
-		if t.Kinds == nil {
-			t.Kinds = map[string]int{}
-		}
-		t.Kinds[kind]++
-		k := s.kinds[kind]
-		if k == nil {
-			k = &KindCount{Kind: kind, Example: Example{Seq: r.seq, Tool: r.tool}}
-			s.kinds[kind] = k
-		}
-		k.Count++
-		if (kind == "syntax_error" || kind == "placeholder_text") && len(s.guarded) < maxGuarded {
-			s.guarded = append(s.guarded, r.seq)
-		}
+		s.countFailure(r, t)
 	}
 	// Rescues and padding, from how each edit matched.
 	if r.state == Committed {
-		for _, e := range r.edits {
-			s.padding(e)
-			folds := append([]string(nil), e.folded...)
-			if e.tier == "indentation" {
-				folds = append(folds, "indentation")
-			}
-			if e.gutter {
-				folds = append(folds, "line-number gutter")
-			}
-			for _, fold := range folds {
-				s.rescues[[2]string{fold, r.tool}]++
-			}
-			if len(folds) > 0 {
-				sess.Rescued++
-				day.Rescued++
-			}
-		}
+		s.countRescues(r, sess, day)
 	}
 	// Recovery after refusal, by session and path.
 	if changesTool(r.tool) && !r.undo {
-		for _, p := range r.paths {
-			key := [2]string{r.session, p}
-			switch {
-			case failed:
-				s.pending[key] = append(s.pending[key], r.kind)
-				s.Recovery.Refused++
-			case r.state == Committed && !r.dryRun:
-				if n := len(s.pending[key]); n > 0 {
-					s.Recovery.Recovered += n
-					s.attempts[min(n, 3)]++
-					delete(s.pending, key)
-				}
+		s.countRecovery(r, failed)
+	}
+}
+
+// countOriginAndTool counts r under its origin and under its tool (an operator's
+// tools apart), and returns that tool's count.
+func (s *Stats) countOriginAndTool(r *fact) *ToolCount {
+	o := s.origins[r.origin]
+	if o == nil {
+		o = &OriginCount{Origin: r.origin}
+		s.origins[r.origin] = o
+	}
+	o.Calls++
+	if r.state == Failed {
+		o.Failed++
+	}
+	tools := s.tools
+	if r.origin == OriginOperator {
+		tools = s.operators
+	}
+	t := tools[r.tool]
+	if t == nil {
+		t = &ToolCount{Tool: r.tool}
+		tools[r.tool] = t
+	}
+	t.count(r.state, r.dryRun)
+	return t
+}
+
+// countFailure counts failed call r by its kind (io_error if none), in its tool's
+// count t and overall, and keeps r's seq if a guard refused it (up to maxGuarded).
+func (s *Stats) countFailure(r *fact, t *ToolCount) {
+	kind := r.kind
+	if kind == "" {
+		kind = "io_error"
+	}
+	if t.Kinds == nil {
+		t.Kinds = map[string]int{}
+	}
+	t.Kinds[kind]++
+	k := s.kinds[kind]
+	if k == nil {
+		k = &KindCount{Kind: kind, Example: Example{Seq: r.seq, Tool: r.tool}}
+		s.kinds[kind] = k
+	}
+	k.Count++
+	if (kind == "syntax_error" || kind == "placeholder_text") && len(s.guarded) < maxGuarded {
+		s.guarded = append(s.guarded, r.seq)
+	}
+}
+
+// countRescues counts committed call r's edits' padding and the folds that
+// rescued them, by fold and tool and, per rescued edit, in sess and day.
+func (s *Stats) countRescues(r *fact, sess, day *GroupCount) {
+	for _, e := range r.edits {
+		s.padding(e)
+		folds := append([]string(nil), e.folded...)
+		if e.tier == "indentation" {
+			folds = append(folds, "indentation")
+		}
+		if e.gutter {
+			folds = append(folds, "line-number gutter")
+		}
+		for _, fold := range folds {
+			s.rescues[[2]string{fold, r.tool}]++
+		}
+		if len(folds) > 0 {
+			sess.Rescued++
+			day.Rescued++
+		}
+	}
+}
+
+// countRecovery records, per session and path of file-changing call r, a refusal
+// as pending, or a real commit as recovering the refusals pending before it.
+func (s *Stats) countRecovery(r *fact, failed bool) {
+	for _, p := range r.paths {
+		key := [2]string{r.session, p}
+		switch {
+		case failed:
+			s.pending[key] = append(s.pending[key], r.kind)
+			s.Recovery.Refused++
+		case r.state == Committed && !r.dryRun:
+			if n := len(s.pending[key]); n > 0 {
+				s.Recovery.Recovered += n
+				s.attempts[min(n, 3)]++
+				delete(s.pending, key)
 			}
 		}
 	}

@@ -195,28 +195,61 @@ func (fv *View) Update(splices []Splice, newData []byte) *View {
 	}
 	ob, nb := fv.data[off:], newData[off:]
 	n := len(starts) - 1
-	// The body range the splices touch, and the shift of the bytes after it.
-	lo, hi, shift := len(ob), 0, 0
+	lo, hi, shift := spliceSpan(splices, off, len(ob))
+	if lo < 0 || hi > len(ob) || len(ob)+shift != len(nb) {
+		return nv
+	}
+	a, b, ok := spliceLines(starts, ob, nb, lo, hi, shift)
+	if !ok {
+		return nv
+	}
+	mid, midLines := foldBetween(nb, int(starts[a]), int(starts[b])+shift)
+	// Body starts and folded lines: the old ones before a and from b on (moved by
+	// shift), the new ones between.
+	nn := a + len(midLines) + (n - b)
+	ns := make([]int32, 0, nn+1)
+	ns = append(append(ns, starts[:a]...), mid...)
+	for _, st := range starts[b:] {
+		ns = append(ns, st+int32(shift))
+	}
+	lines := make([]folded, 0, nn)
+	lines = append(append(append(lines, old.lines[:a]...), midLines...), old.lines[b:]...)
+	nv.typo, nv.starts, nv.off = splicedView(old, nb, ns, lines, midLines, a, b, n), ns, off
+	return nv
+}
+
+// spliceSpan returns the body range [lo, hi) the splices touch and the shift of
+// the bytes after it.
+func spliceSpan(splices []Splice, off, bodyLen int) (lo, hi, shift int) {
+	lo, hi = bodyLen, 0
 	for _, s := range splices {
 		lo, hi = min(lo, s.Start-off), max(hi, s.End-off)
 		shift += len(s.Text) - (s.End - s.Start)
 	}
-	if lo < 0 || hi > len(ob) || len(ob)+shift != len(nb) {
-		return nv
-	}
+	return lo, hi, shift
+}
+
+// spliceLines returns the old lines [a, b) that cover body range [lo, hi), and
+// reports whether everything outside them is unchanged (moved by shift) and
+// still breaks into lines the same way.
+func spliceLines(starts []int32, ob, nb []byte, lo, hi, shift int) (a, b int, ok bool) {
+	n := len(starts) - 1
 	// Old lines [a, b) cover it, with a line to spare on each side: a line break next
 	// to a splice may join or split its neighbours (a CR before an LF).
-	a := max(sort.Search(n, func(i int) bool { return int(starts[i+1]) > lo })-1, 0)
-	b := min(sort.Search(n, func(i int) bool { return int(starts[i]) > hi })+1, n)
+	a = max(sort.Search(n, func(i int) bool { return int(starts[i+1]) > lo })-1, 0)
+	b = min(sort.Search(n, func(i int) bool { return int(starts[i]) > hi })+1, n)
 	oa, obEnd := int(starts[a]), int(starts[b])
 	na, nbEnd := oa, obEnd+shift
 	if nbEnd < na || !bytes.Equal(ob[:oa], nb[:na]) || !bytes.Equal(ob[obEnd:], nb[nbEnd:]) ||
 		(na > 0 && nb[na-1] == '\r' && na < len(nb) && nb[na] == '\n') || !lineStartAt(nb, nbEnd) {
-		return nv
+		return a, b, false
 	}
-	// The new lines in between, indexed and folded.
-	var mid []int32
-	var midLines []folded
+	return a, b, true
+}
+
+// foldBetween returns the body starts and folded lines of the new lines in
+// nb[na:nbEnd], one entry of each per line.
+func foldBetween(nb []byte, na, nbEnd int) (mid []int32, midLines []folded) {
 	for p := na; p < nbEnd; {
 		mid = append(mid, int32(p))
 		i := bytes.IndexAny(nb[p:nbEnd], "\r\n")
@@ -230,16 +263,14 @@ func (fv *View) Update(splices []Splice, newData []byte) *View {
 		midLines = append(midLines, foldLine(nb[p:e], false, nil))
 		p = next
 	}
-	// Body starts and folded lines: the old ones before a and from b on (moved by
-	// shift), the new ones between.
+	return mid, midLines
+}
+
+// splicedView returns the view of the new body: old's text and starts before
+// line a and from line b (moved), the new lines' folded text between, with each
+// ASCII line's text pointing into the view's text.
+func splicedView(old *view, nb []byte, ns []int32, lines, midLines []folded, a, b, n int) *view {
 	nn := a + len(midLines) + (n - b)
-	ns := make([]int32, 0, nn+1)
-	ns = append(append(ns, starts[:a]...), mid...)
-	for _, st := range starts[b:] {
-		ns = append(ns, st+int32(shift))
-	}
-	lines := make([]folded, 0, nn)
-	lines = append(append(append(lines, old.lines[:a]...), midLines...), old.lines[b:]...)
 	// The view's text: the old text before line a and from line b, the new lines'
 	// folded text between.
 	v := &view{lines: lines, virtualEOL: old.virtualEOL && b < n}
@@ -260,20 +291,7 @@ func (fv *View) Update(splices []Splice, newData []byte) *View {
 	}
 	// bytes.Join allocates without clearing first: a pass over the file saved.
 	v.text = bytes.Join([][]byte{old.text[:va], t, old.text[vb:]}, nil)
-	vshift := int32(len(t) - (vb - va))
-	v.starts = make([]int32, 0, nn+1)
-	v.starts = append(v.starts, old.starts[:a]...)
-	at := int32(va)
-	for k := range midLines {
-		v.starts = append(v.starts, at)
-		at += int32(len(midLines[k].text))
-		if e := a + k + 1; e < len(ns) && endsLine(nb, int(ns[e])) {
-			at++
-		}
-	}
-	for _, st := range old.starts[b:] {
-		v.starts = append(v.starts, st+vshift)
-	}
+	v.starts = splicedStarts(old.starts, midLines, nb, ns, a, b, nn, va, int32(len(t)-(vb-va)))
 	// An ASCII line's folded text is part of the view's text: point it there, so
 	// that no View keeps an older version's bytes alive.
 	for i := range lines {
@@ -282,8 +300,26 @@ func (fv *View) Update(splices []Splice, newData []byte) *View {
 			lines[i].text = v.text[v.starts[i] : int(v.starts[i])+l : int(v.starts[i])+l]
 		}
 	}
-	nv.typo, nv.starts, nv.off = v, ns, off
-	return nv
+	return v
+}
+
+// splicedStarts returns the view's line starts: old ones before line a, the new
+// lines' from offset va, and old ones from line b moved by vshift (capacity nn+1).
+func splicedStarts(oldStarts []int32, midLines []folded, nb []byte, ns []int32, a, b, nn, va int, vshift int32) []int32 {
+	starts := make([]int32, 0, nn+1)
+	starts = append(starts, oldStarts[:a]...)
+	at := int32(va)
+	for k := range midLines {
+		starts = append(starts, at)
+		at += int32(len(midLines[k].text))
+		if e := a + k + 1; e < len(ns) && endsLine(nb, int(ns[e])) {
+			at++
+		}
+	}
+	for _, st := range oldStarts[b:] {
+		starts = append(starts, st+vshift)
+	}
+	return starts
 }
 
 // lineStartAt reports whether body offset p starts a line (or is the end).

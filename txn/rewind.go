@@ -137,27 +137,7 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 		if err != nil {
 			return err
 		}
-		// The changes reverted: the session's own since start, and another's (an
-		// operator's undo or redo) of a change the session made since start.
-		var all []journal.Change
-		hist.idx.Newest(func(c journal.Change) bool {
-			if c.Seq < start {
-				return false
-			}
-			all = append(all, c)
-			return true
-		})
-		mine := map[uint64]bool{}
-		for _, c := range all {
-			if c.Session == o.Session {
-				mine[c.Seq] = true
-			}
-		}
-		for _, c := range all {
-			if mine[c.Seq] || c.Origin >= start && mine[c.Origin] && c.Origin != c.Seq {
-				reverts = append(reverts, c.Seq)
-			}
-		}
+		reverts = revertedSince(hist, o.Session, start)
 		if len(reverts) == 0 {
 			return errs.New(errs.NoChange, "", "Session %s changed no file in turn %q or later; there is nothing to rewind.", o.Session, o.Turn)
 		}
@@ -166,51 +146,93 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 		for _, s := range reverts {
 			in[s] = true
 		}
-		byPath := map[string]*rewindFile{}
-		for _, seq := range reverts {
-			r, err := t.Get(seq)
-			if err != nil {
-				return err
-			}
-			if r == nil {
-				return fmt.Errorf("call %d is missing from the journal", seq)
-			}
-			for _, f := range r.Files {
-				if !f.Op.Changes() {
-					continue
-				}
-				st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode}
-				if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
-					st.after, err = versionOf(t, f.Path, f.After)
-				}
-				if err != nil {
-					return errs.Wrap(errs.IOError, f.Path, err, "Cannot rebuild %s as call %d found or left it: %v. Nothing was written.", f.Path, seq, err)
-				}
-				rf := byPath[f.Path]
-				if rf == nil {
-					rf = &rewindFile{path: f.Path, by: map[uint64]string{}}
-					byPath[f.Path] = rf
-					files = append(files, rf)
-				}
-				rf.steps = append(rf.steps, st)
-			}
+		if files, err = rewindSteps(t, reverts); err != nil {
+			return err
 		}
 		known = foldersKnownBefore(t, hist, start)
 		for _, rf := range files {
-			first := rf.steps[len(rf.steps)-1]
-			rf.created = first.before == nil
-			for _, seq := range t.SeqsOf(rf.path, first.seq) {
-				c, ok := hist.idx.Change(seq)
-				if ok && !in[seq] {
-					rf.others = append(rf.others, seq)
-					rf.by[seq] = c.Session
-				}
-			}
+			noteOthers(t, hist, rf, in)
 		}
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 		return nil
 	})
 	return files, reverts, known, err
+}
+
+// revertedSince returns, in the index's newest-first order, the changes reverted: the session's own
+// since start, and another's (an operator's undo or redo) of a change the session
+// made since start.
+func revertedSince(hist *history, session string, start uint64) (reverts []uint64) {
+	var all []journal.Change
+	hist.idx.Newest(func(c journal.Change) bool {
+		if c.Seq < start {
+			return false
+		}
+		all = append(all, c)
+		return true
+	})
+	mine := map[uint64]bool{}
+	for _, c := range all {
+		if c.Session == session {
+			mine[c.Seq] = true
+		}
+	}
+	for _, c := range all {
+		if mine[c.Seq] || c.Origin >= start && mine[c.Origin] && c.Origin != c.Seq {
+			reverts = append(reverts, c.Seq)
+		}
+	}
+	return reverts
+}
+
+// rewindSteps returns, in order of first appearance, the files the calls reverts
+// (newest first) changed, each with its steps in that order; on error, the files
+// gathered so far.
+func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, err error) {
+	byPath := map[string]*rewindFile{}
+	for _, seq := range reverts {
+		r, err := t.Get(seq)
+		if err != nil {
+			return files, err
+		}
+		if r == nil {
+			return files, fmt.Errorf("call %d is missing from the journal", seq)
+		}
+		for _, f := range r.Files {
+			if !f.Op.Changes() {
+				continue
+			}
+			st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode}
+			if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
+				st.after, err = versionOf(t, f.Path, f.After)
+			}
+			if err != nil {
+				return files, errs.Wrap(errs.IOError, f.Path, err, "Cannot rebuild %s as call %d found or left it: %v. Nothing was written.", f.Path, seq, err)
+			}
+			rf := byPath[f.Path]
+			if rf == nil {
+				rf = &rewindFile{path: f.Path, by: map[uint64]string{}}
+				byPath[f.Path] = rf
+				files = append(files, rf)
+			}
+			rf.steps = append(rf.steps, st)
+		}
+	}
+	return files, nil
+}
+
+// noteOthers marks whether rf's oldest step created it, and records in rf the
+// changes to it since that step that in (the reverted calls) lacks, with their sessions.
+func noteOthers(t *journal.Tx, hist *history, rf *rewindFile, in map[uint64]bool) {
+	first := rf.steps[len(rf.steps)-1]
+	rf.created = first.before == nil
+	for _, seq := range t.SeqsOf(rf.path, first.seq) {
+		c, ok := hist.idx.Change(seq)
+		if ok && !in[seq] {
+			rf.others = append(rf.others, seq)
+			rf.by[seq] = c.Session
+		}
+	}
 }
 
 func cmpU(a, b uint64) int {
