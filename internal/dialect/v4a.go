@@ -284,93 +284,120 @@ func (p *patchParser) addLines(i int) (string, int, error) {
 
 // chunks reads the chunks of an Update from p.i up to the next file header or the end.
 func (p *patchParser) chunks() ([]Chunk, error) {
-	var out []Chunk
-	var cur *chunkBuilder
-	lines := 0 // diff lines in cur
-	closeChunk := func() {
-		if cur == nil {
-			return
-		}
-		// Empty lines at the end of a chunk are separators (a blank line before the next
-		// marker), not context: drop them while the chunk keeps other lines.
-		for len(cur.Old) > 0 && len(cur.New) > 0 && cur.Old[len(cur.Old)-1] == "" && cur.New[len(cur.New)-1] == "" &&
-			(len(cur.Old) > 1 || len(cur.New) > 1) && cur.trailingBlank > 0 {
-			cur.Old, cur.New = cur.Old[:len(cur.Old)-1], cur.New[:len(cur.New)-1]
-			cur.trailingBlank--
-		}
-		out = append(out, cur.Chunk)
-		cur, lines = nil, 0
-	}
+	r := &chunkReader{p: p}
 	for p.i < len(p.lines) {
 		raw := p.lines[p.i]
 		trimmed := strings.TrimSpace(raw)
 		switch {
 		case trimmed == endOfFile:
-			if cur == nil || lines == 0 {
+			if r.cur == nil || r.lines == 0 {
 				return nil, p.fail(p.i, "chunk lines (' ', '-' or '+') before `*** End of File`")
 			}
-			cur.EndOfFile = true
+			r.cur.EndOfFile = true
 			p.i++
-			closeChunk()
-			continue
+			r.close()
 		case isHeader(trimmed):
-			if cur != nil && lines == 0 {
+			if r.cur != nil && r.lines == 0 {
 				return nil, p.fail(p.i, "chunk lines (' ' context, '-' removed or '+' added) after the `@@` line")
 			}
-			closeChunk()
-			return out, nil
+			r.close()
+			return r.out, nil
 		case strings.HasPrefix(raw, "@@"):
-			if cur != nil && lines > 0 {
-				closeChunk()
-			}
-			if cur == nil {
-				cur = &chunkBuilder{Chunk: Chunk{Line: p.i + 1}}
-			}
-			anchor := strings.TrimSpace(raw[2:])
-			if m := unifiedRange.FindStringSubmatch(strings.TrimRight(raw, " \t")); m != nil {
-				anchor = strings.TrimSpace(m[1])
-			}
-			if anchor != "" {
-				cur.Anchors = append(cur.Anchors, anchor)
-			}
-			p.i++
-			continue
-		case raw == "" || trimmed == "" && cur == nil:
-			if cur == nil {
-				p.i++ // blank lines between chunks
-				continue
-			}
-			cur.Old, cur.New = append(cur.Old, ""), append(cur.New, "")
-			cur.trailingBlank++
-			lines++
-			p.i++
-			continue
-		}
-		if cur == nil {
-			if len(out) > 0 {
-				return nil, p.fail(p.i, "`@@` to start the next chunk")
-			}
-			cur = &chunkBuilder{Chunk: Chunk{Line: p.i + 1}} // the first chunk may omit `@@`
-		}
-		switch raw[0] {
-		case ' ':
-			cur.Old, cur.New = append(cur.Old, raw[1:]), append(cur.New, raw[1:])
-		case '-':
-			cur.Old = append(cur.Old, raw[1:])
-		case '+':
-			cur.New = append(cur.New, raw[1:])
+			r.anchor(raw)
+		case raw == "" || trimmed == "" && r.cur == nil:
+			r.blank()
 		default:
-			return nil, p.fail(p.i, "a chunk line starting with ' ' (context), '-' (removed) or '+' (added), an `@@` line, `*** End of File` or a file header")
+			if err := r.body(raw); err != nil {
+				return nil, err
+			}
 		}
-		cur.trailingBlank = 0
-		lines++
-		p.i++
 	}
-	if cur != nil && lines == 0 {
+	if r.cur != nil && r.lines == 0 {
 		return nil, p.fail(p.i, "chunk lines (' ' context, '-' removed or '+' added) after the `@@` line")
 	}
-	closeChunk()
-	return out, nil
+	r.close()
+	return r.out, nil
+}
+
+// chunkReader gathers an Update's chunks line by line: out holds the finished chunks,
+// cur the one being read (nil between chunks), lines how many diff lines cur has.
+type chunkReader struct {
+	p     *patchParser
+	out   []Chunk
+	cur   *chunkBuilder
+	lines int
+}
+
+// close finishes the current chunk, if any; empty lines at its end are separators (a
+// blank line before the next marker), not context, and are dropped while the chunk
+// keeps other lines.
+func (r *chunkReader) close() {
+	cur := r.cur
+	if cur == nil {
+		return
+	}
+	for len(cur.Old) > 0 && len(cur.New) > 0 && cur.Old[len(cur.Old)-1] == "" && cur.New[len(cur.New)-1] == "" &&
+		(len(cur.Old) > 1 || len(cur.New) > 1) && cur.trailingBlank > 0 {
+		cur.Old, cur.New = cur.Old[:len(cur.Old)-1], cur.New[:len(cur.New)-1]
+		cur.trailingBlank--
+	}
+	r.out = append(r.out, cur.Chunk)
+	r.cur, r.lines = nil, 0
+}
+
+// anchor reads an `@@` line: it starts a chunk, or adds a stacked anchor to one that
+// has no diff lines yet.
+func (r *chunkReader) anchor(raw string) {
+	if r.cur != nil && r.lines > 0 {
+		r.close()
+	}
+	if r.cur == nil {
+		r.cur = &chunkBuilder{Chunk: Chunk{Line: r.p.i + 1}}
+	}
+	anchor := strings.TrimSpace(raw[2:])
+	if m := unifiedRange.FindStringSubmatch(strings.TrimRight(raw, " \t")); m != nil {
+		anchor = strings.TrimSpace(m[1])
+	}
+	if anchor != "" {
+		r.cur.Anchors = append(r.cur.Anchors, anchor)
+	}
+	r.p.i++
+}
+
+// blank reads an empty line: between chunks it is skipped, inside one it is an empty
+// context line (a model drops the space of an empty context line).
+func (r *chunkReader) blank() {
+	if r.cur != nil {
+		r.cur.Old, r.cur.New = append(r.cur.Old, ""), append(r.cur.New, "")
+		r.cur.trailingBlank++
+		r.lines++
+	}
+	r.p.i++
+}
+
+// body reads a ' ', '-' or '+' line into the current chunk (the first chunk may omit
+// its `@@`), or refuses any other line.
+func (r *chunkReader) body(raw string) error {
+	if r.cur == nil {
+		if len(r.out) > 0 {
+			return r.p.fail(r.p.i, "`@@` to start the next chunk")
+		}
+		r.cur = &chunkBuilder{Chunk: Chunk{Line: r.p.i + 1}}
+	}
+	switch raw[0] {
+	case ' ':
+		r.cur.Old, r.cur.New = append(r.cur.Old, raw[1:]), append(r.cur.New, raw[1:])
+	case '-':
+		r.cur.Old = append(r.cur.Old, raw[1:])
+	case '+':
+		r.cur.New = append(r.cur.New, raw[1:])
+	default:
+		return r.p.fail(r.p.i, "a chunk line starting with ' ' (context), '-' (removed) or '+' (added), an `@@` line, `*** End of File` or a file header")
+	}
+	r.cur.trailingBlank = 0
+	r.lines++
+	r.p.i++
+	return nil
 }
 
 // isHeader: a line that ends an Update's chunks. A context line whose text starts
