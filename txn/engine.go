@@ -27,6 +27,16 @@ type Options struct {
 	// placeholder comment, does: refuse the call ("" or guard.Refuse), apply it and
 	// warn, or nothing (guard.Off).
 	Guard guard.Mode
+	// Durability says when a call that changes files is acknowledged: "" or
+	// DurableFile once its files are synced, DurableJournal once its journal record
+	// is (the files are synced in batches, and rolled forward from the journal after a
+	// power loss). See Durability's constants for what each promises.
+	Durability Durability
+	// CheckpointEvery and CheckpointInterval bound, in the journal-durable mode, how
+	// many calls and how long files go unsynced; 0 means DefaultCheckpointEvery and
+	// DefaultCheckpointInterval, a negative interval no timer (Close still syncs).
+	CheckpointEvery    int
+	CheckpointInterval time.Duration
 }
 
 // Engine runs tool calls against one workspace. It is safe for concurrent use.
@@ -40,6 +50,11 @@ type Engine struct {
 	kdata int              // bytes of content held in known
 
 	guardMode guard.Mode
+
+	durability Durability
+	cpEvery    int
+	cpInterval time.Duration
+	cp         checkpointer
 
 	// Committed records whose write is still deferred (commit.go): should the journal
 	// close first, recovery in this process stores them as the calls measured them.
@@ -62,7 +77,19 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if holder == "" {
 		holder = filepath.Base(os.Args[0])
 	}
-	e := &Engine{fs: fs, guardMode: opts.Guard}
+	e := &Engine{fs: fs, guardMode: opts.Guard, durability: opts.Durability, cpEvery: opts.CheckpointEvery, cpInterval: opts.CheckpointInterval}
+	if e.durability == "" {
+		e.durability = DurableFile
+	}
+	if e.durability != DurableFile && e.durability != DurableJournal {
+		return nil, fmt.Errorf("txn: unknown durability %q", e.durability)
+	}
+	if e.cpEvery <= 0 {
+		e.cpEvery = DefaultCheckpointEvery
+	}
+	if e.cpInterval == 0 {
+		e.cpInterval = DefaultCheckpointInterval
+	}
 	if e.guardMode == "" {
 		e.guardMode = guard.Refuse
 	}
@@ -123,8 +150,12 @@ func (e *Engine) Seed(session, path, h string) {
 // whose write was deferred when the journal was last closed, which recovery in
 // another process would store without what the calls measured. It costs one journal
 // transaction when there are any (at most once per process, for its last calls), and
-// nothing otherwise. The engine stays usable.
+// nothing otherwise. In the journal-durable mode it first syncs what was written
+// without fsync (Checkpoint). The engine stays usable.
 func (e *Engine) Close() error {
+	if err := e.Checkpoint(); err != nil {
+		return err
+	}
 	e.cmu.Lock()
 	n := len(e.committed)
 	e.cmu.Unlock()

@@ -16,13 +16,14 @@ import (
 type serveCmd struct {
 	common
 	logFile, guard string
+	durability     string
 	verbose        bool
 }
 
 func (c *serveCmd) Name() string    { return "serve" }
 func (c *serveCmd) Summary() string { return "serve the tools over MCP on stdin and stdout" }
 
-const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE]
+const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE] [--durability MODE]
 
 Serves the file tools over the Model Context Protocol on stdin and stdout, for an MCP
 client (an agent runtime, an IDE) that starts it as a child process. One connection is
@@ -40,6 +41,7 @@ func (c *serveCmd) ParseFlags(args []string) error {
 	c.declare(fs, flagRoot, flagWait)
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
+	fs.StringVar(&c.durability, "durability", "file", "when a change is acknowledged: file (every file it wrote is synced) or journal (its journal record is synced; files are synced in batches and rolled forward from the journal after a crash)")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
@@ -65,10 +67,15 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl serve: --guard: %v\n", err)
 		return exitUsage
 	}
+	durability, err := toolapi.ParseDurability(c.durability)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl serve: --durability: %v\n", err)
+		return exitUsage
+	}
 	tp, flush := tracing("serve", logw)
 	defer flush()
 	c.root = root
-	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl serve", Guard: mode, TracerProvider: tp})
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl serve", Guard: mode, Durability: durability, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
 		return exitUsage
