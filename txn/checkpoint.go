@@ -59,19 +59,22 @@ const (
 // checkpointer tracks what the journal-durable mode has written without fsync.
 //
 // The journal can rebuild a file only from a content it holds whole: the first call
-// to change a file after a checkpoint keeps the file's prior content as a blob
-// (content-addressed, so stored once), and the chain of calls that follows is redone
-// from there. A checkpoint syncs the files and folders the calls it covers wrote, then
-// takes those calls off the journal's lazy list. A file whose chain is in use by a
-// call still being written (busy) keeps its calls on the list until a later
-// checkpoint: that call kept no blob, relying on the chain's own.
+// to change a file in an epoch keeps the file's prior content as a blob
+// (content-addressed, so stored once), and the chain of calls that follows in that
+// epoch is redone from there. A checkpoint opens a new epoch (every file's next change
+// keeps its prior content again), waits for the calls of the old epochs still being
+// written (they build on that epoch's bases), syncs the files and folders those calls
+// wrote, and takes them off the journal's lazy list. Calls of the new epoch stay
+// listed: their chains start at their own bases.
 type checkpointer struct {
-	mu    sync.Mutex
-	chain map[string]bool // paths with a listed call: their chain's base is in the journal
-	busy  map[string]int  // calls past their blob decision and not yet noted
-	calls []lazyCall      // written, not yet covered by a checkpoint
-	own   map[uint64]bool // listed by this engine: its reopened journal's recovery skips them
-	timer *time.Timer
+	mu       sync.Mutex
+	settled  sync.Cond       // signalled as calls settle, on mu
+	epoch    int             // the current epoch
+	chain    map[string]bool // paths with a base in the current epoch
+	inflight map[int]int     // epoch -> calls past their blob decision, not yet settled
+	calls    []lazyCall      // written, not yet covered by a checkpoint
+	own      map[uint64]bool // listed by this engine: its reopened journal's recovery skips them
+	timer    *time.Timer
 
 	run sync.Mutex // one checkpoint at a time
 }
@@ -80,38 +83,46 @@ type checkpointer struct {
 // whose entries it changed.
 type lazyCall struct {
 	seq   uint64
+	epoch int
 	paths []string
 	dirs  []string
 }
 
+func (cp *checkpointer) init() {
+	if cp.chain == nil {
+		cp.chain, cp.inflight, cp.own = map[string]bool{}, map[int]int{}, map[uint64]bool{}
+		cp.settled.L = &cp.mu
+	}
+}
+
 // base decides, before the pending record, which changes need their prior content
-// kept as a blob (the first of their file since the checkpoint), and marks the files
-// busy. The caller ends that with settle, or with unbase if no record was written.
-func (cp *checkpointer) base(changes []*Change) []bool {
+// kept as a blob (the first of their file in the epoch), and counts the call in
+// flight. The caller ends that with settleLazy, or with unbase if no record was
+// written.
+func (cp *checkpointer) base(changes []*Change) (need []bool, epoch int) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	if cp.chain == nil {
-		cp.chain, cp.busy, cp.own = map[string]bool{}, map[string]int{}, map[uint64]bool{}
-	}
-	need := make([]bool, len(changes))
+	cp.init()
+	need = make([]bool, len(changes))
 	for i, ch := range changes {
 		need[i] = !cp.chain[ch.Path]
 		cp.chain[ch.Path] = true
-		cp.busy[ch.Path]++
 	}
-	return need
+	cp.inflight[cp.epoch]++
+	return need, cp.epoch
 }
 
 // unbase undoes base for a call whose pending record was not written.
-func (cp *checkpointer) unbase(changes []*Change, need []bool) {
+func (cp *checkpointer) unbase(changes []*Change, need []bool, epoch int) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	for i, ch := range changes {
-		if need[i] {
+		if need[i] && epoch == cp.epoch {
 			delete(cp.chain, ch.Path)
 		}
-		cp.busy[ch.Path]--
 	}
+	cp.inflight[epoch]--
+	cp.settled.Broadcast()
 }
 
 // listed notes that call seq is on the journal's lazy list.
@@ -128,11 +139,12 @@ func (cp *checkpointer) isOwn(seq uint64) bool {
 	return cp.own[seq]
 }
 
-// settle notes a listed call whose files were written (or rolled back), and reports
-// whether a checkpoint is due by count; the first unsynced call starts the timer.
-func (e *Engine) settleLazy(seq uint64, changes []*Change) (due bool) {
+// settleLazy notes a listed call whose files were written (or rolled back), and
+// reports whether a checkpoint is due by count; the first unsynced call starts the
+// timer.
+func (e *Engine) settleLazy(seq uint64, epoch int, changes []*Change) (due bool) {
 	cp := &e.cp
-	lc := lazyCall{seq: seq}
+	lc := lazyCall{seq: seq, epoch: epoch}
 	for _, ch := range changes {
 		lc.paths = append(lc.paths, ch.Path)
 		lc.dirs = append(lc.dirs, path.Dir(ch.Path))
@@ -142,9 +154,8 @@ func (e *Engine) settleLazy(seq uint64, changes []*Change) (due bool) {
 	}
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	for _, ch := range changes {
-		cp.busy[ch.Path]--
-	}
+	cp.inflight[epoch]--
+	cp.settled.Broadcast()
 	cp.calls = append(cp.calls, lc)
 	if cp.timer == nil && e.cpInterval > 0 {
 		cp.timer = time.AfterFunc(e.cpInterval, func() { e.Checkpoint() })
@@ -188,30 +199,43 @@ func (e *Engine) checkpoint() error {
 	cp.run.Lock()
 	defer cp.run.Unlock()
 
-	// Take the calls whose files no call in flight builds on.
+	// A new epoch: the next change of every file keeps its prior content. Then the
+	// calls of the old epochs still being written, which build on their bases, are
+	// waited for (they hold no lock a checkpoint holds); all of those are taken.
 	cp.mu.Lock()
+	cp.init()
+	old := cp.epoch
+	cp.epoch++
+	cp.chain = map[string]bool{}
+	for {
+		waiting := 0
+		for ep, n := range cp.inflight {
+			if ep <= old {
+				waiting += n
+			}
+		}
+		if waiting == 0 {
+			break
+		}
+		cp.settled.Wait()
+	}
+	for ep := range cp.inflight {
+		if ep <= old {
+			delete(cp.inflight, ep)
+		}
+	}
 	var take, keep []lazyCall
 	for _, lc := range cp.calls {
-		if slices.ContainsFunc(lc.paths, func(p string) bool { return cp.busy[p] > 0 }) {
-			keep = append(keep, lc)
-		} else {
+		if lc.epoch <= old {
 			take = append(take, lc)
+		} else {
+			keep = append(keep, lc)
 		}
 	}
 	cp.calls = keep
 	if cp.timer != nil {
 		cp.timer.Stop()
 		cp.timer = nil
-	}
-	for _, lc := range take {
-		for _, p := range lc.paths {
-			// The next change of p keeps its prior content again. Should the syncs
-			// below fail, this call stays listed with its own base, so a later one
-			// storing another base costs space, never rebuildability.
-			if !slices.ContainsFunc(keep, func(k lazyCall) bool { return slices.Contains(k.paths, p) }) {
-				delete(cp.chain, p)
-			}
-		}
 	}
 	cp.mu.Unlock()
 	if len(take) == 0 {
@@ -232,13 +256,9 @@ func (e *Engine) checkpoint() error {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	if err != nil {
-		// Still listed in the journal: keep them, with their bases.
+		// Still listed in the journal, with their bases: the next checkpoint takes
+		// them again.
 		cp.calls = append(take, cp.calls...)
-		for _, lc := range take {
-			for _, p := range lc.paths {
-				cp.chain[p] = true
-			}
-		}
 		return err
 	}
 	for _, lc := range take {
@@ -266,7 +286,7 @@ func (e *Engine) syncCalls(calls []lazyCall) error {
 		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		if err := e.fs.SyncDir(d); err != nil && !notFound(err) {
+		if err := e.fs.SyncDir(d); err != nil && !notFound(err) && !errors.Is(err, fs.ErrNotExist) {
 			all = append(all, err)
 		}
 	}
@@ -280,9 +300,9 @@ func notFound(err error) bool { return errs.KindOf(err) == errs.FileNotFound }
 var testHookJournaled func(what string)
 
 // reconcile drops this engine's calls that the journal no longer lists: another
-// process opened the journal meanwhile and its recovery synced their files. The
-// next change of those files keeps its prior content again. It runs at a fresh open,
-// with no call of this engine in flight.
+// process opened the journal meanwhile and its recovery synced their files. A new
+// epoch starts, so the next change of every file keeps its prior content again. It
+// runs at a fresh open, with no call of this engine in flight.
 func (cp *checkpointer) reconcile(listed map[uint64]bool) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
@@ -300,10 +320,9 @@ func (cp *checkpointer) reconcile(listed map[uint64]bool) {
 			delete(cp.own, seq)
 		}
 	}
-	cp.calls = keep
-	for p := range cp.chain {
-		if !slices.ContainsFunc(keep, func(k lazyCall) bool { return slices.Contains(k.paths, p) }) {
-			delete(cp.chain, p)
-		}
+	if len(keep) < len(cp.calls) {
+		cp.epoch++
+		cp.chain = map[string]bool{}
 	}
+	cp.calls = keep
 }

@@ -36,14 +36,15 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	first := len(c.rec.Files) - len(changes)
 	var base []bool // journal-durable: the changes that keep their prior content
+	var epoch int
 	if e.durability == DurableJournal {
-		base = e.cp.base(changes)
+		base, epoch = e.cp.base(changes)
 	}
 	err = e.putPending(c, changes, first, base)
 	st.wait.Wait()
 	if err != nil {
 		if base != nil {
-			e.cp.unbase(changes, base)
+			e.cp.unbase(changes, base, epoch)
 		}
 		st.abort()
 		return c.pendingFailed(err)
@@ -58,7 +59,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		e.cp.listed(c.rec.Seq)
 		seq := c.rec.Seq
 		defer func() {
-			if e.settleLazy(seq, changes) {
+			if e.settleLazy(seq, epoch, changes) {
 				e.checkpoint() // an error leaves the calls listed, for the next one
 			}
 		}()

@@ -27,7 +27,7 @@ import (
 // The journal-durable mode under power loss. An engine runs over a crash-recording
 // filesystem (every write, sync, rename and folder sync of the working files is
 // recorded) and makes a random sequence of acknowledged calls: edits, two-file edits,
-// creates (some in new folders), writes and deletes, with a checkpoint every few
+// creates (some in new folders), writes, deletes and undos, with a checkpoint every few
 // calls. The journal is a bbolt file outside that filesystem; its own durability is
 // bbolt's, so the test copies it after each of its transactions the protocol depends
 // on (a pending record, a checkpoint) and marks the point in the record.
@@ -103,7 +103,8 @@ func runDurable(t *testing.T, seed int64, calls, every int) *durableRun {
 		t.Fatal(err)
 	}
 	counter := map[string]int{}
-	created := 0
+	counters := []map[string]int{maps.Clone(counter)} // counters[k]: after k calls
+	created, undone := 0, true
 	for k := 0; k < calls; k++ {
 		var paths []string
 		for p := range model {
@@ -121,7 +122,13 @@ func runDurable(t *testing.T, seed int64, calls, every int) *durableRun {
 			next[p] = strings.Replace(model[p], fmt.Sprintf("v = %d\n", n), fmt.Sprintf("v = %d\n", n+1), 1)
 			return Spec{Path: p, Op: journal.OpEdit, Edits: []matcher.Edit{{OldText: fmt.Sprintf("v = %d\n", n), NewText: fmt.Sprintf("v = %d\n", n+1)}}}
 		}
-		switch r := rng.Intn(10); {
+		undo := false
+		switch r := rng.Intn(12); {
+		case r >= 10 && !undone:
+			// Reverts the previous call (never an undo): the state before it.
+			undo, what = true, "undo of "+run.calls[k-1]
+			next = maps.Clone(run.models[k-1])
+			counter = maps.Clone(counters[k-1])
 		case r < 5 || len(paths) < 2:
 			p := paths[rng.Intn(len(paths))]
 			specs, what = []Spec{editOf(p)}, "edit "+p
@@ -150,11 +157,20 @@ func runDurable(t *testing.T, seed int64, calls, every int) *durableRun {
 			delete(next, p)
 			specs, what = []Spec{{Path: p, Op: journal.OpDelete}}, "delete "+p
 		}
-		err := do(e, "s", func(c *Call) error { _, err := e.Apply(c, specs, false); return err })
+		err := do(e, "s", func(c *Call) error {
+			if undo {
+				_, err := e.Undo(c, UndoOptions{Session: "s"})
+				return err
+			}
+			_, err := e.Apply(c, specs, false)
+			return err
+		})
+		undone = undo
 		if err != nil {
 			t.Fatalf("call %d (%s): %v", k+1, what, err)
 		}
 		model = next
+		counters = append(counters, maps.Clone(counter))
 		run.models = append(run.models, maps.Clone(model))
 		run.calls = append(run.calls, what)
 		cfs.Rec.Mark("ack " + strconv.Itoa(k+1))
@@ -270,6 +286,9 @@ func head(s string) string {
 	return s
 }
 
+// maxStatesPerPoint bounds the states checked at one crash point.
+const maxStatesPerPoint = 300
+
 // TestDurableJournalCrash runs the journal-durable mode over the crash-recording
 // filesystem and checks recovery from every state a power loss at random points
 // could leave.
@@ -282,7 +301,7 @@ func TestDurableJournalCrash(t *testing.T) {
 		seeds = n
 	}
 	base := time.Now().UnixNano()
-	total, checked, temps := 0, 0, 0
+	total, checked, temps, sampled := 0, 0, 0, 0
 	for s := range seeds {
 		seed := base + int64(s)
 		run := runDurable(t, seed, 24, 3+s%3)
@@ -292,17 +311,29 @@ func TestDurableJournalCrash(t *testing.T) {
 			p := rng.Intn(n + 1)
 			snap, acked := run.at(p)
 			states := run.rec.CrashStates(p)
+			if len(states) > maxStatesPerPoint {
+				// A point with many unsynced changes: a random sample of its states,
+				// so that a run stays within minutes (about 40 ms a state).
+				rng.Shuffle(len(states), func(i, j int) { states[i], states[j] = states[j], states[i] })
+				sampled += len(states) - maxStatesPerPoint
+				states = states[:maxStatesPerPoint]
+			}
 			for _, st := range states {
 				temps += run.checkState(t, p, st, snap, acked)
 			}
 			checked += len(states)
 			total++
 		}
-		t.Logf("seed %d: %d steps, %d journal snapshots", seed, n, len(run.snaps))
+		kinds := map[string]int{}
+		for _, c := range run.calls {
+			kinds[strings.Fields(c)[0]]++
+		}
+		t.Logf("seed %d: calls %v, %d steps, %d journal snapshots", seed, kinds, n, len(run.snaps))
 	}
 	// Temp files a crash leaves between staging and the journal transaction that
 	// notes them are not in the journal's copy; they are counted, not compared.
-	t.Logf("%d crash points, %d crash states recovered and checked; %d temp files of unjournaled staging left", total, checked, temps)
+	t.Logf("%d crash points, %d crash states recovered and checked (%d more left out of points with over %d); %d temp files of unjournaled staging left",
+		total, checked, sampled, maxStatesPerPoint, temps)
 }
 
 // TestCrashLoopJournal is the SIGKILL crash loop in the journal-durable mode: a

@@ -472,7 +472,7 @@ func (e *Engine) recoverLazy(j *journal.Journal) (map[uint64][]string, error) {
 		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		if err := e.fs.SyncDir(d); err != nil && !notFound(err) {
+		if err := e.fs.SyncDir(d); err != nil && !notFound(err) && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("syncing %s: %w", d, err)
 		}
 	}
