@@ -59,7 +59,8 @@
 //
 // Layout (buckets):
 //
-//	meta       schema version and application name
+//	meta       schema version and application name; the lazy list (lazy.go):
+//	           calls written without fsync since the last checkpoint
 //	records    seq (8 bytes, big-endian) -> codec byte + Record: the compact form
 //	           (codec.go), or in records written before it JSON, flate-compressed
 //	facts      seq -> what stats read of the record, and its state and duration

@@ -52,6 +52,13 @@ type Options struct {
 	// MaxCharacters bounds what one view of the text editor tool shows (its
 	// declaration's max_characters); 0 means DefaultMaxCharacters.
 	MaxCharacters int
+	// Durability says when a call that changes files is acknowledged: "" or
+	// DurableFile once every file it wrote is synced (each file fsynced, renamed, its
+	// folder fsynced); DurableJournal once its journal record is synced, the files
+	// written without fsync and synced in batches (every 256 calls, after a second,
+	// and at Close), and rolled forward from the journal by the next open after a
+	// power loss. See the README's "Durability modes".
+	Durability Durability
 	// TracerProvider, when set, gets one span per Call, named "execute_tool <tool>"
 	// after OpenTelemetry's GenAI conventions for tool execution (see WithCallID).
 	// nil traces nothing and costs nothing: the global provider is not consulted, so
@@ -76,6 +83,19 @@ func ParseGuardMode(s string) (GuardMode, error) { return guard.ParseMode(s) }
 func GuardsActive() string {
 	return fmt.Sprintf("guards: placeholders; syntax of %s (%s)", strings.Join(guard.Active(), ", "), guard.Backend())
 }
+
+// Durability is when a call that changes files is acknowledged.
+type Durability = txn.Durability
+
+// The durability modes.
+const (
+	DurableFile    Durability = txn.DurableFile
+	DurableJournal Durability = txn.DurableJournal
+)
+
+// ParseDurability reads a durability mode as a flag gives it: file or journal ("" is
+// file).
+func ParseDurability(s string) (Durability, error) { return txn.ParseDurability(s) }
 
 // GuardMode is a guard's mode.
 type GuardMode = guard.Mode
@@ -132,7 +152,7 @@ func Open(root string, opts Options) (*Engine, error) {
 	case linger < 0:
 		linger = 0
 	}
-	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard, Linger: linger})
+	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard, Linger: linger, Durability: opts.Durability})
 	if err != nil {
 		return nil, err
 	}

@@ -35,11 +35,34 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		c.file(fileRecord(ch))
 	}
 	first := len(c.rec.Files) - len(changes)
-	err = e.putPending(c, changes, first)
+	var base []bool // journal-durable: the changes that keep their prior content
+	var epoch int
+	if e.durability == DurableJournal {
+		base, epoch = e.cp.base(changes)
+	}
+	err = e.putPending(c, changes, first, base)
 	st.wait.Wait()
 	if err != nil {
+		if base != nil {
+			e.cp.unbase(changes, base, epoch)
+		}
 		st.abort()
 		return c.pendingFailed(err)
+	}
+	if testHookJournaled != nil {
+		testHookJournaled("pending")
+	}
+	if base != nil {
+		// Listed as written without fsync: noted, whatever happens next, so that a
+		// checkpoint takes it off the list; a checkpoint due by count runs here, in
+		// this call, which holds the journal.
+		e.cp.listed(c.rec.Seq)
+		seq := c.rec.Seq
+		defer func() {
+			if e.settleLazy(seq, epoch, changes) {
+				e.checkpoint() // an error leaves the calls listed, for the next one
+			}
+		}()
 	}
 	// From here on files change. A panic (a bug, or a filesystem driver's) must not
 	// leave a file changed under a record that says failed: roll back what was written
@@ -94,14 +117,18 @@ func (st *staging) abort() {
 // putPending makes the pending record durable, with the blobs its files need: nothing
 // reaches disk before it. It may run twice (a failed shared transaction is retried
 // alone), so it sets every field it decides afresh.
-func (e *Engine) putPending(c *Call, changes []*Change, first int) error {
+//
+// In the journal-durable mode (base not nil) the call is also put on the journal's
+// lazy list, and a change marked in base keeps its file's prior content as a blob:
+// the file is written without fsync, and the journal must be able to rebuild it.
+func (e *Engine) putPending(c *Call, changes []*Change, first int, base []bool) error {
 	return e.j.Commit(func(t *journal.Tx) error {
 		c.rec.Seq = 0
 		if err := c.putArgs(t); err != nil {
 			return err
 		}
 		for i, ch := range changes {
-			if err := putBlobs(t, &c.rec.Files[first+i], ch); err != nil {
+			if err := putBlobs(t, &c.rec.Files[first+i], ch, base != nil && base[i]); err != nil {
 				return err
 			}
 		}
@@ -110,17 +137,24 @@ func (e *Engine) putPending(c *Call, changes []*Change, first int) error {
 				return err
 			}
 		}
-		return t.Put(&c.rec)
+		if err := t.Put(&c.rec); err != nil {
+			return err
+		}
+		if base != nil {
+			return t.MarkLazy(c.rec.Seq)
+		}
+		return nil
 	})
 }
 
 // putBlobs stores the contents of a change that splices cannot rebuild, and marks f
-// for each: the journal alone holds every version of every file.
-func putBlobs(t *journal.Tx, f *journal.File, ch *Change) error {
+// for each: the journal alone holds every version of every file. base asks for the
+// prior content whatever else holds it (the journal-durable mode's chain base).
+func putBlobs(t *journal.Tx, f *journal.File, ch *Change, base bool) error {
 	// Prior content goes in a blob where the file was overwritten whole, or it changed
 	// outside vfsctl since its last journaled state.
 	f.BeforeBlob = false
-	if ch.Before != nil && (ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before) {
+	if ch.Before != nil && (base || ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before) {
 		if _, err := t.PutBlob(ch.Before); err != nil {
 			return err
 		}
@@ -255,6 +289,9 @@ func (e *Engine) stageReplace(ch *Change) (st *vfs.Staged, err error) {
 			st, err = nil, errs.New(errs.IOError, ch.Name, "Internal error while writing %s (%v); nothing was written.", ch.Name, p)
 		}
 	}()
+	if e.durability == DurableJournal {
+		return e.fs.StageReplaceNoSync(ch.Path, ch.After)
+	}
 	return e.fs.StageReplace(ch.Path, ch.After)
 }
 
@@ -342,8 +379,13 @@ func fileRecord(ch *Change) journal.File {
 func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 	var id vfs.Identity
 	var err error
+	lazy := e.durability == DurableJournal
 	if ch.Created {
-		id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After)
+		if lazy {
+			id, ch.dirs, err = e.fs.CreateDirsNoSync(ch.Path, ch.After)
+		} else {
+			id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After)
+		}
 	} else {
 		if same, err := e.fs.Unchanged(ch.Path, ch.id, ch.Before); err != nil || !same {
 			return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
@@ -351,6 +393,9 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		switch {
 		case ch.Deleted:
 			e.remember(ch.Path, known{})
+			if lazy {
+				return e.fs.RemoveNoSync(ch.Path)
+			}
 			return e.fs.Remove(ch.Path)
 		case stageErr != nil:
 			return stageErr

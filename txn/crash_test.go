@@ -51,7 +51,7 @@ func crashEngine(dir string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Open(fs, Options{Wait: 30 * time.Second, Holder: "crash test"})
+	return Open(fs, Options{Wait: 30 * time.Second, Holder: "crash test", Durability: Durability(os.Getenv("VFSCTL_DURABILITY"))})
 }
 
 // crashChild commits edits in a tight loop, every fifth call an undo of the newest
@@ -110,6 +110,10 @@ func TestCrashLoop(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		rounds = 20
 	}
+	crashLoop(t, rounds)
+}
+
+func crashLoop(t *testing.T, rounds int) {
 	if n, err := strconv.Atoi(os.Getenv("VFSCTL_CRASH_ROUNDS")); err == nil {
 		rounds = n
 	}

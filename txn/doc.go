@@ -11,12 +11,23 @@
 //  3. journal: the record marked committed, deferred into the process's next
 //     transaction (see the journal package for why that is safe).
 //
+// That is the file-durable mode. In the journal-durable mode (Options.Durability,
+// checkpoint.go) step 1 also lists the call as unsynced and, for the first change of
+// a file since the last checkpoint, keeps the file's prior content as a blob; step 2
+// skips both fsyncs, and the call is acknowledged after it. A checkpoint (every
+// CheckpointEvery calls, CheckpointInterval after the first unsynced write, and at
+// Close) syncs the files and folders, then takes the calls off the list. Recovery
+// redoes from the journal each listed file whose bytes a power loss took.
+//
 // Invariants:
 //   - Nothing reaches a file before its pending record is durable, so after a crash
 //     recovery (run whenever a workspace is opened, before anything else) finds every
 //     half-done call: all files at their after-hash roll forward, a file still at its
 //     before-hash rolls back what was written; a file changed by someone else is left
 //     alone and reported in the record's notes.
+//   - Journal-durable: recovery touches only the files that listed calls wrote, only
+//     as a call could write them, and only when what it finds is explained by their
+//     chain (a version of it, torn or emptied); anything else changed outside vfsctl.
 //   - A refused call changes nothing on disk; it is journaled as failed. A panic while
 //     files are written rolls them back, or leaves the record pending for recovery.
 //   - Calls on one file run one after another (a queue per canonical path); across

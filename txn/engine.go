@@ -30,6 +30,16 @@ type Options struct {
 	// placeholder comment, does: refuse the call ("" or guard.Refuse), apply it and
 	// warn, or nothing (guard.Off).
 	Guard guard.Mode
+	// Durability says when a call that changes files is acknowledged: "" or
+	// DurableFile once its files are synced, DurableJournal once its journal record
+	// is (the files are synced in batches, and rolled forward from the journal after a
+	// power loss). See Durability's constants for what each promises.
+	Durability Durability
+	// CheckpointEvery and CheckpointInterval bound, in the journal-durable mode, how
+	// many calls and how long files go unsynced; 0 means DefaultCheckpointEvery and
+	// DefaultCheckpointInterval, a negative interval no timer (Close still syncs).
+	CheckpointEvery    int
+	CheckpointInterval time.Duration
 }
 
 // Engine runs tool calls against one workspace. It is safe for concurrent use.
@@ -46,6 +56,11 @@ type Engine struct {
 	folds foldCache // the matcher's folded views of files this engine wrote (foldcache.go)
 
 	guardMode guard.Mode
+
+	durability Durability
+	cpEvery    int
+	cpInterval time.Duration
+	cp         checkpointer
 
 	// Committed records whose write is still deferred (commit.go): should the journal
 	// close first, recovery in this process stores them as the calls measured them.
@@ -68,7 +83,19 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if holder == "" {
 		holder = filepath.Base(os.Args[0])
 	}
-	e := &Engine{fs: fs, guardMode: opts.Guard}
+	e := &Engine{fs: fs, guardMode: opts.Guard, durability: opts.Durability, cpEvery: opts.CheckpointEvery, cpInterval: opts.CheckpointInterval}
+	if e.durability == "" {
+		e.durability = DurableFile
+	}
+	if e.durability != DurableFile && e.durability != DurableJournal {
+		return nil, fmt.Errorf("txn: unknown durability %q", e.durability)
+	}
+	if e.cpEvery <= 0 {
+		e.cpEvery = DefaultCheckpointEvery
+	}
+	if e.cpInterval == 0 {
+		e.cpInterval = DefaultCheckpointInterval
+	}
 	if e.guardMode == "" {
 		e.guardMode = guard.Refuse
 	}
@@ -130,10 +157,14 @@ func (e *Engine) Seed(session, path, h string) {
 // whose write was deferred when the journal was last closed, which recovery in
 // another process would store without what the calls measured. It costs one journal
 // transaction when there are any (at most once per process, for its last calls), and
-// nothing otherwise. A hold on the journal kept by Options.Linger ends; the engine
-// stays usable, closing the journal after each call from then on.
+// nothing otherwise. In the journal-durable mode it first syncs what was written
+// without fsync (Checkpoint). A hold on the journal kept by Options.Linger ends; the
+// engine stays usable, closing the journal after each call from then on.
 func (e *Engine) Close() error {
 	defer e.j.Close() // a lingering hold ends now
+	if err := e.Checkpoint(); err != nil {
+		return err
+	}
 	e.cmu.Lock()
 	n := len(e.committed)
 	e.cmu.Unlock()

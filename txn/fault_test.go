@@ -34,6 +34,11 @@ func faultSpecs() []Spec {
 	}
 }
 
+// faultDurability is the durability mode of the fault rig's engines; the
+// journal-durable variant checkpoints after every call, so that its syncs are there
+// to break.
+var faultDurability Durability
+
 type faultRig struct {
 	mem     afero.Fs
 	ffs     *testutil.FaultFs
@@ -56,7 +61,8 @@ func newFaultRig(t *testing.T) *faultRig {
 }
 
 func (r *faultRig) engine(t *testing.T) *Engine {
-	e, err := Open(vfs.New(r.ffs, vfs.Options{}), Options{JournalPath: r.journal})
+	e, err := Open(vfs.New(r.ffs, vfs.Options{}), Options{JournalPath: r.journal, Durability: faultDurability,
+		CheckpointEvery: 1, CheckpointInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

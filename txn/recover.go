@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/journal"
@@ -37,11 +39,33 @@ func (e *Engine) recover(j *journal.Journal) error {
 	if err != nil {
 		return err
 	}
+	notes, err := e.recoverLazy(j)
+	if err != nil {
+		return err
+	}
 	landed := j.Landed()
 	for _, r := range pending {
+		r.Notes = append(r.Notes, notes[r.Seq]...)
+		delete(notes, r.Seq)
 		if err := e.settle(j, r, landed[r.Seq]); err != nil {
 			return fmt.Errorf("settling call %d: %w", r.Seq, err)
 		}
+	}
+	// Notes for records already settled: what recovery repaired of their files.
+	if len(notes) > 0 {
+		j.Defer(func(t *journal.Tx) error {
+			for seq, n := range notes {
+				r, err := t.Get(seq)
+				if err != nil || r == nil {
+					continue
+				}
+				r.Notes = append(r.Notes, n...)
+				if err := t.Put(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}
 	return nil
 }
@@ -329,4 +353,220 @@ func (e *Engine) cleanTemp(dir string) {
 			afs.Remove(path.Join(dir, n))
 		}
 	}
+}
+
+// lazyStep is one call's change of one file, in a chain that recovery redoes.
+type lazyStep struct {
+	r *journal.Record
+	f journal.File
+}
+
+// recoverLazy rolls forward, from the journal, the files that calls of the
+// journal-durable mode wrote without fsync since the last checkpoint: a file found
+// missing, empty, torn, or at an older content of its chain is rewritten (durably)
+// at the content the chain's last call gave it; a file at that content is synced.
+// Only the paths those calls wrote are looked at, and only as a call could write them;
+// a file whose content is none of those the chain explains changed outside vfsctl and
+// is left alone. The calls are then taken off the lazy list. Calls this engine listed
+// itself are skipped: this process wrote them and has not crashed. It returns notes
+// for the records whose files it repaired.
+func (e *Engine) recoverLazy(j *journal.Journal) (map[uint64][]string, error) {
+	var seqs []uint64
+	byPath := map[string][]lazyStep{}
+	var order []string
+	err := j.View(func(t *journal.Tx) error {
+		lazy := t.Lazy()
+		listed := make(map[uint64]bool, len(lazy))
+		for _, seq := range lazy {
+			listed[seq] = true
+		}
+		e.cp.reconcile(listed)
+		for _, seq := range lazy {
+			if e.cp.isOwn(seq) {
+				continue
+			}
+			seqs = append(seqs, seq)
+			r, err := t.Get(seq)
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				continue
+			}
+			for _, f := range r.Files {
+				if !f.Op.Changes() {
+					continue
+				}
+				if _, ok := byPath[f.Path]; !ok {
+					order = append(order, f.Path)
+				}
+				byPath[f.Path] = append(byPath[f.Path], lazyStep{r, f})
+			}
+		}
+		return nil
+	})
+	if err != nil || len(seqs) == 0 {
+		return nil, err
+	}
+	notes := map[uint64][]string{}
+	note := func(steps []lazyStep, format string, args ...any) {
+		last := steps[len(steps)-1].r.Seq
+		notes[last] = append(notes[last], fmt.Sprintf("recovery: "+format, args...))
+	}
+	dirs := map[string]bool{}
+	for _, p := range order {
+		steps := byPath[p]
+		if !e.writable(p) {
+			note(steps, "%q is not a path a call could write (reserved, through a symlink, or not canonical); it was not touched", p)
+			continue
+		}
+		versions, final, exists, ok := e.rebuildChain(j, steps)
+		if !ok {
+			note(steps, "%s was written without fsync, and the journal cannot rebuild its content; it was left as found", p)
+			continue
+		}
+		for d := path.Dir(p); ; d = path.Dir(d) {
+			dirs[d] = true // a create may have made folders whose names were not synced
+			if d == "." {
+				break
+			}
+		}
+		e.cleanTemp(path.Dir(p))
+		data, rerr := e.fs.ReadCanonical(p)
+		there := rerr == nil
+		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && !notFound(rerr) {
+			return nil, fmt.Errorf("%s: %w", p, rerr)
+		}
+		switch {
+		case there && exists && bytes.Equal(data, final):
+			if err := e.fs.SyncFile(p); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			continue
+		case !there && !exists:
+			continue
+		case there && !explained(data, versions):
+			note(steps, "%s holds content that no call since the last checkpoint wrote; it changed outside vfsctl and was left alone", p)
+			continue
+		}
+		var werr error
+		switch {
+		case !exists:
+			werr = e.fs.Remove(p)
+		case there:
+			werr = e.fs.Replace(p, final)
+		default:
+			_, _, werr = e.fs.CreateDirs(p, final)
+		}
+		if werr != nil {
+			return nil, fmt.Errorf("rolling %s forward: %w", p, werr)
+		}
+		e.remember(p, known{})
+		switch {
+		case !there:
+			note(steps, "%s was lost in a crash before it was synced; rebuilt from the journal", p)
+		case !exists:
+			note(steps, "%s was deleted by this call, and a crash brought it back; removed again", p)
+		default:
+			note(steps, "%s was found torn, empty or older after a crash before it was synced; rebuilt from the journal", p)
+		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		if err := e.fs.SyncDir(d); err != nil && !notFound(err) && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("syncing %s: %w", d, err)
+		}
+	}
+	// Every listed file is now durable at its content: off the list. Should this
+	// write be lost, the next open does the same again, to the same end.
+	j.Defer(func(t *journal.Tx) error { return t.ClearLazy(seqs) })
+	return notes, nil
+}
+
+// rebuildChain redoes one file's chain of changes from the journal: from the prior
+// content the first change kept (a blob, or no file for a create), each call that
+// landed or may have (committed, or still pending) applied in order, every step
+// checked against its recorded hashes. It returns every content the chain passed
+// through, the last one, and whether the file exists at the end.
+func (e *Engine) rebuildChain(j *journal.Journal, steps []lazyStep) (versions [][]byte, cur []byte, exists, ok bool) {
+	blob := func(h string) []byte {
+		var b []byte
+		j.View(func(t *journal.Tx) error { b, _ = t.Blob(h); return nil })
+		if b == nil || journal.Hash(b) != h {
+			return nil
+		}
+		return b
+	}
+	have := false
+	for _, s := range steps {
+		f := s.f
+		if s.r.State != journal.Committed && s.r.State != journal.Pending {
+			continue // refused or rolled back: nothing of it stays on disk
+		}
+		h := ""
+		if have && exists {
+			h = journal.Hash(cur)
+		}
+		if !have || h != f.Before {
+			// The start, or a break in the chain (a change outside vfsctl between two
+			// calls): the call kept its prior content, if the journal is to go on.
+			switch {
+			case f.Before == "":
+				cur, exists = nil, false
+			default:
+				b := blob(f.Before)
+				if b == nil {
+					return nil, nil, false, false
+				}
+				cur, exists = b, true
+				versions = append(versions, b)
+			}
+			have = true
+		}
+		switch f.Op {
+		case journal.OpEdit:
+			next, ok := journal.ApplySplices(cur, f.Splices)
+			if !ok {
+				return nil, nil, false, false
+			}
+			cur, exists = next, true
+		case journal.OpCreate, journal.OpWrite:
+			b := blob(f.After)
+			if b == nil {
+				return nil, nil, false, false
+			}
+			cur, exists = b, true
+		case journal.OpDelete:
+			cur, exists = nil, false
+		}
+		if exists {
+			if journal.Hash(cur) != f.After {
+				return nil, nil, false, false
+			}
+			versions = append(versions, cur)
+		}
+	}
+	return versions, cur, exists, have
+}
+
+// explained reports whether data is what a crash can leave of one of the versions a
+// chain passed through: the whole of it, or a torn write of it (a prefix, and blocks
+// of zeros where the data did not reach the disk). An empty file is a torn write of
+// any of them.
+func explained(data []byte, versions [][]byte) bool {
+	for _, v := range versions {
+		if len(data) > len(v) {
+			continue
+		}
+		ok := true
+		for i, c := range data {
+			if c != v[i] && c != 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return len(data) == 0
 }

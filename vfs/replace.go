@@ -39,7 +39,7 @@ func (f *FS) ReplaceID(p string, data []byte) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	return f.writeAtomic(p, data, fi)
+	return f.writeAtomic(p, data, fi, true)
 }
 
 // checkReplace refuses what cannot be replaced: not a regular file, read-only, or
@@ -77,6 +77,19 @@ func (f *FS) Create(p string, data []byte) error {
 // acknowledged create survives a power loss. When it fails, it removes the folders
 // it made.
 func (f *FS) CreateDirs(p string, data []byte) (id Identity, made []string, err error) {
+	return f.createDirs(p, data, true)
+}
+
+// CreateDirsNoSync is CreateDirs without a single fsync: the file's data, its name and
+// the new folders' names reach disk when the kernel writes them back, or when the caller
+// syncs them (SyncFile, SyncDir on the file's folder and on the folder above each new
+// one). THIS IS UNSAFE on its own: a power loss can leave the file empty or absent.
+// The journal-durable mode uses it, with the journal able to redo the write.
+func (f *FS) CreateDirsNoSync(p string, data []byte) (id Identity, made []string, err error) {
+	return f.createDirs(p, data, false)
+}
+
+func (f *FS) createDirs(p string, data []byte, sync bool) (id Identity, made []string, err error) {
 	if _, err := f.lstat(p); err == nil {
 		return Identity{}, nil, errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -92,9 +105,12 @@ func (f *FS) CreateDirs(p string, data []byte) (id Identity, made []string, err 
 			return Identity{}, nil, f.osError(p, err)
 		}
 	}
-	if id, err = f.writeAtomic(p, data, nil); err != nil {
+	if id, err = f.writeAtomic(p, data, nil, sync); err != nil {
 		f.RemoveDirs(made)
 		return Identity{}, nil, err
+	}
+	if !sync {
+		return id, made, nil
 	}
 	// The file's own folder was synced by the rename; each new folder's entry lives in
 	// the folder above it. Past this point the file exists: on an error the caller's
@@ -154,14 +170,41 @@ func (f *FS) emptyDir(dir string) bool {
 
 // Remove deletes the file at canonical path p and syncs its directory (undo of a create).
 func (f *FS) Remove(p string) error {
-	if err := f.fs.Remove(p); err != nil {
-		return f.osError(p, err)
+	if err := f.RemoveNoSync(p); err != nil {
+		return err
 	}
 	return f.syncDir(path.Dir(p))
 }
 
-func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo) (Identity, error) {
-	st, err := f.stage(p, data, old)
+// RemoveNoSync deletes the file at canonical path p without syncing its folder: a
+// power loss can bring the name back until the folder is synced (SyncDir).
+func (f *FS) RemoveNoSync(p string) error {
+	if err := f.fs.Remove(p); err != nil {
+		return f.osError(p, err)
+	}
+	return nil
+}
+
+// SyncFile fsyncs the regular file at canonical path p: the data a NoSync write left
+// in the page cache becomes durable. Its name needs SyncDir of its folder.
+func (f *FS) SyncFile(p string) error {
+	h, err := f.fs.Open(p)
+	if err != nil {
+		return f.osError(p, err)
+	}
+	defer h.Close()
+	if err := h.Sync(); err != nil {
+		return f.osError(p, err)
+	}
+	return nil
+}
+
+// SyncDir fsyncs the folder at canonical path dir ("." is the root): the creates,
+// renames and removals made in it become durable.
+func (f *FS) SyncDir(dir string) error { return f.syncDir(dir) }
+
+func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo, sync bool) (Identity, error) {
+	st, err := f.stage(p, data, old, sync)
 	if err != nil {
 		return Identity{}, err
 	}
@@ -182,6 +225,7 @@ type Staged struct {
 	path, tmp string // tmp is a name inside dir
 	id        Identity
 	done      bool
+	sync      bool // fsync the temp file before the rename and the folder after it
 }
 
 // StageReplace stages data as the new content of the existing regular file p.
@@ -190,7 +234,19 @@ func (f *FS) StageReplace(p string, data []byte) (*Staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.stage(p, data, fi)
+	return f.stage(p, data, fi, true)
+}
+
+// StageReplaceNoSync is StageReplace without fsync: neither the temp file nor, at
+// Commit, the folder is synced. THIS IS UNSAFE on its own: after a power loss the file
+// can be found empty, torn, or at its old content. The journal-durable mode uses it,
+// with the journal able to redo the write, and syncs in batches (SyncFile, SyncDir).
+func (f *FS) StageReplaceNoSync(p string, data []byte) (*Staged, error) {
+	fi, err := f.checkReplace(p)
+	if err != nil {
+		return nil, err
+	}
+	return f.stage(p, data, fi, false)
 }
 
 // folder opens dir by handle where the filesystem has handles.
@@ -201,7 +257,7 @@ func (f *FS) folder(dir string) (folder, error) {
 	return pathFolder{fs: f.fs, name: dir}, nil
 }
 
-func (f *FS) stage(p string, data []byte, old fs.FileInfo) (st *Staged, err error) {
+func (f *FS) stage(p string, data []byte, old fs.FileInfo, sync bool) (st *Staged, err error) {
 	dir := path.Dir(p)
 	d, err := f.folder(dir)
 	if err != nil {
@@ -227,12 +283,14 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo) (st *Staged, err erro
 			d.Close()
 		}
 	}()
-	st = &Staged{f: f, dir: d, path: p, tmp: tmp}
+	st = &Staged{f: f, dir: d, path: p, tmp: tmp, sync: sync}
 	if _, err = h.Write(data); err != nil {
 		return nil, f.osError(p, err)
 	}
-	if err = h.Sync(); err != nil {
-		return nil, f.osError(p, err)
+	if sync {
+		if err = h.Sync(); err != nil {
+			return nil, f.osError(p, err)
+		}
 	}
 	mode := fs.FileMode(0o644)
 	if old != nil {
@@ -263,6 +321,9 @@ func (s *Staged) Commit() (Identity, error) {
 	if err := s.dir.Rename(s.tmp, path.Base(s.path)); err != nil {
 		s.dir.Remove(s.tmp)
 		return Identity{}, s.f.osError(s.path, err)
+	}
+	if !s.sync {
+		return s.id, nil
 	}
 	if err := s.dir.Sync(); err != nil {
 		return s.id, s.f.osError(s.path, err)

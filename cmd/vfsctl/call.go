@@ -14,13 +14,14 @@ import (
 type callCmd struct {
 	common
 	session, guard, tools string
+	durability            string
 	verbose               bool
 }
 
 func (c *callCmd) Name() string    { return "call" }
 func (c *callCmd) Summary() string { return "run tool calls read as JSON lines from stdin" }
 
-const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET]
+const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
 with an optional "id" (a string or number) and an optional "turn" (a string: the
@@ -45,6 +46,7 @@ func (c *callCmd) ParseFlags(args []string) error {
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
 	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
+	fs.StringVar(&c.durability, "durability", "file", "when a change is acknowledged: file (every file it wrote is synced) or journal (its journal record is synced; files are synced in batches and rolled forward from the journal after a crash)")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
@@ -67,10 +69,15 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl call: --guard: %v\n", err)
 		return exitUsage
 	}
+	durability, err := toolapi.ParseDurability(c.durability)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl call: --durability: %v\n", err)
+		return exitUsage
+	}
 	tp, flush := tracing("call", stderr)
 	defer flush()
 	c.root = root
-	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl call", Guard: mode, Tools: c.tools, TracerProvider: tp})
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl call", Guard: mode, Tools: c.tools, Durability: durability, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl call: %v\n", err)
 		return exitUsage

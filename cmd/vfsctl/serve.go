@@ -16,13 +16,14 @@ import (
 type serveCmd struct {
 	common
 	logFile, guard, tools string
+	durability            string
 	verbose               bool
 }
 
 func (c *serveCmd) Name() string    { return "serve" }
 func (c *serveCmd) Summary() string { return "serve the tools over MCP on stdin and stdout" }
 
-const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE] [--tools SET]
+const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
 
 Serves the file tools over the Model Context Protocol on stdin and stdout, for an MCP
 client (an agent runtime, an IDE) that starts it as a child process. One connection is
@@ -43,6 +44,7 @@ func (c *serveCmd) ParseFlags(args []string) error {
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
 	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
+	fs.StringVar(&c.durability, "durability", "file", "when a change is acknowledged: file (every file it wrote is synced) or journal (its journal record is synced; files are synced in batches and rolled forward from the journal after a crash)")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)
 }
@@ -68,10 +70,15 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl serve: --guard: %v\n", err)
 		return exitUsage
 	}
+	durability, err := toolapi.ParseDurability(c.durability)
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl serve: --durability: %v\n", err)
+		return exitUsage
+	}
 	tp, flush := tracing("serve", logw)
 	defer flush()
 	c.root = root
-	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl serve", Guard: mode, Tools: c.tools, TracerProvider: tp})
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl serve", Guard: mode, Tools: c.tools, Durability: durability, TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
 		return exitUsage

@@ -1,0 +1,52 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// Lazy calls: in the journal-durable mode a call is acknowledged once its record is
+// synced, and its files are written without fsync, to be synced in batches (txn's
+// checkpoint). Until that batch is synced, the call's number is listed here, in the
+// same transaction as its pending record: recovery rolls forward from the journal
+// every file of a listed call whose bytes a power loss took, and only those. A
+// checkpoint, once it has synced the files and their folders, takes the numbers off.
+//
+// The list lives in the meta bucket under lazyPrefix, so that a journal written before
+// the mode existed needs no new bucket, and one written by this version opens in an
+// older one (which ignores the keys, and syncs every file itself).
+
+var lazyPrefix = []byte("lazy\x00")
+
+func lazyKey(seq uint64) []byte {
+	k := make([]byte, len(lazyPrefix)+8)
+	copy(k, lazyPrefix)
+	binary.BigEndian.PutUint64(k[len(lazyPrefix):], seq)
+	return k
+}
+
+// MarkLazy lists call seq as written without fsync.
+func (t *Tx) MarkLazy(seq uint64) error { return t.b(bMeta).Put(lazyKey(seq), nil) }
+
+// Lazy returns the calls listed as written without fsync, in order.
+func (t *Tx) Lazy() []uint64 {
+	var out []uint64
+	c := t.b(bMeta).Cursor()
+	for k, _ := c.Seek(lazyPrefix); k != nil && bytes.HasPrefix(k, lazyPrefix); k, _ = c.Next() {
+		if len(k) == len(lazyPrefix)+8 {
+			out = append(out, binary.BigEndian.Uint64(k[len(lazyPrefix):]))
+		}
+	}
+	return out
+}
+
+// ClearLazy takes calls off the list: their files and folders are synced.
+func (t *Tx) ClearLazy(seqs []uint64) error {
+	b := t.b(bMeta)
+	for _, s := range seqs {
+		if err := b.Delete(lazyKey(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
