@@ -371,10 +371,38 @@ type lazyStep struct {
 // itself are skipped: this process wrote them and has not crashed. It returns notes
 // for the records whose files it repaired.
 func (e *Engine) recoverLazy(j *journal.Journal) (map[uint64][]string, error) {
-	var seqs []uint64
-	byPath := map[string][]lazyStep{}
-	var order []string
-	err := j.View(func(t *journal.Tx) error {
+	seqs, byPath, order, err := e.lazyListed(j)
+	if err != nil || len(seqs) == 0 {
+		return nil, err
+	}
+	notes := map[uint64][]string{}
+	note := func(steps []lazyStep, format string, args ...any) {
+		last := steps[len(steps)-1].r.Seq
+		notes[last] = append(notes[last], fmt.Sprintf("recovery: "+format, args...))
+	}
+	dirs := map[string]bool{}
+	for _, p := range order {
+		if err := e.rollForward(j, p, byPath[p], note, dirs); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		if err := e.fs.SyncDir(d); err != nil && !notFound(err) && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("syncing %s: %w", d, err)
+		}
+	}
+	// Every listed file is now durable at its content: off the list. Should this
+	// write be lost, the next open does the same again, to the same end.
+	j.Defer(func(t *journal.Tx) error { return t.ClearLazy(seqs) })
+	return notes, nil
+}
+
+// lazyListed reads the calls written without fsync that another (or a dead) process
+// listed, and each file's changes among them in sequence order; this process's own
+// calls are left to its checkpoint.
+func (e *Engine) lazyListed(j *journal.Journal) (seqs []uint64, byPath map[string][]lazyStep, order []string, err error) {
+	byPath = map[string][]lazyStep{}
+	err = j.View(func(t *journal.Tx) error {
 		lazy := t.Lazy()
 		listed := make(map[uint64]bool, len(lazy))
 		for _, seq := range lazy {
@@ -405,81 +433,69 @@ func (e *Engine) recoverLazy(j *journal.Journal) (map[uint64][]string, error) {
 		}
 		return nil
 	})
-	if err != nil || len(seqs) == 0 {
-		return nil, err
+	return seqs, byPath, order, err
+}
+
+// rollForward brings file p to the end of its chain of unsynced changes, durably, when
+// it is missing, empty, torn or at an older version of that chain; a file the chain
+// does not explain, or a path no call could write, is left alone with a note. The
+// folders on p's way are added to dirs, to be synced.
+func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, note func([]lazyStep, string, ...any), dirs map[string]bool) error {
+	if !e.writable(p) {
+		note(steps, "%q is not a path a call could write (reserved, through a symlink, or not canonical); it was not touched", p)
+		return nil
 	}
-	notes := map[uint64][]string{}
-	note := func(steps []lazyStep, format string, args ...any) {
-		last := steps[len(steps)-1].r.Seq
-		notes[last] = append(notes[last], fmt.Sprintf("recovery: "+format, args...))
+	versions, final, exists, ok := e.rebuildChain(j, steps)
+	if !ok {
+		note(steps, "%s was written without fsync, and the journal cannot rebuild its content; it was left as found", p)
+		return nil
 	}
-	dirs := map[string]bool{}
-	for _, p := range order {
-		steps := byPath[p]
-		if !e.writable(p) {
-			note(steps, "%q is not a path a call could write (reserved, through a symlink, or not canonical); it was not touched", p)
-			continue
-		}
-		versions, final, exists, ok := e.rebuildChain(j, steps)
-		if !ok {
-			note(steps, "%s was written without fsync, and the journal cannot rebuild its content; it was left as found", p)
-			continue
-		}
-		for d := path.Dir(p); ; d = path.Dir(d) {
-			dirs[d] = true // a create may have made folders whose names were not synced
-			if d == "." {
-				break
-			}
-		}
-		e.cleanTemp(path.Dir(p))
-		data, rerr := e.fs.ReadCanonical(p)
-		there := rerr == nil
-		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && !notFound(rerr) {
-			return nil, fmt.Errorf("%s: %w", p, rerr)
-		}
-		switch {
-		case there && exists && bytes.Equal(data, final):
-			if err := e.fs.SyncFile(p); err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
-			}
-			continue
-		case !there && !exists:
-			continue
-		case there && !explained(data, versions):
-			note(steps, "%s holds content that no call since the last checkpoint wrote; it changed outside vfsctl and was left alone", p)
-			continue
-		}
-		var werr error
-		switch {
-		case !exists:
-			werr = e.fs.Remove(p)
-		case there:
-			werr = e.fs.Replace(p, final)
-		default:
-			_, _, werr = e.fs.CreateDirs(p, final)
-		}
-		if werr != nil {
-			return nil, fmt.Errorf("rolling %s forward: %w", p, werr)
-		}
-		e.remember(p, known{})
-		switch {
-		case !there:
-			note(steps, "%s was lost in a crash before it was synced; rebuilt from the journal", p)
-		case !exists:
-			note(steps, "%s was deleted by this call, and a crash brought it back; removed again", p)
-		default:
-			note(steps, "%s was found torn, empty or older after a crash before it was synced; rebuilt from the journal", p)
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		dirs[d] = true // a create may have made folders whose names were not synced
+		if d == "." {
+			break
 		}
 	}
-	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		if err := e.fs.SyncDir(d); err != nil && !notFound(err) && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("syncing %s: %w", d, err)
-		}
+	e.cleanTemp(path.Dir(p))
+	data, rerr := e.fs.ReadCanonical(p)
+	there := rerr == nil
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && !notFound(rerr) {
+		return fmt.Errorf("%s: %w", p, rerr)
 	}
-	// Every listed file is now durable at its content: off the list. Should this
-	// write be lost, the next open does the same again, to the same end.
-	j.Defer(func(t *journal.Tx) error { return t.ClearLazy(seqs) })
-	return notes, nil
+	switch {
+	case there && exists && bytes.Equal(data, final):
+		if err := e.fs.SyncFile(p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		return nil
+	case !there && !exists:
+		return nil
+	case there && !explained(data, versions):
+		note(steps, "%s holds content that no call since the last checkpoint wrote; it changed outside vfsctl and was left alone", p)
+		return nil
+	}
+	var werr error
+	switch {
+	case !exists:
+		werr = e.fs.Remove(p)
+	case there:
+		werr = e.fs.Replace(p, final)
+	default:
+		_, _, werr = e.fs.CreateDirs(p, final)
+	}
+	if werr != nil {
+		return fmt.Errorf("rolling %s forward: %w", p, werr)
+	}
+	e.remember(p, known{})
+	switch {
+	case !there:
+		note(steps, "%s was lost in a crash before it was synced; rebuilt from the journal", p)
+	case !exists:
+		note(steps, "%s was deleted by this call, and a crash brought it back; removed again", p)
+	default:
+		note(steps, "%s was found torn, empty or older after a crash before it was synced; rebuilt from the journal", p)
+	}
+	return nil
 }
 
 // rebuildChain redoes one file's chain of changes from the journal: from the prior
