@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func everything(t *testing.T, eng *txn.Engine) (string, string, map[string]strin
 	return string(a), string(b), versions
 }
 
-func reopen(t *testing.T, dir string) (*toolapi.API, *txn.Engine) {
+func reopen(t *testing.T, dir string) (*toolapi.Engine, *txn.Engine) {
 	fs, err := vfs.Open(dir, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func reopen(t *testing.T, dir string) (*toolapi.API, *txn.Engine) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	return toolapi.New(eng), eng
+	return overTxn(t, eng), eng
 }
 
 // A compacted journal is smaller and reads the same: the same records, stats and
@@ -68,16 +69,16 @@ func TestCompact(t *testing.T) {
 	const calls = 150
 	for i := range calls - 1 {
 		tool, args := oneLineEdit(i)
-		if r := a.Call("s", tool, args); !r.OK {
+		if r := a.Call(context.Background(), "s", tool, args); !r.OK {
 			t.Fatalf("call %d: %s", i, r.Text)
 		}
 	}
-	a.Call("s", "edit_file", json.RawMessage(`{"path":"f00.go","edits":[{"oldText":"no such text","newText":"x"}]}`))
+	a.Call(context.Background(), "s", "edit_file", json.RawMessage(`{"path":"f00.go","edits":[{"oldText":"no such text","newText":"x"}]}`))
 	tool, args := oneLineEdit(calls - 1)
 	var target struct{ Path string }
 	json.Unmarshal(args, &target)
 	prior, _ := os.ReadFile(filepath.Join(dir, target.Path))
-	if r := a.Call("s", tool, args); !r.OK {
+	if r := a.Call(context.Background(), "s", tool, args); !r.OK {
 		t.Fatal(r.Text)
 	}
 	recs, stats, versions := everything(t, eng)
@@ -103,7 +104,7 @@ func TestCompact(t *testing.T) {
 	if recs2 != recs || stats2 != stats || !reflect.DeepEqual(versions2, versions) {
 		t.Errorf("the compacted journal reads otherwise:\n%s\n%s", recs2, stats2)
 	}
-	if r := a.Call("s", "undo_edit", json.RawMessage(`{"path":"`+target.Path+`"}`)); !r.OK {
+	if r := a.Call(context.Background(), "s", "undo_edit", json.RawMessage(`{"path":"`+target.Path+`"}`)); !r.OK {
 		t.Fatalf("undo after compacting: %s", r.Text)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, target.Path)); string(got) != string(prior) {
@@ -117,7 +118,7 @@ func TestCompactRefusesForeign(t *testing.T) {
 	_, eng, path := editWorkspace(t)
 	a, _ := reopen(t, filepath.Dir(filepath.Dir(path)))
 	tool, args := oneLineEdit(0)
-	a.Call("s", tool, args)
+	a.Call(context.Background(), "s", tool, args)
 	eng.Close()
 	data, err := os.ReadFile(path)
 	if err != nil {

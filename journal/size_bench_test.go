@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -31,7 +32,7 @@ func sourceFile(n int) string {
 
 // editWorkspace makes a workspace of sizeFiles 200-line files and returns the API over
 // it, with its journal unsynced (sizes do not depend on fsync).
-func editWorkspace(tb testing.TB) (*toolapi.API, *txn.Engine, string) {
+func editWorkspace(tb testing.TB) (*toolapi.Engine, *txn.Engine, string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	for n := range sizeFiles {
@@ -48,7 +49,7 @@ func editWorkspace(tb testing.TB) (*toolapi.API, *txn.Engine, string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { eng.Close() })
-	return toolapi.New(eng), eng, filepath.Join(dir, ".vfsctl", "journal.db")
+	return overTxn(tb, eng), eng, filepath.Join(dir, ".vfsctl", "journal.db")
 }
 
 // oneLineEdit is call i of a run: a one-line edit_file call, as a model sends it, on
@@ -123,7 +124,7 @@ func BenchmarkJournalBytesPerEdit(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		tool, args := oneLineEdit(i)
-		if r := a.Call("bench", tool, args); !r.OK {
+		if r := a.Call(context.Background(), "bench", tool, args); !r.OK {
 			b.Fatalf("call %d: %s", i, r.Text)
 		}
 		i++
@@ -153,4 +154,14 @@ func logBuckets(tb testing.TB, buckets map[string]int64, calls int) {
 	for _, n := range names {
 		tb.Logf("%-11s %10d bytes %8.1f per call", n, buckets[n], float64(buckets[n])/float64(calls))
 	}
+}
+
+// overTxn is the tool layer over eng.
+func overTxn(tb testing.TB, eng *txn.Engine) *toolapi.Engine {
+	tb.Helper()
+	e, err := toolapi.OpenTxn(eng, toolapi.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
 }

@@ -31,8 +31,9 @@ type Result struct {
 	paths []string // the paths the call named, for its trace
 }
 
-// API dispatches tool calls to an engine.
-type API struct {
+// dispatcher dispatches tool calls to a transaction engine: the tool layer under the
+// Engine, which is the one entry point.
+type dispatcher struct {
 	eng    *txn.Engine
 	origin string     // who makes the calls (journal.Record.Origin); "" is a model
 	tools  []*toolDef // the tools a model may call; nil is the native set
@@ -40,13 +41,13 @@ type API struct {
 	maxChars int
 }
 
-// New returns an API over eng.
-func New(eng *txn.Engine) *API { return &API{eng: eng} }
+// newDispatcher returns a dispatcher over eng.
+func newDispatcher(eng *txn.Engine) *dispatcher { return &dispatcher{eng: eng} }
 
 // Call runs one tool call for session and journals it, whatever its outcome. It never
 // panics: an internal fault becomes an io_error result, so one bad call cannot take
 // down a server.
-func (a *API) Call(session, tool string, args json.RawMessage) (res Result) {
+func (a *dispatcher) Call(session, tool string, args json.RawMessage) (res Result) {
 	return a.CallContext(context.Background(), session, tool, args)
 }
 
@@ -56,7 +57,7 @@ func (a *API) Call(session, tool string, args json.RawMessage) (res Result) {
 // A call flows one way: its raw arguments are decoded once, by its tool's
 // definition, into typed arguments and the paths they name; then the call is
 // journaled and its handler runs on what was decoded.
-func (a *API) CallContext(ctx context.Context, session, tool string, args json.RawMessage) (res Result) {
+func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args json.RawMessage) (res Result) {
 	def, in, derr := a.decode(tool, args)
 	defer func() { res.paths = in.paths }()
 	c, err := a.eng.BeginContext(ctx, session, tool, args)
@@ -73,9 +74,9 @@ func (a *API) CallContext(ctx context.Context, session, tool string, args json.R
 	return res
 }
 
-// decode decodes a call by the API's tools. It never panics: a fault in decoding is
+// decode decodes a call by the dispatcher's tools. It never panics: a fault in decoding is
 // a refusal like any other.
-func (a *API) decode(tool string, args json.RawMessage) (def *toolDef, in *input, err error) {
+func (a *dispatcher) decode(tool string, args json.RawMessage) (def *toolDef, in *input, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			def, in = nil, &input{}
@@ -91,7 +92,7 @@ func (a *API) decode(tool string, args json.RawMessage) (def *toolDef, in *input
 
 // finish journals a call's outcome and returns its result. p is what the handler
 // panicked with, if it did.
-func (a *API) finish(c *txn.Call, tool string, def *toolDef, in *input, p any, text string, err error) Result {
+func (a *dispatcher) finish(c *txn.Call, tool string, def *toolDef, in *input, p any, text string, err error) Result {
 	if p != nil {
 		what := "Nothing was written."
 		if c.Committed() {
@@ -139,7 +140,7 @@ type readArgs struct {
 	offset, limit int
 }
 
-func (a *API) read(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) read(c *txn.Call, _ string, in *input) (string, error) {
 	args := &readArgs{path: in.str("path"), offset: in.num("offset"), limit: in.num("limit")}
 	r, err := a.eng.Read(c, args.path)
 	if err != nil {
@@ -299,7 +300,7 @@ func listInts(l []int) string {
 	return strings.Join(parts, ", ")
 }
 
-func (a *API) edit(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) edit(c *txn.Call, _ string, in *input) (string, error) {
 	path, edits, dryRun := in.str("path"), in.edits("edits"), in.flag("dryRun")
 	ch, err := a.eng.Edit(c, path, edits, dryRun)
 	if err != nil {
@@ -424,7 +425,7 @@ func foldedList(f []string) string {
 	return strings.Join(f, ", ")
 }
 
-func (a *API) create(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) create(c *txn.Call, _ string, in *input) (string, error) {
 	ch, err := a.eng.Create(c, in.str("path"), []byte(in.str("content")))
 	if err != nil {
 		return "", err
@@ -432,7 +433,7 @@ func (a *API) create(c *txn.Call, _ string, in *input) (string, error) {
 	return renderWrite(in.str("path"), ch), nil
 }
 
-func (a *API) write(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) write(c *txn.Call, _ string, in *input) (string, error) {
 	ch, err := a.eng.Write(c, in.str("path"), []byte(in.str("content")))
 	if err != nil {
 		return "", err
@@ -448,7 +449,7 @@ func renderWrite(path string, c *txn.Change) string {
 	return withWarnings(fmt.Sprintf("Replaced %s whole: now %s, %s (was %s).", path, plural(lines, "line"), plural(len(c.After), "byte"), plural(len(c.Before), "byte")), c)
 }
 
-func (a *API) apply(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) apply(c *txn.Call, _ string, in *input) (string, error) {
 	specs := in.specs("changes")
 	changes, err := a.eng.Apply(c, specs, false)
 	if err != nil {
@@ -470,7 +471,7 @@ func (a *API) apply(c *txn.Call, _ string, in *input) (string, error) {
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-func (a *API) undoEdit(c *txn.Call, session string, in *input) (string, error) {
+func (a *dispatcher) undoEdit(c *txn.Call, session string, in *input) (string, error) {
 	path := in.str("path")
 	r, err := a.eng.FS().Resolve(path)
 	if err != nil {
@@ -534,7 +535,7 @@ const maxUnparsed = 64 << 10
 // RecordUnparsed journals a line that could not be read as a call at all (tool
 // "unknown", kind invalid_input), byte for byte up to 64 KiB, so that failure
 // analytics see it too. It returns the result for the line.
-func (a *API) RecordUnparsed(session string, line []byte, err error) Result {
+func (a *dispatcher) RecordUnparsed(session string, line []byte, err error) Result {
 	if len(line) > maxUnparsed {
 		line = line[:maxUnparsed]
 	}

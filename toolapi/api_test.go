@@ -13,7 +13,7 @@ import (
 	"github.com/vfsctl/vfsctl/vfs"
 )
 
-func newAPI(t *testing.T, files map[string]string) (*API, string) {
+func newAPI(t *testing.T, files map[string]string) (*dispatcher, string) {
 	t.Helper()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "ws")
@@ -30,10 +30,12 @@ func newAPI(t *testing.T, files map[string]string) (*API, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(eng), dir
+	return newDispatcher(eng), dir
 }
 
-func call(a *API, tool, args string) Result { return a.Call("test", tool, json.RawMessage(args)) }
+func call(a *dispatcher, tool, args string) Result {
+	return a.Call("test", tool, json.RawMessage(args))
+}
 
 func kindOf(r Result) string {
 	if r.Kind == nil {

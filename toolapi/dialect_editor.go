@@ -82,7 +82,7 @@ var textEditorDef = &toolDef{
 	op:    journal.OpEdit,
 	needs: needs{write: true, licence: true},
 	sets:  []string{setAnthropic},
-	run:   (*API).textEditor,
+	run:   (*dispatcher).textEditor,
 }
 
 var textEditorOldDef = &toolDef{
@@ -93,7 +93,7 @@ var textEditorOldDef = &toolDef{
 	op:    journal.OpEdit,
 	needs: needs{write: true, licence: true},
 	sets:  []string{setAnthropic},
-	run:   (*API).textEditor,
+	run:   (*dispatcher).textEditor,
 }
 
 // editorTakes says which arguments each command takes besides command and path.
@@ -127,7 +127,7 @@ func inEditorWords(err error) error {
 	return &e2
 }
 
-func (a *API) textEditor(c *txn.Call, session string, in *input) (string, error) {
+func (a *dispatcher) textEditor(c *txn.Call, session string, in *input) (string, error) {
 	cmd, path := in.str("command"), in.str("path")
 	if cmd == cmdView && len(path) > 1 {
 		path = strings.TrimRight(path, "/") // a folder, as the tool's own listing names one
@@ -173,14 +173,14 @@ func takesList(l []string) string {
 }
 
 // maxCharacters is what one view may show.
-func (a *API) maxCharacters() int {
+func (a *dispatcher) maxCharacters() int {
 	if a.maxChars > 0 {
 		return a.maxChars
 	}
 	return DefaultMaxCharacters
 }
 
-func (a *API) editorView(c *txn.Call, path string, in *input) (string, error) {
+func (a *dispatcher) editorView(c *txn.Call, path string, in *input) (string, error) {
 	rng, _ := in.m["view_range"].([]int)
 	r, err := a.eng.FS().Resolve(path)
 	root := errors.Is(err, vfs.ErrRoot)
@@ -283,7 +283,7 @@ func renderView(path string, f *txn.ReadResult, first, last, maxChars int) (stri
 
 // viewFolder lists a folder two levels deep, as the text editor tool does: hidden
 // entries left out, and here also what .gitignore ignores.
-func (a *API) viewFolder(c *txn.Call, path, dir string) string {
+func (a *dispatcher) viewFolder(c *txn.Call, path, dir string) string {
 	c.Looked(dir)
 	w := a.walker(false, 2)
 	var out []string
@@ -319,7 +319,7 @@ func (a *API) viewFolder(c *txn.Call, path, dir string) string {
 	return text
 }
 
-func (a *API) editorCreate(c *txn.Call, path string, in *input) (string, error) {
+func (a *dispatcher) editorCreate(c *txn.Call, path string, in *input) (string, error) {
 	if !in.sent("file_text") {
 		return "", errs.New(errs.InvalidInput, path, "create needs file_text, the whole content of the file (\"\" for an empty file).")
 	}
@@ -359,7 +359,7 @@ func firstSentence(s string) string {
 	return s
 }
 
-func (a *API) editorReplace(c *txn.Call, path string, in *input) (string, error) {
+func (a *dispatcher) editorReplace(c *txn.Call, path string, in *input) (string, error) {
 	if !in.sent("old_str") {
 		return "", errs.New(errs.InvalidInput, path, "str_replace needs old_str, the exact text to replace, and new_str, the text to put instead (left out: old_str is deleted).")
 	}
@@ -378,7 +378,7 @@ func (a *API) editorReplace(c *txn.Call, path string, in *input) (string, error)
 	return withWarnings(strings.TrimRight(b.String(), "\n"), ch), nil
 }
 
-func (a *API) editorInsert(c *txn.Call, path string, in *input) (string, error) {
+func (a *dispatcher) editorInsert(c *txn.Call, path string, in *input) (string, error) {
 	text, field := in.str("insert_text"), "insert_text"
 	if in.sent("new_str") {
 		if in.sent("insert_text") {
@@ -485,7 +485,7 @@ func lineLen(b []byte) int {
 	return len(b)
 }
 
-func (a *API) editorUndo(c *txn.Call, session, path string) (string, error) {
+func (a *dispatcher) editorUndo(c *txn.Call, session, path string) (string, error) {
 	r, err := a.eng.FS().Resolve(path)
 	if err != nil {
 		return "", err

@@ -11,7 +11,7 @@ import (
 )
 
 // dialectAPI is an API over a workspace of files that offers the tools spec chooses.
-func dialectAPI(t *testing.T, spec string, files map[string]string) (*API, string) {
+func dialectAPI(t *testing.T, spec string, files map[string]string) (*dispatcher, string) {
 	t.Helper()
 	a, dir := newAPI(t, files)
 	tools, err := selectTools(spec)

@@ -40,7 +40,7 @@ var applyPatchDef = &toolDef{
 	op:    journal.OpEdit,
 	needs: needs{write: true},
 	sets:  []string{setCodex},
-	run:   (*API).applyPatch,
+	run:   (*dispatcher).applyPatch,
 	bare:  "input",
 }
 
@@ -60,7 +60,7 @@ var patchOperation = &objectDef{
 // a deletion, an Update File an edit whose chunks are placed by the matcher's tiers
 // on the file as read under its queue, and a Move to the deletion of the old path
 // with a create of the new one from the same read. Any refusal changes nothing.
-func (a *API) applyPatch(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) applyPatch(c *txn.Call, _ string, in *input) (string, error) {
 	text, err := a.patch(c, in)
 	if err != nil {
 		// The kind and that nothing changed come first: a patch's refusal may name
@@ -70,7 +70,7 @@ func (a *API) applyPatch(c *txn.Call, _ string, in *input) (string, error) {
 	return text, nil
 }
 
-func (a *API) patch(c *txn.Call, in *input) (string, error) {
+func (a *dispatcher) patch(c *txn.Call, in *input) (string, error) {
 	ops, err := patchOps(in)
 	if err != nil {
 		return "", err
@@ -162,7 +162,7 @@ type patchTarget struct {
 // what the patch gets wrong as a whole (a path named twice) and, in the dialect's
 // words, what the transaction would refuse in the native tools' words (an Add over
 // an existing file, an Update of a missing one).
-func (a *API) patchSpecs(ops []dialect.FileOp) ([]txn.Spec, error) {
+func (a *dispatcher) patchSpecs(ops []dialect.FileOp) ([]txn.Spec, error) {
 	targets := targetsOf(ops)
 	seen := map[string]*patchTarget{}
 	for i := range targets {
@@ -196,7 +196,7 @@ func targetsOf(ops []dialect.FileOp) []patchTarget {
 // checkTarget resolves one path of a patch and refuses, in the dialect's words, a path
 // the patch names twice, an Add or a move onto an existing path and an Update or
 // Delete of a missing file.
-func (a *API) checkTarget(t *patchTarget, seen map[string]*patchTarget) error {
+func (a *dispatcher) checkTarget(t *patchTarget, seen map[string]*patchTarget) error {
 	label := fmt.Sprintf("%s (patch line %d)", t.header, t.op.Line)
 	r, err := a.eng.FS().Resolve(t.path)
 	if err != nil {

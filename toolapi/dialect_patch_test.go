@@ -10,14 +10,14 @@ import (
 )
 
 // patchAPI is an API offering every tool, apply_patch among them.
-func patchAPI(t *testing.T, files map[string]string) (*API, string) {
+func patchAPI(t *testing.T, files map[string]string) (*dispatcher, string) {
 	t.Helper()
 	a, dir := newAPI(t, files)
 	a.tools = toolTable
 	return a, dir
 }
 
-func patchCall(a *API, patch string) Result {
+func patchCall(a *dispatcher, patch string) Result {
 	b, _ := json.Marshal(map[string]string{"input": patch})
 	return call(a, ApplyPatch, string(b))
 }

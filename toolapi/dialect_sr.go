@@ -37,10 +37,10 @@ var replaceInFileDef = &toolDef{
 	op:    journal.OpEdit,
 	needs: needs{write: true},
 	sets:  []string{setSearchReplace},
-	run:   (*API).replaceInFile,
+	run:   (*dispatcher).replaceInFile,
 }
 
-func (a *API) replaceInFile(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) replaceInFile(c *txn.Call, _ string, in *input) (string, error) {
 	path := in.str("path")
 	blocks, err := dialect.ParseSearchReplace(in.str("diff"))
 	if err != nil {

@@ -123,7 +123,7 @@ const (
 // different files at once. The journal is held only while work runs, so another
 // process (an operator's vfsctl log while a runtime serves) can use it in between.
 type Engine struct {
-	api    *API
+	api    *dispatcher
 	tracer trace.Tracer // nil: calls are not traced
 }
 
@@ -156,7 +156,24 @@ func Open(root string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	api := New(eng)
+	return over(eng, opts, tools), nil
+}
+
+// OpenTxn returns an Engine over a transaction engine the caller opened, on a
+// filesystem of its own (a test's fault-injecting or crash-recording one). Only the
+// options of the tool layer apply (Origin, Tools, MaxCharacters, TracerProvider); the
+// others were the caller's to give txn.Open.
+func OpenTxn(eng *txn.Engine, opts Options) (*Engine, error) {
+	tools, err := selectTools(opts.Tools)
+	if err != nil {
+		return nil, err
+	}
+	return over(eng, opts, tools), nil
+}
+
+// over is the Engine of the tools chosen over eng.
+func over(eng *txn.Engine, opts Options, tools []*toolDef) *Engine {
+	api := newDispatcher(eng)
 	api.origin = opts.Origin
 	api.maxChars = opts.MaxCharacters
 	api.tools = tools
@@ -164,7 +181,7 @@ func Open(root string, opts Options) (*Engine, error) {
 	if opts.TracerProvider != nil {
 		e.tracer = opts.TracerProvider.Tracer(tracerName)
 	}
-	return e, nil
+	return e
 }
 
 // Tools returns the definitions of the tools Options.Tools chose, to hand to a model.

@@ -28,14 +28,14 @@ const (
 // walker is the workspace walk of a listing or a search (vfs.Walker): confined to
 // the root, reserved folders left out, symlinks not followed, and files that
 // .gitignore files ignore left out unless asked.
-func (a *API) walker(includeIgnored bool, depth int) *vfs.Walker {
+func (a *dispatcher) walker(includeIgnored bool, depth int) *vfs.Walker {
 	w := a.eng.FS().Walker()
 	w.IncludeIgnored, w.Depth = includeIgnored, depth
 	return w
 }
 
 // folder resolves the path argument of list_files and search_files to a folder.
-func (a *API) folder(p string) (string, error) {
+func (a *dispatcher) folder(p string) (string, error) {
 	if p == "" || p == "." || p == "/" {
 		return ".", nil
 	}
@@ -67,7 +67,7 @@ func findArgsOf(in *input) *findArgs {
 		literal: in.flag("literal"), ignored: in.flag("includeIgnored")}
 }
 
-func (a *API) listFiles(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error) {
 	args := findArgsOf(in)
 	if args.pattern != "" {
 		if _, err := path.Match(args.pattern, ""); err != nil {
@@ -110,7 +110,7 @@ func (a *API) listFiles(c *txn.Call, _ string, in *input) (string, error) {
 	return text + w.Skipped.Note(), nil
 }
 
-func (a *API) searchFiles(c *txn.Call, _ string, in *input) (string, error) {
+func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, error) {
 	args := findArgsOf(in)
 	re, err := searchPattern(args)
 	if err != nil {

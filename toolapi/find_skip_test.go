@@ -11,7 +11,7 @@ import (
 
 // callWithin runs a call that must not block: a FIFO opened for reading waits for a
 // writer forever, so a call that opens one fails the test instead of hanging it.
-func callWithin(t *testing.T, a *API, tool, args string) Result {
+func callWithin(t *testing.T, a *dispatcher, tool, args string) Result {
 	t.Helper()
 	done := make(chan Result, 1)
 	go func() { done <- call(a, tool, args) }()

@@ -104,7 +104,7 @@ func TestWriteAcrossProcesses(t *testing.T) {
 	}
 	fs, _ := vfs.Open(dir, vfs.Options{})
 	e2, _ := txn.Open(fs, txn.Options{})
-	a2 := New(e2)
+	a2 := newDispatcher(e2)
 	if r := a2.Call("other", "write_file", json.RawMessage(`{"path": "f.txt", "content": "x\n"}`)); r.OK || kindOf(r) != "not_read" {
 		t.Fatalf("another session wrote: %+v", r)
 	}

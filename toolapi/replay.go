@@ -22,7 +22,7 @@ type Replayer struct {
 	src     *txn.Engine
 	swap    *swapFs
 	eng     *txn.Engine
-	api     *API
+	api     *dispatcher
 	dir     string
 	release []func()
 	cache   map[string][]byte // versions already rebuilt, by hash
@@ -59,7 +59,7 @@ func NewReplayer(src *txn.Engine) (*Replayer, error) {
 		r.Close()
 		return nil, err
 	}
-	r.api = New(r.eng)
+	r.api = newDispatcher(r.eng)
 	r.api.tools = toolTable // a recorded call may be of any tool, whatever set its runtime offered
 	for _, e := range []*txn.Engine{src, r.eng} {
 		rel, err := e.Hold()

@@ -68,7 +68,7 @@ func BenchmarkReplay(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	api := New(eng)
+	api := newDispatcher(eng)
 	rel, _ := eng.Hold()
 	const calls = 1500
 	for k := range calls {

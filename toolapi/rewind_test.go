@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -377,5 +378,32 @@ func TestApplyChangesDelete(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "keep me\n" {
 		t.Errorf("a.txt after undo: %q", b)
+	}
+}
+
+// A rewind's conflict names a path as it is: not capitalised, not cut inside a rune.
+func TestRewindConflictKeepsThePath(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if r := e.Call(WithTurn(ctx, "t1"), "a", CreateFile, json.RawMessage(`{"path": "é.txt", "content": "x\n"}`)); !r.OK {
+		t.Fatal(r.Text)
+	}
+	if r := e.Call(ctx, "b", ApplyChanges, json.RawMessage(`{"changes": [{"path": "é.txt", "delete": true}]}`)); !r.OK {
+		t.Fatal(r.Text)
+	}
+	r := e.Rewind(ctx, "a", "t1")
+	if r.OK || r.Kind == nil || *r.Kind != string(errs.Conflict) {
+		t.Fatalf("rewind: %+v", r)
+	}
+	if !strings.Contains(r.Text, "é.txt") {
+		t.Errorf("the conflict does not name the path as it is: %s", r.Text)
+	}
+	if !utf8.ValidString(r.Text) {
+		t.Errorf("the path was changed: %q", r.Text)
 	}
 }

@@ -40,7 +40,7 @@ type toolDef struct {
 }
 
 // handler runs a decoded call.
-type handler func(a *API, c *txn.Call, session string, in *input) (string, error)
+type handler func(a *dispatcher, c *txn.Call, session string, in *input) (string, error)
 
 // needs says what a tool needs of the workspace, and so how a runtime may gate it.
 type needs struct {

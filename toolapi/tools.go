@@ -53,7 +53,7 @@ var readFileDef = &toolDef{
 	shape: `{"path": "src/app.ts"}`,
 	op:    journal.OpRead,
 	sets:  readOnlySets,
-	run:   (*API).read,
+	run:   (*dispatcher).read,
 }
 
 var editFileDef = &toolDef{
@@ -72,7 +72,7 @@ var editFileDef = &toolDef{
 	op:    journal.OpEdit,
 	needs: needs{write: true},
 	sets:  []string{setNative},
-	run:   (*API).edit,
+	run:   (*dispatcher).edit,
 }
 
 // contentArg is the whole content of create_file and write_file.
@@ -92,7 +92,7 @@ var createFileDef = &toolDef{
 	op:    journal.OpCreate,
 	needs: needs{write: true, addOnly: true},
 	sets:  []string{setNative},
-	run:   (*API).create,
+	run:   (*dispatcher).create,
 }
 
 var writeFileDef = &toolDef{
@@ -107,7 +107,7 @@ var writeFileDef = &toolDef{
 	op:    journal.OpWrite,
 	needs: needs{write: true, licence: true},
 	sets:  []string{setNative},
-	run:   (*API).write,
+	run:   (*dispatcher).write,
 }
 
 var applyChangesDef = &toolDef{
@@ -123,7 +123,7 @@ var applyChangesDef = &toolDef{
 	op:    journal.OpEdit,
 	needs: needs{write: true, licence: true},
 	sets:  []string{setNative},
-	run:   (*API).apply,
+	run:   (*dispatcher).apply,
 }
 
 var undoEditDef = &toolDef{
@@ -138,7 +138,7 @@ var undoEditDef = &toolDef{
 	op:    journal.OpEdit,
 	needs: needs{write: true},
 	sets:  []string{setNative},
-	run:   (*API).undoEdit,
+	run:   (*dispatcher).undoEdit,
 }
 
 var listFilesDef = &toolDef{
@@ -154,7 +154,7 @@ var listFilesDef = &toolDef{
 	shape: `{"path": "src", "pattern": "*.ts"}`,
 	op:    journal.OpRead,
 	sets:  readOnlySets,
-	run:   (*API).listFiles,
+	run:   (*dispatcher).listFiles,
 }
 
 var searchFilesDef = &toolDef{
@@ -171,5 +171,5 @@ var searchFilesDef = &toolDef{
 	shape: `{"pattern": "TODO", "glob": "*.ts"}`,
 	op:    journal.OpRead,
 	sets:  readOnlySets,
-	run:   (*API).searchFiles,
+	run:   (*dispatcher).searchFiles,
 }

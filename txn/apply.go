@@ -285,6 +285,11 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 		ch.After, ch.Created = s.Content, true
 		return ch, sight{}, nil
 	}
+	if s.Op == journal.OpDelete && r.Link {
+		// Deleting (or moving away) what a symlink points to would leave the link
+		// dangling and name one file in the reply while removing another.
+		return nil, named(r.Path, s.Op), errs.New(errs.NotAFile, s.Path, "%s is a symlink (to %s); deleting or moving it would remove %s and leave the link dangling. Send %s's own path, or change the link outside vfsctl.", s.Path, r.Path, r.Path, r.Path)
+	}
 	if s.Op == journal.OpWrite && !r.Exists && !r.Link {
 		return nil, named(r.Path, s.Op), errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
 	}

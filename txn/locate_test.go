@@ -66,3 +66,25 @@ func TestLocatorRefusalChangesNothing(t *testing.T) {
 		t.Errorf("b.txt = %q after a refused call", b)
 	}
 }
+
+// Deleting through a symlink is refused: it would remove the file the link points to,
+// name the link in the reply, and leave the link dangling.
+func TestDeleteThroughSymlinkRefused(t *testing.T) {
+	e, dir := diskEngine(t, map[string]string{"g.txt": "x\n"})
+	if err := os.Symlink("g.txt", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	err := do(e, "s", func(c *Call) error {
+		_, err := e.Apply(c, []Spec{{Path: "link", Op: journal.OpDelete}}, false)
+		return err
+	})
+	if errs.KindOf(err) != errs.NotAFile {
+		t.Fatalf("err = %v, want not_a_file", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "g.txt")); string(b) != "x\n" {
+		t.Errorf("g.txt = %q after a refused delete", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "link")); err != nil {
+		t.Errorf("the link is gone: %v", err)
+	}
+}

@@ -410,8 +410,9 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 			by = "calls " + strings.Join(names, ", ")
 		}
 		fact = fmt.Sprintf("%s changed %s at or next to %s as %s left it", by, f.path, where, what)
+		fact = strings.ToUpper(fact[:1]) + fact[1:] // by is ASCII: "a change ...", "call ...", "calls ..."
 	}
-	fact = strings.ToUpper(fact[:1]) + fact[1:] + "; rewinding would undo that too. Nothing was written."
+	fact += "; rewinding would undo that too. Nothing was written." // fact may start with a path: its case is kept
 	if len(after) > 0 {
 		last := after[len(after)-1]
 		return &errs.Error{Kind: errs.Conflict, Path: f.path, Message: fmt.Sprintf("%s Undo call %d first.", fact, last), Blocker: last, Fact: fact}

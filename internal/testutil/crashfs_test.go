@@ -1,6 +1,7 @@
 package testutil_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -340,7 +341,7 @@ func TestCrashEngineEdit(t *testing.T) {
 	must(t, err)
 	eng, err := txn.Open(vfs.New(fs, vfs.Options{}), txn.Options{JournalPath: filepath.Join(t.TempDir(), "journal.db")})
 	must(t, err)
-	res := toolapi.New(eng).Call("s", "edit_file", json.RawMessage(`{"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}`))
+	res := overTxn(t, eng).Call(context.Background(), "s", "edit_file", json.RawMessage(`{"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}`))
 	if !res.OK {
 		t.Fatal(res.Text)
 	}
@@ -359,4 +360,14 @@ func TestCrashEngineEdit(t *testing.T) {
 		}
 	}
 	wantStates(t, "after the call", fs.Rec.CrashStates(fs.Rec.Len()), "a.txt=one\n2\nthree\n")
+}
+
+// overTxn is the tool layer over eng.
+func overTxn(tb testing.TB, eng *txn.Engine) *toolapi.Engine {
+	tb.Helper()
+	e, err := toolapi.OpenTxn(eng, toolapi.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
 }
