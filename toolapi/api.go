@@ -473,6 +473,13 @@ func (a *dispatcher) apply(c *txn.Call, _ string, in *input) (string, error) {
 
 func (a *dispatcher) undoEdit(c *txn.Call, session string, in *input) (string, error) {
 	path := in.str("path")
+	return a.undoLast(c, session, path, fmt.Sprintf("read_file %s and edit the lines back with edit_file", path))
+}
+
+// undoLast reverts session's latest change to path that is not undone yet. A conflict
+// with a later call gets byHand, how the model can put its lines back itself: the
+// blocking call is another session's or an operator's, which the model cannot undo.
+func (a *dispatcher) undoLast(c *txn.Call, session, path, byHand string) (string, error) {
 	r, err := a.eng.FS().Resolve(path)
 	if err != nil {
 		return "", err
@@ -483,9 +490,7 @@ func (a *dispatcher) undoEdit(c *txn.Call, session string, in *input) (string, e
 	case errors.Is(err, txn.ErrNothingToUndo):
 		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
 	case b != nil:
-		// The blocking call is another session's or an operator's: the model cannot
-		// undo it, but it can still put its lines back by hand.
-		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, read_file %s and edit the lines back with edit_file.", b.Fact, path)
+		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, %s.", b.Fact, byHand)
 	case err != nil:
 		return "", err
 	}

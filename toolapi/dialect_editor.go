@@ -486,19 +486,5 @@ func lineLen(b []byte) int {
 }
 
 func (a *dispatcher) editorUndo(c *txn.Call, session, path string) (string, error) {
-	r, err := a.eng.FS().Resolve(path)
-	if err != nil {
-		return "", err
-	}
-	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path})
-	b := errs.Blocked(err)
-	switch {
-	case errors.Is(err, txn.ErrNothingToUndo):
-		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
-	case b != nil:
-		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, view %s and str_replace the lines back.", b.Fact, path)
-	case err != nil:
-		return "", err
-	}
-	return RenderUndo(res, false), nil
+	return a.undoLast(c, session, path, fmt.Sprintf("view %s and str_replace the lines back", path))
 }
