@@ -390,10 +390,13 @@ func TestRewindConflictKeepsThePath(t *testing.T) {
 	}
 	defer e.Close()
 	ctx := context.Background()
-	if r := e.Call(WithTurn(ctx, "t1"), "a", CreateFile, json.RawMessage(`{"path": "é.txt", "content": "x\n"}`)); !r.OK {
+	if r := e.Call(ctx, "a", CreateFile, json.RawMessage(`{"path": "é.txt", "content": "x\n"}`)); !r.OK {
 		t.Fatal(r.Text)
 	}
-	if r := e.Call(ctx, "b", ApplyChanges, json.RawMessage(`{"changes": [{"path": "é.txt", "delete": true}]}`)); !r.OK {
+	if r := e.Call(WithTurn(ctx, "t1"), "a", ApplyChanges, json.RawMessage(`{"changes": [{"path": "é.txt", "delete": true}]}`)); !r.OK {
+		t.Fatal(r.Text)
+	}
+	if r := e.Call(ctx, "b", CreateFile, json.RawMessage(`{"path": "é.txt", "content": "new\n"}`)); !r.OK {
 		t.Fatal(r.Text)
 	}
 	r := e.Rewind(ctx, "a", "t1")
@@ -405,5 +408,39 @@ func TestRewindConflictKeepsThePath(t *testing.T) {
 	}
 	if !utf8.ValidString(r.Text) {
 		t.Errorf("the path was changed: %q", r.Text)
+	}
+}
+
+// A file the turn created and another session removed since is simply gone after the
+// rewind: the rewind wants it gone, so nothing of the other session's is undone, and
+// the turn's other changes are rewound.
+func TestRewindKeepsAnotherSessionsRemovalOfACreatedFile(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	for _, c := range []struct{ session, turn, tool, args string }{
+		{"a", "t1", CreateFile, `{"path": "x.txt", "content": "x\n"}`},
+		{"a", "t1", CreateFile, `{"path": "y.txt", "content": "y\n"}`},
+		{"b", "", ApplyChanges, `{"changes": [{"path": "x.txt", "delete": true}]}`},
+	} {
+		cctx := ctx
+		if c.turn != "" {
+			cctx = WithTurn(ctx, c.turn)
+		}
+		if r := e.Call(cctx, c.session, c.tool, json.RawMessage(c.args)); !r.OK {
+			t.Fatal(r.Text)
+		}
+	}
+	if r := e.Rewind(ctx, "a", "t1"); !r.OK {
+		t.Fatalf("rewind refused: %s", r.Text)
+	}
+	for _, p := range []string{"x.txt", "y.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after the rewind (%v)", p, err)
+		}
 	}
 }

@@ -361,6 +361,10 @@ func (f *rewindFile) revert(st rewindStep, cur []byte, exists bool) ([]byte, boo
 			return nil, false, f.conflict(st, nil, "%s exists again since call %d removed it")
 		}
 		return st.before, true, nil
+	case !exists && st.before == nil:
+		// The step created the file and it is gone again: the rewind wants it gone, so
+		// the removal made since is kept, not undone.
+		return nil, false, nil
 	case !exists:
 		return nil, false, f.conflict(st, nil, "%s was removed since call %d")
 	}
