@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -67,20 +66,7 @@ func (c *rewindCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	rep := eng.RewindTurns(context.Background(), toolapi.RewindRequest{Session: c.session, Turn: c.turn, DryRun: c.dryRun, FirstAdvice: forRewind})
-	switch {
-	case c.json:
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		enc.Encode(rep)
-	case !rep.OK:
-		fmt.Fprintf(stderr, "vfsctl rewind: %s%s\n", rep.Text, busyHint(rep.Kind))
-	default:
-		fmt.Fprintln(stdout, rep.Text)
-	}
-	if !rep.OK {
-		return exitRefused
-	}
-	return exitOK
+	return printOutcome(stdout, stderr, "vfsctl rewind", c.json, rep, rep.OK, rep.Text, rep.Kind)
 }
 
 // forRewind tells an operator which command clears a conflict with another's call.

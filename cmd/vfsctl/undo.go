@@ -114,17 +114,23 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		req.Path = p
 	}
 	rep := eng.Revert(context.Background(), req)
+	return printOutcome(stdout, stderr, name, c.json, rep, rep.OK, rep.Text, rep.Kind)
+}
+
+// printOutcome prints an operator command's report: whole as JSON with asJSON, else its
+// text, on stderr when it was refused; the exit code says which.
+func printOutcome(stdout, stderr io.Writer, name string, asJSON bool, rep any, ok bool, text, kind string) int {
 	switch {
-	case c.json:
+	case asJSON:
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.Encode(rep)
-	case !rep.OK:
-		fmt.Fprintf(stderr, "%s: %s%s\n", name, rep.Text, busyHint(rep.Kind))
+	case !ok:
+		fmt.Fprintf(stderr, "%s: %s%s\n", name, text, busyHint(kind))
 	default:
-		fmt.Fprintln(stdout, rep.Text)
+		fmt.Fprintln(stdout, text)
 	}
-	if !rep.OK {
+	if !ok {
 		return exitRefused
 	}
 	return exitOK
