@@ -1,7 +1,5 @@
 package journal
 
-import bolt "go.etcd.io/bbolt"
-
 // commitReq is one call's part of a group commit.
 type commitReq struct {
 	fn   func(*Tx) error
@@ -62,21 +60,18 @@ func (j *Journal) runBatch(batch []*commitReq, deferred []func(*Tx) error) {
 		if b := j.broken.Load(); b != nil {
 			return *b
 		}
-		return j.guard(func() error {
-			return db.Update(func(tx *bolt.Tx) error {
-				t := &Tx{tx: tx}
-				for _, d := range ds {
-					if err := d(t); err != nil {
-						return err
-					}
+		return j.write(db, func(t *Tx) error {
+			for _, d := range ds {
+				if err := d(t); err != nil {
+					return err
 				}
-				for _, r := range rs {
-					if err := r.fn(t); err != nil {
-						return err
-					}
+			}
+			for _, r := range rs {
+				if err := r.fn(t); err != nil {
+					return err
 				}
-				return nil
-			})
+			}
+			return nil
 		})
 	}
 	err = run(deferred, batch)

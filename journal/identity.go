@@ -174,6 +174,7 @@ func (j *Journal) Adopt() (Adoption, error) {
 	// from: here recovery judges pending calls by the files themselves.
 	j.dir.remove("marks")
 	j.dir.remove("temps")
+	j.dir.remove(walName)
 	unix.Fsync(j.dir.fd)
 	return a, nil
 }

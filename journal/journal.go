@@ -49,6 +49,9 @@ type Options struct {
 	// (an older vfsctl, bbolt's own tools) may wait the whole Linger. 0 closes the
 	// journal as soon as the last call ends.
 	Linger time.Duration
+	// NoLog commits every transaction synced by bbolt (two fdatasyncs), never through
+	// the log (wal.go): for comparisons and tests.
+	NoLog bool
 	// NoSync skips fsync on journal commits. THIS IS UNSAFE: a power loss can lose
 	// records or leave files the journal cannot explain. For tests only.
 	NoSync bool
@@ -81,6 +84,13 @@ type Journal struct {
 	queue    []*commitReq
 	leading  bool
 	deferred []func(*Tx) error
+
+	// The log of the hold (wal.go), under wmu, which every write transaction holds.
+	wmu    sync.Mutex
+	wal    *wal
+	writes int   // write transactions of this hold
+	noLog  bool  // this hold keeps no log
+	mapped int64 // the least size of bbolt's memory map in this hold
 }
 
 // New returns the journal stored at path (created on first use).
@@ -235,6 +245,12 @@ func (j *Journal) endHold() {
 // it, until Close unmaps it. After bbolt panicked on damage its own locks may be held
 // for good, so Close then gets a bounded time, and past it only the file is closed.
 func (j *Journal) closeDB() {
+	if db := j.handle(); db != nil {
+		// bbolt's Close waits for every read transaction, the log's included.
+		j.wmu.Lock()
+		j.guard(func() error { return j.stopLog(db) })
+		j.wmu.Unlock()
+	}
 	if db := j.db.Swap(nil); db != nil {
 		if j.broken.Load() == nil {
 			if j.guard(db.Close) == nil {
@@ -305,14 +321,35 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 		// locked with it: it is as damaged as it was.
 		return nil, b.err
 	}
+	var live bool
+	var frames [][]byte
+	if exists {
+		// A log left live by a process that did not end its hold: the journal file
+		// goes back to its last synced state before bbolt reads it (wal.go).
+		if live, frames, err = j.recoverLog(d, base); err != nil {
+			return nil, errs.Wrap(errs.IOError, "", err, "Cannot recover the journal %s from its log: %v.", j.showPath(), err)
+		}
+	}
+	j.wmu.Lock()
+	j.writes, j.noLog = 0, false
+	j.wmu.Unlock()
 	db, err := j.openBolt(d, base, exists, st.Size, deadline)
 	if err != nil {
 		return nil, j.openFailed(err, exists, st.Dev, st.Ino)
 	}
 	j.db.Store(db)
+	if j.mapped > 0 {
+		db.AllocSize = walAlloc
+	}
 	if err := j.guard(func() error { return j.checkSchema(db, !exists, adopting) }); err != nil {
 		j.closeDB()
 		return nil, err
+	}
+	if live {
+		if err := j.replayLog(db, frames); err != nil {
+			j.closeDB()
+			return nil, err
+		}
 	}
 	return db, nil
 }
@@ -364,7 +401,13 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists bool, size int64, d
 		// bbolt polls its own lock every 50 ms and gives up one interval before its
 		// Timeout (0 would wait for ever); the queue above already took the wait.
 		wait := max(time.Until(deadline), 0) + 100*time.Millisecond
-		db, err = bolt.Open(j.path, 0o644, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync,
+		j.mapped = 0
+		if !j.opts.NoSync && !j.opts.NoLog {
+			// A map that the log's held read transaction never has to wait to grow
+			// (wal.go); only address space until pages are read.
+			j.mapped = max(walMap, (size+walMap-1)/walMap*walMap)
+		}
+		db, err = bolt.Open(j.path, 0o644, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync, InitialMmapSize: int(j.mapped),
 			OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
 				f, err := d.open(base, flag, perm)
 				if err != nil {
@@ -514,9 +557,7 @@ func (j *Journal) Update(fn func(*Tx) error) error {
 	if err != nil {
 		return err
 	}
-	return j.guard(func() error {
-		return db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
-	})
+	return j.write(db, fn)
 }
 
 // View runs fn in a read-only transaction; the journal must be acquired.

@@ -192,11 +192,11 @@ func (t *Tx) BuildHistory() error {
 	}
 	for _, name := range []string{bHistory, bLatest} {
 		if t.tx.Bucket([]byte(name)) != nil {
-			if err := t.tx.DeleteBucket([]byte(name)); err != nil {
+			if err := t.deleteBucket(name); err != nil {
 				return err
 			}
 		}
-		if _, err := t.tx.CreateBucket([]byte(name)); err != nil {
+		if err := t.createBucket(name); err != nil {
 			return err
 		}
 	}

@@ -31,15 +31,85 @@ const (
 	bLatest    = "latest"  // origin seq -> its latest record's seq
 )
 
-// Tx is a journal transaction.
-type Tx struct{ tx *bolt.Tx }
+// Tx is a journal transaction. A write transaction of a hold that keeps the log
+// (wal.go) notes every change it makes in log, to be made durable as one frame.
+type Tx struct {
+	tx  *bolt.Tx
+	log *opLog
+}
 
-func (t *Tx) b(name string) *bolt.Bucket {
+// b returns the top-level bucket name, or nil if there is none. Its writes go
+// through bucket, which notes them in the transaction's log: every write of the
+// journal package goes through it (or createBucket and deleteBucket), so that the
+// log replays exactly what bbolt was told.
+func (t *Tx) b(name string) *bucket {
 	b := t.tx.Bucket([]byte(name))
-	if b != nil && t.tx.Writable() {
+	if b == nil {
+		return nil
+	}
+	if t.tx.Writable() {
 		b.FillPercent = fillPercent(name)
 	}
-	return b
+	return &bucket{Bucket: b, name: name, log: t.log}
+}
+
+// bucket is a bbolt bucket whose writes are noted in the transaction's log. Reads
+// (Get, Cursor, ForEach, Sequence, Stats) are bbolt's own; a cursor's Delete is not
+// used, as it would bypass the log.
+type bucket struct {
+	*bolt.Bucket
+	name string
+	log  *opLog
+}
+
+func (b *bucket) Put(k, v []byte) error {
+	if err := b.Bucket.Put(k, v); err != nil {
+		return err
+	}
+	b.log.add(opPut, b.name, k, v)
+	return nil
+}
+
+func (b *bucket) Delete(k []byte) error {
+	if err := b.Bucket.Delete(k); err != nil {
+		return err
+	}
+	b.log.add(opDelete, b.name, k, nil)
+	return nil
+}
+
+func (b *bucket) NextSequence() (uint64, error) {
+	n, err := b.Bucket.NextSequence()
+	if err == nil {
+		b.log.addSeq(b.name, n)
+	}
+	return n, err
+}
+
+func (b *bucket) SetSequence(n uint64) error {
+	if err := b.Bucket.SetSequence(n); err != nil {
+		return err
+	}
+	b.log.addSeq(b.name, n)
+	return nil
+}
+
+// createBucket creates the top-level bucket name, noting it in the log.
+func (t *Tx) createBucket(name string) error {
+	if _, err := t.tx.CreateBucket([]byte(name)); err != nil {
+		return err
+	}
+	t.log.add(opCreateBucket, name, nil, nil)
+	return nil
+}
+
+// deleteBucket deletes the top-level bucket name, noting it in the log.
+func (t *Tx) deleteBucket(name string) error {
+	if err := t.tx.DeleteBucket([]byte(name)); err != nil {
+		return err
+	}
+	t.log.add(opDeleteBucket, name, nil, nil)
+	return nil
 }
 
 // fillPercent is how full bbolt packs a bucket's pages when it splits them. Where keys

@@ -1,0 +1,577 @@
+package journal
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+
+	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// The log (.vfsctl/wal): one synced write a commit instead of bbolt's two.
+//
+// bbolt makes a transaction durable with two fdatasyncs: its pages, then its meta
+// page. Once a hold has written more than once, its transactions are committed with
+// bbolt's NoSync instead, and what each one changed (every Put, Delete, sequence and
+// bucket it made, noted by the bucket wrapper of store.go) is appended to the log as
+// one frame and synced: one fdatasync of a few hundred bytes, in a file that is
+// overwritten in place. The commit is durable when its frame is.
+//
+// The frames are replayed over the last state of bbolt that was synced, B. The log's
+// header holds a copy of B's two meta pages, and while the log is live this process
+// holds a read transaction at B, so that bbolt reuses none of B's pages: after a power
+// loss, whatever the unsynced transactions left in the file, B's tree is intact, and
+// recovery (before bbolt opens the file) writes B's meta pages back, then replays
+// the frames in one synced transaction. A frame cut short by the crash ends the log;
+// its commit was never acknowledged. Every so often (foldEvery frames, foldBytes
+// bytes) and when the hold ends, bbolt is synced and the log starts again from the new
+// state, or is voided: a live log exists on disk only while unsynced bbolt commits
+// may.
+//
+// Trust: the log is in the workspace, where anyone may have written it. Its header
+// and every frame carry an HMAC whose key is a random value kept in an extended
+// attribute of the journal file, which vfsctl sets and which no checkout, archive or
+// copy of the workspace's files carries in; a log that does not verify is ignored,
+// and can only arise when bbolt was synced (a header cut short as it was written) or
+// from someone else. Where the file system keeps no extended attributes, no log is
+// kept and every commit is synced by bbolt, as before.
+
+const (
+	walName  = "wal"
+	walXattr = "user.vfsctl.wal"
+	walMagic = "vfsctlW1"
+
+	// foldEvery and foldBytes bound a log's length: recovery replays at most this
+	// much, bbolt's file grows while B's pages are held, and bbolt writes its whole
+	// freelist, the pages B holds included, sorted, at every commit.
+	foldEvery = 128
+	foldBytes = walPrealloc
+	// walPrealloc is the length the log file is given with zeros when it is made, so
+	// that a frame overwrites allocated blocks and its fdatasync writes no metadata.
+	walPrealloc = 1 << 20
+	// walAlloc is how much bbolt grows its file at a time under the large map (its
+	// default, 16 MiB, would be the least size of any journal).
+	walAlloc = 1 << 20
+	// walMap is the least size of bbolt's memory map while a log may be kept:
+	// remapping waits for every read transaction, the one that holds B included, so a
+	// transaction that would need a larger map is committed synced instead.
+	walMap = 1 << 30
+	// maxFrame bounds a frame read at recovery.
+	maxFrame = 1 << 30
+
+	walLive = 1
+)
+
+// Log operations, as noted by bucket and replayed by applyOps.
+const (
+	opPut byte = iota + 1
+	opDelete
+	opSetSeq
+	opCreateBucket
+	opDeleteBucket
+)
+
+// opLog is what one write transaction changed, in order. A nil *opLog notes nothing.
+type opLog struct {
+	buf []byte
+	n   int
+}
+
+func (l *opLog) add(op byte, bucket string, k, v []byte) {
+	if l == nil {
+		return
+	}
+	l.n++
+	l.buf = append(l.buf, op)
+	l.buf = binary.AppendUvarint(l.buf, uint64(len(bucket)))
+	l.buf = append(l.buf, bucket...)
+	if op == opPut || op == opDelete {
+		l.buf = binary.AppendUvarint(l.buf, uint64(len(k)))
+		l.buf = append(l.buf, k...)
+	}
+	if op == opPut {
+		l.buf = binary.AppendUvarint(l.buf, uint64(len(v)))
+		l.buf = append(l.buf, v...)
+	}
+}
+
+func (l *opLog) addSeq(bucket string, n uint64) {
+	if l == nil {
+		return
+	}
+	l.add(opSetSeq, bucket, nil, nil)
+	l.buf = binary.AppendUvarint(l.buf, n)
+}
+
+// applyOps replays one frame's operations in tx.
+func applyOps(tx *bolt.Tx, p []byte) error {
+	bad := errors.New("a frame of the log does not parse")
+	field := func() ([]byte, bool) {
+		n, w := binary.Uvarint(p)
+		if w <= 0 || n > uint64(len(p)-w) {
+			return nil, false
+		}
+		f := p[w : w+int(n)]
+		p = p[w+int(n):]
+		return f, true
+	}
+	for len(p) > 0 {
+		op := p[0]
+		p = p[1:]
+		name, ok := field()
+		if !ok {
+			return bad
+		}
+		switch op {
+		case opCreateBucket:
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+			continue
+		case opDeleteBucket:
+			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+				return err
+			}
+			continue
+		}
+		b := tx.Bucket(name)
+		if b == nil {
+			return fmt.Errorf("the log names a bucket %q the journal does not have", name)
+		}
+		switch op {
+		case opPut:
+			k, ok1 := field()
+			v, ok2 := field()
+			if !ok1 || !ok2 {
+				return bad
+			}
+			if err := b.Put(k, v); err != nil {
+				return err
+			}
+		case opDelete:
+			k, ok := field()
+			if !ok {
+				return bad
+			}
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		case opSetSeq:
+			n, w := binary.Uvarint(p)
+			if w <= 0 {
+				return bad
+			}
+			p = p[w:]
+			if err := b.SetSequence(n); err != nil {
+				return err
+			}
+		default:
+			return bad
+		}
+	}
+	return nil
+}
+
+// wal is the log of the current hold.
+type wal struct {
+	f        *os.File
+	key      []byte
+	gen      uint64
+	pageSize int
+	hdrLen   int64
+	end      int64    // where the next frame goes
+	frames   int      // frames of this generation
+	size     int64    // the file's length
+	snap     *bolt.Tx // a read transaction at B, the state the header's meta pages hold
+}
+
+// header lays out the log's header: magic, generation, flags, page size, the two meta
+// pages (when live), and its MAC.
+func (w *wal) header(flags uint32, metas []byte) []byte {
+	h := make([]byte, 0, 24+len(metas)+32)
+	h = append(h, walMagic...)
+	h = binary.LittleEndian.AppendUint64(h, w.gen)
+	h = binary.LittleEndian.AppendUint32(h, flags)
+	h = binary.LittleEndian.AppendUint32(h, uint32(w.pageSize))
+	h = append(h, metas...)
+	return append(h, mac(w.key, 'h', h)...)
+}
+
+// mac is the HMAC of one part of the log: 'h' a header, 'f' a frame (whose bytes
+// begin with the generation and the frame's number, so that a frame is valid in its
+// place of its log only).
+func mac(key []byte, what byte, data ...[]byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte{what})
+	for _, d := range data {
+		m.Write(d)
+	}
+	return m.Sum(nil)
+}
+
+// frameMAC authenticates frame i of generation gen.
+func frameMAC(key []byte, gen uint64, i int, payload []byte) []byte {
+	var pre [16]byte
+	binary.LittleEndian.PutUint64(pre[:], gen)
+	binary.LittleEndian.PutUint64(pre[8:], uint64(i))
+	return mac(key, 'f', pre[:], payload)[:16]
+}
+
+// walKey returns the journal file's log key, making one when make is set and it has
+// none. ok is false where the file system keeps no extended attributes.
+func walKey(f *os.File, create bool) (key []byte, err error) {
+	buf := make([]byte, 64)
+	n, err := unix.Fgetxattr(int(f.Fd()), walXattr, buf)
+	if err == nil && n == 32 {
+		return buf[:32], nil
+	}
+	if err != nil && err != unix.ENODATA || !create {
+		if err == nil {
+			err = fmt.Errorf("the journal's log key is %d bytes", n)
+		}
+		return nil, err
+	}
+	key = make([]byte, 32)
+	rand.Read(key)
+	if err := unix.Fsetxattr(int(f.Fd()), walXattr, key, 0); err != nil {
+		return nil, err
+	}
+	// The key must outlive a power loss with the log that it signs.
+	if err := f.Sync(); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// startLog starts the log of this hold, from the synced state of bbolt: the caller
+// holds j.wmu, and every earlier commit of the hold was synced.
+func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
+	key, err := walKey(j.file, true)
+	if err != nil {
+		return nil, err
+	}
+	f, err := j.dir.open(walName, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	w := &wal{f: f, key: key, pageSize: db.Info().PageSize}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.size = st.Size
+	if w.size < walPrealloc {
+		// Zeros once, synced with the file's length: later frames overwrite them.
+		if _, err := f.WriteAt(make([]byte, walPrealloc-w.size), w.size); err != nil {
+			f.Close()
+			return nil, err
+		}
+		w.size = walPrealloc
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		unix.Fsync(j.dir.fd)
+	}
+	if err := w.restart(db, j.file); err != nil {
+		f.Close()
+		return nil, err
+	}
+	db.NoSync = true
+	if testHookLogBase != nil {
+		testHookLogBase()
+	}
+	return w, nil
+}
+
+// testHookLogBase, when set by a test, runs each time the log starts from a synced
+// state of bbolt (B), before any unsynced commit over it.
+var testHookLogBase func()
+
+// restart begins a new generation of the log at bbolt's current state, which must be
+// synced: a read transaction holds it, and the header, with its meta pages, is
+// written and synced. The previous generation's read transaction is given up only
+// then: until the new header is durable, recovery would use the old one.
+func (w *wal) restart(db *bolt.DB, file *os.File) error {
+	snap, err := db.Begin(false)
+	if err != nil {
+		return err
+	}
+	metas := make([]byte, 2*w.pageSize)
+	if _, err := file.ReadAt(metas, 0); err != nil {
+		snap.Rollback()
+		return err
+	}
+	var g [8]byte
+	rand.Read(g[:])
+	w.gen = binary.LittleEndian.Uint64(g[:])
+	h := w.header(walLive, metas)
+	if _, err := w.f.WriteAt(h, 0); err == nil {
+		err = unix.Fdatasync(int(w.f.Fd()))
+	}
+	if err != nil {
+		snap.Rollback()
+		return err
+	}
+	if w.snap != nil {
+		w.snap.Rollback()
+	}
+	w.snap = snap
+	w.hdrLen = int64(len(h))
+	w.end, w.frames = w.hdrLen, 0
+	return nil
+}
+
+// append writes one frame and syncs it: the commit it carries is durable.
+func (w *wal) append(ops []byte) error {
+	fr := make([]byte, 0, 20+len(ops))
+	fr = binary.LittleEndian.AppendUint32(fr, uint32(len(ops)))
+	fr = append(fr, frameMAC(w.key, w.gen, w.frames, ops)...)
+	fr = append(fr, ops...)
+	if _, err := w.f.WriteAt(fr, w.end); err != nil {
+		return err
+	}
+	if err := unix.Fdatasync(int(w.f.Fd())); err != nil {
+		return err
+	}
+	w.end += int64(len(fr))
+	w.size = max(w.size, w.end)
+	w.frames++
+	return nil
+}
+
+// due reports whether the log is long enough to fold.
+func (w *wal) due() bool { return w.frames >= foldEvery || w.end >= foldBytes }
+
+// void ends the log on disk: bbolt is synced, nothing is left to replay. A header
+// without the live flag (and with a generation no frame was written in) says so.
+func (w *wal) void() error {
+	var g [8]byte
+	rand.Read(g[:])
+	w.gen = binary.LittleEndian.Uint64(g[:])
+	h := w.header(0, nil)
+	if _, err := w.f.WriteAt(h, 0); err != nil {
+		return err
+	}
+	return unix.Fdatasync(int(w.f.Fd()))
+}
+
+// room reports whether tx, which noted ops, can be committed without bbolt
+// remapping: the held read transaction would make a remap wait for ever. The bound is
+// loose on purpose: a remap is rare, and a commit refused here is committed synced.
+func (w *wal) room(tx *bolt.Tx, ops *opLog, mapped int64) bool {
+	size := tx.Size()
+	need := size + 2*int64(len(ops.buf)) + int64(ops.n+64)*int64(w.pageSize)*4 + size/256
+	return need < mapped
+}
+
+// logged runs fn in a write transaction of a hold that keeps the log: bbolt commits
+// it unsynced, and its frame makes it durable. The caller holds j.wmu. A transaction
+// that would remap bbolt's memory folds the log and is committed synced, and the rest
+// of the hold keeps no log. A failure to write the frame leaves the journal unusable
+// for the rest of the hold: bbolt holds a commit that may not be durable, and only
+// the next open's recovery knows.
+func (j *Journal) logged(db *bolt.DB, w *wal, fn func(*Tx) error) error {
+	var ops opLog
+	errNoRoom := errors.New("no room in the map")
+	err := j.guard(func() error {
+		return db.Update(func(tx *bolt.Tx) error {
+			if err := fn(&Tx{tx: tx, log: &ops}); err != nil {
+				return err
+			}
+			if !w.room(tx, &ops, j.mapped) {
+				return errNoRoom
+			}
+			return nil
+		})
+	})
+	if err == errNoRoom {
+		if err := j.stopLog(db); err != nil {
+			return err
+		}
+		j.noLog = true
+		return j.guard(func() error {
+			return db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+		})
+	}
+	if err != nil || ops.n == 0 {
+		return err
+	}
+	if err := w.append(ops.buf); err != nil {
+		return j.logFailed(err)
+	}
+	if w.due() {
+		// The commit above is durable: a failed fold costs the hold, not the commit.
+		if err := db.Sync(); err != nil {
+			j.logFailed(err)
+		} else if err := w.restart(db, j.file); err != nil {
+			j.logFailed(err)
+		} else if testHookLogBase != nil {
+			testHookLogBase()
+		}
+	}
+	return nil
+}
+
+// logFailed marks the hold unusable after the log could not be written.
+func (j *Journal) logFailed(err error) error {
+	var e error = errs.Wrap(errs.IOError, "", err, "The journal's log %s could not be written (%v). Nothing more is done in this process until the journal is opened again; the next open recovers it.", j.dir.show(walName), err)
+	j.broken.CompareAndSwap(nil, &e)
+	return e
+}
+
+// stopLog ends the hold's log, if it keeps one: bbolt is synced, the log voided,
+// and B's pages given back. The caller holds j.wmu (or the hold is ending). If bbolt
+// cannot be synced or the log voided, the log is left as it is, for recovery, and
+// the error returned.
+func (j *Journal) stopLog(db *bolt.DB) error {
+	w := j.wal
+	if w == nil {
+		return nil
+	}
+	j.wal = nil
+	var err error
+	if j.broken.Load() == nil {
+		if err = db.Sync(); err == nil {
+			err = w.void()
+		}
+	}
+	w.snap.Rollback()
+	w.f.Close()
+	db.NoSync = j.opts.NoSync
+	if err != nil {
+		return j.logFailed(err)
+	}
+	return nil
+}
+
+// write runs fn in a write transaction: synced by bbolt for the first write of a
+// hold, logged (above) from the second on, where the log can be kept.
+func (j *Journal) write(db *bolt.DB, fn func(*Tx) error) error {
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if b := j.broken.Load(); b != nil {
+		return *b
+	}
+	if j.wal == nil && !j.noLog && !j.opts.NoSync && !j.opts.NoLog && j.writes > 0 {
+		w, err := j.startLog(db)
+		if err != nil {
+			j.noLog = true // no extended attributes here, or no log file: bbolt syncs
+		} else {
+			j.wal = w
+		}
+	}
+	j.writes++
+	if j.wal != nil {
+		return j.logged(db, j.wal, fn)
+	}
+	return j.guard(func() error {
+		return db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	})
+}
+
+// recoverLog reads a live log left by a process that did not end its hold, before
+// bbolt opens the journal file (base, in d): the meta pages of the log's synced state
+// are written back into the file, and the verified frames returned, to be replayed
+// once bbolt has opened it; live says there was such a log, which replayLog must
+// void even if no frame of it verified. A log that is absent, void or does not verify
+// gives nothing.
+func (j *Journal) recoverLog(d *dirHandle, base string) (live bool, frames [][]byte, err error) {
+	f, err := d.open(walName, os.O_RDONLY, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil, nil
+		}
+		return false, nil, err
+	}
+	defer f.Close()
+	var fixed [24]byte
+	if _, err := f.ReadAt(fixed[:], 0); err != nil || string(fixed[:8]) != walMagic {
+		return false, nil, nil
+	}
+	le := binary.LittleEndian
+	gen, flags, ps := le.Uint64(fixed[8:]), le.Uint32(fixed[16:]), int(le.Uint32(fixed[20:]))
+	if flags&walLive == 0 || ps < 512 || ps > 1<<16 || ps&(ps-1) != 0 {
+		return false, nil, nil
+	}
+	jf, err := d.open(base, os.O_RDWR, 0)
+	if err != nil {
+		return false, nil, err
+	}
+	defer jf.Close()
+	key, err := walKey(jf, false)
+	if err != nil {
+		return false, nil, nil // no key: not a log this journal's vfsctl wrote
+	}
+	hdr := make([]byte, 24+2*ps+32)
+	if _, err := f.ReadAt(hdr, 0); err != nil {
+		return false, nil, nil
+	}
+	body := hdr[:len(hdr)-32]
+	if !hmac.Equal(mac(key, 'h', body), hdr[len(body):]) {
+		return false, nil, nil
+	}
+	off := int64(len(hdr))
+	for i := 0; ; i++ {
+		var fh [20]byte
+		if _, err := f.ReadAt(fh[:], off); err != nil {
+			break
+		}
+		n := int64(le.Uint32(fh[:4]))
+		if n == 0 || n > maxFrame {
+			break
+		}
+		p := make([]byte, n)
+		if _, err := f.ReadAt(p, off+20); err != nil {
+			break
+		}
+		if !hmac.Equal(frameMAC(key, gen, i, p), fh[4:]) {
+			break // cut short by the crash: its commit was never acknowledged
+		}
+		frames = append(frames, p)
+		off += 20 + n
+	}
+	// B's meta pages go back: the tree they point to is intact, whatever the
+	// unsynced commits after it left in the file.
+	if _, err := jf.WriteAt(body[24:], 0); err != nil {
+		return false, nil, err
+	}
+	return true, frames, nil
+}
+
+// replayLog applies the frames recoverLog returned, in one synced transaction, and
+// voids the log: the journal is as every acknowledged commit left it.
+func (j *Journal) replayLog(db *bolt.DB, frames [][]byte) error {
+	err := j.guard(func() error {
+		return db.Update(func(tx *bolt.Tx) error {
+			for _, p := range frames {
+				if err := applyOps(tx, p); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return j.damage(fmt.Sprintf("its log could not be replayed (%v)", err))
+	}
+	f, err := j.dir.open(walName, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	key, err := walKey(j.file, false)
+	if err != nil {
+		return err
+	}
+	w := &wal{f: f, key: key, pageSize: db.Info().PageSize}
+	return w.void()
+}

@@ -1,0 +1,284 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// dump is every bucket's sequence, keys and values: the journal's whole content.
+func dump(t *testing.T, j *Journal) string {
+	t.Helper()
+	var b strings.Builder
+	err := j.View(func(tx *Tx) error {
+		return tx.tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
+			fmt.Fprintf(&b, "bucket %s seq %d\n", name, bk.Sequence())
+			return bk.ForEach(func(k, v []byte) error {
+				if string(name) == bMeta && (string(k) == "folder" || string(k) == "folder_path") {
+					return nil // where the journal is: differs between two journals
+				}
+				fmt.Fprintf(&b, "  %s = %s\n", hex.EncodeToString(k), hex.EncodeToString(v))
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// randomWrite is write i of a workload: records (new and rewritten), blobs, heads,
+// licences, the lazy list (puts and deletes), sequence numbers.
+func randomWrite(rng *rand.Rand, i int) func(*Tx) error {
+	kind := rng.IntN(5)
+	n := rng.IntN(4000)
+	return func(t *Tx) error {
+		switch kind {
+		case 0, 1:
+			r := &Record{Time: time.Unix(int64(1e9+i), 0).UTC(), Session: fmt.Sprintf("s%d", i%3), Tool: "edit_file",
+				State: Pending, Files: []File{{Path: fmt.Sprintf("f%d.go", i%7), Op: OpEdit, Diff: strings.Repeat("x", n)}}}
+			if err := t.Put(r); err != nil {
+				return err
+			}
+			return t.MarkLazy(r.Seq)
+		case 2:
+			if _, err := t.PutBlob(bytes.Repeat([]byte{byte(i)}, n+1)); err != nil {
+				return err
+			}
+			return t.SetHead(fmt.Sprintf("f%d.go", i%7), fmt.Sprintf("%064x", i))
+		case 3:
+			return t.SetRead(fmt.Sprintf("s%d", i%3), fmt.Sprintf("f%d.go", i%7), fmt.Sprintf("%064x", i))
+		default:
+			return t.ClearLazy(t.Lazy())
+		}
+	}
+}
+
+// TestLogSurvivesPowerLoss commits a workload through the log, then builds what a
+// power loss could leave: the journal file with any mix of the pages written since
+// the log's synced state (meta pages torn or not), and the log cut after some frame,
+// with garbage after it. Recovery must give exactly the journal that the same writes,
+// each synced by bbolt alone, gave up to that frame: the oracle is a second journal
+// that never keeps a log.
+func TestLogSurvivesPowerLoss(t *testing.T) {
+	for round := range 24 {
+		t.Run(fmt.Sprint(round), func(t *testing.T) { powerLossRound(t, uint64(round)) })
+	}
+}
+
+func powerLossRound(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	n := 20 + rng.IntN(60)
+	if seed%4 == 3 {
+		n = foldEvery + 20 + rng.IntN(40) // past a fold: the log starts again
+	}
+	writes := make([]func(*Tx) error, n)
+	for i := range writes {
+		writes[i] = randomWrite(rng, i)
+	}
+
+	// The oracle: each write synced by bbolt.
+	ref := New(filepath.Join(t.TempDir(), ".vfsctl", "journal.db"), Options{NoSync: true})
+	if err := ref.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Release()
+	states := []string{dump(t, ref)}
+	for _, w := range writes {
+		if err := ref.Update(w); err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, dump(t, ref))
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".vfsctl", "journal.db")
+	j := New(path, Options{Holder: "test"})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	var base []byte // the journal file at the log's last synced state
+	var baseAt int  // writes done then
+	done, folded := 0, false
+	testHookLogBase = func() {
+		var err error
+		if base, err = os.ReadFile(path); err != nil {
+			t.Error(err)
+		}
+		baseAt = done
+		if j.wal != nil { // a fold, after the frame of the write in progress
+			baseAt, folded = done+1, true
+		}
+	}
+	defer func() { testHookLogBase = nil }()
+	var frameEnds []int64 // where the log's frames end, write by write after baseAt
+	for i, w := range writes {
+		if err := j.Update(w); err != nil {
+			t.Fatal(err)
+		}
+		done = i + 1
+		if i == 0 {
+			continue // a hold's first write is synced by bbolt: the log starts with the second
+		}
+		if j.wal == nil {
+			t.Fatalf("write %d: no log kept", i)
+		}
+		if folded {
+			frameEnds, folded = nil, false
+			continue
+		}
+		frameEnds = append(frameEnds, j.wal.end)
+	}
+	final, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.ReadFile(filepath.Join(dir, ".vfsctl", walName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdrLen := j.wal.hdrLen
+	j.Release()
+
+	// The crash: frames up to some write were synced; what follows is garbage.
+	keep := rng.IntN(len(frameEnds) + 1)
+	cut := hdrLen
+	if keep > 0 {
+		cut = frameEnds[keep-1]
+	}
+	crashLog := append([]byte(nil), logFile[:cut]...)
+	junk := make([]byte, rng.IntN(900))
+	for i := range junk {
+		junk[i] = byte(rng.UintN(256))
+	}
+	if keep < len(frameEnds) && frameEnds[keep] > cut && rng.IntN(2) == 0 {
+		junk = logFile[cut : cut+int64(rng.IntN(int(frameEnds[keep]-cut)))] // the next frame, torn
+	}
+	crashLog = append(crashLog, junk...)
+	// The journal file: every 512-byte sector from the base or from the end state.
+	size := max(len(base), len(final))
+	crashDB := make([]byte, size)
+	for off := 0; off < size; off += 512 {
+		src := base
+		if rng.IntN(2) == 0 {
+			src = final
+		}
+		if off < len(src) {
+			copy(crashDB[off:off+512], src[off:])
+		}
+	}
+	writeInPlace(t, path, crashDB) // the same inode: its log key stays
+	writeInPlace(t, filepath.Join(dir, ".vfsctl", walName), crashLog)
+
+	j2 := New(path, Options{Holder: "test"})
+	if err := j2.Acquire(); err != nil {
+		t.Fatalf("reopen after the crash: %v", err)
+	}
+	defer j2.Release()
+	if err := j2.Check(); err != nil {
+		t.Fatalf("bbolt's check after recovery: %v", err)
+	}
+	want := states[baseAt+keep]
+	if got := dump(t, j2); got != want {
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Logf("line %d: got %.200s, want %.200s", i, gl[i], wl[i])
+				break
+			}
+		}
+		t.Fatalf("after recovery the journal is not the state of its %d synced writes (base %d, %d frames kept of %d)", baseAt+keep, baseAt, keep, len(frameEnds))
+	}
+}
+
+func writeInPlace(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLogOfAnotherIgnored puts in a journal's folder a live log that this journal's
+// vfsctl did not write: one copied from another workspace's journal (a valid log, of
+// another key), and the same log with its frames re-signed by a key of its own. The
+// journal opens as it was: no meta page is written back, no frame replayed.
+func TestLogOfAnotherIgnored(t *testing.T) {
+	// A live log of another journal, with frames that add records.
+	other := filepath.Join(t.TempDir(), ".vfsctl", "journal.db")
+	jo := New(other, Options{Holder: "test"})
+	if err := jo.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 30 {
+		if err := jo.Update(randomWrite(rng, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if jo.wal == nil {
+		t.Fatal("the other journal keeps no log")
+	}
+	stolen, err := os.ReadFile(filepath.Join(filepath.Dir(other), walName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jo.Release()
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".vfsctl", "journal.db")
+	j := New(path, Options{Holder: "test"})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if err := j.Update(randomWrite(rng, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Release()
+	before, _ := os.ReadFile(path)
+	j2 := New(path, Options{Holder: "test"})
+	j2.Acquire()
+	want := dump(t, j2)
+	j2.Release()
+
+	forged := append([]byte(nil), stolen...)
+	key := bytes.Repeat([]byte{7}, 32)
+	ps := int(binary.LittleEndian.Uint32(forged[20:]))
+	body := forged[:24+2*ps]
+	copy(forged[len(body):], mac(key, 'h', body))
+	for name, log := range map[string][]byte{"copied": stolen, "signed with a guessed key": forged} {
+		t.Run(name, func(t *testing.T) {
+			writeInPlace(t, path, before)
+			if err := os.WriteFile(filepath.Join(dir, ".vfsctl", walName), log, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			j := New(path, Options{Holder: "test"})
+			if err := j.Acquire(); err != nil {
+				t.Fatal(err)
+			}
+			defer j.Release()
+			if got := dump(t, j); got != want {
+				t.Fatal("a log this journal did not write changed it")
+			}
+		})
+	}
+}
