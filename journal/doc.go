@@ -22,16 +22,21 @@
 // and only when this process's user owns it (identity.go); any other is refused,
 // before recovery or any read, until `vfsctl adopt`. A damaged file is an io_error
 // naming the journal: bbolt's panics and faults on it are caught at this package's
-// boundary (open, View, Update, the group commit), never a panic or a hang.
+// boundary (open, View, Update, the group commit), never a panic or a hang. The log
+// (wal.go) is used only when it verifies with a key kept in an extended attribute of
+// the journal file; any other is ignored.
 //
 // # The commit protocol
 //
-// A call that changes files costs one synced bbolt transaction:
+// A call that changes files costs one durable journal transaction:
 //
 //  1. the pending record (the call, its splices, before and after hashes, blobs for
-//     what splices cannot rebuild) is committed and synced, together with whatever
-//     other calls of the process commit at the same moment (Commit, a group commit)
-//     and the writes deferred by earlier calls;
+//     what splices cannot rebuild) is committed and made durable, together with
+//     whatever other calls of the process commit at the same moment (Commit, a group
+//     commit) and the writes deferred by earlier calls. The first write of a hold is
+//     synced by bbolt (two fdatasyncs); from the second on, bbolt commits without
+//     syncing and the transaction's changes are appended to the log (.vfsctl/wal,
+//     wal.go) as one frame, synced with one fdatasync;
 //  2. each file is written: temp file, fsync, rename, fsync of the directory. The
 //     temp file is written and synced while step 1 runs (its name noted first in the
 //     temps file, so that a crash leaves nothing behind); only the rename waits;
@@ -53,9 +58,11 @@
 // outside vfsctl since, recovery cannot tell and labels the call unknown, undoing
 // nothing.
 //
-// The mark is not written with bbolt's NoSync instead: a later synced transaction may
+// The mark is not written with bbolt's NoSync alone: a later synced transaction may
 // reuse pages that an unsynced one freed, and a power loss between the two could leave
-// the last durable tree pointing at overwritten pages.
+// the last durable tree pointing at overwritten pages. The log (wal.go) is what makes
+// unsynced bbolt commits safe: it keeps the last synced tree from reuse, and recovery
+// returns to it before replaying the log.
 //
 // Layout (buckets):
 //

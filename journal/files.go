@@ -23,7 +23,7 @@ import (
 // blocking, and used only if it is a regular file. Nothing re-walks a host path.
 
 // ownFiles are the journal folder's files that open checks before anything else.
-var ownFiles = []string{"journal.db", "holder", "marks", "temps", "lock", ".gitignore"}
+var ownFiles = []string{"journal.db", "holder", "marks", "temps", "lock", ".gitignore", walName}
 
 // dirHandle is the journal's folder, open.
 type dirHandle struct {

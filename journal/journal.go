@@ -19,7 +19,7 @@ import (
 )
 
 // SchemaVersion is the layout version this code writes and reads.
-const SchemaVersion = 1
+const SchemaVersion = logSchema
 
 const appName = "vfsctl"
 
@@ -88,6 +88,7 @@ type Journal struct {
 	// The log of the hold (wal.go), under wmu, which every write transaction holds.
 	wmu    sync.Mutex
 	wal    *wal
+	resume *wal  // a live log found at open, for the hold to go on with
 	writes int   // write transactions of this hold
 	noLog  bool  // this hold keeps no log
 	mapped int64 // the least size of bbolt's memory map in this hold
@@ -248,7 +249,7 @@ func (j *Journal) closeDB() {
 	if db := j.handle(); db != nil {
 		// bbolt's Close waits for every read transaction, the log's included.
 		j.wmu.Lock()
-		j.guard(func() error { return j.stopLog(db) })
+		j.guard(func() error { return j.stopLog(db, true) })
 		j.wmu.Unlock()
 	}
 	if db := j.db.Swap(nil); db != nil {
@@ -323,10 +324,14 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	}
 	var live bool
 	var frames [][]byte
+	j.resume = nil
 	if exists {
 		// A log left live by a process that did not end its hold: the journal file
 		// goes back to its last synced state before bbolt reads it (wal.go).
 		if live, frames, err = j.recoverLog(d, base); err != nil {
+			if errors.As(err, new(*errs.Error)) {
+				return nil, err // a log file that is not ours: refused, naming it
+			}
 			return nil, errs.Wrap(errs.IOError, "", err, "Cannot recover the journal %s from its log: %v.", j.showPath(), err)
 		}
 	}
@@ -524,7 +529,11 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 	if err != nil || ready {
 		return err
 	}
-	// A new file: lay out the buckets (a write, so only on first use).
+	// A new file: lay out the buckets (a write, so only on first use). A live log
+	// found at open is voided first.
+	if err := j.voidResume(); err != nil {
+		return err
+	}
 	return db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket([]byte(bMeta))
 		if meta == nil {

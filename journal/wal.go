@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -32,8 +33,13 @@ import (
 // the frames in one synced transaction. A frame cut short by the crash ends the log;
 // its commit was never acknowledged. Every so often (foldEvery frames, foldBytes
 // bytes) and when the hold ends, bbolt is synced and the log starts again from the new
-// state, or is voided: a live log exists on disk only while unsynced bbolt commits
-// may.
+// state, with no frame: the next hold, of this process or another, finds it live, with
+// the meta pages the file has, and goes on with it, so that even a hold's first commit
+// costs one frame (the syncs of the fold come after the call's reply). A hold that
+// writes synced by bbolt (no extended attributes, Options.NoLog) first voids a live
+// log it finds: a live log on disk never speaks of a state older than bbolt's synced
+// one. Journals a log may be kept for are schema 2, which a vfsctl that knows no log
+// refuses to open, so none writes behind it.
 //
 // Trust: the log is in the workspace, where anyone may have written it. Its header
 // and every frame carry an HMAC whose key is a random value kept in an extended
@@ -190,6 +196,7 @@ type wal struct {
 	frames   int      // frames of this generation
 	size     int64    // the file's length
 	snap     *bolt.Tx // a read transaction at B, the state the header's meta pages hold
+	metas    []byte   // B's meta pages
 }
 
 // header lays out the log's header: magic, generation, flags, page size, the two meta
@@ -251,8 +258,13 @@ func walKey(f *os.File, create bool) (key []byte, err error) {
 }
 
 // startLog starts the log of this hold, from the synced state of bbolt: the caller
-// holds j.wmu, and every earlier commit of the hold was synced.
+// holds j.wmu, and every earlier commit of the hold was synced. A live log found at
+// open (j.resume) is taken over when the file's meta pages are still the ones it
+// holds; else a new generation starts.
 func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
+	if err := j.markSchema(db); err != nil {
+		return nil, err
+	}
 	key, err := walKey(j.file, true)
 	if err != nil {
 		return nil, err
@@ -281,6 +293,19 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		}
 		unix.Fsync(j.dir.fd)
 	}
+	if r := j.resume; r != nil && bytes.Equal(r.key, key) && r.pageSize == w.pageSize {
+		j.resume = nil
+		if snap, err := db.Begin(false); err == nil {
+			if cur, err := readMetas(j.file, w.pageSize); err == nil && bytes.Equal(cur, r.metas) {
+				w.gen, w.hdrLen, w.metas, w.snap = r.gen, r.hdrLen, r.metas, snap
+				w.end = w.hdrLen
+				db.NoSync = true
+				return w, nil
+			}
+			snap.Rollback()
+		}
+	}
+	j.resume = nil
 	if err := w.restart(db, j.file); err != nil {
 		f.Close()
 		return nil, err
@@ -290,6 +315,32 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		testHookLogBase()
 	}
 	return w, nil
+}
+
+// markSchema declares the journal schema 2, once, before its first log: a vfsctl
+// that knows no log refuses it from then on, and so never writes behind a live one.
+func (j *Journal) markSchema(db *bolt.DB) error {
+	var v int
+	err := db.View(func(tx *bolt.Tx) error {
+		fmt.Sscan(string(tx.Bucket([]byte(bMeta)).Get([]byte("schema"))), &v)
+		return nil
+	})
+	if err != nil || v >= logSchema {
+		return err
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(bMeta)).Put([]byte("schema"), []byte(fmt.Sprint(logSchema)))
+	})
+}
+
+// logSchema is the first journal schema that may have a live log.
+const logSchema = 2
+
+// readMetas reads bbolt's two meta pages from the journal file.
+func readMetas(f *os.File, pageSize int) ([]byte, error) {
+	m := make([]byte, 2*pageSize)
+	_, err := f.ReadAt(m, 0)
+	return m, err
 }
 
 // testHookLogBase, when set by a test, runs each time the log starts from a synced
@@ -305,8 +356,8 @@ func (w *wal) restart(db *bolt.DB, file *os.File) error {
 	if err != nil {
 		return err
 	}
-	metas := make([]byte, 2*w.pageSize)
-	if _, err := file.ReadAt(metas, 0); err != nil {
+	metas, err := readMetas(file, w.pageSize)
+	if err != nil {
 		snap.Rollback()
 		return err
 	}
@@ -324,7 +375,7 @@ func (w *wal) restart(db *bolt.DB, file *os.File) error {
 	if w.snap != nil {
 		w.snap.Rollback()
 	}
-	w.snap = snap
+	w.snap, w.metas = snap, metas
 	w.hdrLen = int64(len(h))
 	w.end, w.frames = w.hdrLen, 0
 	return nil
@@ -394,7 +445,7 @@ func (j *Journal) logged(db *bolt.DB, w *wal, fn func(*Tx) error) error {
 		})
 	})
 	if err == errNoRoom {
-		if err := j.stopLog(db); err != nil {
+		if err := j.stopLog(db, false); err != nil {
 			return err
 		}
 		j.noLog = true
@@ -428,11 +479,12 @@ func (j *Journal) logFailed(err error) error {
 	return e
 }
 
-// stopLog ends the hold's log, if it keeps one: bbolt is synced, the log voided,
-// and B's pages given back. The caller holds j.wmu (or the hold is ending). If bbolt
-// cannot be synced or the log voided, the log is left as it is, for recovery, and
-// the error returned.
-func (j *Journal) stopLog(db *bolt.DB) error {
+// stopLog ends the hold's log, if it keeps one: bbolt is synced, and the log either
+// starts again from that state, live with no frame, for the next hold to go on with
+// (keep), or is voided, before synced writes. B's pages are given back. The caller
+// holds j.wmu (or the hold is ending). If bbolt cannot be synced or the log written,
+// the log is left as it is, for recovery, and the error returned.
+func (j *Journal) stopLog(db *bolt.DB, keep bool) error {
 	w := j.wal
 	if w == nil {
 		return nil
@@ -441,7 +493,13 @@ func (j *Journal) stopLog(db *bolt.DB) error {
 	var err error
 	if j.broken.Load() == nil {
 		if err = db.Sync(); err == nil {
-			err = w.void()
+			if keep {
+				if err = w.restart(db, j.file); err == nil && testHookLogBase != nil {
+					testHookLogBase()
+				}
+			} else {
+				err = w.void()
+			}
 		}
 	}
 	w.snap.Rollback()
@@ -453,20 +511,44 @@ func (j *Journal) stopLog(db *bolt.DB) error {
 	return nil
 }
 
-// write runs fn in a write transaction: synced by bbolt for the first write of a
-// hold, logged (above) from the second on, where the log can be kept.
+// voidResume voids a live log found at open that this hold does not take over,
+// before the hold's first synced write: that write would leave the log speaking of
+// an older state than bbolt's.
+func (j *Journal) voidResume() error {
+	r := j.resume
+	if r == nil {
+		return nil
+	}
+	j.resume = nil
+	f, err := j.dir.open(walName, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := &wal{f: f, key: r.key, pageSize: r.pageSize}
+	return w.void()
+}
+
+// write runs fn in a write transaction: logged (above) where the log can be kept,
+// from the hold's second write on, or from its first when it goes on with a live log
+// found at open; synced by bbolt otherwise.
 func (j *Journal) write(db *bolt.DB, fn func(*Tx) error) error {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
 	if b := j.broken.Load(); b != nil {
 		return *b
 	}
-	if j.wal == nil && !j.noLog && !j.opts.NoSync && !j.opts.NoLog && j.writes > 0 {
+	if j.wal == nil && !j.noLog && !j.opts.NoSync && !j.opts.NoLog && (j.writes > 0 || j.resume != nil) {
 		w, err := j.startLog(db)
 		if err != nil {
 			j.noLog = true // no extended attributes here, or no log file: bbolt syncs
 		} else {
 			j.wal = w
+		}
+	}
+	if j.wal == nil {
+		if err := j.voidResume(); err != nil {
+			return j.logFailed(err)
 		}
 	}
 	j.writes++
@@ -539,12 +621,41 @@ func (j *Journal) recoverLog(d *dirHandle, base string) (live bool, frames [][]b
 		frames = append(frames, p)
 		off += 20 + n
 	}
+	metas := body[24:]
+	if cur, err := readMetas(jf, ps); err == nil && len(frames) == 0 && bytes.Equal(cur, metas) {
+		// Left live by a hold that ended cleanly (or a crash before any unsynced
+		// commit): the file is at B. The hold goes on with it.
+		j.resume = &wal{key: key, gen: gen, pageSize: ps, hdrLen: int64(len(hdr)), metas: metas}
+		return false, nil, nil
+	}
 	// B's meta pages go back: the tree they point to is intact, whatever the
-	// unsynced commits after it left in the file.
-	if _, err := jf.WriteAt(body[24:], 0); err != nil {
+	// unsynced commits after it left in the file. Not into a file that cannot hold
+	// that tree (replaced or cut short since): bbolt's open reports it, untouched.
+	if !holds(jf, metas, ps) {
+		return false, nil, nil
+	}
+	if _, err := jf.WriteAt(metas, 0); err != nil {
 		return false, nil, err
 	}
 	return true, frames, nil
+}
+
+// holds reports whether the journal file f is long enough for the pages the meta
+// pages metas (of pageSize bytes each) count, in whole pages.
+func holds(f *os.File, metas []byte, pageSize int) bool {
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) != nil || st.Size%int64(pageSize) != 0 {
+		return false
+	}
+	var pages int64
+	for i := range 2 {
+		m := metas[i*pageSize:]
+		if binary.LittleEndian.Uint32(m[16:]) != 0xED0CDAED || int(binary.LittleEndian.Uint32(m[24:])) != pageSize {
+			return false
+		}
+		pages = max(pages, int64(binary.LittleEndian.Uint64(m[56:])))
+	}
+	return pages >= 2 && st.Size >= pages*int64(pageSize)
 }
 
 // replayLog applies the frames recoverLog returned, in one synced transaction, and

@@ -89,7 +89,7 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 // pointing outside the workspace, or by a FIFO, is refused with a message naming it;
 // nothing is written outside, the working files stay, and nothing hangs.
 func TestJournalFilesNotFollowed(t *testing.T) {
-	for _, name := range []string{".vfsctl", "journal.db", "holder", "marks", "temps", "lock", ".gitignore", "turns"} {
+	for _, name := range []string{".vfsctl", "journal.db", "holder", "marks", "temps", "lock", ".gitignore", "turns", "wal"} {
 		for _, kind := range []string{"symlink", "FIFO"} {
 			t.Run(name+"/"+kind, func(t *testing.T) {
 				dir := history(t)
