@@ -69,9 +69,6 @@ const (
 	// remapping waits for every read transaction, the one that holds B included, so a
 	// transaction that would need a larger map is committed synced instead.
 	walMap = 1 << 30
-	// maxFrame bounds a frame read at recovery.
-	maxFrame = 1 << 30
-
 	walLive = 1
 )
 
@@ -601,14 +598,20 @@ func (j *Journal) recoverLog(d *dirHandle, base string) (live bool, frames [][]b
 	if !hmac.Equal(mac(key, 'h', body), hdr[len(body):]) {
 		return false, nil, nil
 	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return false, nil, err
+	}
 	off := int64(len(hdr))
 	for i := 0; ; i++ {
 		var fh [20]byte
 		if _, err := f.ReadAt(fh[:], off); err != nil {
 			break
 		}
+		// A length past the file's end is a torn or forged frame: nothing is
+		// allocated for it.
 		n := int64(le.Uint32(fh[:4]))
-		if n == 0 || n > maxFrame {
+		if n == 0 || n > st.Size-off-20 {
 			break
 		}
 		p := make([]byte, n)
