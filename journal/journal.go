@@ -72,8 +72,9 @@ type Journal struct {
 	noLinger  bool       // Close was called: holds end with their last call
 	dir       *dirHandle // the journal's folder, open while the journal is (files.go)
 	lock      *os.File   // the lock file, held while the journal is open (queue.go)
-	tmu       sync.Mutex // guards temps
+	tmu       sync.Mutex // guards temps and marks
 	temps     *os.File   // the temps file, open for appending during a hold (marks.go)
+	marks     *os.File   // the marks file, likewise
 	file      *os.File   // the bbolt file, as opened for bbolt
 	db        atomic.Pointer[bolt.DB]
 	broken    atomic.Pointer[error] // bbolt failed on a damaged file during this hold

@@ -22,19 +22,23 @@ import (
 // still pending.
 const maxMarks = 64 << 10
 
-// MarkLanded records that every file of call seq was written.
+// MarkLanded records that every file of call seq was written. The file stays open
+// for the rest of the hold, as the temps file does.
 func (j *Journal) MarkLanded(seq uint64) error {
-	if j.dir == nil {
-		return errNotAcquired
+	j.tmu.Lock()
+	defer j.tmu.Unlock()
+	if j.marks == nil {
+		if j.dir == nil {
+			return errNotAcquired
+		}
+		f, err := j.dir.open("marks", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		j.marks = f
 	}
-	f, err := j.dir.open("marks", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(f, "%d\n", seq)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	// One write a mark: a crash never leaves half of one glued to the next.
+	_, err := j.marks.Write(append(strconv.AppendUint(nil, seq, 10), '\n'))
 	return err
 }
 
@@ -106,13 +110,17 @@ func (j *Journal) NoteTemp(name string) {
 	fmt.Fprintf(j.temps, "%s\n", name)
 }
 
-// closeTemps closes the temps file at the end of a hold.
+// closeTemps closes the temps and marks files at the end of a hold.
 func (j *Journal) closeTemps() {
 	j.tmu.Lock()
 	defer j.tmu.Unlock()
 	if j.temps != nil {
 		j.temps.Close()
 		j.temps = nil
+	}
+	if j.marks != nil {
+		j.marks.Close()
+		j.marks = nil
 	}
 }
 

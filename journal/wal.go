@@ -68,7 +68,7 @@ const (
 	// walMap is the least size of bbolt's memory map while a log may be kept:
 	// remapping waits for every read transaction, the one that holds B included, so a
 	// transaction that would need a larger map is committed synced instead.
-	walMap = 1 << 30
+	walMap  = 1 << 30
 	walLive = 1
 )
 
