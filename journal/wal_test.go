@@ -73,7 +73,11 @@ func randomWrite(rng *rand.Rand, i int) func(*Tx) error {
 // that never keeps a log.
 func TestLogSurvivesPowerLoss(t *testing.T) {
 	needXattrs(t)
-	for round := range 24 {
+	rounds := 24
+	if raceEnabled {
+		rounds = 6
+	}
+	for round := range rounds {
 		t.Run(fmt.Sprint(round), func(t *testing.T) { powerLossRound(t, uint64(round)) })
 	}
 }
