@@ -1,7 +1,7 @@
 // Package journal is the bbolt store of every tool call: one record per call,
 // successes, refusals and reads alike, with the splices and content hashes of each file
 // it touched, compressed content-addressed blobs where splices cannot rebuild content,
-// and indexes by path, session, error kind and time.
+// and indexes by path, session and error kind.
 //
 // The file lives at <root>/.vfsctl/journal.db. One process at a time uses the journal:
 // a Journal opens the file when a call begins and closes it when the last call of the
@@ -74,7 +74,8 @@
 //	by_path    path \x00 seq -> nil
 //	by_session session \x00 seq -> nil
 //	by_kind    kind \x00 seq -> nil
-//	by_time    unix-nanoseconds (8 bytes) seq -> nil
+//	by_time    unix-nanoseconds (8 bytes) seq -> nil, written by journals before
+//	           this one; unused: a time range is read from the facts
 //	history    seq -> origin, undo or redo, session and paths of a committed change
 //	latest     origin seq -> the seq of its latest record (both built by the first
 //	           undo of a journal that has neither, kept by every Put from then on)

@@ -41,7 +41,8 @@ func (q Query) match(r *Record) bool {
 }
 
 // Find returns the records q selects, newest first. It walks the most selective index
-// it has (path, then session, then kind, then time) and filters the rest.
+// it has (path, then session, then kind), else the facts for a time range, and
+// filters the rest.
 func (t *Tx) Find(q Query) ([]*Record, error) {
 	var out []*Record
 	visit := func(seq uint64) (bool, error) {
@@ -86,29 +87,12 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		return out, nil
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
-		c := t.b(bByTime).Cursor()
-		var k []byte
-		if q.Until.IsZero() {
-			k, _ = c.Last()
-		} else {
-			var u [8]byte
-			binary.BigEndian.PutUint64(u[:], uint64(q.Until.UnixNano()))
-			if k, _ = c.Seek(u[:]); k == nil {
-				k, _ = c.Last()
-			} else {
-				k, _ = c.Prev()
+		return out, t.newestFacts(func(seq uint64, f *fact) (bool, error) {
+			if f != nil && !q.matchFact(f) {
+				return false, nil
 			}
-		}
-		for ; k != nil; k, _ = c.Prev() {
-			if int64(binary.BigEndian.Uint64(k[:8])) < q.Since.UnixNano() {
-				break
-			}
-			stop, err := visit(binary.BigEndian.Uint64(k[8:]))
-			if err != nil || stop {
-				return out, err
-			}
-		}
-		return out, nil
+			return visit(seq)
+		})
 	}
 	c := t.b(bRecords).Cursor()
 	for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
@@ -118,6 +102,43 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		}
 	}
 	return out, nil
+}
+
+// newestFacts calls fn with every record's number and fact, newest first, until fn
+// returns true or an error. A record written before facts were kept comes with a nil
+// fact. A time range is found this way, not through an index: a call's time is its
+// clock's, which may step back, and calls of several processes interleave, so times
+// are not ordered by sequence number, and the facts already hold them.
+func (t *Tx) newestFacts(fn func(seq uint64, f *fact) (bool, error)) error {
+	next := t.Last() // the newest record not yet visited
+	gap := func(down uint64) (bool, error) {
+		for ; next > down; next-- {
+			if t.b(bRecords).Get(seqKey(next)) == nil {
+				continue
+			}
+			if stop, err := fn(next, nil); err != nil || stop {
+				return true, err
+			}
+		}
+		return false, nil
+	}
+	c := t.b(bFacts).Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		seq := binary.BigEndian.Uint64(k)
+		if stop, err := gap(seq); err != nil || stop {
+			return err
+		}
+		next = seq - 1
+		f, err := decodeFact(seq, v)
+		if err != nil {
+			return fmt.Errorf("journal record %d: %w", seq, err)
+		}
+		if stop, err := fn(seq, f); err != nil || stop {
+			return err
+		}
+	}
+	_, err := gap(0)
+	return err
 }
 
 // Each calls fn with every record q selects, oldest first, one at a time: for reading

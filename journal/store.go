@@ -25,7 +25,7 @@ const (
 	bByPath    = "by_path"
 	bBySession = "by_session"
 	bByKind    = "by_kind"
-	bByTime    = "by_time"
+	bByTime    = "by_time" // written by journals before facts held the times; unused
 	bFacts     = "facts"
 	bHistory   = "history" // seq -> the record's change (query.go), once built
 	bLatest    = "latest"  // origin seq -> its latest record's seq
@@ -156,12 +156,6 @@ func (t *Tx) put(r *Record, packed []byte) error {
 			t.b(bByKind).Delete(indexKey(oldKind, r.Seq))
 		}
 	} else {
-		var tk [16]byte
-		binary.BigEndian.PutUint64(tk[:8], uint64(r.Time.UnixNano()))
-		binary.BigEndian.PutUint64(tk[8:], r.Seq)
-		if err := t.b(bByTime).Put(tk[:], nil); err != nil {
-			return err
-		}
 		if err := t.b(bBySession).Put(indexKey(r.Session, r.Seq), nil); err != nil {
 			return err
 		}
