@@ -62,7 +62,8 @@
 //	meta       schema version and application name; the lazy list (lazy.go):
 //	           calls written without fsync since the last checkpoint
 //	records    seq (8 bytes, big-endian) -> codec byte + Record: the compact form
-//	           (codec.go), or in records written before it JSON, flate-compressed
+//	           (codec.go), or in records written before it JSON, flate-compressed;
+//	           a before hash may refer to an earlier record's after hash
 //	facts      seq -> what stats read of the record, and its state and duration
 //	           (facts.go); a record in the compact form is written once, as pending,
 //	           and only its fact follows it to committed

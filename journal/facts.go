@@ -32,7 +32,7 @@ type factEdit struct {
 }
 
 // factVersion 2 added the origin (a version 1 fact reads its origin from its tool);
-// version 3 the duration, which a record stored as codecRecord reads from its fact;
+// version 3 the duration, which a record stored in a compact form reads from its fact;
 // version 4 writes the tool, state, kind, origin and tiers as symbols.
 const factVersion = 4
 

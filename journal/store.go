@@ -132,9 +132,14 @@ func (t *Tx) put(r *Record, packed []byte) error {
 		}
 	}
 	key := seqKey(r.Seq)
+	stored := t.b(bRecords).Get(key)
+	if err := sameAfters(r.Seq, stored, r); err != nil {
+		return err
+	}
+	packed = t.referBefore(r, packed)
 	// A pending record that becomes committed changes only in its state and duration,
 	// which its fact holds: the record stays as written (codec.go).
-	if !sameRecord(t.b(bRecords).Get(key), packed) {
+	if !sameRecord(stored, packed) {
 		if err := t.b(bRecords).Put(key, packed); err != nil {
 			return err
 		}
@@ -181,11 +186,107 @@ func (t *Tx) Get(seq uint64) (*Record, error) {
 	if v == nil {
 		return nil, nil
 	}
-	r, err := decodeRecord(seq, v, t.b(bFacts).Get(key))
+	r, err := decodeRecord(seq, v, t.b(bFacts).Get(key), t.afterHash)
 	if err != nil {
 		return nil, fmt.Errorf("journal record %d: %w", seq, err)
 	}
 	return r, nil
+}
+
+// refLookBack bounds how many earlier records of a file put reads for the one that
+// ended at a before hash: the call before on the file, or a few reads before it.
+const refLookBack = 4
+
+// referBefore returns packed, a codecHashes form of r, with each before hash that an
+// earlier record of the file ended at written as a reference to it (codec.go).
+func (t *Tx) referBefore(r *Record, packed []byte) []byte {
+	head, body := recordHead(packed), recordBody(packed)
+	if body == nil || packed[0] != codecHashes {
+		return packed
+	}
+	var refs []hashRef
+	for i, f := range r.Files {
+		if f.Before == "" {
+			continue
+		}
+		if ref, ok := t.findAfter(f.Path, f.Before, r.Seq); ok {
+			if refs == nil {
+				refs = make([]hashRef, len(r.Files))
+			}
+			refs[i] = ref
+		}
+	}
+	if refs == nil {
+		return packed
+	}
+	out := make([]byte, 0, len(packed))
+	out = append(out, head...)
+	out = appendHashes(out, r, refs)
+	return append(out, packed[len(body):]...)
+}
+
+// findAfter looks among the last records of path before seq for one whose after hash
+// of path is hash, written whole.
+func (t *Tx) findAfter(path, hash string, seq uint64) (hashRef, bool) {
+	prefix := append([]byte(path), 0)
+	c := t.b(bByPath).Cursor()
+	k, _ := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq))
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	for n := 0; n < refLookBack && k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
+		if len(k) != len(prefix)+8 {
+			continue
+		}
+		n++
+		at := binary.BigEndian.Uint64(k[len(prefix):])
+		f, err := decodeFact(at, t.b(bFacts).Get(k[len(prefix):]))
+		if err != nil || at >= seq {
+			continue
+		}
+		afters, err := afterHashes(hashSection(t.b(bRecords).Get(k[len(prefix):])))
+		if err != nil || len(afters) != len(f.paths) {
+			continue
+		}
+		for i, p := range f.paths {
+			if p == path && afters[i] == hash && len(hash) == 64 {
+				return hashRef{back: seq - at, file: uint64(i)}, true
+			}
+		}
+	}
+	return hashRef{}, false
+}
+
+// afterHash is the after hash of file file of record seq, as a reference names it.
+func (t *Tx) afterHash(seq, file uint64) (string, error) {
+	afters, err := afterHashes(hashSection(t.b(bRecords).Get(seqKey(seq))))
+	if err != nil || file >= uint64(len(afters)) {
+		return "", fmt.Errorf("a reference to record %d, file %d, which does not hold it", seq, file)
+	}
+	return afters[file], nil
+}
+
+// sameAfters refuses to store r over a stored form of it with other after hashes: a
+// later record's before hash may refer to them.
+func sameAfters(seq uint64, stored []byte, r *Record) error {
+	hs := hashSection(stored)
+	if hs == nil {
+		return nil
+	}
+	afters, err := afterHashes(hs)
+	if err != nil {
+		return nil // a damaged record is replaced, and nothing can refer to it
+	}
+	same := len(afters) == len(r.Files)
+	for i := 0; same && i < len(afters); i++ {
+		same = afters[i] == r.Files[i].After
+	}
+	if !same {
+		return fmt.Errorf("journal: record %d would change the hashes of what it wrote", seq)
+	}
+	return nil
 }
 
 // Pending lists the records whose files may be half-committed, oldest first.
