@@ -77,7 +77,10 @@
 //	by_kind    kind \x00 seq -> nil
 //	by_time    unix-nanoseconds (8 bytes) seq -> nil, written by journals before
 //	           this one; unused: a time range is read from the facts
-//	history    seq -> origin, undo or redo, session and paths of a committed change
-//	latest     origin seq -> the seq of its latest record (both built by the first
-//	           undo of a journal that has neither, kept by every Put from then on)
+//	history    seq -> origin, undo or redo, session and paths of a committed change;
+//	           for a record with a fact, which holds its session and paths, only
+//	           undo or redo and how many calls back its origin is
+//	latest     origin seq -> the seq of its latest record, where that is not the
+//	           origin itself (both built by the first undo of a journal that has
+//	           neither, kept by every Put from then on)
 package journal

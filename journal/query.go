@@ -294,8 +294,15 @@ func (t *Tx) indexChange(r *Record) error {
 	if !ok {
 		return hb.Delete(key)
 	}
-	if err := hb.Put(key, encodeChange(c)); err != nil {
+	v := encodeChange(c)
+	if t.b(bFacts).Get(key) != nil {
+		v = encodeShortChange(c)
+	}
+	if err := hb.Put(key, v); err != nil {
 		return err
+	}
+	if c.Origin == c.Seq {
+		return nil // its own latest until an undo or redo of it: Latest says so unwritten
 	}
 	lb := t.b(bLatest)
 	ok2 := seqKey(c.Origin)
@@ -304,6 +311,24 @@ func (t *Tx) indexChange(r *Record) error {
 	}
 	return lb.Put(ok2, key)
 }
+
+// encodeShortChange is the form of c for a record with a fact, which holds its session
+// and paths: flags with shortChange set, uvarint how many calls before c its origin
+// is. Two bytes where encodeChange takes some thirty.
+func encodeShortChange(c Change) []byte {
+	flags := byte(shortChange)
+	if c.Undo {
+		flags |= 1
+	}
+	if c.Redo {
+		flags |= 2
+	}
+	return binary.AppendUvarint([]byte{flags}, c.Seq-c.Origin)
+}
+
+// shortChange marks the short form of a history entry. The long form starts with the
+// origin's sequence number, big-endian, whose first byte is 0 below 2^56 calls.
+const shortChange = 0x80
 
 func encodeChange(c Change) []byte {
 	b := binary.BigEndian.AppendUint64(nil, c.Origin)
@@ -367,12 +392,32 @@ func (h indexHistory) Change(seq uint64) (Change, bool) {
 	if hb == nil {
 		return Change{}, false
 	}
-	return decodeChange(seq, hb.Get(seqKey(seq)))
+	return h.decode(seq, hb.Get(seqKey(seq)))
+}
+
+// decode reads a history entry in either form, the short one with its fact.
+func (h indexHistory) decode(seq uint64, v []byte) (Change, bool) {
+	if len(v) == 0 || v[0]&shortChange == 0 {
+		return decodeChange(seq, v)
+	}
+	back, k := binary.Uvarint(v[1:])
+	if k <= 0 || back >= seq {
+		return Change{}, false
+	}
+	f, err := decodeFact(seq, h.t.b(bFacts).Get(seqKey(seq)))
+	if err != nil {
+		return Change{}, false
+	}
+	return Change{Seq: seq, Origin: seq - back, Undo: v[0]&1 != 0, Redo: v[0]&2 != 0, Session: f.session, Paths: f.paths}, true
 }
 
 func (h indexHistory) Latest(origin uint64) uint64 {
 	if v := h.t.b(bLatest).Get(seqKey(origin)); len(v) == 8 {
 		return binary.BigEndian.Uint64(v)
+	}
+	// A change nothing undid or redid is not written down as its own latest.
+	if c, ok := h.Change(origin); ok && c.Origin == origin {
+		return origin
 	}
 	return 0
 }
@@ -380,7 +425,7 @@ func (h indexHistory) Latest(origin uint64) uint64 {
 func (h indexHistory) Newest(fn func(Change) bool) {
 	c := h.t.b(bHistory).Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
-		ch, ok := decodeChange(binary.BigEndian.Uint64(k), v)
+		ch, ok := h.decode(binary.BigEndian.Uint64(k), v)
 		if ok && !fn(ch) {
 			return
 		}

@@ -119,8 +119,23 @@ func journalPages(tb testing.TB, path string) (inUse int64, buckets map[string]i
 // journal keeps for a change of a dozen bytes. With -v it logs the bytes of each
 // bucket. The files' first versions (blobs, about 3 KB a file) count too: run enough
 // calls (-benchtime 20000x) for them to fade.
-func BenchmarkJournalBytesPerEdit(b *testing.B) {
+func BenchmarkJournalBytesPerEdit(b *testing.B) { benchBytesPerEdit(b, false) }
+
+// BenchmarkJournalBytesPerEditHistory is BenchmarkJournalBytesPerEdit in a journal
+// that keeps the history index, as every journal does from its first undo on.
+func BenchmarkJournalBytesPerEditHistory(b *testing.B) { benchBytesPerEdit(b, true) }
+
+func benchBytesPerEdit(b *testing.B, history bool) {
 	a, eng, path := editWorkspace(b)
+	if history {
+		ctx := context.Background()
+		if r := a.Call(ctx, "bench", "create_file", json.RawMessage(`{"path":"undone.txt","content":"x\n"}`)); !r.OK {
+			b.Fatal(r.Text)
+		}
+		if r := a.Undo(ctx, 1); !r.OK {
+			b.Fatal(r.Text)
+		}
+	}
 	i := 0
 	for b.Loop() {
 		tool, args := oneLineEdit(i)
