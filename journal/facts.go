@@ -240,6 +240,18 @@ func (d *factReader) body(f *fact) {
 	}
 }
 
+// factTime is the time of an encoded fact, read without the rest of it.
+func factTime(v []byte) (time.Time, bool) {
+	if len(v) < 2 || v[0] < 1 || v[0] > factVersion {
+		return time.Time{}, false
+	}
+	t, n := binary.Varint(v[1:])
+	if n <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, t), true
+}
+
 func factOf(r *Record) *fact {
 	f, _ := decodeFact(r.Seq, encodeFact(r))
 	return f

@@ -19,6 +19,11 @@ type Query struct {
 	Limit   int // 0: no limit
 }
 
+// inTime reports whether at is in q's time range.
+func (q Query) inTime(at time.Time) bool {
+	return (q.Since.IsZero() || !at.Before(q.Since)) && (q.Until.IsZero() || at.Before(q.Until))
+}
+
 func (q Query) match(r *Record) bool {
 	switch {
 	case q.Session != "" && r.Session != q.Session,
@@ -87,9 +92,15 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		return out, nil
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
-		return out, t.newestFacts(func(seq uint64, f *fact) (bool, error) {
-			if f != nil && !q.matchFact(f) {
-				return false, nil
+		return out, t.newestFacts(func(seq uint64, fv []byte) (bool, error) {
+			if fv != nil {
+				// The time first: most facts of a long journal are outside the range.
+				if at, ok := factTime(fv); ok && !q.inTime(at) {
+					return false, nil
+				}
+				if f, err := decodeFact(seq, fv); err == nil && !q.matchFact(f) {
+					return false, nil
+				}
 			}
 			return visit(seq)
 		})
@@ -104,12 +115,12 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 	return out, nil
 }
 
-// newestFacts calls fn with every record's number and fact, newest first, until fn
-// returns true or an error. A record written before facts were kept comes with a nil
-// fact. A time range is found this way, not through an index: a call's time is its
+// newestFacts calls fn with every record's number and encoded fact, newest first,
+// until fn returns true or an error. A record written before facts were kept comes
+// with a nil fact. A time range is found this way, not through an index: a call's time is its
 // clock's, which may step back, and calls of several processes interleave, so times
 // are not ordered by sequence number, and the facts already hold them.
-func (t *Tx) newestFacts(fn func(seq uint64, f *fact) (bool, error)) error {
+func (t *Tx) newestFacts(fn func(seq uint64, fv []byte) (bool, error)) error {
 	next := t.Last() // the newest record not yet visited
 	gap := func(down uint64) (bool, error) {
 		for ; next > down; next-- {
@@ -129,11 +140,7 @@ func (t *Tx) newestFacts(fn func(seq uint64, f *fact) (bool, error)) error {
 			return err
 		}
 		next = seq - 1
-		f, err := decodeFact(seq, v)
-		if err != nil {
-			return fmt.Errorf("journal record %d: %w", seq, err)
-		}
-		if stop, err := fn(seq, f); err != nil || stop {
+		if stop, err := fn(seq, v); err != nil || stop {
 			return err
 		}
 	}
