@@ -430,6 +430,11 @@ func TestBeforeReferences(t *testing.T) {
 	if err := j.Update(func(tx *Tx) error { return tx.Put(&r) }); err == nil {
 		t.Errorf("record 3 stored with another after hash")
 	}
+	r.Files = nil
+	if err := j.Update(func(tx *Tx) error { return tx.Put(&r) }); err == nil {
+		t.Errorf("record 3 stored without its file")
+	}
+	r.Files = []File{recs[2].Files[0]}
 	r.Files[0].After, r.State, r.Notes = recs[2].Files[0].After, RolledBack, []string{"rolled back"}
 	if err := j.Update(func(tx *Tx) error { return tx.Put(&r) }); err != nil {
 		t.Errorf("record 3 rolled back: %v", err)

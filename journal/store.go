@@ -273,23 +273,17 @@ func (t *Tx) afterHash(seq, file uint64) (string, error) {
 	return afters[file], nil
 }
 
-// sameAfters refuses to store r over a stored form of it with other after hashes: a
-// later record's before hash may refer to them.
+// sameAfters refuses to store r over a stored form of it that has another after hash
+// a reference could name (findAfter): a later record's before hash may be it.
 func sameAfters(seq uint64, stored []byte, r *Record) error {
-	hs := hashSection(stored)
-	if hs == nil {
-		return nil
-	}
-	afters, err := afterHashes(hs)
+	afters, err := afterHashes(hashSection(stored))
 	if err != nil {
 		return nil // a damaged record is replaced, and nothing can refer to it
 	}
-	same := len(afters) == len(r.Files)
-	for i := 0; same && i < len(afters); i++ {
-		same = afters[i] == r.Files[i].After
-	}
-	if !same {
-		return fmt.Errorf("journal: record %d would change the hashes of what it wrote", seq)
+	for i, a := range afters {
+		if len(a) == 64 && (i >= len(r.Files) || r.Files[i].After != a) {
+			return fmt.Errorf("journal: record %d would change the after hash of its file %d", seq, i)
+		}
 	}
 	return nil
 }
