@@ -13,8 +13,9 @@ import (
 )
 
 // A record's stored form. Records were first stored as their JSON, flate-compressed
-// (codecFlate) or not (codecRaw); those still read. A record is now stored in the
-// compact form (codecRecord), which keeps the same fields in fewer bytes:
+// (codecFlate) or not (codecRaw); those still read. A record is now stored in a
+// compact form (codecRecord, now codecHashes below), which keeps the same fields in
+// fewer bytes:
 //
 //   - the hashes as their 32 bytes, not 64 hex digits; splices, the diff and the
 //     arguments as raw bytes (JSON gives []byte as base64, which flate cannot match
@@ -48,6 +49,17 @@ import (
 // Strings are uvarint len and the bytes.
 const codecRecord = 2
 
+// codecHashes is codecRecord with the files' hashes taken out of the compressed body
+// (they do not compress) into a section of their own after it: uvarint length, then
+// per file the before and the after hash. A before hash that an earlier record of the
+// file ended at (an edit's, most often the call before on that file) is written as
+// a reference to that record's after hash, 3, uvarint how many calls back, uvarint
+// which of its files: 3 or 4 bytes, not 33. The section is outside the compressed
+// body so that put, which knows the earlier records, writes the references into a
+// form encoded ahead without compressing it again. A record's hashes never change
+// once written (put refuses it), so a reference always reads what it was written for.
+const codecHashes = 3
+
 // recordDict primes the compressor of codecRecord. Records written with it read only
 // with it: it never changes; a better one needs a new codec byte.
 const recordDict = `{"path":"","content":"","offset":1,"limit":1}{"changes":[{"path":"","create":""},{"path":"","write":""}]}` +
@@ -65,8 +77,32 @@ var recordWriters = sync.Pool{New: func() any {
 
 var recordReaders = sync.Pool{New: func() any { return flate.NewReaderDict(bytes.NewReader(nil), []byte(recordDict)) }}
 
-// encodeRecord is the codecRecord form of r.
+// encodeRecord is the codecHashes form of r, each hash written whole: put writes
+// a before hash as a reference where it can (referBefore).
 func encodeRecord(r *Record) ([]byte, error) {
+	body, err := recordText(r, false)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(body)/2 + 64)
+	w := recordWriters.Get().(*flate.Writer)
+	w.Reset(&buf)
+	w.Write(body)
+	w.Close()
+	recordWriters.Put(w)
+	out := make([]byte, 0, buf.Len()+70*len(r.Files)+32)
+	out = append(out, codecHashes)
+	out = binary.AppendUvarint(out, uint64(buf.Len()))
+	out = append(out, buf.Bytes()...)
+	out = appendHashes(out, r, nil)
+	out = appendSymbol(out, string(r.State))
+	return binary.AppendUvarint(out, uint64(max(r.Duration, 0))), nil
+}
+
+// recordText is the body of r's compact form, before compression: with each file's
+// hashes (codecRecord) or without (codecHashes).
+func recordText(r *Record, hashes bool) ([]byte, error) {
 	rest := *r
 	rest.Seq, rest.Time, rest.Duration, rest.State, rest.Args = 0, time.Time{}, 0, "", ""
 	rest.Files = make([]File, len(r.Files))
@@ -90,8 +126,10 @@ func encodeRecord(r *Record) ([]byte, error) {
 		body = binary.AppendVarint(body, int64(off))
 	}
 	for _, f := range r.Files {
-		body = appendHash(body, f.Before)
-		body = appendHash(body, f.After)
+		if hashes {
+			body = appendHash(body, f.Before)
+			body = appendHash(body, f.After)
+		}
 		body = binary.AppendUvarint(body, uint64(len(f.Splices)))
 		for _, s := range f.Splices {
 			body = binary.AppendUvarint(body, uint64(s.Start))
@@ -100,21 +138,40 @@ func encodeRecord(r *Record) ([]byte, error) {
 		}
 		body = appendString(body, f.Diff)
 	}
-	body = appendString(body, r.Args)
+	return appendString(body, r.Args), nil
+}
 
-	var buf bytes.Buffer
-	buf.Grow(len(body)/2 + 64)
-	w := recordWriters.Get().(*flate.Writer)
-	w.Reset(&buf)
-	w.Write(body)
-	w.Close()
-	recordWriters.Put(w)
-	out := make([]byte, 0, buf.Len()+32)
-	out = append(out, codecRecord)
-	out = binary.AppendUvarint(out, uint64(buf.Len()))
-	out = append(out, buf.Bytes()...)
-	out = appendSymbol(out, string(r.State))
-	return binary.AppendUvarint(out, uint64(max(r.Duration, 0))), nil
+// A hashRef says that a file's before hash is the after hash of file file of the
+// record back calls before.
+type hashRef struct{ back, file uint64 }
+
+// appendHashes appends the hash section of a codecHashes form: uvarint length, then
+// each file's before and after hash, the before as a reference where refs has one.
+func appendHashes(b []byte, r *Record, refs []hashRef) []byte {
+	var hs []byte
+	for i, f := range r.Files {
+		if i < len(refs) && refs[i].back > 0 {
+			hs = append(hs, 3)
+			hs = binary.AppendUvarint(hs, refs[i].back)
+			hs = binary.AppendUvarint(hs, refs[i].file)
+		} else {
+			hs = appendHash(hs, f.Before)
+		}
+		hs = appendHash(hs, f.After)
+	}
+	b = binary.AppendUvarint(b, uint64(len(hs)))
+	return append(b, hs...)
+}
+
+// afterHashes reads the after hashes of a hash section, which are never references.
+func afterHashes(hs []byte) ([]string, error) {
+	d := decoder{b: hs}
+	var out []string
+	for len(d.b) > 0 && d.err == nil {
+		d.hashOrRef()
+		out = append(out, d.hash())
+	}
+	return out, d.err
 }
 
 // sameRecord reports whether two stored forms differ at most in their state and
@@ -124,9 +181,22 @@ func sameRecord(a, b []byte) bool {
 	return ab != nil && bytes.Equal(ab, bb)
 }
 
-// recordBody is a codecRecord form up to its state and duration, or nil.
+// recordBody is a compact form up to its state and duration, or nil.
 func recordBody(v []byte) []byte {
-	if len(v) == 0 || v[0] != codecRecord {
+	head := recordHead(v)
+	if head == nil || v[0] == codecRecord {
+		return head
+	}
+	n, k := binary.Uvarint(v[len(head):])
+	if k <= 0 || n > uint64(len(v)-len(head)-k) {
+		return nil
+	}
+	return v[:len(head)+k+int(n)]
+}
+
+// recordHead is a compact form up to the end of its compressed body, or nil.
+func recordHead(v []byte) []byte {
+	if len(v) == 0 || (v[0] != codecRecord && v[0] != codecHashes) {
 		return nil
 	}
 	n, k := binary.Uvarint(v[1:])
@@ -136,10 +206,22 @@ func recordBody(v []byte) []byte {
 	return v[:1+k+int(n)]
 }
 
-// decodeRecord reads the stored form v of record seq, in any codec. A codecRecord
-// record takes its state and duration from fv, its fact, when it has one.
-func decodeRecord(seq uint64, v, fv []byte) (*Record, error) {
-	if len(v) == 0 || v[0] != codecRecord {
+// hashSection is the hash section of a codecHashes form, or nil.
+func hashSection(v []byte) []byte {
+	head, body := recordHead(v), recordBody(v)
+	if body == nil || v[0] != codecHashes {
+		return nil
+	}
+	_, k := binary.Uvarint(v[len(head):])
+	return body[len(head)+k:]
+}
+
+// decodeRecord reads the stored form v of record seq, in any codec. A compact record
+// takes its state and duration from fv, its fact, when it has one, and a before hash
+// written as a reference from the record it names, through after (nil: no record
+// can be read, and a reference is an error).
+func decodeRecord(seq uint64, v, fv []byte, after func(seq, file uint64) (string, error)) (*Record, error) {
+	if len(v) == 0 || (v[0] != codecRecord && v[0] != codecHashes) {
 		data, err := unpack(v)
 		if err != nil {
 			return nil, err
@@ -150,7 +232,7 @@ func decodeRecord(seq uint64, v, fv []byte) (*Record, error) {
 		}
 		return &r, nil
 	}
-	body := recordBody(v)
+	head, body := recordHead(v), recordBody(v)
 	if body == nil {
 		return nil, errBadRecord
 	}
@@ -162,7 +244,7 @@ func decodeRecord(seq uint64, v, fv []byte) (*Record, error) {
 	_, k := binary.Uvarint(v[1:])
 	zr := recordReaders.Get().(io.ReadCloser)
 	defer recordReaders.Put(zr)
-	if err := zr.(flate.Resetter).Reset(bytes.NewReader(body[1+k:]), []byte(recordDict)); err != nil {
+	if err := zr.(flate.Resetter).Reset(bytes.NewReader(head[1+k:]), []byte(recordDict)); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
@@ -184,9 +266,25 @@ func decodeRecord(seq uint64, v, fv []byte) (*Record, error) {
 			r.Time = r.Time.In(time.FixedZone("", int(off)))
 		}
 	}
+	hs := decoder{b: hashSection(v)}
 	for i := range r.Files {
 		f := &r.Files[i]
-		f.Before, f.After = d.hash(), d.hash()
+		if v[0] == codecRecord {
+			f.Before, f.After = d.hash(), d.hash()
+		} else {
+			before, ref := hs.hashOrRef()
+			f.Before, f.After = before, hs.hash()
+			if ref.back > 0 && hs.err == nil {
+				if after == nil || ref.back >= seq {
+					return nil, errBadRecord
+				}
+				h, err := after(seq-ref.back, ref.file)
+				if err != nil {
+					return nil, err
+				}
+				f.Before = h
+			}
+		}
 		if n := d.uvarint(); n > 0 && d.err == nil {
 			if n > uint64(len(d.b)) {
 				return nil, errBadRecord
@@ -203,6 +301,9 @@ func decodeRecord(seq uint64, v, fv []byte) (*Record, error) {
 	r.Args = string(d.bytes(false))
 	if d.err != nil {
 		return nil, d.err
+	}
+	if hs.err != nil || len(hs.b) > 0 {
+		return nil, errBadRecord
 	}
 	r.State, r.Duration = state, duration
 	if f, err := decodeFact(seq, fv); err == nil && f.version >= 3 {
@@ -318,6 +419,20 @@ func (d *decoder) symbol() string {
 	s := string(d.b[:n])
 	d.b = d.b[n:]
 	return s
+}
+
+// hashOrRef reads a hash that may be written as a reference (codecHashes' before
+// hashes): the hash, or a reference.
+func (d *decoder) hashOrRef() (string, hashRef) {
+	if len(d.b) > 0 && d.b[0] == 3 {
+		d.b = d.b[1:]
+		ref := hashRef{back: d.uvarint(), file: d.uvarint()}
+		if ref.back == 0 {
+			d.fail()
+		}
+		return "", ref
+	}
+	return d.hash(), hashRef{}
 }
 
 func (d *decoder) hash() string {

@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
@@ -95,14 +97,34 @@ func TestRecordCodecAsJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decodeRecord(r.Seq, data, nil)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if want := viaJSON(t, r); !reflect.DeepEqual(got, want) {
-			t.Errorf("case %d:\n got %+v\nwant %+v", i, got, want)
+		for _, data := range [][]byte{data, encodeRecord2(t, r)} {
+			got, err := decodeRecord(r.Seq, data, nil, nil)
+			if err != nil {
+				t.Fatalf("case %d, codec %d: %v", i, data[0], err)
+			}
+			if want := viaJSON(t, r); !reflect.DeepEqual(got, want) {
+				t.Errorf("case %d, codec %d:\n got %+v\nwant %+v", i, data[0], got, want)
+			}
 		}
 	}
+}
+
+// encodeRecord2 is r in the form the code before codecHashes wrote: codecRecord, the
+// hashes inside the compressed body.
+func encodeRecord2(t *testing.T, r *Record) []byte {
+	t.Helper()
+	body, err := recordText(r, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, _ := flate.NewWriterDict(&buf, flate.DefaultCompression, []byte(recordDict))
+	w.Write(body)
+	w.Close()
+	out := append([]byte{codecRecord}, binary.AppendUvarint(nil, uint64(buf.Len()))...)
+	out = append(out, buf.Bytes()...)
+	out = appendSymbol(out, string(r.State))
+	return binary.AppendUvarint(out, uint64(max(r.Duration, 0)))
 }
 
 // A stored form cut short or scrambled is an error, never a panic.
@@ -111,10 +133,10 @@ func TestRecordCodecDamage(t *testing.T) {
 		Files: []File{{Path: "a", Op: OpEdit, Before: Hash(nil), After: Hash([]byte("x")), Splices: []Splice{{Start: 1, Old: []byte("a"), New: []byte("b")}}}}}
 	data, _ := encodeRecord(r)
 	for n := range len(data) {
-		decodeRecord(1, data[:n], nil)
+		decodeRecord(1, data[:n], nil, nil)
 		bad := append([]byte(nil), data...)
 		bad[n] ^= 0x5a
-		decodeRecord(1, bad, nil)
+		decodeRecord(1, bad, nil, nil)
 	}
 }
 
@@ -283,6 +305,196 @@ func TestFactSymbols(t *testing.T) {
 		now.version, now.duration = was.version, was.duration
 		if !reflect.DeepEqual(now, was) {
 			t.Errorf("record %d: fact %+v, as version 2 %+v", r.Seq, now, was)
+		}
+	}
+}
+
+// refChain is a history of a.txt and b.txt: a create, a read, edits of one file and
+// of two, and a refused edit, each starting from what the call before on the file
+// left.
+func refChain() (recs []*Record, blobs [][]byte) {
+	v := [][]byte{[]byte("one\ntwo\n"), []byte("one\nTWO\n"), []byte("ONE\nTWO\n"), []byte("ONE\nTWO\nthree\n")}
+	b := []byte("bee\n")
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	edit := func(path string, before, after []byte, start int, old, new string) File {
+		return File{Path: path, Op: OpEdit, Before: Hash(before), After: Hash(after), BeforeMode: 0o644, AfterMode: 0o644,
+			Splices: []Splice{{Start: start, Old: []byte(old), New: []byte(new)}}, Diff: "-" + old + "\n+" + new + "\n"}
+	}
+	recs = []*Record{
+		{Tool: "create_file", Files: []File{{Path: "a.txt", Op: OpCreate, After: Hash(v[0]), AfterMode: 0o644, AfterBlob: true}}},
+		{Tool: "read_file", Files: []File{{Path: "a.txt", Op: OpRead, Before: Hash(v[0])}}},
+		{Tool: "edit_file", Files: []File{edit("a.txt", v[0], v[1], 4, "two", "TWO")}},
+		{Tool: "apply_changes", Files: []File{{Path: "b.txt", Op: OpCreate, After: Hash(b), AfterBlob: true}, edit("a.txt", v[1], v[2], 0, "one", "ONE")}},
+		{Tool: "edit_file", Files: []File{edit("b.txt", b, v[3], 0, "bee\n", "ONE\nTWO\nthree\n"), edit("a.txt", v[2], v[3], 8, "", "three\n")}},
+		{Tool: "edit_file", Kind: "text_not_found", Files: []File{{Path: "a.txt", Op: OpEdit, Before: Hash(v[3])}}},
+	}
+	for i, r := range recs {
+		r.Time, r.Session, r.Args, r.Duration = now.Add(time.Duration(i)*time.Second), "s", `{"path":"a.txt"}`, time.Millisecond
+		r.State = Committed
+		if r.Kind != "" {
+			r.State = Failed
+		}
+	}
+	return recs, [][]byte{v[0], b}
+}
+
+// putChain writes recs into j as txn does, pending then committed, each encoded
+// ahead, and then stores the first old of them again in the form enc gives.
+func putChain(t *testing.T, j *Journal, recs []*Record, blobs [][]byte, old int, enc func(*Record) []byte) {
+	t.Helper()
+	err := j.Update(func(tx *Tx) error {
+		for _, b := range blobs {
+			if _, err := tx.PutBlob(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		final := r.State
+		r.State = Pending
+		if err := j.Commit(func(tx *Tx) error { return tx.Put(r) }); err != nil {
+			t.Fatal(err)
+		}
+		r.State = final
+		e, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = j.Commit(func(tx *Tx) error {
+			if err := tx.PutEncoded(e); err != nil {
+				return err
+			}
+			if i < old {
+				return tx.b(bRecords).Put(seqKey(r.Seq), enc(r))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A before hash that the call before on the file ended at is stored as a reference,
+// and reads back whole, by Get and Each alike; one that no record ended at is stored
+// whole.
+func TestBeforeReferences(t *testing.T) {
+	j := open(t, filepath.Join(t.TempDir(), "journal.db"))
+	recs, blobs := refChain()
+	putChain(t, j, recs, blobs, 0, nil)
+	j.View(func(tx *Tx) error {
+		// Per record, per file: whether its before hash is a reference.
+		want := [][]bool{{false}, {true}, {true}, {false, true}, {true, true}, {true}}
+		for i, r := range recs {
+			hs := decoder{b: hashSection(tx.b(bRecords).Get(seqKey(r.Seq)))}
+			for k := range r.Files {
+				_, ref := hs.hashOrRef()
+				hs.hash()
+				if (ref.back > 0) != want[i][k] {
+					t.Errorf("record %d, file %d: reference %+v", r.Seq, k, ref)
+				}
+			}
+			if hs.err != nil {
+				t.Errorf("record %d: %v", r.Seq, hs.err)
+			}
+			got, err := tx.Get(r.Seq)
+			if err != nil || !reflect.DeepEqual(got, viaJSON(t, r)) {
+				t.Errorf("record %d:\n got %+v, %v\nwant %+v", r.Seq, got, err, viaJSON(t, r))
+			}
+		}
+		n := 0
+		tx.Each(Query{}, func(r *Record) bool {
+			if !reflect.DeepEqual(r, viaJSON(t, recs[n])) {
+				t.Errorf("Each, record %d: %+v", r.Seq, r)
+			}
+			n++
+			return true
+		})
+		if n != len(recs) {
+			t.Errorf("Each read %d records", n)
+		}
+		last := recs[4].Files[1].After
+		if got, err := tx.Content("a.txt", last); err != nil || Hash(got) != last {
+			t.Errorf("content at record 5: %q, %v", got, err)
+		}
+		return nil
+	})
+	// A record stored again keeps the hashes of what it wrote: a reference may name them.
+	r := *recs[2]
+	r.Files = []File{r.Files[0]}
+	r.Files[0].After = Hash([]byte("other"))
+	if err := j.Update(func(tx *Tx) error { return tx.Put(&r) }); err == nil {
+		t.Errorf("record 3 stored with another after hash")
+	}
+	r.Files = nil
+	if err := j.Update(func(tx *Tx) error { return tx.Put(&r) }); err == nil {
+		t.Errorf("record 3 stored without its file")
+	}
+	r.Files = []File{recs[2].Files[0]}
+	r.Files[0].After, r.State, r.Notes = recs[2].Files[0].After, RolledBack, []string{"rolled back"}
+	if err := j.Update(func(tx *Tx) error { return tx.Put(&r) }); err != nil {
+		t.Errorf("record 3 rolled back: %v", err)
+	}
+}
+
+// A journal whose first records are in codecRecord, the form before codecHashes,
+// reads as the same journal written all in the new form: records (show), queries
+// (log), stats, and content down the chain of edits that crosses the two forms.
+func TestCodecRecordRead(t *testing.T) {
+	recs, blobs := refChain()
+	now := open(t, filepath.Join(t.TempDir(), "now.db"))
+	putChain(t, now, recs, blobs, 0, nil)
+	recs, blobs = refChain()
+	was := open(t, filepath.Join(t.TempDir(), "was.db"))
+	putChain(t, was, recs, blobs, 3, func(r *Record) []byte { return encodeRecord2(t, r) })
+	type view struct {
+		Records []*Record
+		Found   [][]*Record
+		Stats   *Stats
+		Content []byte
+	}
+	read := func(j *Journal) (v view) {
+		err := j.View(func(tx *Tx) error {
+			if c := tx.b(bRecords).Get(seqKey(1)); (j == was) != (c[0] == codecRecord) {
+				t.Errorf("record 1 in codec %d", c[0])
+			}
+			for _, r := range recs {
+				got, err := tx.Get(r.Seq)
+				if err != nil {
+					return err
+				}
+				v.Records = append(v.Records, got)
+			}
+			for _, q := range []Query{{Path: "a.txt"}, {Path: "b.txt"}, {Failed: true}, {Since: recs[2].Time}} {
+				found, err := tx.Find(q)
+				if err != nil {
+					return err
+				}
+				v.Found = append(v.Found, found)
+			}
+			var err error
+			if v.Stats, err = tx.Stats(Query{}); err != nil {
+				return err
+			}
+			v.Content, err = tx.Content("a.txt", recs[4].Files[1].After)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a, b := read(now), read(was)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("the journal in both forms reads\n%+v\n%+v", a, b)
+	}
+	for i, r := range recs {
+		if !reflect.DeepEqual(b.Records[i], viaJSON(t, r)) {
+			t.Errorf("record %d: %+v", r.Seq, b.Records[i])
 		}
 	}
 }

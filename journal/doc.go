@@ -1,7 +1,7 @@
 // Package journal is the bbolt store of every tool call: one record per call,
 // successes, refusals and reads alike, with the splices and content hashes of each file
 // it touched, compressed content-addressed blobs where splices cannot rebuild content,
-// and indexes by path, session, error kind and time.
+// and indexes by path, session and error kind.
 //
 // The file lives at <root>/.vfsctl/journal.db. One process at a time uses the journal:
 // a Journal opens the file when a call begins and closes it when the last call of the
@@ -69,7 +69,8 @@
 //	meta       schema version and application name; the lazy list (lazy.go):
 //	           calls written without fsync since the last checkpoint
 //	records    seq (8 bytes, big-endian) -> codec byte + Record: the compact form
-//	           (codec.go), or in records written before it JSON, flate-compressed
+//	           (codec.go), or in records written before it JSON, flate-compressed;
+//	           a before hash may refer to an earlier record's after hash
 //	facts      seq -> what stats read of the record, and its state and duration
 //	           (facts.go); a record in the compact form is written once, as pending,
 //	           and only its fact follows it to committed
@@ -81,8 +82,12 @@
 //	by_path    path \x00 seq -> nil
 //	by_session session \x00 seq -> nil
 //	by_kind    kind \x00 seq -> nil
-//	by_time    unix-nanoseconds (8 bytes) seq -> nil
-//	history    seq -> origin, undo or redo, session and paths of a committed change
-//	latest     origin seq -> the seq of its latest record (both built by the first
-//	           undo of a journal that has neither, kept by every Put from then on)
+//	by_time    unix-nanoseconds (8 bytes) seq -> nil, written by journals before
+//	           this one; unused: a time range is read from the facts
+//	history    seq -> origin, undo or redo, session and paths of a committed change;
+//	           for a record with a fact, which holds its session and paths, only
+//	           undo or redo and how many calls back its origin is
+//	latest     origin seq -> the seq of its latest record, where that is not the
+//	           origin itself (both built by the first undo of a journal that has
+//	           neither, kept by every Put from then on)
 package journal

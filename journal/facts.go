@@ -32,7 +32,7 @@ type factEdit struct {
 }
 
 // factVersion 2 added the origin (a version 1 fact reads its origin from its tool);
-// version 3 the duration, which a record stored as codecRecord reads from its fact;
+// version 3 the duration, which a record stored in a compact form reads from its fact;
 // version 4 writes the tool, state, kind, origin and tiers as symbols.
 const factVersion = 4
 
@@ -238,6 +238,18 @@ func (d *factReader) body(f *fact) {
 		}
 		f.edits = append(f.edits, e)
 	}
+}
+
+// factTime is the time of an encoded fact, read without the rest of it.
+func factTime(v []byte) (time.Time, bool) {
+	if len(v) < 2 || v[0] < 1 || v[0] > factVersion {
+		return time.Time{}, false
+	}
+	t, n := binary.Varint(v[1:])
+	if n <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, t), true
 }
 
 func factOf(r *Record) *fact {

@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -88,4 +89,88 @@ func TestHistoryIndexKeptAndRebuilt(t *testing.T) {
 	}
 	want("rebuilt", 6, 1, 6, false)
 	want("rebuilt", 7, 7, 7, false)
+}
+
+// A history entry of a record with a fact is two bytes, and a change is not written
+// down as its own latest; the index that the code before wrote (each entry whole, every
+// latest written) reads the same.
+func TestHistoryShortForm(t *testing.T) {
+	j := open(t, filepath.Join(t.TempDir(), "journal.db"))
+	change := func(undo, redo uint64, session string, paths ...string) *Record {
+		r := &Record{Time: time.Now(), Session: session, Tool: "edit_file", State: Committed, Undo: undo, Redo: redo}
+		for _, p := range paths {
+			r.Files = append(r.Files, File{Path: p, Op: OpEdit, Before: "h0", After: "h1"})
+		}
+		return r
+	}
+	// 1 and 2 changes, 3 undoes 1, 4 redoes 3, 5 a change of two files.
+	recs := []*Record{change(0, 0, "s", "a"), change(0, 0, "t", "b"), change(1, 0, "s", "a"), change(0, 3, "u", "a"), change(0, 0, "s", "a", "b")}
+	if err := j.Update(func(t *Tx) error {
+		if err := t.BuildHistory(); err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if err := t.Put(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Changes []Change
+		Latest  []uint64
+		Newest  []uint64
+	}
+	read := func() (v view) {
+		j.View(func(tx *Tx) error {
+			h := tx.History()
+			for seq := uint64(1); seq <= 6; seq++ {
+				c, _ := h.Change(seq)
+				v.Changes = append(v.Changes, c)
+				v.Latest = append(v.Latest, h.Latest(seq))
+			}
+			h.Newest(func(c Change) bool { v.Newest = append(v.Newest, c.Seq); return true })
+			return nil
+		})
+		return v
+	}
+	now := read()
+	want := view{
+		Latest: []uint64{4, 2, 0, 0, 5, 0},
+		Newest: []uint64{5, 4, 3, 2, 1},
+	}
+	for i, r := range recs {
+		want.Changes = append(want.Changes, Change{Seq: r.Seq, Origin: r.Seq, Undo: r.Undo != 0, Redo: r.Redo != 0, Session: r.Session, Paths: r.Paths()})
+		if i == 2 || i == 3 {
+			want.Changes[i].Origin = 1
+		}
+	}
+	want.Changes = append(want.Changes, Change{})
+	if !reflect.DeepEqual(now, want) {
+		t.Fatalf("the index reads\n%+v\nwant\n%+v", now, want)
+	}
+	j.Update(func(tx *Tx) error {
+		tx.b(bHistory).ForEach(func(k, v []byte) error {
+			if len(v) > 2 {
+				t.Errorf("history entry %x is %d bytes", k, len(v))
+			}
+			return nil
+		})
+		if n := tx.b(bLatest).Stats().KeyN; n != 1 {
+			t.Errorf("%d latest entries, want 1 (call 1's)", n)
+		}
+		// As the code before wrote them.
+		for _, c := range now.Changes[:5] {
+			tx.b(bHistory).Put(seqKey(c.Seq), encodeChange(c))
+			if c.Origin == c.Seq && c.Seq != 1 {
+				tx.b(bLatest).Put(seqKey(c.Seq), seqKey(c.Seq))
+			}
+		}
+		return nil
+	})
+	if was := read(); !reflect.DeepEqual(was, now) {
+		t.Errorf("the index in the long form reads\n%+v\nnot\n%+v", was, now)
+	}
 }

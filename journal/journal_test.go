@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,6 +155,56 @@ func TestRecordsAndQueries(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A time range is read from the records' times, whatever their order: a clock that
+// stepped back, a record written before facts were kept, and a by_time index of an
+// older vfsctl that no longer matches the records change nothing.
+func TestFindTimeRange(t *testing.T) {
+	j := open(t, filepath.Join(t.TempDir(), "journal.db"))
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	at := []time.Duration{3 * time.Minute, time.Minute, 2 * time.Minute, 5 * time.Minute, 4 * time.Minute}
+	err := j.Update(func(t *Tx) error {
+		for _, d := range at {
+			if err := t.Put(&Record{Time: t0.Add(d), Session: "s", Tool: "read_file", State: Committed}); err != nil {
+				return err
+			}
+		}
+		// Record 4 predates facts; the old index claims record 1 is at t0.
+		if err := t.b(bFacts).Delete(seqKey(4)); err != nil {
+			return err
+		}
+		var tk [16]byte
+		binary.BigEndian.PutUint64(tk[:8], uint64(t0.UnixNano()))
+		binary.BigEndian.PutUint64(tk[8:], 1)
+		return t.b(bByTime).Put(tk[:], nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		q    Query
+		want []uint64
+	}{
+		{Query{Since: t0.Add(150 * time.Second)}, []uint64{5, 4, 1}},
+		{Query{Until: t0.Add(150 * time.Second)}, []uint64{3, 2}},
+		{Query{Since: t0.Add(2 * time.Minute), Until: t0.Add(5 * time.Minute)}, []uint64{5, 3, 1}},
+		{Query{Since: t0.Add(time.Minute), Limit: 2}, []uint64{5, 4}},
+		{Query{Until: t0}, nil},
+	}
+	for _, c := range cases {
+		var got []*Record
+		if err := j.View(func(tx *Tx) error { got, err = tx.Find(c.q); return err }); err != nil {
+			t.Fatal(err)
+		}
+		var seqs []uint64
+		for _, r := range got {
+			seqs = append(seqs, r.Seq)
+		}
+		if len(seqs) != len(c.want) || (len(seqs) > 0 && !equal(seqs, c.want)) {
+			t.Errorf("%+v: got %v, want %v", c.q, seqs, c.want)
+		}
+	}
 }
 
 func equal(a, b []uint64) bool {

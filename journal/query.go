@@ -19,6 +19,11 @@ type Query struct {
 	Limit   int // 0: no limit
 }
 
+// inTime reports whether at is in q's time range.
+func (q Query) inTime(at time.Time) bool {
+	return (q.Since.IsZero() || !at.Before(q.Since)) && (q.Until.IsZero() || at.Before(q.Until))
+}
+
 func (q Query) match(r *Record) bool {
 	switch {
 	case q.Session != "" && r.Session != q.Session,
@@ -41,7 +46,8 @@ func (q Query) match(r *Record) bool {
 }
 
 // Find returns the records q selects, newest first. It walks the most selective index
-// it has (path, then session, then kind, then time) and filters the rest.
+// it has (path, then session, then kind), else the facts for a time range, and
+// filters the rest.
 func (t *Tx) Find(q Query) ([]*Record, error) {
 	var out []*Record
 	visit := func(seq uint64) (bool, error) {
@@ -86,29 +92,18 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		return out, nil
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
-		c := t.b(bByTime).Cursor()
-		var k []byte
-		if q.Until.IsZero() {
-			k, _ = c.Last()
-		} else {
-			var u [8]byte
-			binary.BigEndian.PutUint64(u[:], uint64(q.Until.UnixNano()))
-			if k, _ = c.Seek(u[:]); k == nil {
-				k, _ = c.Last()
-			} else {
-				k, _ = c.Prev()
+		return out, t.newestFacts(func(seq uint64, fv []byte) (bool, error) {
+			if fv != nil {
+				// The time first: most facts of a long journal are outside the range.
+				if at, ok := factTime(fv); ok && !q.inTime(at) {
+					return false, nil
+				}
+				if f, err := decodeFact(seq, fv); err == nil && !q.matchFact(f) {
+					return false, nil
+				}
 			}
-		}
-		for ; k != nil; k, _ = c.Prev() {
-			if int64(binary.BigEndian.Uint64(k[:8])) < q.Since.UnixNano() {
-				break
-			}
-			stop, err := visit(binary.BigEndian.Uint64(k[8:]))
-			if err != nil || stop {
-				return out, err
-			}
-		}
-		return out, nil
+			return visit(seq)
+		})
 	}
 	c := t.b(bRecords).Cursor()
 	for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
@@ -120,6 +115,39 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 	return out, nil
 }
 
+// newestFacts calls fn with every record's number and encoded fact, newest first,
+// until fn returns true or an error. A record written before facts were kept comes
+// with a nil fact. A time range is found this way, not through an index: a call's time is its
+// clock's, which may step back, and calls of several processes interleave, so times
+// are not ordered by sequence number, and the facts already hold them.
+func (t *Tx) newestFacts(fn func(seq uint64, fv []byte) (bool, error)) error {
+	next := t.Last() // the newest record not yet visited
+	gap := func(down uint64) (bool, error) {
+		for ; next > down; next-- {
+			if t.b(bRecords).Get(seqKey(next)) == nil {
+				continue
+			}
+			if stop, err := fn(next, nil); err != nil || stop {
+				return true, err
+			}
+		}
+		return false, nil
+	}
+	c := t.b(bFacts).Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		seq := binary.BigEndian.Uint64(k)
+		if stop, err := gap(seq); err != nil || stop {
+			return err
+		}
+		next = seq - 1
+		if stop, err := fn(seq, v); err != nil || stop {
+			return err
+		}
+	}
+	_, err := gap(0)
+	return err
+}
+
 // Each calls fn with every record q selects, oldest first, one at a time: for reading
 // a large journal without holding it in memory. fn returns false to stop. Limit is
 // ignored.
@@ -127,7 +155,7 @@ func (t *Tx) Each(q Query, fn func(*Record) bool) error {
 	c := t.b(bRecords).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		seq := binary.BigEndian.Uint64(k)
-		r, err := decodeRecord(seq, v, t.b(bFacts).Get(k))
+		r, err := decodeRecord(seq, v, t.b(bFacts).Get(k), t.afterHash)
 		if err != nil {
 			return fmt.Errorf("journal record %d: %w", seq, err)
 		}
@@ -273,8 +301,15 @@ func (t *Tx) indexChange(r *Record) error {
 	if !ok {
 		return hb.Delete(key)
 	}
-	if err := hb.Put(key, encodeChange(c)); err != nil {
+	v := encodeChange(c)
+	if t.b(bFacts).Get(key) != nil {
+		v = encodeShortChange(c)
+	}
+	if err := hb.Put(key, v); err != nil {
 		return err
+	}
+	if c.Origin == c.Seq {
+		return nil // its own latest until an undo or redo of it: Latest says so unwritten
 	}
 	lb := t.b(bLatest)
 	ok2 := seqKey(c.Origin)
@@ -283,6 +318,24 @@ func (t *Tx) indexChange(r *Record) error {
 	}
 	return lb.Put(ok2, key)
 }
+
+// encodeShortChange is the form of c for a record with a fact, which holds its session
+// and paths: flags with shortChange set, uvarint how many calls before c its origin
+// is. Two bytes where encodeChange takes some thirty.
+func encodeShortChange(c Change) []byte {
+	flags := byte(shortChange)
+	if c.Undo {
+		flags |= 1
+	}
+	if c.Redo {
+		flags |= 2
+	}
+	return binary.AppendUvarint([]byte{flags}, c.Seq-c.Origin)
+}
+
+// shortChange marks the short form of a history entry. The long form starts with the
+// origin's sequence number, big-endian, whose first byte is 0 below 2^56 calls.
+const shortChange = 0x80
 
 func encodeChange(c Change) []byte {
 	b := binary.BigEndian.AppendUint64(nil, c.Origin)
@@ -346,12 +399,32 @@ func (h indexHistory) Change(seq uint64) (Change, bool) {
 	if hb == nil {
 		return Change{}, false
 	}
-	return decodeChange(seq, hb.Get(seqKey(seq)))
+	return h.decode(seq, hb.Get(seqKey(seq)))
+}
+
+// decode reads a history entry in either form, the short one with its fact.
+func (h indexHistory) decode(seq uint64, v []byte) (Change, bool) {
+	if len(v) == 0 || v[0]&shortChange == 0 {
+		return decodeChange(seq, v)
+	}
+	back, k := binary.Uvarint(v[1:])
+	if k <= 0 || back >= seq {
+		return Change{}, false
+	}
+	f, err := decodeFact(seq, h.t.b(bFacts).Get(seqKey(seq)))
+	if err != nil {
+		return Change{}, false
+	}
+	return Change{Seq: seq, Origin: seq - back, Undo: v[0]&1 != 0, Redo: v[0]&2 != 0, Session: f.session, Paths: f.paths}, true
 }
 
 func (h indexHistory) Latest(origin uint64) uint64 {
 	if v := h.t.b(bLatest).Get(seqKey(origin)); len(v) == 8 {
 		return binary.BigEndian.Uint64(v)
+	}
+	// A change nothing undid or redid is not written down as its own latest.
+	if c, ok := h.Change(origin); ok && c.Origin == origin {
+		return origin
 	}
 	return 0
 }
@@ -359,7 +432,7 @@ func (h indexHistory) Latest(origin uint64) uint64 {
 func (h indexHistory) Newest(fn func(Change) bool) {
 	c := h.t.b(bHistory).Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
-		ch, ok := decodeChange(binary.BigEndian.Uint64(k), v)
+		ch, ok := h.decode(binary.BigEndian.Uint64(k), v)
 		if ok && !fn(ch) {
 			return
 		}

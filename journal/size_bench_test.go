@@ -83,24 +83,31 @@ func keyAt(n, line, round int) string {
 	return fmt.Sprintf("key-%d-%d-r%d", n, line, last+1)
 }
 
+// bucketBytes is what a bucket holds: the bytes of its pages (branch and leaf pages
+// allocated, an inline bucket 0) and of its entries (keys, values and bbolt's 16-byte
+// element header each), which the pages hold with the room their splits leave.
+type bucketBytes struct{ pages, live int64 }
+
 // journalPages is what a journal file holds: the bytes of the pages in use (bbolt's
-// high-water mark, tx.Size, less the pages its freelist holds free or pending), per
-// bucket the bytes of its pages (branch and leaf pages allocated, inline buckets 0),
-// and the file's size (bbolt grows it ahead of the pages, doubling up to 1 GiB).
-func journalPages(tb testing.TB, path string) (inUse int64, buckets map[string]int64, fileSize int64) {
+// high-water mark, tx.Size, less the pages its freelist holds free or pending), what
+// each bucket holds, and the file's size (bbolt grows it ahead of the pages, doubling
+// up to 1 GiB).
+func journalPages(tb testing.TB, path string) (inUse int64, buckets map[string]bucketBytes, fileSize int64) {
 	tb.Helper()
 	db, err := bolt.Open(path, 0o644, &bolt.Options{ReadOnly: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer db.Close()
-	buckets = map[string]int64{}
+	buckets = map[string]bucketBytes{}
 	err = db.View(func(tx *bolt.Tx) error {
 		st := db.Stats()
 		inUse = tx.Size() - int64(st.FreePageN+st.PendingPageN)*int64(db.Info().PageSize)
 		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
 			s := b.Stats()
-			buckets[string(name)] = int64(s.BranchAlloc + s.LeafAlloc)
+			var live int64
+			b.ForEach(func(k, v []byte) error { live += int64(16 + len(k) + len(v)); return nil })
+			buckets[string(name)] = bucketBytes{int64(s.BranchAlloc + s.LeafAlloc), live}
 			return nil
 		})
 	})
@@ -117,10 +124,25 @@ func journalPages(tb testing.TB, path string) (inUse int64, buckets map[string]i
 // BenchmarkJournalBytesPerEdit makes b.N one-line edit_file calls on 200-line files
 // through the tool API and reports the journal's pages in use per call: what the
 // journal keeps for a change of a dozen bytes. With -v it logs the bytes of each
-// bucket. The files' first versions (blobs, about 3 KB a file) count too: run enough
+// bucket, its pages and its entries. The files' first versions (blobs, about 3 KB a file) count too: run enough
 // calls (-benchtime 20000x) for them to fade.
-func BenchmarkJournalBytesPerEdit(b *testing.B) {
+func BenchmarkJournalBytesPerEdit(b *testing.B) { benchBytesPerEdit(b, false) }
+
+// BenchmarkJournalBytesPerEditHistory is BenchmarkJournalBytesPerEdit in a journal
+// that keeps the history index, as every journal does from its first undo on.
+func BenchmarkJournalBytesPerEditHistory(b *testing.B) { benchBytesPerEdit(b, true) }
+
+func benchBytesPerEdit(b *testing.B, history bool) {
 	a, eng, path := editWorkspace(b)
+	if history {
+		ctx := context.Background()
+		if r := a.Call(ctx, "bench", "create_file", json.RawMessage(`{"path":"undone.txt","content":"x\n"}`)); !r.OK {
+			b.Fatal(r.Text)
+		}
+		if r := a.Undo(ctx, 1); !r.OK {
+			b.Fatal(r.Text)
+		}
+	}
 	i := 0
 	for b.Loop() {
 		tool, args := oneLineEdit(i)
@@ -145,14 +167,15 @@ func BenchmarkJournalBytesPerEdit(b *testing.B) {
 	b.ReportMetric(float64(inUse)/float64(i), "B-compacted/call")
 }
 
-func logBuckets(tb testing.TB, buckets map[string]int64, calls int) {
+func logBuckets(tb testing.TB, buckets map[string]bucketBytes, calls int) {
 	names := make([]string, 0, len(buckets))
 	for n := range buckets {
 		names = append(names, n)
 	}
-	sort.Slice(names, func(i, j int) bool { return buckets[names[i]] > buckets[names[j]] })
+	sort.Slice(names, func(i, j int) bool { return buckets[names[i]].pages > buckets[names[j]].pages })
 	for _, n := range names {
-		tb.Logf("%-11s %10d bytes %8.1f per call", n, buckets[n], float64(buckets[n])/float64(calls))
+		b := buckets[n]
+		tb.Logf("%-11s %10d bytes %8.1f per call, entries %8.1f per call", n, b.pages, float64(b.pages)/float64(calls), float64(b.live)/float64(calls))
 	}
 }
 

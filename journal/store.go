@@ -25,7 +25,7 @@ const (
 	bByPath    = "by_path"
 	bBySession = "by_session"
 	bByKind    = "by_kind"
-	bByTime    = "by_time"
+	bByTime    = "by_time" // written by journals before facts held the times; unused
 	bFacts     = "facts"
 	bHistory   = "history" // seq -> the record's change (query.go), once built
 	bLatest    = "latest"  // origin seq -> its latest record's seq
@@ -113,11 +113,16 @@ func (t *Tx) deleteBucket(name string) error {
 }
 
 // fillPercent is how full bbolt packs a bucket's pages when it splits them. Where keys
-// only grow at the end (a sequence number, a time, one session's calls), full pages
+// only grow at the end (a sequence number, one session's calls), full pages
 // keep the file small. Where each call adds a key in the middle (a path among many,
 // a kind), a page split that full leaves the next key of that prefix a nearly
 // empty page of its own: 1,000 calls round 50 files left by_path's pages a third
 // full at 0.95, two thirds at bbolt's default of one half.
+//
+// A bucket appended one key per transaction fills its pages less than this says:
+// bbolt splits a page only once it overflows, and then leaves the last three
+// entries to the new page. Records of about 300 bytes end 11 to a page, 80% full at
+// any fill above that; smaller records pack better.
 func fillPercent(bucket string) float64 {
 	switch bucket {
 	case bByPath, bByKind, bHeads, bReads, bBlobs:
@@ -202,9 +207,14 @@ func (t *Tx) put(r *Record, packed []byte) error {
 		}
 	}
 	key := seqKey(r.Seq)
+	stored := t.b(bRecords).Get(key)
+	if err := sameAfters(r.Seq, stored, r); err != nil {
+		return err
+	}
+	packed = t.referBefore(r, packed)
 	// A pending record that becomes committed changes only in its state and duration,
 	// which its fact holds: the record stays as written (codec.go).
-	if !sameRecord(t.b(bRecords).Get(key), packed) {
+	if !sameRecord(stored, packed) {
 		if err := t.b(bRecords).Put(key, packed); err != nil {
 			return err
 		}
@@ -226,12 +236,6 @@ func (t *Tx) put(r *Record, packed []byte) error {
 			t.b(bByKind).Delete(indexKey(oldKind, r.Seq))
 		}
 	} else {
-		var tk [16]byte
-		binary.BigEndian.PutUint64(tk[:8], uint64(r.Time.UnixNano()))
-		binary.BigEndian.PutUint64(tk[8:], r.Seq)
-		if err := t.b(bByTime).Put(tk[:], nil); err != nil {
-			return err
-		}
 		if err := t.b(bBySession).Put(indexKey(r.Session, r.Seq), nil); err != nil {
 			return err
 		}
@@ -257,11 +261,101 @@ func (t *Tx) Get(seq uint64) (*Record, error) {
 	if v == nil {
 		return nil, nil
 	}
-	r, err := decodeRecord(seq, v, t.b(bFacts).Get(key))
+	r, err := decodeRecord(seq, v, t.b(bFacts).Get(key), t.afterHash)
 	if err != nil {
 		return nil, fmt.Errorf("journal record %d: %w", seq, err)
 	}
 	return r, nil
+}
+
+// refLookBack bounds how many earlier records of a file put reads for the one that
+// ended at a before hash: the call before on the file, or a few reads before it.
+const refLookBack = 4
+
+// referBefore returns packed, a codecHashes form of r, with each before hash that an
+// earlier record of the file ended at written as a reference to it (codec.go).
+func (t *Tx) referBefore(r *Record, packed []byte) []byte {
+	head, body := recordHead(packed), recordBody(packed)
+	if body == nil || packed[0] != codecHashes {
+		return packed
+	}
+	var refs []hashRef
+	for i, f := range r.Files {
+		if f.Before == "" {
+			continue
+		}
+		if ref, ok := t.findAfter(f.Path, f.Before, r.Seq); ok {
+			if refs == nil {
+				refs = make([]hashRef, len(r.Files))
+			}
+			refs[i] = ref
+		}
+	}
+	if refs == nil {
+		return packed
+	}
+	out := make([]byte, 0, len(packed))
+	out = append(out, head...)
+	out = appendHashes(out, r, refs)
+	return append(out, packed[len(body):]...)
+}
+
+// findAfter looks among the last records of path before seq for one whose after hash
+// of path is hash, written whole.
+func (t *Tx) findAfter(path, hash string, seq uint64) (hashRef, bool) {
+	prefix := append([]byte(path), 0)
+	c := t.b(bByPath).Cursor()
+	k, _ := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq))
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	for n := 0; n < refLookBack && k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
+		if len(k) != len(prefix)+8 {
+			continue
+		}
+		n++
+		at := binary.BigEndian.Uint64(k[len(prefix):])
+		f, err := decodeFact(at, t.b(bFacts).Get(k[len(prefix):]))
+		if err != nil || at >= seq {
+			continue
+		}
+		afters, err := afterHashes(hashSection(t.b(bRecords).Get(k[len(prefix):])))
+		if err != nil || len(afters) != len(f.paths) {
+			continue
+		}
+		for i, p := range f.paths {
+			if p == path && afters[i] == hash && len(hash) == 64 {
+				return hashRef{back: seq - at, file: uint64(i)}, true
+			}
+		}
+	}
+	return hashRef{}, false
+}
+
+// afterHash is the after hash of file file of record seq, as a reference names it.
+func (t *Tx) afterHash(seq, file uint64) (string, error) {
+	afters, err := afterHashes(hashSection(t.b(bRecords).Get(seqKey(seq))))
+	if err != nil || file >= uint64(len(afters)) {
+		return "", fmt.Errorf("a reference to record %d, file %d, which does not hold it", seq, file)
+	}
+	return afters[file], nil
+}
+
+// sameAfters refuses to store r over a stored form of it that has another after hash
+// a reference could name (findAfter): a later record's before hash may be it.
+func sameAfters(seq uint64, stored []byte, r *Record) error {
+	afters, err := afterHashes(hashSection(stored))
+	if err != nil {
+		return nil // a damaged record is replaced, and nothing can refer to it
+	}
+	for i, a := range afters {
+		if len(a) == 64 && (i >= len(r.Files) || r.Files[i].After != a) {
+			return fmt.Errorf("journal: record %d would change the after hash of its file %d", seq, i)
+		}
+	}
+	return nil
 }
 
 // Pending lists the records whose files may be half-committed, oldest first.
