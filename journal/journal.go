@@ -18,8 +18,9 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
-// SchemaVersion is the layout version this code writes and reads.
-const SchemaVersion = logSchema
+// SchemaVersion is the layout version this code writes and reads: 2 since the log
+// (wal.go) and record codec 3, which a vfsctl that reads 1 must not write behind.
+const SchemaVersion = 2
 
 const appName = "vfsctl"
 
@@ -524,14 +525,17 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 				return err
 			}
 		}
-		ready = tx.Bucket([]byte(bFacts)) != nil // journals before the facts bucket get it below
+		// Journals before the facts bucket get it below, and older schemas are
+		// declared this one's: records this vfsctl writes (codec 3) and its log are
+		// what an older one cannot read, and it refuses a newer schema.
+		ready = tx.Bucket([]byte(bFacts)) != nil && v >= SchemaVersion
 		return nil
 	})
 	if err != nil || ready {
 		return err
 	}
-	// A new file: lay out the buckets (a write, so only on first use). A live log
-	// found at open is voided first.
+	// A new file: lay out the buckets; an older journal: bring it to this schema (a
+	// write, so only once). A live log found at open is voided first.
 	if err := j.voidResume(); err != nil {
 		return err
 	}
@@ -556,8 +560,10 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 			}
 			return meta.Put([]byte("schema"), []byte(fmt.Sprint(SchemaVersion)))
 		}
-		_, err := tx.CreateBucketIfNotExists([]byte(bFacts))
-		return err
+		if _, err := tx.CreateBucketIfNotExists([]byte(bFacts)); err != nil {
+			return err
+		}
+		return meta.Put([]byte("schema"), []byte(fmt.Sprint(SchemaVersion)))
 	})
 }
 

@@ -320,3 +320,22 @@ func TestPutEncoded(t *testing.T) {
 		return nil
 	})
 }
+
+// TestOlderSchemaBroughtUp: a journal of schema 1 is declared schema 2 when this
+// vfsctl opens it, so a vfsctl that reads only 1 (and knows neither the log nor
+// codec 3) refuses it from then on instead of writing behind them.
+func TestOlderSchemaBroughtUp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".vfsctl", "journal.db")
+	j := New(path, Options{})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	j.Update(func(t *Tx) error { return t.b(bMeta).Put([]byte("schema"), []byte("1")) })
+	j.Release()
+	j = open(t, path)
+	var got string
+	j.View(func(t *Tx) error { got = string(t.b(bMeta).Get([]byte("schema"))); return nil })
+	if got != "2" {
+		t.Fatalf("schema after opening a schema-1 journal: %q", got)
+	}
+}

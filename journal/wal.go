@@ -38,8 +38,8 @@ import (
 // costs one frame (the syncs of the fold come after the call's reply). A hold that
 // writes synced by bbolt (no extended attributes, Options.NoLog) first voids a live
 // log it finds: a live log on disk never speaks of a state older than bbolt's synced
-// one. Journals a log may be kept for are schema 2, which a vfsctl that knows no log
-// refuses to open, so none writes behind it.
+// one. Every journal this vfsctl opens is schema 2 (checkSchema), which a vfsctl that
+// knows no log refuses to open, so none writes behind it.
 //
 // Trust: the log is in the workspace, where anyone may have written it. Its header
 // and every frame carry an HMAC whose key is a random value kept in an extended
@@ -259,9 +259,6 @@ func walKey(f *os.File, create bool) (key []byte, err error) {
 // open (j.resume) is taken over when the file's meta pages are still the ones it
 // holds; else a new generation starts.
 func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
-	if err := j.markSchema(db); err != nil {
-		return nil, err
-	}
 	key, err := walKey(j.file, true)
 	if err != nil {
 		return nil, err
@@ -313,25 +310,6 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 	}
 	return w, nil
 }
-
-// markSchema declares the journal schema 2, once, before its first log: a vfsctl
-// that knows no log refuses it from then on, and so never writes behind a live one.
-func (j *Journal) markSchema(db *bolt.DB) error {
-	var v int
-	err := db.View(func(tx *bolt.Tx) error {
-		fmt.Sscan(string(tx.Bucket([]byte(bMeta)).Get([]byte("schema"))), &v)
-		return nil
-	})
-	if err != nil || v >= logSchema {
-		return err
-	}
-	return db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte(bMeta)).Put([]byte("schema"), []byte(fmt.Sprint(logSchema)))
-	})
-}
-
-// logSchema is the first journal schema that may have a live log.
-const logSchema = 2
 
 // readMetas reads bbolt's two meta pages from the journal file.
 func readMetas(f *os.File, pageSize int) ([]byte, error) {
