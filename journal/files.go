@@ -197,6 +197,11 @@ func (d *dirHandle) open(name string, flag int, perm os.FileMode) (*os.File, err
 		unix.Close(fd)
 		return nil, notOurs(d.fd, name, d.show(name), "file")
 	}
+	if st.Nlink > 1 {
+		// A hard link: writing it would write another file, wherever that is.
+		unix.Close(fd)
+		return nil, errs.New(errs.IOError, "", "The journal's file %s is a hard link to another file (%d links), which vfsctl never makes and does not write. Remove %s (vfsctl makes a new one) and retry.", d.show(name), st.Nlink, d.show(name))
+	}
 	unix.SetNonblock(fd, false)
 	return os.NewFile(uintptr(fd), d.show(name)), nil
 }

@@ -43,8 +43,9 @@ import (
 //
 // Trust: the log is in the workspace, where anyone may have written it. Its header
 // and every frame carry an HMAC whose key is a random value kept in an extended
-// attribute of the journal file, which vfsctl sets and which no checkout, archive or
-// copy of the workspace's files carries in; a log that does not verify is ignored,
+// attribute of the journal file (which vfsctl then makes readable by its owner only),
+// which vfsctl sets and which no checkout, archive or copy of the workspace's files
+// carries in; a log that does not verify is ignored,
 // and can only arise when bbolt was synced (a header cut short as it was written) or
 // from someone else. Where the file system keeps no extended attributes, no log is
 // kept and every commit is synced by bbolt, as before.
@@ -65,6 +66,9 @@ const (
 	// walAlloc is how much bbolt grows its file at a time under the large map (its
 	// default, 16 MiB, would be the least size of any journal).
 	walAlloc = 1 << 20
+	// bigFrame is the size past which a transaction is synced by bbolt (a fold)
+	// rather than written to the log as well.
+	bigFrame = 256 << 10
 	// walMap is the least size of bbolt's memory map while a log may be kept:
 	// remapping waits for every read transaction, the one that holds B included, so a
 	// transaction that would need a larger map is committed synced instead.
@@ -242,6 +246,11 @@ func walKey(f *os.File, create bool) (key []byte, err error) {
 		}
 		return nil, err
 	}
+	// Whoever can read the journal file can read its attributes: only its owner may,
+	// or anyone who can write .vfsctl/ could sign a log.
+	if err := f.Chmod(0o600); err != nil {
+		return nil, err
+	}
 	key = make([]byte, 32)
 	rand.Read(key)
 	if err := unix.Fsetxattr(int(f.Fd()), walXattr, key, 0); err != nil {
@@ -300,14 +309,11 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		}
 	}
 	j.resume = nil
-	if err := w.restart(db, j.file); err != nil {
+	if err := j.fold(db, w); err != nil {
 		f.Close()
 		return nil, err
 	}
 	db.NoSync = true
-	if testHookLogBase != nil {
-		testHookLogBase()
-	}
 	return w, nil
 }
 
@@ -322,26 +328,24 @@ func readMetas(f *os.File, pageSize int) ([]byte, error) {
 // state of bbolt (B), before any unsynced commit over it.
 var testHookLogBase func()
 
-// restart begins a new generation of the log at bbolt's current state, which must be
-// synced: a read transaction holds it, and the header, with its meta pages, is
-// written and synced. The previous generation's read transaction is given up only
-// then: until the new header is durable, recovery would use the old one.
-func (w *wal) restart(db *bolt.DB, file *os.File) error {
+// restart begins generation gen of the log at bbolt's current state, which must be
+// synced and must record gen (fold): a read transaction holds it, and the header,
+// with its meta pages, is written and synced. The previous generation's read
+// transaction is given up only then: until the new header is durable, recovery would
+// use the old one.
+func (w *wal) restart(db *bolt.DB, file *os.File, gen uint64) error {
 	snap, err := db.Begin(false)
 	if err != nil {
 		return err
 	}
 	metas, err := readMetas(file, w.pageSize)
-	if err != nil {
-		snap.Rollback()
-		return err
-	}
-	var g [8]byte
-	rand.Read(g[:])
-	w.gen = binary.LittleEndian.Uint64(g[:])
-	h := w.header(walLive, metas)
-	if _, err := w.f.WriteAt(h, 0); err == nil {
-		err = unix.Fdatasync(int(w.f.Fd()))
+	if err == nil {
+		w.gen = gen
+		h := w.header(walLive, metas)
+		if _, err = w.f.WriteAt(h, 0); err == nil {
+			err = unix.Fdatasync(int(w.f.Fd()))
+		}
+		w.hdrLen = int64(len(h))
 	}
 	if err != nil {
 		snap.Rollback()
@@ -351,10 +355,35 @@ func (w *wal) restart(db *bolt.DB, file *os.File) error {
 		w.snap.Rollback()
 	}
 	w.snap, w.metas = snap, metas
-	w.hdrLen = int64(len(h))
 	w.end, w.frames = w.hdrLen, 0
 	return nil
 }
+
+// fold makes bbolt's current state the log's synced state B: the next generation's
+// number is recorded in bbolt (so that recovery can tell B's tree from any other the
+// file might hold), bbolt is synced, and the log restarts from it. A failure leaves
+// the previous generation live on disk, and its read transaction held.
+func (j *Journal) fold(db *bolt.DB, w *wal) error {
+	var g [8]byte
+	rand.Read(g[:])
+	gen := binary.LittleEndian.Uint64(g[:])
+	err := db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(bMeta)).Put(logGenKey, g[:])
+	})
+	if err == nil {
+		err = db.Sync()
+	}
+	if err == nil {
+		err = w.restart(db, j.file, gen)
+	}
+	if err == nil && testHookLogBase != nil {
+		testHookLogBase()
+	}
+	return err
+}
+
+// logGenKey is the meta key of the log generation a synced state starts.
+var logGenKey = []byte("log_gen")
 
 // append writes one frame and syncs it: the commit it carries is durable.
 func (w *wal) append(ops []byte) error {
@@ -431,17 +460,21 @@ func (j *Journal) logged(db *bolt.DB, w *wal, fn func(*Tx) error) error {
 	if err != nil || ops.n == 0 {
 		return err
 	}
+	if len(ops.buf) > bigFrame {
+		// A large change (a big file's content) is made durable by syncing bbolt,
+		// not written twice: the fold acknowledges it.
+		if err := j.fold(db, w); err != nil {
+			return j.logFailed(err)
+		}
+		return nil
+	}
 	if err := w.append(ops.buf); err != nil {
 		return j.logFailed(err)
 	}
 	if w.due() {
 		// The commit above is durable: a failed fold costs the hold, not the commit.
-		if err := db.Sync(); err != nil {
+		if err := j.fold(db, w); err != nil {
 			j.logFailed(err)
-		} else if err := w.restart(db, j.file); err != nil {
-			j.logFailed(err)
-		} else if testHookLogBase != nil {
-			testHookLogBase()
 		}
 	}
 	return nil
@@ -467,14 +500,10 @@ func (j *Journal) stopLog(db *bolt.DB, keep bool) error {
 	j.wal = nil
 	var err error
 	if j.broken.Load() == nil {
-		if err = db.Sync(); err == nil {
-			if keep {
-				if err = w.restart(db, j.file); err == nil && testHookLogBase != nil {
-					testHookLogBase()
-				}
-			} else {
-				err = w.void()
-			}
+		if keep {
+			err = j.fold(db, w)
+		} else if err = db.Sync(); err == nil {
+			err = w.void()
 		}
 	}
 	w.snap.Rollback()
@@ -539,86 +568,140 @@ func (j *Journal) write(db *bolt.DB, fn func(*Tx) error) error {
 // bbolt opens the journal file (base, in d): the meta pages of the log's synced state
 // are written back into the file, and the verified frames returned, to be replayed
 // once bbolt has opened it; live says there was such a log, which replayLog must
-// void even if no frame of it verified. A log that is absent, void or does not verify
-// gives nothing.
+// void even if no frame of it verified. A live log with no frame whose meta pages
+// are the file's is left for the hold to go on with (j.resume). A log that is
+// absent, void or does not verify gives nothing.
 func (j *Journal) recoverLog(d *dirHandle, base string) (live bool, frames [][]byte, err error) {
-	f, err := d.open(walName, os.O_RDONLY, 0)
+	lf, err := d.open(walName, os.O_RDWR, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return false, nil, nil
 		}
 		return false, nil, err
 	}
-	defer f.Close()
-	var fixed [24]byte
-	if _, err := f.ReadAt(fixed[:], 0); err != nil || string(fixed[:8]) != walMagic {
-		return false, nil, nil
-	}
-	le := binary.LittleEndian
-	gen, flags, ps := le.Uint64(fixed[8:]), le.Uint32(fixed[16:]), int(le.Uint32(fixed[20:]))
-	if flags&walLive == 0 || ps < 512 || ps > 1<<16 || ps&(ps-1) != 0 {
-		return false, nil, nil
-	}
+	defer lf.Close()
 	jf, err := d.open(base, os.O_RDWR, 0)
 	if err != nil {
 		return false, nil, err
 	}
 	defer jf.Close()
-	key, err := walKey(jf, false)
-	if err != nil {
-		return false, nil, nil // no key: not a log this journal's vfsctl wrote
-	}
-	hdr := make([]byte, 24+2*ps+32)
-	if _, err := f.ReadAt(hdr, 0); err != nil {
+	w, ok := readHeader(lf, jf)
+	if !ok {
 		return false, nil, nil
 	}
-	body := hdr[:len(hdr)-32]
-	if !hmac.Equal(mac(key, 'h', body), hdr[len(body):]) {
-		return false, nil, nil
+	if frames, err = w.readFrames(); err != nil {
+		return false, nil, j.damage(fmt.Sprintf("its log %s is damaged: %v", d.show(walName), err))
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		return false, nil, err
-	}
-	off := int64(len(hdr))
-	for i := 0; ; i++ {
-		var fh [20]byte
-		if _, err := f.ReadAt(fh[:], off); err != nil {
-			break
-		}
-		// A length past the file's end is a torn or forged frame: nothing is
-		// allocated for it.
-		n := int64(le.Uint32(fh[:4]))
-		if n == 0 || n > st.Size-off-20 {
-			break
-		}
-		p := make([]byte, n)
-		if _, err := f.ReadAt(p, off+20); err != nil {
-			break
-		}
-		if !hmac.Equal(frameMAC(key, gen, i, p), fh[4:]) {
-			break // cut short by the crash: its commit was never acknowledged
-		}
-		frames = append(frames, p)
-		off += 20 + n
-	}
-	metas := body[24:]
-	if cur, err := readMetas(jf, ps); err == nil && len(frames) == 0 && bytes.Equal(cur, metas) {
+	if cur, err := readMetas(jf, w.pageSize); err == nil && len(frames) == 0 && bytes.Equal(cur, w.metas) {
 		// Left live by a hold that ended cleanly (or a crash before any unsynced
 		// commit): the file is at B. The hold goes on with it.
-		j.resume = &wal{key: key, gen: gen, pageSize: ps, hdrLen: int64(len(hdr)), metas: metas}
+		w.f = nil
+		j.resume = w
 		return false, nil, nil
 	}
 	// B's meta pages go back: the tree they point to is intact, whatever the
-	// unsynced commits after it left in the file. Not into a file that cannot hold
-	// that tree (replaced or cut short since): bbolt's open reports it, untouched.
-	if !holds(jf, metas, ps) {
-		return false, nil, nil
+	// unsynced commits after it left in the file. Not into a file that no longer
+	// holds that tree, where it would write another state's pages over this one's:
+	// one replaced in place (a backup put back, another journal copied over it) or
+	// cut short. Its log speaks of another file: voided if it holds no frame, else
+	// refused for an operator to look at.
+	if !startedFrom(jf, w) {
+		if len(frames) == 0 {
+			return false, nil, w.void()
+		}
+		return false, nil, errs.New(errs.IOError, "", "The journal's log %s holds %d changes made after a state that %s no longer has: the file was replaced since. Nothing was done. Move %s aside to use %s as it is (those changes are lost), or put back the journal.db that the log belongs to.", d.show(walName), len(frames), j.showPath(), d.show(walName), j.showPath())
 	}
-	if _, err := jf.WriteAt(metas, 0); err != nil {
+	if _, err := jf.WriteAt(w.metas, 0); err != nil {
 		return false, nil, err
 	}
 	return true, frames, nil
+}
+
+// readHeader reads and verifies a live log's header with the key of the journal
+// file jf; ok is false for a log that is void, not one, or not signed by that key.
+func readHeader(lf, jf *os.File) (*wal, bool) {
+	var fixed [24]byte
+	if _, err := lf.ReadAt(fixed[:], 0); err != nil || string(fixed[:8]) != walMagic {
+		return nil, false
+	}
+	le := binary.LittleEndian
+	gen, flags, ps := le.Uint64(fixed[8:]), le.Uint32(fixed[16:]), int(le.Uint32(fixed[20:]))
+	if flags&walLive == 0 || ps < 512 || ps > 1<<16 || ps&(ps-1) != 0 {
+		return nil, false
+	}
+	key, err := walKey(jf, false)
+	if err != nil {
+		return nil, false // no key: not a log this journal's vfsctl wrote
+	}
+	hdr := make([]byte, 24+2*ps+32)
+	if _, err := lf.ReadAt(hdr, 0); err != nil {
+		return nil, false
+	}
+	body := hdr[:len(hdr)-32]
+	if !hmac.Equal(mac(key, 'h', body), hdr[len(body):]) {
+		return nil, false
+	}
+	return &wal{f: lf, key: key, gen: gen, pageSize: ps, hdrLen: int64(len(hdr)), metas: body[24:]}, true
+}
+
+// readFrames reads the frames of the log that verify, in order. The first that does not
+// ends the log (a frame cut short by a crash: its commit was never acknowledged),
+// unless the frame after it verifies: then a frame in the middle is damaged, and
+// acknowledged commits after it would be lost, which is an error.
+func (w *wal) readFrames() ([][]byte, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(w.f.Fd()), &st); err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	off := w.hdrLen
+	for i := 0; ; i++ {
+		p, n, ok := w.frameAt(off, i, st.Size)
+		if !ok {
+			if n > 0 {
+				if _, _, next := w.frameAt(off+20+n, i+1, st.Size); next {
+					return nil, fmt.Errorf("frame %d does not verify, and frame %d after it does", i+1, i+2)
+				}
+			}
+			return out, nil
+		}
+		out = append(out, p)
+		off += 20 + n
+	}
+}
+
+// frameAt reads frame i at off of a log size bytes long: its payload and length, and
+// whether it verifies. A length past the file's end is a torn or forged frame:
+// nothing is allocated for it, and n is 0.
+func (w *wal) frameAt(off int64, i int, size int64) (p []byte, n int64, ok bool) {
+	var fh [20]byte
+	if _, err := w.f.ReadAt(fh[:], off); err != nil {
+		return nil, 0, false
+	}
+	n = int64(binary.LittleEndian.Uint32(fh[:4]))
+	if n == 0 || n > size-off-20 {
+		return nil, 0, false
+	}
+	p = make([]byte, n)
+	if _, err := w.f.ReadAt(p, off+20); err != nil {
+		return nil, 0, false
+	}
+	return p, n, hmac.Equal(frameMAC(w.key, w.gen, i, p), fh[4:])
+}
+
+// startedFrom reports whether the journal file jf holds the tree that the log w's
+// meta pages name, as the state that log started from: the file is long enough for
+// it, and its meta bucket records w's generation (fold writes it before the sync).
+func startedFrom(jf *os.File, w *wal) bool {
+	if !holds(jf, w.metas, w.pageSize) {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(int(jf.Fd()), &st) != nil {
+		return false
+	}
+	v, ok := metaValue(jf, st.Size, w.metas, w.pageSize, logGenKey)
+	return ok && len(v) == 8 && binary.LittleEndian.Uint64(v) == w.gen
 }
 
 // holds reports whether the journal file f is long enough for the pages the meta

@@ -24,8 +24,8 @@ func dump(t *testing.T, j *Journal) string {
 		return tx.tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
 			fmt.Fprintf(&b, "bucket %s seq %d\n", name, bk.Sequence())
 			return bk.ForEach(func(k, v []byte) error {
-				if string(name) == bMeta && (string(k) == "folder" || string(k) == "folder_path") {
-					return nil // where the journal is: differs between two journals
+				if string(name) == bMeta && (string(k) == "folder" || string(k) == "folder_path" || string(k) == string(logGenKey)) {
+					return nil // where the journal is, and its log: differ between two journals
 				}
 				fmt.Fprintf(&b, "  %s = %s\n", hex.EncodeToString(k), hex.EncodeToString(v))
 				return nil
@@ -317,5 +317,133 @@ func needXattrs(t *testing.T) {
 	}
 	if err := unix.Setxattr(p, walXattr, []byte("x"), 0); err != nil {
 		t.Skipf("no extended attributes in the temporary folder (%v): no log is kept there", err)
+	}
+}
+
+// holdWrites acquires j, makes n writes of the workload from index from, and, unless
+// crash is set, releases it; with crash set it returns the journal file and the log as
+// a crash at that moment would leave them (the page cache being what the disk holds).
+func holdWrites(t *testing.T, j *Journal, rng *rand.Rand, from, n int, crash bool) (db, log []byte) {
+	t.Helper()
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := j.Update(randomWrite(rng, from+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if crash {
+		var err error
+		if db, err = os.ReadFile(j.path); err != nil {
+			t.Fatal(err)
+		}
+		if log, err = os.ReadFile(filepath.Join(filepath.Dir(j.path), walName)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Release()
+	return db, log
+}
+
+// TestReplacedJournalLeftAlone puts an older copy of journal.db back in place (as
+// cp does: the same inode, so the same log key) over a journal whose log is live.
+// The log speaks of another state: with no frame it is voided, and the copy opens as
+// it is, byte for byte; with frames (a crash, then the copy) the open is refused,
+// naming the log, and neither file is written.
+func TestReplacedJournalLeftAlone(t *testing.T) {
+	needXattrs(t)
+	path := filepath.Join(t.TempDir(), ".vfsctl", "journal.db")
+	logPath := filepath.Join(filepath.Dir(path), walName)
+	rng := rand.New(rand.NewPCG(3, 4))
+	j := New(path, Options{Holder: "test"})
+	holdWrites(t, j, rng, 0, 3, false)
+	backup, _ := os.ReadFile(path)
+	j.Acquire()
+	want := dump(t, j)
+	j.Release()
+
+	t.Run("clean", func(t *testing.T) {
+		holdWrites(t, j, rng, 3, 40, false)
+		writeInPlace(t, path, backup)
+		if err := j.Acquire(); err != nil {
+			t.Fatalf("the copy put back does not open: %v", err)
+		}
+		got := dump(t, j)
+		j.Release()
+		if got != want {
+			t.Fatal("the copy put back opens as another state")
+		}
+		if now, _ := os.ReadFile(path); !bytes.Equal(now[:8192], backup[:8192]) {
+			t.Fatal("the copy's meta pages were written")
+		}
+	})
+	t.Run("frames", func(t *testing.T) {
+		_, log := holdWrites(t, j, rng, 43, 20, true)
+		writeInPlace(t, path, backup)
+		writeInPlace(t, logPath, log)
+		err := j.Acquire()
+		if err == nil {
+			j.Release()
+			t.Fatal("a log of another state was replayed over the copy")
+		}
+		if !strings.Contains(err.Error(), "replaced since") || !strings.Contains(err.Error(), "log wal holds") {
+			t.Fatalf("refused with: %v", err)
+		}
+		if now, _ := os.ReadFile(path); !bytes.Equal(now, backup) {
+			t.Fatal("the refused journal was written")
+		}
+	})
+}
+
+// TestLogDamagedInTheMiddle: a frame that does not verify with a valid one after it
+// is damage, not a crash's torn end: the open is refused rather than dropping the
+// acknowledged commits after it.
+func TestLogDamagedInTheMiddle(t *testing.T) {
+	needXattrs(t)
+	path := filepath.Join(t.TempDir(), ".vfsctl", "journal.db")
+	j := New(path, Options{Holder: "test"})
+	rng := rand.New(rand.NewPCG(5, 6))
+	db, log := holdWrites(t, j, rng, 0, 10, true)
+	ps := int(binary.LittleEndian.Uint32(log[20:]))
+	first := 24 + 2*ps + 32 // the first frame
+	log[first+20+3] ^= 0xff
+	writeInPlace(t, path, db)
+	writeInPlace(t, filepath.Join(filepath.Dir(path), walName), log)
+	err := j.Acquire()
+	if err == nil {
+		j.Release()
+		t.Fatal("a log damaged in the middle was accepted")
+	}
+	if !strings.Contains(err.Error(), "frame 1 does not verify") {
+		t.Fatalf("refused with: %v", err)
+	}
+}
+
+// TestLogHardLinkRefused: .vfsctl/wal hard-linked to another file is refused, and
+// that file is not written.
+func TestLogHardLinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".vfsctl", "journal.db")
+	j := New(path, Options{Holder: "test"})
+	holdWrites(t, j, rand.New(rand.NewPCG(7, 8)), 0, 2, false)
+	other := filepath.Join(dir, "other.txt")
+	os.WriteFile(other, []byte("someone's file\n"), 0o644)
+	logPath := filepath.Join(filepath.Dir(path), walName)
+	os.Remove(logPath)
+	if err := os.Link(other, logPath); err != nil {
+		t.Fatal(err)
+	}
+	err := j.Acquire()
+	if err == nil {
+		j.Update(randomWrite(rand.New(rand.NewPCG(1, 1)), 0))
+		j.Update(randomWrite(rand.New(rand.NewPCG(1, 1)), 1))
+		j.Release()
+	}
+	if got, _ := os.ReadFile(other); string(got) != "someone's file\n" {
+		t.Fatalf("the file linked as the log was written: %.40q", got)
+	}
+	if err == nil || !strings.Contains(err.Error(), "hard link") {
+		t.Fatalf("opened with: %v", err)
 	}
 }
