@@ -215,10 +215,24 @@ func (e *Engine) markCommitted(c *Call, changes []*Change, first int) {
 	c.rec.Duration = time.Since(c.start)
 	c.final = true
 	rec := c.rec
-	enc, encErr := journal.Encode(&rec)
+	// Encoding is CPU the reply need not wait for: it runs beside the rest of the call,
+	// on its own copy (recovery may settle the held one), and the deferred write waits.
+	var enc *journal.Encoded
+	var encErr error
+	encoded := make(chan struct{})
+	go func(r journal.Record) {
+		defer close(encoded)
+		defer func() {
+			if p := recover(); p != nil {
+				enc, encErr = nil, fmt.Errorf("encode: %v", p) // then the write encodes it
+			}
+		}()
+		enc, encErr = journal.Encode(&r)
+	}(rec)
 	e.holdCommitted(&rec)
 	e.j.Defer(func(t *journal.Tx) error {
 		defer e.takeCommitted(rec.Seq)
+		<-encoded
 		for i, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
