@@ -213,7 +213,7 @@ type occurrence struct{ from, to int }
 func (m *matcher) search(v *view, p pattern) []occurrence {
 	var occ []occurrence
 	for pos := 0; pos <= len(v.text); {
-		i := bytes.Index(v.text[pos:], p.text)
+		i := index(v.text[pos:], p.text)
 		if i < 0 {
 			break
 		}
