@@ -77,6 +77,7 @@ type Change struct {
 	diff                    *string          // rendered on first use
 	mode                    fs.FileMode
 	id                      vfs.Identity  // of the file as planned from, for the conflict check
+	info                    fs.FileInfo   // the stat id was taken from, or nil
 	beforeHash, afterHash   string        // computed once: hashing a large file is not free
 	beforeMarks, afterMarks hashMarks     // their running states, to hash the next version from
 	dirs                    []string      // folders a create made, for its rollback
@@ -303,7 +304,7 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 	if f.Path != r.Path {
 		return nil, sight{}, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
-	ch.Before, ch.mode, ch.id = f.Data, f.Info.Mode(), f.ID
+	ch.Before, ch.mode, ch.id, ch.info = f.Data, f.Info.Mode(), f.ID, f.IDInfo
 	if k, ok := e.lookup(f.Path, f.ID); ok {
 		ch.beforeHash, ch.beforeMarks = k.hash, k.marks
 	}

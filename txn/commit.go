@@ -303,10 +303,9 @@ func (e *Engine) stageReplace(ch *Change) (st *vfs.Staged, err error) {
 			st, err = nil, errs.New(errs.IOError, ch.Name, "Internal error while writing %s (%v); nothing was written.", ch.Name, p)
 		}
 	}()
-	if e.durability == DurableJournal {
-		return e.fs.StageReplaceNoSync(ch.Path, ch.After)
-	}
-	return e.fs.StageReplace(ch.Path, ch.After)
+	// The file is staged by the stat it was planned from: writeFile renames only while
+	// the file still has that identity, so a stat of its own would find the same.
+	return e.fs.StageReplaceStat(ch.Path, ch.After, ch.info, e.durability != DurableJournal)
 }
 
 // settleAfterPanic handles a panic while the files of a pending record were written.
