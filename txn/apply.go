@@ -209,7 +209,7 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 // keepViews keeps, for each committed edit planned by the matcher, the View of the
 // new content, derived from the one it was planned on; other changes' files lose
 // theirs. It runs under the files' queues, before the next call of the same file;
-// the new View is derived in the background.
+// the new View is derived, and prepared, in the background.
 func (e *Engine) keepViews(changes []*Change) {
 	for _, ch := range changes {
 		k, ok := e.knownOf(ch.Path)
@@ -218,7 +218,11 @@ func (e *Engine) keepViews(changes []*Change) {
 			continue
 		}
 		v, splices, after := ch.view, ch.Plan.Splices, ch.After
-		e.folds.put(ch.Path, k.id, k.hash, len(after), func() *matcher.View { return v.Update(splices, after) })
+		e.folds.put(ch.Path, k.id, k.hash, len(after), func() *matcher.View {
+			nv := v.Update(splices, after)
+			nv.Prepare() // what the next edit of the file would do first, done now
+			return nv
+		})
 	}
 }
 
