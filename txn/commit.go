@@ -337,26 +337,30 @@ func (e *Engine) safeRollback(changes []*Change) (err error) {
 }
 
 // hash computes the before and after hashes. Where the before hash is known, with its
-// marks, the after hash resumes from the last mark before the first change; else both
-// are full passes, made side by side.
+// marks, the after hash resumes from the last mark before the first change; else the
+// prefix both share is hashed once, and the rest of each side by side.
 func (ch *Change) hash() {
+	same := 0 // how many bytes After shares with Before from the start
+	if ch.Plan != nil && len(ch.Plan.Splices) > 0 {
+		same = ch.Plan.Splices[0].Start
+	}
 	if !ch.Created && ch.beforeHash == "" {
+		var shared hashMarks
+		if n := min(same, len(ch.Before)) / markEvery * markEvery; n > 0 && !ch.Deleted {
+			_, shared = hashFrom(ch.Before[:n], nil, 0)
+		}
 		done := make(chan struct{})
 		go func() {
 			if !ch.Deleted {
-				ch.afterHash, ch.afterMarks = hashFrom(ch.After, nil, 0)
+				ch.afterHash, ch.afterMarks = hashFrom(ch.After, shared, same)
 			}
 			close(done)
 		}()
-		ch.beforeHash, ch.beforeMarks = hashFrom(ch.Before, nil, 0)
+		ch.beforeHash, ch.beforeMarks = hashFrom(ch.Before, shared, len(ch.Before))
 		<-done
 		return
 	}
 	if !ch.Deleted {
-		same := 0 // how many bytes After shares with Before from the start
-		if ch.Plan != nil && len(ch.Plan.Splices) > 0 {
-			same = ch.Plan.Splices[0].Start
-		}
 		ch.afterHash, ch.afterMarks = hashFrom(ch.After, ch.beforeMarks, same)
 	}
 }
