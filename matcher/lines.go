@@ -46,15 +46,16 @@ func newDoc(data []byte) *doc {
 	b := d.body
 	if !d.hasCR {
 		d.lf = b
-		d.n = bytes.Count(b, []byte{'\n'})
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			d.n++
-		}
+		// One pass counts the lines and each block's first line.
 		d.blocks = make([]int32, 0, len(b)/blockSize+1)
 		nl := 0
 		for at := 0; at < len(b); at += blockSize {
 			d.blocks = append(d.blocks, int32(nl))
 			nl += bytes.Count(b[at:min(at+blockSize, len(b))], []byte{'\n'})
+		}
+		d.n = nl
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			d.n++
 		}
 		return d
 	}

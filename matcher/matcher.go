@@ -98,10 +98,21 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 	if len(edits) == 0 {
 		return nil, refuse(KindInvalidInput, -1, nil, "No edits were sent for %s. Send edits: [{oldText, newText}].", name)
 	}
-	if bytes.IndexByte(original, 0) >= 0 {
+	var d *doc
+	nul, ok := false, false
+	if fv != nil {
+		nul, d, ok = fv.prep()
+	}
+	if !ok {
+		nul = bytes.IndexByte(original, 0) >= 0
+	}
+	if nul {
 		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
 	}
-	m := &matcher{d: newDoc(original), name: name, cache: fv, probe: opts.Probe}
+	if d == nil {
+		d = newDoc(original)
+	}
+	m := &matcher{d: d, name: name, cache: fv, probe: opts.Probe}
 	res := &Result{Edits: make([]EditReport, len(edits)), doc: m.d}
 	for i, e := range edits {
 		if e.OldText == "" {
@@ -213,7 +224,7 @@ type occurrence struct{ from, to int }
 func (m *matcher) search(v *view, p pattern) []occurrence {
 	var occ []occurrence
 	for pos := 0; pos <= len(v.text); {
-		i := bytes.Index(v.text[pos:], p.text)
+		i := index(v.text[pos:], p.text)
 		if i < 0 {
 			break
 		}

@@ -143,6 +143,12 @@ type View struct {
 	indent *view   // the indentation view, built from typo
 	starts []int32 // with typo: the body offset of each line's start, plus len(body)
 	off    int     // with typo: the BOM's length
+
+	// Set by Prepare: whether data holds a NUL byte, and its doc for a file without CR
+	// (one with CR would keep a second copy of the content), copied by each Apply.
+	prepared bool
+	nul      bool
+	doc      *doc
 }
 
 // NewView returns a View of data, which must not change afterwards.
@@ -154,6 +160,37 @@ func (fv *View) Data() []byte { return fv.data }
 // Apply plans edits against the View's content, as Apply does.
 func (fv *View) Apply(edits []Edit, opts Options) (*Result, error) {
 	return apply(fv.data, edits, opts, fv)
+}
+
+// Prepare does ahead what every Apply on the View otherwise does first, a pass or
+// two over the content (looking for NUL bytes, counting lines), so that a caller can
+// do it in the background between edits.
+func (fv *View) Prepare() {
+	fv.mu.Lock()
+	defer fv.mu.Unlock()
+	if fv.prepared {
+		return
+	}
+	fv.nul = bytes.IndexByte(fv.data, 0) >= 0
+	if d := newDoc(fv.data); !d.hasCR {
+		fv.doc = d
+	}
+	fv.prepared = true
+}
+
+// prep returns what Prepare found: whether the content holds a NUL byte, and a doc of
+// it for the caller's own use; ok is false when Prepare did not run.
+func (fv *View) prep() (nul bool, d *doc, ok bool) {
+	fv.mu.Lock()
+	defer fv.mu.Unlock()
+	if !fv.prepared {
+		return false, nil, false
+	}
+	if fv.doc != nil {
+		c := *fv.doc // a doc indexes itself as it is read
+		d = &c
+	}
+	return fv.nul, d, true
 }
 
 // folded returns the View's typography view (or with indent its indentation view) for

@@ -118,6 +118,9 @@ func TestViewUpdateMatchesFresh(t *testing.T) {
 			}
 			folded := fv.typo != nil
 			fv = fv.Update(got.Splices, next)
+			if r.IntN(2) == 0 {
+				fv.Prepare()
+			}
 			if folded && len(next) == len(want.Output) {
 				carried++
 				if fv.typo == nil {
@@ -130,6 +133,32 @@ func TestViewUpdateMatchesFresh(t *testing.T) {
 	// The point of Update: the folded lines carry over, rather than fold again.
 	if carried == 0 || refolded*10 > carried {
 		t.Fatalf("of %d updates of a folded View, %d dropped the folded lines", carried, refolded)
+	}
+}
+
+// TestViewPrepared: a prepared View plans as the content itself does, Apply after
+// Apply (each has its own copy of the prepared doc, which indexes itself as it is
+// read), a NUL byte refused as before.
+func TestViewPrepared(t *testing.T) {
+	defer func(n int) { sparseLookups = n }(sparseLookups)
+	sparseLookups = 2 // so that a doc builds its full index partway through
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		data := randomFile(r, 1+r.IntN(60))
+		if seed%8 == 0 {
+			data = append(data, 0)
+		}
+		fv := NewView(data)
+		fv.Prepare()
+		if _, d, ok := fv.prep(); !ok || (d == nil) != bytes.ContainsAny(data, "\r") {
+			t.Fatalf("seed %d: prepared doc %v (ok %v) for content with CR %v", seed, d != nil, ok, bytes.ContainsAny(data, "\r"))
+		}
+		for step := range 6 {
+			e := []Edit{randomEdit(r, data)}
+			got, gerr := fv.Apply(e, Options{Name: "f"})
+			want, werr := Apply(data, e, Options{Name: "f"})
+			sameResult(t, fmt.Sprintf("seed %d step %d", seed, step), got, gerr, want, werr)
+		}
 	}
 }
 

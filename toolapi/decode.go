@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/matcher"
@@ -45,7 +46,7 @@ func parseArgs(tool string, raw json.RawMessage) (map[string]json.RawMessage, er
 	if jerr != nil {
 		return nil, errs.New(errs.InvalidInput, "", "%s arguments are not valid JSON (%v). Send an object such as %s.", tool, jerr, shape(tool))
 	}
-	if k, where := DuplicateKey(raw); k != "" {
+	if k, where := duplicateKeyValid(raw); k != "" {
 		return m, errs.New(errs.InvalidInput, "", "%s arguments name the key %s twice%s; JSON would silently keep only the last. Send each key once.", tool, quoteKey(k), where)
 	}
 	return m, nil
@@ -55,6 +56,79 @@ func parseArgs(tool string, raw json.RawMessage) (map[string]json.RawMessage, er
 // value raw, at any depth, with " inside a nested object" when it is not at the top.
 // Go's decoder keeps the last of duplicates silently; the model meant one of them.
 func DuplicateKey(raw []byte) (string, string) {
+	if json.Valid(raw) {
+		return duplicateKeyValid(raw)
+	}
+	return duplicateKeyTokens(raw)
+}
+
+// duplicateKeyValid is DuplicateKey of raw known to be valid JSON, in one pass over its
+// bytes: a token decoder allocates for every value.
+func duplicateKeyValid(raw []byte) (string, string) {
+	type frame struct {
+		obj  bool
+		keys []string
+		set  map[string]bool // keys, once there are many
+	}
+	var stack []frame
+	wantKey := false // the next string in the top object is a key
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '{', '[':
+			stack = append(stack, frame{obj: c == '{'})
+			wantKey = c == '{'
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			wantKey = len(stack) > 0 && stack[len(stack)-1].obj
+		case '"':
+			start, plain := i, true
+			for i++; raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+					plain = false
+				} else if raw[i] >= utf8.RuneSelf {
+					plain = false // invalid UTF-8 decodes to U+FFFD, which may make keys equal
+				}
+			}
+			if !wantKey {
+				continue
+			}
+			wantKey = false
+			var k string
+			if plain {
+				k = string(raw[start+1 : i])
+			} else if err := json.Unmarshal(raw[start:i+1], &k); err != nil {
+				return duplicateKeyTokens(raw)
+			}
+			top := &stack[len(stack)-1]
+			if slices.Contains(top.keys, k) || top.set[k] {
+				where := ""
+				if len(stack) > 1 {
+					where = " inside a nested object"
+				}
+				return k, where
+			}
+			switch {
+			case top.set != nil:
+				top.set[k] = true
+			case len(top.keys) < 16:
+				top.keys = append(top.keys, k)
+			default:
+				top.set = map[string]bool{k: true}
+				for _, o := range top.keys {
+					top.set[o] = true
+				}
+				top.keys = nil
+			}
+		}
+	}
+	return "", ""
+}
+
+// duplicateKeyTokens is DuplicateKey by the token decoder, which stops where raw stops
+// being valid.
+func duplicateKeyTokens(raw []byte) (string, string) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	type frame struct {
@@ -212,7 +286,7 @@ func (d *decoder) object(o *objectDef, m map[string]json.RawMessage, where, pref
 		return v, err
 	}
 	lone := takeLone(o, m)
-	if err := unknownFields(where, m, o.allowed()); err != nil {
+	if err := unknownFields(where, m, o); err != nil {
 		return v, err
 	}
 	for i := range o.fields {
@@ -402,8 +476,8 @@ func take(where string, m map[string]json.RawMessage, names ...string) (json.Raw
 	return got, nil
 }
 
-// unknownFields refuses the fields left in m once the known ones were taken.
-func unknownFields(where string, m map[string]json.RawMessage, allowed string) error {
+// unknownFields refuses the fields left in m once the known ones of o were taken.
+func unknownFields(where string, m map[string]json.RawMessage, o *objectDef) error {
 	if len(m) == 0 {
 		return nil
 	}
@@ -412,7 +486,7 @@ func unknownFields(where string, m map[string]json.RawMessage, allowed string) e
 	if len(keys) > 1 {
 		field = "fields"
 	}
-	return errs.New(errs.InvalidInput, "", "%s has unknown %s %s. Send only %s.", where, field, quoteList(keys), allowed)
+	return errs.New(errs.InvalidInput, "", "%s has unknown %s %s. Send only %s.", where, field, quoteList(keys), o.allowed())
 }
 
 // Bounds on the keys a message quotes back: the model needs to recognize its mistake,

@@ -77,6 +77,7 @@ type Change struct {
 	diff                    *string          // rendered on first use
 	mode                    fs.FileMode
 	id                      vfs.Identity  // of the file as planned from, for the conflict check
+	info                    fs.FileInfo   // the stat id was taken from, or nil
 	beforeHash, afterHash   string        // computed once: hashing a large file is not free
 	beforeMarks, afterMarks hashMarks     // their running states, to hash the next version from
 	dirs                    []string      // folders a create made, for its rollback
@@ -208,7 +209,7 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 // keepViews keeps, for each committed edit planned by the matcher, the View of the
 // new content, derived from the one it was planned on; other changes' files lose
 // theirs. It runs under the files' queues, before the next call of the same file;
-// the new View is derived in the background.
+// the new View is derived, and prepared, in the background.
 func (e *Engine) keepViews(changes []*Change) {
 	for _, ch := range changes {
 		k, ok := e.knownOf(ch.Path)
@@ -217,7 +218,11 @@ func (e *Engine) keepViews(changes []*Change) {
 			continue
 		}
 		v, splices, after := ch.view, ch.Plan.Splices, ch.After
-		e.folds.put(ch.Path, k.id, k.hash, len(after), func() *matcher.View { return v.Update(splices, after) })
+		e.folds.put(ch.Path, k.id, k.hash, len(after), func() *matcher.View {
+			nv := v.Update(splices, after)
+			nv.Prepare() // what the next edit of the file would do first, done now
+			return nv
+		})
 	}
 }
 
@@ -303,7 +308,7 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 	if f.Path != r.Path {
 		return nil, sight{}, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
-	ch.Before, ch.mode, ch.id = f.Data, f.Info.Mode(), f.ID
+	ch.Before, ch.mode, ch.id, ch.info = f.Data, f.Info.Mode(), f.ID, f.IDInfo
 	if k, ok := e.lookup(f.Path, f.ID); ok {
 		ch.beforeHash, ch.beforeMarks = k.hash, k.marks
 	}

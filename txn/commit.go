@@ -215,10 +215,24 @@ func (e *Engine) markCommitted(c *Call, changes []*Change, first int) {
 	c.rec.Duration = time.Since(c.start)
 	c.final = true
 	rec := c.rec
-	enc, encErr := journal.Encode(&rec)
+	// Encoding is CPU the reply need not wait for: it runs beside the rest of the call,
+	// on its own copy (recovery may settle the held one), and the deferred write waits.
+	var enc *journal.Encoded
+	var encErr error
+	encoded := make(chan struct{})
+	go func(r journal.Record) {
+		defer close(encoded)
+		defer func() {
+			if p := recover(); p != nil {
+				enc, encErr = nil, fmt.Errorf("encode: %v", p) // then the write encodes it
+			}
+		}()
+		enc, encErr = journal.Encode(&r)
+	}(rec)
 	e.holdCommitted(&rec)
 	e.j.Defer(func(t *journal.Tx) error {
 		defer e.takeCommitted(rec.Seq)
+		<-encoded
 		for i, ch := range changes {
 			if err := t.SetHead(ch.Path, ch.afterHash); err != nil {
 				return err
@@ -289,10 +303,9 @@ func (e *Engine) stageReplace(ch *Change) (st *vfs.Staged, err error) {
 			st, err = nil, errs.New(errs.IOError, ch.Name, "Internal error while writing %s (%v); nothing was written.", ch.Name, p)
 		}
 	}()
-	if e.durability == DurableJournal {
-		return e.fs.StageReplaceNoSync(ch.Path, ch.After)
-	}
-	return e.fs.StageReplace(ch.Path, ch.After)
+	// The file is staged by the stat it was planned from: writeFile renames only while
+	// the file still has that identity, so a stat of its own would find the same.
+	return e.fs.StageReplaceStat(ch.Path, ch.After, ch.info, e.durability != DurableJournal)
 }
 
 // settleAfterPanic handles a panic while the files of a pending record were written.
@@ -324,26 +337,30 @@ func (e *Engine) safeRollback(changes []*Change) (err error) {
 }
 
 // hash computes the before and after hashes. Where the before hash is known, with its
-// marks, the after hash resumes from the last mark before the first change; else both
-// are full passes, made side by side.
+// marks, the after hash resumes from the last mark before the first change; else the
+// prefix both share is hashed once, and the rest of each side by side.
 func (ch *Change) hash() {
+	same := 0 // how many bytes After shares with Before from the start
+	if ch.Plan != nil && len(ch.Plan.Splices) > 0 {
+		same = ch.Plan.Splices[0].Start
+	}
 	if !ch.Created && ch.beforeHash == "" {
+		var shared hashMarks
+		if n := min(same, len(ch.Before)) / markEvery * markEvery; n > 0 && !ch.Deleted {
+			_, shared = hashFrom(ch.Before[:n], nil, 0)
+		}
 		done := make(chan struct{})
 		go func() {
 			if !ch.Deleted {
-				ch.afterHash, ch.afterMarks = hashFrom(ch.After, nil, 0)
+				ch.afterHash, ch.afterMarks = hashFrom(ch.After, shared, same)
 			}
 			close(done)
 		}()
-		ch.beforeHash, ch.beforeMarks = hashFrom(ch.Before, nil, 0)
+		ch.beforeHash, ch.beforeMarks = hashFrom(ch.Before, shared, len(ch.Before))
 		<-done
 		return
 	}
 	if !ch.Deleted {
-		same := 0 // how many bytes After shares with Before from the start
-		if ch.Plan != nil && len(ch.Plan.Splices) > 0 {
-			same = ch.Plan.Splices[0].Start
-		}
 		ch.afterHash, ch.afterMarks = hashFrom(ch.After, ch.beforeMarks, same)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/vfs"
 )
 
@@ -51,6 +53,27 @@ func TestHashFromResumes(t *testing.T) {
 	// an empty prefix never uses them.
 	if got, _ := hashFrom([]byte("abc"), hashMarks{[]byte("junk")}, 0); got != sum([]byte("abc")) {
 		t.Fatal("marks used for an empty shared prefix")
+	}
+}
+
+// A change whose prior hash is not known hashes the prefix both versions share once:
+// each hash and each set of marks is still what a full pass gives.
+func TestChangeHashSharesPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 40 {
+		before := make([]byte, rng.IntN(5*markEvery))
+		for i := range before {
+			before[i] = byte(rng.IntN(256))
+		}
+		at := rng.IntN(len(before) + 1)
+		after := append(append(append([]byte{}, before[:at]...), "new"...), before[at:]...)
+		ch := &Change{Before: before, After: after, Plan: &matcher.Result{Splices: []matcher.Splice{{Start: at, End: at, Text: []byte("new")}}}}
+		ch.hash()
+		bh, bm := hashFrom(before, nil, 0)
+		ah, am := hashFrom(after, nil, 0)
+		if ch.beforeHash != bh || ch.afterHash != ah || !reflect.DeepEqual(ch.beforeMarks, bm) || !reflect.DeepEqual(ch.afterMarks, am) {
+			t.Fatalf("len %d, change at %d: the hashes or marks differ from full passes", len(before), at)
+		}
 	}
 }
 

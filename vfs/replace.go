@@ -49,16 +49,21 @@ func (f *FS) checkReplace(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, f.osError(p, err)
 	}
+	return fi, f.checkInfo(p, fi)
+}
+
+// checkInfo is checkReplace's refusal, of the file with stat fi.
+func (f *FS) checkInfo(p string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
-		return nil, errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
+		return errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
 	}
 	if !writable(fi) {
-		return nil, errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
+		return errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
 	}
 	if n := Links(fi); n > 1 {
-		return nil, errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n).Stood(errs.FoundHardLinks, "")
+		return errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n).Stood(errs.FoundHardLinks, "")
 	}
-	return fi, nil
+	return nil
 }
 
 // Create writes a new file at canonical path p, creating missing parent directories.
@@ -249,6 +254,22 @@ func (f *FS) StageReplaceNoSync(p string, data []byte) (*Staged, error) {
 	return f.stage(p, data, fi, false)
 }
 
+// StageReplaceStat is StageReplace, or with sync false StageReplaceNoSync, for a caller
+// that holds fi, a stat of the file, and checks before Commit that the file still has
+// fi's identity (Unchanged): the checks and the metadata kept use fi instead of a stat
+// of their own. A nil fi is stat'ed.
+func (f *FS) StageReplaceStat(p string, data []byte, fi fs.FileInfo, sync bool) (*Staged, error) {
+	if fi == nil {
+		var err error
+		if fi, err = f.checkReplace(p); err != nil {
+			return nil, err
+		}
+	} else if err := f.checkInfo(p, fi); err != nil {
+		return nil, err
+	}
+	return f.stage(p, data, fi, sync)
+}
+
 // folder opens dir by handle where the filesystem has handles.
 func (f *FS) folder(dir string) (folder, error) {
 	if r, ok := f.fs.(rootFs); ok {
@@ -296,10 +317,14 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, sync bool) (st *Stage
 	if old != nil {
 		mode = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	if err = f.keepMeta(p, d, tmp, h, old, mode); err != nil {
+	fi, err := f.keepMeta(p, d, tmp, h, old, mode)
+	if err != nil {
 		return nil, err
 	}
-	if fi, serr := h.Stat(); serr == nil {
+	if fi == nil {
+		fi, _ = h.Stat()
+	}
+	if fi != nil {
 		st.id = identityOf(fi)
 	}
 	if err = h.Close(); err != nil {
@@ -357,14 +382,15 @@ func (f *FS) syncDir(dir string) error {
 // owner, group and extended attributes of old; where one cannot be kept the call is
 // refused, since a replaced file that changed hands or lost its setuid bit or its ACL
 // would be a change no one asked for. The owner goes first: a chown clears the setuid
-// and setgid bits and file capabilities, which are then set again.
-func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileInfo, mode fs.FileMode) error {
+// and setgid bits and file capabilities, which are then set again. It returns the stat
+// of h it took last, after every change of its metadata, where it took one.
+func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileInfo, mode fs.FileMode) (fs.FileInfo, error) {
 	osf, real := h.(*os.File)
 	if old != nil {
 		if want, ok := old.Sys().(*syscall.Stat_t); ok {
 			fi, err := h.Stat()
 			if err != nil {
-				return f.osError(p, err)
+				return nil, f.osError(p, err)
 			}
 			if have, ok := fi.Sys().(*syscall.Stat_t); !ok || have.Uid != want.Uid || have.Gid != want.Gid {
 				var err error
@@ -374,7 +400,7 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 					err = f.fs.Chown(path.Join(path.Dir(p), tmp), int(want.Uid), int(want.Gid))
 				}
 				if err != nil {
-					return errs.Wrap(errs.PermissionDenied, p, err, "%s belongs to user %d, group %d, and its replacement could not be given the same owner (%v); nothing was written.", p, want.Uid, want.Gid, err)
+					return nil, errs.Wrap(errs.PermissionDenied, p, err, "%s belongs to user %d, group %d, and its replacement could not be given the same owner (%v); nothing was written.", p, want.Uid, want.Gid, err)
 				}
 			}
 		}
@@ -386,36 +412,39 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 		err = f.fs.Chmod(path.Join(path.Dir(p), tmp), mode)
 	}
 	if err != nil {
-		return f.osError(p, err)
+		return nil, f.osError(p, err)
 	}
 	if !real {
-		return nil
+		return nil, nil
 	}
 	// The kernel silently drops a setgid bit for a group the process is not in.
 	fi, err := osf.Stat()
 	if err != nil {
-		return f.osError(p, err)
+		return nil, f.osError(p, err)
 	}
 	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != mode {
-		return errs.New(errs.PermissionDenied, p, "%s has mode %v, and its replacement could not be given that mode (it got %v); nothing was written.", p, mode, got)
+		return nil, errs.New(errs.PermissionDenied, p, "%s has mode %v, and its replacement could not be given that mode (it got %v); nothing was written.", p, mode, got)
 	}
 	if old == nil {
-		return nil
+		return fi, nil
 	}
 	fd, ok := d.(fdFolder)
 	if !ok {
-		return nil
+		return fi, nil
 	}
 	attrs, err := xattrsAt(fd.fd, path.Base(p))
 	if err != nil {
-		return errs.Wrap(errs.PermissionDenied, p, err, "The extended attributes of %s could not be read (%v), so its replacement could not keep them; nothing was written.", p, err)
+		return nil, errs.Wrap(errs.PermissionDenied, p, err, "The extended attributes of %s could not be read (%v), so its replacement could not keep them; nothing was written.", p, err)
 	}
 	for _, a := range attrs {
 		if err := unix.Fsetxattr(int(osf.Fd()), a.name, a.value, 0); err != nil {
-			return errs.Wrap(errs.PermissionDenied, p, err, "%s has the extended attribute %s, which its replacement could not be given (%v); nothing was written.", p, a.name, err)
+			return nil, errs.Wrap(errs.PermissionDenied, p, err, "%s has the extended attribute %s, which its replacement could not be given (%v); nothing was written.", p, a.name, err)
 		}
 	}
-	return nil
+	if len(attrs) > 0 {
+		return nil, nil // setting them changed h's change time since fi
+	}
+	return fi, nil
 }
 
 // CheckWritable refuses a file whose mode grants no write permission: to the process's

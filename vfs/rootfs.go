@@ -88,29 +88,34 @@ func (f rootFs) split(name string) ([]string, error) {
 }
 
 // parent opens the folder that holds name's last component, never following a
-// symlink, and returns its descriptor (to be closed) and that component ("." for the
-// root itself).
+// symlink, and returns its descriptor (to be given back with release) and that
+// component ("." for the root itself). For a name in the root, that is the root's own
+// descriptor: no copy of it is made.
 func (f rootFs) parent(op, name string) (int, string, error) {
 	comps, err := f.split(name)
 	if err != nil {
 		return -1, "", &fs.PathError{Op: op, Path: name, Err: err}
 	}
-	fd, err := unix.Dup(int(f.root.Fd()))
-	if err != nil {
-		return -1, "", &fs.PathError{Op: op, Path: name, Err: err}
-	}
+	fd := int(f.root.Fd())
 	if len(comps) == 0 {
 		return fd, ".", nil
 	}
 	for _, c := range comps[:len(comps)-1] {
 		next, err := openDir(fd, c)
-		unix.Close(fd)
+		f.release(fd)
 		if err != nil {
 			return -1, "", &fs.PathError{Op: op, Path: name, Err: err}
 		}
 		fd = next
 	}
 	return fd, comps[len(comps)-1], nil
+}
+
+// release closes a descriptor parent returned, unless it is the root's own.
+func (f rootFs) release(fd int) {
+	if fd != int(f.root.Fd()) {
+		unix.Close(fd)
+	}
 }
 
 // openDir opens folder name inside dirfd without following a symlink.
@@ -144,22 +149,15 @@ func isSymlinkAt(dirfd int, name string) bool {
 	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
-// openAt opens name inside dirfd: no symlink followed, O_NONBLOCK so that a FIFO does
-// not block the open, and only a regular file or a folder kept.
+// openAt opens name inside dirfd: no symlink followed (openRaw), and only a regular file
+// or a folder kept.
 func openAt(dirfd int, base, name string, flag int, perm fs.FileMode) (*os.File, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Openat(dirfd, base, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, uint32(syscallMode(perm)))
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err == unix.ELOOP || (err == unix.ENOTDIR && isSymlinkAt(dirfd, base)) {
-		err = errSymlinkInPath
-	}
+	fd, err := openRaw(dirfd, base, flag, perm)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if flag&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL {
+		return os.NewFile(uintptr(fd), name), nil // made by this open: a regular file
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
@@ -174,6 +172,25 @@ func openAt(dirfd int, base, name string, flag int, perm fs.FileMode) (*os.File,
 	return os.NewFile(uintptr(fd), name), nil
 }
 
+// openRaw is openat for openAt: no symlink followed, and O_NONBLOCK so that a FIFO does
+// not block the open, except for a file the open creates (O_EXCL), which cannot be one.
+func openRaw(dirfd int, base string, flag int, perm fs.FileMode) (int, error) {
+	flag |= unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if flag&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL {
+		flag |= unix.O_NONBLOCK
+	}
+	for {
+		fd, err := unix.Openat(dirfd, base, flag, uint32(syscallMode(perm)))
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.ELOOP || (err == unix.ENOTDIR && isSymlinkAt(dirfd, base)) {
+			err = errSymlinkInPath
+		}
+		return fd, err
+	}
+}
+
 func (f rootFs) Create(name string) (afero.File, error) {
 	return f.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
 }
@@ -185,7 +202,7 @@ func (f rootFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, e
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	h, err := openAt(dfd, base, name, flag, perm)
 	if err != nil {
 		return nil, err // a nil *os.File must not become a non-nil afero.File
@@ -198,7 +215,7 @@ func (f rootFs) Mkdir(name string, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	if err := unix.Mkdirat(dfd, base, uint32(syscallMode(perm))); err != nil {
 		return &fs.PathError{Op: "mkdir", Path: name, Err: err}
 	}
@@ -249,7 +266,7 @@ func (f rootFs) Remove(name string) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	err = unix.Unlinkat(dfd, base, 0)
 	if err == unix.EISDIR {
 		err = unix.Unlinkat(dfd, base, unix.AT_REMOVEDIR)
@@ -271,12 +288,12 @@ func (f rootFs) Rename(oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(ofd)
+	defer f.release(ofd)
 	nfd, nbase, err := f.parent("rename", newname)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(nfd)
+	defer f.release(nfd)
 	if err := unix.Renameat(ofd, obase, nfd, nbase); err != nil {
 		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
 	}
@@ -296,7 +313,7 @@ func (f rootFs) lstat(op, name string) (os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	return lstatAt(dfd, base, name)
 }
 
@@ -314,7 +331,7 @@ func (f rootFs) Chmod(name string, mode os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	if isSymlinkAt(dfd, base) {
 		return &fs.PathError{Op: "chmod", Path: name, Err: errSymlinkInPath}
 	}
@@ -329,7 +346,7 @@ func (f rootFs) Chown(name string, uid, gid int) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	if err := unix.Fchownat(dfd, base, uid, gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return &fs.PathError{Op: "chown", Path: name, Err: err}
 	}
@@ -341,7 +358,7 @@ func (f rootFs) Chtimes(name string, atime, mtime time.Time) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
 	if err := unix.UtimesNanoAt(dfd, base, ts, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return &fs.PathError{Op: "chtimes", Path: name, Err: err}
@@ -354,7 +371,7 @@ func (f rootFs) ReadlinkIfPossible(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	buf := make([]byte, 4096)
 	n, err := unix.Readlinkat(dfd, base, buf)
 	if err != nil {
@@ -368,7 +385,7 @@ func (f rootFs) SymlinkIfPossible(oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(dfd)
+	defer f.release(dfd)
 	if err := unix.Symlinkat(oldname, dfd, base); err != nil {
 		return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: err}
 	}
@@ -383,10 +400,15 @@ func (f rootFs) openFolder(dir string) (folder, error) {
 		return nil, err
 	}
 	if base == "." {
-		return fdFolder{fd: dfd, name: dir}, nil
+		// The folder is closed when done with: a copy of the root's descriptor.
+		fd, err := unix.Dup(dfd)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		}
+		return fdFolder{fd: fd, name: dir}, nil
 	}
 	fd, err := openDir(dfd, base)
-	unix.Close(dfd)
+	f.release(dfd)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
@@ -545,12 +567,19 @@ type xattr struct {
 // xattrsAt reads the extended attributes of the regular file name in dirfd, opening it
 // without following a symlink. A filesystem without extended attributes has none.
 func xattrsAt(dirfd int, name string) ([]xattr, error) {
-	h, err := openAt(dirfd, name, name, unix.O_RDONLY, 0)
+	// A bare descriptor: an *os.File would cost three fcntl calls for one listing.
+	fd, err := openRaw(dirfd, name, unix.O_RDONLY, 0)
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	defer h.Close()
-	fd := int(h.Fd())
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if t := st.Mode & unix.S_IFMT; t != unix.S_IFREG && t != unix.S_IFDIR {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
 	size, err := unix.Flistxattr(fd, nil)
 	if err == unix.ENOTSUP || size == 0 {
 		return nil, nil

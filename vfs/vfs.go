@@ -249,7 +249,10 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		return nil, err
 	}
 	res := &Resolved{Name: p, Path: w.cur, Link: w.link}
-	fi, err := f.fs.Stat(w.cur)
+	fi, err := w.fi, error(nil)
+	if _, handles := f.fs.(rootFs); !handles || fi == nil || w.fiAt != w.cur {
+		fi, err = f.fs.Stat(w.cur)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -269,6 +272,10 @@ type walker struct {
 	cur  string
 	hops int
 	link bool // the path went through a symlink
+	// fi is the lstat of fiAt, the last component entered: on the real filesystem, a
+	// stat of cur when it is fiAt (Stat does not follow a final symlink there).
+	fi   fs.FileInfo
+	fiAt string
 }
 
 // outside is the refusal of a path that climbs above the root.
@@ -309,7 +316,7 @@ func (w *walker) step(comp string) error {
 		if len(w.todo) > 0 && !fi.IsDir() {
 			return errs.New(errs.NotAFile, w.p, "%s: %s is a file, not a directory.", w.p, next).Stood(errs.FoundFile, next)
 		}
-		w.cur = next
+		w.cur, w.fi, w.fiAt = next, fi, next
 		return nil
 	}
 	return w.follow(next)
@@ -441,6 +448,8 @@ type File struct {
 	*Resolved
 	Data []byte
 	ID   Identity // of the file as it was read
+	// IDInfo is the stat ID was taken from; nil when ID is zero.
+	IDInfo fs.FileInfo
 }
 
 // CheckFile refuses what is not a regular file: directories, FIFOs, devices, sockets,
@@ -498,21 +507,24 @@ func (f *FS) ReadKnown(p string, known func(path string, id Identity) []byte) (*
 	}
 	if id := identityOf(r.Info); known != nil && id.Known() {
 		if data := known(r.Path, id); data != nil && int64(len(data)) == id.Size {
-			return &File{Resolved: r, Data: data, ID: id}, nil
+			return &File{Resolved: r, Data: data, ID: id, IDInfo: r.Info}, nil
 		}
 	}
 	return f.read(r, p)
 }
 
 func (f *FS) read(r *Resolved, p string) (*File, error) {
-	data, id, err := f.readAll(r.Path)
+	data, id, fi, err := f.readAll(r.Path)
 	if err != nil {
 		return nil, f.osError(p, err)
 	}
 	if int64(len(data)) > f.maxSize {
 		return nil, errs.New(errs.TooLarge, p, "%s is over %d bytes; it is not read or edited here.", p, f.maxSize)
 	}
-	return &File{Resolved: r, Data: data, ID: id}, nil
+	if !id.Known() {
+		fi = nil
+	}
+	return &File{Resolved: r, Data: data, ID: id, IDInfo: fi}, nil
 }
 
 // SameContent reports whether the file at canonical path p holds exactly want. It
@@ -541,17 +553,22 @@ func (f *FS) SameContent(p string, want []byte) (bool, error) {
 
 // ReadCanonical reads a canonical path (from Resolve) without resolving it again.
 func (f *FS) ReadCanonical(p string) ([]byte, error) {
-	data, _, err := f.readAll(p)
+	data, _, _, err := f.readAll(p)
 	return data, err
 }
 
 // ReadCanonicalID is ReadCanonical with the file's identity as read.
-func (f *FS) ReadCanonicalID(p string) ([]byte, Identity, error) { return f.readAll(p) }
+func (f *FS) ReadCanonicalID(p string) ([]byte, Identity, error) {
+	data, id, _, err := f.readAll(p)
+	return data, id, err
+}
 
-func (f *FS) readAll(p string) ([]byte, Identity, error) {
+// readAll reads the file at canonical path p, with its identity and the stat that was
+// taken from.
+func (f *FS) readAll(p string) ([]byte, Identity, fs.FileInfo, error) {
 	h, err := f.fs.Open(p)
 	if err != nil {
-		return nil, Identity{}, err
+		return nil, Identity{}, nil, err
 	}
 	defer h.Close()
 	// Read exactly the size the file reports, then check that nothing follows: one
@@ -559,7 +576,7 @@ func (f *FS) readAll(p string) ([]byte, Identity, error) {
 	// identity is taken before reading: a change while reading changes it after.
 	fi, err := h.Stat()
 	if err != nil {
-		return nil, Identity{}, err
+		return nil, Identity{}, nil, err
 	}
 	id := identityOf(fi)
 	size := fi.Size()
@@ -569,17 +586,17 @@ func (f *FS) readAll(p string) ([]byte, Identity, error) {
 	buf := make([]byte, size)
 	n, err := io.ReadFull(h, buf)
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return buf[:n], Identity{}, nil // the file shrank since Stat: its identity is stale
+		return buf[:n], Identity{}, nil, nil // the file shrank since Stat: its identity is stale
 	}
 	if err != nil {
-		return nil, Identity{}, err
+		return nil, Identity{}, nil, err
 	}
 	// The file may have grown since Stat: read the rest, bounded.
 	rest, err := io.ReadAll(io.LimitReader(h, f.maxSize+1-int64(n)))
 	if len(rest) > 0 {
 		id = Identity{}
 	}
-	return append(buf, rest...), id, err
+	return append(buf, rest...), id, fi, err
 }
 
 // Links returns the hard-link count of a file, 1 where the filesystem does not say.
