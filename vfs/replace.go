@@ -343,6 +343,17 @@ func (s *Staged) Commit() (Identity, error) {
 	}
 	s.done = true
 	defer s.dir.Close()
+	if !s.sync {
+		if x, ok := s.dir.(interface{ Exchange(a, b string) error }); ok {
+			switch err := exchange(x, s.dir, s.tmp, path.Base(s.path)); {
+			case err == nil:
+				return s.id, nil
+			case !errors.Is(err, errNoExchange):
+				s.dir.Remove(s.tmp)
+				return Identity{}, s.f.osError(s.path, err)
+			}
+		}
+	}
 	if err := s.dir.Rename(s.tmp, path.Base(s.path)); err != nil {
 		s.dir.Remove(s.tmp)
 		return Identity{}, s.f.osError(s.path, err)
@@ -354,6 +365,26 @@ func (s *Staged) Commit() (Identity, error) {
 		return s.id, s.f.osError(s.path, err)
 	}
 	return s.id, nil
+}
+
+// exchange puts unsynced staged content tmp in place of name in d by swapping the two
+// entries, then removes tmp, which holds the old content. A rename over the file
+// would do the same, but ext4 (auto_da_alloc) then starts writing the new content
+// out at once, and the next sync anywhere on the disk waits for it: the
+// journal-durable mode syncs files in batches, and recovery repairs from the journal
+// what a power loss took. Should tmp not be a file to remove (something swapped in a
+// folder meanwhile), the swap is undone.
+func exchange(x interface{ Exchange(a, b string) error }, d folder, tmp, name string) error {
+	if err := x.Exchange(tmp, name); err != nil {
+		return err
+	}
+	if err := d.Remove(tmp); err != nil {
+		if x.Exchange(tmp, name) == nil {
+			d.Remove(tmp)
+		}
+		return err
+	}
+	return nil
 }
 
 // Abort removes staged content that will not be used.

@@ -446,6 +446,23 @@ func (d fdFolder) Rename(oldname, newname string) error {
 	return nil
 }
 
+// Exchange swaps the entries oldname and newname atomically (renameat2 with
+// RENAME_EXCHANGE): newname then holds what oldname held, and oldname the rest.
+// Where the file system cannot, the error is errNoExchange.
+func (d fdFolder) Exchange(oldname, newname string) error {
+	err := unix.Renameat2(d.fd, oldname, d.fd, newname, unix.RENAME_EXCHANGE)
+	switch err {
+	case nil:
+		return nil
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+		return errNoExchange
+	}
+	return &os.LinkError{Op: "exchange", Old: d.full(oldname), New: d.full(newname), Err: err}
+}
+
+// errNoExchange: the folder's file system cannot exchange two entries.
+var errNoExchange = errors.New("no exchange of entries here")
+
 func (d fdFolder) Remove(name string) error {
 	if err := unix.Unlinkat(d.fd, name, 0); err != nil {
 		return &fs.PathError{Op: "remove", Path: d.full(name), Err: err}

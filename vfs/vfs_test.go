@@ -218,3 +218,43 @@ func TestSameContent(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitNoSyncSwaps: unsynced staged content takes the file's place (by an
+// exchange of the two entries where the file system has one) and no temp file is
+// left; a folder swapped in where the file was, between staging and commit, stays as
+// it is, and the commit fails, as a rename over it would.
+func TestCommitNoSyncSwaps(t *testing.T) {
+	f, ws, _ := setup(t)
+	st, err := f.StageReplaceNoSync("src/a.go", []byte("package b\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "src/a.go")); got != "package b\n" {
+		t.Fatalf("a.go holds %q", got)
+	}
+	entries, _ := os.ReadDir(filepath.Join(ws, "src"))
+	if len(entries) != 1 {
+		t.Fatalf("src holds %d entries after the commit, want a.go alone", len(entries))
+	}
+
+	st, err = f.StageReplaceNoSync("src/a.go", []byte("package c\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(ws, "src/a.go"))
+	os.Mkdir(filepath.Join(ws, "src/a.go"), 0o755)
+	testutil.WriteFile(t, filepath.Join(ws, "src/a.go/inside.txt"), "kept\n")
+	if _, err := st.Commit(); err == nil {
+		t.Fatal("the commit over a folder succeeded")
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "src/a.go/inside.txt")); got != "kept\n" {
+		t.Fatalf("the folder's file holds %q", got)
+	}
+	entries, _ = os.ReadDir(filepath.Join(ws, "src"))
+	if len(entries) != 1 || !entries[0].IsDir() {
+		t.Fatalf("src holds %v after the failed commit, want the folder a.go alone", entries)
+	}
+}
