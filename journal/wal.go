@@ -11,6 +11,7 @@ import (
 	"os"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -143,7 +144,7 @@ func applyOps(tx *bolt.Tx, p []byte) error {
 			}
 			continue
 		case opDeleteBucket:
-			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 				return err
 			}
 			continue

@@ -5,9 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 // TestIndex compares index with bytes.Index on patterns cut from real text, on
@@ -21,7 +22,7 @@ func TestIndex(t *testing.T) {
 		}
 		corpus = append(corpus, b)
 	}
-	if b, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "fmt", "print.go")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(testutil.GOROOT(), "src", "fmt", "print.go")); err == nil {
 		corpus = append(corpus, b)
 	}
 	corpus = append(corpus,
@@ -55,7 +56,7 @@ func TestIndex(t *testing.T) {
 }
 
 func BenchmarkIndex(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "fmt", "print.go"))
+	src, err := os.ReadFile(filepath.Join(testutil.GOROOT(), "src", "fmt", "print.go"))
 	if err != nil {
 		b.Skip(err)
 	}
