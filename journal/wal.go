@@ -298,9 +298,9 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		unix.Fsync(j.dir.fd)
 	}
 	if r := j.resume; r != nil && bytes.Equal(r.key, key) && r.pageSize == w.pageSize {
-		j.resume = nil
 		if snap, err := db.Begin(false); err == nil {
 			if cur, err := readMetas(j.file, w.pageSize); err == nil && bytes.Equal(cur, r.metas) {
+				j.resume = nil
 				w.gen, w.hdrLen, w.metas, w.snap = r.gen, r.hdrLen, r.metas, snap
 				w.end = w.hdrLen
 				db.NoSync = true
@@ -309,7 +309,12 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 			snap.Rollback()
 		}
 	}
-	j.resume = nil
+	// A live log this hold does not go on with is voided before anything else is
+	// written: the fold below writes bbolt synced.
+	if err := j.voidResume(); err != nil {
+		f.Close()
+		return nil, err
+	}
 	if err := j.fold(db, w); err != nil {
 		f.Close()
 		return nil, err
@@ -524,14 +529,17 @@ func (j *Journal) voidResume() error {
 	if r == nil {
 		return nil
 	}
-	j.resume = nil
 	f, err := j.dir.open(walName, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	w := &wal{f: f, key: r.key, pageSize: r.pageSize}
-	return w.void()
+	if err := w.void(); err != nil {
+		return err // still to void: every synced write tries again first
+	}
+	j.resume = nil
+	return nil
 }
 
 // write runs fn in a write transaction: logged (above) where the log can be kept,
