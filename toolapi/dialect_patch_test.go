@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/txn"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // patchAPI is an API offering every tool, apply_patch among them.
@@ -387,4 +391,51 @@ func TestApplyPatchRefusalReplays(t *testing.T) {
 	if err != nil || res.Replayable || !strings.Contains(res.Why, "*** Update File: a.txt (patch line 2) needs a.txt") {
 		t.Errorf("refused second file: %v %+v", err, res)
 	}
+}
+
+// TestApplyPatchJournalDurable: in the journal-durable mode a patch that adds,
+// updates, moves and deletes files lands whole, new folders included (a created file
+// has nothing to exchange entries with), and undo takes it back.
+func TestApplyPatchJournalDurable(t *testing.T) {
+	dir := t.TempDir()
+	for p, c := range map[string]string{"a.txt": "one\ntwo\n", "old.txt": "o\n", "gone.txt": "g\n"} {
+		testutil.WriteFile(t, filepath.Join(dir, p), c)
+	}
+	fs, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := txn.Open(fs, txn.Options{Durability: txn.DurableJournal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	a := newDispatcher(eng)
+	a.tools = toolTable
+	r := call(a, CreateFile, `{"path": "new/deep/c.txt", "content": "c\n"}`)
+	if !r.OK {
+		t.Fatalf("create_file: %s", r.Text)
+	}
+	r = patchCall(a, `*** Begin Patch
+*** Update File: a.txt
+@@
+-one
++ONE
+*** Add File: added/b.txt
++b
+*** Update File: old.txt
+*** Move to: moved/new.txt
+@@
+-o
++O
+*** Delete File: gone.txt
+*** End Patch`)
+	if !r.OK {
+		t.Fatalf("apply_patch: %s", r.Text)
+	}
+	disk(t, dir, map[string]string{"a.txt": "ONE\ntwo\n", "added/b.txt": "b\n", "moved/new.txt": "O\n", "old.txt": "", "gone.txt": "", "new/deep/c.txt": "c\n"})
+	if r := call(a, UndoEdit, `{"path": "a.txt"}`); !r.OK {
+		t.Fatalf("undo: %s", r.Text)
+	}
+	disk(t, dir, map[string]string{"a.txt": "one\ntwo\n", "old.txt": "o\n", "gone.txt": "g\n", "added/b.txt": "", "moved/new.txt": ""})
 }

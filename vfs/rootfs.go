@@ -448,13 +448,16 @@ func (d fdFolder) Rename(oldname, newname string) error {
 
 // Exchange swaps the entries oldname and newname atomically (renameat2 with
 // RENAME_EXCHANGE): newname then holds what oldname held, and oldname the rest.
-// Where the file system cannot, the error is errNoExchange.
+// Where the file system cannot, or newname does not exist, the error is
+// errNoExchange.
 func (d fdFolder) Exchange(oldname, newname string) error {
 	err := unix.Renameat2(d.fd, oldname, d.fd, newname, unix.RENAME_EXCHANGE)
 	switch err {
 	case nil:
 		return nil
-	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP, unix.ENOENT:
+		// ENOENT: nothing at newname to exchange with (a file being created): a
+		// rename does it.
 		return errNoExchange
 	}
 	return &os.LinkError{Op: "exchange", Old: d.full(oldname), New: d.full(newname), Err: err}

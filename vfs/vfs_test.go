@@ -258,3 +258,17 @@ func TestCommitNoSyncSwaps(t *testing.T) {
 		t.Fatalf("src holds %v after the failed commit, want the folder a.go alone", entries)
 	}
 }
+
+// TestCreateNoSync: a file created without fsync (the journal-durable mode) has
+// nothing to exchange with and is renamed into place, in the root and in new folders.
+func TestCreateNoSync(t *testing.T) {
+	f, ws, _ := setup(t)
+	for _, p := range []string{"c1.go", "src/c2.go", "new/deep/c3.go"} {
+		if _, _, err := f.CreateDirsNoSync(p, []byte("package c\n")); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, p)); got != "package c\n" {
+			t.Fatalf("%s holds %q", p, got)
+		}
+	}
+}
