@@ -428,6 +428,8 @@ func (w *wal) void() error {
 // room reports whether tx, which noted ops, can be committed without bbolt
 // remapping: the held read transaction would make a remap wait for ever. The bound is
 // loose on purpose: a remap is rare, and a commit refused here is committed synced.
+// Its slack (a megabyte and more) also covers the fold that may follow, whose one
+// small transaction runs under the same read transaction.
 func (w *wal) room(tx *bolt.Tx, ops *opLog, mapped int64) bool {
 	size := tx.Size()
 	need := size + 2*int64(len(ops.buf)) + int64(ops.n+64)*int64(w.pageSize)*4 + size/256

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,11 +39,14 @@ func TestFsckReportsADamagedJournal(t *testing.T) {
 	f0, _ := os.ReadFile(filepath.Join(dir, "f0.txt"))
 	noise := make([]byte, 4096)
 	rand.Read(noise)
+	// The page overwritten is the root of the tree (named by the newer meta page): one
+	// in use, wherever the journal's writes left its free pages.
+	root := rootPage(good)
 	damage := map[string][]byte{
-		"cut at 8 KiB":       good[:8192],
-		"cut at half":        good[:len(good)/2],
-		"cut mid-page":       good[:len(good)/2+100],
-		"page 3 overwritten": append(append(append([]byte(nil), good[:3*4096]...), noise...), good[4*4096:]...),
+		"cut at 8 KiB":          good[:8192],
+		"cut at half":           good[:len(good)/2],
+		"cut mid-page":          good[:len(good)/2+100],
+		"root page overwritten": append(append(append([]byte(nil), good[:root*4096]...), noise...), good[(root+1)*4096:]...),
 	}
 	for what, data := range damage {
 		if err := os.WriteFile(db, data, 0o644); err != nil {
@@ -89,4 +93,18 @@ func TestFsckDoesNotOpenAFIFO(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("fsck opened the FIFO and blocked")
 	}
+}
+
+// rootPage is the root bucket's page of the bbolt file data, as its meta page of the
+// higher transaction id names it (4 KiB pages).
+func rootPage(data []byte) int {
+	le := binary.LittleEndian
+	best, root := uint64(0), 0
+	for i := range 2 {
+		m := data[i*4096:]
+		if txid := le.Uint64(m[64:]); txid >= best {
+			best, root = txid, int(le.Uint64(m[32:]))
+		}
+	}
+	return root
 }
