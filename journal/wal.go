@@ -20,10 +20,11 @@ import (
 // The log (.vfsctl/wal): one synced write a commit instead of bbolt's two.
 //
 // bbolt makes a transaction durable with two fdatasyncs: its pages, then its meta
-// page. Once a hold has written more than once, its transactions are committed with
-// bbolt's NoSync instead, and what each one changed (every Put, Delete, sequence and
-// bucket it made, noted by the bucket wrapper of store.go) is appended to the log as
-// one frame and synced: one fdatasync of a few hundred bytes, in a file that is
+// page. Once a hold keeps the log (from its second write, or its first when it goes
+// on with a live log found at open), its transactions are committed with bbolt's
+// NoSync instead, and what each one changed (every Put, Delete, sequence and bucket
+// it made, noted by the bucket wrapper of store.go) is appended to the log as one
+// frame and synced: one fdatasync of a few hundred bytes, in a file that is
 // overwritten in place. The commit is durable when its frame is.
 //
 // The frames are replayed over the last state of bbolt that was synced, B. The log's
@@ -33,22 +34,26 @@ import (
 // recovery (before bbolt opens the file) writes B's meta pages back, then replays
 // the frames in one synced transaction. A frame cut short by the crash ends the log;
 // its commit was never acknowledged. Every so often (foldEvery frames, foldBytes
-// bytes) and when the hold ends, bbolt is synced and the log starts again from the new
-// state, with no frame: the next hold, of this process or another, finds it live, with
-// the meta pages the file has, and goes on with it, so that even a hold's first commit
-// costs one frame (the syncs of the fold come after the call's reply). A hold that
-// writes synced by bbolt (no extended attributes, Options.NoLog) first voids a live
-// log it finds: a live log on disk never speaks of a state older than bbolt's synced
-// one. Every journal this vfsctl opens is schema 2 (checkSchema), which a vfsctl that
-// knows no log refuses to open, so none writes behind it.
+// bytes, a transaction over bigFrame) and when the hold ends, the log folds: the next
+// generation's number goes into bbolt's meta bucket, bbolt is synced, and the log
+// starts again from that state, with no frame. The next hold, of this process or
+// another, finds it live, with the meta pages the file has, and goes on with it, so
+// that even a hold's first commit costs one frame (the syncs of the fold come after
+// the call's reply). A hold that writes synced by bbolt (no extended attributes,
+// Options.NoLog) first voids a live log it finds: a live log on disk never speaks of
+// a state older than bbolt's synced one. Every journal this vfsctl opens is schema 2
+// (checkSchema), which a vfsctl that knows no log refuses to open, so none writes
+// behind it.
 //
 // Trust: the log is in the workspace, where anyone may have written it. Its header
-// and every frame carry an HMAC whose key is a random value kept in an extended
-// attribute of the journal file (which vfsctl then makes readable by its owner only),
-// which vfsctl sets and which no checkout, archive or copy of the workspace's files
-// carries in; a log that does not verify is ignored,
-// and can only arise when bbolt was synced (a header cut short as it was written) or
-// from someone else. Where the file system keeps no extended attributes, no log is
+// and every frame carry an HMAC whose key is a random value that vfsctl keeps in an
+// extended attribute of the journal file (then readable by its owner only), which no
+// checkout, archive or copy of the workspace's files carries in. A log that does not
+// verify is ignored: that can only be someone else's, or a header cut short as it
+// was written, when bbolt was synced. B's meta pages go back into the file only if
+// the tree they name there records the log's generation (pages.go reads it without
+// bbolt): a journal file replaced since (a backup put back in place, keeping the
+// key) is not written. Where the file system keeps no extended attributes, no log is
 // kept and every commit is synced by bbolt, as before.
 
 const (
