@@ -76,3 +76,18 @@ func diffLines(a, b []string) []hunk {
 	add(true, len(a)-suf, len(a), len(b)-suf, len(b))
 	return out
 }
+
+// LineChange is a changed run of a line diff: a[A1:A2] became b[B1:B2].
+type LineChange struct{ A1, A2, B1, B2 int }
+
+// ChangedLines diffs two line lists as diffLines does and returns only the changed
+// runs, in order: for callers that merge or rewind whole lines.
+func ChangedLines(a, b []string) []LineChange {
+	var out []LineChange
+	for _, h := range diffLines(a, b) {
+		if !h.equal {
+			out = append(out, LineChange{h.i1, h.i2, h.j1, h.j2})
+		}
+	}
+	return out
+}

@@ -448,84 +448,23 @@ func splitLines(data []byte) []string {
 	return out
 }
 
-// lineHunk is a changed run of a line diff: base[i1:i2] became other[j1:j2].
-type lineHunk struct{ i1, i2, j1, j2 int }
-
-// diffHunks diffs two line lists (longest common subsequence after trimming the
-// common prefix and suffix) and returns the changed runs in order.
-func diffHunks(a, b []string) []lineHunk {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	n, m := len(ma), len(mb)
-	if n == 0 && m == 0 {
-		return nil
-	}
-	if n == 0 || m == 0 || (n+1)*(m+1) > 1<<22 {
-		return []lineHunk{{pre, pre + n, pre, pre + m}}
-	}
-	w := m + 1
-	lcs := make([]int32, (n+1)*w)
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			switch {
-			case ma[i] == mb[j]:
-				lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
-			case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
-				lcs[i*w+j] = lcs[(i+1)*w+j]
-			default:
-				lcs[i*w+j] = lcs[i*w+j+1]
-			}
-		}
-	}
-	var out []lineHunk
-	i, j, ci, cj := 0, 0, 0, 0
-	flush := func() {
-		if ci < i || cj < j {
-			out = append(out, lineHunk{pre + ci, pre + i, pre + cj, pre + j})
-		}
-	}
-	for i < n && j < m {
-		switch {
-		case ma[i] == mb[j]:
-			flush()
-			i++
-			j++
-			ci, cj = i, j
-		case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
-			i++
-		default:
-			j++
-		}
-	}
-	i, j = n, m
-	flush()
-	return out
-}
-
 // merge3 applies to ours the change from base to theirs, by lines. Changes of the
 // two sides that touch the same lines of base, or adjacent ones, clash: clash is
 // then the first such run's lines of base (1-based, inclusive).
 func merge3(base, ours, theirs []byte) (out []byte, clash []int) {
 	bl, ol, tl := splitLines(base), splitLines(ours), splitLines(theirs)
-	oh, th := diffHunks(bl, ol), diffHunks(bl, tl)
+	oh, th := matcher.ChangedLines(bl, ol), matcher.ChangedLines(bl, tl)
 	for _, a := range oh {
 		for _, b := range th {
-			if a.i1 <= b.i2 && b.i1 <= a.i2 {
-				lo, hi := min(a.i1, b.i1), max(a.i2, b.i2)
+			if a.A1 <= b.A2 && b.A1 <= a.A2 {
+				lo, hi := min(a.A1, b.A1), max(a.A2, b.A2)
 				return nil, []int{lo + 1, max(lo+1, hi)}
 			}
 		}
 	}
 	// No two runs touch, so in order of base they apply one after another.
 	type run struct {
-		lineHunk
+		matcher.LineChange
 		lines []string
 	}
 	runs := make([]run, 0, len(oh)+len(th))
@@ -535,13 +474,13 @@ func merge3(base, ours, theirs []byte) (out []byte, clash []int) {
 	for _, h := range th {
 		runs = append(runs, run{h, tl})
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].i1 < runs[j].i1 })
+	sort.Slice(runs, func(i, j int) bool { return runs[i].A1 < runs[j].A1 })
 	var buf bytes.Buffer
 	i := 0
 	for _, r := range runs {
-		buf.WriteString(strings.Join(bl[i:r.i1], ""))
-		buf.WriteString(strings.Join(r.lines[r.j1:r.j2], ""))
-		i = r.i2
+		buf.WriteString(strings.Join(bl[i:r.A1], ""))
+		buf.WriteString(strings.Join(r.lines[r.B1:r.B2], ""))
+		i = r.A2
 	}
 	buf.WriteString(strings.Join(bl[i:], ""))
 	return buf.Bytes(), nil
@@ -555,8 +494,8 @@ func lineSplices(from, to []byte) []matcher.Splice {
 		off[i+1] = off[i] + len(l)
 	}
 	var out []matcher.Splice
-	for _, h := range diffHunks(fl, tl) {
-		out = append(out, matcher.Splice{Start: off[h.i1], End: off[h.i2], Text: []byte(strings.Join(tl[h.j1:h.j2], ""))})
+	for _, h := range matcher.ChangedLines(fl, tl) {
+		out = append(out, matcher.Splice{Start: off[h.A1], End: off[h.A2], Text: []byte(strings.Join(tl[h.B1:h.B2], ""))})
 	}
 	return out
 }
