@@ -182,7 +182,9 @@ type speedEdit struct {
 	stateA, stateB string             // the files' content in each state
 }
 
-func newSpeedEdit(b *testing.B, lines int) *speedEdit {
+// newSpeedEdit makes the files and an engine over them, in durability mode dur ("" is
+// the file-durable default).
+func newSpeedEdit(b *testing.B, lines int, dur toolapi.Durability) *speedEdit {
 	data := goSource(b, lines)
 	dir := b.TempDir()
 	for _, name := range []string{"f.go", "g.go"} {
@@ -190,7 +192,7 @@ func newSpeedEdit(b *testing.B, lines int) *speedEdit {
 			b.Fatal(err)
 		}
 	}
-	eng, err := toolapi.Open(dir, toolapi.Options{Guard: toolapi.GuardOff})
+	eng, err := toolapi.Open(dir, toolapi.Options{Guard: toolapi.GuardOff, Durability: dur})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -219,6 +221,20 @@ func newSpeedEdit(b *testing.B, lines int) *speedEdit {
 	return s
 }
 
+// floor times the durable floor of the i-th state: the file's content replaced as
+// durableWrite does, beside the edited files.
+func (s *speedEdit) floor(b *testing.B, i int) time.Duration {
+	data := s.stateB
+	if i%2 == 1 {
+		data = s.stateA
+	}
+	t0 := time.Now()
+	if err := durableWrite(filepath.Join(s.dir, "floor.go"), []byte(data)); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(t0)
+}
+
 // call makes the i-th edit, fuzzy or exact.
 func (s *speedEdit) call(b *testing.B, fuzzy bool, i int) toolapi.Result {
 	args := s.exact[i%2]
@@ -244,19 +260,13 @@ func BenchmarkEdit(b *testing.B) {
 				name = size.name + "/fuzzy"
 			}
 			b.Run(name, func(b *testing.B) {
-				s := newSpeedEdit(b, size.lines)
-				floorPath := filepath.Join(s.dir, "floor.go")
-				floorData := [2][]byte{[]byte(s.stateB), []byte(s.stateA)}
+				s := newSpeedEdit(b, size.lines, "")
 				var edit, floor, exact []time.Duration
 				for i := 0; b.Loop(); i++ {
 					b.StopTimer()
-					t0 := time.Now()
-					if err := durableWrite(floorPath, floorData[i%2]); err != nil {
-						b.Fatal(err)
-					}
-					floor = append(floor, time.Since(t0))
+					floor = append(floor, s.floor(b, i))
 					if fuzzy {
-						t0 = time.Now()
+						t0 := time.Now()
 						s.call(b, false, i)
 						exact = append(exact, time.Since(t0))
 					}
@@ -305,34 +315,38 @@ func BenchmarkParallel8(b *testing.B) {
 			return durableWrite(filepath.Join(dir, fmt.Sprintf("f%d.go", g)), data)
 		})
 	})
-	b.Run("edit", func(b *testing.B) {
-		data := goSource(b, 300)
-		dir := b.TempDir()
-		a, e := editLine(b, data)
-		for g := range files {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", g)), []byte(data), 0o644)
-		}
-		eng, err := toolapi.Open(dir, toolapi.Options{Guard: toolapi.GuardOff})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer eng.Close()
-		var calls [files][2]json.RawMessage
-		for g := range files {
-			p := fmt.Sprintf("f%d.go", g)
-			calls[g] = [2]json.RawMessage{editArgs(p, a, e), editArgs(p, e, a)}
-			for _, c := range calls[g] { // the first content's blob, once
-				if res := eng.Call(context.Background(), "bench", "edit_file", c); !res.OK {
-					b.Fatal(res.Text)
-				}
+	b.Run("edit", func(b *testing.B) { editParallel(b, files, "") })
+}
+
+// editParallel is n goroutines of one process, each editing its own 300-line file
+// through one engine in durability mode dur.
+func editParallel(b *testing.B, n int, dur toolapi.Durability) {
+	data := goSource(b, 300)
+	dir := b.TempDir()
+	a, e := editLine(b, data)
+	for g := range n {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", g)), []byte(data), 0o644)
+	}
+	eng, err := toolapi.Open(dir, toolapi.Options{Guard: toolapi.GuardOff, Durability: dur})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer eng.Close()
+	calls := make([][2]json.RawMessage, n)
+	for g := range n {
+		p := fmt.Sprintf("f%d.go", g)
+		calls[g] = [2]json.RawMessage{editArgs(p, a, e), editArgs(p, e, a)}
+		for _, c := range calls[g] { // the first content's blob, once
+			if res := eng.Call(context.Background(), "bench", "edit_file", c); !res.OK {
+				b.Fatal(res.Text)
 			}
 		}
-		parallel(b, files, func(g, i int) error {
-			if res := eng.Call(context.Background(), "bench", "edit_file", calls[g][i%2]); !res.OK {
-				return fmt.Errorf("%s", res.Text)
-			}
-			return nil
-		})
+	}
+	parallel(b, n, func(g, i int) error {
+		if res := eng.Call(context.Background(), "bench", "edit_file", calls[g][i%2]); !res.OK {
+			return fmt.Errorf("%s", res.Text)
+		}
+		return nil
 	})
 }
 
