@@ -1,10 +1,8 @@
 package journal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -227,16 +225,11 @@ func cutShort(f *os.File, size int64) string {
 		if n, _ := f.ReadAt(m[:], off); n < len(m) {
 			continue
 		}
-		le := binary.LittleEndian
-		if le.Uint32(m[16:]) != 0xED0CDAED {
+		meta, ok := readMeta(m[:])
+		if !ok {
 			continue
 		}
-		h := fnv.New64a()
-		h.Write(m[16:72])
-		if h.Sum64() != le.Uint64(m[72:]) {
-			continue
-		}
-		ps, pg := int64(le.Uint32(m[24:])), int64(le.Uint64(m[56:]))
+		ps, pg := meta.pageSize, meta.pages
 		if i == 0 {
 			pageSize = ps
 		}

@@ -50,22 +50,36 @@ func (p pageFile) page(id uint64) []byte {
 	return b
 }
 
+// meta is what a bbolt meta page holds that the journal reads without bbolt.
+type meta struct {
+	pageSize int64
+	root     uint64 // the root bucket's root page
+	pages    int64  // the high-water mark, in pages
+	txid     uint64
+}
+
+// readMeta reads the meta page that begins m (80 bytes are enough); ok is false where
+// it is not a valid one (its magic or its checksum).
+func readMeta(m []byte) (meta, bool) {
+	le := binary.LittleEndian
+	if len(m) < 80 || le.Uint32(m[16:]) != 0xED0CDAED {
+		return meta{}, false
+	}
+	h := fnv.New64a()
+	h.Write(m[16:72])
+	if h.Sum64() != le.Uint64(m[72:]) {
+		return meta{}, false
+	}
+	return meta{pageSize: int64(le.Uint32(m[24:])), root: le.Uint64(m[32:]), pages: int64(le.Uint64(m[56:])), txid: le.Uint64(m[64:])}, true
+}
+
 // metaRoot returns the root bucket's root page named by the valid meta page of
 // metas (two pages) with the highest transaction id.
 func metaRoot(metas []byte, pageSize int) (root uint64, ok bool) {
 	var best uint64
 	for i := range 2 {
-		m := metas[i*pageSize : i*pageSize+pageSize]
-		if binary.LittleEndian.Uint32(m[16:]) != 0xED0CDAED {
-			continue
-		}
-		h := fnv.New64a()
-		h.Write(m[16:72])
-		if h.Sum64() != binary.LittleEndian.Uint64(m[72:]) {
-			continue
-		}
-		if txid := binary.LittleEndian.Uint64(m[64:]); !ok || txid > best {
-			best, root, ok = txid, binary.LittleEndian.Uint64(m[32:]), true
+		if m, valid := readMeta(metas[i*pageSize:]); valid && (!ok || m.txid > best) {
+			best, root, ok = m.txid, m.root, true
 		}
 	}
 	return root, ok

@@ -201,7 +201,6 @@ type wal struct {
 	hdrLen   int64
 	end      int64    // where the next frame goes
 	frames   int      // frames of this generation
-	size     int64    // the file's length
 	snap     *bolt.Tx // a read transaction at B, the state the header's meta pages hold
 	metas    []byte   // B's meta pages
 }
@@ -288,14 +287,12 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		f.Close()
 		return nil, err
 	}
-	w.size = st.Size
-	if w.size < walPrealloc {
+	if st.Size < walPrealloc {
 		// Zeros once, synced with the file's length: later frames overwrite them.
-		if _, err := f.WriteAt(make([]byte, walPrealloc-w.size), w.size); err != nil {
+		if _, err := f.WriteAt(make([]byte, walPrealloc-st.Size), st.Size); err != nil {
 			f.Close()
 			return nil, err
 		}
-		w.size = walPrealloc
 		if err := f.Sync(); err != nil {
 			f.Close()
 			return nil, err
@@ -409,7 +406,6 @@ func (w *wal) append(ops []byte) error {
 		return err
 	}
 	w.end += int64(len(fr))
-	w.size = max(w.size, w.end)
 	w.frames++
 	return nil
 }
@@ -729,11 +725,11 @@ func holds(f *os.File, metas []byte, pageSize int) bool {
 	}
 	var pages int64
 	for i := range 2 {
-		m := metas[i*pageSize:]
-		if binary.LittleEndian.Uint32(m[16:]) != 0xED0CDAED || int(binary.LittleEndian.Uint32(m[24:])) != pageSize {
+		m, ok := readMeta(metas[i*pageSize:])
+		if ok && m.pageSize != int64(pageSize) {
 			return false
 		}
-		pages = max(pages, int64(binary.LittleEndian.Uint64(m[56:])))
+		pages = max(pages, m.pages)
 	}
 	return pages >= 2 && st.Size >= pages*int64(pageSize)
 }
