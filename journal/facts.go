@@ -147,8 +147,10 @@ func (d *factReader) uv() uint64 {
 }
 
 // str reads a length-prefixed string, setting err to errBadFact if it cannot.
-func (d *factReader) str() string {
-	n := d.uv()
+func (d *factReader) str() string { return d.text(d.uv()) }
+
+// text reads a string of n bytes, setting err to errBadFact if it cannot.
+func (d *factReader) text(n uint64) string {
 	if d.err != nil || n > uint64(d.r.Len()) {
 		d.err = errBadFact
 		return ""
@@ -172,14 +174,7 @@ func (d *factReader) sym() string {
 		}
 		return factSymbols[n>>1]
 	}
-	n >>= 1
-	if d.err != nil || n > uint64(d.r.Len()) {
-		d.err = errBadFact
-		return ""
-	}
-	s := make([]byte, n)
-	d.r.Read(s)
-	return string(s)
+	return d.text(n >> 1)
 }
 
 func decodeFact(seq uint64, b []byte) (*fact, error) {
