@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,11 +31,16 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	c.rec.State = journal.Pending
 	st := e.stage(changes)
+	first := len(c.rec.Files)
 	for _, ch := range changes {
-		ch.hash()
 		c.file(fileRecord(ch))
 	}
-	first := len(c.rec.Files) - len(changes)
+	pre := e.precompress(c)
+	for i, ch := range changes {
+		ch.hash()
+		setHashes(&c.rec.Files[first+i], ch)
+	}
+	<-pre
 	var base []bool // journal-durable: the changes that keep their prior content
 	var epoch int
 	if e.durability == DurableJournal {
@@ -365,12 +371,33 @@ func (ch *Change) hash() {
 	}
 }
 
+// precompress compresses the pending record's body (journal.Precompress) on its own
+// goroutine, beside the hashing of the files: the body holds no hash. The channel
+// closes when it is done; the record's transaction then finds it compressed.
+func (e *Engine) precompress(c *Call) <-chan struct{} {
+	done := make(chan struct{})
+	if len(c.rec.Args) > 64<<10 {
+		close(done) // a large call's body is not kept ahead: compressed in the transaction
+		return done
+	}
+	ahead := c.rec
+	ahead.Files = slices.Clone(c.rec.Files)
+	go func() {
+		defer close(done)
+		defer func() { recover() }() // at worst, the transaction compresses it itself
+		journal.Precompress(&ahead)
+	}()
+	return done
+}
+
+// fileRecord is the record's entry for a planned change, without its hashes
+// (setHashes).
 func fileRecord(ch *Change) journal.File {
-	f := journal.File{Path: ch.Path, Op: ch.Op, After: ch.afterHash, AfterMode: uint32(ch.mode)}
+	f := journal.File{Path: ch.Path, Op: ch.Op, AfterMode: uint32(ch.mode)}
 	if ch.Created {
 		f.AfterMode = 0o644
 	} else {
-		f.Before, f.BeforeMode = ch.beforeHash, uint32(ch.mode)
+		f.BeforeMode = uint32(ch.mode)
 	}
 	if ch.Deleted {
 		f.AfterMode = 0
@@ -388,6 +415,14 @@ func fileRecord(ch *Change) journal.File {
 	}
 	f.Diff = bounded(ch.Diff())
 	return f
+}
+
+// setHashes gives f, the record's entry for ch, ch's hashes (Change.hash).
+func setHashes(f *journal.File, ch *Change) {
+	f.After = ch.afterHash
+	if !ch.Created {
+		f.Before = ch.beforeHash
+	}
 }
 
 // writeFile writes one planned change, refusing when the file is no longer what the
