@@ -204,8 +204,14 @@ func (c *Call) pendingFailed(err error) error {
 // pending for recovery to settle.
 func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error {
 	// The failing step may have come after the rename (the directory fsync), so the
-	// file at fault is rolled back too if it holds its new content.
-	rerr := e.rollback(changes[:i+1])
+	// file at fault is rolled back too if it holds its new content; but a create
+	// refused because a file appeared there meanwhile wrote nothing, and that file,
+	// whatever it holds, is someone else's.
+	done := changes[:i+1]
+	if changes[i].Created && errs.KindOf(err) == errs.FileExists {
+		done = changes[:i]
+	}
+	rerr := e.rollback(done)
 	c.final = true
 	c.rec.State = journal.Failed
 	c.rec.Kind = string(errs.KindOf(err))

@@ -96,7 +96,7 @@ func (f *FS) CreateDirsNoSync(p string, data []byte) (id Identity, made []string
 
 func (f *FS) createDirs(p string, data []byte, sync bool) (id Identity, made []string, err error) {
 	if _, err := f.lstat(p); err == nil {
-		return Identity{}, nil, errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)
+		return Identity{}, nil, existsError(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Identity{}, nil, f.osError(p, err)
 	}
@@ -110,7 +110,12 @@ func (f *FS) createDirs(p string, data []byte, sync bool) (id Identity, made []s
 			return Identity{}, nil, f.osError(p, err)
 		}
 	}
-	if id, err = f.writeAtomic(p, data, nil, sync); err != nil {
+	st, err := f.stage(p, data, nil, sync)
+	if err == nil {
+		st.create = true
+		id, err = st.Commit()
+	}
+	if err != nil {
 		f.RemoveDirs(made)
 		return Identity{}, nil, err
 	}
@@ -231,6 +236,7 @@ type Staged struct {
 	id        Identity
 	done      bool
 	sync      bool // fsync the temp file before the rename and the folder after it
+	create    bool // the file is new: never replace what someone put there meanwhile
 }
 
 // StageReplace stages data as the new content of the existing regular file p.
@@ -343,12 +349,17 @@ func (s *Staged) Commit() (Identity, error) {
 	}
 	s.done = true
 	defer s.dir.Close()
+	if s.create {
+		return s.commitCreate()
+	}
 	if !s.sync {
 		if x, ok := s.dir.(interface{ Exchange(a, b string) error }); ok {
 			switch err := exchange(x, s.dir, s.tmp, path.Base(s.path)); {
 			case err == nil:
 				return s.id, nil
-			case !errors.Is(err, errNoExchange):
+			case !errors.Is(err, errNoExchange) && !errors.Is(err, fs.ErrNotExist):
+				// (The file removed meanwhile: renamed into place, as a rename over it
+				// would have done.)
 				s.dir.Remove(s.tmp)
 				return Identity{}, s.f.osError(s.path, err)
 			}
@@ -365,6 +376,38 @@ func (s *Staged) Commit() (Identity, error) {
 		return s.id, s.f.osError(s.path, err)
 	}
 	return s.id, nil
+}
+
+// commitCreate renames the staged content of a new file into place, unless a file
+// of that name appeared since it was found absent: that file is someone else's, and
+// the create fails as if it had been there all along.
+func (s *Staged) commitCreate() (Identity, error) {
+	name := path.Base(s.path)
+	err := errNoNoReplace
+	if nr, ok := s.dir.(interface{ RenameNoReplace(a, b string) error }); ok {
+		err = nr.RenameNoReplace(s.tmp, name)
+	}
+	if errors.Is(err, errNoNoReplace) {
+		err = s.dir.Rename(s.tmp, name) // as good as it gets here: absent when staged
+	}
+	if err != nil {
+		s.dir.Remove(s.tmp)
+		if errors.Is(err, fs.ErrExist) {
+			return Identity{}, existsError(s.path)
+		}
+		return Identity{}, s.f.osError(s.path, err)
+	}
+	if s.sync {
+		if err := s.dir.Sync(); err != nil {
+			return s.id, s.f.osError(s.path, err)
+		}
+	}
+	return s.id, nil
+}
+
+// existsError refuses to create p, which exists.
+func existsError(p string) error {
+	return errs.New(errs.FileExists, p, "%s already exists. Use edit_file to change it, or write_file to replace it whole after reading it.", p)
 }
 
 // exchange puts unsynced staged content tmp in place of name in d by swapping the two

@@ -448,16 +448,13 @@ func (d fdFolder) Rename(oldname, newname string) error {
 
 // Exchange swaps the entries oldname and newname atomically (renameat2 with
 // RENAME_EXCHANGE): newname then holds what oldname held, and oldname the rest.
-// Where the file system cannot, or newname does not exist, the error is
-// errNoExchange.
+// Where the file system cannot, the error is errNoExchange.
 func (d fdFolder) Exchange(oldname, newname string) error {
 	err := unix.Renameat2(d.fd, oldname, d.fd, newname, unix.RENAME_EXCHANGE)
 	switch err {
 	case nil:
 		return nil
-	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP, unix.ENOENT:
-		// ENOENT: nothing at newname to exchange with (a file being created): a
-		// rename does it.
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
 		return errNoExchange
 	}
 	return &os.LinkError{Op: "exchange", Old: d.full(oldname), New: d.full(newname), Err: err}
@@ -465,6 +462,32 @@ func (d fdFolder) Exchange(oldname, newname string) error {
 
 // errNoExchange: the folder's file system cannot exchange two entries.
 var errNoExchange = errors.New("no exchange of entries here")
+
+// RenameNoReplace renames oldname to newname only if newname does not exist
+// (renameat2 with RENAME_NOREPLACE), else fails with an error that is fs.ErrExist.
+// Where the file system has no such rename, a hard link does the same, then
+// oldname is removed; where it has neither, the error is errNoNoReplace.
+func (d fdFolder) RenameNoReplace(oldname, newname string) error {
+	err := unix.Renameat2(d.fd, oldname, d.fd, newname, unix.RENAME_NOREPLACE)
+	switch err {
+	case nil:
+		return nil
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+		switch err := unix.Linkat(d.fd, oldname, d.fd, newname, 0); err {
+		case nil:
+			d.Remove(oldname) // else a second name of the new file: cleaned up with the temp files
+			return nil
+		case unix.EPERM, unix.EOPNOTSUPP, unix.ENOSYS:
+			return errNoNoReplace // no hard links here either
+		default:
+			return &os.LinkError{Op: "link", Old: d.full(oldname), New: d.full(newname), Err: err}
+		}
+	}
+	return &os.LinkError{Op: "rename", Old: d.full(oldname), New: d.full(newname), Err: err}
+}
+
+// errNoNoReplace: the folder's file system cannot rename without replacing.
+var errNoNoReplace = errors.New("no rename without replacing here")
 
 func (d fdFolder) Remove(name string) error {
 	if err := unix.Unlinkat(d.fd, name, 0); err != nil {

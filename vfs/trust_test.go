@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -265,5 +266,39 @@ func TestNameLimitsAndRootSlash(t *testing.T) {
 	for _, p := range []string{"/", "/etc/"} {
 		_, err := f.Clean(p)
 		testutil.WantKind(t, err, errs.PathOutsideRoot)
+	}
+}
+
+// A file that appears at a create's path while the create runs (after the check that
+// it is absent, before the rename) is someone else's: the create fails as if it had
+// been there, and leaves that file, and no temp file, behind. In both modes: the
+// journal-durable one used to exchange entries with whatever was there.
+func TestCreateNeverReplacesAFileThatAppeared(t *testing.T) {
+	for _, sync := range []bool{true, false} {
+		f, ws, _ := setup(t)
+		name := fmt.Sprintf("new-%v.txt", sync)
+		f.OnTemp(func(string) { testutil.WriteFile(t, filepath.Join(ws, name), "theirs\n") })
+		create := f.CreateDirsNoSync
+		if sync {
+			create = f.CreateDirs
+		}
+		_, _, err := create(name, []byte("mine\n"))
+		if errs.KindOf(err) != errs.FileExists {
+			t.Errorf("sync=%v: a create over a file that appeared meanwhile gave %v, want file_exists", sync, err)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, name)); got != "theirs\n" {
+			t.Errorf("sync=%v: the file that appeared now holds %q", sync, got)
+		}
+		if left := tempFiles(t, ws); len(left) > 0 {
+			t.Errorf("sync=%v: temp files left: %v", sync, left)
+		}
+		// With nothing in the way, the create goes through.
+		f.OnTemp(nil)
+		if _, _, err := create("other-"+name, []byte("mine\n")); err != nil {
+			t.Fatal(err)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, "other-"+name)); got != "mine\n" {
+			t.Errorf("sync=%v: created file holds %q", sync, got)
+		}
 	}
 }
