@@ -350,7 +350,7 @@ func (e *Engine) moved(ch *Change, s Spec, specs []Spec, planned []*Change) erro
 	if src == nil {
 		return errs.New(errs.InvalidInput, s.Path, "the move to %s names %s as its source, which this call does not delete before it.", s.Path, s.From)
 	}
-	ch.After = src.Before
+	ch.After, ch.mode = src.Before, src.mode // the moved file keeps its permissions
 	if s.Locate != nil {
 		plan, err := s.Locate(src.Before)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
@@ -411,7 +412,7 @@ func (e *Engine) precompress(c *Call) <-chan struct{} {
 func fileRecord(ch *Change) journal.File {
 	f := journal.File{Path: ch.Path, Op: ch.Op, AfterMode: uint32(ch.mode)}
 	if ch.Created {
-		f.AfterMode = 0o644
+		f.AfterMode = uint32(createdMode(ch.mode))
 	} else {
 		f.BeforeMode = uint32(ch.mode)
 	}
@@ -433,6 +434,15 @@ func fileRecord(ch *Change) journal.File {
 	return f
 }
 
+// createdMode is the mode a created file gets: the permission bits of mode (a file
+// moved, or put back by an undo, keeps its own), 0644 when there are none.
+func createdMode(mode fs.FileMode) fs.FileMode {
+	if mode&fs.ModePerm == 0 {
+		return 0o644
+	}
+	return mode & fs.ModePerm
+}
+
 // setHashes gives f, the record's entry for ch, ch's hashes (Change.hash).
 func setHashes(f *journal.File, ch *Change) {
 	f.After = ch.afterHash
@@ -450,9 +460,9 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 	lazy := e.durability == DurableJournal
 	if ch.Created {
 		if lazy {
-			id, ch.dirs, err = e.fs.CreateDirsNoSync(ch.Path, ch.After)
+			id, ch.dirs, err = e.fs.CreateDirsNoSync(ch.Path, ch.After, ch.mode)
 		} else {
-			id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After)
+			id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After, ch.mode)
 		}
 	} else {
 		if same, err := e.fs.Unchanged(ch.Path, ch.id, ch.Before); err != nil || !same {
@@ -509,7 +519,7 @@ func (e *Engine) rollback(done []*Change) error {
 			if rerr == nil {
 				continue // never removed
 			}
-			if err := e.fs.Create(ch.Path, ch.Before); err != nil {
+			if _, _, err := e.fs.CreateDirs(ch.Path, ch.Before, ch.mode); err != nil {
 				all = append(all, fmt.Errorf("%s: %w", ch.Path, err))
 			}
 			continue

@@ -409,6 +409,9 @@ func TestRecoveryOfDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := r.mem.Chmod("n1.txt", 0o700); err != nil { // put back with its own mode
+		t.Fatal(err)
+	}
 	removes := 0
 	r.ffs.SetHook(func(o testutil.Op, name string) error {
 		switch {
@@ -436,5 +439,8 @@ func TestRecoveryOfDelete(t *testing.T) {
 	}
 	if rec.State != journal.RolledBack || !strings.Contains(strings.Join(rec.Notes, "\n"), "n1.txt put back") {
 		t.Errorf("state %s, notes %q", rec.State, rec.Notes)
+	}
+	if fi, err := r.mem.Stat("n1.txt"); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("n1.txt put back with mode %v (%v), want 0700", fi.Mode().Perm(), err)
 	}
 }

@@ -312,7 +312,8 @@ func (e *Engine) restore(j *journal.Journal, f journal.File, after []byte) error
 		if err != nil || before == nil || journal.Hash(before) != f.Before {
 			return fmt.Errorf("its prior content is not in the journal")
 		}
-		return e.fs.Create(f.Path, before)
+		_, _, err = e.fs.CreateDirs(f.Path, before, fs.FileMode(f.BeforeMode))
+		return err
 	}
 	if f.Before == "" {
 		return e.fs.Remove(f.Path)
@@ -481,7 +482,7 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 	case there:
 		werr = e.fs.Replace(p, final)
 	default:
-		_, _, werr = e.fs.CreateDirs(p, final)
+		_, _, werr = e.fs.CreateDirs(p, final, fs.FileMode(steps[len(steps)-1].f.AfterMode))
 	}
 	if werr != nil {
 		return fmt.Errorf("rolling %s forward: %w", p, werr)

@@ -72,17 +72,18 @@ func (f *FS) checkInfo(p string, fi fs.FileInfo) error {
 // path between the check and the rename would be replaced: within vfsctl the file's
 // queue and the journal's lock rule that out.
 func (f *FS) Create(p string, data []byte) error {
-	_, _, err := f.CreateDirs(p, data)
+	_, _, err := f.CreateDirs(p, data, 0)
 	return err
 }
 
-// CreateDirs is Create, returning the identity of the new file as written and the
+// CreateDirs is Create with the permission bits of mode (0 for 0644: a file put back
+// or moved keeps its own), returning the identity of the new file as written and the
 // folders it made, outermost first, so that a caller undoing the create can remove
 // them (RemoveDirs). The new folders and the folder above them are synced: an
 // acknowledged create survives a power loss. When it fails, it removes the folders
 // it made.
-func (f *FS) CreateDirs(p string, data []byte) (id Identity, made []string, err error) {
-	return f.createDirs(p, data, true)
+func (f *FS) CreateDirs(p string, data []byte, mode fs.FileMode) (id Identity, made []string, err error) {
+	return f.createDirs(p, data, mode, true)
 }
 
 // CreateDirsNoSync is CreateDirs without a single fsync: the file's data, its name and
@@ -90,11 +91,11 @@ func (f *FS) CreateDirs(p string, data []byte) (id Identity, made []string, err 
 // syncs them (SyncFile, SyncDir on the file's folder and on the folder above each new
 // one). THIS IS UNSAFE on its own: a power loss can leave the file empty or absent.
 // The journal-durable mode uses it, with the journal able to redo the write.
-func (f *FS) CreateDirsNoSync(p string, data []byte) (id Identity, made []string, err error) {
-	return f.createDirs(p, data, false)
+func (f *FS) CreateDirsNoSync(p string, data []byte, mode fs.FileMode) (id Identity, made []string, err error) {
+	return f.createDirs(p, data, mode, false)
 }
 
-func (f *FS) createDirs(p string, data []byte, sync bool) (id Identity, made []string, err error) {
+func (f *FS) createDirs(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, err error) {
 	if _, err := f.lstat(p); err == nil {
 		return Identity{}, nil, existsError(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -110,7 +111,7 @@ func (f *FS) createDirs(p string, data []byte, sync bool) (id Identity, made []s
 			return Identity{}, nil, f.osError(p, err)
 		}
 	}
-	st, err := f.stage(p, data, nil, sync)
+	st, err := f.stage(p, data, nil, mode&fs.ModePerm, sync)
 	if err == nil {
 		st.create = true
 		id, err = st.Commit()
@@ -214,7 +215,7 @@ func (f *FS) SyncFile(p string) error {
 func (f *FS) SyncDir(dir string) error { return f.syncDir(dir) }
 
 func (f *FS) writeAtomic(p string, data []byte, old fs.FileInfo, sync bool) (Identity, error) {
-	st, err := f.stage(p, data, old, sync)
+	st, err := f.stage(p, data, old, 0, sync)
 	if err != nil {
 		return Identity{}, err
 	}
@@ -245,7 +246,7 @@ func (f *FS) StageReplace(p string, data []byte) (*Staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.stage(p, data, fi, true)
+	return f.stage(p, data, fi, 0, true)
 }
 
 // StageReplaceNoSync is StageReplace without fsync: neither the temp file nor, at
@@ -257,7 +258,7 @@ func (f *FS) StageReplaceNoSync(p string, data []byte) (*Staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.stage(p, data, fi, false)
+	return f.stage(p, data, fi, 0, false)
 }
 
 // StageReplaceStat is StageReplace, or with sync false StageReplaceNoSync, for a caller
@@ -273,7 +274,7 @@ func (f *FS) StageReplaceStat(p string, data []byte, fi fs.FileInfo, sync bool) 
 	} else if err := f.checkInfo(p, fi); err != nil {
 		return nil, err
 	}
-	return f.stage(p, data, fi, sync)
+	return f.stage(p, data, fi, 0, sync)
 }
 
 // folder opens dir by handle where the filesystem has handles.
@@ -284,7 +285,10 @@ func (f *FS) folder(dir string) (folder, error) {
 	return pathFolder{fs: f.fs, name: dir}, nil
 }
 
-func (f *FS) stage(p string, data []byte, old fs.FileInfo, sync bool) (st *Staged, err error) {
+// stage writes data beside p: a replace of the file old, which it takes its mode,
+// owner and extended attributes from, or a new file (old nil) with the permission
+// bits of mode, 0644 when 0.
+func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, sync bool) (st *Staged, err error) {
 	dir := path.Dir(p)
 	d, err := f.folder(dir)
 	if err != nil {
@@ -319,7 +323,9 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, sync bool) (st *Stage
 			return nil, f.osError(p, err)
 		}
 	}
-	mode := fs.FileMode(0o644)
+	if mode == 0 {
+		mode = 0o644
+	}
 	if old != nil {
 		mode = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}

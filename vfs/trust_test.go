@@ -56,7 +56,7 @@ func TestSymlinkSwappedAfterResolve(t *testing.T) {
 	if _, err := f.ReadCanonical(r.Path); err == nil {
 		t.Error("a read of the resolved path went through the symlink")
 	}
-	_, _, err = f.CreateDirs("a/new.txt", []byte("x\n"))
+	_, _, err = f.CreateDirs("a/new.txt", []byte("x\n"), 0)
 	if err == nil {
 		t.Error("a create through the swapped folder succeeded")
 	}
@@ -212,7 +212,7 @@ func TestCreateFolders(t *testing.T) {
 		}
 		return nil
 	})
-	if _, _, err := f.CreateDirs("n1/n2/f.txt", []byte("x")); err == nil {
+	if _, _, err := f.CreateDirs("n1/n2/f.txt", []byte("x"), 0); err == nil {
 		t.Fatal("the create did not fail")
 	}
 	if _, err := mem.Stat("n1"); err == nil {
@@ -227,7 +227,7 @@ func TestCreateFolders(t *testing.T) {
 		return nil
 	})
 	mem.MkdirAll("top", 0o755)
-	_, made, err := f.CreateDirs("top/n1/n2/f.txt", []byte("x"))
+	_, made, err := f.CreateDirs("top/n1/n2/f.txt", []byte("x"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestCreateNeverReplacesAFileThatAppeared(t *testing.T) {
 		if sync {
 			create = f.CreateDirs
 		}
-		_, _, err := create(name, []byte("mine\n"))
+		_, _, err := create(name, []byte("mine\n"), 0)
 		if errs.KindOf(err) != errs.FileExists {
 			t.Errorf("sync=%v: a create over a file that appeared meanwhile gave %v, want file_exists", sync, err)
 		}
@@ -294,7 +294,7 @@ func TestCreateNeverReplacesAFileThatAppeared(t *testing.T) {
 		}
 		// With nothing in the way, the create goes through.
 		f.OnTemp(nil)
-		if _, _, err := create("other-"+name, []byte("mine\n")); err != nil {
+		if _, _, err := create("other-"+name, []byte("mine\n"), 0); err != nil {
 			t.Fatal(err)
 		}
 		if got := testutil.ReadFile(t, filepath.Join(ws, "other-"+name)); got != "mine\n" {

@@ -264,7 +264,7 @@ func TestCommitNoSyncSwaps(t *testing.T) {
 func TestCreateNoSync(t *testing.T) {
 	f, ws, _ := setup(t)
 	for _, p := range []string{"c1.go", "src/c2.go", "new/deep/c3.go"} {
-		if _, _, err := f.CreateDirsNoSync(p, []byte("package c\n")); err != nil {
+		if _, _, err := f.CreateDirsNoSync(p, []byte("package c\n"), 0); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 		if got := testutil.ReadFile(t, filepath.Join(ws, p)); got != "package c\n" {
