@@ -21,7 +21,7 @@ var compressed = struct {
 
 const (
 	compressedMax     = 64       // entries kept: a few calls in flight
-	compressedMaxBody = 64 << 10 // a body larger than this is not kept
+	compressedMaxBody = 16 << 10 // a body larger than this is not kept (at most about 1.5 MB held)
 )
 
 // Precompress compresses r's stored body ahead of its transaction (see above).
