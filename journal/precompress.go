@@ -26,6 +26,9 @@ const (
 
 // Precompress compresses r's stored body ahead of its transaction (see above).
 func Precompress(r *Record) {
+	if len(r.Args) > compressedMaxBody {
+		return // not kept: spare the encoding
+	}
 	body, err := recordText(r, false)
 	if err != nil || len(body) > compressedMaxBody {
 		return

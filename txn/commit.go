@@ -393,10 +393,6 @@ func (ch *Change) hash() {
 // closes when it is done; the record's transaction then finds it compressed.
 func (e *Engine) precompress(c *Call) <-chan struct{} {
 	done := make(chan struct{})
-	if len(c.rec.Args) > 16<<10 {
-		close(done) // a large call's body is not kept ahead: compressed in the transaction
-		return done
-	}
 	ahead := c.rec
 	ahead.Files = slices.Clone(c.rec.Files)
 	go func() {
