@@ -272,11 +272,11 @@ func (t *Tx) Get(seq uint64) (*Record, error) {
 // ended at a before hash: the call before on the file, or a few reads before it.
 const refLookBack = 4
 
-// referBefore returns packed, a codecHashes form of r, with each before hash that an
+// referBefore returns packed, a codecNoDiff form of r, with each before hash that an
 // earlier record of the file ended at written as a reference to it (codec.go).
 func (t *Tx) referBefore(r *Record, packed []byte) []byte {
 	head, body := recordHead(packed), recordBody(packed)
-	if body == nil || packed[0] != codecHashes {
+	if body == nil || packed[0] == codecRecord {
 		return packed
 	}
 	var refs []hashRef

@@ -29,7 +29,9 @@ func (e *Engine) Log(q Query) ([]*Record, error) {
 	}
 	var recs []*Record
 	err := e.api.eng.View(func(t *journal.Tx) (err error) {
-		recs, err = t.Find(q)
+		if recs, err = t.Find(q); err == nil {
+			t.Diffs(recs...)
+		}
 		return err
 	})
 	return recs, err
@@ -43,7 +45,9 @@ func (e *Engine) Show(seq uint64) (rec *Record, last uint64, err error) {
 	}
 	err = e.api.eng.View(func(t *journal.Tx) error {
 		last = t.Last()
-		rec, err = t.Get(seq)
+		if rec, err = t.Get(seq); rec != nil {
+			t.Diffs(rec)
+		}
 		return err
 	})
 	return rec, last, err

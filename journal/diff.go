@@ -1,0 +1,93 @@
+package journal
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/vfsctl/vfsctl/matcher"
+)
+
+// A file's diff is most of what a one-line edit's record would hold, and the record
+// keeps what gives it back: the splices and the content before them, which the
+// journal rebuilds (Content). So a record keeps the diff only where rendering the
+// splices again would not give the same bytes (a dialect that numbers lines its own
+// way, a path sent in another spelling than the journal keeps, a diff cut at
+// MaxDiff, a change without splices); elsewhere Diffs renders it when read.
+
+// OmitDiff drops the file's diff when rendering its splices over before, the content
+// they apply to, gives back the same bytes: the record then keeps the splices only,
+// and Diffs renders the diff when the record is read. The check renders the diff once
+// more, a cost that follows the size of the change, not of the file.
+func (f *File) OmitDiff(before []byte) {
+	if f.Diff == "" || f.Before == "" || len(f.Splices) == 0 || f.Op != OpEdit {
+		return
+	}
+	if spliceDiff(f.Path, before, f.Splices) == f.Diff {
+		f.Diff, f.diffOmitted = "", true
+	}
+}
+
+// DiffOmitted reports whether the record keeps the file's diff as its splices only,
+// for Diffs to render.
+func (f *File) DiffOmitted() bool { return f.diffOmitted }
+
+// spliceDiff is the diff of splices over before, as the call's reply showed it.
+func spliceDiff(path string, before []byte, sp []Splice) string {
+	ms := make([]matcher.Splice, len(sp))
+	for i, s := range sp {
+		ms[i] = matcher.Splice{Start: s.Start, End: s.Start + len(s.Old), Text: s.New}
+	}
+	return matcher.PlacedDiff(path, before, ms)
+}
+
+// Diffs fills in the diff of every file of recs that its record keeps as splices
+// only, rendered over the content before the call, which it rebuilds from the
+// journal. It reads the records oldest first, so that each version of a file is
+// rebuilt from the one before. A diff that cannot be rebuilt (a chain of versions
+// broken) says so in its place.
+func (t *Tx) Diffs(recs ...*Record) {
+	order := make([]*Record, 0, len(recs))
+	for _, r := range recs {
+		for _, f := range r.Files {
+			if f.diffOmitted {
+				order = append(order, r)
+				break
+			}
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i].Seq < order[j].Seq })
+	cache := map[string][]byte{}
+	for _, r := range order {
+		for i := range r.Files {
+			f := &r.Files[i]
+			if !f.diffOmitted {
+				continue
+			}
+			f.diffOmitted = false
+			before, err := t.ContentCached(f.Path, f.Before, cache, r.Seq)
+			if err != nil {
+				f.Diff = fmt.Sprintf("(the diff cannot be shown: %v)\n", err)
+				continue
+			}
+			after, ok := ApplySplices(before, f.Splices)
+			if !ok {
+				f.Diff = fmt.Sprintf("(the diff cannot be shown: the splices of %s do not apply at %.12s)\n", f.Path, f.Before)
+				continue
+			}
+			f.Diff = spliceDiff(f.Path, before, f.Splices)
+			// The next record of the file most often starts from this one's result.
+			if Hash(after) == f.After {
+				if len(cache) >= diffCache {
+					clear(cache)
+				}
+				cache[f.After] = after
+			}
+		}
+	}
+}
+
+// diffCache bounds how many versions Diffs keeps at once.
+const diffCache = 64
