@@ -59,7 +59,9 @@ func (t *Tx) Diffs(recs ...*Record) {
 		return
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i].Seq < order[j].Seq })
-	cache := map[string][]byte{}
+	// The versions rebuilt, by hash: each path's latest, which the next record of
+	// the path most often starts from, within a bound on their bytes.
+	cache, latest, held := map[string][]byte{}, map[string]string{}, 0
 	for _, r := range order {
 		for i := range r.Files {
 			f := &r.Files[i]
@@ -78,16 +80,23 @@ func (t *Tx) Diffs(recs ...*Record) {
 				continue
 			}
 			f.Diff = spliceDiff(f.Path, before, f.Splices)
-			// The next record of the file most often starts from this one's result.
-			if Hash(after) == f.After {
-				if len(cache) >= diffCache {
-					clear(cache)
-				}
-				cache[f.After] = after
+			if Hash(after) != f.After {
+				continue
 			}
+			if h, ok := latest[f.Path]; ok {
+				held -= len(cache[h])
+				delete(cache, h)
+			}
+			if held+len(after) > diffCacheBytes {
+				clear(cache)
+				clear(latest)
+				held = 0
+			}
+			cache[f.After], latest[f.Path] = after, f.After
+			held += len(after)
 		}
 	}
 }
 
-// diffCache bounds how many versions Diffs keeps at once.
-const diffCache = 64
+// diffCacheBytes bounds the versions Diffs holds at once.
+const diffCacheBytes = 64 << 20

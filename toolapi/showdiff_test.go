@@ -147,6 +147,10 @@ func TestShownDiffIsTheReplys(t *testing.T) {
 	for _, r := range logged {
 		bySeq[r.Seq] = r
 	}
+	// Calls lists the same calls, without rendering diffs.
+	if calls, err := e.Calls(Query{}); err != nil || len(calls) != len(logged) || calls[0].Seq != logged[0].Seq {
+		t.Errorf("Calls gives %d records, Log %d (%v)", len(calls), len(logged), err)
+	}
 	for seq, reply := range replies {
 		rec, _, err := e.Show(uint64(seq))
 		if err != nil || rec == nil {
