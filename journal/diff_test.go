@@ -93,3 +93,17 @@ func TestOmittedDiffs(t *testing.T) {
 		t.Errorf("record 3 without the first version reads the diff %q", got)
 	}
 }
+
+// A file with CR line breaks keeps its diffs past omitCheckCR, where rendering them
+// again would index every line of it; a smaller one keeps the splices only.
+func TestLargeCRFileKeepsDiff(t *testing.T) {
+	const diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-line\n+LINE\n line\n line\n"
+	for _, n := range []int{3, omitCheckCR/6 + 1} {
+		before := []byte(strings.Repeat("line\r\n", n))
+		f := File{Path: "f.txt", Op: OpEdit, Before: Hash(before), Splices: []Splice{{Start: 0, Old: []byte("line"), New: []byte("LINE")}}, Diff: diff}
+		f.OmitDiff(before)
+		if small := n == 3; f.DiffOmitted() != small || (f.Diff == diff) == small {
+			t.Errorf("%d bytes: diff omitted %v, kept %q", len(before), f.DiffOmitted(), f.Diff)
+		}
+	}
+}

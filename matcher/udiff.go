@@ -5,7 +5,9 @@ import (
 	"strings"
 )
 
-// diffContext is how many unchanged lines a diff shows around each change.
+// diffContext is how many unchanged lines a diff shows around each change. The
+// journal keeps most diffs as splices and renders them again (PlacedDiff): a change to
+// the rendering changes what vfsctl show prints of calls already made.
 const diffContext = 2
 
 // UnifiedDiff renders splices of original as a compact unified diff (line endings are
