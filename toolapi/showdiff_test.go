@@ -117,6 +117,19 @@ func TestShownDiffIsTheReplys(t *testing.T) {
 	replies[int64(undo.Txn)] = undo.Files[0].Diff
 	revert(UndoRequest{Seq: undo.Txn, Redo: true})
 	edit("a.go", "line 40 of", "line forty of")
+	// The undo of a call that created a file deletes it; a diff longer than MaxDiff
+	// is kept cut.
+	revert(UndoRequest{Path: "c.txt"})
+	if _, err := os.Stat(filepath.Join(dir, "c.txt")); err == nil {
+		t.Fatal("the undo of c.txt's create left it")
+	}
+	long := strings.Repeat("a line long enough to make the diff of this change longer than the journal keeps\n", 800)
+	do(CreateFile, map[string]any{"path": "long.txt", "content": long})
+	edit("long.txt", long, strings.ToUpper(long))
+	var longSeq int64
+	for seq := range replies {
+		longSeq = max(longSeq, seq)
+	}
 
 	// What the journal keeps: most diffs as splices only, so that the check below
 	// tests their rendering.
@@ -162,6 +175,13 @@ func TestShownDiffIsTheReplys(t *testing.T) {
 			}
 			if f.Op == journal.OpCreate || f.Op == journal.OpDelete || f.Op == journal.OpWrite || f.Op == journal.OpRead {
 				continue // their replies tell the content's size, not its diff
+			}
+			if seq == longSeq {
+				cut, ok := strings.CutSuffix(f.Diff, "\n(diff truncated)\n")
+				if !ok || len(cut) != journal.MaxDiff || !strings.Contains(reply, cut) {
+					t.Errorf("the long edit shows a diff of %d bytes ending %q", len(f.Diff), f.Diff[max(len(f.Diff)-40, 0):])
+				}
+				continue
 			}
 			if f.Diff == "" || !strings.Contains(reply+"\n", f.Diff) {
 				t.Errorf("call %d (%s), %s: show gives the diff\n%s\nthe reply showed\n%s", seq, rec.Tool, f.Path, f.Diff, reply)
