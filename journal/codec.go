@@ -14,7 +14,7 @@ import (
 
 // A record's stored form. Records were first stored as their JSON, flate-compressed
 // (codecFlate) or not (codecRaw); those still read. A record is now stored in a
-// compact form (codecRecord, now codecHashes below), which keeps the same fields in
+// compact form (codecRecord, now codecNoDiff below), which keeps the same fields in
 // fewer bytes:
 //
 //   - the hashes as their 32 bytes, not 64 hex digits; splices, the diff and the
@@ -41,7 +41,7 @@ import (
 //	time: 0 (zero time) or 1, varint unix seconds, uvarint nanoseconds, varint zone
 //	  offset seconds
 //	per file: before hash, after hash, uvarint count of splices, each splice (uvarint
-//	  start, bytes old, bytes new), string diff
+//	  start, bytes old, bytes new), string diff (codecNoDiff: bytes diff)
 //	string args
 //
 // A hash is 0 (""), 1 and 32 bytes (lowercase hex), or 2 and a string. Bytes are
@@ -60,6 +60,16 @@ const codecRecord = 2
 // once written (put refuses it), so a reference always reads what it was written for.
 const codecHashes = 3
 
+// codecNoDiff is codecHashes with each file's diff written as bytes (below), nil
+// when the record keeps the diff as its splices only (diff.go): a one-line edit's
+// diff is most of its record, and the splices and the content before them give it
+// back.
+const codecNoDiff = 4
+
+// compactCodec reports whether c is one of the compact forms: codecRecord, codecHashes
+// or codecNoDiff.
+func compactCodec(c byte) bool { return c == codecRecord || c == codecHashes || c == codecNoDiff }
+
 // recordDict primes the compressor of codecRecord. Records written with it read only
 // with it: it never changes; a better one needs a new codec byte.
 const recordDict = `{"path":"","content":"","offset":1,"limit":1}{"changes":[{"path":"","create":""},{"path":"","write":""}]}` +
@@ -77,16 +87,16 @@ var recordWriters = sync.Pool{New: func() any {
 
 var recordReaders = sync.Pool{New: func() any { return flate.NewReaderDict(bytes.NewReader(nil), []byte(recordDict)) }}
 
-// encodeRecord is the codecHashes form of r, each hash written whole: put writes
+// encodeRecord is the codecNoDiff form of r, each hash written whole: put writes
 // a before hash as a reference where it can (referBefore).
 func encodeRecord(r *Record) ([]byte, error) {
-	body, err := recordText(r, false)
+	body, err := recordText(r, codecNoDiff)
 	if err != nil {
 		return nil, err
 	}
 	z := compressBody(body)
 	out := make([]byte, 0, len(z)+70*len(r.Files)+32)
-	out = append(out, codecHashes)
+	out = append(out, codecNoDiff)
 	out = binary.AppendUvarint(out, uint64(len(z)))
 	out = append(out, z...)
 	out = appendHashes(out, r, nil)
@@ -94,9 +104,10 @@ func encodeRecord(r *Record) ([]byte, error) {
 	return binary.AppendUvarint(out, uint64(max(r.Duration, 0))), nil
 }
 
-// recordText is the body of r's compact form, before compression: with each file's
-// hashes (codecRecord) or without (codecHashes).
-func recordText(r *Record, hashes bool) ([]byte, error) {
+// recordText is the body of r's compact form in codec, before compression: with each
+// file's hashes (codecRecord) or without, the diff as a string or (codecNoDiff) as
+// bytes.
+func recordText(r *Record, codec byte) ([]byte, error) {
 	rest := *r
 	rest.Seq, rest.Time, rest.Duration, rest.State, rest.Args = 0, time.Time{}, 0, "", ""
 	rest.Files = make([]File, len(r.Files))
@@ -120,7 +131,7 @@ func recordText(r *Record, hashes bool) ([]byte, error) {
 		body = binary.AppendVarint(body, int64(off))
 	}
 	for _, f := range r.Files {
-		if hashes {
+		if codec == codecRecord {
 			body = appendHash(body, f.Before)
 			body = appendHash(body, f.After)
 		}
@@ -130,7 +141,15 @@ func recordText(r *Record, hashes bool) ([]byte, error) {
 			body = appendBytes(body, s.Old)
 			body = appendBytes(body, s.New)
 		}
-		body = appendString(body, f.Diff)
+		switch {
+		case codec != codecNoDiff:
+			body = appendString(body, f.Diff)
+		case f.diffOmitted:
+			body = appendBytes(body, nil)
+		default:
+			body = binary.AppendUvarint(body, uint64(len(f.Diff))+1)
+			body = append(body, f.Diff...)
+		}
 	}
 	return appendString(body, r.Args), nil
 }
@@ -190,7 +209,7 @@ func recordBody(v []byte) []byte {
 
 // recordHead is a compact form up to the end of its compressed body, or nil.
 func recordHead(v []byte) []byte {
-	if len(v) == 0 || (v[0] != codecRecord && v[0] != codecHashes) {
+	if len(v) == 0 || !compactCodec(v[0]) {
 		return nil
 	}
 	n, k := binary.Uvarint(v[1:])
@@ -200,10 +219,10 @@ func recordHead(v []byte) []byte {
 	return v[:1+k+int(n)]
 }
 
-// hashSection is the hash section of a codecHashes form, or nil.
+// hashSection is the hash section of a codecHashes or codecNoDiff form, or nil.
 func hashSection(v []byte) []byte {
 	head, body := recordHead(v), recordBody(v)
-	if body == nil || v[0] != codecHashes {
+	if body == nil || v[0] == codecRecord {
 		return nil
 	}
 	_, k := binary.Uvarint(v[len(head):])
@@ -215,7 +234,7 @@ func hashSection(v []byte) []byte {
 // written as a reference from the record it names, through after (nil: no record
 // can be read, and a reference is an error).
 func decodeRecord(seq uint64, v, fv []byte, after func(seq, file uint64) (string, error)) (*Record, error) {
-	if len(v) == 0 || (v[0] != codecRecord && v[0] != codecHashes) {
+	if len(v) == 0 || !compactCodec(v[0]) {
 		data, err := unpack(v)
 		if err != nil {
 			return nil, err
@@ -290,7 +309,13 @@ func decodeRecord(seq uint64, v, fv []byte, after func(seq, file uint64) (string
 				f.Splices[k].New = d.bytes(true)
 			}
 		}
-		f.Diff = string(d.bytes(false))
+		if v[0] != codecNoDiff {
+			f.Diff = string(d.bytes(false))
+		} else if diff := d.bytes(true); diff == nil {
+			f.diffOmitted = true
+		} else {
+			f.Diff = string(diff)
+		}
 	}
 	r.Args = string(d.bytes(false))
 	if d.err != nil {

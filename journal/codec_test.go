@@ -97,7 +97,7 @@ func TestRecordCodecAsJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, data := range [][]byte{data, encodeRecord2(t, r)} {
+		for _, data := range [][]byte{data, encodeRecord3(t, r), encodeRecord2(t, r)} {
 			got, err := decodeRecord(r.Seq, data, nil, nil)
 			if err != nil {
 				t.Fatalf("case %d, codec %d: %v", i, data[0], err)
@@ -113,7 +113,7 @@ func TestRecordCodecAsJSON(t *testing.T) {
 // hashes inside the compressed body.
 func encodeRecord2(t *testing.T, r *Record) []byte {
 	t.Helper()
-	body, err := recordText(r, true)
+	body, err := recordText(r, codecRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,6 +123,25 @@ func encodeRecord2(t *testing.T, r *Record) []byte {
 	w.Close()
 	out := append([]byte{codecRecord}, binary.AppendUvarint(nil, uint64(buf.Len()))...)
 	out = append(out, buf.Bytes()...)
+	out = appendSymbol(out, string(r.State))
+	return binary.AppendUvarint(out, uint64(max(r.Duration, 0)))
+}
+
+// encodeRecord3 is r in the form the code before codecNoDiff wrote: codecHashes, each
+// diff a string.
+func encodeRecord3(t *testing.T, r *Record) []byte {
+	t.Helper()
+	body, err := recordText(r, codecHashes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, _ := flate.NewWriterDict(&buf, flate.DefaultCompression, []byte(recordDict))
+	w.Write(body)
+	w.Close()
+	out := append([]byte{codecHashes}, binary.AppendUvarint(nil, uint64(buf.Len()))...)
+	out = append(out, buf.Bytes()...)
+	out = appendHashes(out, r, nil)
 	out = appendSymbol(out, string(r.State))
 	return binary.AppendUvarint(out, uint64(max(r.Duration, 0)))
 }

@@ -70,7 +70,8 @@
 //	           calls written without fsync since the last checkpoint
 //	records    seq (8 bytes, big-endian) -> codec byte + Record: the compact form
 //	           (codec.go), or in records written before it JSON, flate-compressed;
-//	           a before hash may refer to an earlier record's after hash
+//	           a before hash may refer to an earlier record's after hash, and a
+//	           diff the splices give back is kept as them only (diff.go)
 //	facts      seq -> what stats read of the record, and its state and duration
 //	           (facts.go); a record in the compact form is written once, as pending,
 //	           and only its fact follows it to committed
@@ -79,8 +80,9 @@
 //	heads      path -> hash of the last content the journal can rebuild for it
 //	reads      session \x00 path -> hash of the content the session last saw, with
 //	           the lines seen when it has seen only part of it
-//	by_path    path \x00 seq -> nil
-//	by_session session \x00 seq -> nil
+//	by_path    path \x00 seq -> the path's next calls after seq, up to 31, as uvarint
+//	           differences (index.go); empty in journals before schema 3
+//	by_session session \x00 seq -> the same, for the session
 //	by_kind    kind \x00 seq -> nil
 //	by_time    unix-nanoseconds (8 bytes) seq -> nil, written by journals before
 //	           this one; unused: a time range is read from the facts

@@ -19,8 +19,10 @@ import (
 )
 
 // SchemaVersion is the layout version this code writes and reads: 2 since the log
-// (wal.go) and record codec 3, which a vfsctl that reads 1 must not write behind.
-const SchemaVersion = 2
+// (wal.go) and record codec 3, which a vfsctl that reads 1 must not write behind; 3
+// since record codec 4 and the indexes' runs (index.go), which a vfsctl that reads 2
+// cannot read (a record) or would misread (a run as its first record only).
+const SchemaVersion = 3
 
 const appName = "vfsctl"
 
@@ -526,8 +528,9 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 			}
 		}
 		// Journals before the facts bucket get it below, and older schemas are
-		// declared this one's: records this vfsctl writes (codec 3) and its log are
-		// what an older one cannot read, and it refuses a newer schema.
+		// declared this one's: records this vfsctl writes (codec 4), its indexes'
+		// runs and its log are what an older one cannot read, and it refuses a
+		// newer schema.
 		ready = tx.Bucket([]byte(bFacts)) != nil && v >= SchemaVersion
 		return nil
 	})

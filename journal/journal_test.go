@@ -321,21 +321,24 @@ func TestPutEncoded(t *testing.T) {
 	})
 }
 
-// TestOlderSchemaBroughtUp: a journal of schema 1 is declared schema 2 when this
-// vfsctl opens it, so a vfsctl that reads only 1 (and knows neither the log nor
-// codec 3) refuses it from then on instead of writing behind them.
+// TestOlderSchemaBroughtUp: a journal of schema 1 or 2 is declared schema 3 when
+// this vfsctl opens it, so a vfsctl that reads only an older one (and knows neither
+// the log, nor codec 4, nor the indexes' runs) refuses it from then on instead of
+// writing behind them or misreading them.
 func TestOlderSchemaBroughtUp(t *testing.T) {
-	path := filepath.Join(t.TempDir(), ".vfsctl", "journal.db")
-	j := New(path, Options{})
-	if err := j.Acquire(); err != nil {
-		t.Fatal(err)
-	}
-	j.Update(func(t *Tx) error { return t.b(bMeta).Put([]byte("schema"), []byte("1")) })
-	j.Release()
-	j = open(t, path)
-	var got string
-	j.View(func(t *Tx) error { got = string(t.b(bMeta).Get([]byte("schema"))); return nil })
-	if got != "2" {
-		t.Fatalf("schema after opening a schema-1 journal: %q", got)
+	for _, old := range []string{"1", "2"} {
+		path := filepath.Join(t.TempDir(), ".vfsctl", "journal.db")
+		j := New(path, Options{})
+		if err := j.Acquire(); err != nil {
+			t.Fatal(err)
+		}
+		j.Update(func(t *Tx) error { return t.b(bMeta).Put([]byte("schema"), []byte(old)) })
+		j.Release()
+		j = open(t, path)
+		var got string
+		j.View(func(t *Tx) error { got = string(t.b(bMeta).Get([]byte("schema"))); return nil })
+		if got != "3" {
+			t.Fatalf("schema after opening a schema-%s journal: %q", old, got)
+		}
 	}
 }

@@ -29,7 +29,7 @@ func Precompress(r *Record) {
 	if len(r.Args) > compressedMaxBody {
 		return // not kept: spare the encoding
 	}
-	body, err := recordText(r, false)
+	body, err := recordText(r, codecNoDiff)
 	if err != nil || len(body) > compressedMaxBody {
 		return
 	}

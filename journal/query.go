@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -60,36 +59,17 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		}
 		return q.Limit > 0 && len(out) >= q.Limit, nil
 	}
-	var prefix []byte
-	bucket := ""
+	bucket, name := "", ""
 	switch {
 	case q.Path != "":
-		bucket, prefix = bByPath, append([]byte(q.Path), 0)
+		bucket, name = bByPath, q.Path
 	case q.Session != "":
-		bucket, prefix = bBySession, append([]byte(q.Session), 0)
+		bucket, name = bBySession, q.Session
 	case q.Kind != "":
-		bucket, prefix = bByKind, append([]byte(q.Kind), 0)
+		bucket, name = bByKind, q.Kind
 	}
 	if bucket != "" {
-		c := t.b(bucket).Cursor()
-		// Seek past the last key with the prefix, then walk back.
-		end := append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-		k, _ := c.Seek(end)
-		if k == nil {
-			k, _ = c.Last()
-		} else {
-			k, _ = c.Prev()
-		}
-		for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
-			if len(k) != len(prefix)+8 {
-				continue // a longer key that only shares the prefix bytes
-			}
-			stop, err := visit(binary.BigEndian.Uint64(k[len(prefix):]))
-			if err != nil || stop {
-				return out, err
-			}
-		}
-		return out, nil
+		return out, t.newestIn(bucket, name, 0, visit)
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
 		return out, t.newestFacts(func(seq uint64, fv []byte) (bool, error) {
@@ -459,14 +439,5 @@ func (h *memHistory) Newest(fn func(Change) bool) {
 // SeqsOf lists the records that name path with a sequence number above after, oldest
 // first, from the path index (no record is decoded).
 func (t *Tx) SeqsOf(path string, after uint64) []uint64 {
-	prefix := append([]byte(path), 0)
-	c := t.b(bByPath).Cursor()
-	var out []uint64
-	for k, _ := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), after+1)); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		if len(k) != len(prefix)+8 {
-			continue // a longer key that only shares the prefix bytes
-		}
-		out = append(out, binary.BigEndian.Uint64(k[len(prefix):]))
-	}
-	return out
+	return t.oldestIn(bByPath, path, after)
 }

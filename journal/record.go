@@ -152,6 +152,9 @@ type File struct {
 	Splices    []Splice `json:"splices,omitempty"`
 	Edits      []Edit   `json:"edits,omitempty"` // how each edit matched (edit_file)
 	Diff       string   `json:"diff,omitempty"`
+	// diffOmitted: the record keeps the diff as its splices only (OmitDiff); Diff is
+	// "" until Tx.Diffs renders it.
+	diffOmitted bool
 }
 
 // Splice replaces Old at [Start, Start+len(Old)) of the prior content with New. With

@@ -236,12 +236,12 @@ func (t *Tx) put(r *Record, packed []byte) error {
 			t.b(bByKind).Delete(indexKey(oldKind, r.Seq))
 		}
 	} else {
-		if err := t.b(bBySession).Put(indexKey(r.Session, r.Seq), nil); err != nil {
+		if err := t.index(bBySession, r.Session, r.Seq); err != nil {
 			return err
 		}
 	}
 	for _, p := range r.Paths() {
-		if err := t.b(bByPath).Put(indexKey(p, r.Seq), nil); err != nil {
+		if err := t.index(bByPath, p, r.Seq); err != nil {
 			return err
 		}
 	}
@@ -272,11 +272,11 @@ func (t *Tx) Get(seq uint64) (*Record, error) {
 // ended at a before hash: the call before on the file, or a few reads before it.
 const refLookBack = 4
 
-// referBefore returns packed, a codecHashes form of r, with each before hash that an
+// referBefore returns packed, a codecNoDiff form of r, with each before hash that an
 // earlier record of the file ended at written as a reference to it (codec.go).
 func (t *Tx) referBefore(r *Record, packed []byte) []byte {
 	head, body := recordHead(packed), recordBody(packed)
-	if body == nil || packed[0] != codecHashes {
+	if body == nil || packed[0] == codecRecord {
 		return packed
 	}
 	var refs []hashRef
@@ -302,36 +302,28 @@ func (t *Tx) referBefore(r *Record, packed []byte) []byte {
 
 // findAfter looks among the last records of path before seq for one whose after hash
 // of path is hash, written whole.
-func (t *Tx) findAfter(path, hash string, seq uint64) (hashRef, bool) {
-	prefix := append([]byte(path), 0)
-	c := t.b(bByPath).Cursor()
-	k, _ := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq))
-	if k == nil {
-		k, _ = c.Last()
-	} else {
-		k, _ = c.Prev()
-	}
-	for n := 0; n < refLookBack && k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
-		if len(k) != len(prefix)+8 {
-			continue
-		}
+func (t *Tx) findAfter(path, hash string, seq uint64) (found hashRef, ok bool) {
+	n := 0
+	t.newestIn(bByPath, path, seq, func(at uint64) (bool, error) {
 		n++
-		at := binary.BigEndian.Uint64(k[len(prefix):])
-		f, err := decodeFact(at, t.b(bFacts).Get(k[len(prefix):]))
-		if err != nil || at >= seq {
-			continue
+		key := seqKey(at)
+		f, err := decodeFact(at, t.b(bFacts).Get(key))
+		if err != nil {
+			return n >= refLookBack, nil
 		}
-		afters, err := afterHashes(hashSection(t.b(bRecords).Get(k[len(prefix):])))
+		afters, err := afterHashes(hashSection(t.b(bRecords).Get(key)))
 		if err != nil || len(afters) != len(f.paths) {
-			continue
+			return n >= refLookBack, nil
 		}
 		for i, p := range f.paths {
 			if p == path && afters[i] == hash && len(hash) == 64 {
-				return hashRef{back: seq - at, file: uint64(i)}, true
+				found, ok = hashRef{back: seq - at, file: uint64(i)}, true
+				return true, nil
 			}
 		}
-	}
-	return hashRef{}, false
+		return n >= refLookBack, nil
+	})
+	return found, ok
 }
 
 // afterHash is the after hash of file file of record seq, as a reference names it.

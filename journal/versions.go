@@ -1,10 +1,6 @@
 package journal
 
-import (
-	"bytes"
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // Content rebuilds the content that path had under hash from the journal alone: the
 // blob where one is stored (what create and write produced, prior content that splices
@@ -34,28 +30,10 @@ func (t *Tx) ContentCached(path, hash string, cache map[string][]byte, below uin
 	want := hash
 	var chain [][]Splice
 	var base []byte
-	prefix := append([]byte(path), 0)
-	c := t.b(bByPath).Cursor()
-	end := append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-	if below > 0 {
-		end = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), below)
-	}
-	k, _ := c.Seek(end)
-	if k == nil {
-		k, _ = c.Last()
-	} else {
-		k, _ = c.Prev()
-	}
-	for ; k != nil && bytes.HasPrefix(k, prefix) && base == nil; k, _ = c.Prev() {
-		if len(k) != len(prefix)+8 {
-			continue
-		}
-		r, err := t.Get(binary.BigEndian.Uint64(k[len(prefix):]))
-		if err != nil {
-			return nil, err
-		}
-		if r == nil || r.State != Committed {
-			continue
+	err := t.newestIn(bByPath, path, below, func(seq uint64) (bool, error) {
+		r, err := t.Get(seq)
+		if err != nil || r == nil || r.State != Committed {
+			return false, err
 		}
 		for _, f := range r.Files {
 			if f.Path != path || f.Op != OpEdit || f.After != want {
@@ -65,15 +43,16 @@ func (t *Tx) ContentCached(path, hash string, cache map[string][]byte, below uin
 			want = f.Before
 			if data, ok := cache[want]; ok {
 				base = data
-				break
+				return true, nil
 			}
 			data, err := t.Blob(want)
-			if err != nil {
-				return nil, err
-			}
 			base = data
-			break
+			return base != nil, err
 		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if base == nil {
 		return nil, fmt.Errorf("the journal cannot rebuild %s at %.12s: no blob or chain of edits leads to it", path, hash)

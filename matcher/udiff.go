@@ -5,7 +5,9 @@ import (
 	"strings"
 )
 
-// diffContext is how many unchanged lines a diff shows around each change.
+// diffContext is how many unchanged lines a diff shows around each change. The
+// journal keeps most diffs as splices and renders them again (PlacedDiff): a change to
+// the rendering changes what vfsctl show prints of calls already made.
 const diffContext = 2
 
 // UnifiedDiff renders splices of original as a compact unified diff (line endings are
@@ -16,6 +18,25 @@ func UnifiedDiff(name string, original []byte, splices []Splice) string {
 		return ""
 	}
 	return unifiedDiff(name, newDoc(original), splices)
+}
+
+// PlacedDiff is UnifiedDiff of splices placed by their bytes alone, FirstLine and
+// LastLine unset: each splice is shown on the lines of original its bytes [Start, End)
+// touch, as Apply numbers them. A journal that keeps a change's splices but not its
+// diff renders the diff again with it.
+func PlacedDiff(name string, original []byte, splices []Splice) string {
+	if len(splices) == 0 {
+		return ""
+	}
+	d := newDoc(original)
+	sp := make([]Splice, len(splices))
+	for i, s := range splices {
+		// A splice may begin in the BOM, which is on no line.
+		fl, ll := d.linesTouched(max(s.Start-d.off, 0), max(s.End-d.off, 0))
+		s.FirstLine, s.LastLine = fl+1, ll+1
+		sp[i] = s
+	}
+	return unifiedDiff(name, d, sp)
 }
 
 // Diff renders the result's splices as UnifiedDiff does, reusing the line index the

@@ -20,6 +20,7 @@ func records(t *testing.T, dir string) []*journal.Record {
 	err := e.View(func(tx *journal.Tx) error {
 		var err error
 		recs, err = tx.Find(journal.Query{})
+		tx.Diffs(recs...)
 		return err
 	})
 	if err != nil {

@@ -22,14 +22,24 @@ type Op = journal.Op
 // OpDelete is the op of a file a call removed.
 const OpDelete = journal.OpDelete
 
-// Log returns the records q selects, newest first. Without a journal there are none.
-func (e *Engine) Log(q Query) ([]*Record, error) {
+// Log returns the records q selects, newest first, with their diffs. Without a
+// journal there are none.
+func (e *Engine) Log(q Query) ([]*Record, error) { return e.log(q, true) }
+
+// Calls is Log without the diffs: a file's diff that its record keeps as the splices
+// only (most edits') is left "", as rendering it rebuilds the file's content before
+// the call from the journal. For listing calls, as vfsctl log does.
+func (e *Engine) Calls(q Query) ([]*Record, error) { return e.log(q, false) }
+
+func (e *Engine) log(q Query, diffs bool) ([]*Record, error) {
 	if !e.HasJournal() {
 		return nil, nil
 	}
 	var recs []*Record
 	err := e.api.eng.View(func(t *journal.Tx) (err error) {
-		recs, err = t.Find(q)
+		if recs, err = t.Find(q); err == nil && diffs {
+			t.Diffs(recs...)
+		}
 		return err
 	})
 	return recs, err
@@ -43,7 +53,9 @@ func (e *Engine) Show(seq uint64) (rec *Record, last uint64, err error) {
 	}
 	err = e.api.eng.View(func(t *journal.Tx) error {
 		last = t.Last()
-		rec, err = t.Get(seq)
+		if rec, err = t.Get(seq); rec != nil {
+			t.Diffs(rec)
+		}
 		return err
 	})
 	return rec, last, err

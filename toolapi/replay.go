@@ -121,6 +121,7 @@ func (r *Replayer) load(seq uint64) (*replayInput, error) {
 		if in.rec, err = t.Get(seq); err != nil || in.rec == nil {
 			return err
 		}
+		t.Diffs(in.rec)
 		in.args = []byte(in.rec.Args)
 		if in.rec.ArgsBlob != "" {
 			if in.args, err = t.Blob(in.rec.ArgsBlob); err != nil {
@@ -197,7 +198,7 @@ func (r *Replayer) stage(in *replayInput, stand standIn) {
 		if in.rec.Kind == string(errs.NotRead) {
 			session = "" // the call was refused for want of a read: it gets none
 		}
-		r.eng.Seed(session, p, in.hashes[p])
+		r.eng.Seed(session, p, data)
 	}
 }
 
@@ -215,6 +216,7 @@ func (r *Replayer) compare(res *ReplayResult, rec *journal.Record, now Result) {
 	if !res.Same && now.Txn != nil {
 		r.eng.View(func(t *journal.Tx) error {
 			if rec, _ := t.Get(uint64(*now.Txn)); rec != nil {
+				t.Diffs(rec)
 				for _, f := range rec.Files {
 					res.NowDiff += f.Diff
 				}

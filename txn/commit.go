@@ -427,6 +427,7 @@ func fileRecord(ch *Change) journal.File {
 		}
 	}
 	f.Diff = bounded(ch.Diff())
+	f.OmitDiff(ch.Before) // the journal renders it again from the splices where it can
 	return f
 }
 

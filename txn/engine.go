@@ -138,16 +138,21 @@ func (e *Engine) Hold() (release func(), err error) {
 	return e.j.Release, nil
 }
 
-// Seed tells the journal that path holds the content of hash h and, when session is not "", that the
+// Seed tells the journal that path holds data and, when session is not "", that the
 // session has seen it: for replaying a call in an engine whose journal never saw what
-// preceded it (and so need not keep the content as a blob).
-func (e *Engine) Seed(session, path, h string) {
+// preceded it. The content is kept as a blob, so that the journal rebuilds what the
+// replayed call made of it, and its diff.
+func (e *Engine) Seed(session, path string, data []byte) {
+	h := journal.Hash(data)
 	// Deferred: it goes in with the replayed call's own transaction.
 	e.j.Defer(func(t *journal.Tx) error {
 		if session != "" {
 			if err := t.SetRead(session, path, h); err != nil {
 				return err
 			}
+		}
+		if _, err := t.PutBlob(data); err != nil {
+			return err
 		}
 		return t.SetHead(path, h)
 	})

@@ -156,7 +156,7 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if !c.json {
 		fmt.Fprintf(w, "\n%d calls: %d applied, %d refused with a reason and nothing written.\n", applied+refused, applied, refused)
 		fmt.Fprintln(w, "\nEvery call is in the workspace journal, refusals included (vfsctl log):")
-		recs, err := eng.Log(toolapi.Query{})
+		recs, err := eng.Calls(toolapi.Query{})
 		if err != nil {
 			fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 			return exitRefused

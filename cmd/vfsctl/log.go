@@ -185,7 +185,7 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	recs, err := eng.Log(q)
+	recs, err := eng.Calls(q)
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl log: %v%s\n", err, waitHint(err))
 		return exitRefused

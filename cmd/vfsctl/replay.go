@@ -126,7 +126,7 @@ func (c *replayCmd) selectCalls(eng *toolapi.Engine, q toolapi.Query) ([]*toolap
 		return []*toolapi.Record{{Seq: c.seq}}, nil
 	}
 	q.Failed, q.Kind, q.Session = true, c.kind, c.session
-	recs, err := eng.Log(q)
+	recs, err := eng.Calls(q)
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
 	return recs, err
 }
