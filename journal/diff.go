@@ -23,7 +23,7 @@ import (
 // and Diffs renders the diff when the record is read. The check renders the diff once
 // more: a count of the file's line breaks and the lines around the change.
 func (f *File) OmitDiff(before []byte) {
-	if f.Diff == "" || f.Before == "" || len(f.Splices) == 0 || f.Op != OpEdit {
+	if f.Diff == "" || before == nil || len(f.Splices) == 0 || f.Op != OpEdit {
 		return
 	}
 	// Rendering indexes every line of a file that has CR line breaks (1.4 ms for
