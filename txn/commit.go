@@ -31,14 +31,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		return err
 	}
 	c.rec.State = journal.Pending
-	// A file-durable replace stages (writes and syncs) its new content from the start:
-	// the sync is the longest step. A journal-durable one only writes it, which can
-	// wait for the hashing and then fill the time the journal's sync leaves idle.
-	lazy := e.durability == DurableJournal
-	var st *staging
-	if !lazy {
-		st = e.stage(changes)
-	}
+	st := e.stage(changes)
 	first := len(c.rec.Files)
 	for _, ch := range changes {
 		c.file(fileRecord(ch))
@@ -49,9 +42,6 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		setHashes(&c.rec.Files[first+i], ch)
 	}
 	<-pre
-	if lazy {
-		st = e.stage(changes)
-	}
 	var base []bool // journal-durable: the changes that keep their prior content
 	var epoch int
 	if e.durability == DurableJournal {
