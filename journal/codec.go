@@ -94,11 +94,17 @@ func encodeRecord(r *Record) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := compressBody(body)
-	out := make([]byte, 0, len(z)+70*len(r.Files)+32)
+	var buf bytes.Buffer
+	buf.Grow(len(body)/2 + 64)
+	w := recordWriters.Get().(*flate.Writer)
+	w.Reset(&buf)
+	w.Write(body)
+	w.Close()
+	recordWriters.Put(w)
+	out := make([]byte, 0, buf.Len()+70*len(r.Files)+32)
 	out = append(out, codecNoDiff)
-	out = binary.AppendUvarint(out, uint64(len(z)))
-	out = append(out, z...)
+	out = binary.AppendUvarint(out, uint64(buf.Len()))
+	out = append(out, buf.Bytes()...)
 	out = appendHashes(out, r, nil)
 	out = appendSymbol(out, string(r.State))
 	return binary.AppendUvarint(out, uint64(max(r.Duration, 0))), nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"sync"
 	"time"
 
@@ -32,16 +31,11 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	c.rec.State = journal.Pending
 	st := e.stage(changes)
-	first := len(c.rec.Files)
 	for _, ch := range changes {
+		ch.hash()
 		c.file(fileRecord(ch))
 	}
-	pre := e.precompress(c)
-	for i, ch := range changes {
-		ch.hash()
-		setHashes(&c.rec.Files[first+i], ch)
-	}
-	<-pre
+	first := len(c.rec.Files) - len(changes)
 	var base []bool // journal-durable: the changes that keep their prior content
 	var epoch int
 	if e.durability == DurableJournal {
@@ -378,29 +372,12 @@ func (ch *Change) hash() {
 	}
 }
 
-// precompress compresses the pending record's body (journal.Precompress) on its own
-// goroutine, beside the hashing of the files: the body holds no hash. The channel
-// closes when it is done; the record's transaction then finds it compressed.
-func (e *Engine) precompress(c *Call) <-chan struct{} {
-	done := make(chan struct{})
-	ahead := c.rec
-	ahead.Files = slices.Clone(c.rec.Files)
-	go func() {
-		defer close(done)
-		defer func() { recover() }() // at worst, the transaction compresses it itself
-		journal.Precompress(&ahead)
-	}()
-	return done
-}
-
-// fileRecord is the record's entry for a planned change, without its hashes
-// (setHashes).
 func fileRecord(ch *Change) journal.File {
-	f := journal.File{Path: ch.Path, Op: ch.Op, AfterMode: uint32(ch.mode)}
+	f := journal.File{Path: ch.Path, Op: ch.Op, After: ch.afterHash, AfterMode: uint32(ch.mode)}
 	if ch.Created {
 		f.AfterMode = uint32(createdMode(ch.mode))
 	} else {
-		f.BeforeMode = uint32(ch.mode)
+		f.Before, f.BeforeMode = ch.beforeHash, uint32(ch.mode)
 	}
 	if ch.Deleted {
 		f.AfterMode = 0
@@ -428,14 +405,6 @@ func createdMode(mode fs.FileMode) fs.FileMode {
 		return 0o644
 	}
 	return mode & fs.ModePerm
-}
-
-// setHashes gives f, the record's entry for ch, ch's hashes (Change.hash).
-func setHashes(f *journal.File, ch *Change) {
-	f.After = ch.afterHash
-	if !ch.Created {
-		f.Before = ch.beforeHash
-	}
 }
 
 // writeFile writes one planned change, refusing when the file is no longer what the
