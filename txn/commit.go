@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"sync"
 	"time"
 
@@ -153,9 +154,10 @@ func (e *Engine) putPending(c *Call, changes []*Change, first int, base []bool) 
 // prior content whatever else holds it (the journal-durable mode's chain base).
 func putBlobs(t *journal.Tx, f *journal.File, ch *Change, base bool) error {
 	// Prior content goes in a blob where the file was overwritten whole, or it changed
-	// outside vfsctl since its last journaled state.
+	// outside vfsctl since its last journaled state, and now and then (snapshotDue)
+	// along a long chain of edits.
 	f.BeforeBlob = false
-	if ch.Before != nil && (base || ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before) {
+	if ch.Before != nil && (base || ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before || snapshotDue(f.Before, len(ch.Before))) {
 		if _, err := t.PutBlob(ch.Before); err != nil {
 			return err
 		}
@@ -170,6 +172,26 @@ func putBlobs(t *journal.Tx, f *journal.File, ch *Change, base bool) error {
 		f.AfterBlob = true
 	}
 	return nil
+}
+
+// snapshotDue says whether an edit keeps the content it starts from (of size bytes,
+// hash before) whole. The journal rebuilds a version from the nearest content it
+// keeps whole, applying each edit since, and vfsctl show renders a past call's diff
+// over the version it started from: without such a copy now and then, a file edited
+// thousands of times would cost that many steps to show. The choice is by the hash:
+// about one edit in 256 of a file up to 64 KiB, fewer as it grows (the copy costs
+// more), so the steps back are about 256 for a small file, whoever made the edits
+// and in whatever process.
+func snapshotDue(before string, size int) bool {
+	if len(before) < 8 {
+		return false
+	}
+	v, err := strconv.ParseUint(before[:8], 16, 32)
+	if err != nil {
+		return false
+	}
+	every := uint64(256 * (1 + size/(64<<10)))
+	return v%every == 0
 }
 
 // pendingFailed is the error of a call whose pending record could not be made durable.
