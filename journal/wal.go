@@ -41,7 +41,7 @@ import (
 // that even a hold's first commit costs one frame (the syncs of the fold come after
 // the call's reply). A hold that writes synced by bbolt (no extended attributes,
 // Options.NoLog) first voids a live log it finds: a live log on disk never speaks of
-// a state older than bbolt's synced one. Every journal this vfsctl opens is schema 2
+// a state older than bbolt's synced one. Every journal this vfsctl opens is schema 2 or later
 // (checkSchema), which a vfsctl that knows no log refuses to open, so none writes
 // behind it.
 //
