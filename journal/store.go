@@ -450,6 +450,9 @@ func (t *Tx) Blob(hash string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal blob %s: %w", hash, err)
 	}
+	if data == nil {
+		data = []byte{} // stored, and empty: callers tell a blob from none by nil
+	}
 	return data, nil
 }
 

@@ -38,6 +38,7 @@ func TestShownDiffIsTheReplys(t *testing.T) {
 		"mv.txt":    "move me\nand me\n",
 		"sr.js":     "function add(a, b) {\n  return a + b;\n}\n",
 		"te.py":     "x = 1\ny = 2\nz = 3\n",
+		"empty.txt": "",
 	}
 	for p, c := range files {
 		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
@@ -95,6 +96,9 @@ func TestShownDiffIsTheReplys(t *testing.T) {
 	edit("noeol.txt", "three", "three\nfour")
 	edit("noeol.txt", "two\n", "")
 	edit("mixed.txt", "c", "C")
+	// An empty file's first line: the empty content is a version too.
+	do(ApplyPatch, map[string]string{"input": "*** Begin Patch\n*** Update File: empty.txt\n+hello\n*** End Patch"})
+	edit("empty.txt", "hello", "hello again")
 	do(CreateFile, map[string]any{"path": "sub/new.txt", "content": "new\nfile\n"})
 	do(ReadFile, map[string]any{"path": "q.py"})
 	do(WriteFile, map[string]any{"path": "q.py", "content": "print(\"whole\")\n"})
@@ -122,6 +126,11 @@ func TestShownDiffIsTheReplys(t *testing.T) {
 	revert(UndoRequest{Path: "c.txt"})
 	if _, err := os.Stat(filepath.Join(dir, "c.txt")); err == nil {
 		t.Fatal("the undo of c.txt's create left it")
+	}
+	revert(UndoRequest{Path: "empty.txt"})
+	revert(UndoRequest{Path: "empty.txt"})
+	if b, err := os.ReadFile(filepath.Join(dir, "empty.txt")); err != nil || len(b) != 0 {
+		t.Errorf("empty.txt after undoing both edits: %q (%v)", b, err)
 	}
 	long := strings.Repeat("a line long enough to make the diff of this change longer than the journal keeps\n", 800)
 	do(CreateFile, map[string]any{"path": "long.txt", "content": long})
