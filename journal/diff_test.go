@@ -94,11 +94,11 @@ func TestOmittedDiffs(t *testing.T) {
 	}
 }
 
-// A file with CR line breaks keeps its diffs past omitCheckCR, where rendering them
-// again would index every line of it; a smaller one keeps the splices only.
-func TestLargeCRFileKeepsDiff(t *testing.T) {
+// A file keeps its diffs past omitMax, where rendering one again would rebuild a large
+// content edit by edit; below, with LF or CR line breaks, the diff is omitted.
+func TestLargeFileKeepsDiff(t *testing.T) {
 	const diff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n-line\n+LINE\n line\n line\n"
-	for _, n := range []int{3, omitCheckCR/6 + 1} {
+	for _, n := range []int{3, omitMax/6 + 1} {
 		before := []byte(strings.Repeat("line\r\n", n))
 		f := File{Path: "f.txt", Op: OpEdit, Before: Hash(before), Splices: []Splice{{Start: 0, Old: []byte("line"), New: []byte("LINE")}}, Diff: diff}
 		f.OmitDiff(before)
