@@ -30,7 +30,7 @@ and reads alike. Filters combine. --since and --until take a time (2026-11-30T10
 2026-11-30) or a duration back from now (90m, 24h, 30d, 2w).
 
 With --json, one object per line: seq, time, session, turn (when the call carried
-one), tool, state (committed, failed, rolled_back, pending), kind (null unless
+one), tool, state (committed, failed, rolled_back, pending, unknown), kind (null unless
 failed), paths, duration_ms, message.
 
 Example:
