@@ -45,9 +45,9 @@ func (t *Tx) newestIn(bucket, name string, below uint64, fn func(seq uint64) (bo
 	c := t.b(bucket).Cursor()
 	var k, v []byte
 	if below > 0 {
-		k, v = c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), below))
+		k, _ = c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), below))
 	} else {
-		k, v = c.Seek(append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+		k, _ = c.Seek(append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
 	}
 	if k == nil {
 		k, v = c.Last()
@@ -107,7 +107,8 @@ func (t *Tx) index(bucket, name string, seq uint64) error {
 	prefix := append([]byte(name), 0)
 	key := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq)
 	c := b.Cursor()
-	k, v := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq+1))
+	var v []byte
+	k, _ := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq+1))
 	if k == nil {
 		k, v = c.Last()
 	} else {
