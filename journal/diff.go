@@ -12,7 +12,7 @@ import (
 // journal rebuilds (Content). So a record keeps the diff only where rendering the
 // splices again would not give the same bytes (a dialect that numbers lines its own
 // way, a path sent in another spelling than the journal keeps, a diff cut at
-// MaxDiff, a change without splices, a large file with CR line breaks); elsewhere
+// MaxDiff, a change without splices, a file over omitMax); elsewhere
 // Diffs renders it when read. Records written so render with matcher.PlacedDiff as
 // it is: a change to how it renders changes what show prints of past calls
 // (TestOmittedDiffs holds its text).

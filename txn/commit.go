@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strconv"
 	"sync"
 	"time"
@@ -176,9 +175,9 @@ func putBlobs(t *journal.Tx, f *journal.File, ch *Change, base bool) error {
 
 // snapshotDue says whether an edit keeps the content it starts from (of size bytes,
 // hash before) whole. The journal rebuilds a version from the nearest content it
-// keeps whole, applying each edit since, and vfsctl show renders a past call's diff
-// over the version it started from: without such a copy now and then, a file edited
-// thousands of times would cost that many steps to show. The choice is by the hash:
+// keeps whole, applying each edit since (for vfsctl show's diff of a file up to 64
+// KiB, for undo, replay and rewind): without such a copy now and then, a file edited
+// thousands of times would cost that many steps. The choice is by the hash:
 // about one edit in 256 of a file up to 64 KiB, fewer as it grows (the copy costs
 // more), so the steps back are about 256 for a small file, whoever made the edits
 // and in whatever process.
@@ -397,7 +396,7 @@ func (ch *Change) hash() {
 func fileRecord(ch *Change) journal.File {
 	f := journal.File{Path: ch.Path, Op: ch.Op, After: ch.afterHash, AfterMode: uint32(ch.mode)}
 	if ch.Created {
-		f.AfterMode = uint32(createdMode(ch.mode))
+		f.AfterMode = uint32(vfs.CreatedMode(ch.mode))
 	} else {
 		f.Before, f.BeforeMode = ch.beforeHash, uint32(ch.mode)
 	}
@@ -418,15 +417,6 @@ func fileRecord(ch *Change) journal.File {
 	f.Diff = bounded(ch.Diff())
 	f.OmitDiff(ch.Before) // the journal renders it again from the splices where it can
 	return f
-}
-
-// createdMode is the mode a created file gets: the permission bits of mode (a file
-// moved, or put back by an undo, keeps its own), 0644 when there are none.
-func createdMode(mode fs.FileMode) fs.FileMode {
-	if mode&fs.ModePerm == 0 {
-		return 0o644
-	}
-	return mode & fs.ModePerm
 }
 
 // writeFile writes one planned change, refusing when the file is no longer what the

@@ -6,7 +6,6 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
-	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // A file that appears at a create's path after the call checked it absent (here:
@@ -16,19 +15,11 @@ import (
 func TestCreateRefusedWhenTheFileAppears(t *testing.T) {
 	for _, dur := range []Durability{DurableFile, DurableJournal} {
 		for _, theirs := range []string{"theirs\n", "mine\n"} {
-			dir := testutil.Workspace(t, map[string]string{"a.txt": "a\n"})
-			fs, err := vfs.Open(dir, vfs.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := Open(fs, Options{Durability: dur})
-			if err != nil {
-				t.Fatal(err)
-			}
+			e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{Durability: dur})
 			testHookJournaled = func(string) {
 				testutil.WriteFile(t, filepath.Join(dir, "new.txt"), theirs)
 			}
-			err = do(e, "s", func(c *Call) error {
+			err := do(e, "s", func(c *Call) error {
 				_, err := e.Create(c, "new.txt", []byte("mine\n"))
 				return err
 			})

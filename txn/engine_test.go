@@ -18,12 +18,18 @@ import (
 
 func diskEngine(t *testing.T, files map[string]string) (*Engine, string) {
 	t.Helper()
+	return diskEngineWith(t, files, Options{})
+}
+
+// diskEngineWith is an engine with opts over a workspace on disk holding files.
+func diskEngineWith(t *testing.T, files map[string]string, opts Options) (*Engine, string) {
+	t.Helper()
 	dir := testutil.Workspace(t, files)
 	fs, err := vfs.Open(dir, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Open(fs, Options{})
+	e, err := Open(fs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/journal"
-	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // A file edited thousands of times keeps its content whole now and then, so that
@@ -19,15 +17,7 @@ func TestLongChainsKeepTheContentNowAndThen(t *testing.T) {
 		fmt.Fprintf(&b, "line %d of a file edited again and again\n", i)
 	}
 	b.WriteString("v = 0\n")
-	dir := testutil.Workspace(t, map[string]string{"f.txt": b.String()})
-	fs, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(fs, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, _ := diskEngineWith(t, map[string]string{"f.txt": b.String()}, Options{NoSync: true})
 	defer e.Close()
 	const edits = 3000
 	for i := range edits {
@@ -36,7 +26,7 @@ func TestLongChainsKeepTheContentNowAndThen(t *testing.T) {
 		}
 	}
 	var longest, run, kept int
-	err = e.View(func(tx *journal.Tx) error {
+	err := e.View(func(tx *journal.Tx) error {
 		var recs []*journal.Record
 		for seq := uint64(1); seq <= tx.Last(); seq++ {
 			r, err := tx.Get(seq)

@@ -76,10 +76,20 @@ func (f *FS) Create(p string, data []byte) error {
 	return err
 }
 
-// CreateDirs is Create with the permission bits of mode (0 for 0644: a file put back
-// or moved keeps its own), returning the identity of the new file as written and the
-// folders it made, outermost first, so that a caller undoing the create can remove
-// them (RemoveDirs). The new folders and the folder above them are synced: an
+// CreatedMode is the mode a file CreateDirs makes gets from mode: its permission bits
+// (read, write, execute), 0644 when it has none. Not setuid, setgid or sticky: the new
+// file belongs to the user vfsctl runs as, who must not take over another's setuid
+// program by a move or an undo.
+func CreatedMode(mode fs.FileMode) fs.FileMode {
+	if mode&fs.ModePerm == 0 {
+		return 0o644
+	}
+	return mode & fs.ModePerm
+}
+
+// CreateDirs is Create with CreatedMode(mode) (a file put back or moved keeps its
+// own), returning the identity of the new file as written and the folders it made,
+// outermost first, so that a caller undoing the create can remove them (RemoveDirs). The new folders and the folder above them are synced: an
 // acknowledged create survives a power loss. When it fails, it removes the folders
 // it made.
 func (f *FS) CreateDirs(p string, data []byte, mode fs.FileMode) (id Identity, made []string, err error) {
@@ -111,7 +121,7 @@ func (f *FS) createDirs(p string, data []byte, mode fs.FileMode, sync bool) (id 
 			return Identity{}, nil, f.osError(p, err)
 		}
 	}
-	st, err := f.stage(p, data, nil, mode&fs.ModePerm, sync)
+	st, err := f.stage(p, data, nil, mode, sync)
 	if err == nil {
 		st.create = true
 		id, err = st.Commit()
@@ -286,8 +296,7 @@ func (f *FS) folder(dir string) (folder, error) {
 }
 
 // stage writes data beside p: a replace of the file old, which it takes its mode,
-// owner and extended attributes from, or a new file (old nil) with the permission
-// bits of mode, 0644 when 0.
+// owner and extended attributes from, or a new file (old nil) with CreatedMode(mode).
 func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, sync bool) (st *Staged, err error) {
 	dir := path.Dir(p)
 	d, err := f.folder(dir)
@@ -323,9 +332,7 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 			return nil, f.osError(p, err)
 		}
 	}
-	if mode == 0 {
-		mode = 0o644
-	}
+	mode = CreatedMode(mode)
 	if old != nil {
 		mode = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
