@@ -26,10 +26,12 @@ func BenchmarkEditJournal(b *testing.B) {
 			var edit, floor, file []time.Duration
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
+				s.settle()
 				floor = append(floor, s.floor(b, i))
 				t0 := time.Now()
 				fileMode.call(b, false, i)
 				file = append(file, time.Since(t0))
+				fileMode.settle()
 				b.StartTimer()
 				t1 := time.Now()
 				s.call(b, false, i)

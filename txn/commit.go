@@ -31,8 +31,8 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	c.rec.State = journal.Pending
 	st := e.stage(changes)
+	hashAll(changes)
 	for _, ch := range changes {
-		ch.hash()
 		c.file(fileRecord(ch))
 	}
 	first := len(c.rec.Files) - len(changes)
@@ -362,6 +362,28 @@ func (e *Engine) safeRollback(changes []*Change) (err error) {
 		}
 	}()
 	return e.rollback(changes)
+}
+
+// hashAll computes the changes' hashes on a goroutine of its own while this one waits.
+// The staging that commit has just started would otherwise not run until they are
+// done: Go runs a goroutine that was just started on the processor that started it,
+// after the running one, and another processor takes it over only now and then;
+// measured on a 600 KB file, staging began 250 µs late, and in the file-durable mode
+// staging (its fsync) is the longer of the two roads to the rename.
+func hashAll(changes []*Change) {
+	var p any
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { p = recover() }()
+		for _, ch := range changes {
+			ch.hash()
+		}
+	}()
+	<-done
+	if p != nil {
+		panic(p) // here, where the call's own recovery sees it
+	}
 }
 
 // hash computes the before and after hashes. Where the before hash is known, with its

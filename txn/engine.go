@@ -167,6 +167,7 @@ func (e *Engine) Seed(session, path string, data []byte) {
 // engine stays usable, closing the journal after each call from then on.
 func (e *Engine) Close() error {
 	defer e.j.Close() // a lingering hold ends now
+	defer e.fs.WaitFreed()
 	if err := e.Checkpoint(); err != nil {
 		return err
 	}

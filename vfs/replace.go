@@ -248,6 +248,7 @@ type Staged struct {
 	done      bool
 	sync      bool // fsync the temp file before the rename and the folder after it
 	create    bool // the file is new: never replace what someone put there meanwhile
+	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release)
 }
 
 // StageReplace stages data as the new content of the existing regular file p.
@@ -315,15 +316,23 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 		d.Close()
 		return nil, f.osError(p, err)
 	}
-	staged := false
+	staged, held := false, -1
 	defer func() {
 		if !staged { // an error, or a panic unwinding through here
 			h.Close()
 			d.Remove(tmp)
 			d.Close()
+			if held >= 0 {
+				unix.Close(held)
+			}
 		}
 	}()
-	st = &Staged{f: f, dir: d, path: p, tmp: tmp, sync: sync}
+	if fd, ok := d.(fdFolder); ok && old != nil {
+		if h, err := openRaw(fd.fd, path.Base(p), unix.O_PATH, 0); err == nil {
+			held = h // see release
+		}
+	}
+	st = &Staged{f: f, dir: d, path: p, tmp: tmp, sync: sync, old: held}
 	if _, err = h.Write(data); err != nil {
 		return nil, f.osError(p, err)
 	}
@@ -362,6 +371,7 @@ func (s *Staged) Commit() (Identity, error) {
 	}
 	s.done = true
 	defer s.dir.Close()
+	defer s.release()
 	if s.create {
 		return s.commitCreate()
 	}
@@ -449,8 +459,37 @@ func (s *Staged) Abort() {
 		s.done = true
 		s.dir.Remove(s.tmp)
 		s.dir.Close()
+		s.closeOld()
 	}
 }
+
+// release lets go of the replaced file, once the rename is done and synced. While
+// the descriptor held since staging is open, the replaced file's inode outlives the
+// rename over it; closing it frees the file's blocks, about a third of a durable
+// replace of a 600 KB file on ext4, which happens after the reply instead of inside
+// the rename. The new content is durable by then; should the process die first, the
+// kernel frees the blocks as it closes the descriptor, and after a power loss the
+// file system does it as it mounts. WaitFreed waits for these.
+func (s *Staged) release() {
+	if s.old < 0 {
+		return
+	}
+	fd := s.old
+	s.old = -1
+	s.f.freeing.Go(func() { unix.Close(fd) })
+}
+
+// closeOld closes the descriptor of the replaced file now: nothing was replaced.
+func (s *Staged) closeOld() {
+	if s.old >= 0 {
+		unix.Close(s.old)
+		s.old = -1
+	}
+}
+
+// WaitFreed waits until the files that replaces of this FS let go of are closed
+// (Staged.release): the work a call leaves to do after its reply is done.
+func (f *FS) WaitFreed() { f.freeing.Wait() }
 
 // syncDir makes a rename in dir durable.
 func (f *FS) syncDir(dir string) error {
