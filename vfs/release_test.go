@@ -1,9 +1,12 @@
 package vfs
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
 )
@@ -62,5 +65,42 @@ func TestReplacedFilesAreLetGo(t *testing.T) {
 	}
 	if after := openFDs(t); after != before {
 		t.Fatalf("%d descriptors open before 100 replaces, %d after: the replaced files were not all let go of", before, after)
+	}
+}
+
+// background.wait returns only once the work added before it is done, and may be
+// called while work is being added (an engine closed while a call runs).
+func TestBackgroundWait(t *testing.T) {
+	var b background
+	var started, finished atomic.Int64
+	stop := make(chan struct{})
+	adders := make(chan struct{})
+	go func() {
+		defer close(adders)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			b.Go(func() {
+				time.Sleep(time.Duration(rand.IntN(50)) * time.Microsecond)
+				finished.Add(1)
+			})
+			started.Add(1) // counted once added
+		}
+	}()
+	for range 2000 {
+		before := started.Load()
+		b.wait()
+		if got := finished.Load(); got < before {
+			t.Fatalf("wait returned with %d of the %d pieces of work added before it done", got, before)
+		}
+	}
+	close(stop)
+	<-adders
+	b.wait()
+	if finished.Load() != started.Load() {
+		t.Fatalf("%d added, %d done after the last wait", started.Load(), finished.Load())
 	}
 }

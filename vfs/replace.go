@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -489,7 +490,48 @@ func (s *Staged) closeOld() {
 
 // WaitFreed waits until the files that replaces of this FS let go of are closed
 // (Staged.release): the work a call leaves to do after its reply is done.
-func (f *FS) WaitFreed() { f.freeing.Wait() }
+func (f *FS) WaitFreed() { f.freeing.wait() }
+
+// background runs work on goroutines of its own, and waits for it. Unlike a
+// sync.WaitGroup, it may be waited for while work is added (a call that runs while
+// the engine closes).
+type background struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil while it is 0
+}
+
+func (b *background) Go(fn func()) {
+	b.mu.Lock()
+	if b.n == 0 {
+		b.idle = make(chan struct{})
+	}
+	b.n++
+	b.mu.Unlock()
+	go func() {
+		defer b.done()
+		fn()
+	}()
+}
+
+func (b *background) done() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n--; b.n == 0 {
+		close(b.idle)
+		b.idle = nil
+	}
+}
+
+// wait returns once no work is running: at least all that was added before it.
+func (b *background) wait() {
+	b.mu.Lock()
+	idle := b.idle
+	b.mu.Unlock()
+	if idle != nil {
+		<-idle
+	}
+}
 
 // syncDir makes a rename in dir durable.
 func (f *FS) syncDir(dir string) error {

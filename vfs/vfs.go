@@ -25,7 +25,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -64,7 +63,7 @@ type FS struct {
 	reserved []string
 	maxSize  int64
 	onTemp   func(name string) // told each temp file's name before it is created
-	freeing  sync.WaitGroup    // the replaced files being let go of (Staged.release)
+	freeing  background        // the replaced files being let go of (Staged.release)
 }
 
 // OnTemp sets a function told the name of every temp file before it is created, so
