@@ -80,7 +80,7 @@ func (a *dispatcher) decode(tool string, args json.RawMessage) (def *toolDef, in
 	defer func() {
 		if p := recover(); p != nil {
 			def, in = nil, &input{}
-			err = errs.New(errs.IOError, "", "internal error in %s: %v. Nothing was written. %s", tool, p, firstFrame(debug.Stack()))
+			err = errs.New(errs.IOError, "", "internal error in %s: %v. Nothing was written. %s", tool, p, panicSite(p))
 		}
 	}()
 	tools := a.tools
@@ -98,7 +98,7 @@ func (a *dispatcher) finish(c *txn.Call, tool string, def *toolDef, in *input, p
 		if c.Committed() {
 			what = fmt.Sprintf("The change was committed as transaction %d; only this reply failed.", c.Seq())
 		}
-		err = errs.New(errs.IOError, "", "internal error in %s: %v. %s %s", tool, p, what, firstFrame(debug.Stack()))
+		err = errs.New(errs.IOError, "", "internal error in %s: %v. %s %s", tool, p, what, panicSite(p))
 	}
 	if err != nil {
 		c.Named(opOf(def), in.paths...) // a refusal is found by every path it named
@@ -117,6 +117,15 @@ func (a *dispatcher) finish(c *txn.Call, tool string, def *toolDef, in *input, p
 		res.Txn = &seq
 	}
 	return res
+}
+
+// panicSite names the line that panicked with p, also when p was raised again on
+// another goroutine (errs.Panic). It is called while the panic is recovered.
+func panicSite(p any) string {
+	if c, ok := p.(*errs.Panic); ok {
+		return firstFrame(c.Stack)
+	}
+	return firstFrame(debug.Stack())
 }
 
 func firstFrame(stack []byte) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -115,7 +114,7 @@ func (e *Engine) rewind(ctx context.Context, req RewindRequest) (u *txn.RewindRe
 	c.SetOrigin(journal.OriginOperator)
 	defer func() {
 		if p := recover(); p != nil {
-			u, err = nil, errs.New(errs.IOError, "", "internal error in rewind: %v. %s", p, firstFrame(debug.Stack()))
+			u, err = nil, errs.New(errs.IOError, "", "internal error in rewind: %v. %s", p, panicSite(p))
 		}
 		c.Finish(err)
 		seq = c.Seq()

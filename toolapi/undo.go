@@ -3,7 +3,6 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
-	"runtime/debug"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -128,7 +127,7 @@ func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult
 	c.SetOrigin(journal.OriginOperator)
 	defer func() {
 		if p := recover(); p != nil {
-			u, err = nil, errs.New(errs.IOError, "", "internal error in %s: %v. %s", undoTool(req), p, firstFrame(debug.Stack()))
+			u, err = nil, errs.New(errs.IOError, "", "internal error in %s: %v. %s", undoTool(req), p, panicSite(p))
 		}
 		c.Finish(err)
 		seq = c.Seq()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +13,9 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
+
+// testHookHash, when set by a test, runs before each change of a commit is hashed.
+var testHookHash func(*Change)
 
 // testHookPending, when set by a test, runs inside the pending record's transaction
 // after its blobs are stored; an error from it fails that transaction.
@@ -31,6 +35,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	c.rec.State = journal.Pending
 	st := e.stage(changes)
+	defer st.abort() // on every way out, a panic included; what was renamed is not staged any more
 	hashAll(changes)
 	for _, ch := range changes {
 		c.file(fileRecord(ch))
@@ -371,18 +376,25 @@ func (e *Engine) safeRollback(changes []*Change) (err error) {
 // measured on a 600 KB file, staging began 250 µs late, and in the file-durable mode
 // staging (its fsync) is the longer of the two roads to the rename.
 func hashAll(changes []*Change) {
-	var p any
+	var p *errs.Panic
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer func() { p = recover() }()
+		defer func() {
+			if v := recover(); v != nil {
+				p = &errs.Panic{Value: v, Stack: debug.Stack()}
+			}
+		}()
 		for _, ch := range changes {
+			if testHookHash != nil {
+				testHookHash(ch)
+			}
 			ch.hash()
 		}
 	}()
 	<-done
 	if p != nil {
-		panic(p) // here, where the call's own recovery sees it
+		panic(p) // here, where the call's own recovery sees it, with where it happened
 	}
 }
 

@@ -1,19 +1,28 @@
 package vfs
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
-// openFDs counts this process's open descriptors.
+// openFDs counts this process's open descriptors, once the files that earlier
+// tests dropped without closing them are closed by their finalizers.
 func openFDs(t *testing.T) int {
 	t.Helper()
+	runtime.GC()
+	runtime.GC()
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skipf("no /proc/self/fd here: %v", err)
@@ -27,18 +36,26 @@ func openFDs(t *testing.T) int {
 func TestReplacedFilesAreLetGo(t *testing.T) {
 	f, ws, _ := setup(t)
 	p := filepath.Join(ws, "f.txt")
-	testutil.WriteFile(t, p, "v0\n")
-	f.WaitFreed()
+	big := strings.Repeat("a line of a file large enough to be held\n", holdMin/40+1)
+	testutil.WriteFile(t, p, big)
 	before := openFDs(t)
+	ext4 := false
 	for i := range 20 {
-		st, err := f.StageReplace("f.txt", []byte("synced\n"))
+		st, err := f.StageReplace("f.txt", []byte(big+"synced\n"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i == 0 {
+			var fsst unix.Statfs_t
+			unix.Statfs(ws, &fsst)
+			if ext4 = fsst.Type == ext4Magic; ext4 && st.old < 0 {
+				t.Fatal("a file of 64 KiB on ext4 was not held while it was replaced")
+			}
 		}
 		if _, err := st.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if st, err = f.StageReplaceNoSync("f.txt", []byte("unsynced\n")); err != nil {
+		if st, err = f.StageReplaceNoSync("f.txt", []byte(big+"unsynced\n")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.Commit(); err != nil { // the exchange, where the file system has it
@@ -48,23 +65,75 @@ func TestReplacedFilesAreLetGo(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.Abort()
-		if st, err = f.StageReplace("f.txt", []byte("gone\n")); err != nil {
+		if st, err = f.StageReplace("f.txt", []byte(big)); err != nil {
 			t.Fatal(err)
 		}
 		os.Remove(p) // the rename still happens: the file is put back with the staged content
 		if _, err := st.Commit(); err != nil {
 			t.Fatalf("commit %d after the file was removed: %v", i, err)
 		}
-		if err := f.Replace("f.txt", []byte("v1\n")); err != nil {
+		if err := f.Replace("f.txt", []byte(big+"v1\n")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f.WaitFreed()
-	if got := testutil.ReadFile(t, p); got != "v1\n" {
-		t.Fatalf("content %q", got)
+	if got := testutil.ReadFile(t, p); got != big+"v1\n" {
+		t.Fatalf("content %d bytes, want %d", len(got), len(big)+3)
 	}
-	if after := openFDs(t); after != before {
+	if after := openFDs(t); after > before {
 		t.Fatalf("%d descriptors open before 100 replaces, %d after: the replaced files were not all let go of", before, after)
+	}
+	if !ext4 {
+		t.Log("not on ext4: no file was held")
+	}
+}
+
+// At most maxHeld files are held at once, so that a call that changes many files
+// needs no more descriptors than one held file more than before.
+func TestHeldFilesAreBounded(t *testing.T) {
+	f, ws, _ := setup(t)
+	var fsst unix.Statfs_t
+	if unix.Statfs(ws, &fsst); fsst.Type != ext4Magic {
+		t.Skip("files are held on ext4 only")
+	}
+	big := strings.Repeat("x", holdMin)
+	var staged []*Staged
+	held := 0
+	for i := range 3 * maxHeld {
+		name := fmt.Sprintf("f%d.txt", i)
+		testutil.WriteFile(t, filepath.Join(ws, name), big)
+		st, err := f.StageReplace(name, []byte(big+"y"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.old >= 0 {
+			held++
+		}
+		staged = append(staged, st)
+	}
+	if held != maxHeld {
+		t.Fatalf("%d of %d staged replaces hold their file, want %d", held, len(staged), maxHeld)
+	}
+	for i, st := range staged {
+		if i%2 == 0 {
+			st.Abort()
+		} else if _, err := st.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.WaitFreed()
+	if n := f.held.Load(); n != 0 {
+		t.Fatalf("%d files still counted as held after every replace ended", n)
+	}
+	// Small files are not held: freeing them costs little.
+	testutil.WriteFile(t, filepath.Join(ws, "small.txt"), "s\n")
+	st, err := f.StageReplace("small.txt", []byte("t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Abort()
+	if st.old >= 0 {
+		t.Fatal("a 2-byte file was held")
 	}
 }
 
@@ -97,6 +166,29 @@ func TestBackgroundWait(t *testing.T) {
 			t.Fatalf("wait returned with %d of the %d pieces of work added before it done", got, before)
 		}
 	}
+	// Waits side by side, while work keeps coming: each ends, once the work added
+	// before it is done, though the work never stops.
+	var waiters sync.WaitGroup
+	for range 4 {
+		waiters.Go(func() {
+			for range 50 {
+				before := started.Load()
+				ended := make(chan struct{})
+				go func() { b.wait(); close(ended) }()
+				select {
+				case <-ended:
+				case <-time.After(10 * time.Second):
+					t.Error("a wait did not end while work kept being added")
+					return
+				}
+				if got := finished.Load(); got < before {
+					t.Errorf("a wait beside others returned with %d of the %d pieces of work added before it done", got, before)
+					return
+				}
+			}
+		})
+	}
+	waiters.Wait()
 	close(stop)
 	<-adders
 	b.wait()

@@ -25,6 +25,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -64,6 +65,7 @@ type FS struct {
 	maxSize  int64
 	onTemp   func(name string) // told each temp file's name before it is created
 	freeing  background        // the replaced files being let go of (Staged.release)
+	held     atomic.Int32      // replaced files held open (FS.hold)
 }
 
 // OnTemp sets a function told the name of every temp file before it is created, so

@@ -167,3 +167,13 @@ func Blocked(err error) *Error {
 	}
 	return nil
 }
+
+// Panic is a panic carried from the goroutine where it happened to the one that
+// reports it, with the stack where it happened: the stack of the panic that raises it
+// again would name only the line that did. It prints as the value it carries.
+type Panic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *Panic) String() string { return fmt.Sprint(p.Value) }
