@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -157,19 +159,40 @@ func durableWrite(path string, data []byte) error {
 	return d.Sync()
 }
 
-// BenchmarkFloor is the durable replace of a file of each size, alone.
+// BenchmarkFloor is the durable replace of a file of each size, alone; "held" is the
+// same with the replaced file held open through it and closed, untimed, after it, as
+// vfsctl does (vfs.Staged.release): the floor for a writer that frees the replaced
+// file's blocks after the write instead of inside the rename.
 func BenchmarkFloor(b *testing.B) {
 	for _, size := range speedSizes {
-		b.Run(size.name, func(b *testing.B) {
-			data := []byte(goSource(b, size.lines))
-			p := filepath.Join(b.TempDir(), "floor.go")
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				if err := durableWrite(p, data); err != nil {
+		for _, held := range []bool{false, true} {
+			name := size.name
+			if held {
+				name += "/held"
+			}
+			b.Run(name, func(b *testing.B) {
+				data := []byte(goSource(b, size.lines))
+				p := filepath.Join(b.TempDir(), "floor.go")
+				if err := os.WriteFile(p, data, 0o644); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					fd := -1
+					if held {
+						fd, _ = unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+					}
+					if err := durableWrite(p, data); err != nil {
+						b.Fatal(err)
+					}
+					if fd >= 0 {
+						b.StopTimer()
+						unix.Close(fd)
+						b.StartTimer()
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -383,4 +406,18 @@ func parallel(b *testing.B, n int, op func(g, i int) error) {
 	wg.Wait()
 	b.StopTimer()
 	b.ReportMetric(float64(per*n)/b.Elapsed().Seconds(), "edits/s")
+}
+
+// BenchmarkEditBackToBack is BenchmarkEdit's exact edit with nothing between the
+// calls: each waits only for the one before, whatever that one left to do after its
+// reply, so ns/op counts that work too where it delays the next call.
+func BenchmarkEditBackToBack(b *testing.B) {
+	for _, size := range speedSizes {
+		b.Run(size.name, func(b *testing.B) {
+			s := newSpeedEdit(b, size.lines, "")
+			for i := 0; b.Loop(); i++ {
+				s.call(b, false, i)
+			}
+		})
+	}
 }

@@ -472,7 +472,7 @@ func (s *Staged) Abort() {
 const (
 	ext4Magic = 0xef53
 	holdMin   = 64 << 10
-	maxHeld   = 8
+	maxHeld   = 4
 )
 
 // hold opens name in folder d, a file of size bytes about to be replaced, by O_PATH,
