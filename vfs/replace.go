@@ -468,7 +468,7 @@ func (s *Staged) Abort() {
 // on ext4 (the only file system it was measured on; on NFS a removed file still
 // held would show as a .nfs file), for files of holdMin bytes or more, and for at
 // most maxHeld files of an FS at once, so that a call that changes many files needs
-// no more descriptors than before.
+// at most maxHeld descriptors more than without it.
 const (
 	ext4Magic = 0xef53
 	holdMin   = 64 << 10
@@ -534,7 +534,7 @@ func (f *FS) WaitFreed() { f.freeing.wait() }
 type background struct {
 	mu     sync.Mutex
 	cur    *batch   // where new work is counted; nil when none is
-	closed []*batch // batches a wait ended, not done yet
+	sealed []*batch // batches a wait closed to new work, not done yet
 }
 
 type batch struct {
@@ -564,7 +564,7 @@ func (b *background) finish(bt *batch) {
 		if b.cur == bt {
 			b.cur = nil
 		}
-		b.closed = slices.DeleteFunc(b.closed, func(x *batch) bool { return x == bt })
+		b.sealed = slices.DeleteFunc(b.sealed, func(x *batch) bool { return x == bt })
 	}
 }
 
@@ -572,10 +572,10 @@ func (b *background) finish(bt *batch) {
 func (b *background) wait() {
 	b.mu.Lock()
 	if b.cur != nil {
-		b.closed = append(b.closed, b.cur)
+		b.sealed = append(b.sealed, b.cur)
 		b.cur = nil // what comes next is the next wait's
 	}
-	all := slices.Clone(b.closed)
+	all := slices.Clone(b.sealed)
 	b.mu.Unlock()
 	for _, bt := range all {
 		<-bt.done
