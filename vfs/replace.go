@@ -499,10 +499,11 @@ func (f *FS) hold(d fdFolder, name string, size int64) int {
 // replaced file's inode outlives the rename over it (or, in the journal-durable mode,
 // the removal of its old name); closing it frees the file's blocks, which on ext4
 // took about a quarter of a durable replace of a 600 KB file, inside the rename. Now
-// that happens after the reply, when the call's change is durable (the new content
-// in the file-durable mode, its record in the journal-durable one). Should the
-// process die first, the kernel frees the blocks as it closes the descriptor, and
-// after a power loss the file system does it as it mounts. WaitFreed waits for these.
+// it runs beside the rest of the call, which does not wait for it, once the call's
+// change is durable (the new content in the file-durable mode, its record in the
+// journal-durable one). Should the process die first, the kernel frees the blocks
+// as it closes the descriptor, and after a power loss the file system does it as it
+// mounts. WaitFreed waits for these.
 func (s *Staged) release() {
 	if s.old < 0 {
 		return
