@@ -89,7 +89,7 @@ func TestReplacedFilesAreLetGo(t *testing.T) {
 }
 
 // At most maxHeld files are held at once, so that a call that changes many files
-// needs no more descriptors than one held file more than before.
+// needs at most maxHeld descriptors more than before.
 func TestHeldFilesAreBounded(t *testing.T) {
 	f, ws, _ := setup(t)
 	var fsst unix.Statfs_t
