@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // An index (by_path, by_session, by_kind) lists the records that carry a name: a
@@ -38,22 +40,24 @@ func run(out []uint64, prefix, k, v []byte) (_ []uint64, ok bool) {
 	return out, true
 }
 
+// lastBefore moves c to the last key before key, and returns it (nil if none).
+func lastBefore(c *bolt.Cursor, key []byte) (k, v []byte) {
+	if k, _ = c.Seek(key); k == nil {
+		return c.Last()
+	}
+	return c.Prev()
+}
+
 // newestIn calls fn with the sequence numbers that bucket lists under name, below
 // below (0: all), newest first, until fn returns true or an error.
 func (t *Tx) newestIn(bucket, name string, below uint64, fn func(seq uint64) (bool, error)) error {
 	prefix := append([]byte(name), 0)
 	c := t.b(bucket).Cursor()
-	var k, v []byte
+	end := append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
 	if below > 0 {
-		k, _ = c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), below))
-	} else {
-		k, _ = c.Seek(append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+		end = indexKey(name, below)
 	}
-	if k == nil {
-		k, v = c.Last()
-	} else {
-		k, v = c.Prev()
-	}
+	k, v := lastBefore(c, end)
 	var seqs []uint64
 	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
 		seqs, _ = run(seqs[:0], prefix, k, v)
@@ -74,16 +78,11 @@ func (t *Tx) newestIn(bucket, name string, below uint64, fn func(seq uint64) (bo
 func (t *Tx) oldestIn(bucket, name string, after uint64) []uint64 {
 	prefix := append([]byte(name), 0)
 	c := t.b(bucket).Cursor()
-	start := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), after+1)
+	start := indexKey(name, after+1)
 	k, v := c.Seek(start)
 	if !bytes.Equal(k, start) {
 		// The run before may reach past after.
-		if k == nil {
-			k, v = c.Last()
-		} else {
-			k, v = c.Prev()
-		}
-		if k == nil || !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
+		if k, v = lastBefore(c, start); k == nil || !bytes.HasPrefix(k, prefix) || len(k) != len(prefix)+8 {
 			k, v = c.Seek(start)
 		}
 	}
@@ -105,15 +104,8 @@ func (t *Tx) oldestIn(bucket, name string, after uint64) []uint64 {
 func (t *Tx) index(bucket, name string, seq uint64) error {
 	b := t.b(bucket)
 	prefix := append([]byte(name), 0)
-	key := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq)
-	c := b.Cursor()
-	var v []byte
-	k, _ := c.Seek(binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), seq+1))
-	if k == nil {
-		k, v = c.Last()
-	} else {
-		k, v = c.Prev()
-	}
+	key := indexKey(name, seq)
+	k, v := lastBefore(b.Cursor(), indexKey(name, seq+1))
 	seqs, ok := run(nil, prefix, k, v)
 	if k == nil || !bytes.HasPrefix(k, prefix) || !ok {
 		return b.Put(key, nil)

@@ -35,7 +35,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	c.rec.State = journal.Pending
 	st := e.stage(changes)
-	defer st.abort() // on every way out, a panic included; what was renamed is not staged any more
+	defer st.abort() // on every way out, a panic included: what was renamed is not staged any more
 	hashAll(changes)
 	for _, ch := range changes {
 		c.file(fileRecord(ch))
@@ -52,7 +52,6 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		if base != nil {
 			e.cp.unbase(changes, base, epoch)
 		}
-		st.abort()
 		return c.pendingFailed(err)
 	}
 	if testHookJournaled != nil {
@@ -75,13 +74,11 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	// and say so, or, when that fails too, leave the record pending for recovery.
 	defer func() {
 		if p := recover(); p != nil {
-			st.abort()
 			err = e.settleAfterPanic(c, changes, p)
 		}
 	}()
 	for i, ch := range changes {
 		if err := e.writeFile(ch, st.files[i], st.errs[i]); err != nil {
-			st.abort()
 			return e.writeFailed(c, changes, i, err)
 		}
 	}

@@ -325,8 +325,7 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 			d.Remove(tmp)
 			d.Close()
 			if held >= 0 {
-				unix.Close(held)
-				f.held.Add(-1)
+				f.unhold(held)
 			}
 		}
 	}()
@@ -510,19 +509,21 @@ func (s *Staged) release() {
 	}
 	fd := s.old
 	s.old = -1
-	s.f.freeing.Go(func() {
-		unix.Close(fd)
-		s.f.held.Add(-1)
-	})
+	s.f.freeing.Go(func() { s.f.unhold(fd) })
 }
 
 // closeOld closes the descriptor of the replaced file now: nothing was replaced.
 func (s *Staged) closeOld() {
 	if s.old >= 0 {
-		unix.Close(s.old)
+		s.f.unhold(s.old)
 		s.old = -1
-		s.f.held.Add(-1)
 	}
+}
+
+// unhold closes fd, a descriptor hold returned, and counts it as no longer held.
+func (f *FS) unhold(fd int) {
+	unix.Close(fd)
+	f.held.Add(-1)
 }
 
 // WaitFreed waits until the files that replaces of this FS let go of are closed
