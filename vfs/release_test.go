@@ -196,3 +196,116 @@ func TestBackgroundWait(t *testing.T) {
 		t.Fatalf("%d added, %d done after the last wait", started.Load(), finished.Load())
 	}
 }
+
+// Holding a replaced file costs a descriptor only where one is to spare: a staging
+// that finds none left lets go of the files held (FS.shed), so replaces that fit in
+// a descriptor limit without holding their files fit in it with it. The oracle is the
+// same replaces of small files, which are never held.
+func TestHeldFilesGiveWayAtTheDescriptorLimit(t *testing.T) {
+	f, ws, _ := setup(t)
+	var fsst unix.Statfs_t
+	if unix.Statfs(ws, &fsst); fsst.Type != ext4Magic {
+		t.Skip("files are held on ext4 only")
+	}
+	var limit unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &limit); err != nil {
+		t.Skip(err)
+	}
+	const n = 3 * maxHeld
+	// fits stages n replaces of files of size bytes with spare descriptors beyond
+	// those open, and reports whether all were staged.
+	fits := func(size, spare int) bool {
+		data := strings.Repeat("x", size)
+		for i := range n {
+			testutil.WriteFile(t, filepath.Join(ws, fmt.Sprintf("f%d.txt", i)), data)
+		}
+		f.WaitFreed()
+		low := limit
+		low.Cur = uint64(openFDs(t) + spare)
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+			t.Skip(err)
+		}
+		var staged []*Staged
+		var err error
+		for i := 0; i < n && err == nil; i++ {
+			var st *Staged
+			if st, err = f.StageReplace(fmt.Sprintf("f%d.txt", i), []byte(data+"y")); err == nil {
+				staged = append(staged, st)
+			}
+		}
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &limit); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range staged {
+			st.Abort()
+		}
+		return err == nil
+	}
+	least := func(size int) int {
+		for spare := 0; spare < 4*n; spare++ {
+			if fits(size, spare) {
+				return spare
+			}
+		}
+		t.Fatalf("%d replaces of %d-byte files did not fit in %d spare descriptors", n, size, 4*n)
+		return 0
+	}
+	small, large := least(100), least(holdMin)
+	t.Logf("spare descriptors needed: %d for small files, %d for held ones", small, large)
+	if large > small {
+		t.Fatalf("%d replaces of files that are held need %d spare descriptors, of small files %d", n, large, small)
+	}
+	if n := f.held.Load(); n != 0 {
+		t.Fatalf("%d files still counted as held", n)
+	}
+}
+
+// Shedding runs beside the replaces of other calls: each held descriptor is closed
+// once, by whoever takes it first (a double close would close a descriptor someone
+// else has opened since), and none is left open.
+func TestShedBesideReplaces(t *testing.T) {
+	f, ws, _ := setup(t)
+	big := strings.Repeat("a line of a file large enough to be held\n", holdMin/40+1)
+	for g := range 4 {
+		testutil.WriteFile(t, filepath.Join(ws, fmt.Sprintf("g%d.txt", g)), big)
+	}
+	f.WaitFreed()
+	before := openFDs(t)
+	var wg sync.WaitGroup
+	var stop atomic.Bool
+	wg.Go(func() {
+		for !stop.Load() {
+			f.shed()
+		}
+	})
+	var work sync.WaitGroup
+	for g := range 4 {
+		work.Go(func() {
+			name := fmt.Sprintf("g%d.txt", g)
+			for i := range 30 {
+				st, err := f.StageReplace(name, []byte(big+strings.Repeat("y", i)))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if i%3 == 0 {
+					st.Abort()
+				} else if _, err := st.Commit(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	work.Wait()
+	stop.Store(true)
+	wg.Wait()
+	f.WaitFreed()
+	if n := f.held.Load(); n != 0 {
+		t.Fatalf("%d files still counted as held", n)
+	}
+	if after := openFDs(t); after != before {
+		t.Fatalf("%d descriptors open before, %d after", before, after)
+	}
+	runtime.KeepAlive(f) // else the count above finalizes its root's descriptor
+}

@@ -250,7 +250,7 @@ type Staged struct {
 	done      bool
 	sync      bool // fsync the temp file before the rename and the folder after it
 	create    bool // the file is new: never replace what someone put there meanwhile
-	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release)
+	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release); f.hmu
 }
 
 // StageReplace stages data as the new content of the existing regular file p.
@@ -300,9 +300,9 @@ func (f *FS) folder(dir string) (folder, error) {
 
 // stage writes data beside p: a replace of the file old, which it takes its mode,
 // owner and extended attributes from, or a new file (old nil) with CreatedMode(mode).
-func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, sync bool) (st *Staged, err error) {
+func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, sync bool) (*Staged, error) {
 	dir := path.Dir(p)
-	d, err := f.folder(dir)
+	d, err := shedding(f, func() (folder, error) { return f.folder(dir) })
 	if err != nil {
 		return nil, f.osError(p, err)
 	}
@@ -313,26 +313,24 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 		f.onTemp(path.Join(dir, tmp))
 	}
 	// Only the owner may read the temp file until it has the file's own mode.
-	h, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	h, err := shedding(f, func() (afero.File, error) { return d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) })
 	if err != nil {
 		d.Close()
 		return nil, f.osError(p, err)
 	}
-	staged, held := false, -1
+	s := &Staged{f: f, dir: d, path: p, tmp: tmp, sync: sync, old: -1}
+	staged := false
 	defer func() {
 		if !staged { // an error, or a panic unwinding through here
 			h.Close()
 			d.Remove(tmp)
 			d.Close()
-			if held >= 0 {
-				f.unhold(held)
-			}
+			s.closeOld()
 		}
 	}()
 	if fd, ok := d.(fdFolder); ok && old != nil {
-		held = f.hold(fd, path.Base(p), old.Size())
+		f.hold(s, fd, old.Size())
 	}
-	st = &Staged{f: f, dir: d, path: p, tmp: tmp, sync: sync, old: held}
 	if _, err = h.Write(data); err != nil {
 		return nil, f.osError(p, err)
 	}
@@ -353,13 +351,13 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 		fi, _ = h.Stat()
 	}
 	if fi != nil {
-		st.id = identityOf(fi)
+		s.id = identityOf(fi)
 	}
 	if err = h.Close(); err != nil {
 		return nil, f.osError(p, err)
 	}
 	staged = true
-	return st, nil
+	return s, nil
 }
 
 // Commit renames the staged content over its file and syncs the directory. It returns
@@ -474,23 +472,29 @@ const (
 	maxHeld   = 4
 )
 
-// hold opens name in folder d, a file of size bytes about to be replaced, by O_PATH,
-// where that pays (see release), and returns the descriptor, or -1.
-func (f *FS) hold(d fdFolder, name string, size int64) int {
+// hold opens the file that s replaces, of size bytes, in folder d, by O_PATH, where
+// that pays (see release), and keeps the descriptor in s.
+func (f *FS) hold(s *Staged, d fdFolder, size int64) {
 	var st unix.Statfs_t
 	if size < holdMin || unix.Fstatfs(d.fd, &st) != nil || st.Type != ext4Magic {
-		return -1
+		return
 	}
 	if f.held.Add(1) > maxHeld {
 		f.held.Add(-1)
-		return -1
+		return
 	}
-	fd, err := openRaw(d.fd, name, unix.O_PATH, 0)
+	fd, err := openRaw(d.fd, path.Base(s.path), unix.O_PATH, 0)
 	if err != nil {
 		f.held.Add(-1)
-		return -1
+		return
 	}
-	return fd
+	f.hmu.Lock()
+	defer f.hmu.Unlock()
+	if f.holding == nil {
+		f.holding = map[*Staged]bool{}
+	}
+	s.old = fd
+	f.holding[s] = true
 }
 
 // release lets go of the replaced file, once the rename is done (and, in the
@@ -504,20 +508,56 @@ func (f *FS) hold(d fdFolder, name string, size int64) int {
 // as it closes the descriptor, and after a power loss the file system does it as it
 // mounts. WaitFreed waits for these.
 func (s *Staged) release() {
-	if s.old < 0 {
-		return
+	if fd := s.letGo(); fd >= 0 {
+		s.f.freeing.Go(func() { s.f.unhold(fd) })
 	}
-	fd := s.old
-	s.old = -1
-	s.f.freeing.Go(func() { s.f.unhold(fd) })
 }
 
 // closeOld closes the descriptor of the replaced file now: nothing was replaced.
 func (s *Staged) closeOld() {
-	if s.old >= 0 {
-		s.f.unhold(s.old)
+	if fd := s.letGo(); fd >= 0 {
+		s.f.unhold(fd)
+	}
+}
+
+// letGo takes the descriptor s holds, or -1: the one who takes it closes it, once.
+func (s *Staged) letGo() int {
+	s.f.hmu.Lock()
+	defer s.f.hmu.Unlock()
+	fd := s.old
+	s.old = -1
+	delete(s.f.holding, s)
+	return fd
+}
+
+// shed closes every descriptor held for a replace not yet made, and waits for those
+// of the replaces made already to close: a staging found no descriptor left, and
+// holding a file is worth a descriptor only where one is to spare. Their renames then
+// free the files' blocks themselves, as without the hold.
+func (f *FS) shed() {
+	f.hmu.Lock()
+	var fds []int
+	for s := range f.holding {
+		fds = append(fds, s.old)
 		s.old = -1
 	}
+	clear(f.holding)
+	f.hmu.Unlock()
+	for _, fd := range fds {
+		f.unhold(fd)
+	}
+	f.WaitFreed()
+}
+
+// shedding runs open, which takes a descriptor, and runs it again once f has shed
+// the files it holds if it found none left, for the process or the system.
+func shedding[T any](f *FS, open func() (T, error)) (T, error) {
+	v, err := open()
+	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
+		f.shed()
+		v, err = open()
+	}
+	return v, err
 }
 
 // unhold closes fd, a descriptor hold returned, and counts it as no longer held.
@@ -651,7 +691,7 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 	if !ok {
 		return fi, nil
 	}
-	attrs, err := xattrsAt(fd.fd, path.Base(p))
+	attrs, err := shedding(f, func() ([]xattr, error) { return xattrsAt(fd.fd, path.Base(p)) })
 	if err != nil {
 		return nil, errs.Wrap(errs.PermissionDenied, p, err, "The extended attributes of %s could not be read (%v), so its replacement could not keep them; nothing was written.", p, err)
 	}

@@ -25,6 +25,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -66,6 +67,8 @@ type FS struct {
 	onTemp   func(name string) // told each temp file's name before it is created
 	freeing  background        // the replaced files being let go of (Staged.release)
 	held     atomic.Int32      // replaced files held open (FS.hold)
+	hmu      sync.Mutex        // guards holding, and the old of each Staged in it
+	holding  map[*Staged]bool  // the replaces staged that hold their file (FS.shed)
 }
 
 // OnTemp sets a function told the name of every temp file before it is created, so
