@@ -118,7 +118,7 @@ func recordText(r *Record, codec byte) ([]byte, error) {
 	rest.Seq, rest.Time, rest.Duration, rest.State, rest.Args = 0, time.Time{}, 0, "", ""
 	rest.Files = make([]File, len(r.Files))
 	for i, f := range r.Files {
-		f.Before, f.After, f.Splices, f.Diff = "", "", nil, ""
+		f.Before, f.After, f.Splices, f.Diff, f.DiffError = "", "", nil, "", ""
 		rest.Files[i] = f
 	}
 	js, err := json.Marshal(&rest)

@@ -102,7 +102,11 @@ func TestRecordCodecAsJSON(t *testing.T) {
 			if err != nil {
 				t.Fatalf("case %d, codec %d: %v", i, data[0], err)
 			}
-			if want := viaJSON(t, r); !reflect.DeepEqual(got, want) {
+			want := viaJSON(t, r)
+			for i := range want.Files {
+				want.Files[i].DiffError = "" // said when a diff is read, never stored
+			}
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("case %d, codec %d:\n got %+v\nwant %+v", i, data[0], got, want)
 			}
 		}

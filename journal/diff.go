@@ -57,7 +57,7 @@ func spliceDiff(path string, before []byte, sp []Splice) string {
 // only, rendered over the content before the call, which it rebuilds from the
 // journal. It reads the records oldest first, so that each version of a file is
 // rebuilt from the one before. A diff that cannot be rebuilt (a chain of versions
-// broken) says so in its place.
+// broken) is left "", and DiffError says why.
 func (t *Tx) Diffs(recs ...*Record) {
 	order := make([]*Record, 0, len(recs))
 	for _, r := range recs {
@@ -84,12 +84,12 @@ func (t *Tx) Diffs(recs ...*Record) {
 			f.diffOmitted = false
 			before, err := t.ContentCached(f.Path, f.Before, cache, r.Seq)
 			if err != nil {
-				f.Diff = fmt.Sprintf("(the diff cannot be shown: %v)\n", err)
+				f.DiffError = err.Error()
 				continue
 			}
 			after, ok := ApplySplices(before, f.Splices)
 			if !ok {
-				f.Diff = fmt.Sprintf("(the diff cannot be shown: the splices of %s do not apply at %.12s)\n", f.Path, f.Before)
+				f.DiffError = fmt.Sprintf("the splices of %s do not apply at %.12s", f.Path, f.Before)
 				continue
 			}
 			f.Diff = spliceDiff(f.Path, before, f.Splices)

@@ -152,6 +152,9 @@ type File struct {
 	Splices    []Splice `json:"splices,omitempty"`
 	Edits      []Edit   `json:"edits,omitempty"` // how each edit matched (edit_file)
 	Diff       string   `json:"diff,omitempty"`
+	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
+	// where it is damaged. It is never stored.
+	DiffError string `json:"diff_error,omitempty"`
 	// diffOmitted: the record keeps the diff as its splices only (OmitDiff); Diff is
 	// "" until Tx.Diffs renders it.
 	diffOmitted bool

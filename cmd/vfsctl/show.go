@@ -128,6 +128,9 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 		if f.Diff != "" {
 			fmt.Fprint(w, f.Diff)
 		}
+		if f.DiffError != "" {
+			fmt.Fprintf(w, "(the diff cannot be shown: %s)\n", f.DiffError)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note     %s\n", n)
