@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
@@ -238,6 +239,10 @@ func TestHeldFilesGiveWayAtTheDescriptorLimit(t *testing.T) {
 		}
 		for _, st := range staged {
 			st.Abort()
+		}
+		// Out of descriptors is said so, not taken for a permission refused.
+		if err != nil && (errs.KindOf(err) != errs.IOError || !strings.Contains(err.Error(), "No file descriptor was left")) {
+			t.Errorf("with %d spare descriptors: %s: %v", spare, errs.KindOf(err), err)
 		}
 		return err == nil
 	}

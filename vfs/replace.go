@@ -692,6 +692,9 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 		return fi, nil
 	}
 	attrs, err := shedding(f, func() ([]xattr, error) { return xattrsAt(fd.fd, path.Base(p)) })
+	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
+		return nil, f.osError(p, err)
+	}
 	if err != nil {
 		return nil, errs.Wrap(errs.PermissionDenied, p, err, "The extended attributes of %s could not be read (%v), so its replacement could not keep them; nothing was written.", p, err)
 	}
