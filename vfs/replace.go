@@ -553,11 +553,17 @@ func (f *FS) shed() {
 // the files it holds if it found none left, for the process or the system.
 func shedding[T any](f *FS, open func() (T, error)) (T, error) {
 	v, err := open()
-	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
+	if outOfDescriptors(err) {
 		f.shed()
 		v, err = open()
 	}
 	return v, err
+}
+
+// outOfDescriptors reports whether err is the process's, or the system's, running out
+// of file descriptors.
+func outOfDescriptors(err error) bool {
+	return errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE)
 }
 
 // unhold closes fd, a descriptor hold returned, and counts it as no longer held.
@@ -692,8 +698,8 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 		return fi, nil
 	}
 	attrs, err := shedding(f, func() ([]xattr, error) { return xattrsAt(fd.fd, path.Base(p)) })
-	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
-		return nil, f.osError(p, err)
+	if outOfDescriptors(err) {
+		return nil, f.osError(p, err) // not a permission refused
 	}
 	if err != nil {
 		return nil, errs.Wrap(errs.PermissionDenied, p, err, "The extended attributes of %s could not be read (%v), so its replacement could not keep them; nothing was written.", p, err)

@@ -445,7 +445,7 @@ func (f *FS) osError(p string, err error) error {
 		return errs.Wrap(errs.PathOutsideRoot, p, err, "%s leads outside the workspace. Send a path inside it.", p)
 	case errors.Is(err, syscall.ENOSPC):
 		return errs.Wrap(errs.IOError, p, err, "No space left on the device while writing %s; nothing was changed.", p)
-	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+	case outOfDescriptors(err):
 		return errs.Wrap(errs.IOError, p, err, "No file descriptor was left to open %s (%v); nothing was changed. Change fewer files in one call, or raise the limit (ulimit -n).", p, err)
 	}
 	return errs.Wrap(errs.IOError, p, err, "I/O error on %s: %v.", p, err)
