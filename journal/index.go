@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -53,16 +54,15 @@ func lastBefore(c *bolt.Cursor, key []byte) (k, v []byte) {
 func (t *Tx) newestIn(bucket, name string, below uint64, fn func(seq uint64) (bool, error)) error {
 	prefix := append([]byte(name), 0)
 	c := t.b(bucket).Cursor()
-	end := append(append([]byte(nil), prefix...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-	if below > 0 {
-		end = indexKey(name, below)
+	if below == 0 {
+		below = math.MaxUint64 // no record has it
 	}
-	k, v := lastBefore(c, end)
+	k, v := lastBefore(c, indexKey(name, below))
 	var seqs []uint64
 	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
 		seqs, _ = run(seqs[:0], prefix, k, v)
 		for i := len(seqs) - 1; i >= 0; i-- {
-			if below > 0 && seqs[i] >= below {
+			if seqs[i] >= below {
 				continue
 			}
 			if stop, err := fn(seqs[i]); err != nil || stop {
