@@ -172,42 +172,50 @@ func newFile(path string, content []byte) (*file, error) {
 	if bytes.HasPrefix(content, []byte("\ufeff")) {
 		f.bom = 3
 	}
+	// The supplied line break is the file's own, so that what the matcher writes
+	// at the end of the last line is in the file's line ending.
+	f.eol = lineEnding(content[f.bom:])
 	if n := len(content); n > f.bom && content[n-1] != '\n' && content[n-1] != '\r' {
-		f.work = append(append([]byte(nil), content...), '\n')
+		f.work = append(append([]byte(nil), content...), f.eol...)
 		f.addedNL = true
 	}
-	var lf, crlf, cr int
 	for i := f.bom; i < len(f.work); {
 		f.starts = append(f.starts, i)
 		j := i
 		for j < len(f.work) && f.work[j] != '\n' && f.work[j] != '\r' {
 			j++
 		}
-		switch {
-		case j+1 < len(f.work) && f.work[j] == '\r' && f.work[j+1] == '\n':
-			crlf++
-			j += 2
-		case j < len(f.work) && f.work[j] == '\r':
-			cr++
-			j++
-		default:
-			lf++
+		if j+1 < len(f.work) && f.work[j] == '\r' && f.work[j+1] == '\n' {
 			j++
 		}
-		i = j
-	}
-	if f.addedNL {
-		lf-- // the supplied line break is not the file's
+		i = j + 1
 	}
 	f.nlines = len(f.starts)
 	f.starts = append(f.starts, len(f.work))
-	f.eol = "\n"
-	if crlf >= lf && crlf >= cr && crlf > 0 {
-		f.eol = "\r\n"
-	} else if cr > lf && cr > crlf {
-		f.eol = "\r"
-	}
 	return f, nil
+}
+
+// lineEnding is the most common line ending of b: "\n" when it has none.
+func lineEnding(b []byte) string {
+	var lf, crlf, cr int
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\n':
+			lf++
+		case b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n':
+			crlf++
+			i++
+		case b[i] == '\r':
+			cr++
+		}
+	}
+	switch {
+	case crlf >= lf && crlf >= cr && crlf > 0:
+		return "\r\n"
+	case cr > lf && cr > crlf:
+		return "\r"
+	}
+	return "\n"
 }
 
 // text is the content of line i without its line ending.
@@ -549,32 +557,7 @@ func (f *file) finish(sp []matcher.Splice, name func(int) string) ([]matcher.Spl
 		}
 	}
 	if f.addedNL {
-		n := len(f.orig)
-		for i := range sp {
-			s := &sp[i]
-			if s.End <= n {
-				continue
-			}
-			s.End = n
-			switch {
-			case bytes.HasSuffix(s.Text, []byte("\r\n")):
-				s.Text = s.Text[:len(s.Text)-2]
-			case bytes.HasSuffix(s.Text, []byte("\n")), bytes.HasSuffix(s.Text, []byte("\r")):
-				s.Text = s.Text[:len(s.Text)-1]
-			case len(s.Text) == 0 && s.Start > f.bom:
-				// The file's last lines are deleted: the line break before them goes
-				// too, so the file still ends without one.
-				if i > 0 && sp[i-1].End == s.Start {
-					p := &sp[i-1]
-					p.Text = bytes.TrimSuffix(bytes.TrimSuffix(p.Text, []byte("\n")), []byte("\r"))
-				} else {
-					s.Start--
-					if s.Start > f.bom && f.orig[s.Start] == '\n' && f.orig[s.Start-1] == '\r' {
-						s.Start--
-					}
-				}
-			}
-		}
+		sp = f.endAsBefore(sp)
 	}
 	for _, s := range sp {
 		if !bytes.Equal(s.Text, f.orig[s.Start:s.End]) {
@@ -582,6 +565,51 @@ func (f *file) finish(sp []matcher.Splice, name func(int) string) ([]matcher.Spl
 		}
 	}
 	return nil, errs.New(errs.NoChange, f.path, "%s: the change leaves the file as it is. Send only changes that change something.", f.name)
+}
+
+// endAsBefore maps the splices that reach into the supplied final line break, or past
+// it, back onto the original, which has none: they become one splice that ends where
+// the original does, and whose text, like the file, ends without a line break. Where
+// the file's last lines are deleted, the line break before them goes too.
+func (f *file) endAsBefore(sp []matcher.Splice) []matcher.Splice {
+	n := len(f.orig)
+	k := len(sp)
+	for k > 0 && sp[k-1].End > n {
+		k--
+	}
+	if k == len(sp) {
+		return sp
+	}
+	base := min(sp[k].Start, n)
+	tail := append([]byte(nil), f.work[base:sp[k].Start]...)
+	at := sp[k].Start
+	last := sp[k].LastLine
+	for _, s := range sp[k:] {
+		tail = append(tail, f.work[at:s.Start]...)
+		tail = append(tail, s.Text...)
+		at = s.End
+		last = max(last, s.LastLine)
+	}
+	tail = append(tail, f.work[at:]...)
+	switch {
+	case bytes.HasSuffix(tail, []byte("\r\n")):
+		tail = tail[:len(tail)-2]
+	case bytes.HasSuffix(tail, []byte("\n")), bytes.HasSuffix(tail, []byte("\r")):
+		tail = tail[:len(tail)-1]
+	case len(tail) == 0 && base > f.bom:
+		if k > 0 && sp[k-1].End == base {
+			p := &sp[k-1]
+			p.Text = bytes.TrimSuffix(bytes.TrimSuffix(p.Text, []byte("\n")), []byte("\r"))
+		} else {
+			base--
+			if base > f.bom && f.orig[base] == '\n' && f.orig[base-1] == '\r' {
+				base--
+			}
+		}
+	}
+	merged := sp[k]
+	merged.Start, merged.End, merged.Text, merged.LastLine = base, n, tail, last
+	return append(sp[:k], merged)
 }
 
 func joinLines(lines []string) string {

@@ -99,6 +99,25 @@ func TestV4ABarePureAdditionAppends(t *testing.T) {
 	}
 }
 
+// A chunk whose context runs to the last line of a file without a final line break,
+// and adds lines after it: once a panic (its splice began past the file's end).
+func TestV4AAddAfterLastLineWithoutFinalBreak(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"package p\n\nfunc F() {\n}", "package p\n\nfunc F() {\n}\n\nfunc G() {\n}"},
+		{"package p\r\n\r\nfunc F() {\r\n}", "package p\r\n\r\nfunc F() {\r\n}\r\n\r\nfunc G() {\r\n}"},
+	} {
+		for _, body := range [][]string{
+			{"@@", " func F() {", " }", "+", "+func G() {", "+}"},
+			{"@@", " func F() {", "-}", "+}", "+", "+func G() {", "+}"},
+		} {
+			got, err := patchFile(t, c.file, update("a.go", body...))
+			if err != nil || got != c.want {
+				t.Errorf("%q with %q:\ngot  %q %v\nwant %q", c.file, body, got, err, c.want)
+			}
+		}
+	}
+}
+
 func TestV4AEndOfFilePinsChunk(t *testing.T) {
 	// Codex fixture 022.
 	got, err := patchFile(t, "first\nsecond\n", update("tail.txt", "@@", " first", "-second", "+second updated", "*** End of File"))

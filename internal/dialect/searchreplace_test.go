@@ -107,6 +107,9 @@ func TestSearchReplaceLocate(t *testing.T) {
 		{"BOMKept", "\ufeffa\nb\n", block("a\n", "A\n"), "\ufeffA\nb\n"},
 		{"NoFinalNewline", "a\nb", block("b\n", "B\n"), "a\nB"},
 		{"DeleteLastLineNoFinalNewline", "a\nb", block("b\n", ""), "a"},
+		// Lines added after the last line of a CRLF file that ends without a line break:
+		// written in CRLF, and the file still ends without one.
+		{"CRLFNoFinalNewlineLinesAdded", "package p\r\n\r\nfunc F() {\r\n}", block("func F() {\n}\n", "func F() {\n}\n\nfunc G() {\n}\n"), "package p\r\n\r\nfunc F() {\r\n}\r\n\r\nfunc G() {\r\n}"},
 		{"CurlyQuotesFileKeepsStraight", "say(\"hi\")\nx = 1\n", block("say(“hi”)\nx = 1\n", "say(“hi”)\nx = 2\n"), "say(\"hi\")\nx = 2\n"},
 		{"EmptySearchFillsEmptyFile", "", block("", "hello\n"), "hello\n"},
 	}
