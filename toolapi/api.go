@@ -378,7 +378,14 @@ func boundedDiff(d string, seq uint64) string {
 func changedLines(p *matcher.Result) string {
 	var parts []string
 	for _, s := range p.Splices {
-		if s.FirstLine == s.LastLine {
+		if s.LastLine < s.FirstLine {
+			// Lines added between two of the file's: they have no line of the original.
+			if s.LastLine < 1 {
+				parts = append(parts, "lines added at the top")
+			} else {
+				parts = append(parts, fmt.Sprintf("lines added after line %d", s.LastLine))
+			}
+		} else if s.FirstLine == s.LastLine {
 			parts = append(parts, fmt.Sprintf("line %d", s.FirstLine))
 		} else {
 			parts = append(parts, fmt.Sprintf("lines %d-%d", s.FirstLine, s.LastLine))

@@ -66,6 +66,19 @@ func TestApplyPatchCodexSuccessText(t *testing.T) {
 	disk(t, dir, map[string]string{"new.txt": "hello\n", "a.txt": "one\nTWO\nthree\n", "old.txt": ""})
 }
 
+// Lines only added have no line of the original: the reply says after which line
+// they went, not a range that runs backwards ("lines 3-2").
+func TestApplyPatchPureAdditionSaysWhere(t *testing.T) {
+	a, dir := patchAPI(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.go": "package p\r\n\r\nfunc F() {\r\n}"})
+	r := patchCall(a, "*** Begin Patch\n*** Update File: a.txt\n@@ two\n+two and a half\n*** Update File: b.go\n@@\n func F() {\n }\n+\n+func G() {\n+}\n*** End Patch")
+	for _, want := range []string{"Updated a.txt (lines added after line 2).", "Updated b.go (lines added after line 4)."} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the reply does not say %q:\n%s", want, r.Text)
+		}
+	}
+	disk(t, dir, map[string]string{"a.txt": "one\ntwo\ntwo and a half\nthree\n", "b.go": "package p\r\n\r\nfunc F() {\r\n}\r\n\r\nfunc G() {\r\n}"})
+}
+
 // Codex applies the files of a patch one by one and leaves the first changed when a
 // later one fails; here the patch is one transaction.
 func TestApplyPatchAllOrNothing(t *testing.T) {
