@@ -117,13 +117,17 @@ var editorWords = strings.NewReplacer(
 
 // inEditorWords is err with its message in the text editor's words; its kind and
 // structure are kept.
-func inEditorWords(err error) error {
+func inEditorWords(err error) error { return inWords(err, editorWords) }
+
+// inWords is err with its message rewritten by words, for a model that knows another
+// tool's; its kind and structure are kept.
+func inWords(err error, words *strings.Replacer) error {
 	var e *errs.Error
 	if !errors.As(err, &e) {
 		return err
 	}
 	e2 := *e
-	e2.Message = editorWords.Replace(e.Error())
+	e2.Message = words.Replace(e.Error())
 	return &e2
 }
 

@@ -91,7 +91,7 @@ func (a *dispatcher) patch(c *txn.Call, in *input) (string, error) {
 	}
 	changes, err := a.eng.Apply(c, specs, false)
 	if err != nil {
-		return "", err
+		return "", inWords(err, chunkWords)
 	}
 	return renderPatch(ops, specs, changes), nil
 }
@@ -318,3 +318,7 @@ func isMoveSource(specs []txn.Spec, path string) bool {
 	}
 	return false
 }
+
+// chunkWords are the native tools' words in a refusal of the guard, in a patch's
+// terms: a patch has no oldText, its lines to take out are its '-' lines.
+var chunkWords = strings.NewReplacer("leave them out of oldText", "leave them out of the chunk's '-' lines")

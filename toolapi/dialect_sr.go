@@ -59,7 +59,7 @@ func (a *dispatcher) replaceInFile(c *txn.Call, _ string, in *input) (string, er
 	}}
 	chs, err := a.eng.Apply(c, []txn.Spec{spec}, false)
 	if err != nil {
-		return "", allOrNothing(err, len(blocks))
+		return "", allOrNothing(inWords(err, blockWords), len(blocks))
 	}
 	ch := chs[0]
 	var b strings.Builder

@@ -126,6 +126,42 @@ func TestPlaceholderGuard(t *testing.T) {
 	}
 }
 
+// The placeholder refusal tells each tool's model what to send in that tool's terms:
+// write_file has no oldText, nor has a patch or a SEARCH/REPLACE block.
+func TestPlaceholderRefusalInEachToolsWords(t *testing.T) {
+	py := "def f(x):\n    a = x + 1\n    b = a * 2\n    c = b - 3\n    return c\n"
+	ws := testutil.Workspace(t, map[string]string{"f.py": py})
+	eng, err := toolapi.Open(ws, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	call(t, eng, "read_file", map[string]any{"path": "f.py"})
+	cases := []struct {
+		tool string
+		args any
+		say  string
+	}{
+		{"edit_file", edit("f.py", "    b = a * 2\n    c = b - 3\n", "    # ... rest unchanged ...\n"), "leave them out of oldText"},
+		{"write_file", map[string]any{"path": "f.py", "content": "def f(x):\n    # ... existing code ...\n"}, "use edit_file"},
+		{"apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: f.py\n@@\n     a = x + 1\n-    b = a * 2\n-    c = b - 3\n+    # ... rest unchanged ...\n*** End Patch"}, "leave them out of the chunk's '-' lines"},
+		{"replace_in_file", map[string]any{"path": "f.py", "diff": "------- SEARCH\n    b = a * 2\n    c = b - 3\n=======\n    # ... rest unchanged ...\n+++++++ REPLACE\n"}, "leave them out of SEARCH"},
+	}
+	for _, c := range cases {
+		r := call(t, eng, c.tool, c.args)
+		if r.OK || *r.Kind != "placeholder_text" {
+			t.Errorf("%s: want placeholder_text, got %+v", c.tool, r)
+			continue
+		}
+		if !strings.Contains(r.Text, c.say) || c.tool != "edit_file" && strings.Contains(r.Text, "oldText") {
+			t.Errorf("%s: the refusal does not say %q in its own words:\n%s", c.tool, c.say, r.Text)
+		}
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "f.py")); got != py {
+		t.Errorf("the file changed: %q", got)
+	}
+}
+
 // Curly quotes the model typed as string delimiters (oldText showed none, so fidelity
 // writes them as sent) would break the file: they are written as '"', and the reply
 // says so; an apostrophe inside the string stays as sent.

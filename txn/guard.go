@@ -30,7 +30,11 @@ func (e *Engine) guard(changes []*Change) (int, *journal.Refusal, error) {
 				ch.Warnings = append(ch.Warnings, "warning: "+what)
 			} else {
 				d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{p.Line}, Language: guard.Language(ch.Path, ch.After)}
-				return i, d, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; to leave lines as they are, leave them out of oldText.", what)
+				keep := "to leave lines as they are, leave them out of oldText"
+				if ch.Op == journal.OpWrite {
+					keep = "write_file replaces the whole file, so every line it keeps must be in it; to change only some lines, use edit_file"
+				}
+				return i, d, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; %s.", what, keep)
 			}
 		}
 		var old []byte
