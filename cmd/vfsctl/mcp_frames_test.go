@@ -103,3 +103,56 @@ func oversizedFrames() string {
 {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
 `
 }
+
+// TestMCPFramesThatAreNotJSONRPC: lines that are JSON but not a JSON-RPC 2.0 request
+// object (a batch, a bare value, another version tag, no version, an object for an id)
+// each get an Invalid Request error, and the connection keeps serving: the SDK's
+// transport ended it on every one of them.
+func TestMCPFramesThatAreNotJSONRPC(t *testing.T) {
+	bin := buildVfsctl(t)
+	cmd := exec.Command(bin, "serve", "--root", t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer stop.Stop()
+	defer stdin.Close()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+[1,2,3]
+[]
+"str"
+42
+null
+{"jsonrpc":"1.0","id":20,"method":"tools/list"}
+{"id":21,"method":"tools/list"}
+{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}
+{"jsonrpc":"2.0","id":99,"method":"tools/list"}
+`)
+	invalid := map[string]int{}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	listed := false
+	for !listed && sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			t.Fatalf("stdout holds a line that is not JSON-RPC: %.200q", sc.Text())
+		}
+		id, _ := json.Marshal(m["id"])
+		switch e, _ := m["error"].(map[string]any); {
+		case string(id) == "99":
+			listed = m["result"] != nil
+		case e != nil && e["code"] == -32600.0:
+			invalid[string(id)]++
+		}
+	}
+	if !listed {
+		t.Fatalf("tools/list after the bad lines got no answer (the server stopped?): %v", sc.Err())
+	}
+	if invalid["null"] != 6 || invalid["20"] != 1 || invalid["21"] != 1 {
+		t.Errorf("Invalid Request replies by id: %v, want 6 with id null and one each for 20 and 21", invalid)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,7 +28,9 @@ const (
 // MaxFrameDepth with kind invalid_input, without being decoded: a tools/call as a
 // tool result with isError (what a model reads), any other request as a JSON-RPC
 // error. A notification gets no answer; the log says what was dropped. A line that is
-// not valid JSON is answered with a parse error (id null) instead of ending the
+// not valid JSON is answered with a parse error (id null), and one that is JSON but
+// not a JSON-RPC 2.0 request object (a batch, a bare value, another version tag, an
+// id that is an object) with an Invalid Request error, instead of ending the
 // connection.
 func NewTransport(in io.Reader, out io.Writer, log *slog.Logger) sdk.Transport {
 	w := &lockedWriter{w: out}
@@ -139,8 +142,32 @@ func (r *frameReader) next() error {
 			"Send tool arguments as a flat object such as {\"path\": \"src/app.ts\"}.", sc.maxDepth, MaxFrameDepth))
 		return nil
 	}
+	if t := bytes.TrimSpace(r.frame); t[0] != '{' {
+		// A batch, or a bare value: the SDK would end the connection on either.
+		r.invalid(nil, "this line is JSON but not a JSON-RPC request object; batches are not taken. Send one {\"jsonrpc\": \"2.0\", ...} object per line.")
+		return nil
+	}
+	if _, err := jsonrpc.DecodeMessage(r.frame); err != nil {
+		// Not JSON-RPC 2.0 (its version tag, an id that is neither a string nor a
+		// number): answered here, since the SDK would end the connection on it.
+		r.invalid(&sc, fmt.Sprintf("this request is not JSON-RPC 2.0 (%v) and was not run. Send \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a number.", err))
+		return nil
+	}
 	r.pending = r.frame
 	return nil
+}
+
+// invalid answers a frame that is JSON but not a JSON-RPC request the SDK can read:
+// an Invalid Request error, with the frame's id when it is one JSON-RPC allows.
+func (r *frameReader) invalid(sc *frameScan, msg string) {
+	if r.log != nil {
+		r.log.Warn("request refused unread", "why", msg)
+	}
+	var id any
+	if sc != nil && len(sc.id) > 0 && (sc.id[0] == '"' || sc.id[0] == '-' || sc.id[0] >= '0' && sc.id[0] <= '9') {
+		id = sc.id
+	}
+	r.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "Invalid Request: " + msg}})
 }
 
 // refuse answers a refused frame's request.
