@@ -17,6 +17,10 @@ import (
 // testHookHash, when set by a test, runs before each change of a commit is hashed.
 var testHookHash func(*Change)
 
+// testHookRefusal, when set by a test, runs inside the transaction that records a
+// call refused after its pending record; an error from it fails that transaction.
+var testHookRefusal func() error
+
 // testHookPending, when set by a test, runs inside the pending record's transaction
 // after its blobs are stored; an error from it fails that transaction.
 var testHookPending func() error
@@ -229,7 +233,24 @@ func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error
 		c.rec.State = journal.Pending
 		c.rec.Notes = append(c.rec.Notes, "rollback failed: "+rerr.Error())
 	}
-	e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
+	cerr := e.j.Commit(func(t *journal.Tx) error {
+		if err := t.Put(&c.rec); err != nil {
+			return err
+		}
+		if testHookRefusal != nil {
+			return testHookRefusal()
+		}
+		return nil
+	})
+	if cerr != nil && rerr == nil && e.durability == DurableJournal {
+		// The record stays pending on the lazy list, where recovery takes a pending
+		// call for one whose files a power loss lost, and rolls it forward. The
+		// refusal goes in this process's next transaction; until then, the reply must
+		// not let "nothing was changed" stand alone.
+		rec := c.rec
+		e.j.Defer(func(t *journal.Tx) error { return t.Put(&rec) })
+		err = errs.Suffixed(err, fmt.Sprintf(" The journal could not record this refusal (%s): until this process manages to (it tries again with its next journal write), a crash would leave the next vfsctl command here to write the change after all. Free some space, then check %s with vfsctl fsck.", journalCause(cerr), changes[i].Name))
+	}
 	if len(changes) > 1 {
 		return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, changes[i].Name), err)
 	}

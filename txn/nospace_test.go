@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/spf13/afero"
+
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/journal"
@@ -96,4 +98,37 @@ func TestNoSpaceKeepsTheCallsNumber(t *testing.T) {
 			t.Fatalf("the reply carries number %d, which the journal never recorded (its last is %d)", seq, last)
 		}
 	})
+}
+
+// In the journal-durable mode, a call refused after its pending record, whose refusal
+// the journal cannot record either, stays on the lazy list, where recovery would roll
+// it forward: the reply says so instead of "nothing was changed" alone, and the
+// refusal goes in this process's next journal write.
+func TestJournalDurableRefusalNotRecorded(t *testing.T) {
+	faultDurability = DurableJournal
+	defer func() { faultDurability = "" }()
+	r := newFaultRig(t)
+	r.ffs.SetHook(func(op testutil.Op, _ string) error {
+		if op == testutil.OpWrite {
+			return syscall.ENOSPC
+		}
+		return nil
+	})
+	testHookRefusal = noSpace
+	seq, err := nospaceEdit(t, r.e)
+	testHookRefusal = nil
+	r.ffs.SetHook(nil)
+	if !strings.Contains(err.Error(), "nothing was changed") || !strings.Contains(err.Error(), "could not record this refusal") ||
+		!strings.Contains(err.Error(), "write the change after all") {
+		t.Errorf("the reply does not say what a crash would do: %v", err)
+	}
+	if got, _ := afero.ReadFile(r.mem, "a.txt"); string(got) != faultFiles["a.txt"] {
+		t.Fatalf("a.txt = %q, want it unchanged", got)
+	}
+	// The refusal went in the next journal write (here the call's own end).
+	var rec *journal.Record
+	r.e.View(func(tx *journal.Tx) error { rec, _ = tx.Get(seq); return nil })
+	if rec == nil || rec.State != journal.Failed {
+		t.Errorf("record %d after the call: %+v, want failed", seq, rec)
+	}
 }

@@ -134,6 +134,18 @@ func Prefixed(prefix string, err error) error {
 	return &e2
 }
 
+// Suffixed is a copy of err with suffix put after its message, for a caller that has
+// more to say of what happened next.
+func Suffixed(err error, suffix string) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return &Error{Kind: KindOf(err), Message: err.Error() + suffix, Err: err}
+	}
+	e2 := *e
+	e2.Message = e.Error() + suffix
+	return &e2
+}
+
 // KindOf classifies any error: an *Error keeps its kind; permission and other OS errors
 // are mapped; anything else is io_error.
 func KindOf(err error) Kind {
