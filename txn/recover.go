@@ -9,7 +9,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -461,6 +463,10 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 	data, rerr := e.fs.ReadCanonical(p)
 	there := rerr == nil
 	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && !notFound(rerr) {
+		if standsInTheWay(rerr) {
+			note(steps, "%s could not be read (%v); it was left as found, and may lack calls written since the last checkpoint: move it aside or make it readable, then see vfsctl fsck", p, rerr)
+			return nil
+		}
 		return fmt.Errorf("%s: %w", p, rerr)
 	}
 	switch {
@@ -485,6 +491,10 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		_, _, werr = e.fs.CreateDirs(p, final, fs.FileMode(steps[len(steps)-1].f.AfterMode))
 	}
 	if werr != nil {
+		if standsInTheWay(werr) {
+			note(steps, "%s could not be rebuilt from the journal (%v); it was left as found: make it writable or move it aside, then see vfsctl fsck", p, werr)
+			return nil
+		}
 		return fmt.Errorf("rolling %s forward: %w", p, werr)
 	}
 	e.remember(p, known{})
@@ -497,6 +507,18 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		note(steps, "%s was found torn, empty or older after a crash before it was synced; rebuilt from the journal", p)
 	}
 	return nil
+}
+
+// standsInTheWay reports whether err, met rolling a file forward, comes of what someone
+// put there since (a folder, a file or folder made read-only): that is left as found,
+// with a note, rather than stop every command of the workspace until it is moved.
+// Anything else (a full disk, an I/O error) fails recovery, to be tried again.
+func standsInTheWay(err error) bool {
+	switch errs.KindOf(err) {
+	case errs.PermissionDenied, errs.NotAFile:
+		return true
+	}
+	return errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // rebuildChain redoes one file's chain of changes from the journal: from the prior
