@@ -43,3 +43,29 @@ func TestRepliesShowNoHostPath(t *testing.T) {
 }
 
 func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
+
+// A symlink that points outside the workspace is refused without naming where it
+// points: a model that could plant links would otherwise map the host's folders.
+func TestSymlinkOutsideIsNotNamed(t *testing.T) {
+	eng, ws := guardEngine(t, "", map[string]string{"keep.txt": "k\n"})
+	outside := filepath.Join(t.TempDir(), "secret-place", "s.txt")
+	testutil.WriteFile(t, outside, "s\n")
+	if err := os.Symlink(outside, filepath.Join(ws, "l.txt")); err != nil {
+		t.Skip(err)
+	}
+	for _, r := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read_file", map[string]any{"path": "l.txt"}},
+		{"edit_file", edit("l.txt", "s", "S")},
+	} {
+		res := call(t, eng, r.tool, r.args)
+		if res.OK || *res.Kind != "path_outside_root" {
+			t.Errorf("%s: %+v", r.tool, res)
+		}
+		if strings.Contains(res.Text, "secret-place") || strings.Contains(res.Text, os.TempDir()) {
+			t.Errorf("%s names where the link points: %s", r.tool, res.Text)
+		}
+	}
+}

@@ -364,7 +364,7 @@ func (w *walker) follow(next string) error {
 	if path.IsAbs(target) {
 		rel, ok := w.f.relToRoot(target)
 		if !ok {
-			return errs.New(errs.PathOutsideRoot, p, "%s is a symlink to %s, outside the workspace. Edit files inside it.", p, target)
+			return errs.New(errs.PathOutsideRoot, p, "%s is a symlink to a path outside the workspace, which no reply names. Edit files inside it.", p)
 		}
 		target, w.cur = rel, ""
 	}
