@@ -65,6 +65,10 @@ func (c *rewindCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer eng.Close()
+	if !eng.HasJournal() {
+		text := fmt.Sprintf("There is no journal in %s yet (the first tool call creates it), so there is no turn to rewind.", eng.Root())
+		return printOutcome(stdout, stderr, "vfsctl rewind", c.json, toolapi.RewindReport{Kind: "no_change", Text: text}, false, text, "no_change")
+	}
 	rep := eng.RewindTurns(context.Background(), toolapi.RewindRequest{Session: c.session, Turn: c.turn, DryRun: c.dryRun, FirstAdvice: forRewind})
 	return printOutcome(stdout, stderr, "vfsctl rewind", c.json, rep, rep.OK, rep.Text, rep.Kind)
 }

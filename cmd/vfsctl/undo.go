@@ -101,6 +101,12 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer eng.Close()
+	if !eng.HasJournal() {
+		// Nothing was ever journaled here: refused without making a journal, as an
+		// operator may run this in any folder.
+		text := fmt.Sprintf("There is no journal in %s yet (the first tool call creates it), so there is nothing to %s.", eng.Root(), c.Name())
+		return printOutcome(stdout, stderr, name, c.json, toolapi.UndoReport{Kind: "no_change", Text: text}, false, text, "no_change")
+	}
 	req := toolapi.UndoRequest{Seq: c.seq, Redo: c.redo, Session: c.session, DryRun: c.dryRun, FirstAdvice: forOperator}
 	if c.path != "" {
 		p, err := pathFromHere(eng.Root(), c.path)
