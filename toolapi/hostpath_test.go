@@ -1,6 +1,7 @@
 package toolapi_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 // No reply shows a path of the host: an undo_edit of a file that became a folder, or
@@ -67,5 +69,27 @@ func TestSymlinkOutsideIsNotNamed(t *testing.T) {
 		if strings.Contains(res.Text, "secret-place") || strings.Contains(res.Text, os.TempDir()) {
 			t.Errorf("%s names where the link points: %s", r.tool, res.Text)
 		}
+	}
+}
+
+// An undo of a file that is a symlink now says so: it said "a folder in the path is a
+// symlink now" when no folder was.
+func TestUndoOfAFileSwappedForASymlink(t *testing.T) {
+	eng, ws := guardEngine(t, "", map[string]string{"a.txt": "one\n"})
+	if r := call(t, eng, "edit_file", edit("a.txt", "one", "two")); !r.OK {
+		t.Fatal(r.Text)
+	}
+	outside := filepath.Join(t.TempDir(), "o.txt")
+	testutil.WriteFile(t, outside, "outside\n")
+	os.Remove(filepath.Join(ws, "a.txt"))
+	if err := os.Symlink(outside, filepath.Join(ws, "a.txt")); err != nil {
+		t.Skip(err)
+	}
+	rep := eng.Revert(context.Background(), toolapi.UndoRequest{})
+	if rep.OK || rep.Kind != "not_a_file" || !strings.Contains(rep.Text, "a.txt is a symlink now") || strings.Contains(rep.Text, "folder") {
+		t.Errorf("undo: %+v", rep)
+	}
+	if got := testutil.ReadFile(t, outside); got != "outside\n" {
+		t.Errorf("the file outside was written: %q", got)
 	}
 }

@@ -35,8 +35,12 @@ var (
 	_ afero.Symlinker  = rootFs{}
 )
 
-// errSymlinkInPath is returned where a path that was resolved holds a symlink now.
-var errSymlinkInPath = errors.New("a folder in the path is a symlink now")
+// errSymlinkInPath is returned where a folder of a path that was resolved is a symlink
+// now; ErrSymlinkNow where the file itself is (never followed).
+var (
+	errSymlinkInPath = errors.New("a folder in the path is a symlink now")
+	ErrSymlinkNow    = errors.New("the file is a symlink now")
+)
 
 // errReservedInPath is returned for a reserved name in a path given to the filesystem.
 var errReservedInPath = errors.New("path goes through a reserved folder")
@@ -185,7 +189,7 @@ func openRaw(dirfd int, base string, flag int, perm fs.FileMode) (int, error) {
 			continue
 		}
 		if err == unix.ELOOP || (err == unix.ENOTDIR && isSymlinkAt(dirfd, base)) {
-			err = errSymlinkInPath
+			err = ErrSymlinkNow
 		}
 		return fd, err
 	}
@@ -333,7 +337,7 @@ func (f rootFs) Chmod(name string, mode os.FileMode) error {
 	}
 	defer f.release(dfd)
 	if isSymlinkAt(dfd, base) {
-		return &fs.PathError{Op: "chmod", Path: name, Err: errSymlinkInPath}
+		return &fs.PathError{Op: "chmod", Path: name, Err: ErrSymlinkNow}
 	}
 	if err := unix.Fchmodat(dfd, base, uint32(syscallMode(mode)), 0); err != nil {
 		return &fs.PathError{Op: "chmod", Path: name, Err: err}
