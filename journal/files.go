@@ -139,6 +139,8 @@ func describe(at int, name string) string {
 		return "a device"
 	case unix.S_IFDIR:
 		return "a folder"
+	case unix.S_IFREG:
+		return "a file" // where a folder belongs
 	}
 	return "not a regular file"
 }

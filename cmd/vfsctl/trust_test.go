@@ -86,11 +86,18 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 }
 
 // TestJournalFilesNotFollowed: each of the journal's own files replaced by a symlink
-// pointing outside the workspace, or by a FIFO, is refused with a message naming it;
+// pointing outside the workspace, a FIFO, or the other kind of entry (a file for a
+// folder, a folder for a file), is refused with a message naming it;
 // nothing is written outside, the working files stay, and nothing hangs.
 func TestJournalFilesNotFollowed(t *testing.T) {
 	for _, name := range []string{".vfsctl", "journal.db", "holder", "marks", "temps", "lock", ".gitignore", "turns", "wal"} {
-		for _, kind := range []string{"symlink", "FIFO"} {
+		// And the other kind of entry: a file where a folder belongs, a folder where a
+		// file does (the message once called a file "not a regular file").
+		other := "folder"
+		if name == ".vfsctl" || name == "turns" {
+			other = "file"
+		}
+		for _, kind := range []string{"symlink", "FIFO", other} {
 			t.Run(name+"/"+kind, func(t *testing.T) {
 				dir := history(t)
 				outside := t.TempDir()
@@ -108,6 +115,12 @@ func TestJournalFilesNotFollowed(t *testing.T) {
 						target = outside
 					}
 					if err := os.Symlink(target, p); err != nil {
+						t.Fatal(err)
+					}
+				} else if kind == "file" {
+					testutil.WriteFile(t, p, "not a folder\n")
+				} else if kind == "folder" {
+					if err := os.Mkdir(p, 0o755); err != nil {
 						t.Fatal(err)
 					}
 				} else if err := syscall.Mkfifo(p, 0o644); err != nil {
