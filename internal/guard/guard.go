@@ -21,6 +21,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Mode says what a guard's finding does to a call.
@@ -294,6 +295,11 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 			e = c
 			if offsetOf(new, c.line, c.col) < fc {
 				e.line, e.col = lineCol(new, fc)
+				if e.node == "ERROR" {
+					// The node's own text begins before the change, maybe lines
+					// before it: quote the code where the change begins instead.
+					e.msg = short(fmt.Sprintf("the code from here does not parse: %q", lineFrom(new, fc, 30)))
+				}
 			}
 			break
 		}
@@ -343,6 +349,23 @@ func lineCol(src []byte, off int) (int, int) {
 }
 
 // short keeps a parser's message to one line of reasonable length.
+// lineFrom is the rest of the line of src from off, at most n bytes (cut at a whole
+// character).
+func lineFrom(src []byte, off, n int) string {
+	rest := src[off:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	if len(rest) > n {
+		rest = rest[:n]
+		for len(rest) > 0 && !utf8.Valid(rest) {
+			rest = rest[:len(rest)-1]
+		}
+		return string(rest) + "..."
+	}
+	return string(rest)
+}
+
 func short(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 120 {

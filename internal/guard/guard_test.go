@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -333,4 +334,27 @@ func pythonLib() string {
 		}
 	}
 	return ""
+}
+
+// A parser that recovers late makes an ERROR node that begins well before the change
+// (here at the function's docstring): the refusal is placed where the change begins,
+// and quotes the code there, not the node's first bytes.
+func TestSyntaxQuotesTheChangeNotTheNodesStart(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\"\"\"The module's docstring.\"\"\"\n\nimport re\n\n")
+	b.WriteString("def common(text):\n    \"\"\"Find the common margin.\n\n    Blank lines count as none.\n    \"\"\"\n    # the margin so far\n" +
+		"    margin = None\n    for line in text.split('\\n'):\n        if margin is None:\n            margin = line\n" +
+		"        elif line.startswith(margin):\n            pass\n        else:\n            margin = ''\n    return margin\n\n")
+	for i := range 10 {
+		fmt.Fprintf(&b, "class C%d:\n    def m(self, x):\n        for y in x:\n            if y:\n                return y\n        return None\n\n", i)
+	}
+	old := b.String()
+	changed := strings.Replace(old, "    margin = None\n    for", "    margin = (None\n    for", 1)
+	s := Syntax("m.py", []byte(old), []byte(changed))
+	if s == nil {
+		t.Fatal("the unclosed parenthesis was not refused")
+	}
+	if s.Line != 11 || strings.Contains(s.Message, "common margin") || !strings.Contains(s.Message, `"(None"`) {
+		t.Errorf("line %d, column %d: %s", s.Line, s.Column, s.Message)
+	}
 }
