@@ -42,7 +42,7 @@ var replaceInFileDef = &toolDef{
 
 func (a *dispatcher) replaceInFile(c *txn.Call, _ string, in *input) (string, error) {
 	path := in.str("path")
-	blocks, err := dialect.ParseSearchReplace(in.str("diff"))
+	blocks, err := dialect.ParseSearchReplace(in.str("diff"), path)
 	if err != nil {
 		return "", err
 	}

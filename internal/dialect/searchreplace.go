@@ -47,10 +47,11 @@ const StartLineWindow = 20
 //
 // Accepted: marker runs of 3 or more characters and a trailing '>' (as Cline's
 // parser), trailing whitespace on markers, CRLF, blank lines and code fences
-// (```) between blocks, and Roo's `:start_line:N` (and `:end_line:N`, ignored) at
-// the start of SEARCH, optionally followed by a `-------` line. Anything else
-// outside a block is refused.
-func ParseSearchReplace(diff string) ([]Block, error) {
+// (```) between blocks, Aider's line naming the file before a block (or its fence)
+// when it names path, and Roo's `:start_line:N` (and `:end_line:N`, ignored) at the
+// start of SEARCH, optionally followed by a `-------` line. Anything else outside a
+// block is refused; a line naming another file says that one call edits one file.
+func ParseSearchReplace(diff, path string) ([]Block, error) {
 	lines := splitPatch(diff)
 	var blocks []Block
 	const (
@@ -72,6 +73,10 @@ func ParseSearchReplace(diff string) ([]Block, error) {
 				cur, body, hintsDone = Block{Line: i + 1}, nil, false
 				state = search
 			case t == "" || strings.HasPrefix(t, "```"):
+			case namesFile(t) && blockFollows(lines[i+1:]):
+				if !samePath(t, path) {
+					return nil, errs.New(errs.InvalidInput, "", "replace_in_file diff line %d names %s, but this call edits %s: replace_in_file edits one file a call. Send the blocks of %s in a call of their own, with its path.", i+1, t, path, t)
+				}
 			default:
 				return nil, srFail(i, raw, "a '------- SEARCH' (or '<<<<<<< SEARCH') line to start a block")
 			}
@@ -128,6 +133,32 @@ func ParseSearchReplace(diff string) ([]Block, error) {
 		return nil, errs.New(errs.InvalidInput, "", "replace_in_file: the diff holds no SEARCH/REPLACE block. Send '------- SEARCH', the lines to find, '=======', the new lines, '+++++++ REPLACE'.")
 	}
 	return blocks, nil
+}
+
+// namesFile reports whether t could be Aider's line naming a file: one word, with a
+// dot or a slash in it.
+func namesFile(t string) bool {
+	return !strings.ContainsAny(t, " \t") && strings.ContainsAny(t, "./") && !strings.HasPrefix(t, "```")
+}
+
+// blockFollows reports whether the next line that is not blank starts a block or its
+// fence.
+func blockFollows(rest []string) bool {
+	for _, raw := range rest {
+		t := strings.TrimSpace(raw)
+		if t == "" {
+			continue
+		}
+		return strings.HasPrefix(t, "```") || searchMarker.MatchString(strings.TrimRight(raw, " \t"))
+	}
+	return false
+}
+
+// samePath reports whether name, as a model wrote it before a block, is path: the
+// same, or one of them a trailing part of the other ("clone.go" for "strings/clone.go").
+func samePath(name, path string) bool {
+	name, path = strings.TrimPrefix(name, "./"), strings.TrimPrefix(path, "./")
+	return name == path || strings.HasSuffix(path, "/"+name) || strings.HasSuffix(name, "/"+path)
 }
 
 func joinBody(lines []string) string {

@@ -10,7 +10,7 @@ import (
 
 func TestSearchReplaceParsesBothFamilies(t *testing.T) {
 	diff := "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n\n<<<<<<< SEARCH\nc\nd\n=======\n>>>>>>> REPLACE\n"
-	got, err := ParseSearchReplace(diff)
+	got, err := ParseSearchReplace(diff, "f.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestSearchReplaceTolerantMarkers(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			got, err := ParseSearchReplace(diff)
+			got, err := ParseSearchReplace(diff, "f.txt")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +53,7 @@ func TestSearchReplaceStartLineHint(t *testing.T) {
 		"WithEndLine":      "<<<<<<< SEARCH\n:start_line:12\n:end_line:12\n-------\nx\n=======\ny\n>>>>>>> REPLACE",
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, err := ParseSearchReplace(diff)
+			got, err := ParseSearchReplace(diff, "f.txt")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestSearchReplaceMalformedNamesLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseSearchReplace(c.diff)
+			_, err := ParseSearchReplace(c.diff, "f.txt")
 			wantKind(t, err, errs.InvalidInput)
 			if !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("%q lacks %q", err, c.want)
@@ -85,7 +85,7 @@ func TestSearchReplaceMalformedNamesLine(t *testing.T) {
 
 func sr(t *testing.T, content, diff string) (string, error) {
 	t.Helper()
-	blocks, err := ParseSearchReplace(diff)
+	blocks, err := ParseSearchReplace(diff, "f.txt")
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
@@ -196,7 +196,7 @@ func FuzzParseSearchReplace(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		blocks, err := ParseSearchReplace(s)
+		blocks, err := ParseSearchReplace(s, "f.txt")
 		if err != nil {
 			if errs.KindOf(err) != errs.InvalidInput {
 				t.Fatalf("kind %s", errs.KindOf(err))
@@ -209,4 +209,24 @@ func FuzzParseSearchReplace(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Aider's models put the file's name on a line of its own before each block's fence:
+// taken when it names the call's file, and refused, saying why, when it names another.
+func TestSearchReplaceAiderFileLine(t *testing.T) {
+	diff := "strings/clone.go\n```go\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n"
+	for _, path := range []string{"strings/clone.go", "src/strings/clone.go", "./strings/clone.go"} {
+		blocks, err := ParseSearchReplace(diff, path)
+		if err != nil || len(blocks) != 1 || blocks[0].Search != "a\n" || blocks[0].Replace != "b\n" {
+			t.Errorf("path %s: %#v %v", path, blocks, err)
+		}
+	}
+	_, err := ParseSearchReplace(strings.Replace(diff, "strings/clone.go", "other.go", 1), "strings/clone.go")
+	wantKind(t, err, errs.InvalidInput)
+	if !strings.Contains(err.Error(), "line 1 names other.go") {
+		t.Errorf("%v", err)
+	}
+	// A name with no block after it is not one.
+	_, err = ParseSearchReplace("clone.go\nmore text\n"+block("a\n", "b\n"), "clone.go")
+	wantKind(t, err, errs.InvalidInput)
 }
