@@ -11,6 +11,9 @@ import (
 // same transaction as its pending record: recovery rolls forward from the journal
 // every file of a listed call whose bytes a power loss took, and only those. A
 // checkpoint, once it has synced the files and their folders, takes the numbers off.
+// Each number carries the machine's boot it was listed in: recovery in that same boot
+// knows no power loss came between, so the page cache kept every byte the call wrote,
+// and a file not as the calls left it was changed by someone else since.
 //
 // The list lives in the meta bucket under lazyPrefix, so that a journal written before
 // the mode existed needs no new bucket, and one written by this version opens in an
@@ -25,8 +28,21 @@ func lazyKey(seq uint64) []byte {
 	return k
 }
 
-// MarkLazy lists call seq as written without fsync.
-func (t *Tx) MarkLazy(seq uint64) error { return t.b(bMeta).Put(lazyKey(seq), nil) }
+// MarkLazy lists call seq as written without fsync, by a process of the machine's
+// boot boot ("" where it has none to tell).
+func (t *Tx) MarkLazy(seq uint64, boot string) error {
+	return t.b(bMeta).Put(lazyKey(seq), []byte(boot))
+}
+
+// LazyBoot is the boot that listed call seq, as MarkLazy was given it; "" if none was.
+// Anyone may have written it: recovery trusts it only to leave files alone.
+func (t *Tx) LazyBoot(seq uint64) string {
+	v := t.b(bMeta).Get(lazyKey(seq))
+	if len(v) > 64 {
+		return ""
+	}
+	return string(v)
+}
 
 // Lazy returns the calls listed as written without fsync, in order.
 func (t *Tx) Lazy() []uint64 {

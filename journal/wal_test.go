@@ -51,7 +51,7 @@ func randomWrite(rng *rand.Rand, i int) func(*Tx) error {
 			if err := t.Put(r); err != nil {
 				return err
 			}
-			return t.MarkLazy(r.Seq)
+			return t.MarkLazy(r.Seq, "")
 		case 2:
 			if _, err := t.PutBlob(bytes.Repeat([]byte{byte(i)}, n+1)); err != nil {
 				return err

@@ -148,7 +148,7 @@ func (e *Engine) putPending(c *Call, changes []*Change, first int, base []bool) 
 			return err
 		}
 		if base != nil {
-			return t.MarkLazy(c.rec.Seq)
+			return t.MarkLazy(c.rec.Seq, e.boot)
 		}
 		return nil
 	})
@@ -243,13 +243,14 @@ func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error
 		return nil
 	})
 	if cerr != nil && rerr == nil && e.durability == DurableJournal {
-		// The record stays pending on the lazy list, where recovery takes a pending
-		// call for one whose files a power loss lost, and rolls it forward. The
-		// refusal goes in this process's next transaction; until then, the reply must
-		// not let "nothing was changed" stand alone.
+		// The record stays pending on the lazy list, where recovery after a restart
+		// takes a pending call for one whose files a power loss lost, and rolls it
+		// forward (in the same boot it would not: sameBoot). The refusal goes in this
+		// process's next transaction; until then, the reply must not let "nothing
+		// was changed" stand alone.
 		rec := c.rec
 		e.j.Defer(func(t *journal.Tx) error { return t.Put(&rec) })
-		err = errs.Suffixed(err, fmt.Sprintf(" The journal could not record this refusal (%s): until this process manages to (it tries again with its next journal write), a crash would leave the next vfsctl command here to write the change after all. Free some space, then check %s with vfsctl fsck.", journalCause(cerr), changes[i].Name))
+		err = errs.Suffixed(err, fmt.Sprintf(" The journal could not record this refusal (%s): until this process manages to (it tries again with its next journal write), a power loss would leave the next vfsctl command here to write the change after all. Free some space, then check %s with vfsctl fsck.", journalCause(cerr), changes[i].Name))
 	}
 	if len(changes) > 1 {
 		return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, changes[i].Name), err)

@@ -220,7 +220,9 @@ func (run *durableRun) checkState(t *testing.T, point int, st testutil.State, sn
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Open(fsys, Options{JournalPath: filepath.Join(jdir, "journal.db"), NoSync: true, Wait: 10 * time.Second})
+	e, err := afterRestart(func() (*Engine, error) {
+		return Open(fsys, Options{JournalPath: filepath.Join(jdir, "journal.db"), NoSync: true, Wait: 10 * time.Second})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,4 +441,14 @@ func (r *faultRig) lazy(t *testing.T) []uint64 {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// afterRestart opens an engine as a process after the machine restarted would: a
+// power loss is a restart, and recovery repairs files only for calls listed in an
+// earlier boot than its own (sameBoot).
+func afterRestart(open func() (*Engine, error)) (*Engine, error) {
+	was := bootID
+	bootID = func() string { return "a later boot" }
+	defer func() { bootID = was }()
+	return open()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,7 @@ type Engine struct {
 	guardMode guard.Mode
 
 	durability Durability
+	boot       string // the machine's boot this engine runs in (bootID), "" if unknown
 	cpEvery    int
 	cpInterval time.Duration
 	cp         checkpointer
@@ -83,7 +85,7 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if holder == "" {
 		holder = filepath.Base(os.Args[0])
 	}
-	e := &Engine{fs: fs, guardMode: opts.Guard, durability: opts.Durability, cpEvery: opts.CheckpointEvery, cpInterval: opts.CheckpointInterval}
+	e := &Engine{fs: fs, guardMode: opts.Guard, durability: opts.Durability, boot: bootID(), cpEvery: opts.CheckpointEvery, cpInterval: opts.CheckpointInterval}
 	if e.durability == "" {
 		e.durability = DurableFile
 	}
@@ -103,6 +105,16 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	e.j = journal.New(p, e.jopts)
 	fs.OnTemp(e.j.NoteTemp)
 	return e, nil
+}
+
+// bootID names the machine's current boot: Linux's random boot_id, new at every start
+// of the kernel. A test replaces it to stand for a restart after a power loss.
+var bootID = func() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil || len(b) > 64 {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // FS is the engine's filesystem.

@@ -360,8 +360,9 @@ func (e *Engine) cleanTemp(dir string) {
 
 // lazyStep is one call's change of one file, in a chain that recovery redoes.
 type lazyStep struct {
-	r *journal.Record
-	f journal.File
+	r    *journal.Record
+	f    journal.File
+	boot string // the boot the call was listed in (journal.Tx.LazyBoot)
 }
 
 // recoverLazy rolls forward, from the journal, the files that calls of the
@@ -373,6 +374,12 @@ type lazyStep struct {
 // is left alone. The calls are then taken off the lazy list. Calls this engine listed
 // itself are skipped: this process wrote them and has not crashed. It returns notes
 // for the records whose files it repaired.
+//
+// A file whose every call was listed in this same boot of the machine is only synced
+// where it is as they left it, and otherwise left as found: no power loss came since
+// they wrote it, so the page cache kept their bytes, and what differs was done since
+// by someone else (a file put back, emptied or deleted after the process was killed)
+// or is a call that never finished, which its pending record settles.
 func (e *Engine) recoverLazy(j *journal.Journal) (map[uint64][]string, error) {
 	seqs, byPath, order, err := e.lazyListed(j)
 	if err != nil || len(seqs) == 0 {
@@ -431,7 +438,7 @@ func (e *Engine) lazyListed(j *journal.Journal) (seqs []uint64, byPath map[strin
 				if _, ok := byPath[f.Path]; !ok {
 					order = append(order, f.Path)
 				}
-				byPath[f.Path] = append(byPath[f.Path], lazyStep{r, f})
+				byPath[f.Path] = append(byPath[f.Path], lazyStep{r, f, t.LazyBoot(seq)})
 			}
 		}
 		return nil
@@ -477,6 +484,9 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		return nil
 	case !there && !exists:
 		return nil
+	case sameBoot(e.boot, steps):
+		note(steps, "%s is not as the calls since the last checkpoint left it, and the machine has not restarted since they wrote it: it changed outside vfsctl (or a call did not finish), and was left as found", p)
+		return nil
 	case there && !explained(data, versions):
 		note(steps, "%s holds content that no call since the last checkpoint wrote; it changed outside vfsctl and was left alone", p)
 		return nil
@@ -507,6 +517,20 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		note(steps, "%s was found torn, empty or older after a crash before it was synced; rebuilt from the journal", p)
 	}
 	return nil
+}
+
+// sameBoot reports whether every call of steps was listed in boot, the machine's
+// current one.
+func sameBoot(boot string, steps []lazyStep) bool {
+	if boot == "" {
+		return false
+	}
+	for _, s := range steps {
+		if s.boot != boot {
+			return false
+		}
+	}
+	return true
 }
 
 // standsInTheWay reports whether err, met rolling a file forward, comes of what someone
