@@ -56,8 +56,7 @@ func (c *fsckCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	if !eng.HasJournal() {
-		fmt.Fprintf(stderr, "vfsctl fsck: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
-		return exitRefused
+		return refused(stdout, stderr, c.json, "vfsctl fsck", toolapi.Kind("file_not_found"), fmt.Sprintf("there is no journal in %s yet (the first tool call creates it)", eng.Root()))
 	}
 	rep, err := eng.Fsck(c.opts)
 	if toolapi.KindOf(err) == toolapi.Busy {

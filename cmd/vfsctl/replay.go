@@ -94,15 +94,13 @@ func (c *replayCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	if !eng.HasJournal() {
-		fmt.Fprintf(stderr, "vfsctl replay: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
-		return exitRefused
+		return refused(stdout, stderr, c.json, "vfsctl replay", toolapi.Kind("file_not_found"), fmt.Sprintf("there is no journal in %s yet (the first tool call creates it)", eng.Root()))
 	}
 	recs, err := c.selectCalls(eng, q)
 	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl replay: %v%s\n", err, waitHint(err))
-		return exitRefused
+		return refused(stdout, stderr, c.json, "vfsctl replay", toolapi.KindOf(err), err.Error())
 	}
-	results, ok := c.replayAll(eng, recs, stderr)
+	results, ok := c.replayAll(eng, recs, stdout, stderr)
 	if !ok {
 		return exitRefused
 	}
@@ -134,10 +132,10 @@ func (c *replayCmd) selectCalls(eng *toolapi.Engine, q toolapi.Query) ([]*toolap
 // replayAll replays each call, with a progress bar on a terminal; ok is false when the
 // command must stop (its reason is on stderr). With --failed, a call that cannot be
 // read back is reported as not replayable and the report goes on.
-func (c *replayCmd) replayAll(eng *toolapi.Engine, recs []*toolapi.Record, stderr io.Writer) (results []*toolapi.ReplayResult, ok bool) {
+func (c *replayCmd) replayAll(eng *toolapi.Engine, recs []*toolapi.Record, stdout, stderr io.Writer) (results []*toolapi.ReplayResult, ok bool) {
 	rp, err := eng.Replayer()
 	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl replay: %v%s\n", err, waitHint(err))
+		refused(stdout, stderr, c.json, "vfsctl replay", toolapi.KindOf(err), err.Error())
 		return nil, false
 	}
 	defer rp.Close()
@@ -148,11 +146,11 @@ func (c *replayCmd) replayAll(eng *toolapi.Engine, recs []*toolapi.Record, stder
 			res = &toolapi.ReplayResult{Seq: rec.Seq, Tool: rec.Tool, Session: rec.Session, RecordedKind: rec.Kind,
 				Why: fmt.Sprintf("it could not be read back from the journal: %v", err)}
 		} else if err != nil {
-			fmt.Fprintf(stderr, "vfsctl replay: call %d: %v\n", rec.Seq, err)
+			refused(stdout, stderr, c.json, "vfsctl replay", toolapi.KindOf(err), fmt.Sprintf("call %d: %v", rec.Seq, err))
 			return nil, false
 		}
 		if res == nil {
-			fmt.Fprintf(stderr, "vfsctl replay: there is no call %d\n", rec.Seq)
+			refused(stdout, stderr, c.json, "vfsctl replay", toolapi.InvalidInput, fmt.Sprintf("there is no call %d", rec.Seq))
 			return nil, false
 		}
 		results = append(results, res)

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -74,6 +75,24 @@ func newSessionID() string {
 	var b [6]byte
 	rand.Read(b[:])
 	return "s-" + hex.EncodeToString(b[:])
+}
+
+// refused reports an operator command that did nothing: with asJSON as
+// {"ok": false, "kind", "text"} on stdout, as the outcome of undo is, so that a
+// script reads every answer of --json the same way; else as text on stderr.
+func refused(stdout, stderr io.Writer, asJSON bool, name string, kind toolapi.Kind, text string) int {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(struct {
+			OK   bool   `json:"ok"`
+			Kind string `json:"kind"`
+			Text string `json:"text"`
+		}{false, string(kind), text})
+	} else {
+		fmt.Fprintf(stderr, "%s: %s%s\n", name, text, busyHint(string(kind)))
+	}
+	return exitRefused
 }
 
 // waitHint tells an operator, not a model, how to wait longer for a busy journal.

@@ -58,17 +58,14 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	if !eng.HasJournal() {
-		fmt.Fprintf(stderr, "vfsctl show: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
-		return exitRefused
+		return refused(stdout, stderr, c.json, "vfsctl show", toolapi.Kind("file_not_found"), fmt.Sprintf("there is no journal in %s yet (the first tool call creates it)", eng.Root()))
 	}
 	r, last, err := eng.Show(c.seq)
 	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl show: %v%s\n", err, waitHint(err))
-		return exitRefused
+		return refused(stdout, stderr, c.json, "vfsctl show", toolapi.KindOf(err), err.Error())
 	}
 	if r == nil {
-		fmt.Fprintf(stderr, "vfsctl show: there is no call %d (the journal holds 1 to %d)\n", c.seq, last)
-		return exitRefused
+		return refused(stdout, stderr, c.json, "vfsctl show", toolapi.InvalidInput, fmt.Sprintf("there is no call %d (the journal holds 1 to %d)", c.seq, last))
 	}
 	if c.json {
 		enc := json.NewEncoder(stdout)
