@@ -31,7 +31,7 @@ and reads alike. Filters combine. --since and --until take a time (2026-11-30T10
 
 With --json, one object per line: seq, time, session, turn (when the call carried
 one), tool, state (committed, failed, rolled_back, pending, unknown), kind (null unless
-failed), paths, duration_ms, message.
+failed), paths, duration_ms, message (a refusal's reason; left out when there is none).
 
 Example:
   vfsctl log --failed --kind text_not_found --limit 20
