@@ -284,7 +284,10 @@ func (t *Tx) Stats(q Query) (*Stats, error) {
 	fromRecords := func(upTo uint64) error {
 		// By the records' keys, not by counting up: a damaged key far ahead (a fact
 		// of call 2^41) would have had this count for hours.
-		for k, _ := rc.Seek(seqKey(next)); len(k) == 8; k, _ = rc.Next() {
+		for k, _ := rc.Seek(seqKey(next)); k != nil; k, _ = rc.Next() {
+			if len(k) != 8 {
+				continue // not a record's key: damage, which fsck reports
+			}
 			seq := binary.BigEndian.Uint64(k)
 			if seq >= upTo {
 				break
