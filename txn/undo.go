@@ -302,9 +302,13 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 		if hist, err = openHistory(t); err != nil {
 			return err
 		}
-		if o.Seq == 0 {
+		switch last := t.Last(); {
+		case o.Seq == 0:
 			target, err = hist.pick(o)
-		} else {
+		case o.Seq > last:
+			// Said as show says it, rather than as a call that changed nothing.
+			return errs.New(errs.InvalidInput, "", "There is no call %d (the journal holds 1 to %d): there is nothing to %s.", o.Seq, last, verb(o))
+		default:
 			target, err = hist.check(o)
 		}
 		if err != nil {
