@@ -354,7 +354,8 @@ func TestSyntaxQuotesTheChangeNotTheNodesStart(t *testing.T) {
 	if s == nil {
 		t.Fatal("the unclosed parenthesis was not refused")
 	}
-	if s.Line != 11 || strings.Contains(s.Message, "common margin") || !strings.Contains(s.Message, `"(None"`) {
+	// Without cgo, Python has a parser of its own, which names the '(' itself.
+	if s.Line != 11 || strings.Contains(s.Message, "common margin") || !strings.Contains(s.Message, `"(None"`) && !strings.Contains(s.Message, "'('") {
 		t.Errorf("line %d, column %d: %s", s.Line, s.Column, s.Message)
 	}
 }
