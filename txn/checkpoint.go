@@ -8,10 +8,12 @@ import (
 	"path"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // Durability says when a call that changes files is acknowledged, and so what an
@@ -281,7 +283,7 @@ func (e *Engine) syncCalls(calls []lazyCall) error {
 	}
 	var all []error
 	for _, p := range slices.Sorted(maps.Keys(files)) {
-		if err := e.fs.SyncFile(p); err != nil && !errors.Is(err, fs.ErrNotExist) && !notFound(err) {
+		if err := e.fs.SyncFile(p); err != nil && !replacedSince(err) {
 			all = append(all, err)
 		}
 	}
@@ -325,4 +327,12 @@ func (cp *checkpointer) reconcile(listed map[uint64]bool) {
 		cp.chain = map[string]bool{}
 	}
 	cp.calls = keep
+}
+
+// replacedSince reports whether err, met syncing a file a call wrote without fsync,
+// says the file is gone or something else stands there now (a folder, a FIFO, a
+// symlink): that holds nothing of the call's, and there is nothing to sync.
+func replacedSince(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || notFound(err) || errs.KindOf(err) == errs.NotAFile ||
+		errors.Is(err, vfs.ErrSymlinkNow) || errors.Is(err, syscall.ENOTDIR)
 }

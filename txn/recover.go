@@ -375,11 +375,11 @@ type lazyStep struct {
 // itself are skipped: this process wrote them and has not crashed. It returns notes
 // for the records whose files it repaired.
 //
-// A file whose every call was listed in this same boot of the machine is only synced
-// where it is as they left it, and otherwise left as found: no power loss came since
-// they wrote it, so the page cache kept their bytes, and what differs was done since
-// by someone else (a file put back, emptied or deleted after the process was killed)
-// or is a call that never finished, which its pending record settles.
+// A file whose every call was listed in this same boot of the machine is synced and
+// otherwise left as found: no power loss came since they wrote it, so the page cache
+// kept their bytes, and what differs was done since by someone else (a file put back,
+// emptied or deleted after the process was killed) or is a call that never finished,
+// which its pending record settles.
 func (e *Engine) recoverLazy(j *journal.Journal) (map[uint64][]string, error) {
 	seqs, byPath, order, err := e.lazyListed(j)
 	if err != nil || len(seqs) == 0 {
@@ -455,8 +455,15 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		note(steps, "%q is not a path a call could write (reserved, through a symlink, or not canonical); it was not touched", p)
 		return nil
 	}
+	same := sameBoot(e.boot, steps)
 	versions, final, exists, ok := e.rebuildChain(j, steps)
 	if !ok {
+		if same {
+			// Whatever it holds goes to disk before its calls leave the list.
+			if err := e.syncFound(p); err != nil {
+				return err
+			}
+		}
 		note(steps, "%s was written without fsync, and the journal cannot rebuild its content; it was left as found", p)
 		return nil
 	}
@@ -484,8 +491,24 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		return nil
 	case !there && !exists:
 		return nil
-	case sameBoot(e.boot, steps):
-		note(steps, "%s is not as the calls since the last checkpoint left it, and the machine has not restarted since they wrote it: it changed outside vfsctl (or a call did not finish), and was left as found", p)
+	case same:
+		// No power loss came since these calls wrote p, so the page cache holds what
+		// they left, and what differs was done since: by someone else, or by a call
+		// that never finished (its pending record settles it). p is synced as found
+		// all the same before the calls leave the list, for their acknowledged bytes
+		// may be all or part of what it holds (an earlier call's, under an unfinished
+		// later one) and are on no disk yet.
+		if there {
+			if err := e.syncFound(p); err != nil {
+				return err
+			}
+		}
+		last := steps[len(steps)-1]
+		unfinished := last.r.State == journal.Pending &&
+			(there && journal.Hash(data) == last.f.Before || !there && last.f.Before == "")
+		if !unfinished {
+			note(steps, "%s is not as the calls since the last checkpoint left it, and the machine has not restarted since they wrote it: it changed outside vfsctl, and was synced and left as found", p)
+		}
 		return nil
 	case there && !explained(data, versions):
 		note(steps, "%s holds content that no call since the last checkpoint wrote; it changed outside vfsctl and was left alone", p)
@@ -517,6 +540,15 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		note(steps, "%s was found torn, empty or older after a crash before it was synced; rebuilt from the journal", p)
 	}
 	return nil
+}
+
+// syncFound fsyncs the file at p as it is, if it is there and a file.
+func (e *Engine) syncFound(p string) error {
+	err := e.fs.SyncFile(p)
+	if err == nil || replacedSince(err) || standsInTheWay(err) {
+		return nil
+	}
+	return fmt.Errorf("syncing %s: %w", p, err)
 }
 
 // sameBoot reports whether every call of steps was listed in boot, the machine's

@@ -216,6 +216,13 @@ func (f *FS) SyncFile(p string) error {
 		return f.osError(p, err)
 	}
 	defer h.Close()
+	// Someone may have put a FIFO or a folder there since: not the file that was
+	// written, and fsync of a FIFO fails.
+	if fi, err := h.Stat(); err != nil {
+		return f.osError(p, err)
+	} else if !fi.Mode().IsRegular() {
+		return f.osError(p, ErrNotRegular)
+	}
 	if err := h.Sync(); err != nil {
 		return f.osError(p, err)
 	}
