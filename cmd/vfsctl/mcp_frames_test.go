@@ -105,8 +105,8 @@ func oversizedFrames() string {
 }
 
 // TestMCPFramesThatAreNotJSONRPC: lines that are JSON but not a JSON-RPC 2.0 request
-// object (a batch, a bare value, another version tag, no version, an object for an id)
-// each get an Invalid Request error, and the connection keeps serving: the SDK's
+// object (a batch, a bare value, another version tag, no version, an object or null
+// for an id) each get an Invalid Request error, and the connection keeps serving: the SDK's
 // transport ended it on every one of them.
 func TestMCPFramesThatAreNotJSONRPC(t *testing.T) {
 	bin := buildVfsctl(t)
@@ -130,6 +130,7 @@ null
 {"jsonrpc":"1.0","id":20,"method":"tools/list"}
 {"id":21,"method":"tools/list"}
 {"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}
+{"jsonrpc":"2.0","id" :  null ,"method":"tools/list"}
 {"jsonrpc":"2.0","id":99,"method":"tools/list"}
 `)
 	invalid := map[string]int{}
@@ -152,7 +153,7 @@ null
 	if !listed {
 		t.Fatalf("tools/list after the bad lines got no answer (the server stopped?): %v", sc.Err())
 	}
-	if invalid["null"] != 6 || invalid["20"] != 1 || invalid["21"] != 1 {
-		t.Errorf("Invalid Request replies by id: %v, want 6 with id null and one each for 20 and 21", invalid)
+	if invalid["null"] != 7 || invalid["20"] != 1 || invalid["21"] != 1 {
+		t.Errorf("Invalid Request replies by id: %v, want 7 with id null and one each for 20 and 21", invalid)
 	}
 }

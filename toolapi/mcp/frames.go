@@ -153,6 +153,12 @@ func (r *frameReader) next() error {
 		r.invalid(&sc, fmt.Sprintf("this request is not JSON-RPC 2.0 (%v) and was not run. Send \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a number.", err))
 		return nil
 	}
+	if string(bytes.TrimSpace(sc.id)) == "null" && len(sc.method) > 0 {
+		// The SDK takes it for a notification and answers nothing: the client would
+		// wait for good. MCP requires a string or number id.
+		r.invalid(&sc, "this request's id is null, and MCP requests need a string or number id (a message with no id at all is a notification, which gets no reply); it was not run. Send an id such as 1.")
+		return nil
+	}
 	r.pending = r.frame
 	return nil
 }
