@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -140,6 +141,10 @@ func (fs *flagSet) parse(args []string) error {
 				fs.SetOutput(os.Stdout)
 				fs.PrintDefaults()
 			}
+		}
+		// "show -1": a negative number is read as a flag; say what it is instead.
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok && name != "" && strings.Trim(name, "0123456789") == "" {
+			return fmt.Errorf("\"-%s\" is not a call number: calls are numbered from 1 (vfsctl log lists them)", name)
 		}
 		return err
 	}
