@@ -3,6 +3,8 @@ package journal
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,6 +18,54 @@ type Query struct {
 	Since   time.Time
 	Until   time.Time
 	Limit   int // 0: no limit
+	// SkipDamaged goes on past records that cannot be decoded, for the operator's
+	// listings: Find and Each then return every readable record, and a
+	// *DamagedError naming the others. Left false, the first one stops them.
+	SkipDamaged bool
+}
+
+// DamagedError names the records a query with SkipDamaged passed over.
+type DamagedError struct {
+	Seqs  []uint64
+	First error // what was wrong with the first of them
+}
+
+func (e *DamagedError) Error() string {
+	if len(e.Seqs) == 1 {
+		return fmt.Sprintf("1 record of the journal could not be read and was left out (%v); vfsctl fsck checks the whole journal", e.First)
+	}
+	var nums []string
+	for i, seq := range e.Seqs {
+		if i == 10 {
+			nums = append(nums, "...")
+			break
+		}
+		nums = append(nums, strconv.FormatUint(seq, 10))
+	}
+	return fmt.Sprintf("%d records of the journal could not be read and were left out (%s; the first: %v); vfsctl fsck checks the whole journal", len(e.Seqs), strings.Join(nums, ", "), e.First)
+}
+
+// damaged collects the records a query passed over.
+type damaged struct{ err *DamagedError }
+
+// skip reports whether a query goes on past err, met reading record seq.
+func (d *damaged) skip(q Query, seq uint64, err error) bool {
+	if !q.SkipDamaged {
+		return false
+	}
+	if d.err == nil {
+		d.err = &DamagedError{First: err}
+	}
+	d.err.Seqs = append(d.err.Seqs, seq)
+	return true
+}
+
+// result is err, or the damage passed over when there was no other error.
+func (d *damaged) result(err error) error {
+	if err == nil && d.err != nil {
+		return d.err
+	}
+	return err
 }
 
 // inTime reports whether at is in q's time range.
@@ -49,8 +99,12 @@ func (q Query) match(r *Record) bool {
 // filters the rest.
 func (t *Tx) Find(q Query) ([]*Record, error) {
 	var out []*Record
+	var dmg damaged
 	visit := func(seq uint64) (bool, error) {
 		r, err := t.Get(seq)
+		if err != nil && dmg.skip(q, seq, err) {
+			return false, nil
+		}
 		if err != nil || r == nil {
 			return false, err
 		}
@@ -69,10 +123,10 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		bucket, name = bByKind, q.Kind
 	}
 	if bucket != "" {
-		return out, t.newestIn(bucket, name, 0, visit)
+		return out, dmg.result(t.newestIn(bucket, name, 0, visit))
 	}
 	if !q.Since.IsZero() || !q.Until.IsZero() {
-		return out, t.newestFacts(func(seq uint64, fv []byte) (bool, error) {
+		err := t.newestFacts(func(seq uint64, fv []byte) (bool, error) {
 			if fv != nil {
 				// The time first: most facts of a long journal are outside the range.
 				if at, ok := factTime(fv); ok && !q.inTime(at) {
@@ -84,15 +138,16 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 			}
 			return visit(seq)
 		})
+		return out, dmg.result(err)
 	}
 	c := t.b(bRecords).Cursor()
 	for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
 		stop, err := visit(binary.BigEndian.Uint64(k))
 		if err != nil || stop {
-			return out, err
+			return out, dmg.result(err)
 		}
 	}
-	return out, nil
+	return out, dmg.result(nil)
 }
 
 // newestFacts calls fn with every record's number and encoded fact, newest first,
@@ -132,18 +187,23 @@ func (t *Tx) newestFacts(fn func(seq uint64, fv []byte) (bool, error)) error {
 // a large journal without holding it in memory. fn returns false to stop. Limit is
 // ignored.
 func (t *Tx) Each(q Query, fn func(*Record) bool) error {
+	var dmg damaged
 	c := t.b(bRecords).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		seq := binary.BigEndian.Uint64(k)
 		r, err := decodeRecord(seq, v, t.b(bFacts).Get(k), t.afterHash)
 		if err != nil {
-			return fmt.Errorf("journal record %d: %w", seq, err)
+			err = fmt.Errorf("journal record %d: %w", seq, err)
+			if dmg.skip(q, seq, err) {
+				continue
+			}
+			return err
 		}
 		if q.match(r) && !fn(r) {
-			return nil
+			return dmg.result(nil)
 		}
 	}
-	return nil
+	return dmg.result(nil)
 }
 
 // The history index says, per committed record that changed files, which tool call

@@ -1,6 +1,10 @@
 package toolapi
 
-import "github.com/vfsctl/vfsctl/journal"
+import (
+	"errors"
+
+	"github.com/vfsctl/vfsctl/journal"
+)
 
 // Record is one journaled call: what was asked, what came of it, and per file the
 // hashes, splices, match tiers and diff. Log, Show and Export return records.
@@ -9,6 +13,10 @@ type Record = journal.Record
 // Query selects records: by session, path, kind, failure, time and count. The zero
 // Query selects every record.
 type Query = journal.Query
+
+// DamagedError is what Calls and Export return, after every readable record, when a
+// Query with SkipDamaged passed over records that could not be read.
+type DamagedError = journal.DamagedError
 
 // State is a record's state (committed, failed, rolled_back, unknown, pending).
 type State = journal.State
@@ -37,7 +45,8 @@ func (e *Engine) log(q Query, diffs bool) ([]*Record, error) {
 	}
 	var recs []*Record
 	err := e.api.eng.View(func(t *journal.Tx) (err error) {
-		if recs, err = t.Find(q); err == nil && diffs {
+		var dmg *journal.DamagedError
+		if recs, err = t.Find(q); (err == nil || errors.As(err, &dmg)) && diffs {
 			t.Diffs(recs...)
 		}
 		return err

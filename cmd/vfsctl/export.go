@@ -21,6 +21,9 @@ call, in the versioned schema ` + toolapi.ExportSchema + ` (see the README), so 
 a fleet of workspaces can be loaded into a warehouse that already exists: DuckDB's
 read_json, ClickHouse's JSONEachRow, BigQuery.
 
+A record the journal cannot read (damaged) is left out, and said so on stderr once
+the others are written; the exit status is then 1.
+
 Example:
   vfsctl export --since 30d > calls.jsonl
   duckdb -c "SELECT kind, count(*) AS failed FROM read_json('calls.jsonl') WHERE origin = 'model' AND state = 'failed' GROUP BY kind ORDER BY failed DESC, kind"
@@ -33,7 +36,7 @@ func (c *exportCmd) ParseFlags(args []string) error {
 }
 
 func (c *exportCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	var q toolapi.Query
+	q := toolapi.Query{SkipDamaged: true} // every readable call, then the exit status says what was left out
 	if err := c.window(&q); err != nil {
 		fmt.Fprintf(stderr, "vfsctl export: %v\n", err)
 		return exitUsage

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,6 +33,9 @@ and reads alike. Filters combine. --since and --until take a time (2026-11-30T10
 With --json, one object per line: seq, time, session, turn (when the call carried
 one), tool, state (committed, failed, rolled_back, pending, unknown), kind (null unless
 failed), paths, duration_ms, message (a refusal's reason; left out when there is none).
+
+A record the journal cannot read (damaged) is left out, and said so on stderr after
+the others; the exit status is then 1 (vfsctl fsck checks the whole journal).
 
 Example:
   vfsctl log --failed --kind text_not_found --limit 20
@@ -162,7 +166,7 @@ func toLogLine(r *toolapi.Record) logLine {
 }
 
 func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	q := toolapi.Query{Session: c.session, Turn: c.turn, Kind: c.kind, Failed: c.failed, Limit: c.limit}
+	q := toolapi.Query{Session: c.session, Turn: c.turn, Kind: c.kind, Failed: c.failed, Limit: c.limit, SkipDamaged: true}
 	if err := c.window(&q); err != nil {
 		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
 		return exitUsage
@@ -186,7 +190,8 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	recs, err := eng.Calls(q)
-	if err != nil {
+	var dmg *toolapi.DamagedError
+	if err != nil && !errors.As(err, &dmg) {
 		fmt.Fprintf(stderr, "vfsctl log: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
@@ -194,6 +199,11 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		writeLogJSON(stdout, recs)
 	} else {
 		writeLogTable(stdout, recs)
+	}
+	if dmg != nil {
+		// Every readable call is listed; the exit status says the list is not whole.
+		fmt.Fprintf(stderr, "vfsctl log: %v\n", dmg)
+		return exitRefused
 	}
 	return exitOK
 }
