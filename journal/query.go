@@ -2,10 +2,13 @@ package journal
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
 // Query selects records; zero fields select everything. Results come newest first.
@@ -19,53 +22,51 @@ type Query struct {
 	Until   time.Time
 	Limit   int // 0: no limit
 	// SkipDamaged goes on past records that cannot be decoded, for the operator's
-	// listings: Find and Each then return every readable record, and a
-	// *DamagedError naming the others. Left false, the first one stops them.
+	// listings: Find and Each then return every readable record, and an error that
+	// names the others (ErrSkippedDamaged). Left false, the first one stops them.
 	SkipDamaged bool
 }
 
-// DamagedError names the records a query with SkipDamaged passed over.
-type DamagedError struct {
-	Seqs  []uint64
-	First error // what was wrong with the first of them
-}
-
-func (e *DamagedError) Error() string {
-	if len(e.Seqs) == 1 {
-		return fmt.Sprintf("1 record of the journal could not be read and was left out (%v); vfsctl fsck checks the whole journal", e.First)
-	}
-	var nums []string
-	for i, seq := range e.Seqs {
-		if i == 10 {
-			nums = append(nums, "...")
-			break
-		}
-		nums = append(nums, strconv.FormatUint(seq, 10))
-	}
-	return fmt.Sprintf("%d records of the journal could not be read and were left out (%s; the first: %v); vfsctl fsck checks the whole journal", len(e.Seqs), strings.Join(nums, ", "), e.First)
-}
+// ErrSkippedDamaged is what Find and Each return (in an *errs.Error that says which
+// records) after every readable record, when a query with SkipDamaged passed over
+// records that could not be read.
+var ErrSkippedDamaged = errors.New("journal records left out as damaged")
 
 // damaged collects the records a query passed over.
-type damaged struct{ err *DamagedError }
+type damaged struct {
+	seqs  []uint64
+	first error // what was wrong with the first of them
+}
 
 // skip reports whether a query goes on past err, met reading record seq.
 func (d *damaged) skip(q Query, seq uint64, err error) bool {
 	if !q.SkipDamaged {
 		return false
 	}
-	if d.err == nil {
-		d.err = &DamagedError{First: err}
+	if d.first == nil {
+		d.first = err
 	}
-	d.err.Seqs = append(d.err.Seqs, seq)
+	d.seqs = append(d.seqs, seq)
 	return true
 }
 
 // result is err, or the damage passed over when there was no other error.
 func (d *damaged) result(err error) error {
-	if err == nil && d.err != nil {
-		return d.err
+	switch {
+	case err != nil || len(d.seqs) == 0:
+		return err
+	case len(d.seqs) == 1:
+		return errs.Wrap(errs.IOError, "", ErrSkippedDamaged, "1 record of the journal could not be read and was left out (%v); vfsctl fsck checks the whole journal", d.first)
 	}
-	return err
+	var nums []string
+	for i, seq := range d.seqs {
+		if i == 10 {
+			nums = append(nums, "...")
+			break
+		}
+		nums = append(nums, strconv.FormatUint(seq, 10))
+	}
+	return errs.Wrap(errs.IOError, "", ErrSkippedDamaged, "%d records of the journal could not be read and were left out (%s; the first: %v); vfsctl fsck checks the whole journal", len(d.seqs), strings.Join(nums, ", "), d.first)
 }
 
 // inTime reports whether at is in q's time range.

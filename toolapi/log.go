@@ -14,9 +14,9 @@ type Record = journal.Record
 // Query selects every record.
 type Query = journal.Query
 
-// DamagedError is what Calls and Export return, after every readable record, when a
-// Query with SkipDamaged passed over records that could not be read.
-type DamagedError = journal.DamagedError
+// ErrSkippedDamaged is in the error Calls and Export return, after every readable
+// record, when a Query with SkipDamaged passed over records that could not be read.
+var ErrSkippedDamaged = journal.ErrSkippedDamaged
 
 // State is a record's state (committed, failed, rolled_back, unknown, pending).
 type State = journal.State
@@ -45,8 +45,7 @@ func (e *Engine) log(q Query, diffs bool) ([]*Record, error) {
 	}
 	var recs []*Record
 	err := e.api.eng.View(func(t *journal.Tx) (err error) {
-		var dmg *journal.DamagedError
-		if recs, err = t.Find(q); (err == nil || errors.As(err, &dmg)) && diffs {
+		if recs, err = t.Find(q); (err == nil || errors.Is(err, ErrSkippedDamaged)) && diffs {
 			t.Diffs(recs...)
 		}
 		return err

@@ -190,8 +190,8 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	recs, err := eng.Calls(q)
-	var dmg *toolapi.DamagedError
-	if err != nil && !errors.As(err, &dmg) {
+	damaged := errors.Is(err, toolapi.ErrSkippedDamaged)
+	if err != nil && !damaged {
 		fmt.Fprintf(stderr, "vfsctl log: %v%s\n", err, waitHint(err))
 		return exitRefused
 	}
@@ -200,9 +200,9 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		writeLogTable(stdout, recs)
 	}
-	if dmg != nil {
+	if damaged {
 		// Every readable call is listed; the exit status says the list is not whole.
-		fmt.Fprintf(stderr, "vfsctl log: %v\n", dmg)
+		fmt.Fprintf(stderr, "vfsctl log: %v\n", err)
 		return exitRefused
 	}
 	return exitOK
