@@ -87,13 +87,7 @@ func runDurable(t *testing.T, seed int64, calls, every int) *durableRun {
 	run := &durableRun{rec: cfs.Rec, jdir: jdir, acks: map[int]int{}}
 	run.models = append(run.models, maps.Clone(model))
 	testHookJournaled = func(string) {
-		var files []journalFile
-		for _, name := range []string{"journal.db", "marks", "temps"} {
-			if data, err := os.ReadFile(filepath.Join(jdir, name)); err == nil {
-				files = append(files, journalFile{name, data})
-			}
-		}
-		run.snaps = append(run.snaps, files)
+		run.snaps = append(run.snaps, run.takeJournal())
 		cfs.Rec.Mark("journal " + strconv.Itoa(len(run.snaps)-1))
 	}
 	t.Cleanup(func() { testHookJournaled = nil })
@@ -200,22 +194,45 @@ func (run *durableRun) at(p int) (snap int, acked int) {
 	return snap, acked
 }
 
-// checkState materialises one crash state with its journal, recovers it, and compares
-// the files with the models of acked and acked+1 calls.
-func (run *durableRun) checkState(t *testing.T, point int, st testutil.State, snap, acked int) (temps int) {
+// snap is journal snapshot i's files; none for -1 (no journal yet).
+func (run *durableRun) snap(i int) []journalFile {
+	if i < 0 {
+		return nil
+	}
+	return run.snaps[i]
+}
+
+// putJournal makes the journal's folder hold files, and only those.
+func (run *durableRun) putJournal(files []journalFile) {
+	for _, name := range []string{"journal.db", "marks", "temps"} {
+		os.Remove(filepath.Join(run.jdir, name))
+	}
+	for _, f := range files {
+		os.WriteFile(filepath.Join(run.jdir, f.name), f.data, 0o644)
+	}
+}
+
+// takeJournal copies the journal's files as they are.
+func (run *durableRun) takeJournal() []journalFile {
+	var files []journalFile
+	for _, name := range []string{"journal.db", "marks", "temps"} {
+		if data, err := os.ReadFile(filepath.Join(run.jdir, name)); err == nil {
+			files = append(files, journalFile{name, data})
+		}
+	}
+	return files
+}
+
+// checkState materialises one crash state with its journal (described by jname, for
+// failures), recovers it after a restart, and compares the files with the models of
+// acked and acked+1 calls.
+func (run *durableRun) checkState(t *testing.T, point int, st testutil.State, jfiles []journalFile, jname string, acked int) (temps int) {
 	ws := t.TempDir()
 	jdir := run.jdir
-	for _, name := range []string{"journal.db", "marks", "temps"} {
-		os.Remove(filepath.Join(jdir, name))
-	}
 	if err := st.Materialize(ws); err != nil {
 		t.Fatal(err)
 	}
-	if snap >= 0 {
-		for _, f := range run.snaps[snap] {
-			os.WriteFile(filepath.Join(jdir, f.name), f.data, 0o644)
-		}
-	}
+	run.putJournal(jfiles)
 	fsys, err := vfs.Open(ws, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -273,8 +290,8 @@ func (run *durableRun) checkState(t *testing.T, point int, st testutil.State, sn
 	if acked < len(run.calls) {
 		next = run.calls[acked]
 	}
-	t.Fatalf("point %d, %d calls acknowledged (in flight: %s), journal snapshot %d, state %q:\n%s",
-		point, acked, next, snap, st.Why, strings.Join(diff, "\n"))
+	t.Fatalf("point %d, %d calls acknowledged (in flight: %s), %s, state %q:\n%s",
+		point, acked, next, jname, st.Why, strings.Join(diff, "\n"))
 	return temps
 }
 
@@ -336,7 +353,7 @@ func TestDurableJournalCrash(t *testing.T) {
 				states = states[:maxStatesPerPoint]
 			}
 			for _, st := range states {
-				temps += run.checkState(t, p, st, snap, acked)
+				temps += run.checkState(t, p, st, run.snap(snap), fmt.Sprintf("journal snapshot %d", snap), acked)
 			}
 			checked += len(states)
 			total++
@@ -352,6 +369,63 @@ func TestDurableJournalCrash(t *testing.T) {
 	// notes them are not in the journal's copy; they are counted, not compared.
 	t.Logf("%d crash points, %d crash states recovered and checked (%d more left out of points with over %d; %d points past MaxCrashStates redrawn); %d temp files of unjournaled staging left",
 		total, checked, sampled, maxStatesPerPoint, tooMany, temps)
+}
+
+// TestDurableJournalKillThenPowerLoss: a journal-durable process killed at a random
+// point of the same workload (nothing lost: the page cache keeps every write), the
+// next process's recovery in the same boot, which takes the dead process's calls off
+// the unsynced list, and then a power loss. Every state that power loss could leave,
+// recovered after the restart, must hold the calls acknowledged before the kill, or
+// those and the one in flight: same-boot recovery rebuilds nothing, so what it takes
+// off the list it must have synced.
+func TestDurableJournalKillThenPowerLoss(t *testing.T) {
+	seeds, points := 2, 40 // a kill and its checks take milliseconds; the workload, seconds
+	if testing.Short() || raceEnabled {
+		seeds, points = 1, 10
+	}
+	if n, err := strconv.Atoi(os.Getenv("VFSCTL_DURABLE_SEEDS")); err == nil {
+		seeds = n
+	}
+	base := time.Now().UnixNano()
+	kills, checked := 0, 0
+	for s := range seeds {
+		seed := base + int64(s)
+		run := runDurable(t, seed, 24, 3+s%3)
+		rng := rand.New(rand.NewSource(seed))
+		n := run.rec.Len()
+		for range points {
+			p := rng.Intn(n + 1)
+			snap, acked := run.at(p)
+			fork := run.rec.Fork(p)
+			run.putJournal(run.snap(snap))
+			b, err := Open(vfs.New(fork, vfs.Options{}), Options{JournalPath: filepath.Join(run.jdir, "journal.db"), NoSync: true,
+				Durability: DurableJournal, CheckpointEvery: 1000, CheckpointInterval: -1})
+			if err != nil {
+				t.Fatalf("seed %d, kill at %d: %v", seed, p, err)
+			}
+			// One call, so that what recovery deferred (the calls taken off the list)
+			// reaches the journal. b is never closed: its close would checkpoint,
+			// syncing whatever recovery left unsynced.
+			if err := read(b, "s2", "keep.txt"); err != nil {
+				t.Fatalf("seed %d, kill at %d: a read after recovery: %v", seed, p, err)
+			}
+			after := run.takeJournal()
+			states, ok := crashStates(fork.Rec, fork.Rec.Len())
+			if !ok {
+				t.Fatalf("seed %d, kill at %d: more states after recovery than CrashStates lists", seed, p)
+			}
+			if len(states) > maxStatesPerPoint {
+				rng.Shuffle(len(states), func(i, j int) { states[i], states[j] = states[j], states[i] })
+				states = states[:maxStatesPerPoint]
+			}
+			for _, st := range states {
+				run.checkState(t, p, st, after, fmt.Sprintf("killed, recovered in the same boot from journal snapshot %d, then a power loss", snap), acked)
+			}
+			checked += len(states)
+			kills++
+		}
+	}
+	t.Logf("%d kills recovered in the same boot, then %d states of a power loss recovered and checked", kills, checked)
 }
 
 // TestCrashLoopJournal is the SIGKILL crash loop in the journal-durable mode: a

@@ -255,6 +255,44 @@ func (r *Recorder) Point(label string) int {
 	return -1
 }
 
+// Fork returns a CrashFs over a new in-memory filesystem that holds what the recorded
+// one held after the first point steps, every write included (a process killed there
+// loses nothing: the page cache keeps it), and whose Recorder goes on from those
+// steps, so that its crash states still know what was never synced. A test runs the
+// next process on it, then a power loss.
+func (r *Recorder) Fork(point int) *CrashFs {
+	r.mu.Lock()
+	if point < 0 || point > len(r.steps) {
+		r.mu.Unlock()
+		panic(fmt.Sprintf("testutil: fork at crash point %d outside 0..%d", point, len(r.steps)))
+	}
+	seed, steps := slices.Clone(r.seed), slices.Clone(r.steps[:point])
+	r.mu.Unlock()
+	m := newModel()
+	for _, st := range seed {
+		m.apply(st)
+	}
+	m.syncAll()
+	for _, st := range steps {
+		m.apply(st)
+	}
+	mem := afero.NewMemMapFs()
+	var walk func(ino int, dir string)
+	walk = func(ino int, dir string) {
+		for name, child := range m.nodes[ino].cur {
+			p := path.Join(dir, name)
+			if n := m.nodes[child]; n.isDir {
+				mem.MkdirAll(p, 0o755)
+				walk(child, p)
+			} else {
+				afero.WriteFile(mem, p, slices.Clone(n.data), 0o644)
+			}
+		}
+	}
+	walk(rootIno, "")
+	return &CrashFs{Fs: mem, Rec: &Recorder{seed: seed, steps: steps, live: m}}
+}
+
 // CrashStates returns each distinct state that a power loss after the first point
 // steps could leave (point 0: before any step; Len(): after all of them), in a stable
 // order. It panics when there would be more than MaxCrashStates.

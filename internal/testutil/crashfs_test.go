@@ -371,3 +371,36 @@ func overTxn(tb testing.TB, eng *txn.Engine) *toolapi.Engine {
 	}
 	return e
 }
+
+// A fork at a point holds every write made by then, as a killed process leaves them,
+// and its crash states still know what was never synced: after the fork syncs the
+// file but not its folder, the power loss can still undo the rename, never tear f.
+func TestCrashFork(t *testing.T) {
+	fs := newCrashFs(t, map[string]string{"f": "old"})
+	writeFile(t, fs, "tmp", false, "new")
+	must(t, fs.Rename("tmp", "f"))
+	point := fs.Rec.Len()
+	writeFile(t, fs, "later", true, "not in the fork")
+
+	fork := fs.Rec.Fork(point)
+	got, err := afero.ReadFile(fork, "f")
+	if err != nil || string(got) != "new" {
+		t.Fatalf("the fork's f = %q (%v), want the unsynced write", got, err)
+	}
+	if _, err := fork.Stat("later"); err == nil {
+		t.Fatal("the fork holds a file made after its point")
+	}
+	wantStates(t, "at the fork", fork.Rec.CrashStates(fork.Rec.Len()),
+		"f=old", "f=old tmp=", "f=old tmp=n", "f=old tmp=new", "f=", "f=n", "f=new")
+	h, err := fork.OpenFile("f", os.O_RDONLY, 0)
+	must(t, err)
+	must(t, h.Sync())
+	h.Close()
+	wantStates(t, "the fork's file synced", fork.Rec.CrashStates(fork.Rec.Len()),
+		"f=old", "f=old tmp=new", "f=new")
+	syncDir(t, fork, ".")
+	wantStates(t, "and its folder", fork.Rec.CrashStates(fork.Rec.Len()), "f=new")
+	// The original goes on unchanged by the fork's steps.
+	wantStates(t, "the original", fs.Rec.CrashStates(point),
+		"f=old", "f=old tmp=", "f=old tmp=n", "f=old tmp=new", "f=", "f=n", "f=new")
+}
