@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -155,5 +156,57 @@ null
 	}
 	if invalid["null"] != 7 || invalid["20"] != 1 || invalid["21"] != 1 {
 		t.Errorf("Invalid Request replies by id: %v, want 7 with id null and one each for 20 and 21", invalid)
+	}
+}
+
+// A client that writes its calls and closes its end gets every reply: the server
+// used to end at the end of its input, cancelling the calls in flight and dropping
+// the replies of those that had already written their files. Each reply must agree
+// with the disk.
+func TestMCPEndOfInputAnswersEveryCall(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+`)
+	const n = 30
+	for i := range n {
+		name := fmt.Sprintf("f%02d.txt", i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("alpha\nbeta\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"edit_file","arguments":{"path":%q,"edits":[{"oldText":"beta","newText":"BETA"}]}}}`+"\n", 100+i, name)
+	}
+	cmd := exec.Command(bin, "serve", "--root", dir)
+	cmd.Stdin = strings.NewReader(in.String()) // then the end of the input
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	replies := map[int]bool{} // id -> the call says it edited
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     int `json:"id"`
+			Result struct {
+				IsError bool `json:"isError"`
+			} `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID >= 100 {
+			replies[m.ID] = !m.Result.IsError
+		}
+	}
+	for i := range n {
+		data, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)))
+		edited := string(data) == "alpha\nBETA\n"
+		ok, answered := replies[100+i]
+		switch {
+		case !answered:
+			t.Errorf("call %d got no reply (the file edited: %v)", 100+i, edited)
+		case ok != edited:
+			t.Errorf("call %d: the reply says edited=%v, the disk %v", 100+i, ok, edited)
+		case !ok:
+			t.Errorf("call %d was refused", 100+i)
+		}
 	}
 }

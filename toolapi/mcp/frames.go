@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,15 +33,111 @@ const (
 // not a JSON-RPC 2.0 request object (a batch, a bare value, another version tag, an
 // id that is an object) with an Invalid Request error, instead of ending the
 // connection.
+//
+// At the end of the input, the reader waits (at most DrainWait) until every request
+// it handed on has its reply: the SDK cancels the requests in flight when its reader
+// ends, and a client that writes its calls and closes its end would lose the replies
+// of calls that ran, and see others cancelled half-way.
 func NewTransport(in io.Reader, out io.Writer, log *slog.Logger) sdk.Transport {
 	w := &lockedWriter{w: out}
-	r := &frameReader{in: bufio.NewReaderSize(in, 64<<10), out: w, log: log, max: MaxFrame}
+	open := &openRequests{}
+	open.cond.L = &open.mu
+	r := &frameReader{in: bufio.NewReaderSize(in, 64<<10), out: w, log: log, max: MaxFrame, open: open}
 	if c, ok := in.(io.Closer); ok {
 		r.closer = c
 	}
 	// The SDK's own bound stays as a backstop (a value spread over several lines is
 	// not one frame here); twice ours, since it also counts bytes read ahead.
-	return &sdk.IOTransport{Reader: r, Writer: w, MaxLineLength: 2 * MaxFrame}
+	return &sdk.IOTransport{Reader: r, Writer: &replyWriter{w, open}, MaxLineLength: 2 * MaxFrame}
+}
+
+// DrainWait bounds how long the end of the input waits for the replies of requests
+// in flight; a call waits for the journal at most --wait (10 s by default) first.
+var DrainWait = time.Minute
+
+// openRequests counts the requests handed to the SDK that have no reply yet.
+type openRequests struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	n    int
+}
+
+func (o *openRequests) add() {
+	o.mu.Lock()
+	o.n++
+	o.mu.Unlock()
+}
+
+func (o *openRequests) done() {
+	o.mu.Lock()
+	if o.n > 0 {
+		o.n--
+	}
+	o.cond.Broadcast()
+	o.mu.Unlock()
+}
+
+// drain waits until every request has its reply, or d has passed.
+func (o *openRequests) drain(d time.Duration) {
+	stop := time.AfterFunc(d, func() {
+		o.mu.Lock()
+		o.n = 0
+		o.cond.Broadcast()
+		o.mu.Unlock()
+	})
+	defer stop.Stop()
+	o.mu.Lock()
+	for o.n > 0 {
+		o.cond.Wait()
+	}
+	o.mu.Unlock()
+}
+
+// replyWriter is the SDK's writer: it counts the replies it writes.
+type replyWriter struct {
+	*lockedWriter
+	open *openRequests
+}
+
+func (w *replyWriter) Write(p []byte) (int, error) {
+	n, err := w.lockedWriter.Write(p)
+	if isReply(p) {
+		w.open.done() // written or not: no reply will follow
+	}
+	return n, err
+}
+
+// isReply reports whether msg, one JSON-RPC message, is a reply (an id, and a result
+// or an error) rather than a request or a notification. It reads the top-level keys
+// only as far as it needs: a reply of megabytes is not scanned.
+func isReply(msg []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	id, answer := false, false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch key {
+		case "method":
+			return false
+		case "id":
+			id = true
+		case "result", "error":
+			answer = true
+		}
+		if id && answer {
+			return true
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // lockedWriter writes whole messages one at a time: the SDK writes each message with
@@ -67,7 +164,8 @@ type frameReader struct {
 	log     *slog.Logger
 	max     int
 	frame   []byte
-	pending []byte // the rest of an accepted frame, not yet read by the SDK
+	pending []byte        // the rest of an accepted frame, not yet read by the SDK
+	open    *openRequests // requests handed on, not yet answered
 }
 
 func (r *frameReader) Close() error {
@@ -119,6 +217,9 @@ func (r *frameReader) next() error {
 			continue
 		}
 		if err != nil && len(r.frame) == 0 {
+			if err == io.EOF && r.open != nil {
+				r.open.drain(DrainWait)
+			}
 			return err
 		}
 		break
@@ -158,6 +259,9 @@ func (r *frameReader) next() error {
 		// wait for good. MCP requires a string or number id.
 		r.invalid(&sc, "this request's id is null, and MCP requests need a string or number id (a message with no id at all is a notification, which gets no reply); it was not run. Send an id such as 1.")
 		return nil
+	}
+	if len(sc.method) > 0 && sc.id != nil && r.open != nil {
+		r.open.add() // a request: its reply is awaited at the end of the input
 	}
 	r.pending = r.frame
 	return nil

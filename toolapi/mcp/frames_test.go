@@ -55,3 +55,22 @@ func TestFrameReader(t *testing.T) {
 }
 
 func bufioReader(s string) *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(s), 16) }
+
+// isReply tells the replies the SDK writes from its requests and notifications,
+// whatever the order of the keys, and without reading past what it needs.
+func TestIsReply(t *testing.T) {
+	for msg, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                                           true,
+		`{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}`:              true,
+		`{"result":{"content":[{"type":"text","text":"x"}]},"id":7,"jsonrpc":"2.0"}`:     true,
+		`{"jsonrpc":"2.0","id":2,"method":"roots/list"}`:                                 false,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`:                 false,
+		`{"jsonrpc":"2.0","result":{}}`:                                                  false,
+		`[1,2]`:                                                                          false,
+		`{"jsonrpc":"2.0","id":3,"result":{"text":"` + strings.Repeat("y", 1<<20) + `"}`: true, // cut short: never read
+	} {
+		if got := isReply([]byte(msg)); got != want {
+			t.Errorf("isReply(%.60s) = %v, want %v", msg, got, want)
+		}
+	}
+}
