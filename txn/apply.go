@@ -327,8 +327,13 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 		ch.Plan, ch.After = plan, plan.Output
 		return ch, sight{}, nil
 	}
+	var note string
+	s.Content, note = keepConventions(f.Data, s.Content)
 	if saw, err := e.mayWrite(session, s, f); err != nil {
 		return nil, saw, err
+	}
+	if note != "" {
+		ch.Notes = append(ch.Notes, note)
 	}
 	ch.After = s.Content
 	return ch, sight{}, nil

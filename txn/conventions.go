@@ -1,0 +1,31 @@
+package txn
+
+import "bytes"
+
+var bom = []byte("\xef\xbb\xbf")
+
+// keepConventions gives content that replaces a file whole the file's CRLF line
+// breaks and byte order mark when the content has neither: models write LF and no
+// BOM, and a Windows file rewritten so would show every line changed. Content with a
+// CR or a BOM of its own is the model's choice and is written as sent, and a file of
+// mixed line breaks has no convention to keep. It returns what to write, and a note
+// for the reply when that is not what was sent.
+func keepConventions(old, content []byte) ([]byte, string) {
+	var kept []string
+	if bytes.HasPrefix(old, bom) && !bytes.HasPrefix(content, bom) {
+		content = append(bytes.Clone(bom), content...)
+		kept = append(kept, "byte order mark (BOM)")
+	}
+	if crlf := bytes.Count(old, []byte("\r\n")); crlf > 0 && crlf == bytes.Count(old, []byte("\n")) &&
+		bytes.IndexByte(content, '\r') < 0 && bytes.IndexByte(content, '\n') >= 0 {
+		content = bytes.ReplaceAll(content, []byte("\n"), []byte("\r\n"))
+		kept = append([]string{"CRLF line breaks"}, kept...)
+	}
+	switch len(kept) {
+	case 0:
+		return content, ""
+	case 1:
+		return content, "Written with the file's " + kept[0] + ", which the content sent did not have."
+	}
+	return content, "Written with the file's " + kept[0] + " and " + kept[1] + ", which the content sent did not have."
+}
