@@ -3,12 +3,10 @@ package txn
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -288,7 +286,7 @@ func (e *Engine) syncCalls(calls []lazyCall) error {
 		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		if err := e.fs.SyncDir(d); err != nil && !notFound(err) && !errors.Is(err, fs.ErrNotExist) {
+		if err := e.fs.SyncDir(d); err != nil && !replacedSince(err) {
 			all = append(all, err)
 		}
 	}
@@ -333,6 +331,5 @@ func (cp *checkpointer) reconcile(listed map[uint64]bool) {
 // says the file is gone or something else stands there now (a folder, a FIFO, a
 // symlink): that holds nothing of the call's, and there is nothing to sync.
 func replacedSince(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || notFound(err) || errs.KindOf(err) == errs.NotAFile ||
-		errors.Is(err, vfs.ErrSymlinkNow) || errors.Is(err, syscall.ENOTDIR)
+	return vfs.Replaced(err) || notFound(err) || errs.KindOf(err) == errs.NotAFile
 }

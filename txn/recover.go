@@ -397,7 +397,7 @@ func (e *Engine) recoverLazy(j *journal.Journal) (map[uint64][]string, error) {
 		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		if err := e.fs.SyncDir(d); err != nil && !notFound(err) && !errors.Is(err, fs.ErrNotExist) {
+		if err := e.fs.SyncDir(d); err != nil && !replacedSince(err) {
 			return nil, fmt.Errorf("syncing %s: %w", d, err)
 		}
 	}
@@ -455,6 +455,12 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		note(steps, "%q is not a path a call could write (reserved, through a symlink, or not canonical); it was not touched", p)
 		return nil
 	}
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		dirs[d] = true // a create may have made folders whose names were not synced
+		if d == "." {
+			break
+		}
+	}
 	same := sameBoot(e.boot, steps)
 	versions, final, exists, ok := e.rebuildChain(j, steps)
 	if !ok {
@@ -466,12 +472,6 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 		}
 		note(steps, "%s was written without fsync, and the journal cannot rebuild its content; it was left as found", p)
 		return nil
-	}
-	for d := path.Dir(p); ; d = path.Dir(d) {
-		dirs[d] = true // a create may have made folders whose names were not synced
-		if d == "." {
-			break
-		}
 	}
 	e.cleanTemp(path.Dir(p))
 	data, rerr := e.fs.ReadCanonical(p)
@@ -566,15 +566,16 @@ func sameBoot(boot string, steps []lazyStep) bool {
 }
 
 // standsInTheWay reports whether err, met rolling a file forward, comes of what someone
-// put there since (a folder, a file or folder made read-only): that is left as found,
-// with a note, rather than stop every command of the workspace until it is moved.
+// put there since (a folder, a FIFO, a symlink, a file or folder made read-only): that
+// is left as found, with a note, rather than stop every command of the workspace until
+// it is moved.
 // Anything else (a full disk, an I/O error) fails recovery, to be tried again.
 func standsInTheWay(err error) bool {
 	switch errs.KindOf(err) {
 	case errs.PermissionDenied, errs.NotAFile:
 		return true
 	}
-	return errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
+	return errors.Is(err, syscall.EISDIR) || vfs.Replaced(err)
 }
 
 // rebuildChain redoes one file's chain of changes from the journal: from the prior

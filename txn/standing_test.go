@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/spf13/afero"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/journal"
@@ -228,24 +230,30 @@ func TestSameBootRecoverySyncsWhatItTakesOffTheList(t *testing.T) {
 	}
 }
 
-// A file written without fsync and then replaced by a FIFO, a folder or a symlink
-// holds nothing of the call's: the checkpoint has nothing to sync there. It used to
-// fail on a FIFO and on a symlink, and so did every later checkpoint, leaving every
-// call after it listed as unsynced.
+// A file written without fsync and then replaced by a FIFO, a folder or a symlink,
+// or whose folder was swapped for a symlink, a FIFO or a file, holds nothing of the
+// call's: the checkpoint has nothing to sync there. It used to fail on most of them,
+// and so did every later checkpoint, leaving every call after it listed as unsynced.
 func TestCheckpointPastAFileReplacedSince(t *testing.T) {
 	for _, c := range []struct {
 		name    string
+		path    string // what is replaced: the file, or its folder
 		replace func(p string) error
 	}{
-		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
-		{"folder", func(p string) error { return os.Mkdir(p, 0o755) }},
-		{"symlink", func(p string) error { return os.Symlink("b.txt", p) }},
+		{"fifo", "d/x.txt", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"folder", "d/x.txt", func(p string) error { return os.Mkdir(p, 0o755) }},
+		{"symlink", "d/x.txt", func(p string) error { return os.Symlink("../b.txt", p) }},
+		{"folder a symlink", "d", func(p string) error { return os.Symlink(".", p) }},
+		{"folder a fifo", "d", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"folder a file", "d", func(p string) error { return os.WriteFile(p, []byte("x\n"), 0o644) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ws := t.TempDir()
 			for p, s := range faultFiles {
 				os.WriteFile(filepath.Join(ws, p), []byte(s), 0o644)
 			}
+			os.Mkdir(filepath.Join(ws, "d"), 0o755)
+			os.WriteFile(filepath.Join(ws, "d", "x.txt"), []byte("alpha\nbeta\n"), 0o644)
 			fsys, err := vfs.Open(ws, vfs.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -255,17 +263,17 @@ func TestCheckpointPastAFileReplacedSince(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			if err := edit(e, "s", "a.txt", "beta", "BETA"); err != nil {
+			if err := edit(e, "s", "d/x.txt", "beta", "BETA"); err != nil {
 				t.Fatal(err)
 			}
 			if err := edit(e, "s", "b.txt", "one", "ONE"); err != nil {
 				t.Fatal(err)
 			}
-			a := filepath.Join(ws, "a.txt")
-			if err := os.Remove(a); err != nil {
+			p := filepath.Join(ws, c.path)
+			if err := os.RemoveAll(p); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.replace(a); err != nil {
+			if err := c.replace(p); err != nil {
 				t.Fatal(err)
 			}
 			if err := e.Checkpoint(); err != nil {
@@ -277,5 +285,116 @@ func TestCheckpointPastAFileReplacedSince(t *testing.T) {
 				t.Errorf("calls %v still listed as unsynced after the checkpoint", lazy)
 			}
 		})
+	}
+}
+
+// A FIFO found at a path a dead journal-durable process wrote is left as found, with
+// a note: it used to fail recovery, and so every command of the workspace, in the same
+// boot and after a restart alike, until it was moved.
+func TestRecoveryPastAFIFO(t *testing.T) {
+	for _, restarted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restarted=%v", restarted), func(t *testing.T) {
+			ws := t.TempDir()
+			for p, s := range faultFiles {
+				os.WriteFile(filepath.Join(ws, p), []byte(s), 0o644)
+			}
+			fsys, err := vfs.Open(ws, vfs.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			open := func() (*Engine, error) {
+				return Open(fsys, Options{Durability: DurableJournal, CheckpointEvery: 1000, CheckpointInterval: -1})
+			}
+			a, err := open() // never closed: killed after its reply
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := edit(a, "s", "a.txt", "beta", "BETA"); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(filepath.Join(ws, "a.txt"))
+			if err := syscall.Mkfifo(filepath.Join(ws, "a.txt"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var b *Engine
+			if restarted {
+				b, err = afterRestart(open)
+			} else {
+				b, err = open()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if err := read(b, "s2", "b.txt"); err != nil {
+				t.Fatalf("a read of another file after recovery: %v", err)
+			}
+			var rec *journal.Record
+			b.View(func(tx *journal.Tx) error { rec, _ = tx.Get(1); return nil })
+			if rec == nil || !strings.Contains(strings.Join(rec.Notes, "\n"), "left as found") {
+				t.Errorf("the call's record says nothing of the FIFO: %+v", rec)
+			}
+			if fi, err := os.Lstat(filepath.Join(ws, "a.txt")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("the FIFO was not left as found: %v %v", fi, err)
+			}
+		})
+	}
+}
+
+// Where the journal cannot rebuild a file's chain (its blob gone), same-boot recovery
+// still syncs the file as found and the folders on its way before the calls leave the
+// list: a create's new folder and name used to stay unsynced, and a power loss then
+// lost the acknowledged file.
+func TestSameBootUnrebuildableChainSyncsItsFolders(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	for p, s := range faultFiles {
+		afero.WriteFile(mem, p, []byte(s), 0o644)
+	}
+	cfs, err := testutil.NewCrashFs(mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpath := filepath.Join(t.TempDir(), "journal.db")
+	open := func() (*Engine, error) {
+		return Open(vfs.New(cfs, vfs.Options{}), Options{JournalPath: jpath, NoSync: true,
+			Durability: DurableJournal, CheckpointEvery: 1000, CheckpointInterval: -1})
+	}
+	a, err := open() // never closed: killed after its reply
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := do(a, "s", func(c *Call) error {
+		_, err := a.Create(c, "new/deep/n.txt", []byte("n1\n"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(jpath, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := hex.DecodeString(journal.Hash([]byte("n1\n")))
+	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("blobs")).Delete(key) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := open() // the same boot
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := read(b, "s2", "b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	var lazy []uint64
+	b.View(func(tx *journal.Tx) error { lazy = tx.Lazy(); return nil })
+	if len(lazy) > 0 {
+		t.Fatalf("still listed: %v", lazy)
+	}
+	for _, st := range cfs.Rec.CrashStates(cfs.Rec.Len()) {
+		if got := string(st.Files["new/deep/n.txt"]); got != "n1\n" {
+			t.Errorf("a power loss after recovery can leave new/deep/n.txt = %q (%s)", got, st.Why)
+		}
 	}
 }

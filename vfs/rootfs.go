@@ -57,6 +57,14 @@ var ErrRoot = errors.New("the workspace root")
 // a folder (a FIFO would block the open, a device could be endless).
 var ErrNotRegular = errors.New("not a regular file")
 
+// Replaced reports whether err, met opening or syncing a path that was written
+// before, says that the path is gone or that something else stands there now: a
+// symlink, a FIFO, a folder swapped for a symlink, a file where a folder was.
+func Replaced(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotRegular) || errors.Is(err, ErrSymlinkNow) ||
+		errors.Is(err, errSymlinkInPath) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
+}
+
 func openRootFs(dir string, reserved func(string) bool) (rootFs, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
