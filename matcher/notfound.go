@@ -330,6 +330,14 @@ func (m *matcher) firstDifference(lo, first int, pieces []string, hunks []hunk) 
 	return ""
 }
 
+// SameLoosely reports whether a file's line and a model's line are the same as the
+// matcher forgives them, line by line: after folding typography and trailing spaces,
+// and ignoring indentation. A caller that explains where a model's lines differ from
+// the file names the first line that differs beyond that.
+func SameLoosely(fileLine, modelLine string) bool {
+	return foldedNoLead(fileLine) == foldedNoLead(modelLine)
+}
+
 func foldedNoLead(s string) string {
 	f := foldLine([]byte(s), false, nil)
 	return string(f.text[f.lead:])

@@ -416,13 +416,18 @@ func (f *file) closest(a, b int, old []string, who string) string {
 		region = fmt.Sprintf("lines %d-%d", a+1, b)
 	}
 	s := "The closest region is " + region
-	for k, o := range old {
-		l := a + k
-		if l >= b || l >= f.nlines {
-			return s + fmt.Sprintf("; %s has %s there as its line %d, which the file does not have.", who, quoteLine(o), k+1)
-		}
-		if got := f.text(l); got != o {
-			return s + fmt.Sprintf("; it first differs at line %d, where the file has %s and %s has %s.", l+1, quoteLine(got), who, quoteLine(o))
+	// First the line that differs beyond what is forgiven (indentation, typography,
+	// trailing spaces): a line that differs only so is not what kept the lines from
+	// being found. Only where none does, the first that differs at all.
+	for _, same := range []func(got, o string) bool{matcher.SameLoosely, func(got, o string) bool { return got == o }} {
+		for k, o := range old {
+			l := a + k
+			if l >= b || l >= f.nlines {
+				return s + fmt.Sprintf("; %s has %s there as its line %d, which the file does not have.", who, quoteLine(o), k+1)
+			}
+			if got := f.text(l); !same(got, o) {
+				return s + fmt.Sprintf("; it first differs at line %d, where the file has %s and %s has %s.", l+1, quoteLine(got), who, quoteLine(o))
+			}
 		}
 	}
 	return s + "."

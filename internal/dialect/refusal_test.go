@@ -28,6 +28,12 @@ func TestRefusalsCarryStructure(t *testing.T) {
 			errs.MultipleMatches, 0, []int{1, 3}, "f chunk 1: its context and removed lines match 2 places"},
 		{"block not found", blockErr(content, []Block{{Search: "beta\nquux\n", Replace: "BETA\n"}}),
 			errs.TextNotFound, 0, []int{2, 3}, `f block 1: its SEARCH section was not found in f. The closest region is lines 2-3; it first differs at line 3, where the file has "gamma" and SEARCH has "quux".`},
+		// A line that differs only in what is forgiven (indentation, curly quotes) is
+		// not named: the one that kept the lines from being found is.
+		{"chunk past forgiven lines", locateErr([]byte("def f():\n    a = \"x\"\n    b = 2\n"), []Chunk{{Old: []string{"a = \u201cx\u201d", "b = 22"}, New: []string{"a = 1", "b = 5"}}}),
+			errs.TextNotFound, 0, []int{2, 3}, `it first differs at line 3, where the file has "    b = 2" and the chunk has "b = 22".`},
+		{"block past forgiven lines", blockErr([]byte("def f():\n    a = 1\n    b = 2\n"), []Block{{Search: "a = 1\nb = 22\n", Replace: "a = 1\nb = 5\n"}}),
+			errs.TextNotFound, 0, []int{2, 3}, `it first differs at line 3, where the file has "    b = 2" and SEARCH has "b = 22".`},
 	}
 	for _, c := range cases {
 		var e *errs.Error
