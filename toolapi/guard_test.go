@@ -203,3 +203,43 @@ func TestTypographyNotesNameTheirLines(t *testing.T) {
 		t.Errorf("want 8 notes, all at line 1:\n%s", r.Text)
 	}
 }
+
+// A guard's refusal replays as itself: its record keeps the content the guard judged,
+// as a matcher's refusal does. It used to record no content, and replay reported
+// file_not_found, a different outcome, for every syntax and placeholder refusal.
+func TestGuardRefusalsReplayAsRecorded(t *testing.T) {
+	eng, _ := guardEngine(t, "", map[string]string{"main.go": goFile, "b.go": goFile})
+	var seqs []uint64
+	for what, args := range map[string]any{
+		"syntax":      edit("main.go", "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\"\n"),
+		"placeholder": edit("main.go", "\tfmt.Println(\"start\")\n\tfmt.Println(\"done\")\n", "\t// ... existing code ...\n"),
+		"two files": map[string]any{"changes": []map[string]any{
+			{"path": "b.go", "edits": []map[string]string{{"oldText": "start", "newText": "begin"}}},
+			{"path": "main.go", "edits": []map[string]string{{"oldText": "\tfmt.Println(\"done\")\n", "newText": "\tfmt.Println(\"done\"\n"}}},
+		}},
+	} {
+		tool := "edit_file"
+		if what == "two files" {
+			tool = "apply_changes"
+		}
+		r := call(t, eng, tool, args)
+		if r.OK || r.Txn == nil || (*r.Kind != "syntax_error" && *r.Kind != "placeholder_text") {
+			t.Fatalf("%s: want a guard refusal, got %+v", what, r)
+		}
+		seqs = append(seqs, uint64(*r.Txn))
+	}
+	rp, err := eng.Replayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	for _, seq := range seqs {
+		res, err := rp.Replay(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Replayable || !res.Same || res.NowKind != res.RecordedKind {
+			t.Errorf("call %d: recorded %s, today %s (%s; %s)", seq, res.RecordedKind, res.NowKind, res.NowText, res.Why)
+		}
+	}
+}

@@ -359,8 +359,14 @@ func unkeptEarlier(rec *journal.Record, args []byte) string {
 	if err != nil {
 		return ""
 	}
+	kept := map[string]bool{} // a guard's refusal keeps every file the call planned
+	for _, f := range rec.Files {
+		if f.Before != "" {
+			kept[path.Clean(f.Path)] = true
+		}
+	}
 	for k := 0; k < refused && k < len(specs); k++ {
-		if specs[k].Op == journal.OpEdit || specs[k].Op == journal.OpWrite {
+		if (specs[k].Op == journal.OpEdit || specs[k].Op == journal.OpWrite) && !kept[path.Clean(specs[k].Path)] {
 			return fmt.Sprintf("changes[%d] read %s, whose content the record does not keep (it keeps the refused change's file only)", k, specs[k].Path)
 		}
 	}

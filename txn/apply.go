@@ -192,6 +192,17 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		changes[i] = ch
 	}
 	if i, d, err := e.guard(changes); err != nil {
+		// Every file was read and planned: the record keeps what the call saw of
+		// each, so that replay and show have the content the guard judged.
+		for _, ch := range changes {
+			if !ch.Created {
+				h := ch.beforeHash
+				if h == "" {
+					h = journal.Hash(ch.Before)
+				}
+				c.sighted(sight{file: journal.File{Path: ch.Path, Op: ch.Op, Before: h}, data: ch.Before, saw: true})
+			}
+		}
 		c.refusedChange(specs, sight{}, d)
 		return nil, where(i, err)
 	}
