@@ -1,6 +1,11 @@
 package toolapi
 
-import "testing"
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 func sr(blocks ...string) string {
 	s := ""
@@ -48,4 +53,35 @@ func TestReplaceInFile(t *testing.T) {
 			{tool: EditFile, args: ed("path", "a.txt", "edits", []map[string]string{{"oldText": "a", "newText": "b"}}), kind: "unknown_tool", has: []string{"replace_in_file"}},
 		}, disk: map[string]string{"a.txt": "a\n"}},
 	})
+}
+
+// The search-replace set can make a file and rewrite one whole, as Cline's tools do
+// with write_to_file: its file_not_found refusal points to create_file, which it now
+// offers.
+func TestSearchReplaceSetMakesFiles(t *testing.T) {
+	eng, err := Open(t.TempDir(), Options{Tools: "search-replace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	do := func(tool, args string) Result {
+		return eng.Call(context.Background(), "s", tool, json.RawMessage(args))
+	}
+	r := do(ReplaceInFile, `{"path":"new.py","diff":"<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE"}`)
+	if r.OK || !strings.Contains(r.Text, "create_file makes a new file") {
+		t.Fatalf("replace_in_file of a missing file: %+v", r)
+	}
+	if r := do(CreateFile, `{"path":"new.py","content":"a = 1\n"}`); !r.OK {
+		t.Fatalf("create_file in the search-replace set: %s", r.Text)
+	}
+	if r := do(ReplaceInFile, `{"path":"new.py","diff":"<<<<<<< SEARCH\na = 1\n=======\na = 2\n>>>>>>> REPLACE"}`); !r.OK {
+		t.Fatalf("replace_in_file of the new file: %s", r.Text)
+	}
+	do(ReadFile, `{"path":"new.py"}`)
+	if r := do(WriteFile, `{"path":"new.py","content":"a = 3\n"}`); !r.OK {
+		t.Fatalf("write_file in the search-replace set: %s", r.Text)
+	}
+	if r := do(EditFile, `{"path":"new.py","edits":[{"oldText":"a = 3","newText":"a = 4"}]}`); r.OK || *r.Kind != "unknown_tool" {
+		t.Errorf("edit_file is offered in the search-replace set: %+v", r)
+	}
 }

@@ -91,7 +91,7 @@ var createFileDef = &toolDef{
 	shape: `{"path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpCreate,
 	needs: needs{write: true, addOnly: true},
-	sets:  []string{setNative},
+	sets:  []string{setNative, setSearchReplace}, // Cline's set makes and rewrites files with write_to_file
 	run:   (*dispatcher).create,
 }
 
@@ -106,7 +106,7 @@ var writeFileDef = &toolDef{
 	shape: `{"path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpWrite,
 	needs: needs{write: true, licence: true},
-	sets:  []string{setNative},
+	sets:  []string{setNative, setSearchReplace}, // Cline's set makes and rewrites files with write_to_file
 	run:   (*dispatcher).write,
 }
 
