@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -30,6 +32,29 @@ func TurnOf(ctx context.Context) string {
 
 // MaxTurnLen bounds a turn label.
 const MaxTurnLen = 200
+
+// TurnLabel reads a turn label as a runtime sends it, decoded from JSON: a string,
+// or a whole number (a turn counter), which becomes its decimal text. It returns false
+// for anything else, a label over MaxTurnLen bytes, and one with a NUL: a label that
+// is dropped would leave the runtime unable to rewind to it, so it is refused instead.
+func TurnLabel(v any) (string, bool) {
+	var t string
+	switch v := v.(type) {
+	case string:
+		t = v
+	case float64:
+		if v != math.Trunc(v) || math.Abs(v) >= 1<<53 {
+			return "", false
+		}
+		t = strconv.FormatInt(int64(v), 10)
+	default:
+		return "", false
+	}
+	return t, len(t) <= MaxTurnLen && !strings.ContainsRune(t, 0)
+}
+
+// TurnRule says, in a refusal, what a turn label may be.
+var TurnRule = fmt.Sprintf("a string of at most %d bytes without NUL, or a whole number, e.g. \"t3\" or 3", MaxTurnLen)
 
 // RewindRequest says which session to take back to before which of its turns.
 type RewindRequest struct {

@@ -24,7 +24,7 @@ func (c *callCmd) Summary() string { return "run tool calls read as JSON lines f
 const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
-with an optional "id" (a string or number) and an optional "turn" (a string: the
+with an optional "id" (a string or number) and an optional "turn" (a string or a whole number: the
 runtime's label of the conversation turn, journaled with the call; vfsctl rewind
 takes a session back to before one). Prints one JSON line per call: {"id",
 "ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
@@ -160,9 +160,11 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 	}
 	ctx := callContext(id)
 	if raw, ok := env["turn"]; ok {
-		var turn string
-		if json.Unmarshal(raw, &turn) != nil || len(turn) > toolapi.MaxTurnLen || strings.ContainsRune(turn, 0) {
-			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line's "turn" must be a string of at most %d bytes without NUL, e.g. "turn": "t3".`, toolapi.MaxTurnLen))), false
+		var v any
+		json.Unmarshal(raw, &v)
+		turn, ok := toolapi.TurnLabel(v)
+		if !ok {
+			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line's "turn" must be %s.`, toolapi.TurnRule))), false
 		}
 		ctx = toolapi.WithTurn(ctx, turn)
 	}

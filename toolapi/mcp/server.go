@@ -95,7 +95,16 @@ func (s *server) session(ss *sdk.ServerSession) string {
 func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		session := s.session(req.Session)
-		res := s.eng.Call(turnOf(traceParent(ctx, req.Params.Meta), req.Params.Meta), session, name, req.Params.Arguments)
+		ctx, err := turnOf(traceParent(ctx, req.Params.Meta), req.Params.Meta)
+		if err != nil {
+			kind := string(toolapi.InvalidInput)
+			return &sdk.CallToolResult{
+				Content:           []sdk.Content{&sdk.TextContent{Text: err.Error()}},
+				StructuredContent: map[string]any{"ok": false, "kind": kind, "txn": nil},
+				IsError:           true,
+			}, nil
+		}
+		res := s.eng.Call(ctx, session, name, req.Params.Arguments)
 		if s.log != nil {
 			kind := ""
 			if res.Kind != nil {
@@ -112,14 +121,24 @@ func (s *server) handler(name string) sdk.ToolHandler {
 }
 
 // MetaTurn is the params._meta key of the runtime's turn label, journaled with the
-// call (see toolapi.WithTurn); a value that is not a string is ignored.
+// call (see toolapi.WithTurn): a string, or a whole number. A call with any other
+// value there is refused, as vfsctl call refuses it: a label dropped would leave the
+// runtime unable to rewind to that turn.
 const MetaTurn = "vfsctl/turn"
 
-func turnOf(ctx context.Context, meta sdk.Meta) context.Context {
-	if t, ok := meta[MetaTurn].(string); ok && t != "" && len(t) <= toolapi.MaxTurnLen {
-		return toolapi.WithTurn(ctx, t)
+func turnOf(ctx context.Context, meta sdk.Meta) (context.Context, error) {
+	v, ok := meta[MetaTurn]
+	if !ok {
+		return ctx, nil
 	}
-	return ctx
+	t, ok := toolapi.TurnLabel(v)
+	if !ok {
+		return ctx, toolapi.NewError(toolapi.InvalidInput, "params._meta %q must be %s; the call was not run.", MetaTurn, toolapi.TurnRule)
+	}
+	if t == "" {
+		return ctx, nil
+	}
+	return toolapi.WithTurn(ctx, t), nil
 }
 
 // traceParent puts the client's span in ctx when the request carries W3C trace

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,19 +27,32 @@ func TestTurnFromMeta(t *testing.T) {
 	edit("one", "ONE", sdk.Meta{MetaTurn: "t1"})
 	edit("two", "TWO", sdk.Meta{MetaTurn: "t2"})
 	edit("ONE", "One", nil)
+	// A turn counter is a label too (it used to be dropped without a word); a value
+	// that is no label is refused, and the call not run.
+	edit("One", "Uno", sdk.Meta{MetaTurn: 5})
+	for _, bad := range []any{5.5, map[string]any{"n": 1}, true, string(make([]byte, toolapi.MaxTurnLen+1))} {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Meta: sdk.Meta{MetaTurn: bad}, Name: "edit_file", Arguments: map[string]any{
+			"path": "a.txt", "edits": []any{map[string]any{"oldText": "TWO", "newText": "Two"}}}})
+		if err != nil || !r.IsError || r.StructuredContent.(map[string]any)["kind"] != "invalid_input" {
+			t.Errorf("turn %.20v: %v %+v", bad, err, r)
+		}
+	}
 	eng, err := toolapi.Open(dir, toolapi.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
 	recs, err := eng.Log(toolapi.Query{})
-	if err != nil || len(recs) != 3 {
+	if err != nil || len(recs) != 4 {
 		t.Fatalf("log: %v, %d records", err, len(recs))
 	}
-	if recs[2].Turn != "t1" || recs[1].Turn != "t2" || recs[0].Turn != "" {
-		t.Errorf("turns %q %q %q, want t1 t2 and none", recs[2].Turn, recs[1].Turn, recs[0].Turn)
+	if recs[3].Turn != "t1" || recs[2].Turn != "t2" || recs[1].Turn != "" || recs[0].Turn != "5" {
+		t.Errorf("turns %q %q %q %q, want t1 t2, none and 5", recs[3].Turn, recs[2].Turn, recs[1].Turn, recs[0].Turn)
 	}
-	if got, _ := eng.Log(toolapi.Query{Turn: "t2"}); len(got) != 1 || got[0].Seq != recs[1].Seq {
+	if got, _ := eng.Log(toolapi.Query{Turn: "t2"}); len(got) != 1 || got[0].Seq != recs[2].Seq {
 		t.Errorf("log --turn t2: %d records", len(got))
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(data) != "Uno\nTWO\n" {
+		t.Errorf("a refused call ran: a.txt = %q", data)
 	}
 }
