@@ -120,6 +120,14 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		req.Path = p
 	}
 	rep := eng.Revert(context.Background(), req)
+	if !rep.OK && c.seq == 0 && c.path == "" && rep.Kind != "no_change" && rep.Kind != "busy" {
+		// A bare undo tries the latest change again and again: say how to reach past it.
+		what := "change"
+		if c.redo {
+			what = "undo"
+		}
+		rep.Text += fmt.Sprintf(" (A bare %s takes the latest %s; to reach an older one, name it: %s N, with N from vfsctl log, or pick a file with --path.)", c.Name(), what, name)
+	}
 	return printOutcome(stdout, stderr, name, c.json, rep, rep.OK, rep.Text, rep.Kind)
 }
 
