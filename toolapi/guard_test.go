@@ -243,3 +243,45 @@ func TestGuardRefusalsReplayAsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// A parser's grammar can lag behind a language: a model sure of its code sends the
+// refused call again, unchanged, as its session's next call, and it is written with a
+// warning. Anything else (another call between, another session, other arguments) is
+// refused as before.
+func TestSyntaxRefusalGivesWayToTheSameCallAgain(t *testing.T) {
+	const bad = "\tfmt.Println(\"done\"\n"
+	broken := strings.Replace(goFile, "\tfmt.Println(\"done\")\n", bad, 1)
+	insist := edit("main.go", "\tfmt.Println(\"done\")\n", bad)
+	eng, ws := guardEngine(t, "", map[string]string{"main.go": goFile})
+	do := func(session string, args any) toolapi.Result {
+		b, _ := json.Marshal(args)
+		return eng.Call(context.Background(), session, "edit_file", b)
+	}
+	refused := func(what string, r toolapi.Result) {
+		t.Helper()
+		if r.OK || *r.Kind != "syntax_error" {
+			t.Fatalf("%s: want syntax_error, got %+v", what, r)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); got != goFile {
+			t.Fatalf("%s: the file changed: %q", what, got)
+		}
+	}
+	r := do("a", insist)
+	refused("the first call", r)
+	if !strings.Contains(r.Text, "send this same call again, unchanged, as your next call") {
+		t.Errorf("the refusal does not say how to insist:\n%s", r.Text)
+	}
+	refused("the same call from another session", do("b", insist))
+	call(t, eng, "read_file", map[string]any{"path": "main.go"}) // session "s"
+	do("a", map[string]any{"path": "main.go"})                   // not an edit: refused as invalid
+	refused("the same call with another between", do("a", insist))
+	refused("other arguments", do("a", edit("main.go", "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\"\n\n")))
+	refused("again, once", do("a", insist))
+	r = do("a", insist)
+	if !r.OK || !strings.Contains(r.Text, "warning: written as sent again after call") {
+		t.Fatalf("the same call right after its refusal: %+v", r)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); got != broken {
+		t.Errorf("the file holds %q, want what was sent", got)
+	}
+}

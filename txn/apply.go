@@ -191,7 +191,7 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		}
 		changes[i] = ch
 	}
-	if i, d, err := e.guard(changes); err != nil {
+	if i, d, err := e.guard(c, changes); err != nil {
 		// Every file was read and planned: the record keeps what the call saw of
 		// each, so that replay and show have the content the guard judged.
 		for _, ch := range changes {

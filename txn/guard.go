@@ -15,7 +15,7 @@ import (
 // lines, refuses the whole call (mode refuse), or is said in the reply (mode warn).
 // A dry run is guarded the same way, so that it shows what the guard would say. A
 // refusal names the change at fault and comes with its structure for the record.
-func (e *Engine) guard(changes []*Change) (int, *journal.Refusal, error) {
+func (e *Engine) guard(c *Call, changes []*Change) (int, *journal.Refusal, error) {
 	if e.guardMode == guard.Off {
 		return 0, nil, nil
 	}
@@ -50,14 +50,60 @@ func (e *Engine) guard(changes []*Change) (int, *journal.Refusal, error) {
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
 				continue
 			}
+			if seq, ok := e.insisted(c, ch); ok {
+				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
+				continue
+			}
 			d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node}
 			if ch.Created {
-				return i, d, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again.\n%s", ch.Name, s.Language, where, excerpt)
+				return i, d, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, insist, excerpt)
 			}
-			return i, d, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call.\n%s", s.Language, ch.Name, where, excerpt)
+			return i, d, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, insist, excerpt)
 		}
 	}
 	return 0, nil, nil
+}
+
+// insist tells a model how to get past a syntax refusal that is the parser's mistake:
+// its grammars can lag behind a language's newest syntax.
+const insist = "If you are sure the code is valid (syntax newer than this parser knows), send this same call again, unchanged, as your next call: it is then written, with a warning."
+
+// insisted reports whether call c repeats, unchanged, its session's call just before
+// it, which the syntax guard refused with ch's file as it is now: the model insists,
+// and the guard gives way (its grammars can lag behind a language). It returns that
+// call's number.
+func (e *Engine) insisted(c *Call, ch *Change) (uint64, bool) {
+	if c == nil || c.rec.Session == "" {
+		return 0, false
+	}
+	var prev *journal.Record
+	var args []byte
+	e.j.View(func(t *journal.Tx) error {
+		recs, err := t.Find(journal.Query{Session: c.rec.Session, Limit: 1})
+		if err != nil || len(recs) == 0 {
+			return nil
+		}
+		prev, args = recs[0], []byte(recs[0].Args)
+		if prev.ArgsBlob != "" {
+			args, _ = t.Blob(prev.ArgsBlob)
+		}
+		return nil
+	})
+	if prev == nil || prev.Kind != string(errs.SyntaxError) || prev.Tool != c.rec.Tool || len(args) == 0 || !bytes.Equal(args, c.args) {
+		return 0, false
+	}
+	before := ""
+	if !ch.Created {
+		if before = ch.beforeHash; before == "" {
+			before = journal.Hash(ch.Before)
+		}
+	}
+	for _, f := range prev.Files {
+		if f.Path == ch.Path && f.Before == before {
+			return prev.Seq, true
+		}
+	}
+	return 0, false
 }
 
 // repairTypography writes as plain ASCII the typographic characters a change added
