@@ -62,7 +62,7 @@ func (j *Journal) othersWaiting() bool {
 		if t.live(fd) {
 			return true
 		}
-		unix.Unlinkat(fd, n, 0) // stale: cleared at once
+		clearTicket(fd, n) // stale: cleared at once
 	}
 	return false
 }
@@ -98,16 +98,29 @@ func parseTicket(name string) (ticket, bool) {
 	return ticket{name: name, since: time.Unix(0, n), pid: p}, true
 }
 
-// live: the ticket's process exists and touched the ticket lately.
+// live: the ticket is a file this user made, its process exists, and it touched the
+// ticket lately. A ticket touched in the future (beyond a clock's small step) is not
+// live: anyone can set a file's time, and a ticket dated ahead would otherwise stand
+// in line for good, as would a folder, which nobody touches.
 func (t ticket) live(queue int) bool {
 	var st unix.Stat_t
 	if unix.Fstatat(queue, t.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return false
 	}
-	if time.Since(time.Unix(st.Mtim.Unix())) > staleTicket {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
+		return false
+	}
+	if age := time.Since(time.Unix(st.Mtim.Unix())); age > staleTicket || age < -staleTicket {
 		return false
 	}
 	return alive(t.pid)
+}
+
+// clearTicket removes a ticket that is not live; a folder goes if it is empty.
+func clearTicket(queue int, name string) {
+	if unix.Unlinkat(queue, name, 0) == unix.EISDIR {
+		unix.Unlinkat(queue, name, unix.AT_REMOVEDIR)
+	}
 }
 
 // alive reports whether process pid exists.
@@ -181,7 +194,7 @@ func (j *Journal) first(queue int, me string) bool {
 		if t.live(queue) {
 			return false
 		}
-		unix.Unlinkat(queue, n, 0)
+		clearTicket(queue, n)
 	}
 	return true
 }

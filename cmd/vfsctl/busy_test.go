@@ -85,11 +85,21 @@ func TestStaleTicket(t *testing.T) {
 	}
 	stale := ticket(os.Getpid(), time.Now().Add(-time.Minute)) // a live pid, untouched for a minute
 	gone := ticket(deadPid(t), time.Now())
+	// Planted: dated ahead of everyone, of a process that always exists, touched ten
+	// years ahead; and a folder. Either used to stand in line for good.
+	ahead := filepath.Join(turns, fmt.Sprintf("%020d-%d", 1, 1))
+	if err := os.WriteFile(ahead, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().AddDate(10, 0, 0)
+	os.Chtimes(ahead, later, later)
+	folder := filepath.Join(turns, fmt.Sprintf("%020d-%d", 2, 1))
+	os.Mkdir(folder, 0o755)
 	code, out, errb := runBounded(t, `{"tool": "read_file", "args": {"path": "a.txt"}}`+"\n", "call", "--root", dir, "--wait", "5s")
 	if code != exitOK {
 		t.Fatalf("a stale ticket blocked the call: exit %d, %s%s", code, out, errb)
 	}
-	for _, p := range []string{stale, gone} {
+	for _, p := range []string{stale, gone, ahead, folder} {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("ticket %s was left", filepath.Base(p))
 		}
