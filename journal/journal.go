@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,6 +79,7 @@ type Journal struct {
 	tmu       sync.Mutex // guards temps and marks
 	temps     *os.File   // the temps file, open for appending during a hold (marks.go)
 	marks     *os.File   // the marks file, likewise
+	sideKey   []byte     // signs the lines of marks and temps (marks.go); from the journal's meta
 	file      *os.File   // the bbolt file, as opened for bbolt
 	db        atomic.Pointer[bolt.DB]
 	broken    atomic.Pointer[error] // bbolt failed on a damaged file during this hold
@@ -530,8 +532,9 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 		// Journals before the facts bucket get it below, and older schemas are
 		// declared this one's: records this vfsctl writes (codec 4), its indexes'
 		// runs and its log are what an older one cannot read, and it refuses a
-		// newer schema.
-		ready = tx.Bucket([]byte(bFacts)) != nil && v >= SchemaVersion
+		// newer schema. So does a journal made before its side files were signed.
+		j.sideKey = bytes.Clone(meta.Get([]byte(sideKeyName)))
+		ready = tx.Bucket([]byte(bFacts)) != nil && v >= SchemaVersion && len(j.sideKey) == sideKeyLen
 		return nil
 	})
 	if err != nil || ready {
@@ -561,10 +564,18 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 			if err := j.recordIdentity(meta); err != nil {
 				return err
 			}
+			if err := j.makeSideKey(meta); err != nil {
+				return err
+			}
 			return meta.Put([]byte("schema"), []byte(fmt.Sprint(SchemaVersion)))
 		}
 		if _, err := tx.CreateBucketIfNotExists([]byte(bFacts)); err != nil {
 			return err
+		}
+		if len(j.sideKey) != sideKeyLen {
+			if err := j.makeSideKey(meta); err != nil {
+				return err
+			}
 		}
 		return meta.Put([]byte("schema"), []byte(fmt.Sprint(SchemaVersion)))
 	})

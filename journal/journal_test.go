@@ -342,3 +342,53 @@ func TestOlderSchemaBroughtUp(t *testing.T) {
 		}
 	}
 }
+
+// The marks and temps files are read only where vfsctl wrote them: a line without
+// this journal's tag (added by hand, or in files that arrived with a repository or
+// from another journal) is not read, so recovery neither takes an unfinished call
+// for a landed one nor removes a file that no call staged.
+func TestSideFilesReadOnlyWhatThisJournalWrote(t *testing.T) {
+	dir := t.TempDir()
+	open := func(p string) *Journal {
+		j := New(p, Options{NoSync: true})
+		if err := j.Acquire(); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	j := open(filepath.Join(dir, "a", ".vfsctl", "journal.db"))
+	if err := j.MarkLanded(5); err != nil {
+		t.Fatal(err)
+	}
+	j.NoteTemp("d/.vfsctl-tmp-1")
+	j.Release()
+	other := open(filepath.Join(dir, "b", ".vfsctl", "journal.db"))
+	other.MarkLanded(8)
+	other.NoteTemp("d/.vfsctl-tmp-other")
+	other.Release()
+	side := func(ws, name string) string { return filepath.Join(dir, ws, ".vfsctl", name) }
+	theirs := map[string][]byte{}
+	for _, name := range []string{"marks", "temps"} {
+		theirs[name], _ = os.ReadFile(side("b", name))
+	}
+	appendTo := func(name, text string) {
+		f, err := os.OpenFile(side("a", name), os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(text)
+		f.Close()
+	}
+	appendTo("marks", "7\n9 0000000000000000\n"+string(theirs["marks"]))
+	appendTo("temps", ".vfsctl-tmp-precious\n"+string(theirs["temps"]))
+
+	j = open(filepath.Join(dir, "a", ".vfsctl", "journal.db"))
+	defer j.Release()
+	landed := j.Landed()
+	if !landed[5] || len(landed) != 1 {
+		t.Errorf("landed %v, want call 5 alone", landed)
+	}
+	if temps := j.TakeTemps(); len(temps) != 1 || temps[0] != "d/.vfsctl-tmp-1" {
+		t.Errorf("temps %q, want the one staged", temps)
+	}
+}

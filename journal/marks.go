@@ -2,9 +2,15 @@ package journal
 
 import (
 	"bufio"
-	"fmt"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"strconv"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // The marks file (.vfsctl/marks) lists calls whose files were all written: one
@@ -17,6 +23,55 @@ import (
 // renames were synced, so a mark that survives a power loss speaks of files that did
 // too. A mark lost with the page cache leaves recovery to judge by the files, as
 // before. Only the process holding the journal writes the file.
+
+// Both side files are written outside bbolt's transactions, and so could be written
+// by anyone: a marks file that arrives with a repository, or lines added to it, would
+// have recovery take unfinished calls for landed ones, and a temps file would have it
+// remove files. So each line carries a tag, an HMAC of the line under a random key
+// kept in the journal's meta (made with the journal): a line without a good one is not
+// read. Whoever can read journal.db could forge one, but could write the workspace's
+// files directly too.
+
+const (
+	sideKeyName = "side_key"
+	sideKeyLen  = 32
+	sideTagLen  = 16 // hex digits of the tag: 64 bits
+)
+
+// makeSideKey makes the journal's side-file key and keeps it in meta.
+func (j *Journal) makeSideKey(meta *bolt.Bucket) error {
+	key := make([]byte, sideKeyLen)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	j.sideKey = key
+	return meta.Put([]byte(sideKeyName), key)
+}
+
+// sideTag is the tag of line (without its line break) in side file name.
+func (j *Journal) sideTag(name, line string) string {
+	m := hmac.New(sha256.New, j.sideKey)
+	m.Write([]byte(name))
+	m.Write([]byte{0})
+	m.Write([]byte(line))
+	return hex.EncodeToString(m.Sum(nil))[:sideTagLen]
+}
+
+// signed is line with its tag, and a line break.
+func (j *Journal) signed(name, line string) []byte {
+	return []byte(line + " " + j.sideTag(name, line) + "\n")
+}
+
+// verified returns the line a signed line of side file name carries, and whether its
+// tag is good; a journal without a key verifies nothing.
+func (j *Journal) verified(name, text string) (string, bool) {
+	i := strings.LastIndexByte(text, ' ')
+	if i < 0 || len(j.sideKey) != sideKeyLen {
+		return "", false
+	}
+	line, tag := text[:i], text[i+1:]
+	return line, hmac.Equal([]byte(tag), []byte(j.sideTag(name, line)))
+}
 
 // maxMarks is the size past which the file is rewritten with only the marks of records
 // still pending.
@@ -38,7 +93,7 @@ func (j *Journal) MarkLanded(seq uint64) error {
 		j.marks = f
 	}
 	// One write a mark: a crash never leaves half of one glued to the next.
-	_, err := j.marks.Write(append(strconv.AppendUint(nil, seq, 10), '\n'))
+	_, err := j.marks.Write(j.signed("marks", strconv.FormatUint(seq, 10)))
 	return err
 }
 
@@ -55,7 +110,11 @@ func (j *Journal) Landed() map[uint64]bool {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if n, err := strconv.ParseUint(sc.Text(), 10, 64); err == nil {
+		line, ok := j.verified("marks", sc.Text())
+		if !ok {
+			continue // not written by this journal's vfsctl
+		}
+		if n, err := strconv.ParseUint(line, 10, 64); err == nil {
 			out[n] = true
 		}
 	}
@@ -79,7 +138,7 @@ func (j *Journal) compactMarks(pending []uint64) {
 	w := bufio.NewWriter(f)
 	for _, seq := range pending {
 		if landed[seq] {
-			fmt.Fprintf(w, "%d\n", seq)
+			w.Write(j.signed("marks", strconv.FormatUint(seq, 10)))
 		}
 	}
 	w.Flush()
@@ -107,7 +166,7 @@ func (j *Journal) NoteTemp(name string) {
 		}
 		j.temps = f
 	}
-	fmt.Fprintf(j.temps, "%s\n", name)
+	j.temps.Write(j.signed("temps", name))
 }
 
 // closeTemps closes the temps and marks files at the end of a hold.
@@ -156,8 +215,8 @@ func (j *Journal) TakeTemps() []string {
 	var out []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if sc.Text() != "" {
-			out = append(out, sc.Text())
+		if name, ok := j.verified("temps", sc.Text()); ok && name != "" {
+			out = append(out, name)
 		}
 	}
 	f.Close()

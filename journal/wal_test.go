@@ -24,8 +24,8 @@ func dump(t *testing.T, j *Journal) string {
 		return tx.tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
 			fmt.Fprintf(&b, "bucket %s seq %d\n", name, bk.Sequence())
 			return bk.ForEach(func(k, v []byte) error {
-				if string(name) == bMeta && (string(k) == "folder" || string(k) == "folder_path" || string(k) == string(logGenKey)) {
-					return nil // where the journal is, and its log: differ between two journals
+				if string(name) == bMeta && (string(k) == "folder" || string(k) == "folder_path" || string(k) == string(logGenKey) || string(k) == sideKeyName) {
+					return nil // where the journal is, its log and its side key: differ between two journals
 				}
 				fmt.Fprintf(&b, "  %s = %s\n", hex.EncodeToString(k), hex.EncodeToString(v))
 				return nil

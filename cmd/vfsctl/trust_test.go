@@ -334,3 +334,32 @@ func TestUnidentifiedJournal(t *testing.T) {
 		t.Fatalf("log after adopt: exit %d, %s%s", code, out, errb)
 	}
 }
+
+// Lines added to .vfsctl/temps by anyone but vfsctl remove nothing: the next command
+// used to delete every file they named whose name began as vfsctl's temp files do, a
+// call's own file and the user's alike, even a read-only command's open.
+func TestForgedTempsRemoveNothing(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"call", "--root", dir}, strings.NewReader(`{"tool":"create_file","args":{"path":"docs/.vfsctl-tmp-plan.md","content":"plan\n"}}`+"\n"), &out, &errb); code != exitOK {
+		t.Fatalf("create: %d %s%s", code, out.String(), errb.String())
+	}
+	precious := filepath.Join(dir, ".vfsctl-tmp-notes.txt")
+	if err := os.WriteFile(precious, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".vfsctl", "temps"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("docs/.vfsctl-tmp-plan.md\n.vfsctl-tmp-notes.txt\n")
+	f.Close()
+	if code := run([]string{"show", "--root", dir, "1"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("show: %d %s", code, errb.String())
+	}
+	for _, p := range []string{filepath.Join(dir, "docs", ".vfsctl-tmp-plan.md"), precious} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s is gone: %v", filepath.Base(p), err)
+		}
+	}
+}
