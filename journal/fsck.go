@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Heads lists every path the journal knows with the hash of its last known content.
@@ -69,7 +70,13 @@ func (t *Tx) Verify() (problems []Problem, blobs, records int) {
 		problems = append(problems, Problem{"pending", fmt.Sprintf("call %d is still pending", seq)})
 	}
 	for err := range t.tx.Check() {
-		problems = append(problems, Problem{"bbolt", err.Error()})
+		// bbolt's check reports a page it could not walk as the panic it recovered
+		// from: a finding about the file, not a crash of fsck.
+		msg := err.Error()
+		if rest, ok := strings.CutPrefix(msg, "panic: "); ok {
+			msg = "the check could not walk a page: " + rest
+		}
+		problems = append(problems, Problem{"bbolt", msg})
 	}
 	return problems, blobs, records
 }
