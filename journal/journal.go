@@ -80,6 +80,7 @@ type Journal struct {
 	temps     *os.File   // the temps file, open for appending during a hold (marks.go)
 	marks     *os.File   // the marks file, likewise
 	sideKey   []byte     // signs the lines of marks and temps (marks.go); from the journal's meta
+	legacy    bool       // this open gave an older journal its key: its unsigned lines are its own
 	file      *os.File   // the bbolt file, as opened for bbolt
 	db        atomic.Pointer[bolt.DB]
 	broken    atomic.Pointer[error] // bbolt failed on a damaged file during this hold
@@ -511,6 +512,7 @@ var allBuckets = []string{bMeta, bRecords, bPending, bBlobs, bHeads, bReads, bBy
 
 func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 	ready := false
+	j.legacy = false
 	err := db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket([]byte(bMeta))
 		if meta == nil {
@@ -534,6 +536,7 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 		// runs and its log are what an older one cannot read, and it refuses a
 		// newer schema. So does a journal made before its side files were signed.
 		j.sideKey = bytes.Clone(meta.Get([]byte(sideKeyName)))
+		j.legacy = len(j.sideKey) != sideKeyLen
 		ready = tx.Bucket([]byte(bFacts)) != nil && v >= SchemaVersion && len(j.sideKey) == sideKeyLen
 		return nil
 	})

@@ -63,8 +63,14 @@ func (j *Journal) signed(name, line string) []byte {
 }
 
 // verified returns the line a signed line of side file name carries, and whether its
-// tag is good; a journal without a key verifies nothing.
+// tag is good; a journal without a key verifies nothing. At the open that gives an
+// older journal its key, an unsigned line is taken as that journal's own: the older
+// vfsctl wrote it, and the journal (whose identity was checked) is this workspace's.
+// From the next open on, only signed lines are read.
 func (j *Journal) verified(name, text string) (string, bool) {
+	if j.legacy && !strings.ContainsRune(text, ' ') {
+		return text, true
+	}
 	i := strings.LastIndexByte(text, ' ')
 	if i < 0 || len(j.sideKey) != sideKeyLen {
 		return "", false

@@ -25,6 +25,8 @@ func TestWriteFileKeepsLineBreaksAndBOM(t *testing.T) {
 		{"bom", b + "one\ntwo\n", "one\nTWO\n", b + "one\nTWO\n", "byte order mark (BOM)"},
 		{"bom sent", b + "one\ntwo\n", b + "one\nTWO\n", b + "one\nTWO\n", ""},
 		{"both", b + "one\r\ntwo\r\n", "one\nTWO\n", b + "one\r\nTWO\r\n", "CRLF line breaks and byte order mark (BOM)"},
+		{"bom, crlf sent", b + "one\r\ntwo\r\n", "one\r\nTWO\r\n", b + "one\r\nTWO\r\n", "byte order mark (BOM)"},
+		{"emptied", b + "one\ntwo\n", "", "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, dir := newAPI(t, map[string]string{"f.txt": c.file})

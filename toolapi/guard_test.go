@@ -3,6 +3,7 @@ package toolapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -283,5 +284,85 @@ func TestSyntaxRefusalGivesWayToTheSameCallAgain(t *testing.T) {
 	}
 	if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); got != broken {
 		t.Errorf("the file holds %q, want what was sent", got)
+	}
+}
+
+// Insisting on a call that breaks two files writes neither until each was named in a
+// refusal: the first repeat is refused for the second file, the next one writes both.
+// Two copies of one call sent at once are not insisting: the second began before the
+// first's refusal could be read.
+func TestInsistingNamesEveryBrokenFileFirst(t *testing.T) {
+	const bad = "\tfmt.Println(\"done\"\n"
+	broken := strings.Replace(goFile, "\tfmt.Println(\"done\")\n", bad, 1)
+	eng, ws := guardEngine(t, "", map[string]string{"a.go": goFile, "b.go": goFile})
+	both, _ := json.Marshal(map[string]any{"changes": []map[string]any{
+		{"path": "a.go", "edits": []map[string]string{{"oldText": "\tfmt.Println(\"done\")\n", "newText": bad}}},
+		{"path": "b.go", "edits": []map[string]string{{"oldText": "\tfmt.Println(\"done\")\n", "newText": bad}}},
+	}})
+	send := func() toolapi.Result { return eng.Call(context.Background(), "m", "apply_changes", both) }
+	for k, want := range []string{"a.go", "b.go"} {
+		r := send()
+		if r.OK || *r.Kind != "syntax_error" || !strings.Contains(r.Text, "changes["+fmt.Sprint(k)+"] ("+want+")") {
+			t.Fatalf("send %d: want a syntax refusal naming %s, got %+v", k+1, want, r)
+		}
+		for _, f := range []string{"a.go", "b.go"} {
+			if got := testutil.ReadFile(t, filepath.Join(ws, f)); got != goFile {
+				t.Fatalf("send %d changed %s", k+1, f)
+			}
+		}
+	}
+	if r := send(); !r.OK || strings.Count(r.Text, "warning: written as sent again") != 2 {
+		t.Fatalf("the third send: %+v", r)
+	}
+	for _, f := range []string{"a.go", "b.go"} {
+		if got := testutil.ReadFile(t, filepath.Join(ws, f)); got != broken {
+			t.Errorf("%s holds %q", f, got)
+		}
+	}
+
+	// Two copies at once: whichever goes second is refused too.
+	eng2, ws2 := guardEngine(t, "", map[string]string{"main.go": goFile})
+	one, _ := json.Marshal(edit("main.go", "\tfmt.Println(\"done\")\n", bad))
+	results := make(chan toolapi.Result, 2)
+	for range 2 {
+		go func() { results <- eng2.Call(context.Background(), "p", "edit_file", one) }()
+	}
+	for range 2 {
+		if r := <-results; r.OK {
+			t.Errorf("a copy sent at once was written: %s", r.Text)
+		}
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws2, "main.go")); got != goFile {
+		t.Errorf("main.go changed: %q", got)
+	}
+}
+
+// Each replay runs in a session of its own: replaying one syntax refusal does not make
+// the next identical one a repeat the guard gives way to (replay --failed replays
+// such runs back to back).
+func TestReplaysDoNotInsist(t *testing.T) {
+	eng, _ := guardEngine(t, "", map[string]string{"main.go": goFile})
+	bad, _ := json.Marshal(edit("main.go", "\tfmt.Println(\"done\")\n", "\tfmt.Println(\"done\"\n"))
+	var seqs []uint64
+	for _, session := range []string{"a", "b"} {
+		r := eng.Call(context.Background(), session, "edit_file", bad)
+		if r.OK || r.Txn == nil {
+			t.Fatalf("session %s: want a refusal: %+v", session, r)
+		}
+		seqs = append(seqs, uint64(*r.Txn))
+	}
+	rp, err := eng.Replayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	for _, seq := range append(seqs, seqs...) {
+		res, err := rp.Replay(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Same || res.NowOK {
+			t.Errorf("replay of call %d: recorded %s, today ok=%v %s", seq, res.RecordedKind, res.NowOK, res.NowKind)
+		}
 	}
 }

@@ -26,6 +26,10 @@ type Replayer struct {
 	dir     string
 	release []func()
 	cache   map[string][]byte // versions already rebuilt, by hash
+	// runs numbers the replays, each in a session of its own: what one replayed call
+	// did (a refusal the syntax guard would give way to when repeated) must not
+	// change the outcome of the next.
+	runs int
 }
 
 // ReplayResult compares a recorded call with the same call run today.
@@ -97,8 +101,10 @@ func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 		return res, nil
 	}
 	res.Replayable = true
-	r.stage(in, stand)
-	now := r.api.Call("replay", in.rec.Tool, json.RawMessage(in.args))
+	r.runs++
+	session := fmt.Sprintf("replay-%d", r.runs)
+	r.stage(in, stand, session)
+	now := r.api.Call(session, in.rec.Tool, json.RawMessage(in.args))
 	r.compare(res, in.rec, now)
 	return res, nil
 }
@@ -181,7 +187,7 @@ func (in *replayInput) notReplayable() (standIn, string) {
 
 // stage puts the files as they were before the call in a fresh in-memory filesystem,
 // with the session's reads of them: the replayed call sees what the recorded one saw.
-func (r *Replayer) stage(in *replayInput, stand standIn) {
+func (r *Replayer) stage(in *replayInput, stand standIn, session string) {
 	r.swap.Fs = afero.NewMemMapFs()
 	if stand.path != "" && in.before[stand.path] == nil {
 		r.swap.MkdirAll(path.Dir(stand.path), 0o755)
@@ -194,11 +200,11 @@ func (r *Replayer) stage(in *replayInput, stand standIn) {
 	for p, data := range in.before {
 		r.swap.MkdirAll(path.Dir(p), 0o755)
 		afero.WriteFile(r.swap, p, data, 0o644)
-		session := "replay"
+		seen := session
 		if in.rec.Kind == string(errs.NotRead) {
-			session = "" // the call was refused for want of a read: it gets none
+			seen = "" // the call was refused for want of a read: it gets none
 		}
-		r.eng.Seed(session, p, data)
+		r.eng.Seed(seen, p, data)
 	}
 }
 

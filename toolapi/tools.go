@@ -101,7 +101,7 @@ var writeFileDef = &toolDef{
 		"Prefer edit_file for changes to part of a file; use create_file for a new file.",
 	args: objectDef{fields: []argDef{
 		pathArg("Path of the existing file, relative to the workspace root."),
-		contentArg("The whole new content, written as sent; except that a file with CRLF line breaks or a BOM keeps them when this content has neither (no CR, no BOM)."),
+		contentArg("The whole new content, written as sent; except that a file whose line breaks are all CRLF keeps them when this content has no CR, and a file with a BOM keeps it when this content has none."),
 	}},
 	shape: `{"path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpWrite,

@@ -5,14 +5,14 @@ import "bytes"
 var bom = []byte("\xef\xbb\xbf")
 
 // keepConventions gives content that replaces a file whole the file's CRLF line
-// breaks and byte order mark when the content has neither: models write LF and no
-// BOM, and a Windows file rewritten so would show every line changed. Content with a
-// CR or a BOM of its own is the model's choice and is written as sent, and a file of
-// mixed line breaks has no convention to keep. It returns what to write, and a note
+// breaks where the content has no CR, and the file's byte order mark where the
+// content (not empty) has none: models write LF and no BOM, and a Windows file
+// rewritten so would show every line changed. A CR or a BOM the content has of its own
+// is the model's choice, and a file of mixed line breaks has no convention to keep. It returns what to write, and a note
 // for the reply when that is not what was sent.
 func keepConventions(old, content []byte) ([]byte, string) {
 	var kept []string
-	if bytes.HasPrefix(old, bom) && !bytes.HasPrefix(content, bom) {
+	if bytes.HasPrefix(old, bom) && !bytes.HasPrefix(content, bom) && len(content) > 0 {
 		content = append(bytes.Clone(bom), content...)
 		kept = append(kept, "byte order mark (BOM)")
 	}

@@ -50,7 +50,7 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, *journal.Refusal, error
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
 				continue
 			}
-			if seq, ok := e.insisted(c, ch); ok {
+			if seq, ok := e.insisted(c, i, ch); ok {
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
 				continue
 			}
@@ -70,9 +70,14 @@ const insist = "If you are sure the code is valid (syntax newer than this parser
 
 // insisted reports whether call c repeats, unchanged, its session's call just before
 // it, which the syntax guard refused with ch's file as it is now: the model insists,
-// and the guard gives way (its grammars can lag behind a language). It returns that
+// and the guard gives way (its grammars can lag behind a language). It gives way for
+// change i only up to the change that call was refused for: a later file of the call
+// that does not parse was named in no refusal yet, and is refused now (and then given
+// way to in turn, if the call is sent again: the earlier ones stand as they were let
+// through). The refusal must have ended before c began, so that the model can have
+// read it: two copies of one call sent at once do not count. It returns the refused
 // call's number.
-func (e *Engine) insisted(c *Call, ch *Change) (uint64, bool) {
+func (e *Engine) insisted(c *Call, i int, ch *Change) (uint64, bool) {
 	if c == nil || c.rec.Session == "" {
 		return 0, false
 	}
@@ -89,7 +94,8 @@ func (e *Engine) insisted(c *Call, ch *Change) (uint64, bool) {
 		}
 		return nil
 	})
-	if prev == nil || prev.Kind != string(errs.SyntaxError) || prev.Tool != c.rec.Tool || len(args) == 0 || !bytes.Equal(args, c.args) {
+	if prev == nil || prev.Kind != string(errs.SyntaxError) || prev.Tool != c.rec.Tool || len(args) == 0 || !bytes.Equal(args, c.args) ||
+		prev.Refusal == nil || i > prev.Refusal.Change || !prev.Time.Add(prev.Duration).Before(c.start) {
 		return 0, false
 	}
 	before := ""

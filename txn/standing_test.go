@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/afero"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/guard"
 	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
@@ -396,5 +398,42 @@ func TestSameBootUnrebuildableChainSyncsItsFolders(t *testing.T) {
 		if got := string(st.Files["new/deep/n.txt"]); got != "n1\n" {
 			t.Errorf("a power loss after recovery can leave new/deep/n.txt = %q (%s)", got, st.Why)
 		}
+	}
+}
+
+// A call that began before the syntax refusal it repeats had ended cannot have read
+// it: it is not insisting, and is refused too (two copies of one call sent at once).
+func TestInsistingNeedsTheRefusalRead(t *testing.T) {
+	const src = "package main\n\nfunc main() {\n\tprintln(1)\n}\n"
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "main.go", []byte(src), 0o644)
+	e, err := Open(vfs.New(mem, vfs.Options{}), Options{JournalPath: filepath.Join(t.TempDir(), "journal.db"), Guard: guard.Refuse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	args := []byte(`{"path":"main.go","edits":[{"oldText":"println(1)","newText":"println(1"}]}`)
+	edit := func(c *Call) error {
+		_, err := e.Edit(c, "main.go", []matcher.Edit{{OldText: "println(1)", NewText: "println(1"}}, false)
+		c.Finish(err)
+		return err
+	}
+	early, err := e.Begin("s", "edit_file", args) // begun before the refusal below
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := e.Begin("s", "edit_file", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := edit(first); errs.KindOf(err) != errs.SyntaxError {
+		t.Fatalf("the first call: %v", err)
+	}
+	if err := edit(early); errs.KindOf(err) != errs.SyntaxError {
+		t.Errorf("a call begun before the refusal was let through: %v", err)
+	}
+	late, _ := e.Begin("s", "edit_file", args)
+	if err := edit(late); err != nil {
+		t.Errorf("the same call sent after the refusal: %v", err)
 	}
 }

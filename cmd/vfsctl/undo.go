@@ -120,8 +120,9 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		req.Path = p
 	}
 	rep := eng.Revert(context.Background(), req)
-	if !rep.OK && c.seq == 0 && c.path == "" && rep.Kind != "no_change" && rep.Kind != "busy" {
-		// A bare undo tries the latest change again and again: say how to reach past it.
+	if !rep.OK && c.seq == 0 && c.path == "" && (rep.Kind == "conflict" || rep.Kind == "file_exists" || rep.Kind == "file_not_found" || rep.Kind == "not_a_file") {
+		// A bare undo tries the latest change again and again, refused by what became
+		// of its files: say how to reach past it.
 		what := "change"
 		if c.redo {
 			what = "undo"
