@@ -87,6 +87,18 @@ type Change struct {
 	Warnings, Notes []string
 }
 
+// priorHash is the hash of the content the change replaces, "" for a create. It does
+// not fill beforeHash: the commit computes that with its marks (hash).
+func (c *Change) priorHash() string {
+	switch {
+	case c.Created:
+		return ""
+	case c.beforeHash != "":
+		return c.beforeHash
+	}
+	return journal.Hash(c.Before)
+}
+
 // Diff renders the change as a compact unified diff (once: the journal and the reply
 // both show it).
 func (c *Change) Diff() string {
@@ -196,11 +208,7 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		// each, so that replay and show have the content the guard judged.
 		for _, ch := range changes {
 			if !ch.Created {
-				h := ch.beforeHash
-				if h == "" {
-					h = journal.Hash(ch.Before)
-				}
-				c.sighted(sight{file: journal.File{Path: ch.Path, Op: ch.Op, Before: h}, data: ch.Before, saw: true})
+				c.sighted(sight{file: journal.File{Path: ch.Path, Op: ch.Op, Before: ch.priorHash()}, data: ch.Before, saw: true})
 			}
 		}
 		c.refusedChange(specs, sight{}, d)

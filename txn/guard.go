@@ -98,12 +98,7 @@ func (e *Engine) insisted(c *Call, i int, ch *Change) (uint64, bool) {
 		prev.Refusal == nil || i > prev.Refusal.Change || !prev.Time.Add(prev.Duration).Before(c.start) {
 		return 0, false
 	}
-	before := ""
-	if !ch.Created {
-		if before = ch.beforeHash; before == "" {
-			before = journal.Hash(ch.Before)
-		}
-	}
+	before := ch.priorHash()
 	for _, f := range prev.Files {
 		if f.Path == ch.Path && f.Before == before {
 			return prev.Seq, true

@@ -95,16 +95,13 @@ func (s *server) session(ss *sdk.ServerSession) string {
 func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		session := s.session(req.Session)
-		ctx, err := turnOf(traceParent(ctx, req.Params.Meta), req.Params.Meta)
-		if err != nil {
-			kind := string(toolapi.InvalidInput)
-			return &sdk.CallToolResult{
-				Content:           []sdk.Content{&sdk.TextContent{Text: err.Error()}},
-				StructuredContent: map[string]any{"ok": false, "kind": kind, "txn": nil},
-				IsError:           true,
-			}, nil
+		var res toolapi.Result
+		if ctx, err := turnOf(traceParent(ctx, req.Params.Meta), req.Params.Meta); err != nil {
+			kind := string(toolapi.KindOf(err)) // refused before it reached the tool: not journaled
+			res = toolapi.Result{Tool: name, Kind: &kind, Text: err.Error()}
+		} else {
+			res = s.eng.Call(ctx, session, name, req.Params.Arguments)
 		}
-		res := s.eng.Call(ctx, session, name, req.Params.Arguments)
 		if s.log != nil {
 			kind := ""
 			if res.Kind != nil {
