@@ -160,7 +160,7 @@ func badPathCases() []badInput {
 		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "gamma", "newText": "x"}]}`, "text_not_found", "not found"},
 		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "alpha"}]}`, "no_change", "identical"},
 		{"edit_file", `{"path": "a.txt", "edits": [{"oldText": "alpha\nbeta", "newText": "x"}, {"oldText": "alpha", "newText": "y"}]}`, "overlapping_edits", "edits[0] and edits[1]"},
-		{"read_file", `{"path": "a.txt", "offset": 0}`, "invalid_input", "offset must be a whole number of 1 or more"},
+		{"read_file", `{"path": "a.txt", "offset": -1}`, "invalid_input", "offset must be a whole number of 0 or more"},
 		{"read_file", `{"path": "a.txt", "limit": "ten"}`, "invalid_input", "limit must be"},
 		{"read_file", `{"path": "a.txt", "limit": 2.5}`, "invalid_input", "limit must be"},
 		{"read_file", `{"path": "a.txt", "path": "src/main.go"}`, "invalid_input", `the key "path" twice`},
@@ -256,8 +256,11 @@ func TestReadWriteCreate(t *testing.T) {
 	if r.OK || kindOf(r) != "not_read" || !strings.Contains(r.Text, "only part of f.txt") {
 		t.Fatalf("write after a partial read: %+v", r)
 	}
-	// Reads that together cover every line are.
-	call(a, "read_file", `{"path": "f.txt", "limit": 1}`)
+	// Reads that together cover every line are. Offset 0, a common slip, reads from
+	// the first line.
+	if r := call(a, "read_file", `{"path": "f.txt", "offset": 0, "limit": 1}`); !r.OK || !strings.HasPrefix(r.Text, "     1\tone\n") {
+		t.Fatalf("read from offset 0: %+v", r)
+	}
 	call(a, "read_file", `{"path": "f.txt", "offset": "3", "limit": 1.0}`)
 	r = call(a, "write_file", `{"path": "f.txt", "content": "new\n"}`)
 	if !r.OK {

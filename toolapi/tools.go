@@ -47,7 +47,7 @@ var readFileDef = &toolDef{
 		"Reads up to 2000 lines from offset (1-based); the reply says how to read on. write_file may replace a file only after its whole current content was read (in one read or several).",
 	args: objectDef{fields: []argDef{
 		pathArg("File path, relative to the workspace root (an absolute path inside the root also works)."),
-		{name: "offset", typ: tInteger, min: 1, def: 1, desc: "First line to read, 1-based."},
+		{name: "offset", typ: tInteger, min: 0, def: 1, desc: "First line to read, 1-based (0 reads from the first line too)."},
 		{name: "limit", typ: tInteger, min: 1, def: DefaultReadLimit, desc: "Most lines to read."},
 	}},
 	shape: `{"path": "src/app.ts"}`,
