@@ -151,7 +151,10 @@ type File struct {
 	AfterBlob  bool     `json:"after_blob,omitempty"`  // the new content is stored as a blob
 	Splices    []Splice `json:"splices,omitempty"`
 	Edits      []Edit   `json:"edits,omitempty"` // how each edit matched (edit_file)
-	Diff       string   `json:"diff,omitempty"`
+	// Made are the folders a created file's write made for it, shallowest first: its
+	// undo removes them again once they are empty.
+	Made []string `json:"made,omitempty"`
+	Diff string   `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`

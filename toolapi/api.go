@@ -539,6 +539,9 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
 		}
 	}
+	for _, d := range res.Folders {
+		fmt.Fprintf(&b, "%s/ removed (empty; the call had made it).\n", d)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 

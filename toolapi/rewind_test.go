@@ -253,8 +253,8 @@ func rewindCase(t *testing.T, seed uint64) {
 			continue
 		}
 		// The rewind is one transaction: undoing it gives the turns back.
-		// Undo works by files: a folder a rewind removed empty does not come back, nor
-		// does one go that it made for a file it put back.
+		// Undo works by files: a folder a rewind removed empty does not come back (one
+		// it made for a file it put back goes again, with the file).
 		u := e.Undo(ctx, uint64(*res.Txn))
 		if got := w.tree(); !u.OK || !maps.Equal(filesOf(got), filesOf(before)) {
 			t.Fatalf("undo of rewind to %s: %s\n%s", turns[i], u.Text, treeDiff(got, before))

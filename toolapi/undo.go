@@ -39,6 +39,8 @@ type UndoReport struct {
 	Origin uint64     `json:"origin,omitempty"` // the tool call the change came from
 	DryRun bool       `json:"dry_run,omitempty"`
 	Files  []UndoFile `json:"files,omitempty"`
+	// Folders are the folders the reverted creates had made, removed once empty.
+	Folders []string `json:"folders,omitempty"`
 }
 
 // UndoFile is one file an undo changed, or with DryRun would change.
@@ -72,7 +74,7 @@ func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
 	if req.DryRun {
 		rep.Text = "Dry run, nothing written: " + rep.Text
 	}
-	rep.Txn, rep.Target, rep.Origin = u.Changes[0].Seq, u.Target, u.Origin
+	rep.Txn, rep.Target, rep.Origin, rep.Folders = u.Changes[0].Seq, u.Target, u.Origin, u.Folders
 	for _, ch := range u.Changes {
 		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,69 @@ func TestUndoConflictAdvice(t *testing.T) {
 	rep := e.Revert(ctx, UndoRequest{Seq: 1, FirstAdvice: func(first uint64) string { return "Take back the other one." }})
 	if rep.OK || rep.Kind != string(Conflict) || !strings.HasSuffix(rep.Text, "Take back the other one.") {
 		t.Fatalf("with advice: %+v", rep)
+	}
+}
+
+// Undoing a create removes the folders that create made, once they are empty, and
+// says so; folders that were there before, or that hold another file now, stay. The
+// tree is checked on disk after each step.
+func TestUndoOfCreateRemovesTheFoldersItMade(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "old", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	create := func(p string) {
+		t.Helper()
+		args, _ := json.Marshal(map[string]string{"path": p, "content": "x\n"})
+		if res := e.Call(ctx, "s", CreateFile, args); !res.OK {
+			t.Fatalf("create %s: %s", p, res.Text)
+		}
+	}
+	tree := func() string {
+		var out []string
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			rel, _ := filepath.Rel(dir, p)
+			if rel == ".vfsctl" {
+				return filepath.SkipDir
+			}
+			if rel != "." {
+				out = append(out, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		return strings.Join(out, " ")
+	}
+	create("new/deep/er/a.txt") // call 1 makes new, new/deep, new/deep/er
+	create("new/b.txt")         // call 2 makes none
+	create("old/sub/c.txt")     // call 3 makes old/sub
+	create("link/d.txt")        // call 4 makes link
+	create("old/empty/x/e.txt") // call 5 makes old/empty/x
+
+	u := e.Revert(ctx, UndoRequest{Seq: 1})
+	if !u.OK || !slices.Equal(u.Folders, []string{"new/deep/er", "new/deep"}) || !strings.Contains(u.Text, "new/deep/er/ removed (empty; the call had made it).") {
+		t.Fatalf("undo of call 1: %+v", u)
+	}
+	if got, want := tree(), "link link/d.txt new new/b.txt old old/empty old/empty/x old/empty/x/e.txt old/sub old/sub/c.txt"; got != want {
+		t.Errorf("after undoing call 1 the tree is\n%s\nwant\n%s", got, want)
+	}
+	// A redo makes them again, and its undo removes them again.
+	if r := e.Revert(ctx, UndoRequest{Seq: u.Txn, Redo: true}); !r.OK || !strings.Contains(tree(), "new/deep/er/a.txt") {
+		t.Fatalf("redo: %+v", r)
+	}
+	if r := e.Revert(ctx, UndoRequest{}); !r.OK || len(r.Folders) != 2 || strings.Contains(tree(), "new/deep") {
+		t.Fatalf("undo of the redo: %+v; tree %s", r, tree())
+	}
+	// A folder a later create still uses stays; a folder that was there before stays.
+	if r := e.Revert(ctx, UndoRequest{Seq: 5}); !r.OK || !slices.Equal(r.Folders, []string{"old/empty/x"}) {
+		t.Fatalf("undo of call 5: %+v", r)
+	}
+	if got, want := tree(), "link link/d.txt new new/b.txt old old/empty old/sub old/sub/c.txt"; got != want {
+		t.Errorf("at the end the tree is\n%s\nwant\n%s", got, want)
 	}
 }

@@ -263,6 +263,11 @@ func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error
 // transaction with the files' new heads and the session's licences.
 func (e *Engine) markCommitted(c *Call, changes []*Change, first int) {
 	e.j.MarkLanded(c.rec.Seq)
+	for i, ch := range changes {
+		if ch.Created {
+			c.rec.Files[first+i].Made = ch.dirs
+		}
+	}
 	c.rec.State = journal.Committed
 	c.rec.Duration = time.Since(c.start)
 	c.final = true

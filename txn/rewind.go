@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -67,15 +66,12 @@ type rewindFile struct {
 	steps  []rewindStep // newest first
 	others []uint64     // changes of the file by calls outside the rewind, after its first step
 	by     map[uint64]string
-	// created: the file's first change in the turns created it; once it is gone again,
-	// its folders that held no file changed before the turns go too, when empty.
-	created bool
 }
 
 // Rewind reverts the changes of o.Session from its turn o.Turn on, as the transaction
 // of call c, all files or none. The call's record lists the calls reverted.
 func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
-	files, reverts, known, err := e.rewindPlan(o)
+	files, reverts, made, err := e.rewindPlan(o)
 	if err != nil {
 		return nil, err
 	}
@@ -86,18 +82,14 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	unlock := e.queues.lock(paths...)
 	defer unlock()
 	res := &RewindResult{Reverts: reverts}
-	var created []string // files the rewind removes that the turns created
 	for _, f := range files {
-		ch, absent, err := e.rewindFile(f)
+		ch, err := e.rewindFile(f)
 		if err != nil {
 			c.Named(journal.OpEdit, f.path) // the refusal is found by the file it names
 			return nil, err
 		}
 		if ch != nil {
 			res.Changes = append(res.Changes, ch)
-		}
-		if absent && f.created {
-			created = append(created, f.path)
 		}
 	}
 	if len(res.Changes) == 0 {
@@ -111,13 +103,13 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
-	res.Folders = e.removeMadeFolders(created, known)
+	res.Folders = e.removeMadeFolders(made)
 	return res, nil
 }
 
 // rewindPlan reads from the journal what the rewind reverts: per file, the steps
-// newest first; the calls reverted; and the folders known before the turns.
-func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uint64, known map[string]bool, err error) {
+// newest first; the calls reverted; and the folders their creates made.
+func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uint64, made []string, err error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -146,17 +138,16 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 		for _, s := range reverts {
 			in[s] = true
 		}
-		if files, err = rewindSteps(t, reverts); err != nil {
+		if files, made, err = rewindSteps(t, reverts); err != nil {
 			return err
 		}
-		known = foldersKnownBefore(t, hist, start)
 		for _, rf := range files {
 			noteOthers(t, hist, rf, in)
 		}
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 		return nil
 	})
-	return files, reverts, known, err
+	return files, reverts, made, err
 }
 
 // revertedSince returns, in the index's newest-first order, the changes reverted: the session's own
@@ -186,28 +177,31 @@ func revertedSince(hist *history, session string, start uint64) (reverts []uint6
 }
 
 // rewindSteps returns, in order of first appearance, the files the calls reverts
-// (newest first) changed, each with its steps in that order; on error, the files
-// gathered so far.
-func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, err error) {
+// (newest first) changed, each with its steps in that order, and the folders those
+// calls' creates made; on error, the files gathered so far.
+func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []string, err error) {
 	byPath := map[string]*rewindFile{}
 	for _, seq := range reverts {
 		r, err := t.Get(seq)
 		if err != nil {
-			return files, err
+			return files, nil, err
 		}
 		if r == nil {
-			return files, fmt.Errorf("call %d is missing from the journal", seq)
+			return files, nil, fmt.Errorf("call %d is missing from the journal", seq)
 		}
 		for _, f := range r.Files {
 			if !f.Op.Changes() {
 				continue
+			}
+			if f.Op == journal.OpCreate {
+				made = append(made, madeFor(f)...)
 			}
 			st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode}
 			if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
 				st.after, err = versionOf(t, f.Path, f.After)
 			}
 			if err != nil {
-				return files, errs.Wrap(errs.IOError, f.Path, err, "Cannot rebuild %s as call %d found or left it: %v. Nothing was written.", f.Path, seq, err)
+				return files, nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot rebuild %s as call %d found or left it: %v. Nothing was written.", f.Path, seq, err)
 			}
 			rf := byPath[f.Path]
 			if rf == nil {
@@ -218,14 +212,13 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, err erro
 			rf.steps = append(rf.steps, st)
 		}
 	}
-	return files, nil
+	return files, made, nil
 }
 
-// noteOthers marks whether rf's oldest step created it, and records in rf the
-// changes to it since that step that in (the reverted calls) lacks, with their sessions.
+// noteOthers records in rf the changes to it since its oldest step that in (the
+// reverted calls) lacks, with their sessions.
 func noteOthers(t *journal.Tx, hist *history, rf *rewindFile, in map[uint64]bool) {
 	first := rf.steps[len(rf.steps)-1]
-	rf.created = first.before == nil
 	for _, seq := range t.SeqsOf(rf.path, first.seq) {
 		c, ok := hist.idx.Change(seq)
 		if ok && !in[seq] {
@@ -255,27 +248,6 @@ func versionOf(t *journal.Tx, path, hash string) ([]byte, error) {
 		data = []byte{}
 	}
 	return data, err
-}
-
-// foldersKnownBefore are the folders that held a file some call before seq changed
-// (a refused call names paths that never existed): they were there before the turns,
-// and a rewind leaves them.
-func foldersKnownBefore(t *journal.Tx, h *history, seq uint64) map[string]bool {
-	known := map[string]bool{}
-	for p := range t.Heads() {
-		for _, s := range t.SeqsOf(p, 0) {
-			if s >= seq {
-				break
-			}
-			if _, ok := h.idx.Change(s); ok {
-				for d := path.Dir(p); d != "." && d != "/" && !known[d]; d = path.Dir(d) {
-					known[d] = true
-				}
-				break
-			}
-		}
-	}
-	return known
 }
 
 // turnStart is the first call of the session carrying the turn label; recs are the
@@ -310,12 +282,11 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 }
 
 // rewindFile plans one file: each step reverted against what the newer reversals
-// left, starting from the file as it is now; nil when it ends as it is. absent says
-// the file is not there once the rewind is done.
-func (e *Engine) rewindFile(f *rewindFile) (ch *Change, absent bool, err error) {
+// left, starting from the file as it is now; nil when it ends as it is.
+func (e *Engine) rewindFile(f *rewindFile) (ch *Change, err error) {
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	cur, exists := now.data, now.exists
 	mode := fs.FileMode(0o644)
@@ -326,7 +297,7 @@ func (e *Engine) rewindFile(f *rewindFile) (ch *Change, absent bool, err error) 
 	}
 	for _, st := range f.steps {
 		if cur, exists, err = f.revert(st, cur, exists); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if st.before != nil && st.beforeMode != 0 {
 			mode = fs.FileMode(st.beforeMode)
@@ -336,7 +307,7 @@ func (e *Engine) rewindFile(f *rewindFile) (ch *Change, absent bool, err error) 
 	switch {
 	case now.exists && exists:
 		if bytes.Equal(now.data, cur) {
-			return nil, false, nil
+			return nil, nil
 		}
 		ch.Before, ch.id = now.data, now.id
 		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
@@ -348,9 +319,9 @@ func (e *Engine) rewindFile(f *rewindFile) (ch *Change, absent bool, err error) 
 	case exists:
 		ch.Op, ch.Created, ch.After = journal.OpCreate, true, cur
 	default:
-		return nil, true, nil
+		return nil, nil
 	}
-	return ch, !exists, nil
+	return ch, nil
 }
 
 // revert takes step st back out of cur (exists: whether the file is there).
@@ -500,25 +471,17 @@ func lineSplices(from, to []byte) []matcher.Splice {
 	return out
 }
 
-// removeMadeFolders removes, once empty, the folders of removed files that no call
-// before the turns had a file in, deepest first; it returns those removed.
-func (e *Engine) removeMadeFolders(files []string, known map[string]bool) []string {
+// removeMadeFolders removes, once empty, the folders made (by the reverted calls'
+// creates), deepest first; it returns those removed, in that order.
+func (e *Engine) removeMadeFolders(made []string) []string {
+	slices.Sort(made)
+	made = slices.Compact(made)
+	// Deepest first: a folder's subfolders go before it.
+	slices.SortStableFunc(made, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	var removed []string
-	for _, p := range files {
-		var made []string // shallowest first, as RemoveDirs takes them
-		for d := path.Dir(p); d != "." && d != "/" && !known[d]; d = path.Dir(d) {
-			made = append([]string{d}, made...)
-		}
-		for i := len(made) - 1; i >= 0; i-- {
-			if _, err := e.fs.Afero().Stat(made[i]); err != nil {
-				made = made[:i]
-			}
-		}
-		e.fs.RemoveDirs(made)
-		for _, d := range made {
-			if _, err := e.fs.Afero().Stat(d); err != nil {
-				removed = append(removed, d)
-			}
+	for _, d := range made {
+		if e.fs.RemoveDir(d) == nil {
+			removed = append(removed, d)
 		}
 	}
 	return removed

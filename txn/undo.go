@@ -56,6 +56,7 @@ type UndoResult struct {
 	Target  uint64 // the record reverted (for redo: the undo re-applied)
 	Origin  uint64 // the tool call the change came from
 	Changes []*Change
+	Folders []string // folders the reverted creates had made, removed once empty (not in a dry run)
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -285,7 +286,26 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
+	var made []string
+	for _, f := range files {
+		if f.Op == journal.OpCreate {
+			made = append(made, madeFor(f)...)
+		}
+	}
+	res.Folders = e.removeMadeFolders(made)
 	return res, nil
+}
+
+// madeFor are the folders f's create made (File.Made), as far as they are folders
+// above f's path: a damaged record names no other folder to remove.
+func madeFor(f journal.File) []string {
+	var made []string
+	for _, d := range f.Made {
+		if strings.HasPrefix(f.Path, d+"/") && d != "" && !strings.HasPrefix(d, "/") {
+			made = append(made, d)
+		}
+	}
+	return made
 }
 
 // undoTarget picks (Seq 0) or checks the record to undo or redo, and loads its history:

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,3 +135,13 @@ func TestUndoEditElsewhereAndConflict(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// A record's Made names the folders to remove when its create is undone: only those
+// above the created file count, so a damaged record cannot have others removed.
+func TestMadeForNamesOnlyFoldersAbove(t *testing.T) {
+	f := journal.File{Path: "a/b/c.txt", Op: journal.OpCreate,
+		Made: []string{"a", "a/b", "x", "a/bc", "/a", "", "a/b/c.txt", ".", "a/b/"}}
+	if got := madeFor(f); !slices.Equal(got, []string{"a", "a/b"}) {
+		t.Errorf("madeFor = %q, want [a a/b]", got)
+	}
+}

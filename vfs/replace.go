@@ -172,13 +172,35 @@ func (f *FS) mkdirs(dir string) ([]string, error) {
 // first, where they are empty; a folder something else was put in stays.
 func (f *FS) RemoveDirs(made []string) {
 	for i := len(made) - 1; i >= 0; i-- {
-		if !f.emptyDir(made[i]) || f.fs.Remove(made[i]) != nil {
+		if f.rmdir(made[i]) != nil {
 			return
 		}
 	}
 	if len(made) > 0 {
 		f.syncDir(path.Dir(made[0]))
 	}
+}
+
+// RemoveDir removes folder dir (a canonical path) only while it is an empty folder,
+// and syncs the folder above.
+func (f *FS) RemoveDir(dir string) error {
+	if err := f.rmdir(dir); err != nil {
+		return err
+	}
+	f.syncDir(path.Dir(dir))
+	return nil
+}
+
+// rmdir removes dir only while it is an empty folder: a symlink or a file put in its
+// place, or a file put in it, stays.
+func (f *FS) rmdir(dir string) error {
+	if r, ok := f.fs.(rootFs); ok {
+		return r.rmdir(dir) // one rmdir(2): no window between the look and the removal
+	}
+	if fi, err := f.lstat(dir); err != nil || !fi.IsDir() || !f.emptyDir(dir) {
+		return &fs.PathError{Op: "rmdir", Path: dir, Err: syscall.ENOTEMPTY}
+	}
+	return f.fs.Remove(dir)
 }
 
 func (f *FS) emptyDir(dir string) bool {

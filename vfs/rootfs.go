@@ -289,6 +289,19 @@ func (f rootFs) Remove(name string) error {
 	return nil
 }
 
+// rmdir removes name only if it is an empty folder (never a symlink or a file).
+func (f rootFs) rmdir(name string) error {
+	dfd, base, err := f.parent("rmdir", name)
+	if err != nil {
+		return err
+	}
+	defer f.release(dfd)
+	if err := unix.Unlinkat(dfd, base, unix.AT_REMOVEDIR); err != nil {
+		return &fs.PathError{Op: "rmdir", Path: name, Err: err}
+	}
+	return nil
+}
+
 // RemoveAll is not offered: nothing in vfsctl removes a tree, and a recursive removal
 // on a tree someone else can change is its own race.
 func (f rootFs) RemoveAll(name string) error {

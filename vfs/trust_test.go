@@ -302,3 +302,32 @@ func TestCreateNeverReplacesAFileThatAppeared(t *testing.T) {
 		}
 	}
 }
+
+// RemoveDir removes an empty folder and nothing else: not a symlink put in its place
+// (to an empty folder), not a file, not a folder something was put in.
+func TestRemoveDirOnlyAnEmptyFolder(t *testing.T) {
+	f, ws, _ := setup(t)
+	for _, d := range []string{"empty", "target", "full"} {
+		if err := os.Mkdir(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WriteFile(t, filepath.Join(ws, "full/x.txt"), "x\n")
+	testutil.WriteFile(t, filepath.Join(ws, "file"), "f\n")
+	if err := os.Symlink("target", filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"link", "file", "full", "missing"} {
+		if err := f.RemoveDir(d); err == nil {
+			t.Errorf("RemoveDir(%s) succeeded", d)
+		}
+	}
+	if err := f.RemoveDir("empty"); err != nil {
+		t.Errorf("RemoveDir(empty): %v", err)
+	}
+	for d, want := range map[string]bool{"empty": false, "link": true, "target": true, "file": true, "full/x.txt": true} {
+		if _, err := os.Lstat(filepath.Join(ws, d)); (err == nil) != want {
+			t.Errorf("%s there: %v, want %v", d, err == nil, want)
+		}
+	}
+}
