@@ -121,7 +121,7 @@ func (j *Journal) Adopt() (Adoption, error) {
 	defer j.closeDB()
 	const tmp = "journal.db.adopt"
 	j.dir.remove(tmp)
-	out, err := j.dir.open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := j.dir.open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return a, err
 	}
@@ -146,7 +146,7 @@ func (j *Journal) Adopt() (Adoption, error) {
 	// The copy gets this folder's identity, then replaces the original.
 	base := filepath.Base(j.path)
 	err = j.guard(func() error {
-		cp, err := bolt.Open(tmp, 0o644, &bolt.Options{OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
+		cp, err := bolt.Open(tmp, 0o600, &bolt.Options{OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
 			return j.dir.open(tmp, flag, perm)
 		}})
 		if err != nil {

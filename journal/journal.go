@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -419,7 +420,9 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists bool, size int64, d
 			// (wal.go); only address space until pages are read.
 			j.mapped = max(walMap, (size+walMap-1)/walMap*walMap)
 		}
-		db, err = bolt.Open(j.path, 0o644, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync, InitialMmapSize: int(j.mapped),
+		// Only its owner may read the journal: it holds every version of every file
+		// written, those of files only their owner may read included.
+		db, err = bolt.Open(j.path, 0o600, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync, InitialMmapSize: int(j.mapped),
 			OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
 				f, err := d.open(base, flag, perm)
 				if err != nil {
@@ -430,6 +433,7 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists bool, size int64, d
 						f.Close()
 						return nil, j.damage(why)
 					}
+					ownerOnly(f)
 				}
 				j.file = f
 				return f, nil
@@ -437,6 +441,16 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists bool, size int64, d
 		return err
 	})
 	return db, err
+}
+
+// ownerOnly takes group and other permissions off a journal file an older vfsctl
+// left readable to them; a file of another owner is left as it is.
+func ownerOnly(f *os.File) {
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Geteuid() {
+			f.Chmod(fi.Mode().Perm() & 0o700)
+		}
+	}
 }
 
 // openFailed returns the error to report for bbolt's failure err to open the

@@ -432,3 +432,47 @@ func TestUnsignedSideLinesReadOnceAtUpgrade(t *testing.T) {
 		j.Release()
 	}
 }
+
+// Only its owner may read the journal, which keeps the content of files only their
+// owner may read: from its first call, with or without the log (a filesystem without
+// extended attributes runs without it), after a compaction, and once an older
+// vfsctl's readable journal is opened again.
+func TestJournalReadableByItsOwnerOnly(t *testing.T) {
+	for _, noLog := range []bool{false, true} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, ".vfsctl", "journal.db")
+		perm := func(when string) {
+			t.Helper()
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode().Perm(); got != 0o600 {
+				t.Errorf("noLog=%v, %s: journal.db is %o, want 600", noLog, when, got)
+			}
+		}
+		opts := Options{Wait: 200 * time.Millisecond, NoLog: noLog}
+		put := func() {
+			t.Helper()
+			j := New(path, opts)
+			if err := j.Acquire(); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Commit(func(t *Tx) error { return t.Put(&Record{Session: "s", Tool: "read_file"}) }); err != nil {
+				t.Fatal(err)
+			}
+			j.Release()
+		}
+		put()
+		perm("after the first call")
+		if err := os.Chmod(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		put()
+		perm("opened again after an older vfsctl left it 0644")
+		if _, _, err := Compact(path, opts); err != nil {
+			t.Fatal(err)
+		}
+		perm("after compacting")
+	}
+}
