@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	case "editor":
 		editorChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"))
 		os.Exit(0)
+	case "unreadable":
+		unreadableChild(os.Getenv("VFSCTL_DIR"))
+		os.Exit(0)
 	case "owner":
 		ownerChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)

@@ -478,6 +478,13 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 	there := rerr == nil
 	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && !notFound(rerr) {
 		if standsInTheWay(rerr) {
+			if same {
+				// Whatever it holds goes to disk before its calls leave the list (a
+				// file made unreadable, with the rest of its filesystem).
+				if err := e.syncFound(p); err != nil {
+					return err
+				}
+			}
 			note(steps, "%s could not be read (%v); it was left as found, and may lack calls written since the last checkpoint: move it aside or make it readable, then see vfsctl fsck", p, rerr)
 			return nil
 		}

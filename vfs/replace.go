@@ -235,6 +235,12 @@ func (f *FS) RemoveNoSync(p string) error {
 func (f *FS) SyncFile(p string) error {
 	h, err := f.fs.Open(p)
 	if err != nil {
+		// A file made unreadable since it was written (chmod 000) cannot be opened to
+		// be synced, but its bytes can still be made durable: with the rest of the
+		// filesystem its folder is on.
+		if errors.Is(err, fs.ErrPermission) && f.syncFilesystem(path.Dir(p)) == nil {
+			return nil
+		}
 		return f.osError(p, err)
 	}
 	defer h.Close()
@@ -249,6 +255,15 @@ func (f *FS) SyncFile(p string) error {
 		return f.osError(p, err)
 	}
 	return nil
+}
+
+// syncFilesystem syncs the whole filesystem that folder dir is on (syncfs(2)).
+func (f *FS) syncFilesystem(dir string) error {
+	r, ok := f.fs.(rootFs)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return r.syncfs(dir)
 }
 
 // SyncDir fsyncs the folder at canonical path dir ("." is the root): the creates,

@@ -302,6 +302,30 @@ func (f rootFs) rmdir(name string) error {
 	return nil
 }
 
+// syncfs syncs the filesystem folder name is on (syncfs(2)), the folder reached as
+// every other path is, without following a symlink.
+func (f rootFs) syncfs(name string) error {
+	dfd, base, err := f.parent("syncfs", name)
+	if err != nil {
+		return err
+	}
+	fd := dfd
+	if base != "." {
+		fd, err = openDir(dfd, base)
+		f.release(dfd)
+		if err != nil {
+			return &fs.PathError{Op: "syncfs", Path: name, Err: err}
+		}
+		defer unix.Close(fd)
+	} else {
+		defer f.release(dfd)
+	}
+	if err := unix.Syncfs(fd); err != nil {
+		return &fs.PathError{Op: "syncfs", Path: name, Err: err}
+	}
+	return nil
+}
+
 // RemoveAll is not offered: nothing in vfsctl removes a tree, and a recursive removal
 // on a tree someone else can change is its own race.
 func (f rootFs) RemoveAll(name string) error {

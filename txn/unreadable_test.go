@@ -1,0 +1,108 @@
+package txn
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// A file made unreadable (chmod 000) after a journal-durable call wrote it cannot be
+// opened to be synced: the checkpoint syncs its filesystem instead and takes the call
+// off the list, rather than failing every time after. Root reads any file, so as
+// root the scenario runs in a child process as nobody.
+func TestCheckpointPastAFileMadeUnreadable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		ws := t.TempDir()
+		if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte("one\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := unreadableRun(ws); got != "ok, 0 listed" {
+			t.Fatal(got)
+		}
+		return
+	}
+	const nobody = 65534
+	dir, err := os.MkdirTemp("", "vfsctl-unreadable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ws := filepath.Join(dir, "ws")
+	bin := filepath.Join(dir, "txn.test")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, os.Args[0], bin) // the test binary's own folder is root's alone
+	for _, p := range []string{dir, ws, filepath.Join(ws, "f.txt"), bin} {
+		if err := os.Chown(p, nobody, nobody); err != nil {
+			t.Skipf("cannot hand the workspace to nobody: %v", err)
+		}
+	}
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "VFSCTL_CHILD=unreadable", "VFSCTL_DIR="+ws)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "ok, 0 listed\n" {
+		t.Fatalf("the child as nobody: %v\n%s", err, out)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// unreadableRun edits f.txt in ws in the journal-durable mode, makes it unreadable,
+// checkpoints, and says how that went and how many calls are still listed unsynced.
+func unreadableRun(ws string) string {
+	fs, err := vfs.Open(ws, vfs.Options{})
+	if err != nil {
+		return "err " + err.Error()
+	}
+	e, err := Open(fs, Options{Durability: DurableJournal, CheckpointInterval: -1})
+	if err != nil {
+		return "err " + err.Error()
+	}
+	defer e.Close()
+	if err := edit(e, "s", "f.txt", "one", "two"); err != nil {
+		return "edit: " + err.Error()
+	}
+	if err := os.Chmod(filepath.Join(ws, "f.txt"), 0); err != nil {
+		return "chmod: " + err.Error()
+	}
+	if _, err := os.ReadFile(filepath.Join(ws, "f.txt")); err == nil {
+		return "f.txt is still readable"
+	}
+	if err := e.Checkpoint(); err != nil {
+		return "checkpoint: " + err.Error()
+	}
+	var listed int
+	e.View(func(t *journal.Tx) error { listed = len(t.Lazy()); return nil })
+	return fmt.Sprintf("ok, %d listed", listed)
+}
+
+func unreadableChild(ws string) { fmt.Println(unreadableRun(ws)) }
