@@ -145,3 +145,37 @@ func TestUndoOfCreateRemovesTheFoldersItMade(t *testing.T) {
 		t.Errorf("at the end the tree is\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Undoing a call that changed no file says why it changed none: refused (with its
+// kind), a dry run, or a call that changes nothing, such as a read.
+func TestUndoOfACallThatChangedNothingSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	for _, args := range []string{
+		`{"path": "f.txt", "edits": [{"oldText": "zzz", "newText": "b"}]}`,
+		`{"path": "f.txt", "edits": [{"oldText": "a", "newText": "b"}], "dryRun": true}`,
+	} {
+		e.Call(ctx, "s", EditFile, json.RawMessage(args))
+	}
+	e.Call(ctx, "s", ReadFile, json.RawMessage(`{"path": "f.txt"}`))
+	for seq, want := range map[uint64]string{
+		1: "Call 1 (edit_file) was refused (text_not_found), so it changed nothing: there is nothing to undo.",
+		2: "Call 2 (edit_file) was a dry run, so it changed nothing: there is nothing to undo.",
+		3: "Call 3 (read_file) changed no file: there is nothing to undo.",
+	} {
+		if r := e.Revert(ctx, UndoRequest{Seq: seq}); r.OK || r.Kind != "invalid_input" || r.Text != want {
+			t.Errorf("undo %d: %+v, want %q", seq, r, want)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != "a\n" {
+		t.Errorf("f.txt holds %q", got)
+	}
+}

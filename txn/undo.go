@@ -213,11 +213,35 @@ func scopeText(o UndoOptions) string {
 	return " " + strings.Join(parts, " ")
 }
 
+// errNotAChange is check's refusal of a call that changed no file; notAChange says
+// why, from its record.
+var errNotAChange = errors.New("the call changed no file")
+
+// notAChange is the refusal to undo or redo call o.Seq, which changed no file: it was
+// refused, a dry run, or a read.
+func notAChange(t *journal.Tx, o UndoOptions) error {
+	r, err := t.Get(o.Seq)
+	var what string
+	switch {
+	case err != nil || r == nil:
+		what = fmt.Sprintf("Call %d changed no file", o.Seq)
+	case r.Kind != "":
+		what = fmt.Sprintf("Call %d (%s) was refused (%s), so it changed nothing", o.Seq, r.Tool, r.Kind)
+	case slices.ContainsFunc(r.Files, func(f journal.File) bool { return f.Op == journal.OpDryRun }):
+		what = fmt.Sprintf("Call %d (%s) was a dry run, so it changed nothing", o.Seq, r.Tool)
+	case r.State == journal.Pending:
+		what = fmt.Sprintf("Call %d (%s) has not finished", o.Seq, r.Tool)
+	default:
+		what = fmt.Sprintf("Call %d (%s) changed no file", o.Seq, r.Tool)
+	}
+	return errs.New(errs.InvalidInput, "", "%s: there is nothing to %s.", what, verb(o))
+}
+
 // check validates an explicit target.
 func (h *history) check(o UndoOptions) (uint64, error) {
 	c, ok := h.idx.Change(o.Seq)
 	if !ok {
-		return 0, errs.New(errs.InvalidInput, "", "Call %d changed no file (or does not exist, or failed): there is nothing to %s.", o.Seq, verb(o))
+		return 0, errNotAChange
 	}
 	latest := h.idx.Latest(c.Origin)
 	if o.Redo {
@@ -329,7 +353,9 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 			// Said as show says it, rather than as a call that changed nothing.
 			return errs.New(errs.InvalidInput, "", "There is no call %d (the journal holds 1 to %d): there is nothing to %s.", o.Seq, last, verb(o))
 		default:
-			target, err = hist.check(o)
+			if target, err = hist.check(o); err == errNotAChange {
+				err = notAChange(t, o)
+			}
 		}
 		if err != nil {
 			return err

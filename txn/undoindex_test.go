@@ -81,7 +81,7 @@ func compareHistories(t *testing.T, e *Engine, sessions ...string) (questions, t
 				if o.Seq == 0 {
 					w, g = outcome(want.pick(o)), outcome(got.pick(o))
 				} else {
-					w, g = outcome(want.check(o)), outcome(got.check(o))
+					w, g = outcome(phrased(tx, o)(want.check(o))), outcome(phrased(tx, o)(got.check(o)))
 				}
 				if w != g {
 					t.Errorf("after call %d, index %v, %+v: got %s, want %s", last, index, o, g, w)
@@ -201,11 +201,21 @@ func (h *oracleHistory) pick(o UndoOptions) (uint64, error) {
 	return best, nil
 }
 
+// phrased words check's errNotAChange as undoTarget does.
+func phrased(tx *journal.Tx, o UndoOptions) func(uint64, error) (uint64, error) {
+	return func(target uint64, err error) (uint64, error) {
+		if err == errNotAChange {
+			err = notAChange(tx, o)
+		}
+		return target, err
+	}
+}
+
 // check validates an explicit target.
 func (h *oracleHistory) check(o UndoOptions) (uint64, error) {
 	r := h.recs[o.Seq]
 	if r == nil {
-		return 0, errs.New(errs.InvalidInput, "", "Call %d changed no file (or does not exist, or failed): there is nothing to %s.", o.Seq, verb(o))
+		return 0, errNotAChange // phrased by notAChange, as the engine's
 	}
 	origin := h.origin[o.Seq]
 	latest := h.latest[origin]
