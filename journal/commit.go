@@ -32,11 +32,15 @@ func (j *Journal) Commit(fn func(*Tx) error) error {
 	j.leading = true
 	batch, deferred := j.queue, j.deferred
 	j.queue, j.deferred = nil, nil
+	j.taken++
+	mine := j.taken
 	j.gmu.Unlock()
 
 	j.runBatch(batch, deferred)
 
 	j.gmu.Lock()
+	j.done = mine
+	j.batchDone.Broadcast()
 	if len(j.queue) > 0 {
 		close(j.queue[0].lead) // its owner leads the next batch
 	} else {
@@ -106,13 +110,18 @@ func (j *Journal) Defer(fn func(*Tx) error) {
 	j.gmu.Unlock()
 }
 
-// Flush commits the deferred writes, if any: before a read that should see them.
+// Flush commits the deferred writes, if any, and waits for a batch being written,
+// which may hold some taken before: before a read that should see every call
+// acknowledged so far (an undo must see the call it reverts as committed).
 func (j *Journal) Flush() error {
 	j.gmu.Lock()
-	n := len(j.deferred)
-	j.gmu.Unlock()
-	if n == 0 {
-		return nil
+	if len(j.deferred) > 0 {
+		j.gmu.Unlock()
+		return j.Commit(func(*Tx) error { return nil })
 	}
-	return j.Commit(func(*Tx) error { return nil })
+	for taken := j.taken; j.done < taken; {
+		j.batchDone.Wait()
+	}
+	j.gmu.Unlock()
+	return nil
 }

@@ -92,6 +92,10 @@ type Journal struct {
 	queue    []*commitReq
 	leading  bool
 	deferred []func(*Tx) error
+	// Batches taken and batches done, in order (one runs at a time); batchDone, on
+	// gmu, wakes Flush when one is done.
+	taken, done uint64
+	batchDone   *sync.Cond
 
 	// The log of the hold (wal.go), under wmu, which every write transaction holds.
 	wmu    sync.Mutex
@@ -109,6 +113,7 @@ func New(path string, opts Options) *Journal {
 	}
 	j := &Journal{path: path, opts: opts}
 	j.cond = sync.NewCond(&j.mu)
+	j.batchDone = sync.NewCond(&j.gmu)
 	return j
 }
 
