@@ -213,7 +213,8 @@ func (t *Tx) put(r *Record, packed []byte) error {
 	}
 	packed = t.referBefore(r, packed)
 	// A pending record that becomes committed changes only in its state and duration,
-	// which its fact holds: the record stays as written (codec.go).
+	// which its fact holds: the record stays as written (codec.go). (Should a create
+	// have made other folders than its pending record foresaw, it is written again.)
 	if !sameRecord(stored, packed) {
 		if err := t.b(bRecords).Put(key, packed); err != nil {
 			return err

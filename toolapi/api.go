@@ -540,7 +540,11 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 		}
 	}
 	for _, d := range res.Folders {
-		fmt.Fprintf(&b, "%s/ removed (empty; the call had made it).\n", d)
+		if res.DryRun {
+			fmt.Fprintf(&b, "%s/ would go too, if nothing else is in it then (the call had made it).\n", d)
+		} else {
+			fmt.Fprintf(&b, "%s/ removed (empty; the call had made it).\n", d)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

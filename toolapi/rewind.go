@@ -76,7 +76,7 @@ type RewindReport struct {
 	Reverts []uint64   `json:"reverts,omitempty"`
 	DryRun  bool       `json:"dry_run,omitempty"`
 	Files   []UndoFile `json:"files,omitempty"`
-	Folders []string   `json:"folders,omitempty"` // folders removed once the turns' files were
+	Folders []string   `json:"folders,omitempty"` // folders the turns made, removed being empty; with DryRun, those there now
 }
 
 // Rewind puts session's files back as they were before its turn: every change the
@@ -175,7 +175,11 @@ func renderRewind(u *txn.RewindResult, req RewindRequest) string {
 		}
 	}
 	for _, d := range u.Folders {
-		fmt.Fprintf(&b, "%s/ removed (empty).\n", d)
+		if req.DryRun {
+			fmt.Fprintf(&b, "%s/ would go too, if nothing else is in it then (the turns made it).\n", d)
+		} else {
+			fmt.Fprintf(&b, "%s/ removed (empty).\n", d)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

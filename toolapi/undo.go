@@ -39,7 +39,8 @@ type UndoReport struct {
 	Origin uint64     `json:"origin,omitempty"` // the tool call the change came from
 	DryRun bool       `json:"dry_run,omitempty"`
 	Files  []UndoFile `json:"files,omitempty"`
-	// Folders are the folders the reverted creates had made, removed once empty.
+	// Folders are the folders the reverted creates had made that were removed, being
+	// empty then; with DryRun, those there now, which would go if empty then.
 	Folders []string `json:"folders,omitempty"`
 }
 

@@ -123,6 +123,12 @@ func TestUndoOfCreateRemovesTheFoldersItMade(t *testing.T) {
 	create("link/d.txt")        // call 4 makes link
 	create("old/empty/x/e.txt") // call 5 makes old/empty/x
 
+	// A dry run names the folders that would go, and removes nothing.
+	before := tree()
+	if d := e.Revert(ctx, UndoRequest{Seq: 1, DryRun: true}); !d.OK || !slices.Equal(d.Folders, []string{"new/deep/er", "new/deep", "new"}) ||
+		!strings.Contains(d.Text, "new/deep/ would go too, if nothing else is in it then") || tree() != before {
+		t.Fatalf("dry run of undo 1: %+v; tree %s", d, tree())
+	}
 	u := e.Revert(ctx, UndoRequest{Seq: 1})
 	if !u.OK || !slices.Equal(u.Folders, []string{"new/deep/er", "new/deep"}) || !strings.Contains(u.Text, "new/deep/er/ removed (empty; the call had made it).") {
 		t.Fatalf("undo of call 1: %+v", u)

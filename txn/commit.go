@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -42,7 +43,14 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	defer st.abort() // on every way out, a panic included: what was renamed is not staged any more
 	hashAll(changes)
 	for _, ch := range changes {
-		c.file(fileRecord(ch))
+		f := fileRecord(ch)
+		if ch.Created {
+			// The folders the create will make, as they stand now: a call that is
+			// acknowledged and then killed before its committed record is written
+			// keeps them all the same (markCommitted records those it made).
+			f.Made = e.fs.MissingFolders(ch.Path)
+		}
+		c.file(f)
 	}
 	first := len(c.rec.Files) - len(changes)
 	var base []bool // journal-durable: the changes that keep their prior content
@@ -264,8 +272,8 @@ func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error
 func (e *Engine) markCommitted(c *Call, changes []*Change, first int) {
 	e.j.MarkLanded(c.rec.Seq)
 	for i, ch := range changes {
-		if ch.Created {
-			c.rec.Files[first+i].Made = ch.dirs
+		if ch.Created && !slices.Equal(c.rec.Files[first+i].Made, ch.dirs) {
+			c.rec.Files[first+i].Made = ch.dirs // someone else made or removed one meanwhile
 		}
 	}
 	c.rec.State = journal.Committed

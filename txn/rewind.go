@@ -45,7 +45,7 @@ type RewindOptions struct {
 type RewindResult struct {
 	Reverts []uint64 // the calls reverted, newest first
 	Changes []*Change
-	Folders []string // folders the turns created, removed once empty (not in a dry run)
+	Folders []string // folders the turns created that were removed, being empty then; in a dry run, those there now
 }
 
 // maxTurnsNamed bounds how many of a session's turns a message lists.
@@ -98,6 +98,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	c.rec.Reverts = reverts
 	if o.DryRun {
 		c.dryRun(res.Changes)
+		res.Folders = e.madeFoldersThere(made)
 		return res, nil
 	}
 	if err := e.commit(c, res.Changes); err != nil {
@@ -471,18 +472,35 @@ func lineSplices(from, to []byte) []matcher.Splice {
 	return out
 }
 
-// removeMadeFolders removes, once empty, the folders made (by the reverted calls'
-// creates), deepest first; it returns those removed, in that order.
+// removeMadeFolders removes the folders made (by the reverted calls' creates) that
+// are empty, deepest first; it returns those removed, in that order.
 func (e *Engine) removeMadeFolders(made []string) []string {
-	slices.Sort(made)
-	made = slices.Compact(made)
-	// Deepest first: a folder's subfolders go before it.
-	slices.SortStableFunc(made, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	var removed []string
-	for _, d := range made {
+	for _, d := range deepestFirst(made) {
 		if e.fs.RemoveDir(d) == nil {
 			removed = append(removed, d)
 		}
 	}
 	return removed
+}
+
+// madeFoldersThere are the folders made that are there now, deepest first: what a dry
+// run says removeMadeFolders would try.
+func (e *Engine) madeFoldersThere(made []string) []string {
+	var there []string
+	for _, d := range deepestFirst(made) {
+		if fi, err := e.fs.Afero().Stat(d); err == nil && fi.IsDir() {
+			there = append(there, d)
+		}
+	}
+	return there
+}
+
+// deepestFirst is folders, each once, a folder's subfolders before it.
+func deepestFirst(folders []string) []string {
+	folders = slices.Clone(folders)
+	slices.Sort(folders)
+	folders = slices.Compact(folders)
+	slices.SortStableFunc(folders, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
+	return folders
 }

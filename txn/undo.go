@@ -56,7 +56,10 @@ type UndoResult struct {
 	Target  uint64 // the record reverted (for redo: the undo re-applied)
 	Origin  uint64 // the tool call the change came from
 	Changes []*Change
-	Folders []string // folders the reverted creates had made, removed once empty (not in a dry run)
+	// Folders are the folders the reverted creates had made that were removed, being
+	// empty then; in a dry run, those there now, which would go if empty.
+	Folders []string
+	DryRun  bool
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -303,18 +306,19 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	} else {
 		c.rec.Undo = target
 	}
-	if o.DryRun {
-		c.dryRun(res.Changes)
-		return res, nil
-	}
-	if err := e.commit(c, res.Changes); err != nil {
-		return nil, err
-	}
 	var made []string
 	for _, f := range files {
 		if f.Op == journal.OpCreate {
 			made = append(made, madeFor(f)...)
 		}
+	}
+	if o.DryRun {
+		c.dryRun(res.Changes)
+		res.DryRun, res.Folders = true, e.madeFoldersThere(made)
+		return res, nil
+	}
+	if err := e.commit(c, res.Changes); err != nil {
+		return nil, err
 	}
 	res.Folders = e.removeMadeFolders(made)
 	return res, nil

@@ -168,6 +168,19 @@ func (f *FS) mkdirs(dir string) ([]string, error) {
 	return made, nil
 }
 
+// MissingFolders are the folders above canonical path p that are not there,
+// shallowest first: those a create of p would make now.
+func (f *FS) MissingFolders(p string) []string {
+	var missing []string
+	for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+		if _, err := f.lstat(d); err == nil {
+			break
+		}
+		missing = append([]string{d}, missing...)
+	}
+	return missing
+}
+
 // RemoveDirs removes the folders a create made (as CreateDirs returned them), innermost
 // first, where they are empty; a folder something else was put in stays.
 func (f *FS) RemoveDirs(made []string) {
