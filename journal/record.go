@@ -152,7 +152,7 @@ type File struct {
 	Splices    []Splice `json:"splices,omitempty"`
 	Edits      []Edit   `json:"edits,omitempty"` // how each edit matched (edit_file)
 	// Made are the folders a created file's write made for it, shallowest first: its
-	// undo removes them again once they are empty.
+	// undo removes those that are empty then.
 	Made []string `json:"made,omitempty"`
 	Diff string   `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as

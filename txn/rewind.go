@@ -489,7 +489,7 @@ func (e *Engine) removeMadeFolders(made []string) []string {
 func (e *Engine) madeFoldersThere(made []string) []string {
 	var there []string
 	for _, d := range deepestFirst(made) {
-		if fi, err := e.fs.Afero().Stat(d); err == nil && fi.IsDir() {
+		if e.fs.IsFolder(d) {
 			there = append(there, d)
 		}
 	}

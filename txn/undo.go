@@ -325,7 +325,8 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 }
 
 // madeFor are the folders f's create made (File.Made), as far as they are folders
-// above f's path: a damaged record names no other folder to remove.
+// above f's path: a damaged record can name no folder elsewhere (though its path may
+// be damaged too: only empty folders inside the root are ever removed).
 func madeFor(f journal.File) []string {
 	var made []string
 	for _, d := range f.Made {

@@ -168,6 +168,12 @@ func (f *FS) mkdirs(dir string) ([]string, error) {
 	return made, nil
 }
 
+// IsFolder reports whether canonical path p is a folder (not a symlink to one).
+func (f *FS) IsFolder(p string) bool {
+	fi, err := f.lstat(p)
+	return err == nil && fi.IsDir()
+}
+
 // MissingFolders are the folders above canonical path p that are not there,
 // shallowest first: those a create of p would make now.
 func (f *FS) MissingFolders(p string) []string {
