@@ -10,19 +10,26 @@ import (
 	"testing"
 )
 
-// Undo, Redo and Revert are one path: what one does, the others see, and a dry run
-// writes nothing.
-func TestUndoRedoRevert(t *testing.T) {
+// fileEngine opens an engine over a fresh workspace holding f.txt with content.
+func fileEngine(t *testing.T, content string) (*Engine, string) {
+	t.Helper()
 	dir := t.TempDir()
-	file := filepath.Join(dir, "f.txt")
-	if err := os.WriteFile(file, []byte("one\ntwo\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
+	return e, dir
+}
+
+// Undo, Redo and Revert are one path: what one does, the others see, and a dry run
+// writes nothing.
+func TestUndoRedoRevert(t *testing.T) {
+	e, dir := fileEngine(t, "one\ntwo\n")
+	file := filepath.Join(dir, "f.txt")
 	ctx := context.Background()
 	content := func() string { b, _ := os.ReadFile(file); return string(b) }
 	edit := func(old, new string) {
@@ -57,15 +64,7 @@ func TestUndoRedoRevert(t *testing.T) {
 // A conflict with a later change names the call to undo first, in the caller's words
 // when it gives them.
 func TestUndoConflictAdvice(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, _ := fileEngine(t, "one\n")
 	ctx := context.Background()
 	for _, c := range [][2]string{{"one", "two"}, {"two", "three"}} {
 		args, _ := json.Marshal(map[string]any{"path": "f.txt", "edits": []map[string]string{{"oldText": c[0], "newText": c[1]}}})
@@ -155,15 +154,7 @@ func TestUndoOfCreateRemovesTheFoldersItMade(t *testing.T) {
 // Undoing a call that changed no file says why it changed none: refused (with its
 // kind), a dry run, or a call that changes nothing, such as a read.
 func TestUndoOfACallThatChangedNothingSaysWhy(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, dir := fileEngine(t, "a\n")
 	ctx := context.Background()
 	for _, args := range []string{
 		`{"path": "f.txt", "edits": [{"oldText": "zzz", "newText": "b"}]}`,
