@@ -10,6 +10,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	kflate "github.com/klauspost/compress/flate"
 )
 
 // A record's stored form. Records were first stored as their JSON, flate-compressed
@@ -77,11 +79,16 @@ const recordDict = `{"path":"","content":"","offset":1,"limit":1}{"changes":[{"p
 	`--- a/+++ b/@@ -1,5 +1,5 @@{"path":"","edits":[{"oldText":"","newText":"","replaceAll":true}],"dryRun":true}` +
 	`{"seq":0,"time":"0001-01-01T00:00:00Z","duration_ns":0,"session":"","tool":"edit_file","origin":"model","args_size":1,"state":"","files":[{"path":"","op":"edit","before_mode":420,"after_mode":420,"edits":[{"index":0,"tier":"exact","lines":[[1,1]],"context_lines":0,"context_bytes":0}]}]}`
 
-// recordWriters compress at flate's default level: a record is a few hundred bytes,
-// where BestSpeed (which blobs use) finds few matches (a one-line edit's record: 531
-// bytes at BestSpeed, 313 at the default).
+// recordWriters compress at level 6, flate's default: a record is a few hundred
+// bytes, where the fastest level (which blobs use) finds few matches (a one-line
+// edit's record: 531 bytes there, 313 at the default). They are klauspost's flate,
+// not compress/flate: at that level compress/flate clears 640 KB of match tables for
+// every record it begins, half the cost of a record's encoding and twice per call
+// (pending, committed), where klauspost's moves an offset instead. Its output is
+// DEFLATE like any other: compress/flate reads it, with the same dictionary, as it
+// reads the records an earlier vfsctl wrote (TestRecordCodecAsJSON reads both).
 var recordWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriterDict(nil, flate.DefaultCompression, []byte(recordDict))
+	w, _ := kflate.NewWriterDict(nil, 6, []byte(recordDict))
 	return w
 }}
 
@@ -96,7 +103,7 @@ func encodeRecord(r *Record) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(body)/2 + 64)
-	w := recordWriters.Get().(*flate.Writer)
+	w := recordWriters.Get().(*kflate.Writer)
 	w.Reset(&buf)
 	w.Write(body)
 	w.Close()

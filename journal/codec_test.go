@@ -97,7 +97,10 @@ func TestRecordCodecAsJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, data := range [][]byte{data, encodeRecord3(t, r), encodeRecord2(t, r)} {
+		// The form written now, and those earlier vfsctl wrote, all with compress/flate:
+		// codecNoDiff's as it was written before its compressor changed, codecHashes,
+		// codecRecord.
+		for _, data := range [][]byte{data, encodeOld(t, r, codecNoDiff), encodeRecord3(t, r), encodeRecord2(t, r)} {
 			got, err := decodeRecord(r.Seq, data, nil, nil)
 			if err != nil {
 				t.Fatalf("case %d, codec %d: %v", i, data[0], err)
