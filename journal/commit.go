@@ -1,5 +1,7 @@
 package journal
 
+import "fmt"
+
 // commitReq is one call's part of a group commit.
 type commitReq struct {
 	fn   func(*Tx) error
@@ -36,7 +38,7 @@ func (j *Journal) Commit(fn func(*Tx) error) error {
 	mine := j.taken
 	j.gmu.Unlock()
 
-	j.runBatch(batch, deferred)
+	j.runBatchSafe(batch, deferred)
 
 	j.gmu.Lock()
 	j.done = mine
@@ -48,6 +50,26 @@ func (j *Journal) Commit(fn func(*Tx) error) error {
 	}
 	j.gmu.Unlock()
 	return <-req.done
+}
+
+// runBatchSafe runs the batch so that a panic outside bbolt's guard (in the log's
+// fold or a frame's write) still answers every request of it: the hold is marked
+// failed, as when the log cannot be written, and each request gets that error. The
+// lead then passes on and Flush's wait for the batch ends; unanswered, every later
+// Commit and Flush of the process would wait for ever.
+func (j *Journal) runBatchSafe(batch []*commitReq, deferred []func(*Tx) error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := j.logFailed(fmt.Errorf("panic: %v", p))
+			for _, r := range batch {
+				select {
+				case r.done <- err:
+				default: // answered before the panic
+				}
+			}
+		}
+	}()
+	j.runBatch(batch, deferred)
 }
 
 func (j *Journal) runBatch(batch []*commitReq, deferred []func(*Tx) error) {
@@ -112,7 +134,8 @@ func (j *Journal) Defer(fn func(*Tx) error) {
 
 // Flush commits the deferred writes, if any, and waits for a batch being written,
 // which may hold some taken before: before a read that should see every call
-// acknowledged so far (an undo must see the call it reverts as committed).
+// acknowledged so far (an undo must see the call it reverts as committed). Never
+// call it from a Commit's fn or a deferred write: it would wait for its own batch.
 func (j *Journal) Flush() error {
 	j.gmu.Lock()
 	if len(j.deferred) > 0 {
