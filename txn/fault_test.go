@@ -353,7 +353,8 @@ func TestPendingWriteFailsClaimsNoBlob(t *testing.T) {
 
 // TestRecoveryOfWriteAndCreate: a transaction whose create and whole-file write landed
 // before a failure that its rollback could not undo is settled on the next open: the
-// written file comes back from its blob and the created file is removed.
+// written file comes back from its blob, and the created file is removed, with the
+// folder the create made.
 func TestRecoveryOfWriteAndCreate(t *testing.T) {
 	r := newFaultRig(t)
 	specs := []Spec{
@@ -389,8 +390,13 @@ func TestRecoveryOfWriteAndCreate(t *testing.T) {
 	rec := r.record(t, seq)
 	r.unchanged(t, "after recovery")
 	notes := strings.Join(rec.Notes, "\n")
-	if rec.State != journal.RolledBack || !strings.Contains(notes, "c.txt restored") || !strings.Contains(notes, "new/d.txt removed") {
+	if rec.State != journal.RolledBack || !strings.Contains(notes, "c.txt restored") || !strings.Contains(notes, "new/d.txt removed") ||
+		!strings.Contains(notes, "recovery: new/ removed (empty; the call had made it)") {
 		t.Errorf("state %s, notes %q", rec.State, notes)
+	}
+	// The folder the create made goes with it, as an undo would remove it.
+	if ok, _ := afero.DirExists(r.mem, "new"); ok {
+		t.Error("recovery left the folder new/, which the rolled-back create had made")
 	}
 }
 

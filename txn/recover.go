@@ -260,9 +260,14 @@ func noteLandedThenChanged(r *journal.Record, states []fileState) {
 }
 
 // rollBackPending restores the files of an unfinished call that hold its new content;
-// files someone else changed, and untrusted paths, are left alone and noted.
+// files someone else changed, and untrusted paths, are left alone and noted. The
+// folders its creates were to make go too, when empty, as an undo's do.
 func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte) error {
+	var made []string
 	for i, f := range r.Files {
+		if f.Op == journal.OpCreate && (states[i] == atBefore || states[i] == atAfter) {
+			made = append(made, madeFor(f)...) // the file is not there, or is removed below
+		}
 		switch states[i] {
 		case atAfter:
 			if err := e.restore(j, f, current[i]); err != nil {
@@ -281,6 +286,9 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 		case untrusted:
 			r.Notes = append(r.Notes, untrustedNote(f.Path))
 		}
+	}
+	for _, d := range e.removeMadeFolders(made) {
+		r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", d))
 	}
 	return nil
 }
