@@ -108,6 +108,17 @@ func (f *FS) CreateDirsNoSync(p string, data []byte, mode fs.FileMode) (id Ident
 }
 
 func (f *FS) createDirs(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, err error) {
+	id, made, err = f.createDirsOnce(p, data, mode, sync)
+	if err != nil && (errors.Is(err, errFolderGone) || errors.Is(err, fs.ErrNotExist)) {
+		// A folder of the path was removed while the create made or used it: an undo
+		// removing the folders its own create had made, found empty a moment before.
+		// The folders are made again, once.
+		id, made, err = f.createDirsOnce(p, data, mode, sync)
+	}
+	return id, made, err
+}
+
+func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, err error) {
 	if _, err := f.lstat(p); err == nil {
 		return Identity{}, nil, existsError(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {

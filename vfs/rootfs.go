@@ -42,6 +42,10 @@ var (
 	ErrSymlinkNow    = errors.New("the file is a symlink now")
 )
 
+// errFolderGone is returned where a folder of a path, held open, was removed or moved
+// away meanwhile (an undo removing the empty folders its create had made).
+var errFolderGone = errors.New("a folder in the path was removed or moved meanwhile")
+
 // errReservedInPath is returned for a reserved name in a path given to the filesystem.
 var errReservedInPath = errors.New("path goes through a reserved folder")
 
@@ -62,7 +66,7 @@ var ErrNotRegular = errors.New("not a regular file")
 // symlink, a FIFO, a folder swapped for a symlink, a file where a folder was.
 func Replaced(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotRegular) || errors.Is(err, ErrSymlinkNow) ||
-		errors.Is(err, errSymlinkInPath) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
+		errors.Is(err, errSymlinkInPath) || errors.Is(err, errFolderGone) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
 }
 
 func openRootFs(dir string, reserved func(string) bool) (rootFs, error) {
@@ -258,7 +262,7 @@ func (f rootFs) mkdirAll(name string, perm os.FileMode) ([]string, error) {
 		} else if err != unix.EEXIST {
 			unix.Close(fd)
 			if err == unix.ENOENT {
-				err = errSymlinkInPath // the folder held was moved away meanwhile
+				err = errFolderGone // the folder held was removed or moved away meanwhile
 			}
 			return made, &fs.PathError{Op: "mkdir", Path: name, Err: err}
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -329,5 +330,30 @@ func TestRemoveDirOnlyAnEmptyFolder(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(ws, d)); (err == nil) != want {
 			t.Errorf("%s there: %v, want %v", d, err == nil, want)
 		}
+	}
+}
+
+// A create whose new folder is removed just before its file is written there (an
+// undo removing the empty folders its own create had made) makes the folders again
+// and succeeds, rather than fail with "no such file or directory".
+func TestCreateRemakesAFolderRemovedMeanwhile(t *testing.T) {
+	f, ws, _ := setup(t)
+	removed := false
+	f.OnTemp(func(string) {
+		if !removed {
+			removed = true
+			for _, d := range []string{"new/deep", "new"} {
+				if err := os.Remove(filepath.Join(ws, d)); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	})
+	_, made, err := f.CreateDirs("new/deep/x.txt", []byte("x\n"), 0)
+	if err != nil || !removed || !slices.Equal(made, []string{"new", "new/deep"}) {
+		t.Fatalf("create: made %q, error %v (folders removed: %v)", made, err, removed)
+	}
+	if got := testutil.ReadFile(t, filepath.Join(ws, "new/deep/x.txt")); got != "x\n" {
+		t.Errorf("the file holds %q", got)
 	}
 }

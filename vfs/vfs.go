@@ -435,6 +435,8 @@ func (f *FS) osError(p string, err error) error {
 		return errs.Wrap(errs.NotAFile, p, err, "%s goes through a symlink loop. Send the path of a regular file.", p).Stood(errs.FoundSymlinkLoop, "")
 	case errors.Is(err, errSymlinkInPath):
 		return errs.Wrap(errs.Conflict, p, err, "A folder in the path of %s was replaced by a symlink while this call ran; nothing was written through it. Check the folder, then retry.", p)
+	case errors.Is(err, errFolderGone):
+		return errs.Wrap(errs.Conflict, p, err, "A folder in the path of %s was removed or moved while this call ran; nothing was written. Retry the call.", p)
 	case errors.Is(err, ErrSymlinkNow):
 		return errs.Wrap(errs.Conflict, p, err, "%s was replaced by a symlink while this call ran; nothing was read or written through it. Check the file, then retry.", p)
 	case errors.Is(err, errReservedInPath):
