@@ -108,30 +108,31 @@ func (f *FS) CreateDirsNoSync(p string, data []byte, mode fs.FileMode) (id Ident
 }
 
 func (f *FS) createDirs(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, err error) {
-	id, made, err = f.createDirsOnce(p, data, mode, sync)
-	if err != nil && (errors.Is(err, errFolderGone) || errors.Is(err, fs.ErrNotExist)) {
-		// A folder of the path was removed while the create made or used it: an undo
-		// removing the folders its own create had made, found empty a moment before.
-		// The folders are made again, once.
-		id, made, err = f.createDirsOnce(p, data, mode, sync)
+	id, made, placed, err := f.createDirsOnce(p, data, mode, sync)
+	if err != nil && !placed && (errors.Is(err, errFolderGone) || errors.Is(err, fs.ErrNotExist)) {
+		// A folder of the path was removed before the file took its place there: an
+		// undo removing the folders its own create had made, found empty a moment
+		// before. The folders are made again, once.
+		id, made, _, err = f.createDirsOnce(p, data, mode, sync)
 	}
 	return id, made, err
 }
 
-func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, err error) {
+// createDirsOnce is one try of createDirs; placed says the file took its place.
+func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, placed bool, err error) {
 	if _, err := f.lstat(p); err == nil {
-		return Identity{}, nil, existsError(p)
+		return Identity{}, nil, false, existsError(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return Identity{}, nil, f.osError(p, err)
+		return Identity{}, nil, false, f.osError(p, err)
 	}
 	dir := path.Dir(p)
 	if dir != "." {
 		if made, err = f.mkdirs(dir); err != nil {
 			f.RemoveDirs(made)
 			if errors.Is(err, syscall.ENOTDIR) {
-				return Identity{}, nil, errs.Wrap(errs.NotAFile, p, err, "Cannot create %s: a part of its folder path is a file.", p)
+				return Identity{}, nil, false, errs.Wrap(errs.NotAFile, p, err, "Cannot create %s: a part of its folder path is a file.", p)
 			}
-			return Identity{}, nil, f.osError(p, err)
+			return Identity{}, nil, false, f.osError(p, err)
 		}
 	}
 	st, err := f.stage(p, data, nil, mode, sync)
@@ -141,10 +142,10 @@ func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) 
 	}
 	if err != nil {
 		f.RemoveDirs(made)
-		return Identity{}, nil, err
+		return Identity{}, nil, false, err
 	}
 	if !sync {
-		return id, made, nil
+		return id, made, true, nil
 	}
 	// The file's own folder was synced by the rename; each new folder's entry lives in
 	// the folder above it. Past this point the file exists: on an error the caller's
@@ -152,11 +153,11 @@ func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) 
 	if len(made) > 0 {
 		for _, d := range append([]string{path.Dir(made[0])}, made[:len(made)-1]...) {
 			if err = f.syncDir(d); err != nil {
-				return Identity{}, made, err
+				return Identity{}, made, true, err
 			}
 		}
 	}
-	return id, made, nil
+	return id, made, true, nil
 }
 
 // mkdirs creates the missing folders of dir and returns them, outermost first.
