@@ -81,6 +81,7 @@ type Change struct {
 	beforeHash, afterHash   string        // computed once: hashing a large file is not free
 	beforeMarks, afterMarks hashMarks     // their running states, to hash the next version from
 	dirs                    []string      // folders a create made, for its rollback
+	planned                 []string      // folders a create was to make (its record's Made)
 	view                    *matcher.View // what the matcher planned on, kept after the commit
 	// Warnings are what a guard in warn mode found, Notes what it repaired; the reply
 	// shows both.

@@ -49,6 +49,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			// acknowledged and then killed before its committed record is written
 			// keeps them all the same (markCommitted records those it made).
 			f.Made = e.fs.MissingFolders(ch.Path)
+			ch.planned = f.Made
 		}
 		c.file(f)
 	}
@@ -559,7 +560,10 @@ func (e *Engine) rollback(done []*Change) error {
 			continue
 		}
 		if rerr != nil && ch.Created {
-			continue // never created
+			// Never created. A create that failed removed the folders it made; one cut
+			// short by a panic did not say which it made: those planned go, if empty.
+			e.fs.RemoveDirs(ch.planned)
+			continue
 		}
 		if rerr == nil && !bytes.Equal(now, ch.After) {
 			continue // never written
@@ -567,7 +571,11 @@ func (e *Engine) rollback(done []*Change) error {
 		var err error
 		if ch.Created {
 			if err = e.fs.Remove(ch.Path); err == nil {
-				e.fs.RemoveDirs(ch.dirs)
+				dirs := ch.dirs
+				if dirs == nil {
+					dirs = ch.planned // a panic came before the create said what it made
+				}
+				e.fs.RemoveDirs(dirs)
 			}
 		} else {
 			err = e.fs.Replace(ch.Path, ch.Before)

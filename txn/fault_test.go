@@ -106,6 +106,9 @@ func (r *faultRig) unchanged(t *testing.T, what string) {
 	if ok, _ := afero.Exists(r.mem, "new/d.txt"); ok {
 		t.Errorf("%s: new/d.txt was left behind", what)
 	}
+	if ok, _ := afero.Exists(r.mem, "new"); ok {
+		t.Errorf("%s: the folder new/, which the call made, was left behind", what)
+	}
 	afero.Walk(r.mem, ".", func(p string, fi fs.FileInfo, err error) error {
 		if err == nil && strings.HasPrefix(fi.Name(), vfs.TempPrefix) {
 			t.Errorf("%s: temp file %s left behind", what, p)

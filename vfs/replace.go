@@ -139,6 +139,11 @@ func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) 
 	if err == nil {
 		st.create = true
 		id, err = st.Commit()
+		if err != nil && st.placed {
+			// The folder's sync failed after the rename: the file is there, and the
+			// caller's rollback removes it, then the folders made for it.
+			return Identity{}, made, true, err
+		}
 	}
 	if err != nil {
 		f.RemoveDirs(made)
@@ -325,6 +330,7 @@ type Staged struct {
 	done      bool
 	sync      bool // fsync the temp file before the rename and the folder after it
 	create    bool // the file is new: never replace what someone put there meanwhile
+	placed    bool // Commit renamed the content into place (even if it then failed)
 	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release); f.hmu
 }
 
@@ -478,6 +484,13 @@ func (s *Staged) Commit() (Identity, error) {
 // of that name appeared since it was found absent: that file is someone else's, and
 // the create fails as if it had been there all along.
 func (s *Staged) commitCreate() (Identity, error) {
+	// The temp file goes unless it took its place, on an error or a panic in the
+	// filesystem alike: a rollback then finds the folders made for it empty.
+	defer func() {
+		if !s.placed {
+			s.dir.Remove(s.tmp)
+		}
+	}()
 	name := path.Base(s.path)
 	err := errNoNoReplace
 	if nr, ok := s.dir.(interface{ RenameNoReplace(a, b string) error }); ok {
@@ -487,12 +500,12 @@ func (s *Staged) commitCreate() (Identity, error) {
 		err = s.dir.Rename(s.tmp, name) // as good as it gets here: absent when staged
 	}
 	if err != nil {
-		s.dir.Remove(s.tmp)
 		if errors.Is(err, fs.ErrExist) {
 			return Identity{}, existsError(s.path)
 		}
 		return Identity{}, s.f.osError(s.path, err)
 	}
+	s.placed = true
 	if s.sync {
 		if err := s.dir.Sync(); err != nil {
 			return s.id, s.f.osError(s.path, err)

@@ -252,6 +252,24 @@ func TestCreateFolders(t *testing.T) {
 	if _, err := mem.Stat("top"); err != nil {
 		t.Error("RemoveDirs removed top, which it did not make")
 	}
+
+	// The file's folder fails its sync after the rename (ENOENT, as a folder removed
+	// meanwhile would give): the file is in place, so the create is not tried again
+	// (which would say it exists), and the folders it made are named for the rollback.
+	ffs.SetHook(func(op testutil.Op, name string) error {
+		if op == testutil.OpSync && path.Clean(strings.TrimPrefix(name, "/")) == "s1/s2" {
+			return syscall.ENOENT
+		}
+		return nil
+	})
+	_, made, err = f.CreateDirs("s1/s2/f.txt", []byte("x"), 0)
+	ffs.SetHook(nil)
+	if err == nil || errs.KindOf(err) == errs.FileExists || strings.Join(made, ",") != "s1,s1/s2" {
+		t.Errorf("a create whose folder's sync failed: made %v, error %v (kind %s)", made, err, errs.KindOf(err))
+	}
+	if got, _ := afero.ReadFile(mem, "s1/s2/f.txt"); string(got) != "x" {
+		t.Errorf("the file holds %q", got)
+	}
 }
 
 func TestNameLimitsAndRootSlash(t *testing.T) {
