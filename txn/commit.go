@@ -494,11 +494,13 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 	var err error
 	lazy := e.durability == DurableJournal
 	if ch.Created {
+		ch.creating = true
 		if lazy {
 			id, ch.dirs, err = e.fs.CreateDirsNoSync(ch.Path, ch.After, ch.mode)
 		} else {
 			id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After, ch.mode)
 		}
+		ch.creating = false
 	} else {
 		if same, err := e.fs.Unchanged(ch.Path, ch.id, ch.Before); err != nil || !same {
 			return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
@@ -561,8 +563,10 @@ func (e *Engine) rollback(done []*Change) error {
 		}
 		if rerr != nil && ch.Created {
 			// Never created. A create that failed removed the folders it made; one cut
-			// short by a panic did not say which it made: those planned go, if empty.
-			e.fs.RemoveDirs(ch.planned)
+			// short by a panic did not say which: those it was to make go, if empty.
+			if ch.creating {
+				e.fs.RemoveDirs(ch.planned)
+			}
 			continue
 		}
 		if rerr == nil && !bytes.Equal(now, ch.After) {
@@ -572,7 +576,7 @@ func (e *Engine) rollback(done []*Change) error {
 		if ch.Created {
 			if err = e.fs.Remove(ch.Path); err == nil {
 				dirs := ch.dirs
-				if dirs == nil {
+				if ch.creating {
 					dirs = ch.planned // a panic came before the create said what it made
 				}
 				e.fs.RemoveDirs(dirs)

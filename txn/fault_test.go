@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"syscall"
 	"testing"
@@ -449,5 +450,48 @@ func TestRecoveryOfDelete(t *testing.T) {
 	}
 	if fi, err := r.mem.Stat("n1.txt"); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("n1.txt put back with mode %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
+}
+
+// TestRollbackLeavesAFolderSomeoneElseMade: the folder new/ is missing when the call's
+// record is written, then someone else makes it before the create runs, and the create
+// fails: at its temp file, or at its folder's sync after the rename. The rollback
+// leaves no new/d.txt, and leaves new/, which the call did not make.
+func TestRollbackLeavesAFolderSomeoneElseMade(t *testing.T) {
+	for _, fail := range []struct {
+		op   testutil.Op
+		name func(string) bool
+	}{
+		{testutil.OpOpen, func(n string) bool { return strings.HasPrefix(n, "new/"+vfs.TempPrefix) }},
+		{testutil.OpSync, func(n string) bool { return n == "new" }},
+	} {
+		r := newFaultRig(t)
+		made, failed := false, false
+		r.ffs.SetHook(func(o testutil.Op, name string) error {
+			name = path.Clean(strings.TrimPrefix(name, "/"))
+			if o == testutil.OpRename && name == "c.txt" && !made {
+				made = true // as c.txt lands, before the create; not again in the rollback
+				r.mem.Mkdir("new", 0o755)
+			}
+			if o == fail.op && fail.name(name) && !failed {
+				failed = true // the create's; the rollback's own succeed
+				return syscall.EIO
+			}
+			return nil
+		})
+		seq, err := r.apply()
+		r.ffs.SetHook(nil)
+		if !failed || errs.KindOf(err) != errs.IOError {
+			t.Fatalf("%s fails: got %v, want io_error", fail.op, err)
+		}
+		if rec := r.record(t, seq); rec.State != journal.Failed {
+			t.Errorf("%s fails: the record is %s", fail.op, rec.State)
+		}
+		if ok, _ := afero.Exists(r.mem, "new/d.txt"); ok {
+			t.Errorf("%s fails: new/d.txt was left behind", fail.op)
+		}
+		if ok, _ := afero.DirExists(r.mem, "new"); !ok {
+			t.Errorf("%s fails: the rollback removed new/, which someone else made", fail.op)
+		}
 	}
 }

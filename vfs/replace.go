@@ -330,7 +330,7 @@ type Staged struct {
 	done      bool
 	sync      bool // fsync the temp file before the rename and the folder after it
 	create    bool // the file is new: never replace what someone put there meanwhile
-	placed    bool // Commit renamed the content into place (even if it then failed)
+	placed    bool // a create's Commit renamed the content into place (even if it then failed)
 	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release); f.hmu
 }
 
