@@ -253,8 +253,8 @@ func TestCreateFolders(t *testing.T) {
 		t.Error("RemoveDirs removed top, which it did not make")
 	}
 
-	// The file's folder fails its sync after the rename (ENOENT, as a folder removed
-	// meanwhile would give): the file is in place, so the create is not tried again
+	// The file's folder fails its sync after the rename, with ENOENT, the error that
+	// sends a create to try again: the file is in place, so it is not tried again
 	// (which would say it exists), and the folders it made are named for the rollback.
 	ffs.SetHook(func(op testutil.Op, name string) error {
 		if op == testutil.OpSync && path.Clean(strings.TrimPrefix(name, "/")) == "s1/s2" {
