@@ -401,8 +401,8 @@ func TestRecoveryOfWriteAndCreate(t *testing.T) {
 }
 
 // TestRecoveryOfDelete: undoing a two-file create removes both files; when the first
-// removal lands and the second fails, and so does the rollback, the next open puts the
-// removed file back from the journal.
+// is set aside and the second fails, and so does the rollback's renaming the first
+// back, the next open puts it back: the same file, with its own mode.
 func TestRecoveryOfDelete(t *testing.T) {
 	r := newFaultRig(t)
 	err := do(r.e, "s", func(c *Call) error {
@@ -418,15 +418,17 @@ func TestRecoveryOfDelete(t *testing.T) {
 	if err := r.mem.Chmod("n1.txt", 0o700); err != nil { // put back with its own mode
 		t.Fatal(err)
 	}
-	removes := 0
+	asides := 0
 	r.ffs.SetHook(func(o testutil.Op, name string) error {
 		switch {
-		case o == testutil.OpRemove && !strings.Contains(name, vfs.TempPrefix):
-			if removes++; removes >= 2 {
+		case o == testutil.OpRename && strings.Contains(name, vfs.AsidePrefix):
+			if asides++; asides >= 2 {
 				return syscall.EIO // n2.txt stays
 			}
+		case o == testutil.OpRename && strings.HasSuffix(name, "n1.txt"):
+			return syscall.EIO // and the rollback cannot rename n1.txt back
 		case o == testutil.OpOpen && strings.Contains(name, vfs.TempPrefix):
-			return syscall.EIO // and the rollback cannot re-create n1.txt
+			return syscall.EIO // nor make it again
 		}
 		return nil
 	})
