@@ -118,6 +118,10 @@ func (e *Engine) dropAsides(c *Call, changes []*Change) {
 			continue
 		}
 		if err := e.dropAside(ch); err != nil {
+			if _, serr := e.fs.IdentityOf(ch.aside); serr != nil {
+				c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted; the removal of %s, the name it waited under for the commit, could not be synced (%v), and a power loss may bring that name back", ch.Path, ch.aside, err))
+				continue
+			}
 			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted, but %s, the name it waited under for the commit, could not be removed (%v); remove it by hand", ch.Path, ch.aside, err))
 		}
 	}
