@@ -314,8 +314,8 @@ func (e *Engine) asideOf(f journal.File) (string, bool) {
 	return f.Aside, true
 }
 
-// dropRecordAsides removes what the deletions of a call settled as landed set aside and did
-// not get to remove: the commit point they did not reach. The record is noted.
+// dropRecordAsides removes, for a call settled as landed, what its deletions set aside
+// and did not get to remove (the call died at its commit point). The record notes it.
 func (e *Engine) dropRecordAsides(r *journal.Record) {
 	for _, f := range r.Files {
 		a, ok := e.asideOf(f)
