@@ -159,7 +159,7 @@ type File struct {
 	// renames it back, so that the file returns as the same inode with its owner,
 	// mode, links, times and extended attributes; at the commit point it is removed.
 	Aside string `json:"aside,omitempty"`
-	Diff string   `json:"diff,omitempty"`
+	Diff  string `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`
