@@ -198,7 +198,7 @@ func TestFaultInjection(t *testing.T) {
 			t.Fatalf("a clean run makes no %s", op)
 		}
 	}
-	runs := 0
+	runs, landed := 0, 0
 	for _, op := range ops {
 		for n := 1; n <= counts[op]; n++ {
 			cause := error(syscall.ENOSPC)
@@ -231,6 +231,7 @@ func TestFaultInjection(t *testing.T) {
 				}
 				r.landed(t, what)
 				runs++
+				landed++
 				continue
 			}
 			if errs.KindOf(err) != errs.IOError || !errors.Is(err, cause) {
@@ -244,8 +245,8 @@ func TestFaultInjection(t *testing.T) {
 			runs++
 		}
 	}
-	t.Logf("%d faults injected (writes %d, syncs %d, renames %d, mkdirs %d)", runs,
-		counts[testutil.OpWrite], counts[testutil.OpSync], counts[testutil.OpRename], counts[testutil.OpMkdir])
+	t.Logf("%d faults injected (writes %d, syncs %d, renames %d, mkdirs %d); %d past the commit point let the call stand", runs,
+		counts[testutil.OpWrite], counts[testutil.OpSync], counts[testutil.OpRename], counts[testutil.OpMkdir], landed)
 }
 
 // TestRecoveryAfterFailedRollback: when the rollback of a failed commit fails too, the
@@ -317,7 +318,7 @@ func doRecovering(e *Engine, session string, fn func(c *Call) error) (seq uint64
 // record that says failed.
 func TestPanicDuringCommit(t *testing.T) {
 	counts, ops := cleanRunOps(t)
-	runs, pendings := 0, 0
+	runs, pendings, landed := 0, 0, 0
 	for _, op := range ops {
 		for n := 1; n <= counts[op]; n++ {
 			for _, sticky := range []bool{false, true} {
@@ -349,6 +350,7 @@ func TestPanicDuringCommit(t *testing.T) {
 					}
 					r.landed(t, what)
 					runs++
+					landed++
 					continue
 				}
 				if err == nil {
@@ -382,7 +384,7 @@ func TestPanicDuringCommit(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d panics injected; %d left the record pending for recovery", runs, pendings)
+	t.Logf("%d panics injected; %d left the record pending for recovery; %d past the commit point let the call stand", runs, pendings, landed)
 	if pendings == 0 {
 		t.Error("no panic left a record pending: the sticky cases should")
 	}
