@@ -164,6 +164,11 @@ func (j *Journal) Adopt() (Adoption, error) {
 			return err
 		}
 		defer cp.Close()
+		// The original was only read if it is another user's: its copy is brought
+		// to this schema here.
+		if err := j.checkSchema(cp, false, true); err != nil {
+			return err
+		}
 		return cp.Update(func(tx *bolt.Tx) error {
 			meta := tx.Bucket([]byte(bMeta))
 			if meta == nil {
