@@ -2,6 +2,7 @@ package toolapi_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
@@ -53,5 +54,37 @@ func TestGuardLetsATemplateBeEdited(t *testing.T) {
 	}
 	if got := testutil.ReadFile(t, filepath.Join(ws, "chart/templates/deploy.yaml")); got != helm+"  {{- with .Values.x }}\n" {
 		t.Errorf("on disk: %q", got)
+	}
+}
+
+// The placeholders of issue 34, each where it takes the place of real lines, are
+// refused under refuse and nothing is written; the same comment added above lines it
+// keeps is written.
+func TestPlaceholdersOfTheIssueRefused(t *testing.T) {
+	py := "def f(x):\n    a = x + 1\n    b = a * 2\n    c = b - 3\n    return c\n"
+	js := "function f(x) {\n  const a = x + 1;\n  const b = a * 2;\n  const c = b - 3;\n  return c;\n}\n"
+	for _, ph := range []string{
+		"# rest unchanged", "# unchanged", "# same as before", "# (same as before)", "# omitted for brevity",
+		"# lines 2-4 unchanged", "# as before", "# (original code)", "# <existing code>",
+		"// rest unchanged", "// same as before",
+	} {
+		path, content, old, keep := "f.py", py, "    b = a * 2\n    c = b - 3\n    return c\n", "    b = a * 2\n"
+		if ph[0] == '/' {
+			path, content, old, keep = "f.js", js, "  const b = a * 2;\n  const c = b - 3;\n  return c;\n", "  const b = a * 2;\n"
+		}
+		indent := keep[:len(keep)-len(strings.TrimLeft(keep, " "))]
+		eng, ws := guardEngine(t, "refuse", map[string]string{path: content})
+		r := call(t, eng, "edit_file", edit(path, old, indent+ph+"\n"))
+		if r.OK || *r.Kind != "placeholder_text" {
+			t.Errorf("%q in place of 3 lines: %+v", ph, r)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, path)); got != content {
+			t.Errorf("%q: the file changed: %q", ph, got)
+		}
+		r = call(t, eng, "edit_file", edit(path, keep, indent+ph+"\n"+keep))
+		if !r.OK {
+			t.Errorf("%q added above a line it keeps: %+v", ph, r)
+		}
+		eng.Close()
 	}
 }
