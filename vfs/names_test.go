@@ -34,7 +34,7 @@ func TestNamesGitRefusesAreReserved(t *testing.T) {
 				t.Errorf("%q: %v, want path_reserved", p, err)
 				continue
 			}
-			if n != ".git" && n != ".GIT" && !strings.Contains(err.Error(), "macOS or Windows take for the folder .git/") {
+			if n != ".git" && n != ".GIT" && !strings.Contains(err.Error(), "which stands for .git/ (on macOS or Windows") {
 				t.Errorf("%q: the message does not say what the name stands for: %v", p, err)
 			}
 		}

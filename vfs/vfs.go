@@ -230,7 +230,7 @@ func (f *FS) checkReserved(orig, q string) error {
 		case strings.EqualFold(comp, r):
 			return errs.New(errs.PathReserved, orig, "%s is inside a %s/ folder, which the file tools do not touch. Edit files outside it.", orig, r)
 		default:
-			return errs.New(errs.PathReserved, orig, "%s goes through %q, which git refuses and macOS or Windows take for the folder %s/, which the file tools do not touch. Edit files outside it.", orig, comp, r)
+			return errs.New(errs.PathReserved, orig, "%s goes through %q, which stands for %s/ (on macOS or Windows, to git, or to a reader), a folder the file tools do not touch. Edit files outside it.", orig, comp, r)
 		}
 	}
 	return nil
