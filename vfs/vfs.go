@@ -12,7 +12,8 @@
 //     write, fsync, rename over it, fsync the directory, all in one folder held by
 //     handle. The mode (setuid, setgid, sticky included), owner, group and extended
 //     attributes are kept, or the replace is refused.
-//   - Reserved folders (.vfsctl/ and .git/ by default) are never read or written.
+//   - Reserved folders (.vfsctl/ and .git/ by default) are never read or written, nor
+//     is any name that macOS, Windows or git take for one (".git.", "GIT~1", names.go).
 //   - Only regular files and folders are opened: a FIFO or device never blocks a call.
 package vfs
 
