@@ -14,7 +14,7 @@ func TestNamesGitWouldRefuse(t *testing.T) {
 	a, dir := patchAPI(t, map[string]string{"a.txt": "a\n"})
 	reserved := []string{".g\u200cit/config", ".git./config", "GIT~1/config", "\uff0egit/config", "sub/.GiT\u200c/hooks/pre-commit", ".git::$INDEX_ALLOCATION/hooks/x", ".vfsctl./holder", "VFSCTL~1/holder"}
 	for _, p := range reserved {
-		args, _ := json.Marshal(map[string]string{"path": p, "content": "[core]\n\thooksPath = /tmp\n"})
+		args, _ := json.Marshal(map[string]string{"path": p, "content": "[core]\n\thooksPath = hooks-of-mine\n"})
 		if r := call(a, CreateFile, string(args)); kindOf(r) != "path_reserved" {
 			t.Errorf("create_file %q: %+v", p, r)
 		}
