@@ -277,6 +277,9 @@ func (q Query) matchFact(f *fact) bool {
 // figures with one real example of each failure kind.
 func (t *Tx) Stats(q Query) (*Stats, error) {
 	st := NewStats()
+	if q.ChangesFiles != nil {
+		st.changes = q.ChangesFiles
+	}
 	// Walk the facts, not the records: their pages are all this pass touches. A
 	// record without a fact (written before facts were kept) is read itself.
 	next := uint64(1)

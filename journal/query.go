@@ -25,6 +25,10 @@ type Query struct {
 	// listings: Find and Each then return every readable record, and an error that
 	// names the others (ErrSkippedDamaged). Left false, the first one stops them.
 	SkipDamaged bool
+	// ChangesFiles says which tools change files, for Stats' recovery after refusal;
+	// nil counts the native tools that do (edit_file, write_file, create_file,
+	// apply_changes). The journal does not know the tool table; the facade does.
+	ChangesFiles func(tool string) bool
 }
 
 // ErrSkippedDamaged is what Find and Each return (in an *errs.Error that says which

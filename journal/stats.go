@@ -37,6 +37,7 @@ type Stats struct {
 	sessions  map[string]*GroupCount
 	days      map[string]*GroupCount
 	guarded   []uint64 // the calls a guard refused, to count by language (Tx.Stats)
+	changes   func(tool string) bool
 }
 
 // OriginCount counts the calls of one origin (model, operator, or an embedder's).
@@ -147,7 +148,7 @@ type GroupCount struct {
 func NewStats() *Stats {
 	return &Stats{tools: map[string]*ToolCount{}, operators: map[string]*ToolCount{}, origins: map[string]*OriginCount{}, kinds: map[string]*KindCount{}, rescues: map[[2]string]int{},
 		pending: map[[2]string][]string{}, attempts: map[int]int{}, lines: map[int]int{}, bytes: map[int]int{},
-		sessions: map[string]*GroupCount{}, days: map[string]*GroupCount{}}
+		sessions: map[string]*GroupCount{}, days: map[string]*GroupCount{}, changes: changesNative}
 }
 
 const (
@@ -157,8 +158,9 @@ const (
 	maxArgsEx = 400
 )
 
-// changes reports whether a tool changes files (its refusals can be recovered from).
-func changesTool(tool string) bool {
+// changesNative reports whether a native tool changes files (its refusals can be
+// recovered from), for a Query without ChangesFiles.
+func changesNative(tool string) bool {
 	switch tool {
 	case "edit_file", "write_file", "create_file", "apply_changes":
 		return true
@@ -189,7 +191,7 @@ func (s *Stats) add(r *fact) {
 		s.countRescues(r, sess, day)
 	}
 	// Recovery after refusal, by session and path.
-	if changesTool(r.tool) && !r.undo {
+	if s.changes(r.tool) && !r.undo {
 		s.countRecovery(r, failed)
 	}
 }

@@ -19,6 +19,8 @@ func (e *Engine) Stats(q Query) (*Stats, error) {
 	if !e.HasJournal() {
 		return journal.NewStats().Finish(), nil
 	}
+	// Every tool that changes files, in every tool set, has refusals to recover from.
+	q.ChangesFiles = func(tool string) bool { return !HintsFor(tool).ReadOnly }
 	var st *Stats
 	err := e.api.eng.View(func(t *journal.Tx) (err error) {
 		st, err = t.Stats(q)
