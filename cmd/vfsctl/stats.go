@@ -41,9 +41,8 @@ names them (committed, failed, rolled_back, unknown, pending; dry runs within co
     spaces, trailing whitespace, indentation, spaces for tabs, line endings,
     zero-width characters, a pasted gutter, U+FFFD for invalid bytes), per tool;
   - recovery after refusal: of the refused calls of any tool that changes files, how
-    many a later successful call
-    on the same path in the same session followed, after how many refusals, and which
-    kinds were never recovered;
+    many a later successful call on the same path in the same session followed, after
+    how many refusals, and which kinds were never recovered;
   - context padding: median and p90 of the unchanged lines and bytes (in steps of 16)
     models send around their changes;
   - tables per session and per day.
