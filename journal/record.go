@@ -62,7 +62,11 @@ type Record struct {
 	// Turn is the runtime's label of the conversation turn the call was made in
 	// ("" when it gave none). Turns are ordered by the calls that carry them, never
 	// by name: vfsctl rewind reverts a session's turn and every later one.
-	Turn     string `json:"turn,omitempty"`
+	Turn string `json:"turn,omitempty"`
+	// Tools is the tool set the call was made under (Options.Tools: native, codex,
+	// a list, ...), so that a replay offers the same tools; "" in records written
+	// before it was kept.
+	Tools    string `json:"tools,omitempty"`
 	Args     string `json:"args,omitempty"` // byte for byte as received
 	ArgsBlob string `json:"args_blob,omitempty"`
 	ArgsSize int    `json:"args_size"`

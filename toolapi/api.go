@@ -37,6 +37,7 @@ type dispatcher struct {
 	eng    *txn.Engine
 	origin string     // who makes the calls (journal.Record.Origin); "" is a model
 	tools  []*toolDef // the tools a model may call; nil is the native set
+	set    string     // the tool set they were chosen by (Options.Tools), as recorded
 	// maxChars bounds what one view of the text editor shows; 0 is DefaultMaxCharacters.
 	maxChars int
 }
@@ -65,6 +66,7 @@ func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args
 		return fail(tool, err) // busy: the journal could not be had, so nothing ran
 	}
 	c.SetOrigin(a.origin)
+	c.SetTools(a.set)
 	c.SetTurn(TurnOf(ctx))
 	var text string
 	defer func() { res = a.finish(c, tool, def, in, recover(), text, err) }()

@@ -164,9 +164,17 @@ type patchTarget struct {
 // an existing file, an Update of a missing one).
 func (a *dispatcher) patchSpecs(ops []dialect.FileOp) ([]txn.Spec, error) {
 	targets := targetsOf(ops)
+	// A path named twice is refused before any file is looked at: what the patch
+	// gets wrong as a whole does not depend on what stands on disk (a replay, which
+	// rebuilds only the files a call read, meets it the same way).
 	seen := map[string]*patchTarget{}
 	for i := range targets {
-		if err := a.checkTarget(&targets[i], seen); err != nil {
+		if err := a.resolveTarget(&targets[i], seen); err != nil {
+			return nil, err
+		}
+	}
+	for i := range targets {
+		if err := checkTarget(&targets[i], a.eng.FS()); err != nil {
 			return nil, err
 		}
 	}
@@ -193,14 +201,11 @@ func targetsOf(ops []dialect.FileOp) []patchTarget {
 	return targets
 }
 
-// checkTarget resolves one path of a patch and refuses, in the dialect's words, a path
-// the patch names twice, an Add or a move onto an existing path and an Update or
-// Delete of a missing file.
-func (a *dispatcher) checkTarget(t *patchTarget, seen map[string]*patchTarget) error {
-	label := fmt.Sprintf("%s (patch line %d)", t.header, t.op.Line)
+// resolveTarget resolves one path of a patch and refuses a path the patch names twice.
+func (a *dispatcher) resolveTarget(t *patchTarget, seen map[string]*patchTarget) error {
 	r, err := a.eng.FS().Resolve(t.path)
 	if err != nil {
-		return errs.Prefixed(label+": ", err)
+		return errs.Prefixed(fmt.Sprintf("%s (patch line %d): ", t.header, t.op.Line), err)
 	}
 	t.r = r
 	if o := seen[r.Path]; o != nil {
@@ -208,6 +213,14 @@ func (a *dispatcher) checkTarget(t *patchTarget, seen map[string]*patchTarget) e
 			t.op.Line, t.header, t.path, o.header, o.op.Line)
 	}
 	seen[r.Path] = t
+	return nil
+}
+
+// checkTarget refuses, in the dialect's words, an Add or a move onto an existing path
+// and an Update or Delete of a missing file.
+func checkTarget(t *patchTarget, fs *vfs.FS) error {
+	label := fmt.Sprintf("%s (patch line %d)", t.header, t.op.Line)
+	r := t.r
 	exists := r.Exists || r.Link
 	isMove := t.op.MoveTo != "" && t.path == t.op.MoveTo
 	switch {
@@ -222,7 +235,7 @@ func (a *dispatcher) checkTarget(t *patchTarget, seen map[string]*patchTarget) e
 			label, what, t.path, t.path).Stood(found, "")
 	case !isMove && t.op.Kind != dialect.OpAdd && !exists:
 		msg := fmt.Sprintf("%s: %s does not exist.", label, t.path)
-		if s := a.eng.FS().Suggest(r.Path); s != "" {
+		if s := fs.Suggest(r.Path); s != "" {
 			msg += fmt.Sprintf(" Did you mean %s? Send the path as it is.", s)
 		} else {
 			msg += fmt.Sprintf(" To make a new file, send `*** Add File: %s` with each line as '+line'.", t.path)

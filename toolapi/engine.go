@@ -177,6 +177,7 @@ func over(eng *txn.Engine, opts Options, tools []*toolDef) *Engine {
 	api.origin = opts.Origin
 	api.maxChars = opts.MaxCharacters
 	api.tools = tools
+	api.set = toolSetName(opts.Tools)
 	e := &Engine{api: api}
 	if opts.TracerProvider != nil {
 		e.tracer = opts.TracerProvider.Tracer(tracerName)
@@ -219,3 +220,12 @@ func (e *Engine) HasJournal() bool { return e.api.eng.HasJournal() }
 // calls as they measured them) and releases it; the journal is held only while calls
 // run. It may wait for another process's turn on the journal, as a call does.
 func (e *Engine) Close() error { return e.api.eng.Close() }
+
+// toolSetName is the tool set spec as the journal keeps it: trimmed, the default
+// named.
+func toolSetName(spec string) string {
+	if spec = strings.TrimSpace(spec); spec == "" {
+		return setNative
+	}
+	return spec
+}

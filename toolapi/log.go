@@ -12,6 +12,10 @@ type Record = journal.Record
 
 // Query selects records: by session, path, kind, failure, time and count. The zero
 // Query selects every record.
+// OriginOperator is the origin of an operator's commands (undo, redo, rewind): no
+// model's mistake, counted apart by stats and left out of replay --failed.
+const OriginOperator = journal.OriginOperator
+
 type Query = journal.Query
 
 // ErrSkippedDamaged is in the error Calls and Export return, after every readable

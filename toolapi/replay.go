@@ -64,7 +64,7 @@ func NewReplayer(src *txn.Engine) (*Replayer, error) {
 		return nil, err
 	}
 	r.api = newDispatcher(r.eng)
-	r.api.tools = toolTable // a recorded call may be of any tool, whatever set its runtime offered
+	r.api.tools = toolTable // each replay offers the tools its record was made under (toolsOf)
 	for _, e := range []*txn.Engine{src, r.eng} {
 		rel, err := e.Hold()
 		if err != nil {
@@ -100,13 +100,56 @@ func (r *Replayer) Replay(seq uint64) (*ReplayResult, error) {
 		res.Why = why
 		return res, nil
 	}
+	tools, why := toolsOf(in.rec)
+	if why != "" {
+		res.Why = why
+		return res, nil
+	}
 	res.Replayable = true
 	r.runs++
 	session := fmt.Sprintf("replay-%d", r.runs)
 	r.stage(in, stand, session)
+	r.api.tools = tools
 	now := r.api.Call(session, in.rec.Tool, json.RawMessage(in.args))
 	r.compare(res, in.rec, now)
+	if why := unreadMissing(in, now); why != "" {
+		res.Replayable, res.Same, res.Why = false, false, why
+	}
 	return res, nil
+}
+
+// toolsOf is the tools the call was offered, by the tool set its record names; a
+// record that names none (written before sets were kept) gets every tool, unless it
+// was refused as unknown_tool, which depended on the set it does not name.
+func toolsOf(rec *journal.Record) ([]*toolDef, string) {
+	if rec.Tools == "" {
+		if rec.Kind == string(errs.UnknownTool) {
+			return nil, "it was refused as unknown_tool, and the record does not say which tool set the runtime offered"
+		}
+		return toolTable, ""
+	}
+	tools, err := selectTools(rec.Tools)
+	if err != nil {
+		return nil, fmt.Sprintf("it was made under the tool set %q, which this vfsctl does not know", rec.Tools)
+	}
+	return tools, ""
+}
+
+// unreadMissing says why a replay that met a missing file is no comparison: the
+// recorded call was refused for another reason before it read that file, so the
+// record keeps no content of it and does not say whether it existed. The rebuild
+// leaves such a file out; it must not pass for a file that was missing.
+func unreadMissing(in *replayInput, now Result) string {
+	rec := in.rec
+	if now.OK || now.Kind == nil || *now.Kind != string(errs.FileNotFound) || rec.State != journal.Failed || rec.Kind == string(errs.FileNotFound) {
+		return ""
+	}
+	for _, f := range rec.Files {
+		if f.Before == "" && in.before[f.Path] == nil && strings.Contains(now.Text, f.Path) {
+			return fmt.Sprintf("it was refused %s before it read %s, so the record does not say whether that file existed", rec.Kind, f.Path)
+		}
+	}
+	return ""
 }
 
 // replayInput is what a replay starts from, as the journal keeps it.

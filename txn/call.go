@@ -66,6 +66,9 @@ func (c *Call) SetOrigin(origin string) {
 	}
 }
 
+// SetTools notes the tool set the call was made under (journal.Record.Tools).
+func (c *Call) SetTools(set string) { c.rec.Tools = set }
+
 // SetTurn labels the call with the runtime's turn (journal.Record.Turn).
 func (c *Call) SetTurn(turn string) { c.rec.Turn = turn }
 

@@ -36,11 +36,12 @@ disk changes), runs the recorded call again through today's engine, and says whe
 the outcome matches the record (the same kind, the same resulting content) or how it
 differs, with both diffs.
 
-With --failed, replays every refused call (narrowed by --since, --kind, --session) and
+With --failed, replays every refused call of a model (narrowed by --since, --kind,
+--session; an operator's undo, redo and rewind are left out, as stats leaves them) and
 counts, by error kind, how many would now succeed, fail differently, or fail the same:
 how a change to the matcher is judged against the mistakes real models made. A call
 that cannot be rebuilt is counted as not replayable, with the reason, and the report
-goes on: undo and redo calls (they depend on the journal's history), and refusals
+goes on: a model's undo_edit (it depends on the journal's history), and refusals
 about what the record does not keep (a FIFO, permissions, content never stored).
 Refusals about what stood at a path (file_exists, not_a_file) are replayed with an
 empty file or a folder standing there, as the record says.
@@ -124,7 +125,15 @@ func (c *replayCmd) selectCalls(eng *toolapi.Engine, q toolapi.Query) ([]*toolap
 		return []*toolapi.Record{{Seq: c.seq}}, nil
 	}
 	q.Failed, q.Kind, q.Session = true, c.kind, c.session
-	recs, err := eng.Calls(q)
+	all, err := eng.Calls(q)
+	// The models' mistakes only, as stats counts them: an operator's refused undo,
+	// redo or rewind depends on the journal's history and is nobody's to fix.
+	var recs []*toolapi.Record
+	for _, r := range all {
+		if r.OriginOf() != toolapi.OriginOperator {
+			recs = append(recs, r)
+		}
+	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Seq < recs[j].Seq })
 	return recs, err
 }
