@@ -37,7 +37,7 @@ type Stats struct {
 	sessions  map[string]*GroupCount
 	days      map[string]*GroupCount
 	guarded   []uint64 // the calls a guard refused, to count by language (Tx.Stats)
-	changes   func(tool string) bool
+	changes   func(tool string) bool // Query.ChangesFiles; nil: changesNative
 }
 
 // OriginCount counts the calls of one origin (model, operator, or an embedder's).
@@ -148,7 +148,7 @@ type GroupCount struct {
 func NewStats() *Stats {
 	return &Stats{tools: map[string]*ToolCount{}, operators: map[string]*ToolCount{}, origins: map[string]*OriginCount{}, kinds: map[string]*KindCount{}, rescues: map[[2]string]int{},
 		pending: map[[2]string][]string{}, attempts: map[int]int{}, lines: map[int]int{}, bytes: map[int]int{},
-		sessions: map[string]*GroupCount{}, days: map[string]*GroupCount{}, changes: changesNative}
+		sessions: map[string]*GroupCount{}, days: map[string]*GroupCount{}}
 }
 
 const (
@@ -191,7 +191,11 @@ func (s *Stats) add(r *fact) {
 		s.countRescues(r, sess, day)
 	}
 	// Recovery after refusal, by session and path.
-	if s.changes(r.tool) && !r.undo {
+	changes := s.changes
+	if changes == nil {
+		changes = changesNative
+	}
+	if changes(r.tool) && !r.undo {
 		s.countRecovery(r, failed)
 	}
 }
