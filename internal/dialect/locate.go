@@ -461,7 +461,17 @@ func (f *file) render(hunk string, ci, at int, old, nw []string) ([]matcher.Spli
 		sp[i].FirstLine += at
 		sp[i].LastLine += at
 	}
-	return sp, res.Edits[0], nil
+	// The matcher counted the region's lines; the journal keeps the file's.
+	rep := res.Edits[0]
+	rep.Lines = append([][2]int(nil), rep.Lines...)
+	for i := range rep.Lines {
+		rep.Lines[i][0] += at
+		rep.Lines[i][1] += at
+	}
+	if rep.GutterLine > 0 {
+		rep.GutterLine += at
+	}
+	return sp, rep, nil
 }
 
 // regionRefusal explains, from its structure, the matcher's refusal of a chunk's lines
