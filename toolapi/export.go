@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/vfsctl/vfsctl/journal"
 )
@@ -53,7 +55,7 @@ type exportLine struct {
 	Schema     string          `json:"schema"`
 	Seq        uint64          `json:"seq"`
 	Time       string          `json:"time"` // RFC 3339, UTC, microseconds
-	DurationMS decimal         `json:"duration_ms"`
+	DurationMS Decimal         `json:"duration_ms"`
 	Session    string          `json:"session"`
 	Tool       string          `json:"tool"`
 	Origin     string          `json:"origin"`
@@ -71,17 +73,19 @@ type exportLine struct {
 	Files      []exportFile    `json:"files"`
 	Refusal    *exportRefusal  `json:"refusal"`
 	Notes      []string        `json:"notes"`
+	Paths      []string        `json:"paths"` // the files the call named, relative to the root, each once
 }
 
 // exportTime is the time layout of export: DuckDB and most warehouses read RFC 3339
 // with at most six fractional digits as a timestamp.
 const exportTime = "2006-01-02T15:04:05.000000Z07:00"
 
-// decimal is a number written with a fraction always (0.0, not 0): a warehouse that
-// infers a column's type from the first lines would read 0 as an integer.
-type decimal float64
+// Decimal is a number written with a fraction always (0.0, not 0): a warehouse that
+// infers a column's type from the first lines would read 0 as an integer. Every JSON
+// output writes durations (duration_ms) as one.
+type Decimal float64
 
-func (d decimal) MarshalJSON() ([]byte, error) {
+func (d Decimal) MarshalJSON() ([]byte, error) {
 	b := strconv.AppendFloat(nil, float64(d), 'f', -1, 64)
 	if bytes.IndexByte(b, '.') < 0 {
 		b = append(b, ".0"...)
@@ -113,7 +117,7 @@ type exportRefusal struct {
 	Edit      int      `json:"edit"`
 	Lines     []int    `json:"lines"`
 	Tiers     []string `json:"tiers"`
-	Closeness decimal  `json:"closeness"`
+	Closeness Decimal  `json:"closeness"`
 	Language  string   `json:"language"`
 	Column    int      `json:"column"`
 	Node      string   `json:"node"`
@@ -121,8 +125,8 @@ type exportRefusal struct {
 
 // toExport is r in schema vfsctl.export/2, with its arguments as received.
 func toExport(r *journal.Record, args []byte) exportLine {
-	l := exportLine{Schema: ExportSchema, Seq: r.Seq, Time: r.Time.UTC().Format(exportTime),
-		DurationMS: decimal(float64(r.Duration.Microseconds()) / 1000), Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
+	l := exportLine{Schema: ExportSchema, Seq: r.Seq, Time: TimeJSON(r.Time),
+		DurationMS: Millis(r.Duration), Paths: recordPaths(r), Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
 		State: string(r.State), Message: r.Message, DryRun: r.DryRun(), ArgsSize: r.ArgsSize, Undo: r.Undo, Redo: r.Redo,
 		Notes: nonNil(r.Notes), Files: []exportFile{}, Reverts: nonNil(r.Reverts)}
 	if r.Turn != "" {
@@ -133,14 +137,7 @@ func toExport(r *journal.Record, args []byte) exportLine {
 		k := r.Kind
 		l.Kind = &k
 	}
-	// A warehouse looks inside args only if it is always an object: anything else a
-	// call sent (a line that was not JSON, an array) goes to args_raw as text.
-	if isObject(args) {
-		l.Args = args
-	} else if len(args) > 0 {
-		a := string(args)
-		l.ArgsRaw = &a
-	}
+	l.Args, l.ArgsRaw = argsJSON(args)
 	for _, f := range r.Files {
 		ef := exportFile{Path: f.Path, Op: string(f.Op), Before: f.Before, After: f.After, Splices: len(f.Splices), Edits: []exportEdit{}}
 		for _, e := range f.Edits {
@@ -151,9 +148,64 @@ func toExport(r *journal.Record, args []byte) exportLine {
 	}
 	if d := r.Refusal; d != nil {
 		l.Refusal = &exportRefusal{Change: d.Change, Edit: d.Edit, Lines: nonNil(d.Lines), Tiers: nonNil(d.Tiers),
-			Closeness: decimal(d.Closeness), Language: d.Language, Column: d.Column, Node: d.Node}
+			Closeness: Decimal(d.Closeness), Language: d.Language, Column: d.Column, Node: d.Node}
 	}
 	return l
+}
+
+// argsJSON is the arguments as every JSON output gives them: the object sent, or, when
+// they were not one, null and the arguments as received, as text (a line that was not
+// JSON, an array): a warehouse looks inside args only if it is always an object.
+func argsJSON(args []byte) (json.RawMessage, *string) {
+	if isObject(args) {
+		return args, nil
+	}
+	if len(args) > 0 {
+		a := string(args)
+		return nil, &a
+	}
+	return nil, nil
+}
+
+// recordPaths lists the files r names, each once, in the record's order. The record keeps
+// them relative to the root, however the call sent them (the text editor tool sends
+// absolute paths).
+func recordPaths(r *journal.Record) []string {
+	paths := []string{}
+	for _, p := range r.Paths() {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// TimeJSON is a time as every JSON output gives it (show, log, export): RFC 3339, UTC,
+// with microseconds.
+func TimeJSON(t time.Time) string { return t.UTC().Format(exportTime) }
+
+// Millis is a duration as every JSON output gives it: milliseconds, with a fraction.
+func Millis(d time.Duration) Decimal { return Decimal(float64(d.Microseconds()) / 1000) }
+
+// RecordJSON is r as show --json gives it: the record's fields, with time, duration
+// and args in the shape of every JSON output (time as TimeJSON, duration_ms as Millis,
+// args the object sent). Arguments kept as a blob are named by args_blob, args null.
+func RecordJSON(r *Record) any {
+	out := recordJSON{Record: r, Time: TimeJSON(r.Time), DurationMS: Millis(r.Duration), Paths: recordPaths(r)}
+	out.Args, out.ArgsRaw = argsJSON([]byte(r.Args))
+	return out
+}
+
+// recordJSON shadows the record's fields whose shape differs: an outer field wins
+// over the embedded one of the same JSON name.
+type recordJSON struct {
+	*journal.Record
+	Time       string          `json:"time"`
+	DurationMS Decimal         `json:"duration_ms"`
+	DurationNS *struct{}       `json:"duration_ns,omitempty"` // never set: drops the record's
+	Args       json.RawMessage `json:"args"`
+	ArgsRaw    *string         `json:"args_raw"`
+	Paths      []string        `json:"paths"`
 }
 
 // isObject reports whether b is one valid JSON object.

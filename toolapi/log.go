@@ -6,16 +6,16 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 )
 
+// OriginOperator is the origin of an operator's commands (undo, redo, rewind): no
+// model's mistake, counted apart by stats and left out of replay --failed.
+const OriginOperator = journal.OriginOperator
+
 // Record is one journaled call: what was asked, what came of it, and per file the
 // hashes, splices, match tiers and diff. Log, Show and Export return records.
 type Record = journal.Record
 
 // Query selects records: by session, path, kind, failure, time and count. The zero
 // Query selects every record.
-// OriginOperator is the origin of an operator's commands (undo, redo, rewind): no
-// model's mistake, counted apart by stats and left out of replay --failed.
-const OriginOperator = journal.OriginOperator
-
 type Query = journal.Query
 
 // ErrSkippedDamaged is in the error Calls and Export return, after every readable

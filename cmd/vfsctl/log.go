@@ -138,22 +138,22 @@ func parseAgo(s string) (time.Duration, error) {
 
 // logLine is the JSON form of a record in listings.
 type logLine struct {
-	Seq        uint64   `json:"seq"`
-	Time       string   `json:"time"`
-	Session    string   `json:"session"`
-	Turn       string   `json:"turn,omitempty"`
-	Tool       string   `json:"tool"`
-	State      string   `json:"state"`
-	Kind       *string  `json:"kind"`
-	Paths      []string `json:"paths"`
-	DurationMS float64  `json:"duration_ms"`
-	Message    string   `json:"message,omitempty"`
-	DryRun     bool     `json:"dry_run,omitempty"` // nothing was meant to be written
+	Seq        uint64          `json:"seq"`
+	Time       string          `json:"time"`
+	Session    string          `json:"session"`
+	Turn       string          `json:"turn,omitempty"`
+	Tool       string          `json:"tool"`
+	State      string          `json:"state"`
+	Kind       *string         `json:"kind"`
+	Paths      []string        `json:"paths"`
+	DurationMS toolapi.Decimal `json:"duration_ms"`
+	Message    string          `json:"message,omitempty"`
+	DryRun     bool            `json:"dry_run,omitempty"` // nothing was meant to be written
 }
 
 func toLogLine(r *toolapi.Record) logLine {
-	l := logLine{Seq: r.Seq, Time: r.Time.Format(time.RFC3339Nano), Session: r.Session, Turn: r.Turn, Tool: r.Tool,
-		State: string(r.State), Paths: r.Paths(), DurationMS: float64(r.Duration.Microseconds()) / 1000, Message: r.Message,
+	l := logLine{Seq: r.Seq, Time: toolapi.TimeJSON(r.Time), Session: r.Session, Turn: r.Turn, Tool: r.Tool,
+		State: string(r.State), Paths: r.Paths(), DurationMS: toolapi.Millis(r.Duration), Message: r.Message,
 		DryRun: r.DryRun()}
 	if r.Kind != "" {
 		k := r.Kind

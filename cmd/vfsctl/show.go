@@ -25,7 +25,9 @@ const showUsage = `Usage: vfsctl show N [--json]
 
 Shows call N of the workspace journal (the seq that vfsctl log and vfsctl call print):
 its arguments as received, its outcome, and per file the content hashes, how each
-edit matched, and the diff. With --json, the whole record.
+edit matched, and the diff. With --json, the whole record, in the shape of every JSON
+output (log --json, export): time in RFC 3339 with microseconds, duration_ms with a
+fraction, args as the object sent, paths relative to the root.
 
 Example:
   vfsctl show 42
@@ -71,7 +73,7 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		enc.Encode(r)
+		enc.Encode(toolapi.RecordJSON(r))
 		return exitOK
 	}
 	writeRecord(stdout, r)
