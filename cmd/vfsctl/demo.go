@@ -40,7 +40,7 @@ plays two turns of a conversation and shows each reply the model reads, with the
   then     an operator's undo of one call;
   turn 2   an apply_patch call (a Codex model's V4A patch) and an edit, then a rewind
            of the turn, as a user asks "go back to before my last request";
-  last     vfsctl stats and vfsctl log of the workspace's journal.
+  last     vfsctl log and vfsctl stats of the workspace's journal.
 
 Nothing outside the scratch workspace is touched. It is removed at the end, unless
 --keep leaves it to explore with the other commands (log, show, undo, stats).
