@@ -140,14 +140,14 @@ func demoSteps() []demoStep {
 				return "settings.ini on disk is byte for byte as it was before the edit, CRLF line breaks and all"
 			}},
 		demoStep{part: "Turn 2: the user asks for a welcome message and a changelog; a Codex model answers in its own dialect.",
-			turn:  "2",
+			name: "patch", turn: "2",
 			title: "It sends a V4A patch (apply_patch): an anchor, context in curly quotes, and a new file.",
 			tool:  "apply_patch", args: `{"input": "*** Begin Patch\n*** Update File: app.js\n@@ function greet(name) {\n-  console.log(greeting + “, ” + name + “!”);\n+  console.log(greeting + “, ” + name + “! Welcome back.”);\n*** Add File: CHANGELOG.md\n+# Changelog\n+\n+- greet welcomes users back\n*** End Patch"}`,
 			before: func(dir string) { beforeTurn2 = demoSnapshot(dir) }},
 		demoStep{turn: "2",
 			title: "It notes the change.",
 			tool:  "edit_file", args: `{"path": "notes.md", "edits": [{"oldText": "- write the changelog", "newText": "- write the changelog\n- tell users about the welcome"}]}`},
-		demoStep{part: "The user says: go back to before my last request.",
+		demoStep{part: "The user says: go back to before my last request.", name: "rewind",
 			title: "Rewind turn 2: every change it made, newest first, as one transaction.",
 			op:    "rewind", target: "2",
 			after: func(dir string) string {
@@ -281,22 +281,22 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintln(w, "\nWhat the model got wrong, and what was forgiven (vfsctl stats):")
 	fmt.Fprintln(w)
 	(&statsCmd{}).text(w, st)
+	vfsctl := "vfsctl"
+	if _, err := exec.LookPath("vfsctl"); err != nil {
+		vfsctl = "go run ./cmd/vfsctl" // not installed: run from the source tree
+	}
 	if c.keep {
-		vfsctl := "vfsctl"
-		if _, err := exec.LookPath("vfsctl"); err != nil {
-			vfsctl = "go run ./cmd/vfsctl" // not installed: run from the source tree
-		}
 		fmt.Fprintf(w, "\nThe workspace is kept at %s. Explore it:\n", dir)
 		for _, cmd := range []string{
-			"log --turn 2",      // the calls of turn 2
-			"show 16",           // the patch as received, and its diffs
-			"undo 18 --dry-run", // what undoing the rewind would bring back
+			"log --turn 2",                                     // the calls of turn 2
+			fmt.Sprintf("show %d", txnOf["patch"]),             // the patch as received, and its diffs
+			fmt.Sprintf("undo %d --dry-run", txnOf["rewind"]),  // what undoing the rewind would bring back
 			"stats --html " + filepath.Join(dir, "stats.html"), // the figures as charts
 		} {
 			fmt.Fprintf(w, "  %s %s --root %s\n", vfsctl, cmd, dir)
 		}
 	} else {
-		fmt.Fprintln(w, "\nThe workspace was removed; run vfsctl demo --keep to explore it with log, show, undo and stats.")
+		fmt.Fprintf(w, "\nThe workspace was removed; %s demo --keep leaves it to explore with log, show, undo and stats.\n", vfsctl)
 	}
 	return exitOK
 }

@@ -67,7 +67,6 @@ func TestDemo(t *testing.T) {
 		"Every call is in the workspace journal",
 		"(vfsctl stats):\n\n16 calls, 6 failed (37.5%)",
 		"Failures by kind",
-		"vfsctl log --turn 2 --root " + dir,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q", want)
@@ -150,6 +149,25 @@ func TestDemo(t *testing.T) {
 	}
 	if patch == nil || patch.State != "committed" || patch.Turn != "2" || !slices.Equal(patch.Paths(), []string{"app.js", "CHANGELOG.md"}) {
 		t.Errorf("apply_patch is not recorded as the committed call of turn 2 on app.js and CHANGELOG.md: %v", brief(patch))
+	}
+	// The commands --keep suggests run, on the workspace it kept (last: the dry run
+	// of an undo is journaled too).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"log", "--turn", "2"}, "apply_patch"},
+		{[]string{"show", "16"}, "*** Add File: CHANGELOG.md"},
+		{[]string{"undo", "18", "--dry-run"}, "CHANGELOG.md put back"},
+	} {
+		line := "vfsctl " + strings.Join(c.args, " ") + " --root " + dir + "\n"
+		if !strings.Contains(s, line) {
+			t.Errorf("demo --keep does not suggest %q", line)
+		}
+		var o, e bytes.Buffer
+		if code := run(append(c.args, "--root", dir), nil, &o, &e); code != exitOK || !strings.Contains(o.String(), c.want) {
+			t.Errorf("vfsctl %v: exit %d, output lacks %q:\n%s%s", c.args, code, c.want, o.String(), e.String())
+		}
 	}
 }
 
