@@ -12,6 +12,9 @@
 //     write, fsync, rename over it, fsync the directory, all in one folder held by
 //     handle. The mode (setuid, setgid, sticky included), owner, group and extended
 //     attributes are kept, or the replace is refused.
+//   - A file is deleted in two steps (aside.go): renamed to a name in its own folder
+//     (SetAside), then that name removed (DropAside) or renamed back (PutBack), never
+//     over something at the path: the file put back is the same inode.
 //   - Reserved folders (.vfsctl/ and .git/ by default) are never read or written.
 //   - Only regular files and folders are opened: a FIFO or device never blocks a call.
 package vfs
