@@ -3,6 +3,7 @@
 # into a scratch project and runs the binary and the API from there. Fails loudly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$(pwd)
 PLATFORMS="${PLATFORMS:-linux-x64 linux-arm64}" npm/build.sh
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
@@ -40,3 +41,13 @@ JS
 node check.mjs "$scratch/ws"
 echo "== npx vfsctl log"
 (cd "$scratch/ws" && npx --prefix "$scratch/project" --no-install vfsctl log | tail -3)
+echo "== the README's Node example"
+mkdir -p "$scratch/readme"
+printf 'print("Hello")\n' > "$scratch/readme/app.py"
+awk '/^## Using it from your runtime/{on=1} on&&/^```js$/{js=1;next} js&&/^```$/{exit} js{print}' \
+  "$repo/README.md" > "$scratch/project/readme.mjs"
+test -s "$scratch/project/readme.mjs" || { echo "the README's runtime section has no js block"; exit 1; }
+got=$(cd "$scratch/readme" && node "$scratch/project/readme.mjs")
+echo "$got"
+[ "$got" = "true null Edited app.py with 1 edit (line 1)." ] || { echo "unexpected output"; exit 1; }
+grep -qx 'print("Hi")' "$scratch/readme/app.py" || { echo "app.py was not edited as meant"; exit 1; }
