@@ -239,4 +239,199 @@ func TestPythonIndentAgreesWithCPython(t *testing.T) {
 	c.report(t)
 }
 
-var _ = testutil.GOROOT
+// lineChange makes one change a model makes by mistake to one random line of src that
+// holds code: deletes it, unindents it, drops one of its brackets, or doubles it.
+func lineChange(rng *rand.Rand, src []byte) []byte {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	for range 20 {
+		i := rng.Intn(len(lines))
+		l := lines[i]
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var to []byte
+		switch rng.Intn(4) {
+		case 0: // deleted
+		case 1: // unindented
+			to = bytes.TrimLeft(l, " \t")
+		case 2: // a bracket dropped
+			var at []int
+			for j, c := range l {
+				if bytes.IndexByte([]byte("()[]{}"), c) >= 0 {
+					at = append(at, j)
+				}
+			}
+			if len(at) == 0 {
+				continue
+			}
+			j := at[rng.Intn(len(at))]
+			to = append(append([]byte{}, l[:j]...), l[j+1:]...)
+		case 3: // doubled
+			to = append(append([]byte{}, l...), l...)
+		}
+		if bytes.Equal(to, l) {
+			continue
+		}
+		var b bytes.Buffer
+		for j, l := range lines {
+			if j == i {
+				b.Write(to)
+			} else {
+				b.Write(l)
+			}
+		}
+		return b.Bytes()
+	}
+	return nil
+}
+
+// gofmt returns "" when gofmt -e accepts src, else its first error. gofmt takes a list
+// of declarations or statements without a package clause too (it formats fragments);
+// such a change is counted apart, since a Go file needs its package clause.
+func gofmt(t *testing.T, src []byte) string {
+	cmd := exec.Command(filepath.Join(testutil.GOROOT(), "bin", "gofmt"), "-e")
+	cmd.Stdin = bytes.NewReader(src)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		first, _, _ := strings.Cut(stderr.String(), "\n")
+		return "gofmt: " + first
+	}
+	return ""
+}
+
+// hasPackageClause reports whether src's first word outside comments is "package".
+func hasPackageClause(src []byte) bool {
+	for s := src; len(s) > 0; {
+		s = bytes.TrimLeft(s, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(s, []byte("//")):
+			_, s, _ = bytes.Cut(s, []byte("\n"))
+		case bytes.HasPrefix(s, []byte("/*")):
+			_, s, _ = bytes.Cut(s, []byte("*/"))
+		default:
+			return bytes.HasPrefix(s, []byte("package"))
+		}
+	}
+	return false
+}
+
+// Random one-line mistakes in files of the Go tree: the guard refuses exactly what
+// gofmt -e refuses, and refuses besides a file left without its package clause.
+func TestGoChangesAgreeWithGofmt(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(testutil.GOROOT(), "bin", "gofmt")); err != nil {
+		t.Skip("no gofmt here")
+	}
+	n, size := oracleChanges(100)
+	files := filesUnder(filepath.Join(testutil.GOROOT(), "src"), ".go", size)
+	if len(files) == 0 {
+		t.Skip("no Go sources")
+	}
+	rng := rand.New(rand.NewSource(39))
+	c := &tally{lang: "go"}
+	fragments := 0
+	for c.tried < n {
+		p := files[rng.Intn(len(files))]
+		src, err := os.ReadFile(p)
+		if err != nil || strings.Contains(p, "testdata") || gofmt(t, src) != "" {
+			continue
+		}
+		for range 3 {
+			changed := lineChange(rng, src)
+			if changed == nil {
+				continue
+			}
+			ref := gofmt(t, changed)
+			if ref == "" && !hasPackageClause(changed) {
+				if fragments++; Syntax(p, src, changed) == nil {
+					t.Errorf("%s: a change that leaves no package clause was written", p)
+				}
+				continue
+			}
+			c.check(t, p, src, changed, ref)
+		}
+	}
+	t.Logf("go: besides, %d changes left no package clause: gofmt takes them as a fragment, the guard refuses them", fragments)
+	c.report(t)
+}
+
+// node is V8's parser behind a pipe, as node --check uses it: a file is compiled as
+// CommonJS (in node's function wrapper) and, where that fails, as an ES module.
+type node struct{ cpython }
+
+const nodeLoop = `
+const fs = require("fs"), vm = require("vm");
+let buf = Buffer.alloc(0);
+function more() {
+  const b = Buffer.alloc(1 << 16);
+  let n;
+  try { n = fs.readSync(0, b, 0, b.length, null); } catch (e) { if (e.code === "EAGAIN") return; throw e; }
+  if (n === 0) process.exit(0);
+  buf = Buffer.concat([buf, b.subarray(0, n)]);
+}
+for (;;) {
+  let nl;
+  while ((nl = buf.indexOf(10)) < 0) more();
+  const n = parseInt(buf.subarray(0, nl).toString());
+  buf = buf.subarray(nl + 1);
+  while (buf.length < n) more();
+  const src = buf.subarray(0, n).toString();
+  buf = buf.subarray(n);
+  let res = "ok";
+  try {
+    vm.compileFunction(src, ["exports", "require", "module", "__filename", "__dirname"]);
+  } catch (e) {
+    try { new vm.SourceTextModule(src); } catch (e2) { res = "node: " + String(e.message).split("\n")[0]; }
+  }
+  fs.writeSync(1, res + "\n");
+}
+`
+
+// jsFiles lists JavaScript files this machine holds: esbuild's scripts (a module this
+// one builds with), the Go tree's, and the packages of $VFSCTL_DUCKDB (.ci/run).
+func jsFiles(size int64) []string {
+	var out []string
+	for _, dir := range []string{moduleDir("github.com/evanw/esbuild"), testutil.GOROOT(), os.Getenv("VFSCTL_DUCKDB")} {
+		if dir != "" {
+			out = append(out, filesUnder(dir, ".js", size)...)
+		}
+	}
+	return out
+}
+
+// Random one-line mistakes in JavaScript files: the guard refuses exactly what node
+// refuses.
+func TestJavaScriptChangesAgreeWithNode(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node here")
+	}
+	n, size := oracleChanges(100)
+	files := jsFiles(size)
+	if len(files) == 0 {
+		t.Skip("no JavaScript files")
+	}
+	cmd := exec.Command("node", "--experimental-vm-modules", "--no-warnings", "-e", nodeLoop)
+	in, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Skipf("node: %v", err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	ref := &node{cpython{cmd, in, bufio.NewReader(stdout)}}
+	rng := rand.New(rand.NewSource(39))
+	c := &tally{lang: "javascript"}
+	for skipped := 0; c.tried < n && skipped < 1000; {
+		p := files[rng.Intn(len(files))]
+		src, err := os.ReadFile(p)
+		if err != nil || ref.parse(t, src) != "" || Syntax(p, nil, src) != nil {
+			skipped++
+			continue
+		}
+		for range 3 {
+			if changed := lineChange(rng, src); changed != nil {
+				c.check(t, p, src, changed, ref.parse(t, changed))
+			}
+		}
+	}
+	c.report(t)
+}
