@@ -388,10 +388,11 @@ for (;;) {
 `
 
 // jsFiles lists JavaScript files this machine holds: esbuild's scripts (a module this
-// one builds with), the Go tree's, and the packages of $VFSCTL_DUCKDB (.ci/run).
+// one builds with), the Go tree's, and the npm packages .ci/run installs
+// ($VFSCTL_NPM_CORPUS, $VFSCTL_DUCKDB).
 func jsFiles(size int64) []string {
 	var out []string
-	for _, dir := range []string{moduleDir("github.com/evanw/esbuild"), testutil.GOROOT(), os.Getenv("VFSCTL_DUCKDB")} {
+	for _, dir := range []string{moduleDir("github.com/evanw/esbuild"), testutil.GOROOT(), os.Getenv("VFSCTL_NPM_CORPUS"), os.Getenv("VFSCTL_DUCKDB")} {
 		if dir != "" {
 			out = append(out, filesUnder(dir, ".js", size)...)
 		}
