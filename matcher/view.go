@@ -219,6 +219,17 @@ func (fv *View) Prepare() {
 	fv.prepared = true
 }
 
+// Fold builds the typography view ahead, as the first fuzzy edit of the content
+// would (folding a large file costs milliseconds), so that a caller can do it in the
+// background, after a read, while the model composes its edit.
+func (fv *View) Fold() {
+	fv.Prepare()
+	if fv.nul {
+		return // refused as binary before any view is needed
+	}
+	fv.folded(newDoc(fv.data), false)
+}
+
 // prep returns what Prepare found: whether the content holds a NUL byte, and a doc of
 // it for the caller's own use; ok is false when Prepare did not run.
 func (fv *View) prep() (nul bool, d *doc, ok bool) {
