@@ -209,7 +209,7 @@ func (m *matcher) looseLine(l int) string {
 		m.loose = make([]string, m.d.nlines())
 		v := m.view(TierIndentation)
 		for i := range m.loose {
-			m.loose[i] = looseKey(v.lines[i].text)
+			m.loose[i] = looseKey(v.line(i).text)
 		}
 	}
 	return m.loose[l]
@@ -365,8 +365,8 @@ func (m *matcher) closestByPrefix(folded []string) (int, bool) {
 	want := folded[k]
 	v := m.view(TierIndentation)
 	best, bestN := -1, max(4, (len(want)+1)/2)-1
-	for l := range v.lines {
-		f := v.lines[l]
+	for l := range v.nlines() {
+		f := v.line(l)
 		if n := commonPrefix(string(f.text[f.lead:]), want); n > bestN {
 			best, bestN = l, n
 		}
