@@ -40,6 +40,15 @@ var (
 	binErr  error
 )
 
+// TestMain removes the binary the benchmarks built, once they have all run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // vfsctlBinary builds cmd/vfsctl once per run, into a temporary folder.
 func vfsctlBinary(b *testing.B) string {
 	binOnce.Do(func() {
