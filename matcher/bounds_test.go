@@ -80,3 +80,21 @@ func TestDiffIsBounded(t *testing.T) {
 		t.Fatalf("diff of %d bytes, ending %q: want at most %d, cut", len(d), d[max(len(d)-40, 0):], MaxDiffBytes)
 	}
 }
+
+// A file over MaxFoldBytes is matched at the exact tier only: folding it would cost
+// seconds and tens of times its size in memory.
+func TestFoldBound(t *testing.T) {
+	line := "say “hi”\n"
+	big := strings.Repeat(line, MaxFoldBytes/len(line)+1)
+	_, err := Apply([]byte(big), []Edit{{OldText: `say "hi"`, NewText: "x", ReplaceAll: true}}, Options{Name: "f.txt"})
+	var r *Refusal
+	if !errors.As(err, &r) || r.Kind != KindTextNotFound || !strings.Contains(r.Message, fmt.Sprint(MaxFoldBytes)) {
+		t.Fatalf("want text_not_found naming %d, got %v", MaxFoldBytes, err)
+	}
+	// The same edit of a file under the bound folds the quotes.
+	small := strings.Repeat(line, 10)
+	res, err := Apply([]byte(small), []Edit{{OldText: `say "hi"`, NewText: "x", ReplaceAll: true}}, Options{})
+	if err != nil || string(res.Output) != strings.Repeat("x\n", 10) {
+		t.Fatalf("under the bound: %v", err)
+	}
+}

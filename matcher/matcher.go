@@ -169,6 +169,9 @@ type matcher struct {
 	loose  []string // each line's looseKey, for not-found hints
 }
 
+// foldable tells a file small enough for the fuzzy tiers (MaxFoldBytes).
+func (m *matcher) foldable() bool { return len(m.d.data) <= MaxFoldBytes }
+
 func (m *matcher) view(t Tier) *view {
 	switch t {
 	case TierTypography:
@@ -275,7 +278,7 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	tiers := []Tier{TierExact}
 	// The file may hold invalid UTF-8: it folds to U+FFFD per byte, as read_file shows
 	// it, so the fuzzy tiers still apply. The model's text is JSON, hence valid.
-	if utf8.ValidString(old) {
+	if utf8.ValidString(old) && m.foldable() {
 		tiers = append(tiers, TierTypography, TierIndentation)
 	}
 	f, err := m.locateEdit(i, tiers, old, nw, all)

@@ -14,6 +14,10 @@ import (
 // out is named as such), and the usual causes.
 func (m *matcher) notFound(i int, old string) *Refusal {
 	var hints []string
+	if !m.foldable() {
+		msg := fmt.Sprintf("edits[%d]: oldText was not found in %s, which is over %d bytes: such a file is matched exactly, with no quotes, spaces or indentation forgiven. Re-read the lines and copy oldText exactly from the file's current content.", i, m.name, MaxFoldBytes)
+		return &Refusal{Kind: KindTextNotFound, Message: msg, Where: &errs.Where{Edit: i}}
+	}
 	if strings.Contains(old, `\n`) && !strings.Contains(old, "\n") {
 		unesc := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`).Replace(old)
 		if _, p, occ := m.find([]Tier{TierExact, TierTypography, TierIndentation}, splitLF(unesc), 1); len(occ) > 0 {

@@ -30,6 +30,10 @@ const (
 	// MaxNamed is the most occurrences a multiple_matches refusal counts and names;
 	// past it, it says "at least".
 	MaxNamed = 100
+	// MaxFoldBytes is the largest file the fuzzy tiers fold (and a miss is explained
+	// by its closest region in): folding costs about a microsecond and tens of bytes
+	// of memory per byte, so a larger file is matched at the exact tier only.
+	MaxFoldBytes = 4 << 20
 )
 
 // Refusal is the matcher's name for the project's one error type. A refusal of the
