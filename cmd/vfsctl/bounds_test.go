@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +27,7 @@ var fullBounds = os.Getenv("VFSCTL_BOUNDS_FULL") != ""
 // must end with now.
 type boundAttack struct {
 	name  string
-	files map[string][]byte
+	files func() map[string][]byte // made when the attack runs: the test's own memory counts in its child's
 	tools string
 	call  string // the call's line
 	kind  string // its refusal, or "" for success
@@ -57,16 +58,18 @@ func boundAttacks(full bool) []boundAttack {
 	var out []boundAttack
 
 	// search_files with a 4,000-instruction pattern over one file of 3.9 MB.
-	searched := bytes.Repeat([]byte(strings.Repeat("a", 99)+"\n"), size/100)
-	if full {
-		searched = searched[:3900000]
+	searched := func() []byte {
+		if full {
+			return bytes.Repeat([]byte(strings.Repeat("a", 99)+"\n"), 39000)
+		}
+		return bytes.Repeat([]byte(strings.Repeat("a", 99)+"\n"), size/100)
 	}
 	out = append(out, boundAttack{name: "search (.*){1000}x",
-		files: map[string][]byte{"big.txt": searched}, tools: "native",
+		files: func() map[string][]byte { return map[string][]byte{"big.txt": searched()} }, tools: "native",
 		call: line("search_files", map[string]any{"pattern": "(.*){1000}x"}), kind: "too_large", text: "at most 1000"})
 	// The largest pattern allowed, over the same file: the search's work is bounded.
 	out = append(out, boundAttack{name: "search (.*){249}x",
-		files: map[string][]byte{"big.txt": searched}, tools: "native",
+		files: func() map[string][]byte { return map[string][]byte{"big.txt": searched()} }, tools: "native",
 		call: line("search_files", map[string]any{"pattern": "(.*){249}x"}), kind: "too_large", text: "200000000 steps"})
 
 	// apply_patch with 20,000 stacked anchors; and at the bounds: MaxChunks chunks of
@@ -81,7 +84,7 @@ func boundAttacks(full bool) []boundAttack {
 	}
 	fmt.Fprintf(&b, "-line %07d\n+x\n", stacked)
 	out = append(out, boundAttack{name: fmt.Sprintf("apply_patch %d anchors", stacked),
-		files: map[string][]byte{"f.txt": numbered(stacked + 1)}, tools: "codex",
+		files: func() map[string][]byte { return map[string][]byte{"f.txt": numbered(stacked + 1)} }, tools: "codex",
 		call: patch(b.String()), kind: "too_large", text: fmt.Sprintf("at most %d", dialect.MaxAnchors)})
 	n := size / 13
 	step := n / dialect.MaxChunks
@@ -93,7 +96,7 @@ func boundAttacks(full bool) []boundAttack {
 		fmt.Fprintf(&b, "-line %07d\n+x\n", k*step+dialect.MaxAnchors)
 	}
 	out = append(out, boundAttack{name: fmt.Sprintf("apply_patch %d chunks of %d anchors", dialect.MaxChunks, dialect.MaxAnchors),
-		files: map[string][]byte{"f.txt": numbered(n)}, tools: "codex",
+		files: func() map[string][]byte { return map[string][]byte{"f.txt": numbered(n)} }, tools: "codex",
 		call: patch(b.String()), text: "Success."})
 	chunks := 5000
 	if !full {
@@ -104,25 +107,27 @@ func boundAttacks(full bool) []boundAttack {
 		fmt.Fprintf(&b, "@@\n-line %07d\n+x\n", k)
 	}
 	out = append(out, boundAttack{name: fmt.Sprintf("apply_patch %d chunks", chunks),
-		files: map[string][]byte{"f.txt": numbered(chunks)}, tools: "codex",
+		files: func() map[string][]byte { return map[string][]byte{"f.txt": numbered(chunks)} }, tools: "codex",
 		call: patch(b.String()), kind: "too_large", text: fmt.Sprintf("at most %d", dialect.MaxChunks)})
 
 	// edit_file: replaceAll of one character in a file of it, a refused
 	// multiple_matches of the same, and replaceAll at its bound.
-	as := bytes.Repeat([]byte("a"), size)
+	as := func() []byte { return bytes.Repeat([]byte("a"), size) }
 	edit := func(old string, all bool) string {
 		return line("edit_file", map[string]any{"path": "big.txt", "edits": []any{map[string]any{"oldText": old, "newText": "b", "replaceAll": all}}})
 	}
 	out = append(out, boundAttack{name: fmt.Sprintf("replaceAll a in %d bytes of a", size),
-		files: map[string][]byte{"big.txt": as}, tools: "native",
+		files: func() map[string][]byte { return map[string][]byte{"big.txt": as()} }, tools: "native",
 		call: edit("a", true), kind: "too_large", text: fmt.Sprintf("at most %d", matcher.MaxOccurrences)})
 	out = append(out, boundAttack{name: fmt.Sprintf("multiple_matches of a in %d bytes of a", size),
-		files: map[string][]byte{"big.txt": as}, tools: "native",
+		files: func() map[string][]byte { return map[string][]byte{"big.txt": as()} }, tools: "native",
 		call: edit("a", false), kind: "multiple_matches", text: fmt.Sprintf("at least %d", matcher.MaxNamed+1)})
 	gap := size / matcher.MaxOccurrences
-	spread := bytes.Repeat(append(bytes.Repeat([]byte("c"), gap-1), 'a'), matcher.MaxOccurrences)
-	out = append(out, boundAttack{name: fmt.Sprintf("replaceAll of %d places in %d bytes", matcher.MaxOccurrences, len(spread)),
-		files: map[string][]byte{"big.txt": spread}, tools: "native",
+	spread := func() []byte {
+		return bytes.Repeat(append(bytes.Repeat([]byte("c"), gap-1), 'a'), matcher.MaxOccurrences)
+	}
+	out = append(out, boundAttack{name: fmt.Sprintf("replaceAll of %d places in %d bytes", matcher.MaxOccurrences, gap*matcher.MaxOccurrences),
+		files: func() map[string][]byte { return map[string][]byte{"big.txt": spread()} }, tools: "native",
 		call: edit("a", true), text: fmt.Sprintf("replaced %d occurrences", matcher.MaxOccurrences)})
 	return out
 }
@@ -131,19 +136,24 @@ func boundAttacks(full bool) []boundAttack {
 // process's edit of another file of the workspace: the attack ends as it must (with
 // its kind, or done) and within a small multiple of its file's size in memory (under
 // 1 GiB), and the other edit is not turned away. With VFSCTL_BOUNDS_FULL set, the
-// attacks run at full size and each must end within 10 s.
+// attacks run at full size and each must take under 10 s of processor time.
 func TestBoundsHold(t *testing.T) {
 	bin := buildVfsctl(t)
 	for _, at := range boundAttacks(fullBounds) {
 		t.Run(at.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for name, data := range at.files {
+			for name, data := range at.files() {
 				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
 			os.WriteFile(filepath.Join(dir, "other.txt"), []byte("one\n"), 0o644)
 
+			// The child starts as a copy of this process, and Linux counts this
+			// process's peak resident size in the child's: bring it down to what this
+			// process holds now.
+			debug.FreeOSMemory()
+			os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 			attack := exec.Command(bin, "call", "--root", dir, "--tools", at.tools)
 			attack.Stdin = strings.NewReader(at.call + "\n")
 			var out, errb bytes.Buffer
@@ -191,15 +201,17 @@ func TestBoundsHold(t *testing.T) {
 			if rss > 1<<30 {
 				t.Errorf("attack's max RSS %d MB, want under 1 GiB", rss>>20)
 			}
-			if fullBounds && took > 10*time.Second {
-				t.Errorf("attack took %v, want under 10 s", took)
+			// The time the call took of the machine: on a machine shared with other
+			// work the wall clock says more about the others.
+			if fullBounds && cpu > 10*time.Second {
+				t.Errorf("attack took %v of processor time (%v in all), want under 10 s", cpu, took)
 			}
 			if !strings.Contains(string(otherOut), `"ok":true`) {
 				t.Errorf("another process's edit of other.txt meanwhile: %s", otherOut)
 			}
 			if kind != "" {
 				// A refusal wrote nothing.
-				for name, data := range at.files {
+				for name, data := range at.files() {
 					if got, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(got, data) {
 						t.Errorf("refused, yet %s changed", name)
 					}
