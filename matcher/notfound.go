@@ -14,9 +14,13 @@ import (
 // out is named as such), and the usual causes.
 func (m *matcher) notFound(i int, old string) *Refusal {
 	var hints []string
+	if !m.foldable() {
+		msg := fmt.Sprintf("edits[%d]: oldText was not found in %s, which is over %d bytes: such a file is matched exactly, with no quotes, spaces or indentation forgiven. Re-read the lines and copy oldText exactly from the file's current content.", i, m.name, MaxFoldBytes)
+		return &Refusal{Kind: KindTextNotFound, Message: msg, Where: &errs.Where{Edit: i}}
+	}
 	if strings.Contains(old, `\n`) && !strings.Contains(old, "\n") {
 		unesc := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`).Replace(old)
-		if _, p, occ := m.find([]Tier{TierExact, TierTypography, TierIndentation}, splitLF(unesc)); len(occ) > 0 {
+		if _, p, occ := m.find([]Tier{TierExact, TierTypography, TierIndentation}, splitLF(unesc), 1); len(occ) > 0 {
 			l, _ := m.view(p.tier).locate(occ[0].from)
 			hints = append(hints, fmt.Sprintf(`oldText holds literal \n escapes (a backslash and an n) where the file has line breaks; read as line breaks it is found at line %d. Send real line breaks: one \n in the JSON string, not \\n`, l+1))
 		} else if !strings.Contains(string(m.d.body), `\n`) {
