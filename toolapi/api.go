@@ -61,7 +61,12 @@ func (a *dispatcher) Call(session, tool string, args json.RawMessage) (res Resul
 func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args json.RawMessage) (res Result) {
 	def, in, derr := a.decode(tool, args)
 	defer func() { res.paths = in.paths }()
-	c, err := a.eng.BeginContext(ctx, session, tool, args)
+	begin := a.eng.BeginContext
+	if derr == nil && def != nil && !def.needs.write {
+		// A read, a listing or a search holds the journal only for its record.
+		begin = a.eng.BeginRead
+	}
+	c, err := begin(ctx, session, tool, args)
 	if err != nil {
 		return fail(tool, err) // busy: the journal could not be had, so nothing ran
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -23,6 +24,14 @@ const (
 	maxSearchBytes = 4 << 20 // a larger file is not searched
 	maxSearchDepth = 64
 	defaultDepth   = 6
+	// RE2 runs in time linear in the text, times the size of the compiled pattern:
+	// (.*){1000}x compiles to 4,000 instructions, and took minutes over one 4 MB file.
+	// A pattern may compile to at most maxPatternInsts instructions, and a search may
+	// take at most maxSearchWork steps, a step being one byte searched by one
+	// instruction (a literal string: one step a byte). Either bound is too_large.
+	maxPatternInsts = 1000
+	maxSearchWork   = 200_000_000
+	lineSteps       = 32 // what searching one line costs besides its bytes, in bytes
 )
 
 // walker is the workspace walk of a listing or a search (vfs.Walker): confined to
@@ -121,9 +130,18 @@ func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, erro
 		return "", err
 	}
 	c.Looked(dir)
-	s := &search{fs: a.eng.FS(), re: re, glob: args.glob, w: a.walker(args.ignored, maxSearchDepth)}
+	s := &search{fs: a.eng.FS(), re: re, step: stepsPerByte(re), glob: args.glob, w: a.walker(args.ignored, maxSearchDepth)}
 	s.w.NoteDeep, s.w.Skipped.LargeOver = true, maxSearchBytes
+	_, s.literal = re.LiteralPrefix()
 	s.w.Walk(dir, s.file)
+	if s.over {
+		what := fmt.Sprintf("the pattern compiles to %s", plural(s.step, "instruction"))
+		if s.literal {
+			what = "the pattern is a plain string"
+		}
+		return "", errs.New(errs.TooLarge, "", "search_files was refused: a search may take at most %d steps (a step is one byte, or the start of a line, searched by one instruction of the pattern), and this one would take more: %s, and the files below %s hold over %s. Narrow it with path or glob, or send a simpler pattern (a plain string with literal: true takes one step a byte).",
+			maxSearchWork, what, shown(dir), plural(s.bytes, "byte"))
+	}
 	if len(s.out) == 0 {
 		return fmt.Sprintf("(no match in %s below %s)", plural(s.files, "file"), shown(dir)) + s.w.Skipped.Note(), nil
 	}
@@ -144,6 +162,9 @@ func searchPattern(args *findArgs) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, errs.New(errs.InvalidInput, "", "search_files.pattern is not a valid regular expression (RE2 syntax): %v. Escape special characters, or set literal: true.", err)
 	}
+	if n := patternInsts(expr); n > maxPatternInsts {
+		return nil, errs.New(errs.TooLarge, "", "search_files.pattern compiles to %d instructions; at most %d are searched with (repetitions such as {1000} and nested groups multiply them). Send a simpler pattern, or a plain string with literal: true.", n, maxPatternInsts)
+	}
 	if args.glob != "" {
 		if _, err := path.Match(args.glob, ""); err != nil {
 			return nil, errs.New(errs.InvalidInput, "", "search_files.glob %q is not a valid glob (%v). Send e.g. \"*.go\".", args.glob, err)
@@ -152,14 +173,41 @@ func searchPattern(args *findArgs) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// patternInsts is the size of expr's compiled program, as regexp compiles it.
+func patternInsts(expr string) int {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0
+	}
+	return len(prog.Inst)
+}
+
+// stepsPerByte is what searching one byte costs re, in maxSearchWork's steps: one for
+// a plain string (found by a string search), else one per instruction.
+func stepsPerByte(re *regexp.Regexp) int {
+	if _, complete := re.LiteralPrefix(); complete {
+		return 1
+	}
+	return max(patternInsts(re.String()), 1)
+}
+
 // search is one search_files call as it walks.
 type search struct {
 	fs          *vfs.FS
 	re          *regexp.Regexp
+	step        int // steps per byte searched
 	glob        string
 	w           *vfs.Walker
 	out         []string // the matches shown
 	more, files int      // the matches not shown; the files searched
+	bytes       int      // the bytes searched
+	work        int      // the steps they took, in maxSearchWork's units
+	over        bool     // the next file would take the search past maxSearchWork
+	literal     bool     // the pattern is a plain string
 }
 
 // file searches one entry of the walk, if it is a text file the glob takes.
@@ -175,7 +223,15 @@ func (s *search) file(p string, d fs.FileInfo) bool {
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 		return true // binary: not text to search, as grep -I
 	}
+	// Each line costs a call of the matcher as well: lineSteps more bytes' worth.
+	work := (len(data) + lineSteps*bytes.Count(data, []byte{'\n'})) * s.step
+	if s.work+work > maxSearchWork {
+		s.over, s.bytes = true, s.bytes+len(data)
+		return false
+	}
 	s.files++
+	s.bytes += len(data)
+	s.work += work
 	matcher.EachLine(data, func(n int, line []byte) bool {
 		if !s.re.Match(line) {
 			return true

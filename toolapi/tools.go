@@ -62,7 +62,8 @@ var editFileDef = &toolDef{
 		"Every edit is matched against the file as it is before this call, not after the other edits, so edits must not overlap or touch the same line. " +
 		"Each oldText must occur exactly once: include enough surrounding lines to make it unique, or set replaceAll to change every occurrence. " +
 		"Copy oldText from the file as read; small differences in quotes, dashes, spaces, trailing whitespace and indentation are forgiven, but nothing else. " +
-		"The whole call is applied or nothing is. dryRun returns the diff without writing.",
+		"The whole call is applied or nothing is. dryRun returns the diff without writing. " +
+		"Bounds: replaceAll changes at most 10000 places, and all edits of a call together as many; a file over 4 MiB is matched exactly, nothing forgiven.",
 	args: objectDef{fields: []argDef{
 		pathArg("File path, relative to the workspace root."),
 		editsArg(true),
@@ -160,7 +161,8 @@ var listFilesDef = &toolDef{
 var searchFilesDef = &toolDef{
 	name: SearchFiles,
 	desc: "Search the text files of the workspace for a regular expression (RE2 syntax) or, with literal, a plain string; one line per match as path:line: text. " +
-		"Files that .gitignore ignores are left out unless includeIgnored is set. At most 200 matches; the reply says how to narrow it.",
+		"Files that .gitignore ignores are left out unless includeIgnored is set. At most 200 matches; the reply says how to narrow it. " +
+		"Bounds: a pattern may compile to at most 1000 RE2 instructions (a {1000} repetition is over), and a search may take at most 200000000 steps, a step being a byte searched by one instruction (a literal string: one a byte); narrow a larger search with path or glob.",
 	args: objectDef{fields: []argDef{
 		{name: "pattern", typ: tString, required: true, min: 1, aliases: []string{"query", "regex"}, desc: "RE2 regular expression, or a plain string with literal."},
 		folderArg("Folder to search, relative to the workspace root."),
