@@ -36,7 +36,7 @@ type Stats struct {
 	bytes     map[int]int // context bytes, in buckets of 16 (capped)
 	sessions  map[string]*GroupCount
 	days      map[string]*GroupCount
-	guarded   []uint64 // the calls a guard refused, to count by language (Tx.Stats)
+	guarded   []uint64               // the calls a guard refused, to count by language (Tx.Stats)
 	changes   func(tool string) bool // Query.ChangesFiles; nil: changesNative
 }
 

@@ -511,6 +511,12 @@ func (t *Tx) Read(session, path string) (string, bool) {
 	return h, full
 }
 
+// ReadSpans is Read with the line spans (1-based, inclusive) the session saw of a
+// content it saw only part of.
+func (t *Tx) ReadSpans(session, path string) (string, bool, [][2]int) {
+	return t.readState(session, path)
+}
+
 func (t *Tx) readState(session, path string) (string, bool, [][2]int) {
 	v := string(t.b(bReads).Get(readKey(session, path)))
 	hash, rest, partial := strings.Cut(v, "\x00")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -421,13 +422,26 @@ func (e *Engine) mayWrite(session string, s Spec, f *vfs.File) (sight, error) {
 	if err != nil {
 		return sight{}, err
 	}
+	now := journal.Hash(f.Data)
+	var spans [][2]int
+	var calls []uint64
+	own := false
+	if seen != "" && !full || seen != now {
+		e.j.View(func(t *journal.Tx) error {
+			_, _, spans = t.ReadSpans(session, f.Path)
+			calls, own = changedSince(t, session, f.Path, seen, now)
+			return nil
+		})
+	}
 	switch {
-	case seen == journal.Hash(f.Data) && !full:
-		return looked(f, s.Op, true), errs.New(errs.NotRead, s.Path, "This session has read only part of %s. write_file replaces the whole file, so read all of it first (read_file without offset and limit, or reads that together cover every line); or use edit_file to change part of it.", s.Path)
+	case seen == now && !full:
+		return looked(f, s.Op, true), errs.New(errs.NotRead, s.Path, "This session has seen %s. write_file replaces the whole file, so read %s first (read_file with offset and limit, or without them for all of it); or use edit_file to change part of it.", seenLines(spans, f.Name, f.Data), unseenLines(spans, f.Data))
 	case seen == "":
 		return looked(f, s.Op, false), errs.New(errs.NotRead, s.Path, "%s has not been read in this session. Call read_file on it first, then write_file; or use edit_file to change part of it.", s.Path)
-	case seen != journal.Hash(f.Data):
-		return looked(f, s.Op, true), errs.New(errs.NotRead, s.Path, "%s has changed since this session last read it. Call read_file again so you see its current content, then write_file.", s.Path)
+	case seen != now && own && !full:
+		return looked(f, s.Op, true), errs.New(errs.NotRead, s.Path, "This session has seen %s, and since then only its own %s changed it. write_file replaces the whole file, so read %s first (read_file with offset and limit, or without them for all of it); or use edit_file to change part of it.", seenLines(spans, f.Name, f.Data), callsNamed(calls), unseenLines(spans, f.Data))
+	case seen != now:
+		return looked(f, s.Op, true), errs.New(errs.NotRead, s.Path, "%s has changed since this session last read it%s. Call read_file again so you see its current content, then write_file.", s.Path, changedBy(calls, own))
 	case bytes.Equal(f.Data, s.Content):
 		return sight{}, errs.New(errs.NoChange, s.Path, "write_file would leave %s exactly as it is. Send the new content, or nothing.", s.Path)
 	}
@@ -458,8 +472,18 @@ func (e *Engine) staleHint(session string, f *vfs.File, err error) error {
 		return err
 	}
 	if h, _, _ := e.seen(session, f.Path); h != "" && h != journal.Hash(f.Data) {
+		var calls []uint64
+		own := false
+		e.j.View(func(t *journal.Tx) error {
+			calls, own = changedSince(t, session, f.Path, h, journal.Hash(f.Data))
+			return nil
+		})
 		r2 := *r
-		r2.Message += fmt.Sprintf(" %s has changed since you last read it: read it again before editing.", f.Name)
+		if own {
+			r2.Message += fmt.Sprintf(" Since you read %s, only your own %s changed it: copy oldText from the file as that left it (read_file shows it).", f.Name, callsNamed(calls))
+		} else {
+			r2.Message += fmt.Sprintf(" %s has changed since you last read it%s: read it again before editing.", f.Name, changedBy(calls, own))
+		}
 		return &r2
 	}
 	return err
@@ -487,4 +511,103 @@ func bounded(s string) string {
 		return s[:journal.MaxDiff] + "\n(diff truncated)\n"
 	}
 	return s
+}
+
+// maxChainBack bounds how many of a file's records changedSince walks back.
+const maxChainBack = 64
+
+// changedSince lists the committed calls that took path from content seen to content
+// now, newest first, and whether they were all session's own; nil when the journal's
+// chain of the file's versions does not lead back to seen (a change outside vfsctl).
+func changedSince(t *journal.Tx, session, path, seen, now string) ([]uint64, bool) {
+	recs, err := t.Find(journal.Query{Path: path, Limit: maxChainBack})
+	if err != nil || seen == "" {
+		return nil, false
+	}
+	var calls []uint64
+	own, cur := true, now
+	for _, r := range recs {
+		if cur == seen {
+			break
+		}
+		if r.State != journal.Committed {
+			continue
+		}
+		for _, f := range r.Files {
+			if f.Path == path && f.Op.Changes() && f.After == cur {
+				calls = append(calls, r.Seq)
+				own = own && r.Session == session && r.Undo == 0 && r.Redo == 0
+				cur = f.Before
+				break
+			}
+		}
+	}
+	if cur != seen || len(calls) == 0 {
+		return nil, false
+	}
+	return calls, own
+}
+
+// callsNamed names the session's own calls: "edit (call 5)", "edits (calls 5 and 6)".
+func callsNamed(calls []uint64) string {
+	if len(calls) == 1 {
+		return fmt.Sprintf("edit (call %d)", calls[0])
+	}
+	var s []string
+	for i := len(calls) - 1; i >= 0; i-- {
+		s = append(s, fmt.Sprint(calls[i]))
+	}
+	return fmt.Sprintf("edits (calls %s)", strings.Join(s, ", "))
+}
+
+// changedBy says which calls changed a file since a read, when the journal knows.
+func changedBy(calls []uint64, own bool) string {
+	if len(calls) == 0 {
+		return " (not through vfsctl, or too many changes back to tell)"
+	}
+	var s []string
+	for i := len(calls) - 1; i >= 0; i-- {
+		s = append(s, fmt.Sprint(calls[i]))
+	}
+	return fmt.Sprintf(" (calls %s changed it, not all of this session)", strings.Join(s, ", "))
+}
+
+// lineCount is how many lines data has.
+func lineCount(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// seenLines says which lines of a file a session saw: "lines 1-3 of big.txt's 351".
+func seenLines(spans [][2]int, name string, data []byte) string {
+	var s []string
+	for _, sp := range spans {
+		s = append(s, fmt.Sprintf("%d-%d", sp[0], sp[1]))
+	}
+	if len(s) == 0 {
+		return "only part of " + name
+	}
+	return fmt.Sprintf("lines %s of %d of %s", strings.Join(s, ", "), lineCount(data), name)
+}
+
+// unseenLines says which lines are left to read: "lines 4-351".
+func unseenLines(spans [][2]int, data []byte) string {
+	total, next := lineCount(data), 1
+	var s []string
+	for _, sp := range spans {
+		if sp[0] > next {
+			s = append(s, fmt.Sprintf("%d-%d", next, min(sp[0]-1, total)))
+		}
+		next = max(next, sp[1]+1)
+	}
+	if next <= total {
+		s = append(s, fmt.Sprintf("%d-%d", next, total))
+	}
+	if len(s) == 0 {
+		return "all of it again"
+	}
+	return "lines " + strings.Join(s, ", ")
 }
