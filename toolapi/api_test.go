@@ -253,7 +253,7 @@ func TestReadWriteCreate(t *testing.T) {
 	}
 	// One line seen of three is not enough to replace the file whole.
 	r = call(a, "write_file", `{"path": "f.txt", "content": "new\n"}`)
-	if r.OK || kindOf(r) != "not_read" || !strings.Contains(r.Text, "only part of f.txt") {
+	if r.OK || kindOf(r) != "not_read" || !strings.Contains(r.Text, "only line 2 of 3 of f.txt") || !strings.Contains(r.Text, "read line 1, line 3 first") {
 		t.Fatalf("write after a partial read: %+v", r)
 	}
 	// Reads that together cover every line are. Offset 0, a common slip, reads from

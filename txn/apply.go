@@ -581,33 +581,41 @@ func lineCount(data []byte) int {
 	return n
 }
 
-// seenLines says which lines of a file a session saw: "lines 1-3 of big.txt's 351".
+// seenLines says which lines of a file a session saw: "only lines 1-3 of 351 of big.txt".
 func seenLines(spans [][2]int, name string, data []byte) string {
 	var s []string
 	for _, sp := range spans {
-		s = append(s, fmt.Sprintf("%d-%d", sp[0], sp[1]))
+		s = append(s, lineRange(sp[0], sp[1]))
 	}
 	if len(s) == 0 {
 		return "only part of " + name
 	}
-	return fmt.Sprintf("lines %s of %d of %s", strings.Join(s, ", "), lineCount(data), name)
+	return fmt.Sprintf("only %s of %d of %s", strings.Join(s, ", "), lineCount(data), name)
 }
 
-// unseenLines says which lines are left to read: "lines 4-351".
+// unseenLines says which lines are left to read: "line 1, lines 3-9".
 func unseenLines(spans [][2]int, data []byte) string {
 	total, next := lineCount(data), 1
 	var s []string
 	for _, sp := range spans {
 		if sp[0] > next {
-			s = append(s, fmt.Sprintf("%d-%d", next, min(sp[0]-1, total)))
+			s = append(s, lineRange(next, min(sp[0]-1, total)))
 		}
 		next = max(next, sp[1]+1)
 	}
 	if next <= total {
-		s = append(s, fmt.Sprintf("%d-%d", next, total))
+		s = append(s, lineRange(next, total))
 	}
 	if len(s) == 0 {
 		return "all of it again"
 	}
-	return "lines " + strings.Join(s, ", ")
+	return strings.Join(s, ", ")
+}
+
+// lineRange names lines a to b: "line 4", "lines 4-351".
+func lineRange(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("line %d", a)
+	}
+	return fmt.Sprintf("lines %d-%d", a, b)
 }
