@@ -28,6 +28,7 @@ const (
 	keyTxn     = attribute.Key("vfsctl.txn")
 	keyPaths   = attribute.Key("vfsctl.paths")
 	keyKind    = attribute.Key("vfsctl.kind")
+	keyTurn    = attribute.Key("vfsctl.turn")
 )
 
 // Bounds on what a span takes from a call: an apply_changes call may name many paths,
@@ -59,6 +60,9 @@ func traceCall(ctx context.Context, tr trace.Tracer, session, tool string, args 
 	}
 	if id, _ := ctx.Value(callIDKey{}).(string); id != "" {
 		attrs = append(attrs, keyCallID.String(clip(id)))
+	}
+	if turn := TurnOf(ctx); turn != "" {
+		attrs = append(attrs, keyTurn.String(clip(turn))) // the turn a rewind takes back
 	}
 	ctx, span := tr.Start(ctx, spanName(tool), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	defer span.End()

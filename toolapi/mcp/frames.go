@@ -263,7 +263,7 @@ func (r *frameReader) next() error {
 	if len(sc.method) > 0 && sc.id != nil && r.open != nil {
 		r.open.add() // a request: its reply is awaited at the end of the input
 	}
-	r.pending = r.frame
+	r.pending = withRequestID(r.frame)
 	return nil
 }
 
@@ -429,4 +429,43 @@ func (s *frameScan) endValue() {
 		}
 	}
 	s.keep = false
+}
+
+// metaRequestID is the params._meta key under which the transport hands a tools/call
+// its JSON-RPC request id, which the SDK does not pass to handlers: the call's span
+// records it as gen_ai.tool.call.id when the runtime sent no call id of its own.
+const metaRequestID = "vfsctl/jsonrpc_id"
+
+// withRequestID returns frame with a tools/call's request id in params._meta
+// (metaRequestID), or frame itself for any other message or one it cannot rewrite.
+func withRequestID(frame []byte) []byte {
+	var msg struct {
+		ID     json.RawMessage            `json:"id"`
+		Method string                     `json:"method"`
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(frame, &msg) != nil || msg.Method != "tools/call" || len(msg.ID) == 0 || msg.Params == nil {
+		return frame
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := msg.Params["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
+		return frame
+	}
+	meta[metaRequestID] = msg.ID
+	var all map[string]json.RawMessage
+	if json.Unmarshal(frame, &all) != nil {
+		return frame
+	}
+	var err error
+	if msg.Params["_meta"], err = json.Marshal(meta); err != nil {
+		return frame
+	}
+	if all["params"], err = json.Marshal(msg.Params); err != nil {
+		return frame
+	}
+	out, err := json.Marshal(all)
+	if err != nil {
+		return frame
+	}
+	return append(out, '\n')
 }

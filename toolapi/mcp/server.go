@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -141,7 +142,7 @@ func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		session := s.session(req.Session)
 		var res toolapi.Result
-		if ctx, err := turnOf(traceParent(ctx, req.Params.Meta), req.Params.Meta); err != nil {
+		if ctx, err := turnOf(callID(traceParent(ctx, req.Params.Meta), req.Params.Meta), req.Params.Meta); err != nil {
 			kind := string(toolapi.KindOf(err)) // refused before it reached the tool: not journaled
 			res = toolapi.Result{Tool: name, Kind: &kind, Text: err.Error()}
 		} else {
@@ -193,4 +194,24 @@ func traceParent(ctx context.Context, meta sdk.Meta) context.Context {
 	}
 	ts, _ := meta["tracestate"].(string)
 	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": tp, "tracestate": ts})
+}
+
+// MetaCallID is the params._meta key of the runtime's id for a tool call (the model's
+// tool_use or tool_call id), which the call's span records as gen_ai.tool.call.id.
+const MetaCallID = "vfsctl/call_id"
+
+// callID puts the call's id in ctx for its span: the runtime's, from params._meta,
+// else the JSON-RPC request's id (metaRequestID, put there by NewTransport).
+func callID(ctx context.Context, meta sdk.Meta) context.Context {
+	for _, key := range []string{MetaCallID, metaRequestID} {
+		switch v := meta[key].(type) {
+		case string:
+			if v != "" {
+				return toolapi.WithCallID(ctx, v)
+			}
+		case float64:
+			return toolapi.WithCallID(ctx, strconv.FormatFloat(v, 'f', -1, 64))
+		}
+	}
+	return ctx
 }
