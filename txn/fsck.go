@@ -110,7 +110,8 @@ func (e *Engine) Fsck(withDiff bool) (rep *FsckReport, err error) {
 		if withDiff {
 			var known []byte
 			if e.View(func(t *journal.Tx) (err error) { known, err = t.Content(p, heads[p]); return err }) == nil {
-				c.Diff = matcher.UnifiedDiff(p, known, []matcher.Splice{{Start: 0, End: len(known), Text: data, FirstLine: 1, LastLine: max(1, matcher.CountLines(known))}})
+				// One splice per changed run of lines, so the diff shows hunks.
+				c.Diff = matcher.PlacedDiff(p, known, lineSplices(known, data))
 			}
 		}
 		rep.Changed = append(rep.Changed, c)
