@@ -64,6 +64,9 @@ type Options struct {
 	// nil traces nothing and costs nothing: the global provider is not consulted, so
 	// pass otel.GetTracerProvider() to use it.
 	TracerProvider trace.TracerProvider
+	// OnSettle, if set, is told of each call recovery settled when the journal was
+	// opened after a crash or a kill, and what became of it.
+	OnSettle func(Settled)
 }
 
 // DefaultWait is how long a call waits for another process's turn on the journal
@@ -156,7 +159,7 @@ func Open(root string, opts Options) (*Engine, error) {
 	case linger < 0:
 		linger = 0
 	}
-	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard, Linger: linger, Durability: opts.Durability})
+	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard, Linger: linger, Durability: opts.Durability, OnSettle: opts.OnSettle})
 	if err != nil {
 		return nil, err
 	}
@@ -233,3 +236,7 @@ func toolSetName(spec string) string {
 	}
 	return spec
 }
+
+// Settled is a call recovery settled on open (a crash or a kill left it pending), and
+// what became of it.
+type Settled = txn.Settled

@@ -41,6 +41,17 @@ type Options struct {
 	// DefaultCheckpointInterval, a negative interval no timer (Close still syncs).
 	CheckpointEvery    int
 	CheckpointInterval time.Duration
+	// OnSettle, if set, is told of each call recovery settled on open (a call a crash
+	// or a kill left pending): its number, tool, new state and recovery's note.
+	OnSettle func(Settled)
+}
+
+// Settled is a call recovery settled on open, and what became of it.
+type Settled struct {
+	Seq   uint64 `json:"seq"`
+	Tool  string `json:"tool"`
+	State string `json:"state"` // committed, rolled_back, unknown
+	Note  string `json:"note,omitempty"`
 }
 
 // Engine runs tool calls against one workspace. It is safe for concurrent use.
@@ -68,6 +79,8 @@ type Engine struct {
 	// close first, recovery in this process stores them as the calls measured them.
 	cmu       sync.Mutex
 	committed map[uint64]*journal.Record
+
+	onSettle func(Settled)
 }
 
 // Open returns an Engine over fs with its journal. The journal file is opened (and
@@ -85,7 +98,7 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	if holder == "" {
 		holder = filepath.Base(os.Args[0])
 	}
-	e := &Engine{fs: fs, guardMode: opts.Guard, durability: opts.Durability, boot: bootID(), cpEvery: opts.CheckpointEvery, cpInterval: opts.CheckpointInterval}
+	e := &Engine{fs: fs, guardMode: opts.Guard, durability: opts.Durability, boot: bootID(), cpEvery: opts.CheckpointEvery, cpInterval: opts.CheckpointInterval, onSettle: opts.OnSettle}
 	if e.durability == "" {
 		e.durability = DurableFile
 	}

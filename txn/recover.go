@@ -52,6 +52,13 @@ func (e *Engine) recover(j *journal.Journal) error {
 		if err := e.settle(j, r, landed[r.Seq]); err != nil {
 			return fmt.Errorf("settling call %d: %w", r.Seq, err)
 		}
+		if e.onSettle != nil {
+			st := Settled{Seq: r.Seq, Tool: r.Tool, State: string(r.State)}
+			if len(r.Notes) > 0 {
+				st.Note = r.Notes[len(r.Notes)-1]
+			}
+			e.onSettle(st)
+		}
 	}
 	// Notes for records already settled: what recovery repaired of their files.
 	if len(notes) > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/vfsctl/vfsctl/toolapi"
@@ -14,6 +15,7 @@ type common struct {
 	wait         time.Duration
 	json         bool
 	since, until string
+	stderr       io.Writer // where open reports what recovery settled
 }
 
 // The common flags, named as a command asks for them.
@@ -62,6 +64,10 @@ func (c *common) openWith(opts toolapi.Options) (*toolapi.Engine, error) {
 		}
 	}
 	opts.Wait = c.wait
+	if opts.OnSettle == nil && c.stderr != nil {
+		stderr := c.stderr
+		opts.OnSettle = func(s toolapi.Settled) { fmt.Fprintln(stderr, settledLine(s)) }
+	}
 	return toolapi.Open(root, opts)
 }
 
@@ -76,3 +82,17 @@ func (c *common) window(q *toolapi.Query) error {
 	}
 	return nil
 }
+
+// settledLine says, for an operator, what recovery did with a call a crash or a kill
+// left pending, as the first command to open the journal settled it.
+func settledLine(s toolapi.Settled) string {
+	line := fmt.Sprintf("vfsctl: recovery settled call %d (%s), left pending by a crash or a kill: now %s", s.Seq, s.Tool, s.State)
+	if s.Note != "" {
+		line += " (" + s.Note + ")"
+	}
+	return line
+}
+
+// setStderr gives the command's stderr to open, which reports there what recovery
+// settled.
+func (c *common) setStderr(w io.Writer) { c.stderr = w }

@@ -76,6 +76,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "vfsctl %s: %v\n", c.Name(), err)
 			return exitUsage
 		}
+		if s, ok := c.(interface{ setStderr(io.Writer) }); ok {
+			s.setStderr(stderr)
+		}
 		return c.Run(stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "vfsctl: unknown command %q\n\n", args[0])
