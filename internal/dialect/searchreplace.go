@@ -52,87 +52,131 @@ const StartLineWindow = 20
 // start of SEARCH, optionally followed by a `-------` line. Anything else outside a
 // block is refused; a line naming another file says that one call edits one file.
 func ParseSearchReplace(diff, path string) ([]Block, error) {
-	lines := splitPatch(diff)
-	var blocks []Block
-	const (
-		outside = iota
-		search
-		replace
-	)
-	state := outside
-	var cur Block
-	var body []string
-	hintsDone := false
-	for i, raw := range lines {
-		line := strings.TrimRight(raw, " \t")
-		switch state {
-		case outside:
-			t := strings.TrimSpace(raw)
-			switch {
-			case searchMarker.MatchString(line):
-				cur, body, hintsDone = Block{Line: i + 1}, nil, false
-				state = search
-			case t == "" || strings.HasPrefix(t, "```"):
-			case namesFile(t) && blockFollows(lines[i+1:]):
-				if !samePath(t, path) {
-					return nil, errs.New(errs.InvalidInput, "", "replace_in_file diff line %d names %s, but this call edits %s: replace_in_file edits one file a call. Send the blocks of %s in a call of their own, with its path.", i+1, t, path, t)
-				}
-			default:
-				return nil, srFail(i, raw, "a '------- SEARCH' (or '<<<<<<< SEARCH') line to start a block")
-			}
-		case search:
-			if !hintsDone && len(body) == 0 {
-				t := strings.TrimSpace(raw)
-				if m := startLineHint.FindStringSubmatch(t); m != nil {
-					n, err := strconv.Atoi(m[1])
-					if err != nil || n < 1 {
-						return nil, srFail(i, raw, "a line number of 1 or more after :start_line:")
-					}
-					cur.StartLine = n
-					continue
-				}
-				if endLineHint.MatchString(t) {
-					continue
-				}
-				if (cur.StartLine > 0) && dashLine.MatchString(line) {
-					hintsDone = true
-					continue
-				}
-				hintsDone = true
-			}
-			switch {
-			case dividerMarker.MatchString(line):
-				cur.Search = joinBody(body)
-				body = nil
-				state = replace
-			case searchMarker.MatchString(line) || replaceMarker.MatchString(line):
-				return nil, srFail(i, raw, fmt.Sprintf("'=======' to end the SEARCH section of the block at line %d", cur.Line))
-			default:
-				body = append(body, raw)
-			}
-		case replace:
-			switch {
-			case replaceMarker.MatchString(line):
-				cur.Replace = joinBody(body)
-				blocks = append(blocks, cur)
-				state = outside
-			case searchMarker.MatchString(line):
-				return nil, srFail(i, raw, fmt.Sprintf("'+++++++ REPLACE' (or '>>>>>>> REPLACE') to end the block at line %d", cur.Line))
-			default:
-				body = append(body, raw)
-			}
+	p := &srParser{path: path, lines: splitPatch(diff)}
+	for i, raw := range p.lines {
+		var err error
+		switch p.state {
+		case srOutside:
+			err = p.outside(i, raw)
+		case srSearch:
+			err = p.search(i, raw)
+		case srReplace:
+			err = p.replace(i, raw)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	switch state {
-	case search:
-		return nil, srFail(len(lines), "", fmt.Sprintf("'=======' to end the SEARCH section of the block at line %d", cur.Line))
-	case replace:
-		return nil, srFail(len(lines), "", fmt.Sprintf("'+++++++ REPLACE' (or '>>>>>>> REPLACE') to end the block at line %d", cur.Line))
+	return p.end()
+}
+
+// The states of a SEARCH/REPLACE parse: between blocks, in a SEARCH section, in a
+// REPLACE section.
+const (
+	srOutside = iota
+	srSearch
+	srReplace
+)
+
+// srParser reads SEARCH/REPLACE blocks one line at a time.
+type srParser struct {
+	path      string
+	lines     []string
+	state     int
+	blocks    []Block
+	cur       Block    // the block being read
+	body      []string // the lines of its current section
+	hintsDone bool     // Roo's :start_line: hints are behind
+}
+
+// outside reads line i between blocks: a SEARCH marker, a blank line or a fence, or
+// Aider's line naming the file.
+func (p *srParser) outside(i int, raw string) error {
+	line, t := strings.TrimRight(raw, " \t"), strings.TrimSpace(raw)
+	switch {
+	case searchMarker.MatchString(line):
+		p.cur, p.body, p.hintsDone = Block{Line: i + 1}, nil, false
+		p.state = srSearch
+	case t == "" || strings.HasPrefix(t, "```"):
+	case namesFile(t) && blockFollows(p.lines[i+1:]):
+		if !samePath(t, p.path) {
+			return errs.New(errs.InvalidInput, "", "replace_in_file diff line %d names %s, but this call edits %s: replace_in_file edits one file a call. Send the blocks of %s in a call of their own, with its path.", i+1, t, p.path, t)
+		}
+	default:
+		return srFail(i, raw, "a '------- SEARCH' (or '<<<<<<< SEARCH') line to start a block")
 	}
-	if len(blocks) == 0 {
+	return nil
+}
+
+// search reads line i of a SEARCH section: Roo's hints first, then lines up to the
+// divider.
+func (p *srParser) search(i int, raw string) error {
+	line := strings.TrimRight(raw, " \t")
+	if !p.hintsDone && len(p.body) == 0 {
+		if hint, err := p.hint(i, raw, line); hint || err != nil {
+			return err
+		}
+	}
+	switch {
+	case dividerMarker.MatchString(line):
+		p.cur.Search = joinBody(p.body)
+		p.body = nil
+		p.state = srReplace
+	case searchMarker.MatchString(line) || replaceMarker.MatchString(line):
+		return srFail(i, raw, fmt.Sprintf("'=======' to end the SEARCH section of the block at line %d", p.cur.Line))
+	default:
+		p.body = append(p.body, raw)
+	}
+	return nil
+}
+
+// hint reads Roo's :start_line:N, :end_line:N and the '-------' line after them at
+// the start of a SEARCH section; it reports whether line i was one.
+func (p *srParser) hint(i int, raw, line string) (bool, error) {
+	t := strings.TrimSpace(raw)
+	if m := startLineHint.FindStringSubmatch(t); m != nil {
+		n, err := strconv.Atoi(m[1])
+		if err != nil || n < 1 {
+			return true, srFail(i, raw, "a line number of 1 or more after :start_line:")
+		}
+		p.cur.StartLine = n
+		return true, nil
+	}
+	if endLineHint.MatchString(t) {
+		return true, nil
+	}
+	p.hintsDone = true
+	return p.cur.StartLine > 0 && dashLine.MatchString(line), nil
+}
+
+// replace reads line i of a REPLACE section, up to the REPLACE marker.
+func (p *srParser) replace(i int, raw string) error {
+	line := strings.TrimRight(raw, " \t")
+	switch {
+	case replaceMarker.MatchString(line):
+		p.cur.Replace = joinBody(p.body)
+		p.blocks = append(p.blocks, p.cur)
+		p.state = srOutside
+	case searchMarker.MatchString(line):
+		return srFail(i, raw, fmt.Sprintf("'+++++++ REPLACE' (or '>>>>>>> REPLACE') to end the block at line %d", p.cur.Line))
+	default:
+		p.body = append(p.body, raw)
+	}
+	return nil
+}
+
+// end refuses a diff that stops inside a block or holds none.
+func (p *srParser) end() ([]Block, error) {
+	switch p.state {
+	case srSearch:
+		return nil, srFail(len(p.lines), "", fmt.Sprintf("'=======' to end the SEARCH section of the block at line %d", p.cur.Line))
+	case srReplace:
+		return nil, srFail(len(p.lines), "", fmt.Sprintf("'+++++++ REPLACE' (or '>>>>>>> REPLACE') to end the block at line %d", p.cur.Line))
+	}
+	if len(p.blocks) == 0 {
 		return nil, errs.New(errs.InvalidInput, "", "replace_in_file: the diff holds no SEARCH/REPLACE block. Send '------- SEARCH', the lines to find, '=======', the new lines, '+++++++ REPLACE'.")
 	}
-	return blocks, nil
+	return p.blocks, nil
 }
 
 // namesFile reports whether t could be Aider's line naming a file: one word, with a
