@@ -125,7 +125,7 @@ func (x *Exec) End(exit string) (*Look, error) {
 		return nil, err
 	}
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
-	c.rec.Notes = []string{exit}
+	c.rec.Notes, c.rec.Exit = nil, exit
 	c.rec.Duration = time.Since(x.start)
 	look, err := e.look(c, x.opts, false)
 	if err != nil {
