@@ -273,7 +273,7 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 		wasFile, isFile := had && o.Kind == vfs.KindFile, has && n.Kind == vfs.KindFile
 		switch {
 		case isFile && !wasFile:
-			f := journal.File{Path: p, Op: journal.OpCreate, After: n.Hash, AfterMode: n.Mode, AfterBlob: !n.Large, Made: madeDirs(p, old, now)}
+			f := journal.File{Path: p, Op: journal.OpCreate, After: n.Hash, AfterMode: modeOf(n.Mode), AfterBlob: !n.Large, Made: madeDirs(p, old, now)}
 			if after := data[n.Hash]; after != nil && isText(after) {
 				f.Diff = bounded(wholeDiff(p, nil, after))
 			}
@@ -282,7 +282,7 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 				notes = append(notes, fmt.Sprintf("%s: a %s became a file", p, o.Kind))
 			}
 		case wasFile && !isFile:
-			f := journal.File{Path: p, Op: journal.OpDelete, Before: o.Hash, BeforeMode: o.Mode, BeforeBlob: !o.Large}
+			f := journal.File{Path: p, Op: journal.OpDelete, Before: o.Hash, BeforeMode: modeOf(o.Mode), BeforeBlob: !o.Large}
 			if before := content(o.Hash); before != nil && isText(before) {
 				f.Diff = bounded(wholeDiff(p, before, nil))
 			}
@@ -291,7 +291,7 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 				notes = append(notes, fmt.Sprintf("%s: a file became a %s%s", p, n.Kind, targetNote(n)))
 			}
 		case isFile && wasFile && o.Hash != n.Hash:
-			f := journal.File{Path: p, Op: journal.OpWrite, Before: o.Hash, After: n.Hash, BeforeMode: o.Mode, AfterMode: n.Mode, BeforeBlob: !o.Large, AfterBlob: !n.Large}
+			f := journal.File{Path: p, Op: journal.OpWrite, Before: o.Hash, After: n.Hash, BeforeMode: modeOf(o.Mode), AfterMode: modeOf(n.Mode), BeforeBlob: !o.Large, AfterBlob: !n.Large}
 			if before, after := content(o.Hash), data[n.Hash]; before != nil && after != nil && isText(before) && isText(after) {
 				f.Op = journal.OpEdit
 				f.Diff = bounded(wholeDiff(p, before, after))
@@ -301,6 +301,9 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 			}
 			files = append(files, f)
 		case isFile && wasFile && o.Mode != n.Mode:
+			// Only the bits: a write of the same content with the new mode, which an
+			// undo takes back by setting the old bits.
+			files = append(files, journal.File{Path: p, Op: journal.OpWrite, Before: o.Hash, After: n.Hash, BeforeMode: modeOf(o.Mode), AfterMode: modeOf(n.Mode), BeforeBlob: !o.Large, AfterBlob: !n.Large})
 			notes = append(notes, fmt.Sprintf("%s: mode %04o -> %04o", p, o.Mode, n.Mode))
 		case has && !had && !isFile:
 			if n.Kind != vfs.KindDir {
@@ -337,6 +340,9 @@ func madeDirs(p string, old, now map[string]journal.SnapEntry) []string {
 	}
 	return made
 }
+
+// modeOf is permission bits as records keep a mode: an fs.FileMode.
+func modeOf(bits uint32) uint32 { return uint32(vfs.FileModeOf(bits)) }
 
 func isText(b []byte) bool { return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) }
 

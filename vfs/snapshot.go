@@ -108,6 +108,21 @@ func PermBits(m fs.FileMode) uint32 {
 	return b
 }
 
+// FileModeOf is the fs.FileMode of permission bits as PermBits gives them.
+func FileModeOf(bits uint32) fs.FileMode {
+	m := fs.FileMode(bits & 0o777)
+	if bits&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if bits&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if bits&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
 // Snapshot walks the workspace and returns its entries. prev is the previous
 // snapshot by path: a regular file whose identity and size it recorded unchanged is
 // not opened. The walk first lists every entry, and refuses with the count, before
