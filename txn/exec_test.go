@@ -1,12 +1,16 @@
 package txn
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // runExec runs a shell script in dir as an exec of session s.
@@ -69,5 +73,68 @@ func TestExecRecordsOutsideApartAndUndoesByLines(t *testing.T) {
 	hand, _ := os.ReadFile(filepath.Join(dir, "hand.txt"))
 	if string(hand) != "mine, edited by hand\n" {
 		t.Errorf("hand.txt: %q", hand)
+	}
+}
+
+// The limits are named where they are met: a file over the size limit is recorded by
+// hash only and said not restorable, a tree over the entry limit is refused with its
+// count before the command runs.
+func TestExecNamesItsLimits(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	o := LookOptions{MaxFile: 100, MaxEntries: 3}
+	if _, err := e.CheckpointOutside(o); err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 500), 0o644)
+	look, err := x.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec *journal.Record
+	e.View(func(tx *journal.Tx) error { rec, _ = tx.Get(look.Seq); return nil })
+	if rec == nil || len(rec.Files) != 1 || rec.Files[0].AfterBlob || !slices.ContainsFunc(rec.Notes, func(n string) bool {
+		return strings.Contains(n, "big.bin is over the snapshot's size limit: recorded by hash only, not restorable")
+	}) {
+		t.Fatalf("the exec's record: %+v", rec)
+	}
+	for i := range 3 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d", i)), nil, 0o644)
+	}
+	if _, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, o); err == nil || !strings.Contains(err.Error(), "the workspace holds 5 entries, over the snapshot limit of 3") {
+		t.Fatalf("BeginExec over the entry limit: %v", err)
+	}
+}
+
+// An exec whose end was never recorded (vfsctl stopped while the command ran) is
+// settled by the next open as unknown, saying so; its record is not taken for a call
+// that changed nothing and rolled forward.
+func TestExecNeverEndedIsUnknownAfterRecovery(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	fsys, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := Open(fsys, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if _, err := e2.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var rec *journal.Record
+	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
+	if rec == nil || rec.State != journal.Unknown || !slices.ContainsFunc(rec.Notes, func(n string) bool { return strings.Contains(n, "stopped before it recorded") }) {
+		t.Fatalf("the exec's record after recovery: %+v", rec)
 	}
 }

@@ -102,6 +102,9 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl exec: the command ended (%s) but what it changed could not be journaled: %v\n", how, err)
 		return exitVfsctl
 	}
+	for _, n := range look.Notes {
+		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
+	}
 	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %d files changed\n", x.Seq(), how, len(look.Files))
 	return code
 }
