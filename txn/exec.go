@@ -180,9 +180,13 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 				b, _ := t.Blob(h)
 				return b
 			})
-			if outside {
-				look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f) })
+			// Before an exec, any call's change is left out; after it, those of
+			// calls committed while the command ran (after the exec's record).
+			since := uint64(0)
+			if !outside {
+				since = c.rec.Seq
 			}
+			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, since) })
 		}
 		for _, p := range scan.Unreadable {
 			look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
@@ -230,9 +234,10 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 }
 
 // callMade reports whether f's new state is what the latest committed call about its
-// path left: then a call made it, not the command or an outside writer.
-func callMade(t *journal.Tx, f journal.File) bool {
-	seqs := t.SeqsOf(f.Path, 0)
+// path after call since left: then a call made it, not the command or an outside
+// writer.
+func callMade(t *journal.Tx, f journal.File, since uint64) bool {
+	seqs := t.SeqsOf(f.Path, since)
 	for i := len(seqs) - 1; i >= 0; i-- {
 		r, err := t.Get(seqs[i])
 		if err != nil || r == nil || r.State != journal.Committed {

@@ -138,3 +138,28 @@ func TestExecNeverEndedIsUnknownAfterRecovery(t *testing.T) {
 		t.Fatalf("the exec's record after recovery: %+v", rec)
 	}
 }
+
+// A call another session commits while the command runs is that call's, not the
+// command's: the exec's record leaves it out.
+func TestExecLeavesOutCallsCommittedWhileItRan(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"f.txt": "f\n", "g.txt": "g\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("F\n"), 0o644) // the command
+	if err := edit(e, "other", "g.txt", "g\n", "G\n"); err != nil {
+		t.Fatal(err)
+	}
+	look, err := x.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(look.Files) != 1 || look.Files[0].Path != "f.txt" {
+		t.Fatalf("the exec's files: %+v, want f.txt only", look.Files)
+	}
+}
