@@ -179,6 +179,9 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 		return fmt.Sprintf("(%s is empty)", args.path), nil
 	}
 	first := max(args.offset, 1)
+	if args.offset < 0 {
+		first = max(r.TotalLines+args.offset+1, 1) // the last -offset lines, as tail -n
+	}
 	limit := args.limit
 	if limit == 0 {
 		limit = DefaultReadLimit

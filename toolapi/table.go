@@ -82,7 +82,8 @@ type argDef struct {
 	maxItems int      // array: the most items one call may send
 	missing  string   // what a message calls the field when it is missing
 	enum     []string // string: the values accepted
-	elem     string   // array of scalars: their JSON type (view_range's integers)
+	elem     string   // array of scalars: their JSON type (view_range's integers, read_files' paths)
+	signed   bool     // integer: negative values are taken too (min is not checked)
 	// dropped are values of an enum that a newer version of the tool no longer has,
 	// each refused with the message saying so.
 	dropped map[string]string
@@ -214,6 +215,7 @@ var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
 
 // toolTable defines every tool, in the order they are listed.
 var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
+	moveFileDef, deleteFileDef, createDirectoryDef, readFilesDef, fileInfoDef,
 	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef}
 
 // lookupTool returns the tool of defs named name, or nil.

@@ -44,10 +44,10 @@ func definitionsOf(defs []*toolDef) []Tool {
 var readFileDef = &toolDef{
 	name: ReadFile,
 	desc: "Read a text file of the workspace. Lines come back numbered (\"     1\\tcode\"); the number and tab are not part of the file, so leave them out of oldText. " +
-		"Reads up to 2000 lines from offset (1-based); the reply says how to read on. write_file may replace a file only after its whole current content was read (in one read or several).",
+		"Reads up to 2000 lines from offset (1-based; a negative offset reads the last lines, -20 the last 20); the reply says how to read on. write_file may replace a file only after its whole current content was read (in one read or several).",
 	args: objectDef{fields: []argDef{
 		pathArg("File path, relative to the workspace root (an absolute path inside the root also works)."),
-		{name: "offset", typ: tInteger, min: 0, def: 1, desc: "First line to read, 1-based (0 reads from the first line too)."},
+		{name: "offset", typ: tInteger, signed: true, def: 1, desc: "First line to read, 1-based (0 reads from the first line too); negative counts from the end, as tail does: -20 reads the last 20 lines."},
 		{name: "limit", typ: tInteger, min: 1, def: DefaultReadLimit, desc: "Most lines to read."},
 	}},
 	shape: `{"path": "src/app.ts"}`,
