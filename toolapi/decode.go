@@ -240,7 +240,23 @@ func listOf[T any](v values, name string) []T {
 // defs, in one pass. The input it returns holds the paths the arguments name even
 // when they are refused; an unknown tool is unknown_tool.
 func decodeCall(defs []*toolDef, tool string, raw json.RawMessage) (*toolDef, *input, error) {
-	d := lookupTool(defs, tool)
+	d, in, err := decodeBy(defs, lookupTool(defs, tool), tool, raw)
+	if err != nil {
+		// defs may hold another tool of the name (replay's whole table holds the
+		// gemini set's read_file beside the native one): the one that takes the call.
+		for _, o := range defs {
+			if o != d && o.name == tool {
+				if od, oin, oerr := decodeBy(defs, o, tool, raw); oerr == nil {
+					return od, oin, nil
+				}
+			}
+		}
+	}
+	return d, in, err
+}
+
+// decodeBy decodes a call by tool d of defs (nil: unknown).
+func decodeBy(defs []*toolDef, d *toolDef, tool string, raw json.RawMessage) (*toolDef, *input, error) {
 	if t := bytes.TrimSpace(raw); d != nil && d.bare != "" && len(t) > 0 && t[0] == '"' {
 		raw, _ = json.Marshal(map[string]json.RawMessage{d.bare: t})
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -339,5 +340,43 @@ func TestMCPFileTools(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "pkg/main.py")); string(got) != "print(\"hi\")\nx = 1\n" {
 		t.Errorf("after undo, pkg/main.py is %q", got)
+	}
+}
+
+// TestMCPGemini serves the gemini set: its tools are listed under Gemini CLI's names,
+// and replace with expected_replacements works over MCP as through vfsctl call.
+func TestMCPGemini(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := e2eWorkspace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "gemini-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir, "--tools", "gemini")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, ","); got != "glob,list_directory,read_file,replace,search_file_content,write_file" {
+		t.Errorf("tools %s", got)
+	}
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "replace", Arguments: json.RawMessage(`{"file_path": "many.txt", "old_string": "= old", "new_string": "= new", "expected_replacements": 19}`)})
+	if err != nil || !r.IsError || !strings.Contains(textOf(r), "but found 20") {
+		t.Fatalf("a wrong count: %v %s", err, textOf(r))
+	}
+	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "replace", Arguments: json.RawMessage(`{"file_path": "many.txt", "old_string": "= old", "new_string": "= new", "expected_replacements": 20}`)})
+	if err != nil || r.IsError {
+		t.Fatalf("the right count: %v %s", err, textOf(r))
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "many.txt")); strings.Count(string(got), "= new") != 20 {
+		t.Errorf("many.txt:\n%s", got)
 	}
 }
