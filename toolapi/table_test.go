@@ -106,6 +106,9 @@ func TestSchemaPropertiesDecode(t *testing.T) {
 func sample(p map[string]any) any {
 	switch p["type"] {
 	case "string":
+		if e, ok := p["enum"].([]any); ok {
+			return e[len(e)-1]
+		}
 		return "src/x.go"
 	case "integer":
 		return 3

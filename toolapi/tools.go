@@ -143,13 +143,16 @@ var undoEditDef = &toolDef{
 
 var listFilesDef = &toolDef{
 	name: ListFiles,
-	desc: "List the files and folders of the workspace (folders end with /), below path, down to depth levels. " +
+	desc: "List the files and folders of the workspace (folders end with /), below path, down to depth levels; as a tree with format, with sizes with sizes. " +
 		"Files that .gitignore ignores are left out unless includeIgnored is set; .git and .vfsctl are never listed. At most 1000 entries; the reply says how to narrow it.",
 	args: objectDef{fields: []argDef{
 		folderArg("Folder to list, relative to the workspace root."),
 		{name: "pattern", typ: tString, aliases: []string{"query", "regex"}, desc: "Glob on names, e.g. *.go; with a slash, on paths, e.g. src/*.ts."},
 		{name: "depth", typ: tInteger, min: 1, def: defaultDepth, desc: "Folder levels to descend."},
 		includeIgnoredArg("list"),
+		{name: "sizes", typ: tBoolean, def: false, desc: "Show each file's size in bytes."},
+		{name: "format", typ: tString, enum: []string{"list", "tree", "json"}, def: "list",
+			desc: "list: one path per line; tree: names indented by folder; json: a nested array of {name, type, size?, children?}."},
 	}},
 	shape: `{"path": "src", "pattern": "*.ts"}`,
 	op:    journal.OpRead,
