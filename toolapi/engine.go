@@ -59,7 +59,7 @@ type Options struct {
 	// folder fsynced); DurableJournal once its journal record is synced, the files
 	// written without fsync and synced in batches (every 256 calls, after a second,
 	// and at Close), and rolled forward from the journal by the next open after a
-	// power loss. See the README's "Durability modes".
+	// power loss. See docs/journal.md, "Durability modes".
 	Durability Durability
 	// TracerProvider, when set, gets one span per Call, named "execute_tool <tool>"
 	// after OpenTelemetry's GenAI conventions for tool execution (see WithCallID).

@@ -14,7 +14,7 @@ import (
 const ExportSchema = "vfsctl.export/2"
 
 // Export writes the records q selects to w as JSON lines, oldest first, one object per
-// call in schema ExportSchema (see the README), so that the journals of a fleet of
+// call in schema ExportSchema (see docs/operators.md), so that the journals of a fleet of
 // workspaces load into a warehouse that already exists. Without a journal it writes
 // nothing.
 func (e *Engine) Export(q Query, w io.Writer) error {

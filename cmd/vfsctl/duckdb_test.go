@@ -16,11 +16,11 @@ import (
 // (.ci/run installs it); without it the DuckDB test is skipped.
 const duckdbEnv = "VFSCTL_DUCKDB"
 
-// readmeQueries are the DuckDB queries of the README's section "What models get
-// wrong": the lines of its sql block that are not comments, one query a line.
+// readmeQueries are the DuckDB queries of docs/operators.md's section "What models
+// get wrong": the lines of its sql block that are not comments, one query a line.
 func readmeQueries(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "operators.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func readmeQueries(t *testing.T) []string {
 	_, block, ok := strings.Cut(s, "```sql\n")
 	block, _, ok2 := strings.Cut(block, "```")
 	if !ok || !ok2 {
-		t.Fatal("README: the section \"What models get wrong\" has no ```sql block")
+		t.Fatal("docs/operators.md: the section \"What models get wrong\" has no ```sql block")
 	}
 	var qs []string
 	for _, l := range strings.Split(block, "\n") {
@@ -40,11 +40,11 @@ func readmeQueries(t *testing.T) []string {
 	return qs
 }
 
-// The first README query is the one export --help shows.
+// The first query of docs/operators.md is the one export --help shows.
 func TestExportHelpQueryIsTheReadmes(t *testing.T) {
 	q := strings.TrimSuffix(readmeQueries(t)[0], ";")
 	if !strings.Contains(exportUsage, `duckdb -c "`+q+`"`) {
-		t.Errorf("export --help shows a DuckDB query other than the README's first:\n%s", q)
+		t.Errorf("export --help shows a DuckDB query other than the first of docs/operators.md:\n%s", q)
 	}
 }
 
@@ -62,8 +62,8 @@ const { DuckDBInstance } = require('module').createRequire(process.argv[2] + '/'
 })().catch(e => { console.error(e.message); process.exit(1); });
 `
 
-// TestExportInDuckDB loads an export into a real DuckDB and runs the README's
-// queries: time is a timestamp, args an object to look inside, and the figures are
+// TestExportInDuckDB loads an export into a real DuckDB and runs the queries of
+// docs/operators.md: time is a timestamp, args an object to look inside, and the figures are
 // those of the calls sent.
 func TestExportInDuckDB(t *testing.T) {
 	prefix := os.Getenv(duckdbEnv)
@@ -79,7 +79,7 @@ func TestExportInDuckDB(t *testing.T) {
 	}
 	queries := readmeQueries(t)
 	if len(queries) != 3 {
-		t.Fatalf("README: %d DuckDB queries, this test checks 3: update both", len(queries))
+		t.Fatalf("docs/operators.md: %d DuckDB queries, this test checks 3: update both", len(queries))
 	}
 
 	dir, start, end := exportForDuckDB(t)
@@ -123,7 +123,7 @@ func TestExportInDuckDB(t *testing.T) {
 	}
 }
 
-// exportForDuckDB makes a workspace, runs the calls whose export the README's queries
+// exportForDuckDB makes a workspace, runs the calls whose export the documented queries
 // read, and writes the export to calls.jsonl in it, between start and end.
 func exportForDuckDB(t *testing.T) (dir string, start, end time.Time) {
 	dir = t.TempDir()

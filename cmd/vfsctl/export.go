@@ -17,7 +17,7 @@ func (c *exportCmd) Summary() string {
 const exportUsage = `Usage: vfsctl export [--since T] [--until T]
 
 Writes the journal's records to stdout as JSON lines, oldest first, one object per
-call, in the versioned schema ` + toolapi.ExportSchema + ` (see the README), so that the journals of
+call, in the versioned schema ` + toolapi.ExportSchema + ` (see docs/operators.md), so that the journals of
 a fleet of workspaces can be loaded into a warehouse that already exists: DuckDB's
 read_json, ClickHouse's JSONEachRow, BigQuery.
 
