@@ -195,7 +195,7 @@ func badPathCases() []badInput {
 		{"move_file", `{"source": "a.txt", "destination": "src/main.go"}`, "file_exists", "never overwrites"},
 		{"move_file", `{"source": "a.txt", "destination": "../x.txt"}`, "path_outside_root", "destination"},
 		{"move_file", `{"source": "a.txt", "destination": "sub/.git/x"}`, "path_reserved", ".git"},
-		{"move_file", `{"source": "src", "destination": "lib"}`, "not_a_file", "1 entry"},
+		{"move_file", `{"source": "src", "destination": "src/inner"}`, "invalid_input", "into itself"},
 		{"move_file", `{"source": "ro.txt", "destination": "rw.txt"}`, "permission_denied", "read-only"},
 		{"move_file", `{"source": "dangling.txt", "destination": "d2.txt"}`, "not_a_file", "symlink"},
 		{"move_file", `{"source": "nope.txt", "destination": "d2.txt"}`, "file_not_found", "does not exist"},

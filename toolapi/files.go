@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spf13/afero"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/guard"
@@ -36,7 +39,7 @@ const maxReadFiles = 50
 var moveFileDef = &toolDef{
 	name: MoveFile,
 	desc: "Move or rename a file. The destination must not exist (a move never overwrites); missing parent folders are created. " +
-		"The file keeps its content and permissions; undo_edit on either path moves it back. Folders are not moved by this tool: move their files one by one.",
+		"The file keeps its content and permissions; undo_edit on either path moves it back. A folder moves with every file in it, as one change (at most 100 files; not one holding symlinks or empty folders).",
 	args: objectDef{fields: []argDef{
 		{name: "source", typ: tString, required: true, min: 1, path: true, aliases: []string{"from", "old_path", "src"}, desc: "The file to move, relative to the workspace root."},
 		{name: "destination", typ: tString, required: true, min: 1, path: true, aliases: []string{"to", "new_path", "dest"}, desc: "Its new path, relative to the workspace root; must not exist."},
@@ -146,10 +149,7 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 		}
 		return "", errs.New(errs.FileNotFound, src, "%s", msg)
 	case isFolder(rs):
-		c.Named(journal.OpDelete, src)
-		n, _ := fsys.Entries(rs.Path)
-		return "", errs.New(errs.NotAFile, src, "move_file moves files, and %s is a folder (%s). Move its files one by one (each move makes the folders it needs), then delete_file the empty folder.",
-			src, entries(n)).Stood(errs.FoundDir, "")
+		return a.moveFolder(c, src, dst, rs, rd)
 	}
 	specs := []txn.Spec{
 		{Path: src, Op: journal.OpDelete, Label: "source " + src},
@@ -161,6 +161,85 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 	}
 	moved := changes[1]
 	return withWarnings(fmt.Sprintf("Moved %s to %s (%s, %s).", src, dst, plural(txn.CountLines(moved.After), "line"), plural(len(moved.After), "byte")), moved), nil
+}
+
+// maxMovedFiles bounds the files one folder move takes: it is one transaction.
+const maxMovedFiles = 100
+
+// moveFolder moves every file of a folder as moveFile moves one, in one transaction
+// (so undo moves them all back), then removes the source's folders, empty by then.
+// A folder holding what the journal cannot move back (a symlink, a special file, an
+// empty folder, a reserved name) is refused, naming it.
+func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolved) (string, error) {
+	if rd.Path == rs.Path || strings.HasPrefix(rd.Path, rs.Path+"/") {
+		c.Named(journal.OpDelete, src)
+		return "", errs.New(errs.InvalidInput, src, "move_file cannot move the folder %s into itself (%s). Send a destination outside it.", src, dst).Stood(errs.FoundDir, "")
+	}
+	var files, dirs []string
+	var bad string
+	var walk func(dir string)
+	walk = func(dir string) {
+		list, err := afero.ReadDir(a.eng.FS().Afero(), dir)
+		if err != nil && bad == "" {
+			bad = fmt.Sprintf("%s could not be read (%v)", dir, err)
+		}
+		if len(list) == 0 && dir != rs.Path && bad == "" {
+			bad = dir + " is an empty folder, which the journal cannot move back"
+		}
+		dirs = append(dirs, dir)
+		for _, e := range list {
+			p := path.Join(dir, e.Name())
+			switch {
+			case bad != "":
+				return
+			case a.eng.FS().Reserved(e.Name()) || strings.HasPrefix(e.Name(), vfs.TempPrefix):
+				bad = p + " is reserved (or a write in progress), which the file tools do not touch"
+			case e.Mode()&fs.ModeSymlink != 0:
+				bad = p + " is a symlink, which move_file does not move"
+			case e.IsDir():
+				walk(p)
+			case !e.Mode().IsRegular():
+				bad = p + " is not a regular file"
+			default:
+				files = append(files, p)
+			}
+		}
+	}
+	walk(rs.Path)
+	if bad != "" || len(files) == 0 || len(files) > maxMovedFiles {
+		c.Named(journal.OpDelete, src) // the refused path first: replay rebuilds what stood there
+	}
+	switch {
+	case bad != "":
+		return "", errs.New(errs.NotAFile, src, "move_file refused to move the folder %s: %s. Move its files one by one instead; nothing was moved.", src, bad).Stood(errs.FoundDir, "")
+	case len(files) == 0:
+		return "", errs.New(errs.NotAFile, src, "%s is an empty folder, and a folder is not kept in the journal: make %s with create_directory and delete_file %s instead; nothing was moved.", src, dst, src).Stood(errs.FoundDir, "")
+	case len(files) > maxMovedFiles:
+		return "", errs.New(errs.TooLarge, src, "the folder %s holds %d files; one move takes at most %d, so that it stays one transaction. Move its subfolders one by one; nothing was moved.", src, len(files), maxMovedFiles)
+	}
+	var specs []txn.Spec
+	for _, f := range files {
+		rel := strings.TrimPrefix(f, rs.Path+"/")
+		from, to := path.Join(src, rel), path.Join(dst, rel)
+		specs = append(specs, txn.Spec{Path: from, Op: journal.OpDelete, Label: "source " + from},
+			txn.Spec{Path: to, Op: journal.OpCreate, From: from, Label: "destination " + to})
+	}
+	if _, err := a.eng.Apply(c, specs, false); err != nil {
+		return "", err
+	}
+	// The source's folders, deepest first: empty now, unless someone put a file there
+	// meanwhile, which then stays with its folder.
+	var kept []string
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := a.eng.FS().RemoveDir(dirs[i]); err != nil {
+			kept = append(kept, dirs[i])
+		}
+	}
+	text := fmt.Sprintf("Moved the folder %s/ to %s/ (%s). undo_edit on any of its files moves them all back.", src, dst, plural(len(files), "file"))
+	if len(kept) > 0 {
+		text += fmt.Sprintf(" These source folders stay: something else is in them now: %s.", strings.Join(kept, ", "))
+	}
+	return text, nil
 }
 
 // deleteFile deletes a file as apply_patch's `*** Delete File` does, or removes an

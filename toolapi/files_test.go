@@ -195,3 +195,55 @@ func TestFileInfo(t *testing.T) {
 	}
 	refused(t, e, "write_file", `{"path": "mix.txt", "content": "x"}`, "not_read")
 }
+
+// tree is every file below dir with its bytes and permission bits, as the disk has it.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		fi, _ := d.Info()
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = fmt.Sprintf("%v %q", fi.Mode().Perm(), data)
+		return nil
+	})
+	return out
+}
+
+// A folder moves with every file in it as one change, and one undo moves them all
+// back: the tree below the old path is as it was, bits included, and the new path is
+// gone. What the journal could not move back is refused, naming it.
+func TestMoveFolderAndUndo(t *testing.T) {
+	e, dir := openWorkspace(t, map[string]string{"pkg/a.go": "package pkg\n", "pkg/sub/b.txt": "b\r\nno break", "other/c.txt": "c\n"})
+	os.Chmod(filepath.Join(dir, "pkg/sub/b.txt"), 0o600)
+	before := tree(t, filepath.Join(dir, "pkg"))
+	text := mustCall(t, e, "move_file", `{"source": "pkg", "destination": "lib/pkg2"}`)
+	if !strings.Contains(text, "Moved the folder pkg/ to lib/pkg2/ (2 files)") {
+		t.Errorf("reply: %q", text)
+	}
+	gone(t, filepath.Join(dir, "pkg"))
+	if got := tree(t, filepath.Join(dir, "lib/pkg2")); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Errorf("moved tree:\n%v\nwant\n%v", got, before)
+	}
+	mustCall(t, e, "undo_edit", `{"path": "lib/pkg2/sub/b.txt"}`)
+	if got := tree(t, filepath.Join(dir, "pkg")); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Errorf("after undo:\n%v\nwant\n%v", got, before)
+	}
+	gone(t, filepath.Join(dir, "lib"))
+
+	refused(t, e, "move_file", `{"source": "pkg", "destination": "pkg/sub/x"}`, "invalid_input")
+	refused(t, e, "move_file", `{"source": "pkg", "destination": "other"}`, "file_exists")
+	os.Mkdir(filepath.Join(dir, "pkg/empty"), 0o755)
+	if msg := refused(t, e, "move_file", `{"source": "pkg", "destination": "x"}`, "not_a_file"); !strings.Contains(msg, "pkg/empty is an empty folder") {
+		t.Errorf("empty subfolder: %q", msg)
+	}
+	os.Remove(filepath.Join(dir, "pkg/empty"))
+	os.Symlink("a.go", filepath.Join(dir, "pkg/link"))
+	if msg := refused(t, e, "move_file", `{"source": "pkg", "destination": "x"}`, "not_a_file"); !strings.Contains(msg, "pkg/link is a symlink") {
+		t.Errorf("symlink inside: %q", msg)
+	}
+	gone(t, filepath.Join(dir, "x"))
+}
