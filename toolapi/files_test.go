@@ -247,3 +247,48 @@ func TestMoveFolderAndUndo(t *testing.T) {
 	}
 	gone(t, filepath.Join(dir, "x"))
 }
+
+// list_files' json form nests every entry under its folder with the size the disk
+// reports; read back, it names the same files as a walk of the folder does.
+func TestListFilesJSON(t *testing.T) {
+	e, dir := openWorkspace(t, map[string]string{"a/b/c.txt": "ccc", "a/d.txt": "d", "e.txt": "eeeee"})
+	text := mustCall(t, e, "list_files", `{"format": "json", "sizes": true}`)
+	type node struct {
+		Name     string
+		Type     string
+		Size     *int64
+		Children []node
+	}
+	var nodes []node
+	if err := json.Unmarshal([]byte(text), &nodes); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, text)
+	}
+	got := map[string]int64{}
+	var visit func(prefix string, l []node)
+	visit = func(prefix string, l []node) {
+		for _, n := range l {
+			p := prefix + n.Name
+			if n.Type == "directory" {
+				visit(p+"/", n.Children)
+			} else if n.Size != nil {
+				got[p] = *n.Size
+			}
+		}
+	}
+	visit("", nodes)
+	want := map[string]int64{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if d.IsDir() && d.Name() == ".vfsctl" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			fi, _ := d.Info()
+			rel, _ := filepath.Rel(dir, p)
+			want[filepath.ToSlash(rel)] = fi.Size()
+		}
+		return nil
+	})
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("json form names %v, the disk %v", got, want)
+	}
+}
