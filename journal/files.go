@@ -23,6 +23,16 @@ import (
 // ownFiles are the journal folder's files that open checks before anything else.
 var ownFiles = []string{"journal.db", "holder", "marks", "temps", "lock", ".gitignore", walName}
 
+// A hard link in the folder is another file under one of these names: a file outside
+// the root on the same filesystem (ln ../victim .vfsctl/holder), written through
+// it, would be written wherever it is. So no file of the folder is truncated, written
+// or removed until it is known to be a regular file with one link that this process's
+// user owns (writable): open checks the file it opened before anything touches it,
+// truncates only then (never with O_TRUNC), and remove leaves whatever is not such a
+// file for the next open to refuse, naming it. Two files are checked with less:
+// journal.db may belong to another user, which identity.go refuses (and Adopt reads
+// without writing), and .gitignore is never opened once it exists.
+
 // dirHandle is the journal's folder, open.
 type dirHandle struct {
 	fd   int
@@ -151,14 +161,57 @@ func notOurs(at int, name, show, want string) error {
 }
 
 // check refuses the folder's own files that exist but are not regular files, and a
-// queue entry that is not a folder: what open checks before it uses any of them.
+// queue entry that is not a folder: what open checks before it uses any of them. Then
+// it refuses those of the files vfsctl writes that are hard links or another user's,
+// naming every one.
 func (d *dirHandle) check() error {
 	for _, n := range ownFiles {
 		if err := d.checkEntry(n, unix.S_IFREG, "file"); err != nil {
 			return err
 		}
 	}
-	return d.checkEntry(queueDir, unix.S_IFDIR, "folder")
+	if err := d.checkEntry(queueDir, unix.S_IFDIR, "folder"); err != nil {
+		return err
+	}
+	var all []string
+	for _, n := range ownFiles {
+		var st unix.Stat_t
+		if n == ".gitignore" || unix.Fstatat(d.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			continue
+		}
+		if err := d.unwritable(n, &st, n != "journal.db"); err != nil {
+			all = append(all, err.(*errs.Error).Message)
+		}
+	}
+	if len(all) > 0 {
+		return errs.New(errs.IOError, "", "%s", strings.Join(all, " "))
+	}
+	return nil
+}
+
+// writable reports whether st is a file vfsctl may write: a regular file with one
+// link, of this process's user.
+func writable(st *unix.Stat_t) bool {
+	return st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 && int(st.Uid) == os.Geteuid()
+}
+
+// unwritable says why the folder's regular file name (st) is not one vfsctl writes: a
+// hard link, or, when mine is set, a file of another user. nil if it is neither.
+func (d *dirHandle) unwritable(name string, st *unix.Stat_t, mine bool) error {
+	show := d.show(name)
+	again := fmt.Sprintf("Remove %s (vfsctl makes a new one) and retry.", show)
+	if name == "journal.db" {
+		// Its content is the history: a copy of its own keeps it.
+		again = fmt.Sprintf("To keep its history, replace it by a copy of its own (cp %s %s.copy && mv %s.copy %s) and retry.", show, show, show, show)
+	}
+	switch {
+	case st.Nlink > 1:
+		// A hard link: writing it would write another file, wherever that is.
+		return errs.New(errs.IOError, "", "The journal's file %s is a hard link to another file (%d links), which vfsctl never makes and does not write. %s", show, st.Nlink, again)
+	case mine && int(st.Uid) != os.Geteuid():
+		return errs.New(errs.IOError, "", "The journal's file %s belongs to another user (uid %d), and vfsctl writes no file of another user's there. %s", show, st.Uid, again)
+	}
+	return nil
 }
 
 func (d *dirHandle) checkEntry(name string, want uint32, what string) error {
@@ -176,9 +229,11 @@ func (d *dirHandle) stat(name string) (st unix.Stat_t, ok bool) {
 }
 
 // open opens the folder's file name: never through a symlink, without blocking on a
-// FIFO, and only if it is a regular file.
+// FIFO, and only if it is a regular file with one link; opened for writing, only if
+// this process's user owns it. O_TRUNC truncates it once that is known.
 func (d *dirHandle) open(name string, flag int, perm os.FileMode) (*os.File, error) {
-	fd, err := unix.Openat(d.fd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, uint32(perm.Perm()))
+	trunc := flag&os.O_TRUNC != 0
+	fd, err := unix.Openat(d.fd, name, flag&^os.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, uint32(perm.Perm()))
 	if err != nil {
 		if err == unix.ENOENT {
 			return nil, &os.PathError{Op: "open", Path: d.show(name), Err: os.ErrNotExist}
@@ -197,17 +252,33 @@ func (d *dirHandle) open(name string, flag int, perm os.FileMode) (*os.File, err
 		unix.Close(fd)
 		return nil, notOurs(d.fd, name, d.show(name), "file")
 	}
-	if st.Nlink > 1 {
-		// A hard link: writing it would write another file, wherever that is.
+	if err := d.unwritable(name, &st, flag&(os.O_WRONLY|os.O_RDWR) != 0); err != nil {
 		unix.Close(fd)
-		return nil, errs.New(errs.IOError, "", "The journal's file %s is a hard link to another file (%d links), which vfsctl never makes and does not write. Remove %s (vfsctl makes a new one) and retry.", d.show(name), st.Nlink, d.show(name))
+		return nil, err
+	}
+	if trunc {
+		if err := unix.Ftruncate(fd, 0); err != nil {
+			unix.Close(fd)
+			return nil, &os.PathError{Op: "truncate", Path: d.show(name), Err: err}
+		}
 	}
 	unix.SetNonblock(fd, false)
 	return os.NewFile(uintptr(fd), d.show(name)), nil
 }
 
-// remove removes the folder's file name (a symlink itself, never its target).
-func (d *dirHandle) remove(name string) error { return unix.Unlinkat(d.fd, name, 0) }
+// remove removes the folder's file name if it is one vfsctl may write (writable);
+// anything else is left for the next open to refuse, naming it. Between the check and
+// the removal someone may swap the entry: removing a name harms no other file.
+func (d *dirHandle) remove(name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	if !writable(&st) {
+		return &os.PathError{Op: "remove", Path: d.show(name), Err: unix.EPERM}
+	}
+	return unix.Unlinkat(d.fd, name, 0)
+}
 
 // rename replaces the folder's file to with from.
 func (d *dirHandle) rename(from, to string) error { return unix.Renameat(d.fd, from, d.fd, to) }

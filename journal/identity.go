@@ -73,13 +73,22 @@ func (j *Journal) showFolder() string {
 type Adoption struct {
 	Records int // calls recorded
 	Pending int // calls left pending, now marked unknown: no file is written for them
+	// Unsynced counts the calls listed as written without fsync, now off the list: no
+	// file is rolled forward from them.
+	Unsynced int
 }
 
-// settleAdopted marks the calls an adopted journal left pending as unknown, with a
-// note: their records were written elsewhere, and putting back or rolling forward
-// what they name would write content the journal chose into this workspace. The
+// settleAdopted takes from an adopted journal everything that would have recovery
+// write a working file: its records were written elsewhere, and putting back or
+// rolling forward what they name would write content the journal chose into this
+// workspace. The calls it left pending are marked unknown, with a note; the calls it
+// lists as written without fsync (lazy.go) are taken off that list, which recovery
+// would otherwise roll forward from the journal on a machine of another boot. The
 // files stay as they are; fsck and log show the calls.
 func settleAdopted(t *Tx) error {
+	if err := t.clearAllLazy(); err != nil {
+		return err
+	}
 	for _, seq := range t.Pending() {
 		r, err := t.Get(seq)
 		if err != nil {
@@ -99,9 +108,11 @@ func settleAdopted(t *Tx) error {
 
 // Adopt makes a journal that another folder made (or that records no identity) this
 // workspace's own: it is copied into a new file of this process's user, with this
-// folder's identity, which replaces it. The marks and temps files are dropped (they
-// speak of another folder's files). A damaged journal is not adopted. Its pending
-// calls are marked unknown, not recovered: adopting never writes a working file.
+// folder's identity, which replaces it. The marks, temps and log files are dropped
+// (they speak of another folder's files) and the side files get a new key. A damaged
+// journal is not adopted. Its pending calls are marked unknown, not recovered, and
+// its list of calls written without fsync is emptied: adopting never writes a working
+// file, and no later recovery writes one from a record made before the adoption.
 func (j *Journal) Adopt() (Adoption, error) {
 	var a Adoption
 	j.mu.Lock()
@@ -130,7 +141,7 @@ func (j *Journal) Adopt() (Adoption, error) {
 		for err := range t.tx.Check() {
 			return j.damage(fmt.Sprintf("bbolt's check fails (%v)", err))
 		}
-		a.Pending = len(t.Pending())
+		a.Pending, a.Unsynced = len(t.Pending()), len(t.Lazy())
 		t.b(bRecords).ForEach(func(k, v []byte) error { a.Records++; return nil })
 		_, err := t.tx.WriteTo(out)
 		return err
@@ -153,12 +164,22 @@ func (j *Journal) Adopt() (Adoption, error) {
 			return err
 		}
 		defer cp.Close()
+		// The original was only read if it is another user's: its copy is brought
+		// to this schema here.
+		if err := j.checkSchema(cp, false, true); err != nil {
+			return err
+		}
 		return cp.Update(func(tx *bolt.Tx) error {
 			meta := tx.Bucket([]byte(bMeta))
 			if meta == nil {
 				return j.damage("it has no meta bucket")
 			}
 			if err := j.recordIdentity(meta); err != nil {
+				return err
+			}
+			// A new key for the side files: marks and temps files signed with the
+			// old one (a checkout brings them back) speak for the other folder.
+			if err := j.makeSideKey(meta); err != nil {
 				return err
 			}
 			return settleAdopted(&Tx{tx: tx})

@@ -335,10 +335,13 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 		// locked with it: it is as damaged as it was.
 		return nil, b.err
 	}
+	// A journal of another user's is read, never written: checkOwn refuses it, and
+	// Adopt copies it into a file of this user's. So its log is not recovered either.
+	mine := !exists || int(st.Uid) == os.Geteuid()
 	var live bool
 	var frames [][]byte
 	j.resume = nil
-	if exists {
+	if exists && mine {
 		// A log left live by a process that did not end its hold: the journal file
 		// goes back to its last synced state before bbolt reads it (wal.go).
 		if live, frames, err = j.recoverLog(d, base); err != nil {
@@ -351,7 +354,7 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	j.wmu.Lock()
 	j.writes, j.noLog = 0, false
 	j.wmu.Unlock()
-	db, err := j.openBolt(d, base, exists, st.Size, deadline)
+	db, err := j.openBolt(d, base, exists, !mine, st.Size, deadline)
 	if err != nil {
 		return nil, j.openFailed(err, exists, st.Dev, st.Ino)
 	}
@@ -413,8 +416,9 @@ func (j *Journal) takeLock(d *dirHandle, deadline time.Time) error {
 }
 
 // openBolt opens the bbolt file base in d by deadline, keeping its file as j.file;
-// an existing file of size bytes found cut short is refused as damage.
-func (j *Journal) openBolt(d *dirHandle, base string, exists bool, size int64, deadline time.Time) (db *bolt.DB, err error) {
+// an existing file of size bytes found cut short is refused as damage. readOnly opens
+// it without write access.
+func (j *Journal) openBolt(d *dirHandle, base string, exists, readOnly bool, size int64, deadline time.Time) (db *bolt.DB, err error) {
 	err = j.guard(func() (err error) {
 		// bbolt polls its own lock every 50 ms and gives up one interval before its
 		// Timeout (0 would wait for ever); the queue above already took the wait.
@@ -427,7 +431,7 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists bool, size int64, d
 		}
 		// Only its owner may read the journal: it holds every version of every file
 		// written, those of files only their owner may read included.
-		db, err = bolt.Open(j.path, 0o600, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync, InitialMmapSize: int(j.mapped),
+		db, err = bolt.Open(j.path, 0o600, &bolt.Options{Timeout: wait, NoSync: j.opts.NoSync, InitialMmapSize: int(j.mapped), ReadOnly: readOnly,
 			OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
 				f, err := d.open(base, flag, perm)
 				if err != nil {
@@ -559,8 +563,8 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 		ready = tx.Bucket([]byte(bFacts)) != nil && v >= SchemaVersion && len(j.sideKey) == sideKeyLen
 		return nil
 	})
-	if err != nil || ready {
-		return err
+	if err != nil || ready || db.IsReadOnly() {
+		return err // read-only: another user's journal, read by Adopt, which upgrades its copy
 	}
 	// A new file: lay out the buckets; an older journal: bring it to this schema (a
 	// write, so only once). A live log found at open is voided first.

@@ -66,3 +66,19 @@ func (t *Tx) ClearLazy(seqs []uint64) error {
 	}
 	return nil
 }
+
+// clearAllLazy empties the list, keys that Lazy would not read included.
+func (t *Tx) clearAllLazy() error {
+	b := t.b(bMeta)
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(lazyPrefix); k != nil && bytes.HasPrefix(k, lazyPrefix); k, _ = c.Next() {
+		keys = append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -107,7 +107,7 @@ func (t ticket) live(queue int) bool {
 	if unix.Fstatat(queue, t.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return false
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
+	if !writable(&st) {
 		return false
 	}
 	if age := time.Since(time.Unix(st.Mtim.Unix())); age > staleTicket || age < -staleTicket {
@@ -116,11 +116,39 @@ func (t ticket) live(queue int) bool {
 	return alive(t.pid)
 }
 
-// clearTicket removes a ticket that is not live; a folder goes if it is empty.
+// clearTicket removes a ticket that is not live, if it is a file of this user's with
+// one link (dirHandle.remove's rule); anything else is left, and is never live. A
+// folder goes if it is empty.
 func clearTicket(queue int, name string) {
-	if unix.Unlinkat(queue, name, 0) == unix.EISDIR {
-		unix.Unlinkat(queue, name, unix.AT_REMOVEDIR)
+	var st unix.Stat_t
+	if unix.Fstatat(queue, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return
 	}
+	switch {
+	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		unix.Unlinkat(queue, name, unix.AT_REMOVEDIR)
+	case writable(&st):
+		unix.Unlinkat(queue, name, 0)
+	}
+}
+
+// touchTicket makes ticket name in queue, or touches it: only a file of this user's
+// with one link, so that a hard link put in its place (to a file anywhere on the
+// filesystem) never has its time set.
+func touchTicket(queue int, name string) error {
+	fd, err := unix.Openat(queue, name, unix.O_RDONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o644)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if !writable(&st) {
+		return fmt.Errorf("the queue's ticket %s/%s is not a file vfsctl made", queueDir, name)
+	}
+	return unix.Futimes(fd, nil)
 }
 
 // alive reports whether process pid exists.
@@ -148,19 +176,12 @@ func (j *Journal) waitInQueue(deadline time.Time) (*os.File, error) {
 	}
 	defer unix.Close(queue)
 	me := fmt.Sprintf("%020d-%d", time.Now().UnixNano(), os.Getpid())
-	touch := func() error {
-		fd, err := unix.Openat(queue, me, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o644)
-		if err != nil {
-			return err
-		}
-		defer unix.Close(fd)
-		return unix.Futimes(fd, nil)
-	}
+	touch := func() error { return touchTicket(queue, me) }
 	if err := touch(); err != nil {
 		lock.Close()
 		return nil, err
 	}
-	defer unix.Unlinkat(queue, me, 0)
+	defer clearTicket(queue, me)
 	beat := time.Now()
 	for {
 		if j.first(queue, me) && flock() {

@@ -154,7 +154,12 @@ type File struct {
 	// Made are the folders a created file's write made for it, shallowest first: its
 	// undo removes those that are empty then.
 	Made []string `json:"made,omitempty"`
-	Diff string   `json:"diff,omitempty"`
+	// Aside is where a deleted file is set aside (a name in its own folder) from its
+	// removal to the call's commit point: a rollback, or recovery after a crash,
+	// renames it back, so that the file returns as the same inode with its owner,
+	// mode, links, times and extended attributes; at the commit point it is removed.
+	Aside string `json:"aside,omitempty"`
+	Diff  string `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`

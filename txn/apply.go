@@ -82,6 +82,7 @@ type Change struct {
 	beforeMarks, afterMarks hashMarks     // their running states, to hash the next version from
 	dirs                    []string      // folders a create made, for its rollback
 	planned                 []string      // folders a create was to make (its record's Made)
+	aside                   string        // where a deleted file waits for the commit point
 	creating                bool          // its create began and never returned: a panic
 	view                    *matcher.View // what the matcher planned on, kept after the commit
 	// Warnings are what a guard in warn mode found, Notes what it repaired; the reply

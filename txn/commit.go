@@ -51,6 +51,12 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			f.Made = e.fs.MissingFolders(ch.Path)
 			ch.planned = f.Made
 		}
+		if ch.Deleted {
+			// Where the file waits for the commit point: named in the pending record,
+			// so that recovery finds it.
+			ch.aside = vfs.AsideName(ch.Path)
+			f.Aside = ch.aside
+		}
 		c.file(f)
 	}
 	first := len(c.rec.Files) - len(changes)
@@ -95,8 +101,39 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			return e.writeFailed(c, changes, i, err)
 		}
 	}
+	// The commit point: every file is written. Only now do the deleted files go.
+	e.dropAsides(c, changes)
 	e.markCommitted(c, changes, first)
 	return nil
+}
+
+// dropAsides removes the files the call's deletions set aside, at its commit point: no
+// rollback needs them any more. In the file-durable mode each removal is synced, so
+// that a power loss does not bring the name back under a committed record. A failure
+// here (a panic included) leaves the change standing, with the name left behind
+// noted in the record.
+func (e *Engine) dropAsides(c *Call, changes []*Change) {
+	for _, ch := range changes {
+		if !ch.Deleted || ch.aside == "" {
+			continue
+		}
+		if err := e.dropAside(ch); err != nil {
+			if _, serr := e.fs.IdentityOf(ch.aside); serr != nil {
+				c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted; the removal of %s, the name it waited under for the commit, could not be synced (%v), and a power loss may bring that name back", ch.Path, ch.aside, err))
+				continue
+			}
+			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted, but %s, the name it waited under for the commit, could not be removed (%v); remove it by hand", ch.Path, ch.aside, err))
+		}
+	}
+}
+
+func (e *Engine) dropAside(ch *Change) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return e.fs.DropAside(ch.aside, e.durability != DurableJournal)
 }
 
 // staging is the new content of replaced files staged beside them (temp file written
@@ -507,11 +544,9 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		}
 		switch {
 		case ch.Deleted:
+			// Set aside, not removed: a rollback renames the same file back.
 			e.remember(ch.Path, known{})
-			if lazy {
-				return e.fs.RemoveNoSync(ch.Path)
-			}
-			return e.fs.Remove(ch.Path)
+			return e.fs.SetAside(ch.Path, ch.aside, !lazy)
 		case stageErr != nil:
 			return stageErr
 		default:
@@ -546,21 +581,43 @@ func (e *Engine) landedID(path string, wrote vfs.Identity) vfs.Identity {
 	return now
 }
 
+// putBack undoes a deletion that has not reached its commit point: the file set aside
+// is renamed back, the same inode with its owner, mode, links, times and extended
+// attributes. Only where it is gone (someone removed it) is the file made again from
+// the content the call read.
+func (e *Engine) putBack(ch *Change) error {
+	_, perr := e.fs.IdentityOf(ch.Path)
+	there := perr == nil
+	if ch.aside != "" {
+		if _, err := e.fs.IdentityOf(ch.aside); err == nil {
+			switch {
+			case !there:
+				return e.fs.PutBack(ch.aside, ch.Path)
+			case e.fs.SameNode(ch.aside, ch.Path):
+				return e.fs.DropAside(ch.aside, true) // a second name of the file, not yet its only one
+			}
+			return fmt.Errorf("%s was made again meanwhile; the file as it was is kept as %s", ch.Path, ch.aside)
+		}
+	}
+	if there {
+		return nil // never set aside
+	}
+	_, _, err := e.fs.CreateDirs(ch.Path, ch.Before, ch.mode)
+	return err
+}
+
 // rollback restores the files of a failed commit that hold their new content.
 func (e *Engine) rollback(done []*Change) error {
 	var all []error
 	for i := len(done) - 1; i >= 0; i-- {
 		ch := done[i]
-		now, rerr := e.fs.ReadCanonical(ch.Path)
 		if ch.Deleted {
-			if rerr == nil {
-				continue // never removed
-			}
-			if _, _, err := e.fs.CreateDirs(ch.Path, ch.Before, ch.mode); err != nil {
+			if err := e.putBack(ch); err != nil {
 				all = append(all, fmt.Errorf("%s: %w", ch.Path, err))
 			}
 			continue
 		}
+		now, rerr := e.fs.ReadCanonical(ch.Path)
 		if rerr != nil && ch.Created {
 			// Never created. A create that failed removed the folders it made; one cut
 			// short by a panic did not say which: those it was to make go, if empty.

@@ -30,6 +30,11 @@
 //     chain (a version of it, torn or emptied); anything else changed outside vfsctl.
 //   - A refused call changes nothing on disk; it is journaled as failed. A panic while
 //     files are written rolls them back, or leaves the record pending for recovery.
+//   - A deletion (or the source of a move) destroys nothing before the commit point,
+//     when every file of the call is written: it renames the file to a name in its
+//     own folder that the pending record holds (vfs.SetAside), a rollback or recovery
+//     renames that same inode back, and only the commit point, or recovery rolling
+//     the call forward, removes it.
 //   - Calls on one file run one after another (a queue per canonical path); across
 //     processes the journal's lock, held for the whole call, does the same.
 //   - write_file replaces a file only when the session has seen all of its current

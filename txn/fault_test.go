@@ -3,8 +3,9 @@ package txn
 import (
 	"errors"
 	"fmt"
-	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,21 +20,31 @@ import (
 )
 
 var faultFiles = map[string]string{
-	"a.txt": "alpha\nbeta\n",
-	"b.txt": "one\ntwo\n",
-	"c.txt": "whole file\n",
+	"a.txt":     "alpha\nbeta\n",
+	"b.txt":     "one\ntwo\n",
+	"c.txt":     "whole file\n",
+	"gone.txt":  "deleted\n",
+	"old/m.txt": "moved\n",
 }
 
-// faultSpecs is a transaction over four files: two edits, a write, and a create in a new
-// folder.
+// faultSpecs is a transaction over four files and a deletion and a move: two edits, a
+// write, a create in a new folder, the deletion of gone.txt and the move of old/m.txt
+// to moved/m.txt.
 func faultSpecs() []Spec {
 	return []Spec{
 		{Path: "a.txt", Op: journal.OpEdit, Edits: []matcher.Edit{{OldText: "beta", NewText: "BETA"}}},
+		{Path: "gone.txt", Op: journal.OpDelete},
+		{Path: "old/m.txt", Op: journal.OpDelete},
+		{Path: "moved/m.txt", Op: journal.OpCreate, From: "old/m.txt"},
 		{Path: "b.txt", Op: journal.OpEdit, Edits: []matcher.Edit{{OldText: "one", NewText: "ONE"}}},
 		{Path: "c.txt", Op: journal.OpWrite, Content: []byte("new whole file\n")},
 		{Path: "new/d.txt", Op: journal.OpCreate, Content: []byte("created\n")},
 	}
 }
+
+// faultReplaced are the files faultSpecs replaces: a replace makes a new inode, and
+// so does its rollback, which keeps the content, mode and owner.
+var faultReplaced = []string{"a.txt", "b.txt", "c.txt"}
 
 // faultDurability is the durability mode of the fault rig's engines; the
 // journal-durable variant checkpoints after every call, so that its syncs are there
@@ -41,23 +52,36 @@ func faultSpecs() []Spec {
 var faultDurability Durability
 
 type faultRig struct {
-	mem     afero.Fs
+	mem     afero.Fs // the workspace's folder on disk
+	dir     string
 	ffs     *testutil.FaultFs
 	e       *Engine
 	journal string
+	before  map[string]testutil.Node
 }
 
+// newFaultRig is a workspace on disk holding faultFiles, reached through a FaultFs.
+// gone.txt is a setuid program of another user (where the test runs as root) with a
+// second hard link, gone.link, and old/m.txt another user's file: what a rollback
+// must put back as the same files.
 func newFaultRig(t *testing.T) *faultRig {
-	mem := afero.NewMemMapFs()
+	dir := t.TempDir()
 	for p, c := range faultFiles {
-		afero.WriteFile(mem, p, []byte(c), 0o644)
+		testutil.WriteFile(t, filepath.Join(dir, p), c)
 	}
-	r := &faultRig{mem: mem, ffs: &testutil.FaultFs{Fs: mem}, journal: t.TempDir() + "/journal.db"}
+	if err := os.Link(filepath.Join(dir, "gone.txt"), filepath.Join(dir, "gone.link")); err != nil {
+		t.Fatal(err)
+	}
+	giveAway(t, filepath.Join(dir, "gone.txt"), 0o755|os.ModeSetuid)
+	giveAway(t, filepath.Join(dir, "old/m.txt"), 0o640)
+	mem := afero.NewBasePathFs(afero.NewOsFs(), dir)
+	r := &faultRig{mem: mem, dir: dir, ffs: &testutil.FaultFs{Fs: mem}, journal: t.TempDir() + "/journal.db"}
 	r.e = r.engine(t)
 	// write_file needs the session to have read c.txt.
 	if err := read(r.e, "s", "c.txt"); err != nil {
 		t.Fatal(err)
 	}
+	r.before = testutil.Nodes(t, dir)
 	return r
 }
 
@@ -96,22 +120,44 @@ func (r *faultRig) apply() (uint64, error) {
 	return seq, err
 }
 
-// unchanged checks that every file is as before and nothing else was left behind.
+// unchanged checks, by a walk of the workspace, that every file and folder is as
+// before and nothing else was left behind (not new/d.txt, nor the folder new/ the
+// create made, nor a temp file or a file set aside). The files the call deleted or
+// moved, and those it did not touch, are the same inodes with the same links, mode,
+// owner, modification time and extended attributes; a replaced file is a new inode.
 func (r *faultRig) unchanged(t *testing.T, what string) {
 	t.Helper()
-	for p, c := range faultFiles {
-		if got, _ := afero.ReadFile(r.mem, p); string(got) != c {
-			t.Errorf("%s: %s is %q, want %q", what, p, got, c)
+	now := testutil.Nodes(t, r.dir)
+	for _, p := range faultReplaced {
+		if n, ok := now[p]; ok {
+			n.Ino, n.Mtime = r.before[p].Ino, r.before[p].Mtime
+			now[p] = n
 		}
 	}
-	// Nothing else is left: not new/d.txt, nor the folder new/ the create made, nor
-	// a temp file.
-	afero.Walk(r.mem, ".", func(p string, fi fs.FileInfo, err error) error {
-		if _, ok := faultFiles[p]; err == nil && !ok && p != "." {
-			t.Errorf("%s: %s left behind", what, p)
+	for _, d := range testutil.SameNodes(r.before, now) {
+		t.Errorf("%s: %s", what, d)
+	}
+}
+
+// landed checks that the call of faultSpecs landed whole, nothing set aside left.
+func (r *faultRig) landed(t *testing.T, what string) {
+	t.Helper()
+	now := testutil.Nodes(t, r.dir)
+	want := map[string]string{"a.txt": "alpha\nBETA\n", "b.txt": "ONE\ntwo\n", "c.txt": "new whole file\n",
+		"moved/m.txt": "moved\n", "new/d.txt": "created\n", "gone.link": "deleted\n"}
+	for p := range now {
+		if _, ok := want[p]; !ok && !now[p].Mode.IsDir() {
+			t.Errorf("%s: %s is there", what, p)
 		}
-		return nil
-	})
+	}
+	for p, c := range want {
+		if got, err := os.ReadFile(filepath.Join(r.dir, p)); err != nil || string(got) != c {
+			t.Errorf("%s: %s is %q (%v), want %q", what, p, got, err, c)
+		}
+	}
+	if n := now["gone.link"]; n.Ino != r.before["gone.link"].Ino || n.Links != 1 {
+		t.Errorf("%s: gone.link is %v, want the same inode as before with one link", what, n)
+	}
 }
 
 func (r *faultRig) record(t *testing.T, seq uint64) *journal.Record {
@@ -152,7 +198,7 @@ func TestFaultInjection(t *testing.T) {
 			t.Fatalf("a clean run makes no %s", op)
 		}
 	}
-	runs := 0
+	runs, landed := 0, 0
 	for _, op := range ops {
 		for n := 1; n <= counts[op]; n++ {
 			cause := error(syscall.ENOSPC)
@@ -162,16 +208,32 @@ func TestFaultInjection(t *testing.T) {
 			what := fmt.Sprintf("%s #%d fails with %v", op, n, cause)
 			r := newFaultRig(t)
 			seen := 0
+			committed, past := false, false
 			r.ffs.SetHook(func(o testutil.Op, name string) error {
+				committed = committed || o == testutil.OpRemove && strings.Contains(name, vfs.AsidePrefix)
 				if o == op {
 					seen++
 					if seen == n {
+						past = committed
 						return cause
 					}
 				}
 				return nil
 			})
 			seq, err := r.apply()
+			if past {
+				// The sync of a deleted file's removal at the commit point: the call
+				// stands, and its record says that the removal may not be durable.
+				r.ffs.SetHook(nil)
+				rec := r.record(t, seq)
+				if err != nil || rec.State != journal.Committed || !strings.Contains(strings.Join(rec.Notes, "\n"), "could not be synced") {
+					t.Errorf("%s, past the commit point: got %v, record %s %q", what, err, rec.State, rec.Notes)
+				}
+				r.landed(t, what)
+				runs++
+				landed++
+				continue
+			}
 			if errs.KindOf(err) != errs.IOError || !errors.Is(err, cause) {
 				t.Errorf("%s: got %v (kind %s), want io_error", what, err, errs.KindOf(err))
 			}
@@ -183,8 +245,8 @@ func TestFaultInjection(t *testing.T) {
 			runs++
 		}
 	}
-	t.Logf("%d faults injected (writes %d, syncs %d, renames %d, mkdirs %d)", runs,
-		counts[testutil.OpWrite], counts[testutil.OpSync], counts[testutil.OpRename], counts[testutil.OpMkdir])
+	t.Logf("%d faults injected (writes %d, syncs %d, renames %d, mkdirs %d); %d past the commit point let the call stand", runs,
+		counts[testutil.OpWrite], counts[testutil.OpSync], counts[testutil.OpRename], counts[testutil.OpMkdir], landed)
 }
 
 // TestRecoveryAfterFailedRollback: when the rollback of a failed commit fails too, the
@@ -256,17 +318,20 @@ func doRecovering(e *Engine, session string, fn func(c *Call) error) (seq uint64
 // record that says failed.
 func TestPanicDuringCommit(t *testing.T) {
 	counts, ops := cleanRunOps(t)
-	runs, pendings := 0, 0
+	runs, pendings, landed := 0, 0, 0
 	for _, op := range ops {
 		for n := 1; n <= counts[op]; n++ {
 			for _, sticky := range []bool{false, true} {
 				what := fmt.Sprintf("panic at %s #%d (sticky %v)", op, n, sticky)
 				r := newFaultRig(t)
 				seen := 0
+				committed, past := false, false
 				r.ffs.SetHook(func(o testutil.Op, name string) error {
+					committed = committed || o == testutil.OpRemove && strings.Contains(name, vfs.AsidePrefix)
 					if o == op {
 						seen++
 						if seen == n || (sticky && seen > n) {
+							past = past || seen == n && committed
 							panic(fmt.Sprintf("injected at %s of %s", o, name))
 						}
 					}
@@ -277,6 +342,17 @@ func TestPanicDuringCommit(t *testing.T) {
 					return err
 				})
 				r.ffs.SetHook(nil)
+				if past {
+					// Past the commit point, in the sync of a deleted file's removal:
+					// the call stands.
+					if rec := r.record(t, seq); err != nil || rec.State != journal.Committed {
+						t.Errorf("%s, past the commit point: got %v, record %s", what, err, rec.State)
+					}
+					r.landed(t, what)
+					runs++
+					landed++
+					continue
+				}
 				if err == nil {
 					t.Fatalf("%s: no error", what)
 				}
@@ -308,7 +384,7 @@ func TestPanicDuringCommit(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d panics injected; %d left the record pending for recovery", runs, pendings)
+	t.Logf("%d panics injected; %d left the record pending for recovery; %d past the commit point let the call stand", runs, pendings, landed)
 	if pendings == 0 {
 		t.Error("no panic left a record pending: the sticky cases should")
 	}
@@ -401,8 +477,8 @@ func TestRecoveryOfWriteAndCreate(t *testing.T) {
 }
 
 // TestRecoveryOfDelete: undoing a two-file create removes both files; when the first
-// removal lands and the second fails, and so does the rollback, the next open puts the
-// removed file back from the journal.
+// is set aside and the second fails, and so does the rollback's renaming the first
+// back, the next open puts it back: the same file, with its own mode.
 func TestRecoveryOfDelete(t *testing.T) {
 	r := newFaultRig(t)
 	err := do(r.e, "s", func(c *Call) error {
@@ -418,15 +494,17 @@ func TestRecoveryOfDelete(t *testing.T) {
 	if err := r.mem.Chmod("n1.txt", 0o700); err != nil { // put back with its own mode
 		t.Fatal(err)
 	}
-	removes := 0
+	asides := 0
 	r.ffs.SetHook(func(o testutil.Op, name string) error {
 		switch {
-		case o == testutil.OpRemove && !strings.Contains(name, vfs.TempPrefix):
-			if removes++; removes >= 2 {
+		case o == testutil.OpRename && strings.Contains(name, vfs.AsidePrefix):
+			if asides++; asides >= 2 {
 				return syscall.EIO // n2.txt stays
 			}
+		case o == testutil.OpRename && strings.HasSuffix(name, "n1.txt"):
+			return syscall.EIO // and the rollback cannot rename n1.txt back
 		case o == testutil.OpOpen && strings.Contains(name, vfs.TempPrefix):
-			return syscall.EIO // and the rollback cannot re-create n1.txt
+			return syscall.EIO // nor make it again
 		}
 		return nil
 	})

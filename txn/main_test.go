@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	case "unreadable":
 		unreadableChild(os.Getenv("VFSCTL_DIR"))
 		os.Exit(0)
+	case "killstep":
+		killChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_N"))
+		os.Exit(0)
 	case "owner":
 		ownerChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)

@@ -123,6 +123,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// the process died after writing them.
 		r.State = journal.Committed
 		r.Notes = append(r.Notes, "recovery: every file was at its new content; the call was rolled forward")
+		e.dropRecordAsides(r)
 		rollForward(j, r)
 		return nil
 	case !anyBefore && !anyAfter:
@@ -130,6 +131,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// told, and nothing is undone.
 		r.State = journal.Unknown
 		noteUnknown(r, states)
+		e.dropRecordAsides(r)
 		put()
 		return nil
 	case !anyBefore:
@@ -137,6 +139,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// call landed, and the others changed it afterwards.
 		r.State = journal.Committed
 		noteLandedThenChanged(r, states)
+		e.dropRecordAsides(r)
 		put()
 		return nil
 	}
@@ -161,6 +164,7 @@ func (e *Engine) settleLanded(j *journal.Journal, r *journal.Record) {
 		r = c // made by this process: what the call measured (its duration)
 	}
 	r.State = journal.Committed
+	e.dropRecordAsides(r)
 	rollForward(j, r)
 }
 
@@ -268,6 +272,13 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 		if f.Op == journal.OpCreate && (states[i] == atBefore || states[i] == atAfter) {
 			made = append(made, madeFor(f)...) // the file is not there, or is removed below
 		}
+		if states[i] != untrusted && f.Op == journal.OpDelete {
+			if done, err := e.putAsideBack(r, f, states[i]); err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			} else if done {
+				continue
+			}
+		}
 		switch states[i] {
 		case atAfter:
 			if err := e.restore(j, f, current[i]); err != nil {
@@ -291,6 +302,78 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 		r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", d))
 	}
 	return nil
+}
+
+// asideOf is where file f of a record set its deleted file aside until the commit
+// point, when that is a name recovery may act on: the record's own, of the form
+// SetAside gives, in the folder of a path a call could write.
+func (e *Engine) asideOf(f journal.File) (string, bool) {
+	if f.Op != journal.OpDelete || !vfs.IsAsideOf(f.Aside, f.Path) || !e.writable(f.Path) {
+		return "", false
+	}
+	return f.Aside, true
+}
+
+// dropRecordAsides removes, for a call settled as landed, what its deletions set aside
+// and did not get to remove (the call died at its commit point). The record notes it.
+func (e *Engine) dropRecordAsides(r *journal.Record) {
+	for _, f := range r.Files {
+		a, ok := e.asideOf(f)
+		if !ok {
+			continue
+		}
+		if _, err := e.fs.IdentityOf(a); err != nil {
+			continue // removed at the commit point, or never set aside
+		}
+		if err := e.fs.DropAside(a, true); err != nil {
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s, where the deleted %s waited for the commit, could not be removed (%v)", a, f.Path, err))
+			continue
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s removed (%s as the call found it, set aside until the commit)", a, f.Path))
+	}
+}
+
+// putAsideBack settles, for a call rolled back, the file its deletion f set aside.
+// Where the path is free and the file set aside is the one the call deleted (its
+// content hashes to f.Before), the file is renamed back: the same inode, with its
+// owner, mode, links, times and extended attributes, and done says so. Otherwise the
+// caller goes on as for a deletion without an aside (from the journal's copy), and a
+// file set aside that no rollback needs is removed: a second name of the file still
+// there, or the file as it was where someone has made the path again since (its
+// content is in the journal).
+func (e *Engine) putAsideBack(r *journal.Record, f journal.File, state fileState) (done bool, err error) {
+	a, ok := e.asideOf(f)
+	if !ok {
+		return false, nil
+	}
+	if _, err := e.fs.IdentityOf(a); err != nil {
+		return false, nil
+	}
+	switch state {
+	case atAfter: // the path is free
+		data, rerr := e.fs.ReadCanonical(a)
+		if rerr != nil || journal.Hash(data) != f.Before {
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s is not %s as the call found it; it was left alone", a, f.Path))
+			return false, nil
+		}
+		if err := e.fs.PutBack(a, f.Path); err != nil {
+			return false, err
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s put back (the same file: the call had set it aside as %s)", f.Path, a))
+		return true, nil
+	case atBefore:
+		if !e.fs.SameNode(a, f.Path) {
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s is not %s, which is back at its prior content; it was left alone", a, f.Path))
+			return false, nil
+		}
+	}
+	if err := e.fs.DropAside(a, true); err != nil {
+		return false, err
+	}
+	if state == elsewhere {
+		r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s removed: it held %s as the call found it, and someone has made %s again since (the prior content is in the journal)", a, f.Path, f.Path))
+	}
+	return false, nil
 }
 
 // rollForward records r as committed: the journal's heads and the session's reads
@@ -462,6 +545,17 @@ func (e *Engine) rollForward(j *journal.Journal, p string, steps []lazyStep, not
 	if !e.writable(p) {
 		note(steps, "%q is not a path a call could write (reserved, through a symlink, or not canonical); it was not touched", p)
 		return nil
+	}
+	// A committed deletion's removal of the file it had set aside may not have reached
+	// the disk; the folder is synced below. A pending call's is its record's to settle.
+	for _, s := range steps {
+		if a, ok := e.asideOf(s.f); ok && s.r.State == journal.Committed {
+			if _, err := e.fs.IdentityOf(a); err == nil {
+				if err := e.fs.DropAside(a, false); err != nil {
+					note(steps, "%s, where the deleted %s waited for the commit, could not be removed (%v)", a, p, err)
+				}
+			}
+		}
 	}
 	for d := path.Dir(p); ; d = path.Dir(d) {
 		dirs[d] = true // a create may have made folders whose names were not synced

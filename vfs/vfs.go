@@ -12,7 +12,11 @@
 //     write, fsync, rename over it, fsync the directory, all in one folder held by
 //     handle. The mode (setuid, setgid, sticky included), owner, group and extended
 //     attributes are kept, or the replace is refused.
-//   - Reserved folders (.vfsctl/ and .git/ by default) are never read or written.
+//   - A file is deleted in two steps (aside.go): renamed to a name in its own folder
+//     (SetAside), then that name removed (DropAside) or renamed back (PutBack), never
+//     over something at the path: the file put back is the same inode.
+//   - Reserved folders (.vfsctl/ and .git/ by default) are never read or written, nor
+//     is any name that macOS, Windows or git take for one (".git.", "GIT~1", names.go).
 //   - Only regular files and folders are opened: a FIFO or device never blocks a call.
 package vfs
 
@@ -62,7 +66,7 @@ type FS struct {
 	fs       afero.Fs
 	dir      string   // absolute root directory on disk; "" for an in-memory FS
 	aliases  []string // spellings of dir that absolute paths may use
-	reserved []string
+	reserved reservedSet
 	maxSize  int64
 	onTemp   func(name string) // told each temp file's name before it is created
 	freeing  background        // the replaced files being let go of (Staged.release)
@@ -98,10 +102,11 @@ func Open(dir string, opts Options) (*FS, error) {
 // New returns an FS over fsys, which is taken as already confined (afero.MemMapFs in
 // tests, or a fault-injecting wrapper). Absolute paths are read against "/".
 func New(fsys afero.Fs, opts Options) *FS {
-	f := &FS{fs: fsys, reserved: opts.Reserved, maxSize: opts.MaxFileSize}
-	if f.reserved == nil {
-		f.reserved = DefaultReserved
+	names := opts.Reserved
+	if names == nil {
+		names = DefaultReserved
 	}
+	f := &FS{fs: fsys, reserved: newReservedSet(names), maxSize: opts.MaxFileSize}
 	if f.maxSize == 0 {
 		f.maxSize = DefaultMaxFileSize
 	}
@@ -139,6 +144,12 @@ func (f *FS) Clean(p string) (string, error) {
 	}
 	if strings.HasSuffix(q, "/") {
 		return "", errs.New(errs.InvalidInput, p, "%s ends with a slash, which names a folder. Send the path of a file, without the trailing slash.", p)
+	}
+	if !path.IsAbs(q) {
+		// Before the names' own checks: ".git " is reserved before it ends in a space.
+		if err := f.checkReserved(p, q); err != nil {
+			return "", err
+		}
 	}
 	if err := checkNames(p, q); err != nil {
 		return "", err
@@ -181,13 +192,18 @@ func (f *FS) relToRoot(abs string) (string, bool) {
 }
 
 // checkNames refuses path components that no one means: control characters (a line
-// break in a name), and a leading or trailing space ("new file .txt ").
+// break in a name), bidirectional controls (which make "x\u202etxt.exe" display as
+// "xexe.txt"), and a leading or trailing space ("new file .txt "). They are
+// invalid_input, not path_reserved: the name is not off limits, the character is.
 func checkNames(orig, q string) error {
 	for _, comp := range strings.Split(q, "/") {
 		for _, r := range comp {
 			if r < 0x20 || r == 0x7f {
 				return errs.New(errs.InvalidInput, orig, "path %q holds a control character (%U) in %q. Send the file's name without it.", orig, r, comp)
 			}
+		}
+		if c := bidiIn(comp); c != "" {
+			return errs.New(errs.InvalidInput, orig, "path %q holds %s in %q, a control that makes a name display as another. Send the file's name without it.", orig, c, comp)
 		}
 		if len(comp) > maxNameBytes {
 			return errs.New(errs.InvalidInput, orig, "path %q has a name of %d bytes (%.40q...); a name is at most %d bytes. Send a shorter name.", orig, len(comp), comp, maxNameBytes)
@@ -199,25 +215,26 @@ func checkNames(orig, q string) error {
 	return nil
 }
 
-// Reserved reports whether name, one path component, is a reserved folder.
+// Reserved reports whether name, one path component, is a reserved folder, or a name
+// that git, or a filesystem of macOS or Windows, takes for one (names.go).
 func (f *FS) Reserved(name string) bool {
-	for _, r := range f.reserved {
-		if strings.EqualFold(name, r) {
-			return true
-		}
-	}
-	return false
+	return f.reserved.as(name) != ""
 }
 
 // checkReserved refuses a reserved folder as a component at any depth, compared without
 // case: vendor/lib/.git/config is a repository's config as much as .git/config, and on
-// macOS and Windows .GIT is the same folder as .git.
+// macOS and Windows .GIT is the same folder as .git. So are the names those systems
+// fold into it, ".g\u200cit" on a Mac, ".git.", "GIT~1" and ".git::$DATA" on Windows,
+// which git refuses too.
 func (f *FS) checkReserved(orig, q string) error {
 	for _, comp := range strings.Split(q, "/") {
-		for _, r := range f.reserved {
-			if strings.EqualFold(comp, r) {
-				return errs.New(errs.PathReserved, orig, "%s is inside a %s/ folder, which the file tools do not touch. Edit files outside it.", orig, r)
-			}
+		r := f.reserved.as(comp)
+		switch {
+		case r == "":
+		case strings.EqualFold(comp, r):
+			return errs.New(errs.PathReserved, orig, "%s is inside a %s/ folder, which the file tools do not touch. Edit files outside it.", orig, r)
+		default:
+			return errs.New(errs.PathReserved, orig, "%s goes through %q, which stands for %s/ (on macOS or Windows, to git, or to a reader), a folder the file tools do not touch. Edit files outside it.", orig, comp, r)
 		}
 	}
 	return nil
@@ -265,6 +282,10 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		return nil, f.osError(p, err)
 	default:
 		res.Exists, res.Info = true, fi
+	}
+	if c := bidiIn(w.cur); c != "" && !res.Exists {
+		// A symlink's target would give a new file the name: refused as if sent.
+		return nil, errs.New(errs.InvalidInput, p, "%s leads through a symlink to %q, which holds %s, a control that makes a name display as another. Send another path.", p, w.cur, c)
 	}
 	return res, nil
 }

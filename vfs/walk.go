@@ -208,9 +208,10 @@ func (w *Walker) visit(dir string, level int, fn func(p string, fi fs.FileInfo) 
 }
 
 // hidden reports whether the walk leaves an entry out: a reserved folder, a
-// temporary file of a write, or what a .gitignore ignores.
+// temporary file of a write, a deleted file set aside until its call's commit point,
+// or what a .gitignore ignores.
 func (w *Walker) hidden(p, name string, isDir bool) bool {
-	return w.fs.Reserved(name) || strings.HasPrefix(name, TempPrefix) || w.ignored(p, isDir)
+	return w.fs.Reserved(name) || strings.HasPrefix(name, TempPrefix) || strings.HasPrefix(name, AsidePrefix) || w.ignored(p, isDir)
 }
 
 // readIgnore reads dir's .gitignore onto the stack of rules; true if it did.

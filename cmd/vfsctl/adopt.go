@@ -19,8 +19,12 @@ committed to a repository, copied with cp -a, restored from a backup), that anot
 user owns, or that an older vfsctl made, is refused by every command until it is
 adopted, and nothing in it is acted on. Adopt it only if you trust what it records:
 from the next command on, its calls are listed, undone and replayed here. Calls it
-left pending are marked unknown, not settled: adopting never writes a working file
-(a crafted record could name content to "put back"); check them with vfsctl fsck.
+left pending are marked unknown, not settled, and the calls it lists as written
+without fsync (the journal-durable mode) are taken off that list: adopting never
+writes a working file, and no later command rebuilds one from a call recorded before
+the adoption (a crafted record could name content to "put back" or "roll forward");
+check them with vfsctl fsck. The side files it came with (marks, temps, wal) are
+dropped, and its side files get a new key.
 Adopting copies the journal into a new file of your own that records this folder.
 A damaged journal is not adopted. Not to adopt it, move .vfsctl aside instead: a new
 journal starts with the next call.
@@ -51,6 +55,10 @@ func (c *adoptCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if a.Records == 1 {
 		calls = "1 call"
 	}
-	fmt.Fprintf(stdout, "adopted .vfsctl/journal.db: %s recorded, %d pending (marked unknown, not settled: no file was written for them)\n", calls, a.Pending)
+	unsynced := ""
+	if a.Unsynced > 0 {
+		unsynced = fmt.Sprintf("; %d written without fsync elsewhere (never rolled forward here)", a.Unsynced)
+	}
+	fmt.Fprintf(stdout, "adopted .vfsctl/journal.db: %s recorded, %d pending (marked unknown, not settled: no file was written for them)%s\n", calls, a.Pending, unsynced)
 	return exitOK
 }

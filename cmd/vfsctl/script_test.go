@@ -19,6 +19,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("VFSCTL_TEST_RUN") == "1" { // the CLI in a process of its own (trust_test.go)
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if dir := os.Getenv("VFSCTL_TEST_SHIP"); dir != "" { // a serving process to kill (adopt_test.go)
+		shipChild(dir)
+		os.Exit(0)
+	}
 	testscript.Main(m, map[string]func(){
 		"vfsctl": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

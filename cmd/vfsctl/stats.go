@@ -134,6 +134,21 @@ func pct(part, whole int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
 }
 
+// tools is a table of calls by tool on the stats page.
+type tools struct {
+	ID   string
+	Rows []toolapi.ToolCount
+}
+
+// Names lists the table's tools, as a heading names them.
+func (t tools) Names() string {
+	var names []string
+	for _, r := range t.Rows {
+		names = append(names, r.Tool)
+	}
+	return strings.Join(names, ", ")
+}
+
 // text writes the figures for a person: the totals, then one section a figure.
 func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 	fmt.Fprintf(w, "%s, %d failed (%s)\n", plural(st.Calls, "call"), st.Failed, pct(st.Failed, st.Calls))
@@ -146,7 +161,7 @@ func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 		if ops.Calls == 1 {
 			calls = "call"
 		}
-		fmt.Fprintf(w, "not counted: %d operator %s (undo, redo), %d failed\n", ops.Calls, calls, ops.Failed)
+		fmt.Fprintf(w, "not counted: %d operator %s (%s), %d failed\n", ops.Calls, calls, tools{Rows: st.OperatorByTool}.Names(), ops.Failed)
 	}
 	if st.Calls == 0 {
 		return
@@ -297,7 +312,7 @@ svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 <table id="by_session"><tr><th>session</th><th>calls</th><th>failed</th><th>rescued edits</th></tr>
 {{range .S.Sessions}}<tr><td>{{.Key}}</td><td>{{.Calls}}</td><td>{{.Failed}}</td><td>{{.Rescued}}</td></tr>
 {{end}}</table>
-{{if .Operators.Rows}}<h2>Operator calls (undo, redo), not counted above</h2>
+{{if .Operators.Rows}}<h2>Operator calls ({{.Operators.Names}}), not counted above</h2>
 {{template "tools" .Operators}}
 {{end}}<h2>Failures by kind, with an example each</h2>
 <table><tr><th>kind</th><th>count</th><th>example</th></tr>
@@ -332,10 +347,6 @@ func writeStatsHTML(w io.Writer, st *toolapi.Stats) error {
 		l, v = append(l, d.Key), append(v, d.Calls)
 	}
 	charts = append(charts, newChart("Calls per day", l, v))
-	type tools struct {
-		ID   string
-		Rows []toolapi.ToolCount
-	}
 	return statsPage.Execute(w, struct {
 		S                *toolapi.Stats
 		Charts           []chart

@@ -141,6 +141,10 @@ func printOutcome(stdout, stderr io.Writer, name string, asJSON bool, rep any, o
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.Encode(rep)
+	case !ok && kind != "" && kind != "no_change":
+		// The kind leads, as --json gives it (a script greps "conflict" either way);
+		// "nothing to undo" needs no kind.
+		fmt.Fprintf(stderr, "%s: %s: %s%s\n", name, kind, text, busyHint(kind))
 	case !ok:
 		fmt.Fprintf(stderr, "%s: %s%s\n", name, text, busyHint(kind))
 	default:

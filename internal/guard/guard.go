@@ -126,10 +126,22 @@ var byShebang = map[string]string{
 }
 
 // Language returns the language of the file at p holding content, by extension and,
-// for a file without one, by its shebang; "" when it is not one this package knows.
+// for a file without one, by its shebang; "" when it is not one this package knows, or
+// when content is not plainly that language (notPlain): a new file is judged so.
 func Language(p string, content []byte) string {
+	l := languageByName(p, content)
+	if l != "" && notPlain(l, content) {
+		return ""
+	}
+	return l
+}
+
+// languageByName is the language of the file at p by its name (its shebang, without
+// an extension), whatever its content holds, but for the JSON files that editors and
+// TypeScript read with comments (tsconfig.json, .vscode/): those are not JSON.
+func languageByName(p string, content []byte) string {
 	if l, ok := byExt[strings.ToLower(path.Ext(p))]; ok {
-		if notPlain(l, p, content) {
+		if l == "json" && jsoncName(p) {
 			return ""
 		}
 		return l
@@ -165,23 +177,26 @@ func Language(p string, content []byte) string {
 // partial notes languages this build guards only in part.
 var partial = map[string]string{}
 
-// notPlain reports whether a file of a data language is not that language as its
+// notPlain reports whether a new file of a data language is not that language as its
 // parser reads it: a template (Helm's, Jinja's: "{{" in YAML, JSON or TOML), or JSON
-// with comments, which editors' and TypeScript's config files allow. Those are not
-// guarded: a valid one would be refused.
-func notPlain(lang, p string, content []byte) bool {
+// with comments. A new one is not guarded: a valid one would be refused. A file that
+// exists is judged by whether its content parsed instead (Syntax), so that a "{{" in
+// one of its strings never turns its guard off.
+func notPlain(lang string, content []byte) bool {
 	switch lang {
 	case "yaml", "toml":
 		return templated(content)
 	case "json":
-		base := strings.ToLower(path.Base(p))
-		if strings.HasPrefix(base, "tsconfig") || strings.HasPrefix(base, "jsconfig") || base == "devcontainer.json" ||
-			strings.Contains(strings.ToLower(p), ".vscode/") || templated(content) {
-			return true
-		}
-		return jsonComment(content)
+		return templated(content) || jsonComment(content)
 	}
 	return false
+}
+
+// jsoncName reports the JSON files that editors and TypeScript read with comments.
+func jsoncName(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	return strings.HasPrefix(base, "tsconfig") || strings.HasPrefix(base, "jsconfig") || base == "devcontainer.json" ||
+		strings.Contains(strings.ToLower(p), ".vscode/")
 }
 
 // jsonComment reports a // or /* comment outside JSON strings.
@@ -235,11 +250,13 @@ func Backend() string { return backend }
 // Syntax reports a syntax error of new when old parsed (or is nil, for a new file), or
 // nil. Files of a language this build does not guard pass.
 func Syntax(p string, old, new []byte) *SyntaxError {
-	// The language is the old content's: a comment or a "{{" the change adds to a plain
-	// JSON or TOML file does not switch its guard off.
+	// A file that exists is guarded by its name, and then only if its old content
+	// parses (below): neither a "{{" in its strings nor a comment the change adds turns
+	// its guard off. A template or JSON with comments does not parse, and stays
+	// editable as a broken file does.
 	lang := Language(p, new)
 	if old != nil {
-		lang = Language(p, old)
+		lang = languageByName(p, old)
 	}
 	parse := languages[lang]
 	if parse == nil || recursive[lang] && (tooDeep(new) || old != nil && tooDeep(old)) {

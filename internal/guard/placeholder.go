@@ -43,45 +43,142 @@ func commentBody(line string) (string, bool) {
 	switch {
 	case s == "...", s == "…", s == "[...]":
 		return "...", true
-	case strings.HasPrefix(s, "<!--") && strings.HasSuffix(s, "-->"):
+	case strings.HasPrefix(s, "<!--") && strings.HasSuffix(s, "-->") && len(s) >= 7:
 		return strings.TrimSpace(s[4 : len(s)-3]), true
-	case strings.HasPrefix(s, "/*") && strings.HasSuffix(s, "*/") && len(s) >= 4:
-		return strings.TrimSpace(s[2 : len(s)-2]), true
-	case strings.HasPrefix(s, "{/*") && strings.HasSuffix(s, "*/}"):
+	case strings.HasPrefix(s, "{/*") && strings.HasSuffix(s, "*/}") && len(s) >= 6:
 		return strings.TrimSpace(s[3 : len(s)-3]), true
+	case strings.HasPrefix(s, "/*") && strings.HasSuffix(s, "*/") && len(s) >= 4:
+		return strings.TrimSpace(strings.Trim(s[2:len(s)-2], "*")), true
+	case strings.HasPrefix(s, "(*") && strings.HasSuffix(s, "*)") && len(s) >= 4:
+		return strings.TrimSpace(s[2 : len(s)-2]), true
+	case strings.HasPrefix(s, "{-") && strings.HasSuffix(s, "-}") && len(s) >= 4:
+		return strings.TrimSpace(s[2 : len(s)-2]), true
 	}
 	for _, p := range []string{"//", "#", "--", ";", "%"} {
 		if strings.HasPrefix(s, p) {
-			return strings.TrimSpace(strings.TrimLeft(s[len(p):], "/#;!*")), true
+			return strings.TrimSpace(strings.TrimLeft(s[len(p):], "/#;!*%-")), true
 		}
 	}
 	return "", false
 }
 
 var (
-	// An ellipsis with words around it, or alone.
-	ellipsis = regexp.MustCompile(`\.\.\.|…|\[\s*\.\.\.\s*\]`)
-	// What models write in place of code they leave out.
-	keptWords = regexp.MustCompile(`(?i)\b(existing|rest of|remaining|remainder|unchanged|same as (before|above|below|original)|as before|left out|omitted|omit|elided|truncated|previous|original|other (code|methods|functions|fields|cases|imports|tests)|no changes?|unmodified|kept|keep|stays? the same|code here|implementation here|etc)\b`)
-	// The same, strong enough without an ellipsis: "rest of the function unchanged".
-	strongWords = regexp.MustCompile(`(?i)^((the )?rest of (the )?\w+( \w+)? (is |remains |stays )?(unchanged|the same|as (before|is))|(existing|remaining|other|previous) (code|methods|functions|imports|logic|content|implementation)( (here|remains?|is|stays?|unchanged|omitted|as before|the same))*|(code|content|implementation) (unchanged|omitted|left out|remains the same|stays the same)|(unchanged|omitted|elided) (code|lines|content)( (omitted|elided|here|remains|unchanged))?|keep (existing|the rest)( \w+)*)\W*$`)
+	// An ellipsis, in the spellings models use (five dots or more are a divider).
+	ellipsis = regexp.MustCompile(`\.{3,4}|…|\. \. \.`)
+	// Words that, in the few after an ellipsis, say that code was left out
+	// ("... existing", "... keep"). Not "etc" or "other": "... etc" and "... other
+	// lengths" continue sentences in real comments.
+	keptWords = regexp.MustCompile(`\b(existing|remaining|remainder|unchanged|same|as before|left out|omitted|omit|elided|truncated|previous|original|unmodified|kept|keep|snip|code|implementation)\b`)
+	// A note a model writes in front of the placeholder ("TODO: same as above").
+	notePrefix = regexp.MustCompile(`^(todo|note|fixme|nb|xxx)\b[:\-]?\s*`)
+	// Whole comments that say code was left out.
+	phrases = regexp.MustCompile("^(?:" + strings.Join([]string{
+		// "unchanged", "same as before", "omitted for brevity".
+		solo,
+		// "rest unchanged", "rest of the function unchanged", "lines 2-4 unchanged",
+		// "existing code remains", "code omitted for brevity", "other fields unchanged".
+		subject + " " + pred,
+		// "existing code", "rest of the file", "previous implementation here".
+		alone,
+		strongSubject + ` (?:here|below|above|goes here)`,
+		// "keep the rest as is", "keep existing code", "leave unchanged", "insert existing code here".
+		`(?:keep|leave|retain|preserve|insert|paste|reuse)(?: (?:the|your|all|any))?(?: (?:` + pred + `|` + leftOut + `(?: (?:` + pred + `|in place|here|from before|from above|intact))?))`,
+		// "your code here", "code goes here", "implementation here".
+		`(?:(?:your|the) )?` + bareNouns + ` (?:goes )?here`,
+		// "12 more lines", "snip".
+		`\d+ more lines?`,
+		`snip(?:ped)?`,
+	}, "|") + ")$")
+	// After an ellipsis, what was left out says it alone: "... other methods ...".
+	afterDots = regexp.MustCompile("^" + subject + "$")
+	// In brackets, a comment says it stands for something: "(original code)",
+	// "<existing code>", "(no changes)", "(omitted)".
+	wrapped = regexp.MustCompile("^(?:" + pred + "|" + strongSubject + "|existing|previous|original|no changes?|same|omitted|elided|keep existing)$")
 )
 
-// isPlaceholder reports whether line is a placeholder comment.
+// The parts of phrases.
+const (
+	// nouns are what models say they left out, after "rest of", "other", "remaining".
+	nouns = `(?:code|function|functions|func|method|methods|class|classes|file|module|implementation|implementations|impl|body|logic|content|contents|imports?|fields?|cases?|tests?|props|properties|config|configuration|settings|styles?|markup|template|components?|handlers?|routes?|definitions?|helpers?|members?|setup|section|sections|block|blocks|loop|statements?|declarations?|variables?|constants?|types?|interfaces?|exports?|dependencies|queries|query|columns|rows|rules|entries|keys|values|items|details|stuff|parts?|constructor|initialization|validation|error handling|html|css|jsx|script|schema|migrations?|api|endpoints?|calls?|checks?|cells|lines?|code paths?)`
+	// coreNouns name code after "existing" or "original" ("original code"), where
+	// others read as a sentence going on ("original interface type", "existing file").
+	coreNouns = `(?:code|functions?|methods?|class|classes|module|implementation|impl|body|logic|contents?|imports|stuff|markup|styles|handlers|helpers|setup)`
+	// bareNouns say "code" with no word before them ("body unchanged"); not "line",
+	// "type" or "test", which real comments say unchanged or skipped.
+	bareNouns = `(?:code|implementation|impl|body|logic|contents?|imports|constructor|methods|functions|helper functions|helpers|markup|styles|setup|details|function body|method body)`
+	// subject is what was left out: "the rest (of the function)", "existing code",
+	// "lines 2-4", "everything else", "15 lines".
+	subject = `(?:` + strongSubject + `|(?:the )?(?:existing|remaining|other|old|current|same|all) ` + nouns + `(?: ` + nouns + `)?|(?:the )?` + bareNouns + `|everything(?: else)?(?: (?:below|above|after this|before this|here))?|all else|\d+ (?:more |other |unchanged |original )?lines?|lines? \d+(?: ?(?:-|to|through) ?\d+)?)`
+	// strongSubject says "what was there".
+	strongSubject = `(?:(?:the )?rest(?: of (?:the |this |that |your )?` + nouns + `(?: ` + nouns + `)?)?|(?:the )?remainder(?: of (?:the |this )?` + nouns + `(?: ` + nouns + `)?)?|remaining ` + coreNouns + `|(?:the |your )?(?:existing|previous|prior|original|earlier|unchanged) ` + coreNouns + `(?: ` + coreNouns + `)?)`
+	// alone is what says "what was there" without a verb, in a comment of its own:
+	// "rest of the file", "existing code", "unchanged code". Not a bare "the rest"
+	// or "remainder", which end sentences in real comments, nor "original code",
+	// which real code writes above an original kept in a comment.
+	alone = `(?:(?:the )?rest of (?:the |this |that |your )?` + nouns + `(?: ` + nouns + `)?|(?:the )?remainder of (?:the |this )?` + nouns + `(?: ` + nouns + `)?|remaining ` + coreNouns + `|(?:the |your )?(?:existing|unchanged) ` + coreNouns + `(?: ` + coreNouns + `)?)`
+	// leftOut is what an imperative keeps: "keep the rest", "keep existing code".
+	leftOut = `(?:` + strongSubject + `|everything(?: else)?|all else)`
+	// pred says it stays as it was, after its subject.
+	pred = `(?:(?:is |are |was |were |has been |have been |remains? |stays? |left |kept )?(?:unchanged|untouched|unmodified|intact|the same|same|omitted|elided|left out|not shown|not changed|not modified|as is|as before|as above|as previously|as it was|as they were|as in the original|as original|like before|same as (?:before|above|below|earlier|previously|original|the original|in the original)|same code as before|unchanged from (?:before|the original|above))(?: (?:for brevity|for clarity|for now|here|below|above|from before|from the original|as before|as is))*|remains|stays|no changes?(?: (?:here|below|above|needed|made))?|nothing(?: else)? changed(?: here| below)?|keep existing)`
+	// solo is what says it alone: "unchanged", "same as before", "omitted for
+	// brevity". Not a bare "omitted", "elided", "same" or "preserved", which end
+	// sentences in real comments, nor a bare "no changes" or "nothing changed", which
+	// tests say of their own cases.
+	solo = `(?:unchanged(?: (?:for brevity|here|below|above|from before|from the original|as before|as is))*|(?:omitted|elided|left out|not shown) (?:for brevity|for clarity|for now|here|below|above)|as before|as above|as previously|like before|same as (?:before|above|below|earlier|previously|original|the original|in the original)|same code as before|unchanged from (?:before|the original|above)|no changes? (?:here|below|above|to the rest)|nothing(?: else)? changed (?:here|below)|keep existing)`
+)
+
+// isPlaceholder reports whether line is a placeholder comment: an ellipsis alone,
+// one followed by a few words that say code was left out ("// ... existing code ..."),
+// or a whole comment that says so in one of the phrases models use ("# rest unchanged",
+// "// (same as before)", "-- lines 2-4 unchanged"). A comment that says more than that
+// ("// Same as above, but for writes.") is an ordinary comment.
 func isPlaceholder(line string) bool {
 	body, ok := commentBody(line)
 	if !ok {
 		return false
 	}
-	body = strings.TrimSpace(strings.Trim(body, "()[]{}"))
-	if body == "..." {
+	body = strings.ToLower(body)
+	if len(body) > 120 || len(body) >= 5 && strings.Trim(body, ".") == "" {
+		return false // longer than any placeholder, or a divider of dots
+	}
+	body = notePrefix.ReplaceAllString(body, "")
+	leads := ellipsis.FindStringIndex(strings.TrimLeft(body, "([{< "))
+	dots := leads != nil
+	body = strings.TrimSpace(ellipsis.ReplaceAllString(body, " "))
+	if dots && strings.Trim(body, " ()[]<>") == "" {
+		return true // "...", "(...)", "[...]"
+	}
+	inBrackets := isWrapped(strings.TrimRight(body, ".:;"))
+	body = strings.Map(func(r rune) rune {
+		switch r {
+		case '(', ')', '[', ']', '{', '}', '<', '>', '"', '\'', '`', '*', '_', ',', '!', '?', '=', '.':
+			return ' '
+		}
+		return r
+	}, body)
+	words := strings.Fields(strings.TrimRight(body, ":;- "))
+	body = strings.Join(words, " ")
+	switch {
+	case body == "":
+		return false
+	case phrases.MatchString(body), inBrackets && wrapped.MatchString(body):
 		return true
+	case dots && leads[0] == 0:
+		// "... other methods", "... keep": what was left out, or a few words that
+		// say so, after an ellipsis.
+		return afterDots.MatchString(body) || len(words) <= 3 && keptWords.MatchString(body)
 	}
-	if ellipsis.MatchString(body) {
-		rest := strings.TrimSpace(ellipsis.ReplaceAllString(body, " "))
-		return rest == "" || keptWords.MatchString(rest)
+	return false
+}
+
+// isWrapped reports a text wholly in one pair of brackets: "(original code)".
+func isWrapped(s string) bool {
+	if len(s) < 2 {
+		return false
 	}
-	return strongWords.MatchString(body)
+	pairs := map[byte]byte{'(': ')', '[': ']', '<': '>', '{': '}'}
+	closer, ok := pairs[s[0]]
+	return ok && s[len(s)-1] == closer && strings.IndexByte(s[1:len(s)-1], closer) < 0
 }
 
 // Placeholders reports the first placeholder comment a change puts in place of real

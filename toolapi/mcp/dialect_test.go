@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,5 +77,54 @@ func TestServesTheChosenTools(t *testing.T) {
 	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: toolapi.EditFile, Arguments: map[string]any{"path": "a.py"}})
 	if err == nil && !r.IsError {
 		t.Fatalf("edit_file was served: %q", text(r))
+	}
+}
+
+// The instructions a server sends speak only of the tools it serves: a codex or
+// anthropic server never points the model to edit_file or undo_edit, which it
+// would refuse as unknown.
+func TestInstructionsNameOnlyServedTools(t *testing.T) {
+	mentioned := []string{"read_file", "write_file", "edit_file", "undo_edit", "apply_patch", "replace_in_file", "str_replace"}
+	for _, set := range []string{"native", "codex", "anthropic", "search-replace", "str_replace_based_edit_tool"} {
+		eng, err := toolapi.Open(t.TempDir(), toolapi.Options{Tools: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		st, ct := sdk.NewInMemoryTransports()
+		ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := map[string]bool{}
+		for _, tl := range eng.Tools() {
+			served[tl.Name] = true
+		}
+		text := cs.InitializeResult().Instructions
+		for _, name := range mentioned {
+			if !strings.Contains(text, name) {
+				continue
+			}
+			ok := served[name]
+			switch name {
+			case "str_replace": // a command of the text editor tools
+				ok = served[toolapi.TextEditor] || served[toolapi.TextEditorOld]
+			case "undo_edit": // a tool of its own, or a command of the older text editor
+				ok = ok || served[toolapi.TextEditorOld]
+			}
+			if !ok {
+				t.Errorf("--tools %s: the instructions speak of %s, which is not served: %q", set, name, text)
+			}
+		}
+		if !strings.Contains(text, "journaled") {
+			t.Errorf("--tools %s: the instructions no longer say that changes are journaled: %q", set, text)
+		}
+		cs.Close()
+		ss.Close()
+		eng.Close()
 	}
 }

@@ -37,7 +37,7 @@ func NewServer(eng *toolapi.Engine, opts Options) *sdk.Server {
 		version = "dev"
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "vfsctl", Title: "vfsctl file tools", Version: version},
-		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructions + " Changes are guarded: one that breaks a file's syntax or replaces code with a placeholder comment is refused unless the server runs with --guard warn or off (" + toolapi.GuardsActive() + ")."})
+		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructionsFor(eng.Tools())})
 	s := &server{eng: eng, log: opts.Logger}
 	for _, t := range eng.Tools() {
 		srv.AddTool(&sdk.Tool{
@@ -56,8 +56,53 @@ func Serve(ctx context.Context, eng *toolapi.Engine, t sdk.Transport, opts Optio
 	return NewServer(eng, opts).Run(ctx, t)
 }
 
-const instructions = "File tools for this workspace: read_file before write_file; edit_file with exact oldText (small " +
-	"differences in quotes, dashes, spaces and indentation are forgiven); every change is journaled and can be undone with undo_edit."
+// instructionsFor is what the server tells a client about the tools it serves: only
+// those, so that a model is never pointed to a tool the server refuses.
+func instructionsFor(tools []toolapi.Tool) string {
+	has := map[string]bool{}
+	var names []string
+	for _, t := range tools {
+		has[t.Name] = true
+		names = append(names, t.Name)
+	}
+	var rules []string
+	if has["read_file"] && has["write_file"] {
+		rules = append(rules, "read_file before write_file")
+	}
+	const forgiven = " (small differences in quotes, dashes, spaces and indentation are forgiven)"
+	switch {
+	case has["edit_file"]:
+		rules = append(rules, "edit_file with exact oldText"+forgiven)
+	case has[toolapi.TextEditor] || has[toolapi.TextEditorOld]:
+		rules = append(rules, "str_replace with an old_str found once in the file"+forgiven)
+	case has["replace_in_file"]:
+		rules = append(rules, "replace_in_file with SEARCH/REPLACE blocks whose SEARCH text is found once"+forgiven)
+	case has["apply_patch"]:
+		rules = append(rules, "apply_patch with a V4A patch whose context is found once"+forgiven)
+	}
+	undo := "every change is journaled, and an operator can undo it with vfsctl undo"
+	switch {
+	case has["undo_edit"]:
+		undo = "every change is journaled and can be undone with undo_edit"
+	case has[toolapi.TextEditorOld]:
+		undo = "every change is journaled and can be undone with " + toolapi.TextEditorOld + "'s undo_edit command"
+	}
+	rules = append(rules, undo)
+	text := "File tools for this workspace (" + strings.Join(names, ", ") + "): " + strings.Join(rules, "; ") + "."
+	if len(tools) > 0 && !allReadOnly(tools) {
+		text += " Changes are guarded: one that breaks a file's syntax or replaces code with a placeholder comment is refused unless the server runs with --guard warn or off (" + toolapi.GuardsActive() + ")."
+	}
+	return text
+}
+
+func allReadOnly(tools []toolapi.Tool) bool {
+	for _, t := range tools {
+		if !toolapi.HintsFor(t.Name).ReadOnly {
+			return false
+		}
+	}
+	return true
+}
 
 func annotations(name string) *sdk.ToolAnnotations {
 	h := toolapi.HintsFor(name)

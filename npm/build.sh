@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds vfsctl's npm packages from this checkout into npm/dist/:
+#   vfsctl                the launcher and JavaScript API, depending optionally on
+#   @vfsctl/linux-x64     bin/vfsctl with cgo (tree-sitter guards, glibc) and
+#                         bin/vfsctl-nocgo (pure-Go guards, any libc)
+#   @vfsctl/linux-arm64   bin/vfsctl, CGO_ENABLED=0
+# VERSION sets the packages' version (default 0.0.0-dev); PLATFORMS narrows the
+# platform packages built (default: all of them). macOS and Windows have none yet:
+# vfsctl walks paths by handle with Linux system calls (openat O_PATH, renameat2,
+# syncfs) that those systems lack.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version="${VERSION:-0.0.0-dev}"
+platforms="${PLATFORMS:-linux-x64 linux-arm64}"
+out=npm/dist
+rm -rf "$out"
+mkdir -p "$out"
+
+goarch() { case "$1" in x64) echo amd64 ;; arm64) echo arm64 ;; *) echo "unknown cpu $1" >&2; exit 2 ;; esac; }
+
+deps=""
+for p in $platforms; do
+  os="${p%-*}" cpu="${p#*-}"
+  dir="$out/$p"
+  mkdir -p "$dir/bin"
+  echo "== @vfsctl/$p"
+  if [ "$p" = linux-x64 ] && [ "$(go env GOOS)/$(go env GOARCH)" = linux/amd64 ]; then
+    CGO_ENABLED=1 go build -trimpath -o "$dir/bin/vfsctl" ./cmd/vfsctl
+    CGO_ENABLED=0 go build -trimpath -o "$dir/bin/vfsctl-nocgo" ./cmd/vfsctl
+  else
+    CGO_ENABLED=0 GOOS="$os" GOARCH="$(goarch "$cpu")" go build -trimpath -o "$dir/bin/vfsctl" ./cmd/vfsctl
+  fi
+  cat > "$dir/package.json" <<JSON
+{
+  "name": "@vfsctl/$p",
+  "version": "$version",
+  "description": "The vfsctl binary for $os on $cpu",
+  "os": ["$os"],
+  "cpu": ["$cpu"],
+  "files": ["bin"],
+  "preferUnplugged": true
+}
+JSON
+  deps="$deps${deps:+,}\"@vfsctl/$p\": \"$version\""
+done
+
+echo "== vfsctl"
+cp -r npm/vfsctl "$out/vfsctl"
+node -e '
+const fs = require("fs");
+const f = process.argv[1];
+const pkg = JSON.parse(fs.readFileSync(f, "utf8"));
+pkg.version = process.argv[2];
+pkg.optionalDependencies = JSON.parse("{" + process.argv[3] + "}");
+fs.writeFileSync(f, JSON.stringify(pkg, null, 2) + "\n");
+' "$out/vfsctl/package.json" "$version" "$deps"
+cp README.md "$out/vfsctl/README.md" 2>/dev/null || true
+echo "built in $out: $(ls "$out" | tr '\n' ' ')"

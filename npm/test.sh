@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the npm packages, packs them as npm would publish them, installs the tarballs
+# into a scratch project and runs the binary and the API from there. Fails loudly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+PLATFORMS="${PLATFORMS:-linux-x64 linux-arm64}" npm/build.sh
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/tgz" "$scratch/project" "$scratch/ws"
+for d in npm/dist/*/; do (cd "$d" && npm pack --silent --pack-destination "$scratch/tgz" >/dev/null); done
+ls "$scratch/tgz"
+cd "$scratch/project"
+npm init -y >/dev/null
+# The launcher and this machine's platform package, from their tarballs, as npm would
+# fetch them; the main package's other optional platform packages are skipped.
+host=$(node -p 'process.platform + "-" + process.arch')
+npm install --no-audit --no-fund --loglevel=error "$scratch"/tgz/vfsctl-0*.tgz "$scratch"/tgz/vfsctl-"$host"-*.tgz
+test -d node_modules/@vfsctl/"$host" || { echo "the package @vfsctl/$host was not installed"; exit 1; }
+echo "== npx vfsctl --version"
+got=$(npx --no-install vfsctl --version)
+echo "$got"
+case "$got" in vfsctl\ *) ;; *) echo "unexpected version line: $got"; exit 1 ;; esac
+echo "== one call through the API"
+printf 'print("Hello, " + name)\n' > "$scratch/ws/app.py"
+cat > check.mjs <<'JS'
+import { call, open, binaryPath } from "vfsctl";
+import { readFileSync } from "node:fs";
+const ws = process.argv[2];
+if (!binaryPath().includes("node_modules/@vfsctl/")) throw new Error(`binary not from the package: ${binaryPath()}`);
+const r = await call("edit_file", { path: "app.py", edits: [{ oldText: "print(“Hello, ” + name)", newText: "print(“Hi, ” + name)" }] }, { root: ws, session: "npm-test" });
+if (!r.ok) throw new Error(`edit refused: ${r.kind}: ${r.text}`);
+const now = readFileSync(`${ws}/app.py`, "utf8");
+if (now !== 'print("Hi, " + name)\n') throw new Error(`file is ${JSON.stringify(now)}`);
+const s = open({ root: ws, session: "npm-test" });
+const refused = await s.call("create_file", { path: "app.py", content: "x" }, { turn: "t2" });
+if (refused.ok || refused.kind !== "file_exists") throw new Error(`create over a file: ${JSON.stringify(refused)}`);
+await s.close();
+console.log("ok:", r.text.split("\n")[0], "/", refused.kind);
+JS
+node check.mjs "$scratch/ws"
+echo "== npx vfsctl log"
+(cd "$scratch/ws" && npx --prefix "$scratch/project" --no-install vfsctl log | tail -3)
+echo "== the README's Node example"
+mkdir -p "$scratch/readme"
+printf 'print("Hello")\n' > "$scratch/readme/app.py"
+awk '/^## Using it from your runtime/{on=1} on&&/^```js$/{js=1;next} js&&/^```$/{exit} js{print}' \
+  "$repo/README.md" > "$scratch/project/readme.mjs"
+test -s "$scratch/project/readme.mjs" || { echo "the README's runtime section has no js block"; exit 1; }
+got=$(cd "$scratch/readme" && node "$scratch/project/readme.mjs")
+echo "$got"
+[ "$got" = "true null Edited app.py with 1 edit (line 1)." ] || { echo "unexpected output"; exit 1; }
+grep -qx 'print("Hi")' "$scratch/readme/app.py" || { echo "app.py was not edited as meant"; exit 1; }

@@ -1,0 +1,36 @@
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+
+export interface Options {
+  /** The workspace root (the child's working folder too). */
+  root?: string;
+  /** The journal's session name; rewind goes back by its turns. */
+  session?: string;
+  /** The tool set: native, anthropic, codex, search-replace, all, or a comma-separated list. */
+  tools?: string;
+  /** refuse (default), warn or off. */
+  guard?: string;
+  /** file (default) or journal. */
+  durability?: string;
+}
+
+export interface Reply {
+  ok: boolean;
+  /** The refusal's stable kind (text_not_found, file_exists, ...); null on success. */
+  kind: string | null;
+  /** What the model reads: the tool result's content. */
+  text: string;
+  /** The journal's number for the call; null when it has none. */
+  txn: number | null;
+  tool: string;
+}
+
+export interface Session {
+  call(tool: string, args: unknown, opts?: { turn?: string | number }): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export function binaryPath(): string;
+export function serveCommand(opts?: Options): { command: string; args: string[] };
+export function spawnServe(opts?: Options): ChildProcessWithoutNullStreams;
+export function open(opts?: Options): Session;
+export function call(tool: string, args: unknown, opts?: Options & { turn?: string | number }): Promise<Reply>;

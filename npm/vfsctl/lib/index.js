@@ -1,0 +1,173 @@
+// The vfsctl binary for this platform, and the two ways a runtime starts it: an MCP
+// server over stdio (spawnServe) or a process that takes tool calls as JSON lines
+// (open, call).
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createInterface } from "node:readline";
+
+const require = createRequire(import.meta.url);
+
+// The per-platform packages this one may have installed, by `${platform}-${arch}`.
+// Each holds bin/vfsctl; linux-x64's is built with cgo (the tree-sitter guards) and
+// needs glibc, so it also holds bin/vfsctl-nocgo for other libcs.
+const platforms = {
+  "linux-x64": "@vfsctl/linux-x64",
+  "linux-arm64": "@vfsctl/linux-arm64",
+};
+
+function glibc() {
+  try {
+    return Boolean(process.report?.getReport()?.header?.glibcVersionRuntime);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The path of the vfsctl binary to run: $VFSCTL when set, else the one the
+ * per-platform package installed. Throws, saying what to do, when there is none.
+ */
+export function binaryPath() {
+  if (process.env.VFSCTL) return process.env.VFSCTL;
+  const key = `${process.platform}-${process.arch}`;
+  const pkg = platforms[key];
+  if (!pkg) {
+    throw new Error(
+      `vfsctl has no prebuilt binary for ${key} (there are: ${Object.keys(platforms).join(", ")}). ` +
+        "Build it with `go install github.com/vfsctl/vfsctl/cmd/vfsctl@latest` and set VFSCTL to its path.",
+    );
+  }
+  let dir;
+  try {
+    dir = require.resolve(`${pkg}/package.json`).slice(0, -"package.json".length);
+  } catch {
+    throw new Error(
+      `The package ${pkg}, which carries vfsctl's binary for ${key}, is not installed. ` +
+        "Reinstall vfsctl without --no-optional (or --omit=optional), or set VFSCTL to a vfsctl binary.",
+    );
+  }
+  const cgo = `${dir}bin/vfsctl`;
+  const plain = `${dir}bin/vfsctl-nocgo`;
+  if (existsSync(plain) && !glibc()) return plain;
+  return cgo;
+}
+
+function flags(opts = {}) {
+  const args = [];
+  for (const [name, flag] of [
+    ["root", "--root"],
+    ["session", "--session"],
+    ["tools", "--tools"],
+    ["guard", "--guard"],
+    ["durability", "--durability"],
+  ]) {
+    if (opts[name] != null) args.push(flag, String(opts[name]));
+  }
+  return args;
+}
+
+/**
+ * The command line of `vfsctl serve` (MCP over stdio), for an MCP client that
+ * spawns its server itself: { command, args }.
+ */
+export function serveCommand(opts = {}) {
+  return { command: binaryPath(), args: ["serve", ...flags(opts)] };
+}
+
+/**
+ * Starts `vfsctl serve`: an MCP server speaking JSON-RPC on the child's stdin and
+ * stdout. Options: root, session, tools, guard, durability.
+ */
+export function spawnServe(opts = {}) {
+  const { command, args } = serveCommand(opts);
+  return spawn(command, args, { cwd: opts.root, stdio: ["pipe", "pipe", "pipe"] });
+}
+
+/**
+ * A long-lived `vfsctl call` process: call(tool, args, {turn}) resolves to its
+ * reply { ok, kind, text, txn, tool }; a refusal resolves too (ok false). A process
+ * that exits fails the calls in flight with an Error, and the next call starts a
+ * new one. close() ends it.
+ */
+export function open(opts = {}) {
+  let child = null;
+  let lines = null;
+  let nextId = 1;
+  const waiting = new Map();
+  let stderr = "";
+  let closed = false;
+
+  function start() {
+    const c = spawn(binaryPath(), ["call", ...flags(opts)], { cwd: opts.root, stdio: ["pipe", "pipe", "pipe"] });
+    stderr = "";
+    c.stderr.setEncoding("utf8");
+    c.stderr.on("data", (d) => {
+      stderr = (stderr + d).slice(-2000);
+    });
+    const rl = createInterface({ input: c.stdout });
+    rl.on("line", (line) => {
+      if (!line.trim()) return;
+      let reply;
+      try {
+        reply = JSON.parse(line);
+      } catch {
+        return;
+      }
+      const w = waiting.get(reply.id);
+      if (w) {
+        waiting.delete(reply.id);
+        w.resolve({ ok: reply.ok, kind: reply.kind, text: reply.text, txn: reply.txn, tool: reply.tool });
+      }
+    });
+    const fail = (why) => {
+      if (child === c) child = null;
+      for (const [id, w] of waiting) {
+        waiting.delete(id);
+        w.reject(new Error(`vfsctl ${why}${stderr ? `: ${stderr.trim()}` : ""}. The call may or may not have landed (vfsctl log shows it).`));
+      }
+    };
+    c.on("exit", (code, signal) => fail(signal ? `was killed by ${signal}` : `exited with status ${code}`));
+    c.on("error", (e) => fail(`could not run: ${e.message}`));
+    c.stdin.on("error", () => {});
+    child = c;
+    lines = rl;
+  }
+
+  return {
+    call(tool, args, callOpts = {}) {
+      if (closed) return Promise.reject(new Error("This vfsctl session is closed."));
+      if (!child) start();
+      const id = nextId++;
+      const line = { tool, args, id };
+      if (callOpts.turn != null) line.turn = callOpts.turn;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        child.stdin.write(JSON.stringify(line) + "\n");
+      });
+    },
+    close() {
+      closed = true;
+      if (!child) return Promise.resolve();
+      const c = child;
+      return new Promise((resolve) => {
+        c.on("exit", () => resolve());
+        lines?.close();
+        c.stdin.end();
+      });
+    },
+  };
+}
+
+/**
+ * One tool call in a process of its own: resolves to the reply. For many calls,
+ * open() keeps one process.
+ */
+export async function call(tool, args, opts = {}) {
+  const s = open(opts);
+  try {
+    return await s.call(tool, args, { turn: opts.turn });
+  } finally {
+    await s.close();
+  }
+}
