@@ -105,7 +105,7 @@ func TestExecNamesItsLimits(t *testing.T) {
 	for i := range 3 {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d", i)), nil, 0o644)
 	}
-	if _, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, o); err == nil || !strings.Contains(err.Error(), "the workspace holds 5 entries, over the snapshot limit of 3") {
+	if _, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, o); err == nil || !strings.Contains(err.Error(), "The workspace holds 5 entries, over the snapshot limit of 3") {
 		t.Fatalf("BeginExec over the entry limit: %v", err)
 	}
 }

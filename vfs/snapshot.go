@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
 // The snapshot walk: every entry of the workspace as the one walker sees it (.gitignore
@@ -65,13 +67,6 @@ type Scan struct {
 	// Unreadable are files that could not be opened; they keep their previous
 	// entry when they had one, else they are left out.
 	Unreadable []string
-}
-
-// TooManyEntriesError refuses a snapshot of a workspace over the entry limit.
-type TooManyEntriesError struct{ Count, Limit int }
-
-func (e *TooManyEntriesError) Error() string {
-	return fmt.Sprintf("the workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore)", e.Count, e.Limit)
 }
 
 // entryKind names what a mode says an entry is.
@@ -147,7 +142,7 @@ func (f *FS) Snapshot(o ScanOptions, prev map[string]Entry) (*Scan, error) {
 		return true
 	})
 	if len(all) > maxEntries {
-		return nil, &TooManyEntriesError{Count: len(all), Limit: maxEntries}
+		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", len(all), maxEntries)
 	}
 	s := &Scan{Data: map[string][]byte{}}
 	for _, x := range all {
