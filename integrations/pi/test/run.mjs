@@ -222,7 +222,7 @@ try {
     console.log("--- vfsctl log --session " + session + ":\n" + log.map((e) => `${e.seq} ${e.turn ?? "-"} ${e.tool} ${e.state}${e.kind ? " " + e.kind : ""}`).join("\n"));
     const turns = log.map((e) => e.turn);
     check(log.length === 7 && turns.every((t) => /^p[12]\.t\d+$/.test(t ?? "")), "vfsctl log: every call of pi's session carries pi's prompt and turn", turns);
-    check(new Set(turns.filter((t) => t.startsWith("p1."))).size === 6 && turns.filter((t) => t.startsWith("p2.")).length === 1, "vfsctl log: one turn label per model response, prompt 1 and prompt 2 apart", turns);
+    check(new Set(turns.filter((t) => t?.startsWith("p1."))).size === 6 && turns.filter((t) => t?.startsWith("p2.")).length === 1, "vfsctl log: one turn label per model response, prompt 1 and prompt 2 apart", turns);
 
     // /edits: this session's stats.
     const edits = await slash("/edits");
