@@ -190,6 +190,29 @@ func TestTypographyOnlyAParserSees(t *testing.T) {
 	}
 }
 
+// An en dash the code could not hold (typed for minus) shows that the model drifts
+// dashes in this edit: the one in the message is written plain too, and the reply says
+// how to keep it. Where the file already used en dashes, the message's stays as sent.
+func TestTypographyInCodeMarksItsTwinInAString(t *testing.T) {
+	sent := "\tfmt.Println(\"done\")\n\tfmt.Println(\"2–3 items\", 5 – 2)\n"
+	eng, ws := guardEngine(t, "", map[string]string{"main.go": goFile, "dash.go": strings.Replace(goFile, "start", "start – now", 1)})
+	for _, c := range []struct{ name, want, note string }{
+		{"main.go", "\tfmt.Println(\"2-3 items\", 5 - 2)\n", `'–' at line 8, inside a string or a comment, was written as "-" like the one the code needed`},
+		{"dash.go", "\tfmt.Println(\"2–3 items\", 5 - 2)\n", `'–' at line 8, where the code needs "-", was written as "-"`},
+	} {
+		r := call(t, eng, "edit_file", edit(c.name, "\tfmt.Println(\"done\")\n", sent))
+		if !r.OK {
+			t.Fatalf("%s: %s", c.name, r.Text)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, c.name)); !strings.Contains(got, "\tfmt.Println(\"done\")\n"+c.want) {
+			t.Errorf("%s: file:\n%s\nwant the line %q", c.name, got, c.want)
+		}
+		if !strings.Contains(r.Text, c.note) {
+			t.Errorf("%s: reply lacks %q:\n%s", c.name, c.note, r.Text)
+		}
+	}
+}
+
 // The repair's notes name the lines the characters are on.
 func TestTypographyNotesNameTheirLines(t *testing.T) {
 	eng, ws := guardEngine(t, "", map[string]string{"q.py": "x = 1\ny = 2\n"})

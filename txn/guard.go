@@ -151,6 +151,8 @@ func repairTypography(ch *Change, old []byte) bool {
 	for _, r := range reps { // offsets are of the content before the repairs
 		line := bytes.Count(ch.After[:r.Offset], []byte("\n")) + 1
 		switch {
+		case r.Like:
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, inside a string or a comment, was written as %q like the one the code needed; to keep %q there, send that edit again without the other.", r.Char, line, r.Plain, r.Char))
 		case !r.Kept:
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, where the code needs %q, was written as %q.", r.Char, line, r.Plain, r.Plain))
 		case !bytes.ContainsRune(old, r.Char):

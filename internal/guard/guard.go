@@ -70,6 +70,13 @@ var languages = map[string]parseFunc{}
 // extra maps a language to a check whose errors are added to its parser's.
 var extra = map[string]parseFunc{}
 
+// exactTokens maps a language to a check of its tokens and indentation that is exact
+// where it finds an error, in every build (Python's: tree-sitter's grammar lets an
+// unindent to no open level through, and refuses some a line inside brackets). An edit
+// of a file it passes is refused on its word alone, and an edit that only changes the
+// whitespace that begins lines is decided by it alone.
+var exactTokens = map[string]parseFunc{}
+
 // approximate marks the languages only tree-sitter parses: their grammars lag behind
 // the languages (a Python 3.13 type parameter default), so a new file in one is not
 // refused; an edit of a file that parsed is.
@@ -265,6 +272,14 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 	if old == nil && approximate[lang] {
 		return nil // a new file: the grammar may lag behind the language's newest syntax
 	}
+	if check := exactTokens[lang]; check != nil && old != nil && len(check(old)) == 0 {
+		if errs := check(new); len(errs) > 0 {
+			return placed(lang, old, new, errs)
+		}
+		if indentOnly(old, new) {
+			return nil // the tokens are the old ones, and their indentation holds
+		}
+	}
 	confirm := exact[lang]
 	var newErrs []synErr
 	if confirm != nil && !cached(p, old) {
@@ -298,9 +313,13 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 			return nil
 		}
 	}
-	// Name the first error that ends after the first changed byte: the one the change
-	// made. An error that spans the change (a parser that recovers late) is placed
-	// where the change begins.
+	return placed(lang, old, new, newErrs)
+}
+
+// placed names the first error of new that ends after the first changed byte: the one
+// the change made. An error that spans the change (a parser that recovers late) is
+// placed where the change begins.
+func placed(lang string, old, new []byte, newErrs []synErr) *SyntaxError {
 	fc := firstChange(old, new)
 	e := newErrs[0]
 	for _, c := range newErrs {

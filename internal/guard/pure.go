@@ -22,6 +22,7 @@ func init() {
 	languages["go"] = parseGo
 	languages["json"] = parseJSON
 	languages["python"] = parsePython
+	exactTokens["python"] = parsePython
 	languages["javascript"] = esbuildParser(api.LoaderJSX) // React projects write JSX in .js files
 	languages["jsx"] = esbuildParser(api.LoaderJSX)
 	languages["typescript"] = esbuildParser(api.LoaderTS)
@@ -89,8 +90,8 @@ func cutLine(s string) (string, string, bool) {
 // parsePython finds what CPython's tokenizer refuses and tree-sitter's grammar lets
 // through, and what a tokenizer alone can see without cgo: a character outside
 // strings and comments that cannot be part of a name (a curly quote typed as a string
-// delimiter, an en dash typed as minus, a non-breaking space between tokens), and
-// brackets that do not pair.
+// delimiter, an en dash typed as minus, a non-breaking space between tokens),
+// brackets that do not pair, and indentation (pyindent.go).
 func parsePython(src []byte) []synErr {
 	var out []synErr
 	flag := func(off int, msg string) {
@@ -139,7 +140,10 @@ func parsePython(src []byte) []synErr {
 	for _, o := range stack {
 		flag(o.off, fmt.Sprintf("%q was never closed", o.c))
 	}
-	return out
+	if len(out) > 0 {
+		return out // the lines are not told apart right where the tokens are wrong
+	}
+	return pyIndentErrors(src)
 }
 
 // skipPyString returns the offset just past the string literal starting at src[i]

@@ -46,7 +46,7 @@ func init() {
 		languages[lang] = func(src []byte) []synErr {
 			errs, _ := parseTree(g, nil, nil, src)
 			if more := extra[lang]; more != nil {
-				errs = append(errs, more(src)...)
+				errs = append(more(src), errs...)
 			}
 			return errs
 		}
@@ -66,7 +66,7 @@ func init() {
 		}
 		errs, tree := parseTree(g, old, oldSrc, src)
 		if more := extra[lang]; more != nil {
-			errs = append(errs, more(src)...)
+			errs = append(more(src), errs...) // first: the exact check, in CPython's words
 		}
 		return errs, tree, true
 	}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"sort"
 	"unicode/utf8"
 )
@@ -19,6 +20,7 @@ type Repair struct {
 	Char   rune
 	Plain  string
 	Kept   bool // it stays as sent: the file parses with it (a string or a comment)
+	Like   bool // in a string or a comment, written plain as the same one in code was
 }
 
 // maxRepairs bounds the parses a repair may take.
@@ -55,6 +57,23 @@ func Typography(p string, old, new []byte, offsets []int) []Repair {
 		reps[i].Kept = true
 		if Syntax(p, old, ApplyRepairs(new, reps)) != nil {
 			reps[i].Kept = false
+		}
+	}
+	// A character the code could not hold shows that the model drifts it in this
+	// change: the same character in a string or a comment is drift too, unless the
+	// file used it before (a "–" typed for minus and one in a message, in one edit).
+	drifted := map[string]bool{}
+	for _, r := range reps {
+		if !r.Kept {
+			drifted[r.Plain] = true
+		}
+	}
+	for i := range reps {
+		if reps[i].Kept && drifted[reps[i].Plain] && !bytes.ContainsRune(old, reps[i].Char) {
+			reps[i].Kept, reps[i].Like = false, true
+			if Syntax(p, old, ApplyRepairs(new, reps)) != nil {
+				reps[i].Kept, reps[i].Like = true, false // plain, it would end the string
+			}
 		}
 	}
 	return reps

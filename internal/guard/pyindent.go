@@ -1,0 +1,269 @@
+package guard
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Python's indentation, checked as CPython's tokenizer and parser check it, in every
+// build: tree-sitter's grammar accepts an unindent to a level that was never opened,
+// and a model breaks Python by its indentation more than by anything else.
+//
+// The tokenizer measures each logical line's indentation twice: with tabs to the next
+// multiple of 8, and with a tab as one column. A line's indentation must match an open
+// level by both measures or exceed the innermost by both, else the mix of tabs and
+// spaces is ambiguous (TabError). Blank and comment-only lines, lines inside brackets
+// or strings and lines continued by a backslash have no indentation of their own. The
+// parser then wants a block after each line that ends in ':' (and nowhere else), a
+// clause (elif, else, except, finally) after the statement it belongs to, and a
+// decorated definition after a decorator.
+
+// pyLine is one logical line of Python.
+type pyLine struct {
+	off        int    // where its first token begins
+	col, alt   int    // its indentation, tabs to 8 columns and tabs as 1
+	kw         string // its first word, "@" for a decorator; "async" is skipped
+	opensBlock bool   // it ends in ':'
+}
+
+// pyLogicalLines splits src into logical lines as CPython's tokenizer does.
+func pyLogicalLines(src []byte) []pyLine {
+	var out []pyLine
+	i := 0
+	for i < len(src) {
+		// The indentation of a physical line that begins a statement.
+		col, alt, contCol := 0, 0, -1
+		for i < len(src) {
+			switch c := src[i]; {
+			case c == ' ':
+				col++
+				alt++
+			case c == '\t':
+				col = (col/8 + 1) * 8
+				alt++
+			case c == '\f': // Emacs's page break resets the column
+				col, alt = 0, 0
+			case c == '\\' && i+1 < len(src) && src[i+1] == '\n':
+				// Indentation continued on the next line: the first backslash's column counts.
+				if contCol < 0 {
+					contCol = col
+				}
+				i++
+			case c == '\\' && i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n':
+				if contCol < 0 {
+					contCol = col
+				}
+				i += 2
+			default:
+				goto measured
+			}
+			i++
+		}
+	measured:
+		if i >= len(src) {
+			break
+		}
+		if c := src[i]; c == '#' || c == '\n' || c == '\r' {
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			i++
+			continue // blank or a comment alone: no indentation of its own
+		}
+		if contCol > 0 { // CPython's test: a backslash at column 0 does not count
+			col, alt = contCol, contCol
+		}
+		l := pyLine{off: i, col: col, alt: alt}
+		l.kw, _ = pyWord(src, i)
+		if l.kw == "async" {
+			_, j := pyWord(src, i)
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+				j++
+			}
+			l.kw, _ = pyWord(src, j)
+		}
+		// The tokens to the end of the logical line: the newline outside brackets that
+		// no backslash escapes.
+		depth, last := 0, byte(0)
+		for i < len(src) {
+			c := src[i]
+			switch {
+			case c == '\n':
+				i++
+				if depth == 0 {
+					goto done
+				}
+				continue
+			case c == '#':
+				for i < len(src) && src[i] != '\n' {
+					i++
+				}
+				continue
+			case c == '\\' && i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r'):
+				i += 2
+				if src[i-1] == '\r' && i < len(src) && src[i] == '\n' {
+					i++
+				}
+				continue
+			case c == '"' || c == '\'':
+				i, _ = skipPyString(src, i)
+				last = c
+				continue
+			case c == '(' || c == '[' || c == '{':
+				depth++
+			case c == ')' || c == ']' || c == '}':
+				depth = max(depth-1, 0)
+			}
+			if c != ' ' && c != '\t' && c != '\f' && c != '\r' {
+				last = c
+			}
+			i++
+		}
+	done:
+		l.opensBlock = last == ':'
+		out = append(out, l)
+	}
+	return out
+}
+
+// pyWord returns the name at src[i] ("@" for a decorator) and the offset past it.
+func pyWord(src []byte, i int) (string, int) {
+	if i < len(src) && src[i] == '@' {
+		return "@", i + 1
+	}
+	j := i
+	for j < len(src) && isNameByte(src[j]) {
+		j++
+	}
+	return string(src[i:j]), j
+}
+
+// follows lists the statements (by first word) each clause may follow in its block;
+// "tryelse" is the else of a try.
+var follows = map[string][]string{
+	"elif":    {"if", "elif"},
+	"else":    {"if", "elif", "for", "while", "except"},
+	"except":  {"try", "except"},
+	"finally": {"try", "except", "tryelse"},
+}
+
+// pyIndentErrors reports what CPython refuses in src's indentation and block
+// structure, at most the first error (the rest follow from it).
+func pyIndentErrors(src []byte) []synErr {
+	lines := pyLogicalLines(src)
+	flag := func(l pyLine, format string, args ...any) []synErr {
+		line, col := lineCol(src, l.off)
+		return []synErr{{line: line, col: col, msg: fmt.Sprintf(format, args...)}}
+	}
+	levels := func(stack []pyLine) string {
+		var cols []string
+		for _, s := range stack {
+			cols = append(cols, fmt.Sprint(s.col))
+		}
+		return strings.Join(cols, ", ")
+	}
+	// The open levels, outermost first, the first word of the line that opened each,
+	// and the kind of the last statement of each.
+	stack := []pyLine{{}}
+	heads := []string{""}
+	last := []string{""}
+	var prev *pyLine
+	for k := range lines {
+		l := lines[k]
+		top := stack[len(stack)-1]
+		indent, dedent := false, false
+		switch {
+		case l.col > top.col:
+			if l.alt <= top.alt {
+				return flag(l, "inconsistent use of tabs and spaces in indentation (TabError): indent with spaces only, as the lines around do")
+			}
+			if prev == nil || !prev.opensBlock {
+				return flag(l, "unexpected indent: the line before opens no block; indent this line as the one before it (%d columns)", top.col)
+			}
+			stack = append(stack, l)
+			heads = append(heads, prev.kw)
+			last = append(last, "")
+			indent = true
+		case l.col < top.col:
+			dedent = true
+			for len(stack) > 1 && l.col < stack[len(stack)-1].col {
+				if last[len(last)-1] == "try" {
+					return flag(l, "expected 'except' or 'finally' block: the try at this level has none")
+				}
+				stack, heads, last = stack[:len(stack)-1], heads[:len(heads)-1], last[:len(last)-1]
+			}
+			if top = stack[len(stack)-1]; l.col != top.col {
+				return flag(l, "unindent does not match any outer indentation level: %d columns, where the open blocks are indented %s", l.col, levels(stack))
+			}
+			fallthrough
+		default:
+			if l.alt != top.alt {
+				return flag(l, "inconsistent use of tabs and spaces in indentation (TabError): indent with spaces only, as the lines around do")
+			}
+		}
+		if prev != nil && prev.opensBlock && !indent {
+			pl, _ := lineCol(src, prev.off)
+			return flag(l, "expected an indented block after line %d, which ends in ':'; indent this line deeper than line %d", pl, pl)
+		}
+		if prev != nil && prev.kw == "@" && (dedent || l.kw != "def" && l.kw != "class" && l.kw != "@") {
+			return flag(l, "a decorator must be followed by a def or a class at its indentation")
+		}
+		kind := l.kw
+		d := len(last) - 1
+		if heads[d] == "match" && kind != "case" {
+			return flag(l, "a match block holds case blocks only; indent this line under a case")
+		}
+		if kind == "case" && l.opensBlock && heads[d] != "match" {
+			return flag(l, "a case block must be indented inside its match block")
+		}
+		if want, ok := follows[kind]; ok {
+			if !contains(want, last[d]) {
+				return flag(l, "%q does not follow a statement it belongs to at this indentation (%s)", kind, strings.Join(want, ", "))
+			}
+			if kind == "else" && last[d] == "except" {
+				kind = "tryelse"
+			}
+		} else if last[d] == "try" {
+			return flag(l, "expected 'except' or 'finally' block: the try at this level has none")
+		}
+		last[d] = kind
+		prev = &lines[k]
+	}
+	if prev != nil && prev.opensBlock {
+		return flag(*prev, "expected an indented block after this line, which ends in ':'")
+	}
+	for _, kind := range last {
+		if kind == "try" {
+			return flag(*prev, "expected 'except' or 'finally' block: a try has none")
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// indentOnly reports whether old and new differ only in the whitespace that begins
+// their lines: Python's tokens are then the same, and only their indentation can make
+// one parse where the other does not.
+func indentOnly(old, new []byte) bool {
+	for len(old) > 0 && len(new) > 0 {
+		old, new = bytes.TrimLeft(old, " \t\f"), bytes.TrimLeft(new, " \t\f")
+		i, j := bytes.IndexByte(old, '\n'), bytes.IndexByte(new, '\n')
+		if i < 0 || j < 0 {
+			return bytes.Equal(old, new)
+		}
+		if !bytes.Equal(old[:i], new[:j]) {
+			return false
+		}
+		old, new = old[i+1:], new[j+1:]
+	}
+	return len(bytes.TrimLeft(old, " \t\f")) == 0 && len(bytes.TrimLeft(new, " \t\f")) == 0
+}
