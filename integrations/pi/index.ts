@@ -65,7 +65,7 @@ function piNames(text: string): string {
 // pi's edit renderer shows diffs as "+12 line" / "-12 line" / " 12 line" with "..."
 // between hunks; vfsctl replies with a unified diff. Converts the one to the other.
 function displayDiff(unified: string): { diff: string; firstChangedLine?: number } {
-  const out: string[] = [];
+  const rows: [string, number, string][] = [];
   let oldLine = 0;
   let newLine = 0;
   let first: number | undefined;
@@ -73,7 +73,7 @@ function displayDiff(unified: string): { diff: string; firstChangedLine?: number
   for (const line of unified.split("\n")) {
     const h = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
     if (h) {
-      if (inHunk) out.push(" ...");
+      if (inHunk) rows.push([" ", 0, "..."]);
       oldLine = Number(h[1]);
       newLine = Number(h[2]);
       inHunk = true;
@@ -82,16 +82,19 @@ function displayDiff(unified: string): { diff: string; firstChangedLine?: number
     if (!inHunk || line.startsWith("\\")) continue;
     if (line.startsWith("+")) {
       first ??= newLine;
-      out.push(`+${newLine++} ${line.slice(1)}`);
+      rows.push(["+", newLine++, line.slice(1)]);
     } else if (line.startsWith("-")) {
       first ??= newLine;
-      out.push(`-${oldLine++} ${line.slice(1)}`);
+      rows.push(["-", oldLine++, line.slice(1)]);
     } else if (line.startsWith(" ")) {
-      out.push(` ${newLine++} ${line.slice(1)}`);
+      rows.push([" ", newLine++, line.slice(1)]);
       oldLine++;
     }
   }
-  return { diff: out.join("\n"), firstChangedLine: first };
+  // Line numbers padded to one width, as pi's own diffs are.
+  const width = String(Math.max(0, ...rows.map((r) => r[1]))).length;
+  const diff = rows.map(([p, n, text]) => `${p}${(n ? String(n) : "").padStart(width, " ")} ${text}`).join("\n");
+  return { diff, firstChangedLine: first };
 }
 
 // The unified diff at the end of a vfsctl reply, if any.

@@ -123,9 +123,17 @@ pi.stdout.on("data", (d) => {
 const send = (rec) => pi.stdin.write(JSON.stringify(rec) + "\n");
 const notices = [];
 const confirms = [];
+const selects = [];
 let answerConfirm = true;
+let answerSelect = (options) => options[0];
+const toolEnds = [];
 listeners.add((rec) => {
+  if (rec.type === "tool_execution_end") toolEnds.push(rec);
   if (rec.type !== "extension_ui_request") return;
+  if (rec.method === "select") {
+    selects.push(rec);
+    send({ type: "extension_ui_response", id: rec.id, value: answerSelect(rec.options) });
+  }
   if (rec.method === "notify") notices.push(rec);
   if (rec.method === "confirm") {
     confirms.push(rec);
@@ -209,6 +217,11 @@ try {
     check(/not been read/.test(replies[5][0]) && /\bread\b/.test(replies[5][0]) && !/read_file|write_file|edit_file/.test(replies[5][0]), "write (unread file): refused, telling the model to read first, in pi's tool names", replies[5][0]);
     check(/new\.py/.test(replies[6][0]) && !/not|refused/i.test(replies[6][0].split("\n")[0]), "write (new file): created", replies[6][0]);
 
+    // What pi's renderer gets: its own diff format, and the error flag on refusals.
+    const ends = toolEnds.map((e) => ({ tool: e.toolName, isError: e.isError, diff: e.result?.details?.diff }));
+    check(ends.map((e) => e.isError).join() === "false,false,false,true,true,false", "pi marks the two refusals as errors, the rest not", ends);
+    check(/^ 1 def greet\(name\):\n-2     print\("Hello, " \+ name\)\n\+2     print\("Hi, " \+ name\)\n 3 \n 4 $/.test(ends[1].diff ?? "") && toolEnds[1].result.details.firstChangedLine === 2, "edit's details.diff is in pi's numbered diff format for its renderer", ends[1].diff);
+
     await prompt("Count by two.");
     check(read("app.py") === want1.replace("        result += 1\n", "        result += 2\n"), "second prompt: its edit landed", read("app.py"));
 
@@ -244,6 +257,13 @@ try {
     console.log("--- /undo:\n" + undone);
     check(/^[-+]/m.test(undone) && /@@/.test(undone), "/undo: shows the diff", undone);
     check(read("app.py").includes("        result += 2\n"), "/undo after /rewind: the session's latest change was the rewind, so prompt 2's edit is back", read("app.py"));
+
+    // /rewind list: the user picks the turn of the curly-quote edit; everything from
+    // there on goes, the new file too.
+    answerSelect = (options) => options.find((o) => o.startsWith("p1.t1:"));
+    await slash("/rewind list");
+    check(selects.length === 1 && selects[0].options[0].startsWith("p2.t0:") && selects[0].options.some((o) => o === "p1.t5: src/new.py"), "/rewind list: the turns that changed files, newest first, with their files", selects[0]?.options);
+    check(read("app.py") === appPy && read("src/new.py") === null && read("notes.txt") === notes, "/rewind to a picked turn: app.py as it was at the start, src/new.py gone", read("app.py"));
 
     // The process per session is stopped with it.
     const pid = Number(execFileSync("sh", ["-c", `pgrep -f -- '--session ${session}' || true`], { encoding: "utf8" }).trim().split("\n")[0] || 0);
