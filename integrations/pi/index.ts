@@ -187,7 +187,8 @@ export default function vfsctlExtension(pi: ExtensionAPI) {
     await e?.close();
   });
 
-  pi.on("agent_start", async () => {
+  // Once per prompt (a retry or a compaction restarts the low-level run, not this).
+  pi.on("before_agent_start", async () => {
     prompt++;
   });
 

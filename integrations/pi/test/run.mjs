@@ -5,7 +5,7 @@
 //   node run.mjs --pi PI_CLI_JS --ext EXTENSION_DIR [--baseline | --inactive]
 // VFSCTL names the vfsctl binary (the extension finds it through the vfsctl package).
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { scriptedModel, toolReplies } from "./scripted-model.mjs";
@@ -71,6 +71,11 @@ const steps = [
   // Prompt 2.
   { toolCalls: [{ name: "edit", args: { path: "app.py", edits: [{ oldText: "        result += 1", newText: "        result += 2" }] } }] },
   { text: "Counted by two." },
+  // Prompt 3, in a new session; prompt 4, back in the first one, resumed.
+  { toolCalls: [{ name: "write", args: { path: "other.txt", content: "from the second session\n" } }] },
+  { text: "Wrote it." },
+  { toolCalls: [{ name: "edit", args: { path: "notes.txt", edits: [{ oldText: "first note", newText: "first note, resumed" }] } }] },
+  { text: "Noted." },
 ];
 
 const ws = mkdtempSync(join(tmpdir(), "vfsctl-pi-ws-"));
@@ -265,9 +270,36 @@ try {
     check(selects.length === 1 && selects[0].options[0].startsWith("p2.t0:") && selects[0].options.some((o) => o === "p1.t5: src/new.py"), "/rewind list: the turns that changed files, newest first, with their files", selects[0]?.options);
     check(read("app.py") === appPy && read("src/new.py") === null && read("notes.txt") === notes, "/rewind to a picked turn: app.py as it was at the start, src/new.py gone", read("app.py"));
 
-    // The process per session is stopped with it.
-    const pid = Number(execFileSync("sh", ["-c", `pgrep -f -- '--session ${session}' || true`], { encoding: "utf8" }).trim().split("\n")[0] || 0);
-    check(pid > 0, "one vfsctl call process runs for the session", pid);
+    // A new session gets its own vfsctl session and process, the first one's is
+    // stopped; resumed, the first one goes on counting its prompts.
+    // The vfsctl call process of session s, found by its arguments in /proc.
+    const pidOf = (s) => {
+      for (const d of readdirSync("/proc")) {
+        if (!/^\d+$/.test(d)) continue;
+        let argv;
+        try {
+          argv = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+        } catch {
+          continue;
+        }
+        const i = argv.indexOf("--session");
+        if (argv[1] === "call" && i > 0 && argv[i + 1] === s) return Number(d);
+      }
+      return 0;
+    };
+    const pid1 = pidOf(session);
+    check(pid1 > 0, "one vfsctl call process runs for the session", pid1);
+    await command({ type: "new_session" });
+    const second = `pi-${(await command({ type: "get_state" })).sessionId}`;
+    await prompt("Write other.txt.");
+    const pid2 = pidOf(second);
+    check(second !== session && pid2 > 0 && pidOf(session) === 0, "a new pi session: a vfsctl process of its own, the first one's stopped", { second, pid2, first: pidOf(session) });
+    await command({ type: "switch_session", sessionPath: state.sessionFile });
+    await prompt("Amend the note.");
+    const lastTurn = (s) => JSON.parse(execFileSync(vfsctl, ["log", "--root", ws, "--session", s, "--limit", "1", "--json"], { encoding: "utf8" }).trim()).turn;
+    check(lastTurn(second) === "p1.t0" && lastTurn(session) === "p3.t0" && read("notes.txt") === "first note, resumed\n", "resumed: the first session's next prompt is p3 (p2 came before), the new one's p1", { second: lastTurn(second), first: lastTurn(session) });
+    const pid = pidOf(session);
+    check(pid > 0 && pidOf(second) === 0, "resumed: the first session has a process again, the second's is stopped", { pid, second: pidOf(second) });
     exiting = true;
     pi.stdin.end();
     await new Promise((r) => pi.on("exit", r));
