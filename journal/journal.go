@@ -49,10 +49,10 @@ type Options struct {
 	// ends, so that a process making calls one after another opens it once instead
 	// of per call (an open costs about a millisecond: bbolt's open and mapping, the
 	// queue, the holder file, recovery's check). It is given up at once when another
-	// process takes a ticket in the queue (polled every queuePoll), so others wait at
-	// most that much longer; a process that opens the bbolt file without the queue
-	// (an older vfsctl, bbolt's own tools) may wait the whole Linger. 0 closes the
-	// journal as soon as the last call ends.
+	// process takes a ticket in the queue (looked for every queuePoll at first, every
+	// lingerPoll after fastLinger), so others wait at most that much longer; a process
+	// that opens the bbolt file without the queue (an older vfsctl, bbolt's own tools)
+	// may wait the whole Linger. 0 closes the journal as soon as the last call ends.
 	Linger time.Duration
 	// NoLog commits every transaction synced by bbolt (two fdatasyncs), never through
 	// the log (wal.go): for comparisons and tests.
@@ -210,11 +210,19 @@ func (j *Journal) Release() {
 }
 
 // linger ends the hold that linger gen keeps once it has lasted Options.Linger or
-// another process waits, unless a call took the hold up again first.
+// another process waits, unless a call took the hold up again first. The queue is
+// looked at every queuePoll while the next call is likely to come soon, then every
+// lingerPoll: a process that queues then waits at most that much longer, and an idle
+// hold wakes a hundred times a second, not a thousand.
 func (j *Journal) linger(gen uint64) {
-	until := time.Now().Add(j.opts.Linger)
+	start := time.Now()
+	until := start.Add(j.opts.Linger)
 	for {
-		time.Sleep(queuePoll)
+		poll := queuePoll
+		if time.Since(start) > fastLinger {
+			poll = lingerPoll
+		}
+		time.Sleep(poll)
 		j.mu.Lock()
 		if !j.lingering || j.lingerGen != gen {
 			j.mu.Unlock()
@@ -229,6 +237,13 @@ func (j *Journal) linger(gen uint64) {
 		j.mu.Unlock()
 	}
 }
+
+// How often a lingering hold looks for tickets: every queuePoll for its first
+// fastLinger, every lingerPoll after.
+const (
+	fastLinger = 25 * time.Millisecond
+	lingerPoll = 10 * time.Millisecond
+)
 
 // Close ends a hold kept by Options.Linger, and makes later holds end with their last
 // call. Calls in progress keep theirs.

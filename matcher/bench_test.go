@@ -59,3 +59,49 @@ func BenchmarkEdit(b *testing.B) {
 		b.Run(fmt.Sprintf("fuzzy/lines=%d", n), func(b *testing.B) { benchEdit(b, n, true) })
 	}
 }
+
+// BenchmarkViewUpdate is what keeping a View costs a caller that edits the same large
+// file call after call (txn does it after each commit, in the background): the View
+// of the next content derived from the last one (folded, as a fuzzy edit leaves it)
+// and prepared, beside the exact plan of the same edit.
+func BenchmarkViewUpdate(b *testing.B) {
+	const n = 20000
+	data := sourceFile(n)
+	mid := (n / 2) / 5 * 5
+	a := fmt.Sprintf("\tlog.Printf(\"request %%s served by handler %06d\", r.URL.Path)", mid+1)
+	e := fmt.Sprintf("\tlog.Printf(\"request %%s handled by %06d\", r.URL.Path)", mid+1)
+	fwd, err := Apply(data, []Edit{{OldText: a, NewText: e}}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	back, err := Apply(fwd.Output, []Edit{{OldText: e, NewText: a}}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("update", func(b *testing.B) {
+		fv := NewView(data)
+		if _, err := fv.Apply([]Edit{{OldText: curly(a), NewText: curly(e)}}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			r := fwd
+			if i%2 == 1 {
+				r = back
+			}
+			fv = fv.Update(r.Splices, r.Output)
+			fv.Prepare()
+			if fv.typo == nil {
+				b.Fatal("the folded view was not carried over")
+			}
+		}
+	})
+	b.Run("exact", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Apply(data, []Edit{{OldText: a, NewText: e}}, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

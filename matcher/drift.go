@@ -44,7 +44,8 @@ func (dr *drift) add(model, file string) {
 // fold to the same text over the matched range.
 func (m *matcher) learnDrift(dr *drift, v *view, P string, pc piece, atLineEnd bool) {
 	O := m.d.content(pc.line)
-	fl := &v.lines[pc.line]
+	line := v.line(pc.line)
+	fl := &line
 	fp := foldLine([]byte(P), true, nil)
 	lp, lf := 0, 0
 	if v.indent {

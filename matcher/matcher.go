@@ -135,6 +135,9 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 		}
 		res.Splices = append(res.Splices, sp...)
 		res.Edits[i] = rep
+		if len(res.Splices) > MaxSplices {
+			return nil, refuse(KindTooLarge, i, nil, "edits[0] to edits[%d] change %d places in %s; one call changes at most %d. Split the change into several calls, or replace the file whole with write_file.", i, len(res.Splices), name, MaxSplices)
+		}
 	}
 	sort.SliceStable(res.Splices, func(a, b int) bool { return res.Splices[a].Start < res.Splices[b].Start })
 	if err := m.checkOverlaps(res.Splices); err != nil {
@@ -165,6 +168,9 @@ type matcher struct {
 	drift  *drift   // the edit being rendered, at a fuzzy tier
 	loose  []string // each line's looseKey, for not-found hints
 }
+
+// foldable tells a file small enough for the fuzzy tiers (MaxFoldBytes).
+func (m *matcher) foldable() bool { return len(m.d.data) <= MaxFoldBytes }
 
 func (m *matcher) view(t Tier) *view {
 	switch t {
@@ -220,10 +226,12 @@ func (m *matcher) pattern(t Tier, pieces []string) (pattern, bool) {
 // occurrence is a match of a pattern in a view, by view offsets.
 type occurrence struct{ from, to int }
 
-// search finds every occurrence, overlapping ones included.
-func (m *matcher) search(v *view, p pattern) []occurrence {
+// search finds the occurrences, overlapping ones included, up to limit of them (0: all).
+// A limit keeps a pattern found everywhere (one character in a file of it) from
+// building a list the size of the file.
+func (m *matcher) search(v *view, p pattern, limit int) []occurrence {
 	var occ []occurrence
-	for pos := 0; pos <= len(v.text); {
+	for pos := 0; pos <= len(v.text) && (limit <= 0 || len(occ) < limit); {
 		i := index(v.text[pos:], p.text)
 		if i < 0 {
 			break
@@ -270,7 +278,7 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 	tiers := []Tier{TierExact}
 	// The file may hold invalid UTF-8: it folds to U+FFFD per byte, as read_file shows
 	// it, so the fuzzy tiers still apply. The model's text is JSON, hence valid.
-	if utf8.ValidString(old) {
+	if utf8.ValidString(old) && m.foldable() {
 		tiers = append(tiers, TierTypography, TierIndentation)
 	}
 	f, err := m.locateEdit(i, tiers, old, nw, all)
@@ -284,6 +292,11 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 		err := m.notFound(i, old)
 		err.Where.Tiers = triedTiers(tiers, old)
 		return nil, EditReport{}, err
+	}
+	if all && len(f.occ) > MaxOccurrences {
+		return nil, EditReport{}, refuse(KindTooLarge, i, nil,
+			"edits[%d]: oldText occurs more than %d times in %s; replaceAll changes at most %d places in one call. Make oldText longer so it matches only the places meant, or replace the file whole with write_file.",
+			i, MaxOccurrences, m.name, MaxOccurrences)
 	}
 	v := m.view(f.t)
 	lines := make([]int, len(f.occ))
@@ -329,7 +342,11 @@ type located struct {
 func (m *matcher) locateEdit(i int, tiers []Tier, old, nw string, all bool) (located, error) {
 	pieces := splitLF(old)
 	f := located{pieces: pieces, nw: nw}
-	f.t, f.p, f.occ = m.find(tiers, pieces)
+	limit := MaxNamed + 1 // enough to name them, and to know there are more
+	if all {
+		limit = MaxOccurrences + 1
+	}
+	f.t, f.p, f.occ = m.find(tiers, pieces, limit)
 	if len(f.occ) > 0 {
 		return f, nil
 	}
@@ -337,7 +354,7 @@ func (m *matcher) locateEdit(i int, tiers []Tier, old, nw string, all bool) (loc
 	if !ok {
 		return f, nil
 	}
-	t, p, occ := m.find(tiers, g)
+	t, p, occ := m.find(tiers, g, limit)
 	if len(occ) == 0 {
 		return f, nil
 	}
@@ -379,9 +396,14 @@ func triedTiers(tiers []Tier, old string) []string {
 // multiple refuses an edit found at several lines of tier t, naming the tiers tried up
 // to t.
 func (m *matcher) multiple(i int, tiers []Tier, t Tier, lines []int) *Refusal {
+	count := fmt.Sprint(len(lines))
+	if len(lines) > MaxNamed {
+		// The search stopped counting here: a refusal needs no more.
+		lines, count = lines[:MaxNamed], fmt.Sprintf("at least %d", MaxNamed+1)
+	}
 	r := refuse(KindMultipleMatches, i, lines,
-		"Found %d occurrences of edits[%d] in %s (lines %s)%s. Each oldText must match one place: add surrounding lines to make it unique, or set replaceAll.",
-		len(lines), i, m.name, listLines(lines), tierNote(t))
+		"Found %s occurrences of edits[%d] in %s (lines %s)%s. Each oldText must match one place: add surrounding lines to make it unique, or set replaceAll.",
+		count, i, m.name, listLines(lines), tierNote(t))
 	for _, x := range tiers {
 		if r.Where.Tiers = append(r.Where.Tiers, x.String()); x == t {
 			break
@@ -446,13 +468,15 @@ func (m *matcher) occurrenceLines(v *view, o occurrence) [2]int {
 	return [2]int{min(a, n-1) + 1, min(b, n-1) + 1}
 }
 
-func (m *matcher) find(tiers []Tier, pieces []string) (Tier, pattern, []occurrence) {
+// find looks for pieces tier by tier and returns the occurrences at the first tier
+// that has any, at most limit of them (0: all).
+func (m *matcher) find(tiers []Tier, pieces []string, limit int) (Tier, pattern, []occurrence) {
 	for _, t := range tiers {
 		p, ok := m.pattern(t, pieces)
 		if !ok {
 			continue
 		}
-		if occ := m.search(m.view(t), p); len(occ) > 0 {
+		if occ := m.search(m.view(t), p, limit); len(occ) > 0 {
 			return t, p, occ
 		}
 	}

@@ -14,9 +14,13 @@ import (
 // out is named as such), and the usual causes.
 func (m *matcher) notFound(i int, old string) *Refusal {
 	var hints []string
+	if !m.foldable() {
+		msg := fmt.Sprintf("edits[%d]: oldText was not found in %s, which is over %d bytes: such a file is matched exactly, with no quotes, spaces or indentation forgiven. Re-read the lines and copy oldText exactly from the file's current content.", i, m.name, MaxFoldBytes)
+		return &Refusal{Kind: KindTextNotFound, Message: msg, Where: &errs.Where{Edit: i}}
+	}
 	if strings.Contains(old, `\n`) && !strings.Contains(old, "\n") {
 		unesc := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`).Replace(old)
-		if _, p, occ := m.find([]Tier{TierExact, TierTypography, TierIndentation}, splitLF(unesc)); len(occ) > 0 {
+		if _, p, occ := m.find([]Tier{TierExact, TierTypography, TierIndentation}, splitLF(unesc), 1); len(occ) > 0 {
 			l, _ := m.view(p.tier).locate(occ[0].from)
 			hints = append(hints, fmt.Sprintf(`oldText holds literal \n escapes (a backslash and an n) where the file has line breaks; read as line breaks it is found at line %d. Send real line breaks: one \n in the JSON string, not \\n`, l+1))
 		} else if !strings.Contains(string(m.d.body), `\n`) {
@@ -209,7 +213,7 @@ func (m *matcher) looseLine(l int) string {
 		m.loose = make([]string, m.d.nlines())
 		v := m.view(TierIndentation)
 		for i := range m.loose {
-			m.loose[i] = looseKey(v.lines[i].text)
+			m.loose[i] = looseKey(v.line(i).text)
 		}
 	}
 	return m.loose[l]
@@ -365,8 +369,8 @@ func (m *matcher) closestByPrefix(folded []string) (int, bool) {
 	want := folded[k]
 	v := m.view(TierIndentation)
 	best, bestN := -1, max(4, (len(want)+1)/2)-1
-	for l := range v.lines {
-		f := v.lines[l]
+	for l := range v.nlines() {
+		f := v.line(l)
 		if n := commonPrefix(string(f.text[f.lead:]), want); n > bestN {
 			best, bestN = l, n
 		}

@@ -22,7 +22,7 @@ type piece struct {
 // context (the file's bytes) and only the folded difference of a changed line is
 // replaced. Everything the model adds goes through the drift its oldText showed.
 func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, rep *EditReport) (Splice, error) {
-	r := &rendering{m: m, d: m.d, v: v, ei: ei, P: p.pieces, k: len(p.pieces) - 1, fuzzy: v.lines != nil, rep: rep}
+	r := &rendering{m: m, d: m.d, v: v, ei: ei, P: p.pieces, k: len(p.pieces) - 1, fuzzy: v.folded(), rep: rep}
 	r.a, r.col0 = v.locate(o.from)
 	_, r.endCol = v.locate(o.to)
 	r.q = r.lineBreaks(q)
@@ -195,13 +195,15 @@ func (r *rendering) segmentEdges() {
 		return
 	}
 	d, v, a := r.d, r.v, r.a
-	if fl := &v.lines[a]; a < d.nlines() && fl.start != nil {
-		for x := r.col0; x > 0 && x < len(fl.text) && fl.start[x-1] == fl.start[r.col0]; x-- {
-			r.preFold = fl.text[x-1 : r.col0]
+	if a < d.nlines() {
+		if fl := v.line(a); fl.start != nil {
+			for x := r.col0; x > 0 && x < len(fl.text) && fl.start[x-1] == fl.start[r.col0]; x-- {
+				r.preFold = fl.text[x-1 : r.col0]
+			}
 		}
 	}
-	if l := r.pcs[r.k].line; l < d.nlines() && !r.oldNL && v.lines[l].start != nil {
-		fl := &v.lines[l]
+	if l := r.pcs[r.k].line; l < d.nlines() && !r.oldNL && v.line(l).start != nil {
+		fl := v.line(l)
 		for x := r.endCol; x < len(fl.text) && x > 0 && fl.end[x] == fl.end[r.endCol-1]; x++ {
 			r.postFold = fl.text[r.endCol : x+1]
 		}
@@ -334,12 +336,13 @@ func lineKeys(lines []string, indent bool) []string {
 // folded middle that differs is replaced, located in the file through the fold maps,
 // and the rest of the line (its trailing whitespace included) is the file's.
 func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool, ind *reindent, dr *drift) []byte {
-	if v.lines == nil || pc.line >= m.d.nlines() || exact {
+	if !v.folded() || pc.line >= m.d.nlines() || exact {
 		// Exact: the file's bytes are the model's. Past the end: no file line to keep.
 		return []byte(dr.translate(Q))
 	}
 	O := m.d.content(pc.line)
-	fl := &v.lines[pc.line]
+	line := v.line(pc.line)
+	fl := &line
 	fp := foldLine([]byte(P), true, nil)
 	fq := foldLine([]byte(Q), true, nil)
 	lp, lq, lf := 0, 0, 0

@@ -10,6 +10,13 @@ import (
 // the rendering changes what vfsctl show prints of calls already made.
 const diffContext = 2
 
+// MaxDiffBytes bounds a rendered diff: a change that rewrites a large file is shown
+// in part, so that rendering it costs no more than that (its splices keep it whole).
+const MaxDiffBytes = 1 << 20
+
+// diffCut ends a diff cut at MaxDiffBytes.
+const diffCut = "(diff cut at 1 MiB)\n"
+
 // UnifiedDiff renders splices of original as a compact unified diff (line endings are
 // not shown). It reads the splices only around their lines, so its cost follows the
 // size of the change, not of the file.
@@ -55,6 +62,10 @@ func unifiedDiff(name string, d *doc, splices []Splice) string {
 	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
 	delta := 0 // new-file lines minus old-file lines before the current group
 	for g := 0; g < len(splices); {
+		if b.Len() >= MaxDiffBytes {
+			b.WriteString(diffCut)
+			break
+		}
 		first, last := splices[g].FirstLine-1, splices[g].LastLine-1
 		h := g + 1
 		for h < len(splices) && splices[h].FirstLine-1 <= last+2*diffContext+1 {
@@ -98,8 +109,12 @@ func unifiedDiff(name string, d *doc, splices []Splice) string {
 				writeDiffLine(&b, '+', l)
 			}
 		}
+
 		delta += len(newLines) - len(oldLines)
 		g = h
+	}
+	if b.Len() >= MaxDiffBytes && !strings.HasSuffix(b.String(), diffCut) {
+		b.WriteString(diffCut)
 	}
 	return b.String()
 }
@@ -114,6 +129,12 @@ func markNoEOL(lines []string, text []byte) {
 }
 
 func writeDiffLine(b *strings.Builder, mark byte, l string) {
+	if b.Len() >= MaxDiffBytes {
+		return // the diff ends with diffCut
+	}
+	if room := MaxDiffBytes - b.Len(); len(l) > room {
+		l = l[:room]
+	}
 	b.WriteByte(mark)
 	if t, ok := strings.CutSuffix(l, noEOL); ok {
 		b.WriteString(t + "\n\\ No newline at end of file\n")

@@ -13,8 +13,14 @@ type view struct {
 	d      *doc
 	text   []byte
 	starts []int32 // view offset of each line's start, plus len(text)
-	lines  []folded
-	indent bool // leading whitespace dropped: whole-line matches only
+	// A folded view (typography or indentation; the exact view has neither): the
+	// typography view keeps the fold maps of the lines that are not ASCII (few, in
+	// most files), by line; an ASCII line folds to its own bytes less trailing blanks,
+	// which the view's text holds. So deriving the next version's view (View.Update)
+	// copies no per-line record. The indentation view reads its lines from base.
+	maps   map[int]*folded
+	base   *view // the indentation view's typography view
+	indent bool  // leading whitespace dropped: whole-line matches only
 	// virtualEOL: a "\n" was appended for a file without a final line break, so that an
 	// oldText ending in a line break still matches the last line.
 	virtualEOL bool
@@ -26,43 +32,77 @@ func exactView(d *doc) *view {
 	return &view{d: d, text: d.lf, starts: d.lfLine}
 }
 
-// foldedView builds the typography view, or with indent the indentation view.
+// foldedView builds the typography view, or with indent the indentation view from
+// base, the typography view.
 func foldedView(d *doc, indent bool, base *view) *view {
 	v := &view{d: d, indent: indent}
 	if d.starts == nil {
 		d.index() // every line is read
 	}
-	if base != nil {
-		v.lines = base.lines
+	n := d.nlines()
+	var lines []folded
+	if indent {
+		v.base = base
+		lines = make([]folded, n)
+		for i := range n {
+			lines[i] = base.line(i)
+		}
 	} else {
-		v.lines = make([]folded, d.nlines())
-		for i := range d.nlines() {
-			v.lines[i] = foldLine(d.content(i), false, nil)
+		v.maps = map[int]*folded{}
+		lines = make([]folded, n)
+		for i := range n {
+			lines[i] = foldLine(d.content(i), false, nil)
+			if lines[i].start != nil {
+				v.maps[i] = &lines[i]
+			}
 		}
 	}
-	n := 0
-	for i := range v.lines {
-		n += len(v.lines[i].text) + 1
+	size := 0
+	for i := range lines {
+		size += len(lines[i].text) + 1
 	}
-	v.text = make([]byte, 0, n+1)
-	v.starts = make([]int32, 0, len(v.lines)+1)
-	for i := range v.lines {
+	v.text = make([]byte, 0, size+1)
+	v.starts = make([]int32, 0, n+1)
+	for i := range lines {
 		v.starts = append(v.starts, int32(len(v.text)))
-		t := v.lines[i].text
+		t := lines[i].text
 		if indent {
-			t = t[v.lines[i].lead:]
+			t = t[lines[i].lead:]
 		}
 		v.text = append(v.text, t...)
 		if len(d.ending(i)) > 0 {
 			v.text = append(v.text, '\n')
 		}
 	}
-	if d.nlines() > 0 && !d.endsWithNewline() {
+	if n > 0 && !d.endsWithNewline() {
 		v.text = append(v.text, '\n')
 		v.virtualEOL = true
 	}
 	v.starts = append(v.starts, int32(len(v.text)))
 	return v
+}
+
+// folded reports whether v is a folded view (typography or indentation).
+func (v *view) folded() bool { return v.maps != nil || v.base != nil }
+
+// nlines is the number of lines of a folded view.
+func (v *view) nlines() int { return len(v.starts) - 1 }
+
+// line is line i of a folded view in its typography fold (the indentation view drops
+// its lead). An ASCII line's text is the typography view's own, without a map.
+func (v *view) line(i int) folded {
+	if v.base != nil {
+		return v.base.line(i)
+	}
+	if f := v.maps[i]; f != nil {
+		return *f
+	}
+	s, e := int(v.starts[i]), int(v.starts[i+1])
+	if e > s && v.text[e-1] == '\n' {
+		e--
+	}
+	t := v.text[s:e:e]
+	return folded{text: t, lead: leadWS(t)}
 }
 
 // locate returns the line holding view offset p and the column within it. An offset
@@ -88,22 +128,23 @@ func (v *view) locate(p int) (int, int) {
 
 // lineLen is the length of line i in the view, without its "\n".
 func (v *view) lineLen(i int) int {
-	if v.lines == nil {
+	if !v.folded() {
 		return v.d.end(i) - v.d.start(i)
 	}
-	n := len(v.lines[i].text)
+	f := v.line(i)
+	n := len(f.text)
 	if v.indent {
-		n -= v.lines[i].lead
+		n -= f.lead
 	}
 	return n
 }
 
 // origStart maps view column c of line i to a byte column of the file's line.
 func (v *view) origStart(i, c int) int {
-	if v.lines == nil {
+	if !v.folded() {
 		return c
 	}
-	f := &v.lines[i]
+	f := v.line(i)
 	if v.indent {
 		c += f.lead
 	}
@@ -112,10 +153,10 @@ func (v *view) origStart(i, c int) int {
 
 // origEnd maps the end of a view range ending at column c of line i.
 func (v *view) origEnd(i, c int) int {
-	if v.lines == nil {
+	if !v.folded() {
 		return c
 	}
-	f := &v.lines[i]
+	f := v.line(i)
 	if v.indent {
 		if c == 0 {
 			return f.srcStart(f.lead)
@@ -176,6 +217,17 @@ func (fv *View) Prepare() {
 		fv.doc = d
 	}
 	fv.prepared = true
+}
+
+// Fold builds the typography view ahead, as the first fuzzy edit of the content
+// would (folding a large file costs milliseconds), so that a caller can do it in the
+// background, after a read, while the model composes its edit.
+func (fv *View) Fold() {
+	fv.Prepare()
+	if fv.nul {
+		return // refused as binary before any view is needed
+	}
+	fv.folded(newDoc(fv.data), false)
 }
 
 // prep returns what Prepare found: whether the content holds a NUL byte, and a doc of
@@ -249,9 +301,7 @@ func (fv *View) Update(splices []Splice, newData []byte) *View {
 	for _, st := range starts[b:] {
 		ns = append(ns, st+int32(shift))
 	}
-	lines := make([]folded, 0, nn)
-	lines = append(append(append(lines, old.lines[:a]...), midLines...), old.lines[b:]...)
-	nv.typo, nv.starts, nv.off = splicedView(old, nb, ns, lines, midLines, a, b, n), ns, off
+	nv.typo, nv.starts, nv.off = splicedView(old, nb, ns, midLines, a, b, n), ns, off
 	return nv
 }
 
@@ -304,13 +354,13 @@ func foldBetween(nb []byte, na, nbEnd int) (mid []int32, midLines []folded) {
 }
 
 // splicedView returns the view of the new body: old's text and starts before
-// line a and from line b (moved), the new lines' folded text between, with each
-// ASCII line's text pointing into the view's text.
-func splicedView(old *view, nb []byte, ns []int32, lines, midLines []folded, a, b, n int) *view {
+// line a and from line b (moved), the new lines' folded text between; the fold
+// maps likewise, the old ones from line b renumbered.
+func splicedView(old *view, nb []byte, ns []int32, midLines []folded, a, b, n int) *view {
 	nn := a + len(midLines) + (n - b)
 	// The view's text: the old text before line a and from line b, the new lines'
 	// folded text between.
-	v := &view{lines: lines, virtualEOL: old.virtualEOL && b < n}
+	v := &view{maps: make(map[int]*folded, len(old.maps)), virtualEOL: old.virtualEOL && b < n}
 	va, vb := int(old.starts[a]), int(old.starts[b])
 	if b == n {
 		vb = len(old.text) // a virtual line break at the end goes with the last line
@@ -321,6 +371,9 @@ func splicedView(old *view, nb []byte, ns []int32, lines, midLines []folded, a, 
 		if e := a + k + 1; e < len(ns) && endsLine(nb, int(ns[e])) {
 			t = append(t, '\n')
 		}
+		if midLines[k].start != nil {
+			v.maps[a+k] = &midLines[k]
+		}
 	}
 	if b == n && nn > 0 && !endsLine(nb, len(nb)) {
 		t = append(t, '\n')
@@ -329,12 +382,14 @@ func splicedView(old *view, nb []byte, ns []int32, lines, midLines []folded, a, 
 	// bytes.Join allocates without clearing first: a pass over the file saved.
 	v.text = bytes.Join([][]byte{old.text[:va], t, old.text[vb:]}, nil)
 	v.starts = splicedStarts(old.starts, midLines, nb, ns, a, b, nn, va, int32(len(t)-(vb-va)))
-	// An ASCII line's folded text is part of the view's text: point it there, so
-	// that no View keeps an older version's bytes alive.
-	for i := range lines {
-		if lines[i].start == nil {
-			l := len(lines[i].text)
-			lines[i].text = v.text[v.starts[i] : int(v.starts[i])+l : int(v.starts[i])+l]
+	// The maps of unchanged lines are shared: each holds its own copy of its line's
+	// folded text, never the content's bytes.
+	for l, f := range old.maps {
+		switch {
+		case l < a:
+			v.maps[l] = f
+		case l >= b:
+			v.maps[l+len(midLines)-(b-a)] = f
 		}
 	}
 	return v

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -205,4 +206,34 @@ func FuzzViewUpdate(f *testing.F) {
 		want, werr := Apply(first.Output, e, Options{})
 		sameResult(t, "second", got, gerr, want, werr)
 	})
+}
+
+// TestViewUpdateCopiesLittle: deriving the next View of a large folded file costs
+// about one copy of its folded text, not a record per line as well (that was twice
+// the file's size again, per edit, for a background task of every fuzzy edit).
+func TestViewUpdateCopiesLittle(t *testing.T) {
+	data := sourceFile(20000)
+	a, e := "\tlog.Printf(\"request %s served by handler 010001\", r.URL.Path)", "\tlog.Printf(\"x\")"
+	fv := NewView(data)
+	if _, err := fv.Apply([]Edit{{OldText: curly(a), NewText: curly(e)}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Apply(data, []Edit{{OldText: a, NewText: e}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	nv := fv.Update(res.Splices, res.Output)
+	runtime.ReadMemStats(&after)
+	if nv.typo == nil {
+		t.Fatal("the folded view was not carried over")
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(data))*5/4; got > limit {
+		t.Errorf("Update of a %d-byte file allocated %d bytes; want at most %d", len(data), got, limit)
+	}
+	back := []Edit{{OldText: curly(e), NewText: curly(a)}}
+	got, gerr := nv.Apply(back, Options{})
+	want, werr := Apply(res.Output, back, Options{})
+	sameResult(t, "after the update", got, gerr, want, werr)
 }

@@ -30,7 +30,8 @@ var applyPatchDef = &toolDef{
 		"Each chunk is headed by `@@` (optionally with a line of the file that comes before it) and holds ' ' context, '-' removed and '+' added lines; " +
 		"put about 3 context lines around each change and copy them exactly from the file. `*** End of File` after a chunk pins it to the end of the file. " +
 		"The whole patch is applied or nothing is. Context that fits more than one place is refused: add an @@ line or more context. " +
-		"Add File refuses an existing path (send Update File instead). Paths are relative to the workspace root.",
+		"Add File refuses an existing path (send Update File instead). Paths are relative to the workspace root. " +
+		"Bounds: at most 1000 chunks per file and 8 stacked @@ lines per chunk; a file over 4 MiB is matched exactly, nothing forgiven.",
 	args: objectDef{fields: []argDef{
 		{name: "input", typ: tString, min: 1, aliases: []string{"patch"}, desc: "The entire contents of the apply_patch command."},
 		{name: "operation", typ: tObject, hidden: true, items: patchOperation,
@@ -301,7 +302,7 @@ func renderPatch(ops []dialect.FileOp, specs []txn.Spec, changes []*txn.Change) 
 			fmt.Fprintf(&b, "Updated %s (%s).\n", s.Path, changedLines(ch.Plan))
 			for k, r := range ch.Plan.Edits {
 				if notes := matchNotes(r); len(notes) > 0 {
-					fmt.Fprintf(&b, "chunk %d: %s.\n", k+1, strings.Join(notes, "; "))
+					fmt.Fprintf(&b, "chunk %d: %s.\n", k+1, strings.ReplaceAll(strings.Join(notes, "; "), "pasted into oldText", "pasted into its lines"))
 				}
 			}
 			b.WriteString(withWarnings(strings.TrimRight(boundedDiff(ch.Diff(), ch.Seq), "\n"), ch) + "\n")

@@ -2,11 +2,13 @@ package toolapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -23,6 +25,14 @@ const (
 	maxSearchBytes = 4 << 20 // a larger file is not searched
 	maxSearchDepth = 64
 	defaultDepth   = 6
+	// RE2 runs in time linear in the text, times the size of the compiled pattern:
+	// (.*){1000}x compiles to 4,000 instructions, and took minutes over one 4 MB file.
+	// A pattern may compile to at most maxPatternInsts instructions, and a search may
+	// take at most maxSearchWork steps, a step being one byte searched by one
+	// instruction (a literal string: one step a byte). Either bound is too_large.
+	maxPatternInsts = 1000
+	maxSearchWork   = 200_000_000
+	lineSteps       = 32 // what searching one line costs besides its bytes, in bytes
 )
 
 // walker is the workspace walk of a listing or a search (vfs.Walker): confined to
@@ -84,7 +94,7 @@ func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error)
 		depth = defaultDepth
 	}
 	w := a.walker(args.ignored, depth)
-	var out []string
+	var out []listed
 	more := 0
 	w.Walk(dir, func(p string, d fs.FileInfo) bool {
 		if args.pattern != "" && !globMatch(args.pattern, p) {
@@ -94,20 +104,124 @@ func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error)
 			more++
 			return true
 		}
-		if d.IsDir() {
-			p += "/"
-		}
-		out = append(out, p)
+		out = append(out, listed{p, d})
 		return true
 	})
 	if len(out) == 0 {
 		return fmt.Sprintf("(nothing listed below %s%s)", shown(dir), patternNote(args.pattern)) + w.Skipped.Note(), nil
 	}
-	text := strings.Join(out, "\n")
+	var text string
+	switch in.str("format") {
+	case "tree":
+		text = listTree(dir, out, in.flag("sizes"))
+	case "json":
+		text = listJSON(dir, out, in.flag("sizes"))
+	default:
+		text = listLines(out, in.flag("sizes"))
+	}
 	if more > 0 {
 		text += fmt.Sprintf("\n(%d more entries not shown: narrow with path, pattern or depth)", more)
 	}
 	return text + w.Skipped.Note(), nil
+}
+
+// listed is one entry list_files shows.
+type listed struct {
+	p  string
+	fi fs.FileInfo
+}
+
+func (l listed) isDir() bool { return l.fi.IsDir() && l.fi.Mode()&fs.ModeSymlink == 0 }
+
+// sizeNote is a file's size as list_files shows it with sizes, "" for a folder.
+func (l listed) sizeNote() string {
+	if l.isDir() {
+		return ""
+	}
+	return fmt.Sprintf(" (%s)", plural(int(l.fi.Size()), "byte"))
+}
+
+// listLines is one path a line, folders ending with /.
+func listLines(out []listed, sizes bool) string {
+	lines := make([]string, len(out))
+	for i, l := range out {
+		lines[i] = l.p
+		switch {
+		case l.isDir():
+			lines[i] += "/"
+		case sizes:
+			lines[i] += l.sizeNote()
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// listTree shows the names indented two spaces per folder level below dir; the walk
+// comes depth-first in name order, so each name follows its folder.
+func listTree(dir string, out []listed, sizes bool) string {
+	lines := make([]string, len(out))
+	depth := map[string]int{".": -1} // the indentation of each folder shown
+	for i, l := range out {
+		rel := relTo(dir, l.p)
+		name, level := path.Base(rel), 0
+		if d, ok := depth[path.Dir(rel)]; ok {
+			level = d + 1
+		} else {
+			name = rel // its folder was left out (a pattern): the path says where it is
+		}
+		if l.isDir() {
+			name += "/"
+			depth[rel] = level
+		} else if sizes {
+			name += l.sizeNote()
+		}
+		lines[i] = strings.Repeat("  ", level) + name
+	}
+	return strings.Join(lines, "\n")
+}
+
+// treeNode is one entry of list_files' json form.
+type treeNode struct {
+	Name     string      `json:"name"`
+	Type     string      `json:"type"`
+	Size     *int64      `json:"size,omitempty"`
+	Children []*treeNode `json:"children,omitempty"`
+}
+
+// listJSON nests the entries under their folders, as a JSON array.
+func listJSON(dir string, out []listed, sizes bool) string {
+	root := &treeNode{}
+	folders := map[string]*treeNode{"": root}
+	for _, l := range out {
+		rel := relTo(dir, l.p)
+		n := &treeNode{Name: path.Base(rel), Type: "file"}
+		if l.isDir() {
+			n.Type = "directory"
+			n.Children = []*treeNode{}
+			folders[rel] = n
+		} else if sizes {
+			sz := l.fi.Size()
+			n.Size = &sz
+		}
+		parent := folders[path.Dir(rel)]
+		switch {
+		case path.Dir(rel) == ".":
+			parent = root
+		case parent == nil:
+			parent, n.Name = root, rel // its folder was left out (a pattern): the path says where it is
+		}
+		parent.Children = append(parent.Children, n)
+	}
+	b, _ := json.MarshalIndent(root.Children, "", "  ")
+	return string(b)
+}
+
+// relTo is canonical path p relative to folder dir ("." for the root).
+func relTo(dir, p string) string {
+	if dir == "." {
+		return p
+	}
+	return strings.TrimPrefix(p, dir+"/")
 }
 
 func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, error) {
@@ -121,9 +235,18 @@ func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, erro
 		return "", err
 	}
 	c.Looked(dir)
-	s := &search{fs: a.eng.FS(), re: re, glob: args.glob, w: a.walker(args.ignored, maxSearchDepth)}
+	s := &search{fs: a.eng.FS(), re: re, step: stepsPerByte(re), glob: args.glob, w: a.walker(args.ignored, maxSearchDepth)}
 	s.w.NoteDeep, s.w.Skipped.LargeOver = true, maxSearchBytes
+	_, s.literal = re.LiteralPrefix()
 	s.w.Walk(dir, s.file)
+	if s.over {
+		what := fmt.Sprintf("the pattern compiles to %s", plural(s.step, "instruction"))
+		if s.literal {
+			what = "the pattern is a plain string"
+		}
+		return "", errs.New(errs.TooLarge, "", "search_files was refused: a search may take at most %d steps (a step is one byte, or the start of a line, searched by one instruction of the pattern), and this one would take more: %s, and the files below %s hold over %s. Narrow it with path or glob, or send a simpler pattern (a plain string with literal: true takes one step a byte).",
+			maxSearchWork, what, shown(dir), plural(s.bytes, "byte"))
+	}
 	if len(s.out) == 0 {
 		return fmt.Sprintf("(no match in %s below %s)", plural(s.files, "file"), shown(dir)) + s.w.Skipped.Note(), nil
 	}
@@ -144,6 +267,9 @@ func searchPattern(args *findArgs) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, errs.New(errs.InvalidInput, "", "search_files.pattern is not a valid regular expression (RE2 syntax): %v. Escape special characters, or set literal: true.", err)
 	}
+	if n := patternInsts(expr); n > maxPatternInsts {
+		return nil, errs.New(errs.TooLarge, "", "search_files.pattern compiles to %d instructions; at most %d are searched with (repetitions such as {1000} and nested groups multiply them). Send a simpler pattern, or a plain string with literal: true.", n, maxPatternInsts)
+	}
 	if args.glob != "" {
 		if _, err := path.Match(args.glob, ""); err != nil {
 			return nil, errs.New(errs.InvalidInput, "", "search_files.glob %q is not a valid glob (%v). Send e.g. \"*.go\".", args.glob, err)
@@ -152,14 +278,41 @@ func searchPattern(args *findArgs) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// patternInsts is the size of expr's compiled program, as regexp compiles it.
+func patternInsts(expr string) int {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0
+	}
+	return len(prog.Inst)
+}
+
+// stepsPerByte is what searching one byte costs re, in maxSearchWork's steps: one for
+// a plain string (found by a string search), else one per instruction.
+func stepsPerByte(re *regexp.Regexp) int {
+	if _, complete := re.LiteralPrefix(); complete {
+		return 1
+	}
+	return max(patternInsts(re.String()), 1)
+}
+
 // search is one search_files call as it walks.
 type search struct {
 	fs          *vfs.FS
 	re          *regexp.Regexp
+	step        int // steps per byte searched
 	glob        string
 	w           *vfs.Walker
 	out         []string // the matches shown
 	more, files int      // the matches not shown; the files searched
+	bytes       int      // the bytes searched
+	work        int      // the steps they took, in maxSearchWork's units
+	over        bool     // the next file would take the search past maxSearchWork
+	literal     bool     // the pattern is a plain string
 }
 
 // file searches one entry of the walk, if it is a text file the glob takes.
@@ -175,7 +328,15 @@ func (s *search) file(p string, d fs.FileInfo) bool {
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
 		return true // binary: not text to search, as grep -I
 	}
+	// Each line costs a call of the matcher as well: lineSteps more bytes' worth.
+	work := (len(data) + lineSteps*bytes.Count(data, []byte{'\n'})) * s.step
+	if s.work+work > maxSearchWork {
+		s.over, s.bytes = true, s.bytes+len(data)
+		return false
+	}
 	s.files++
+	s.bytes += len(data)
+	s.work += work
 	matcher.EachLine(data, func(n int, line []byte) bool {
 		if !s.re.Match(line) {
 			return true

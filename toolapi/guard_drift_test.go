@@ -54,8 +54,8 @@ func TestGuardedDriftOnRealFiles(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(11))
 	n := 60
-	if testing.Short() {
-		n = 20
+	if !toolapi.FullTests() {
+		n = 10
 	}
 	if v, err := strconv.Atoi(os.Getenv("VFSCTL_DRIFT_DRAWS")); err == nil {
 		n = v // longer local runs

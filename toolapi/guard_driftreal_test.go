@@ -95,7 +95,7 @@ func TestDriftedEditsThroughTheGuard(t *testing.T) {
 		t.Skip("no Go sources")
 	}
 	n := 60 // .ci/run draws 600
-	if testing.Short() {
+	if !toolapi.FullTests() {
 		n = 20
 	}
 	if v, err := strconv.Atoi(os.Getenv("VFSCTL_DRIFT_DRAWS")); err == nil {

@@ -31,7 +31,7 @@ import (
 // oldText matches one place.
 func TestRewindProperty(t *testing.T) {
 	cases := 50
-	if testing.Short() {
+	if !FullTests() {
 		cases = 10
 	}
 	for seed := range uint64(cases) {

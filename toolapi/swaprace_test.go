@@ -25,9 +25,13 @@ import (
 // other). Every reply is checked against the disk at once, through a handle on the
 // real folder: a call that says ok changed that folder's file as it says, a refused
 // call changed nothing. At the end .git is byte for byte as it was and no temp file is
-// left anywhere. VFSCTL_SWAP_SECONDS sets the length (10 s by default).
+// left anywhere. VFSCTL_SWAP_SECONDS sets the length (3 s by default, 10 s with
+// VFSCTL_FULL=1).
 func TestSymlinkSwapRace(t *testing.T) {
-	secs := 10
+	secs := 3
+	if toolapi.FullTests() {
+		secs = 10
+	}
 	if s, err := strconv.Atoi(os.Getenv("VFSCTL_SWAP_SECONDS")); err == nil && s > 0 {
 		secs = s
 	}

@@ -32,6 +32,7 @@ func (e *Engine) Read(c *Call, path string) (*ReadResult, error) {
 		return nil, errs.New(errs.BinaryFile, path, "%s contains NUL bytes and looks binary; the file tools read and edit text only.", path)
 	}
 	c.saw(f.Path, journal.OpRead, f.Data, true)
+	e.folds.warm(f.Path, f.ID, f.Data)
 	return &ReadResult{Path: f.Path, Data: f.Data, TotalLines: CountLines(f.Data)}, nil
 }
 

@@ -177,7 +177,7 @@ func killAt(t *testing.T, r *faultRig, n int) string {
 // durability modes.
 func TestKillAtEachStepOfDeleteAndMove(t *testing.T) {
 	modes := []Durability{DurableFile, DurableJournal}
-	if testing.Short() || raceEnabled {
+	if !full() {
 		modes = modes[:1]
 	}
 	for _, mode := range modes {

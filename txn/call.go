@@ -22,6 +22,7 @@ type Call struct {
 	args  json.RawMessage
 	start time.Time
 	final bool // the record was written in its final state (by a commit)
+	held  bool // the call holds the journal (BeginRead's until Finish takes it)
 
 	seen []seen // content the call looked at, for reads and failures
 }
@@ -52,10 +53,32 @@ func (e *Engine) BeginContext(ctx context.Context, session, tool string, args js
 	if err := e.j.Acquire(); err != nil {
 		return nil, err
 	}
+	c := e.newCall(ctx, session, tool, args)
+	c.held = true
+	return c, nil
+}
+
+// BeginRead starts a call that only reads the workspace (a read, a listing, a search):
+// it does not hold the journal while it works, only while Finish writes its record,
+// so that a long search never turns another process away. The journal is taken and
+// given back at once first, so that a crashed predecessor is recovered before the
+// call reads anything; busy then as Begin.
+func (e *Engine) BeginRead(ctx context.Context, session, tool string, args json.RawMessage) (*Call, error) {
+	if strings.IndexByte(session, 0) >= 0 || strings.IndexByte(tool, 0) >= 0 {
+		return nil, errs.New(errs.InvalidInput, "", "session and tool names must not contain NUL bytes.")
+	}
+	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	e.j.Release()
+	return e.newCall(ctx, session, tool, args), nil
+}
+
+func (e *Engine) newCall(ctx context.Context, session, tool string, args json.RawMessage) *Call {
 	now := time.Now()
 	return &Call{ctx: ctx, e: e, start: now, args: args, rec: journal.Record{
 		Time: now.UTC(), Session: session, Tool: tool, Origin: journal.OriginModel, ArgsSize: len(args),
-	}}, nil
+	}}
 }
 
 // SetOrigin says who made the call (journal.OriginOperator for an operator's command,
@@ -91,10 +114,20 @@ var testHookFinish func() error
 // Finish writes the call's record, unless a commit already did, and releases the
 // journal. err is the call's outcome.
 func (c *Call) Finish(err error) error {
-	defer c.e.j.Release()
 	if c.final {
+		if c.held {
+			c.e.j.Release()
+		}
 		return nil
 	}
+	if !c.held {
+		if herr := c.e.j.Acquire(); herr != nil {
+			c.final = true
+			return herr // busy: the call's outcome stands, its record could not be written
+		}
+		c.held = true
+	}
+	defer c.e.j.Release()
 	if err != nil {
 		c.rec.State = journal.Failed
 		c.rec.Kind = string(errs.KindOf(err))
@@ -230,6 +263,11 @@ func (c *Call) Refused(d *journal.Refusal) { c.rec.Refusal = d }
 // Looked records that the call looked at path (a folder listed or searched), so that
 // the journal indexes the call by it.
 func (c *Call) Looked(path string) { c.file(journal.File{Path: path, Op: journal.OpRead}) }
+
+// Saw records that the call looked at data, the content of path, without showing it
+// (file_info): the record keeps it, so that replay has it, and the session has not
+// read it.
+func (c *Call) Saw(path string, data []byte) { c.saw(path, journal.OpRead, data, false) }
 
 // dryRun records the changes a dry run planned, with their diffs, none written.
 func (c *Call) dryRun(changes []*Change) {

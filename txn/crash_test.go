@@ -107,7 +107,7 @@ func crashChild(dir string) {
 // and bbolt consistent.
 func TestCrashLoop(t *testing.T) {
 	rounds := 200
-	if testing.Short() || raceEnabled {
+	if !full() {
 		rounds = 20
 	}
 	crashLoop(t, rounds)

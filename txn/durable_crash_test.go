@@ -324,7 +324,7 @@ const maxStatesPerPoint = 300
 // could leave.
 func TestDurableJournalCrash(t *testing.T) {
 	seeds, points := 2, 20
-	if testing.Short() || raceEnabled {
+	if !full() {
 		seeds, points = 1, 10
 	}
 	if n, err := strconv.Atoi(os.Getenv("VFSCTL_DURABLE_SEEDS")); err == nil {
@@ -380,7 +380,7 @@ func TestDurableJournalCrash(t *testing.T) {
 // off the list it must have synced.
 func TestDurableJournalKillThenPowerLoss(t *testing.T) {
 	seeds, points := 2, 40 // a kill and its checks take milliseconds; the workload, seconds
-	if testing.Short() || raceEnabled {
+	if !full() {
 		seeds, points = 1, 10
 	}
 	if n, err := strconv.Atoi(os.Getenv("VFSCTL_DURABLE_SEEDS")); err == nil {
@@ -435,7 +435,7 @@ func TestDurableJournalKillThenPowerLoss(t *testing.T) {
 func TestCrashLoopJournal(t *testing.T) {
 	t.Setenv("VFSCTL_DURABILITY", string(DurableJournal))
 	rounds := 60
-	if testing.Short() || raceEnabled {
+	if !full() {
 		rounds = 10
 	}
 	crashLoop(t, rounds)

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/vfsctl/vfsctl/matcher"
@@ -25,8 +26,13 @@ type foldEntry struct {
 	id   vfs.Identity
 	hash string
 	size int                  // of the content
+	data []byte               // the content, for an entry of a read (whose hash is not known)
 	view func() *matcher.View // waits for the View while it is being derived
 }
+
+// warmFold is the least size of a file whose read folds it ahead (warm): below it,
+// folding on the first fuzzy edit costs that edit little.
+const warmFold = 64 << 10
 
 const (
 	maxFoldFiles = 256
@@ -45,6 +51,9 @@ func (c *foldCache) view(path string, id vfs.Identity, h string, data []byte) *m
 		if h != "" && en.hash == h && en.id.SameFile(id) && en.size == len(data) {
 			return en.view()
 		}
+		if en.data != nil && bytes.Equal(en.data, data) {
+			return en.view() // folded after a read of the same bytes
+		}
 		c.dropLocked(path)
 	}
 	return matcher.NewView(data)
@@ -60,12 +69,38 @@ func (c *foldCache) put(path string, id vfs.Identity, h string, n int, v func() 
 	if !id.Known() || h == "" || n > foldBudget {
 		return
 	}
-	if c.files == nil || len(c.files) >= maxFoldFiles || c.bytes+n > foldBudget {
+	c.keepLocked(path, foldEntry{id: id, hash: h, size: n, view: sync.OnceValue(v)})
+}
+
+// keepLocked keeps en as path's entry and starts deriving its View.
+func (c *foldCache) keepLocked(path string, en foldEntry) {
+	c.dropLocked(path)
+	if c.files == nil || len(c.files) >= maxFoldFiles || c.bytes+en.size > foldBudget {
 		c.files, c.bytes = map[string]foldEntry{}, 0 // rare: start over rather than track ages
 	}
-	c.files[path] = foldEntry{id: id, hash: h, size: n, view: sync.OnceValue(v)}
-	go c.files[path].view()
-	c.bytes += n
+	c.files[path] = en
+	go en.view()
+	c.bytes += en.size
+}
+
+// warm keeps the View of data, just read from path, with its typography view built in
+// the background: the read's reply does not wait for it, and the first fuzzy edit of
+// the file finds it folded. Only large files are warmed. The View is used only for
+// the same bytes.
+func (c *foldCache) warm(path string, id vfs.Identity, data []byte) {
+	if len(data) < warmFold || len(data) > foldBudget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if en, ok := c.files[path]; ok && en.size == len(data) && (en.data != nil && bytes.Equal(en.data, data) || en.id.SameFile(id)) {
+		return // kept already, by a commit of this content or an earlier read
+	}
+	c.keepLocked(path, foldEntry{id: id, size: len(data), data: data, view: sync.OnceValue(func() *matcher.View {
+		v := matcher.NewView(data)
+		v.Fold()
+		return v
+	})})
 }
 
 // drop forgets path.

@@ -15,7 +15,7 @@ import (
 // than 5 MB: records hold splices, and the file's content is stored once, not per edit.
 func TestJournalGrowth(t *testing.T) {
 	edits := 1000
-	if testing.Short() || raceEnabled {
+	if !full() {
 		edits = 100 // .ci/run also runs the full 1,000 without the race detector
 	}
 	var b strings.Builder

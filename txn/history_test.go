@@ -110,7 +110,7 @@ func fsSnapshot(t *testing.T, fsys afero.Fs) map[string]string {
 // in the middle, brings every file back byte for byte.
 func TestHistoryRebuildsAndUndoesAll(t *testing.T) {
 	rounds, calls := 4, 150
-	if testing.Short() || raceEnabled {
+	if !full() {
 		rounds, calls = 2, 60
 	}
 	for round := range rounds {

@@ -151,7 +151,7 @@ func ownerChild(dir, id, n string) {
 func TestEightProcessesTakeTurns(t *testing.T) {
 	const procs = 8
 	per := 300
-	if testing.Short() || raceEnabled {
+	if !full() {
 		per = 30
 	}
 	dir := t.TempDir()

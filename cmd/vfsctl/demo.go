@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -31,13 +32,21 @@ func (c *demoCmd) Summary() string {
 const demoUsage = `Usage: vfsctl demo [--json] [--keep]
 
 Makes a scratch workspace holding four small files (a JavaScript file with a curly-quoted
-comment and trailing spaces, a CRLF settings file, a tab-indented Go file, notes), then sends
-the tool calls a real model sends, sloppy ones included, and shows each reply: what was
-applied, what was refused and why, with the diffs. Nothing outside the scratch
-workspace is touched.
+comment and trailing spaces, a CRLF settings file, a tab-indented Go file, notes), then
+plays two turns of a conversation and shows each reply the model reads, with the diffs:
+
+  turn 1   the calls a real model sends, sloppy ones included: what was applied, what
+           was refused and why;
+  then     an operator's undo of one call;
+  turn 2   an apply_patch call (a Codex model's V4A patch) and an edit, then a rewind
+           of the turn, as a user asks "go back to before my last request";
+  last     vfsctl log and vfsctl stats of the workspace's journal.
+
+Nothing outside the scratch workspace is touched. It is removed at the end, unless
+--keep leaves it to explore with the other commands (log, show, undo, stats).
 
 Example:
-  go run ./cmd/vfsctl demo
+  go run ./cmd/vfsctl demo --keep
 `
 
 func (c *demoCmd) ParseFlags(args []string) error {
@@ -47,17 +56,35 @@ func (c *demoCmd) ParseFlags(args []string) error {
 	return fs.parse(args)
 }
 
+// demoStep is one step of the demo: a model's tool call, or an operator's command
+// (undo, rewind) when op is set.
 type demoStep struct {
+	part  string // a heading printed before the step, where a new part begins
+	name  string // names the call, for a later undo of it
 	title string
+	turn  string // the user's request the call answers, as a runtime labels it
 	tool  string
 	args  string
-	after func(dir string) string // an extra check shown after the reply
+	op    string // "undo" (of the call named target) or "rewind" (of turn target)
+	// target is the call an undo reverts, or the turn a rewind goes back to before.
+	target string
+	before func(dir string)        // run before the step
+	after  func(dir string) string // an extra check shown after the reply
+}
+
+// demoOutcome is what a step did, a model's call or an operator's command alike.
+type demoOutcome struct {
+	ok   bool
+	kind string
+	txn  uint64
+	text string
 }
 
 func demoSteps() []demoStep {
-	return []demoStep{
-		{title: "The model reads app.js first.",
-			tool: "read_file", args: `{"path": "app.js"}`},
+	steps := []demoStep{
+		{part: "Turn 1: the user asks for a few fixes, and the model calls the tools.",
+			title: "The model reads app.js first.",
+			tool:  "read_file", args: `{"path": "app.js"}`},
 		{title: "It types curly quotes where the file has straight ones, drops the line's trailing spaces, and adds text in its curly quotes.",
 			tool: "edit_file", args: `{"path": "app.js", "edits": [{"oldText": "console.log(“Goodbye, ” + name + “!”);", "newText": "console.log(“See you, ” + name + “!”, “(bye)”);"}]}`,
 			after: func(dir string) string {
@@ -72,7 +99,7 @@ func demoSteps() []demoStep {
 			tool: "edit_file", args: `{"path": "app.js", "edits": [{"oldText": "const greeting = \"Hello\";", "newText": "const greeting = \"Hi\";"}, {"oldText": "\"Hello\"", "newText": "\"Hey\""}]}`},
 		{title: "It pastes the line-number gutter of read_file into oldText.",
 			tool: "edit_file", args: `{"path": "app.js", "edits": [{"oldText": "     2\tconst greeting = \"Hello\";", "newText": "const greeting = \"Hi\";"}]}`},
-		{title: "It edits a CRLF file with LF line breaks.",
+		{name: "crlf", title: "It edits a CRLF file with LF line breaks.",
 			tool: "edit_file", args: `{"path": "settings.ini", "edits": [{"oldText": "port = 8080\nhost = localhost\n", "newText": "port = 9090\nhost = 0.0.0.0\ntimeout = 30\n"}]}`,
 			after: func(dir string) string {
 				b, _ := os.ReadFile(filepath.Join(dir, "settings.ini"))
@@ -96,6 +123,54 @@ func demoSteps() []demoStep {
 		{title: "It reaches outside the workspace.",
 			tool: "edit_file", args: `{"path": "../../etc/passwd", "edits": [{"oldText": "root", "newText": "toor"}]}`},
 	}
+	for i := range steps {
+		steps[i].turn = "1"
+	}
+	var beforeTurn2 map[string][]byte
+	return append(steps,
+		demoStep{part: "An operator takes one call back.",
+			title: "The user did not want the settings change: undo that one call.",
+			op:    "undo", target: "crlf",
+			after: func(dir string) string {
+				orig, _ := demoFiles.ReadFile("demo/settings.ini")
+				now, _ := os.ReadFile(filepath.Join(dir, "settings.ini"))
+				if !bytes.Equal(orig, now) {
+					return "settings.ini on disk is NOT as it was before the edit"
+				}
+				return "settings.ini on disk is byte for byte as it was before the edit, CRLF line breaks and all"
+			}},
+		demoStep{part: "Turn 2: the user asks for a welcome message and a changelog; a Codex model answers in its own dialect.",
+			name: "patch", turn: "2",
+			title: "It sends a V4A patch (apply_patch): an anchor, context in curly quotes, and a new file.",
+			tool:  "apply_patch", args: `{"input": "*** Begin Patch\n*** Update File: app.js\n@@ function greet(name) {\n-  console.log(greeting + “, ” + name + “!”);\n+  console.log(greeting + “, ” + name + “! Welcome back.”);\n*** Add File: CHANGELOG.md\n+# Changelog\n+\n+- greet welcomes users back\n*** End Patch"}`,
+			before: func(dir string) { beforeTurn2 = demoSnapshot(dir) }},
+		demoStep{turn: "2",
+			title: "It notes the change.",
+			tool:  "edit_file", args: `{"path": "notes.md", "edits": [{"oldText": "- write the changelog", "newText": "- write the changelog\n- tell users about the welcome"}]}`},
+		demoStep{part: "The user says: go back to before my last request.", name: "rewind",
+			title: "Rewind turn 2: every change it made, newest first, as one transaction.",
+			op:    "rewind", target: "2",
+			after: func(dir string) string {
+				now := demoSnapshot(dir)
+				for _, f := range []string{"app.js", "notes.md", "CHANGELOG.md"} {
+					if !bytes.Equal(now[f], beforeTurn2[f]) || (now[f] == nil) != (beforeTurn2[f] == nil) {
+						return f + " on disk is NOT as it was before turn 2"
+					}
+				}
+				return "app.js and notes.md on disk are byte for byte as before turn 2, and CHANGELOG.md is gone"
+			}},
+	)
+}
+
+// demoSnapshot reads the demo's files as they are on disk; a missing one is nil.
+func demoSnapshot(dir string) map[string][]byte {
+	snap := map[string][]byte{}
+	for _, f := range []string{"app.js", "notes.md", "CHANGELOG.md", "settings.ini", "main.go"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+			snap[f] = b
+		}
+	}
+	return snap
 }
 
 func lineOf(dir, file, needle string) string {
@@ -121,7 +196,8 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitUsage
 	}
-	eng, err := toolapi.Open(dir, toolapi.Options{Holder: "vfsctl demo"})
+	// The native tools, and apply_patch for the Codex model of turn 2.
+	eng, err := toolapi.Open(dir, toolapi.Options{Holder: "vfsctl demo", Tools: "native,apply_patch"})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitUsage
@@ -129,59 +205,122 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	defer eng.Close()
 	w := stdout
 	if !c.json {
-		fmt.Fprintln(w, "vfsctl demo: a scratch workspace holds app.js, settings.ini (CRLF), main.go (tabs) and notes.md.")
-		fmt.Fprintln(w, "Each step is one tool call as a model sends it; below it, the reply the model reads.")
+		fmt.Fprintf(w, "vfsctl demo: a scratch workspace, %s, holds app.js, settings.ini (CRLF), main.go (tabs) and notes.md.\n", dir)
+		fmt.Fprintln(w, "Each step is one tool call as a model sends it, or an operator's command; below it, the reply.")
 	}
 	applied, refused := 0, 0
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	txnOf := map[string]uint64{}
+	ctx := context.Background()
 	for i, s := range demoSteps() {
-		res := eng.Call(context.Background(), "demo", s.tool, json.RawMessage(s.args))
-		if res.OK {
-			applied++
-		} else {
-			refused++
+		if s.before != nil {
+			s.before(dir)
+		}
+		var out demoOutcome
+		var reply any
+		command := ""
+		switch s.op {
+		case "undo":
+			seq := txnOf[s.target]
+			command = fmt.Sprintf("vfsctl undo %d", seq)
+			rep := eng.Revert(ctx, toolapi.UndoRequest{Seq: seq, FirstAdvice: forOperator})
+			out, reply = demoOutcome{rep.OK, rep.Kind, rep.Txn, rep.Text}, rep
+		case "rewind":
+			command = "vfsctl rewind --session demo --turn " + s.target
+			rep := eng.RewindTurns(ctx, toolapi.RewindRequest{Session: "demo", Turn: s.target, FirstAdvice: forRewind})
+			out, reply = demoOutcome{rep.OK, rep.Kind, rep.Txn, rep.Text}, rep
+		default:
+			res := eng.Call(toolapi.WithTurn(ctx, s.turn), "demo", s.tool, json.RawMessage(s.args))
+			out, reply = demoOutcome{ok: res.OK, kind: deref(res.Kind), text: res.Text}, res
+			if res.Txn != nil {
+				out.txn = uint64(*res.Txn)
+			}
+			if res.OK {
+				applied++
+			} else {
+				refused++
+			}
+		}
+		if s.name != "" {
+			txnOf[s.name] = out.txn
 		}
 		var check string
-		if s.after != nil && res.OK {
+		if s.after != nil && out.ok {
 			check = s.after(dir)
 		}
 		if c.json {
-			enc.Encode(map[string]any{"step": i + 1, "title": s.title, "tool": s.tool,
-				"args": json.RawMessage(s.args), "result": res, "check": check})
+			step := map[string]any{"step": i + 1, "title": s.title, "result": reply, "check": check}
+			if command != "" {
+				step["command"] = command
+			} else {
+				step["tool"], step["args"], step["turn"] = s.tool, json.RawMessage(s.args), s.turn
+			}
+			enc.Encode(step)
 		} else {
-			writeStep(w, i+1, s, res, check)
+			writeStep(w, i+1, s, command, out, check)
 		}
 	}
-	if !c.json {
-		fmt.Fprintf(w, "\n%d calls: %d applied, %d refused with a reason and nothing written.\n", applied+refused, applied, refused)
-		fmt.Fprintln(w, "\nEvery call is in the workspace journal, refusals included (vfsctl log):")
-		recs, err := eng.Calls(toolapi.Query{})
-		if err != nil {
-			fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
-			return exitRefused
+	st, err := eng.Stats(toolapi.Query{})
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
+		return exitRefused
+	}
+	if c.json {
+		enc.Encode(map[string]any{"stats": st})
+		return exitOK
+	}
+	fmt.Fprintf(w, "\nThe model made %d calls: %d applied, %d refused with a reason and nothing written.\n", applied+refused, applied, refused)
+	fmt.Fprintln(w, "\nEvery call is in the workspace journal, refusals and the operator's included (vfsctl log):")
+	recs, err := eng.Calls(toolapi.Query{})
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
+		return exitRefused
+	}
+	writeLogTable(w, recs)
+	fmt.Fprintln(w, "\nWhat the model got wrong, and what was forgiven (vfsctl stats):")
+	fmt.Fprintln(w)
+	(&statsCmd{}).text(w, st)
+	vfsctl := "vfsctl"
+	if _, err := exec.LookPath("vfsctl"); err != nil {
+		vfsctl = "go run ./cmd/vfsctl" // not installed: run from the source tree
+	}
+	if c.keep {
+		fmt.Fprintf(w, "\nThe workspace is kept at %s. Explore it:\n", dir)
+		for _, cmd := range []string{
+			"log --turn 2",                                     // the calls of turn 2
+			fmt.Sprintf("show %d", txnOf["patch"]),             // the patch as received, and its diffs
+			fmt.Sprintf("undo %d --dry-run", txnOf["rewind"]),  // what undoing the rewind would bring back
+			"stats --html " + filepath.Join(dir, "stats.html"), // the figures as charts
+		} {
+			fmt.Fprintf(w, "  %s %s --root %s\n", vfsctl, cmd, dir)
 		}
-		writeLogTable(w, recs)
-		if c.keep {
-			fmt.Fprintf(w, "\nThe workspace is kept at %s (try: vfsctl show 2 --root %s)\n", dir, dir)
-		}
+	} else {
+		fmt.Fprintf(w, "\nThe workspace was removed; %s demo --keep leaves it to explore with log, show, undo and stats.\n", vfsctl)
 	}
 	return exitOK
 }
 
-// writeStep writes step n for a person: the call, and the reply the model reads.
-func writeStep(w io.Writer, n int, s demoStep, res toolapi.Result, check string) {
+// writeStep writes step n for a person: the call or command, and its reply.
+func writeStep(w io.Writer, n int, s demoStep, command string, out demoOutcome, check string) {
+	if s.part != "" {
+		fmt.Fprintf(w, "\n== %s\n", s.part)
+	}
 	fmt.Fprintf(w, "\n[%d] %s\n", n, s.title)
-	fmt.Fprintf(w, "    call: %s %s\n", s.tool, compact(s.args))
-	status := "refused: " + deref(res.Kind)
-	if res.OK {
+	if command != "" {
+		fmt.Fprintf(w, "    run:  %s\n", command)
+	} else {
+		fmt.Fprintf(w, "    call: %s %s\n", s.tool, compact(s.args))
+	}
+	status := "refused: " + out.kind
+	if out.ok {
 		status = "ok"
-		if res.Txn != nil {
-			status += fmt.Sprintf(" (txn %d)", *res.Txn)
+		if out.txn != 0 {
+			status += fmt.Sprintf(" (txn %d)", out.txn)
 		}
 	}
 	fmt.Fprintf(w, "    => %s\n", status)
-	for _, l := range strings.Split(strings.TrimRight(res.Text, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(out.text, "\n"), "\n") {
 		fmt.Fprintf(w, "       %s\n", l)
 	}
 	if check != "" {

@@ -59,33 +59,6 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-func TestDemo(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := run([]string{"demo"}, nil, &out, &errb); code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	s := out.String()
-	if n := strings.Count(s, "  demo  "); n != 14 {
-		t.Errorf("the journal listing shows %d calls of the demo session, want 14", n)
-	}
-	for _, want := range []string{
-		"matched after folding curly quotes",
-		"refused: multiple_matches",
-		"refused: overlapping_edits",
-		"7 of 7 lines on disk end in CRLF",
-		`"\t\tfmt.Println(i * i)\n": tabs`,
-		"refused: not_read",
-		"Did you mean app.js?",
-		"refused: path_outside_root",
-		"14 calls: 8 applied, 6 refused",
-		"Every call is in the workspace journal",
-	} {
-		if !strings.Contains(s, want) {
-			t.Errorf("demo output lacks %q", want)
-		}
-	}
-}
-
 // TestBusy: while another process holds the workspace journal, log waits --wait and
 // then fails with busy, naming the holder.
 func TestBusy(t *testing.T) {

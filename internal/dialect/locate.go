@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,11 +41,44 @@ func PlanChunks(path string, content []byte, chunks []Chunk) (*matcher.Result, e
 	return matcher.FromSplices(content, sp, reports)
 }
 
+// Bounds on placing one file's chunks. Each chunk is found by an index of the file's
+// lines at the exact tier; only the fuzzy tiers search the rest of the file, and
+// together they search at most MaxFuzzyBytes.
+const (
+	// MaxChunks is the most chunks one file's section of a patch may hold.
+	MaxChunks = 1000
+	// MaxAnchors is the most stacked @@ lines one chunk may have.
+	MaxAnchors = 8
+	// MaxFuzzyBytes bounds the bytes the matcher's fuzzy tiers search for one file
+	// (a file over matcher.MaxFoldBytes is placed at the exact tier only).
+	MaxFuzzyBytes = 4 * matcher.MaxFoldBytes
+	// MaxLineChecks bounds the places the exact tier compares with chunks, per file.
+	MaxLineChecks = 4_000_000
+)
+
 func locateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, error) {
 	f, err := newFile(path, content)
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(chunks) > MaxChunks {
+		return nil, nil, errs.New(errs.TooLarge, path, "%s: the patch has %d chunks for it; at most %d are placed in one call. Send the change in several calls, or replace the file whole.", f.name, len(chunks), MaxChunks)
+	}
+	for ci, c := range chunks {
+		if len(c.Anchors) > MaxAnchors {
+			return nil, nil, refusal(errs.TooLarge, f.path, ci, nil, "%s chunk %d has %d stacked @@ lines; at most %d are taken. Name the class and the function line above the change, not every line before it.", f.name, ci+1, len(c.Anchors), MaxAnchors)
+		}
+	}
+	sp, reports, err := f.place(chunks)
+	if f.fuzzy > fuzzyBudget {
+		// Whatever the search ended with, it stopped for the bound.
+		return nil, nil, errs.New(errs.TooLarge, path, "%s: placing the patch's chunks needed the fuzzy tiers (quotes, spaces, indentation forgiven) over more than %d bytes of the file, the most one call may search. Copy the context lines exactly from the file, so that they match as they are, or send fewer chunks per call.", f.name, fuzzyBudget)
+	}
+	return sp, reports, err
+}
+
+// place places the chunks in f.
+func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, error) {
 	var out []matcher.Splice
 	reports := make([]matcher.EditReport, len(chunks))
 	cursor := 0 // first line (0-based) a chunk may start at
@@ -91,6 +126,20 @@ func locateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice
 				at, err = a2, nil
 			}
 		}
+		gutter := false
+		if err != nil && errs.KindOf(err) == errs.TextNotFound {
+			if gOld, gNew, ok := stripChunkGutter(old, nw); ok {
+				a2, err2 := f.findLines(hunk, ci, gOld, cursor, c.EndOfFile)
+				switch {
+				case err2 == nil && equalLines(gOld, gNew):
+					return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing once the read_file line numbers pasted into its lines are taken out. Send only chunks that change something.", hunk)
+				case err2 == nil:
+					at, err, old, nw, gutter = a2, nil, gOld, gNew, true
+				case errs.KindOf(err2) == errs.TextNotFound:
+					err = errs.Suffixed(err2, " Its lines carried read_file line numbers (\"   113\\t\"), which were taken out before looking; they are not part of the file.")
+				}
+			}
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -98,6 +147,7 @@ func locateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice
 		if err != nil {
 			return nil, nil, err
 		}
+		rep.Gutter = rep.Gutter || gutter
 		for i := range sp {
 			sp[i].Edit = ci
 			sp[i] = narrow(f.work, sp[i])
@@ -108,6 +158,42 @@ func locateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice
 	}
 	sp, err := f.finish(out, func(i int) string { return fmt.Sprintf("chunk %d", i+1) })
 	return sp, reports, err
+}
+
+// stripChunkGutter takes a read_file gutter pasted into a chunk's lines out: from
+// every context and removed line (numbered one after another, as the file's lines
+// are), and from each added line that carries read_file's own form of it (spaces,
+// digits, a tab) or is one of the context lines.
+func stripChunkGutter(old, nw []string) ([]string, []string, bool) {
+	gOld, _, ok := matcher.StripGutter(old)
+	if !ok {
+		return nil, nil, false
+	}
+	context := map[string]string{}
+	for i, l := range old {
+		context[l] = gOld[i]
+	}
+	gNew := make([]string, len(nw))
+	for i, l := range nw {
+		gNew[i] = l
+		if s, ok := context[l]; ok {
+			gNew[i] = s
+		} else if _, rest, ok := matcher.CutGutter(l); ok && readGutter(l) {
+			gNew[i] = rest
+		}
+	}
+	return gOld, gNew, true
+}
+
+// readGutter reports whether l starts as read_file numbers a line: spaces, digits, a
+// tab.
+func readGutter(l string) bool {
+	t := strings.TrimLeft(l, " ")
+	d := 0
+	for d < len(t) && t[d] >= '0' && t[d] <= '9' {
+		d++
+	}
+	return d > 0 && d < len(t) && t[d] == '\t'
 }
 
 // narrow drops from a splice the whole lines it writes back unchanged at its start
@@ -158,6 +244,11 @@ type file struct {
 	nlines  int
 	eol     string // the file's most common line ending
 	addedNL bool
+
+	lines   map[uint64][]int32 // the lines (0-based) of each line's content, by its hash; built on first use
+	seed    maphash.Seed
+	fuzzy   int // bytes the matcher searched beyond the exact tier
+	checked int // places the exact tier compared with a chunk
 }
 
 func newFile(path string, content []byte) (*file, error) {
@@ -261,6 +352,16 @@ func (f *file) firstOccurrence(pieces []string, s int) (int, bool) {
 }
 
 func (f *file) occurrence(pieces []string, s int) (int, matcher.Tier, bool) {
+	if len(f.work) > matcher.MaxFoldBytes {
+		// The matcher would search it at the exact tier only: whole lines, by the index.
+		if at := f.exact(pieces, s); len(at) > 0 {
+			return at[0], matcher.TierExact, true
+		}
+		return 0, 0, false
+	}
+	if f.spend(len(f.work) - f.starts[s]) {
+		return 0, 0, false
+	}
 	from := f.starts[s]
 	if s == 0 {
 		from = 0 // keep the BOM, so that the matcher sees the file as it is
@@ -342,19 +443,32 @@ func (f *file) anchored(pieces []string, from int) []int {
 	var out []int
 	var tier matcher.Tier
 	for s := from; s < f.nlines && len(out) < 10; {
-		slice := append([]byte{'\n'}, f.work[max(f.starts[s], f.bom):]...)
-		res, err := matcher.Apply(slice, []matcher.Edit{{OldText: "\n" + joinLines(pieces), NewText: "\n", ReplaceAll: true}}, matcher.Options{Name: f.name, Probe: true})
-		if err != nil || len(res.Edits[0].Lines) == 0 {
-			break
+		found, t := f.exact(pieces, s), matcher.TierExact
+		if len(found) == 0 && len(out) > 0 && tier == matcher.TierExact {
+			break // what a looser tier finds after an exact match does not count
+		}
+		if len(found) == 0 {
+			// The fuzzy tiers: the matcher searches the rest of the file, if it folds
+			// a file of that size at all.
+			if len(f.work) > matcher.MaxFoldBytes || f.spend(len(f.work)-f.starts[s]) {
+				break
+			}
+			slice := append([]byte{'\n'}, f.work[max(f.starts[s], f.bom):]...)
+			res, err := matcher.Apply(slice, []matcher.Edit{{OldText: "\n" + joinLines(pieces), NewText: "\n", ReplaceAll: true}}, matcher.Options{Name: f.name, Probe: true})
+			if err != nil || len(res.Edits[0].Lines) == 0 {
+				break
+			}
+			t = res.Edits[0].Tier
+			for _, l := range res.Edits[0].Lines {
+				found = append(found, s+l[0]-1) // slice line 1 is the line break put before the file
+			}
 		}
 		if len(out) == 0 {
-			tier = res.Edits[0].Tier
-		} else if res.Edits[0].Tier != tier {
+			tier = t
+		} else if t != tier {
 			break
 		}
-		for _, l := range res.Edits[0].Lines {
-			out = append(out, s+l[0]-1) // slice line 1 is the line break put before the file
-		}
+		out = append(out, found...)
 		if len(out) > 1 {
 			break
 		}
@@ -365,6 +479,69 @@ func (f *file) anchored(pieces []string, from int) []int {
 		out = out[:10]
 	}
 	return out
+}
+
+// spend counts n bytes searched by the matcher's fuzzy tiers, and reports whether
+// that took the file past MaxFuzzyBytes: then the search stops.
+func (f *file) spend(n int) bool {
+	f.fuzzy += n
+	return f.fuzzy > fuzzyBudget
+}
+
+// fuzzyBudget is MaxFuzzyBytes; a test makes it small.
+var fuzzyBudget = MaxFuzzyBytes
+
+// exact is what the matcher's exact tier finds of pieces as whole lines at or after
+// line s: the first lines of the places that do not overlap, at most 10. It looks
+// them up in an index of the file's lines, by the piece the file holds least often,
+// so that a patch of many chunks costs what its lines cost and not, per chunk, the
+// rest of the file.
+func (f *file) exact(pieces []string, s int) []int {
+	if f.lines == nil {
+		// Keyed by a hash: lines are compared whole below, so a collision costs a
+		// comparison and nothing else.
+		f.seed = maphash.MakeSeed()
+		f.lines = make(map[uint64][]int32, f.nlines)
+		for i := range f.nlines {
+			k := maphash.Bytes(f.seed, f.line(i))
+			f.lines[k] = append(f.lines[k], int32(i))
+		}
+	}
+	key := func(p string) uint64 { return maphash.String(f.seed, p) }
+	r := 0 // the rarest piece
+	for j := range pieces {
+		if len(f.lines[key(pieces[j])]) < len(f.lines[key(pieces[r])]) {
+			r = j
+		}
+	}
+	at := f.lines[key(pieces[r])]
+	var out []int
+	end := s // the next line a match may start at: they must not overlap
+	first, _ := slices.BinarySearch(at, int32(s+r))
+	for k := first; k < len(at) && len(out) < 10; k++ {
+		i := int(at[k]) - r
+		if i < end || i+len(pieces) > f.nlines {
+			continue
+		}
+		if f.checked++; f.checked > MaxLineChecks {
+			f.fuzzy = fuzzyBudget + 1 // the same refusal: the search is over its bound
+			return nil
+		}
+		same := true
+		for j := 0; j < len(pieces) && same; j++ {
+			same = string(f.line(i+j)) == pieces[j]
+		}
+		if same {
+			out = append(out, i)
+			end = i + len(pieces)
+		}
+	}
+	return out
+}
+
+// line is the content of line i without its line ending, as f.text, unallocated.
+func (f *file) line(i int) []byte {
+	return bytes.TrimRight(f.work[f.starts[i]:f.starts[i+1]], "\r\n")
 }
 
 // notFound explains a chunk that matches nowhere after its anchors: where the file
