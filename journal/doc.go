@@ -92,4 +92,6 @@
 //	latest     origin seq -> the seq of its latest record, where that is not the
 //	           origin itself (both built by the first undo of a journal that has
 //	           neither, kept by every Put from then on)
+//	snapshot   path -> JSON of SnapEntry: the workspace as the last look saw it
+//	           (snapshot.go); made by the first look
 package journal

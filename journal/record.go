@@ -80,6 +80,9 @@ type Record struct {
 	Redo uint64 `json:"redo,omitempty"`
 	// Reverts lists the calls a rewind reverted, newest first (vfsctl rewind).
 	Reverts []uint64 `json:"reverts,omitempty"`
+	// Exit is how a command ended (tool exec): "exit N", "signal S", or why it did
+	// not run or was killed.
+	Exit string `json:"exit,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 	// Refusal is the structure of a matcher's refusal, for failure analytics.

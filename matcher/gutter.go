@@ -53,3 +53,10 @@ func cutGutter(s string) (int, string, bool) {
 	}
 	return 0, "", false
 }
+
+// StripGutter removes a read_file gutter from lines, as edits have it removed: every
+// line must carry one, numbered one after another. first is the first line number.
+func StripGutter(lines []string) (out []string, first int, ok bool) { return stripGutter(lines) }
+
+// CutGutter removes one line's gutter ("   113\tcode" is 113 and "code").
+func CutGutter(s string) (n int, rest string, ok bool) { return cutGutter(s) }

@@ -154,6 +154,7 @@ func fail(tool string, err error) Result {
 type readArgs struct {
 	path          string
 	offset, limit int
+	zeroBased     bool // the reply names offsets 0-based (Gemini's read_file)
 }
 
 func (a *dispatcher) read(c *txn.Call, _ string, in *input) (string, error) {
@@ -186,6 +187,9 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 		return fmt.Sprintf("(%s is empty)", args.path), nil
 	}
 	first := max(args.offset, 1)
+	if args.offset < 0 {
+		first = max(r.TotalLines+args.offset+1, 1) // the last -offset lines, as tail -n
+	}
 	limit := args.limit
 	if limit == 0 {
 		limit = DefaultReadLimit
@@ -193,7 +197,7 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 	if first > r.TotalLines {
 		return fmt.Sprintf("(%s has %s; offset %d is past its end)", args.path, plural(r.TotalLines, "line"), first), [][2]int{}
 	}
-	v := &readView{first: first, limit: limit}
+	v := &readView{first: first, limit: limit, zeroBased: args.zeroBased}
 	matcher.EachLine(r.Data, v.line)
 	v.cutNote()
 	v.rangeNote(r.TotalLines)
@@ -209,6 +213,7 @@ type readView struct {
 	cut          []int    // the lines cut at MaxLineChars
 	full         bool     // the reply stopped at MaxReplyBytes
 	whole        int      // the characters of a long line shown whole
+	zeroBased    bool     // offsets in notes are 0-based
 }
 
 // line shows line ln if it is in the range read; false once past it.
@@ -258,8 +263,16 @@ func (v *readView) cutNote() {
 			v.cut[0], MaxReplyBytes>>10, MaxLineChars)
 	case len(v.cut) > 0:
 		fmt.Fprintf(&v.b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
-			pluralWord(len(v.cut), "line"), MaxLineChars, listInts(v.cut), v.cut[0])
+			pluralWord(len(v.cut), "line"), MaxLineChars, listInts(v.cut), v.offsetOf(v.cut[0]))
 	}
+}
+
+// offsetOf is the offset that reads from line ln, as the reply names offsets.
+func (v *readView) offsetOf(ln int) int {
+	if v.zeroBased {
+		return ln - 1
+	}
+	return ln
 }
 
 // rangeNote says which lines of total were shown and how to read on.
@@ -276,7 +289,11 @@ func (v *readView) rangeNote(total int) {
 		fmt.Fprintf(&v.b, "; the reply stopped at %d KiB", MaxReplyBytes>>10)
 	}
 	if v.last < total {
-		fmt.Fprintf(&v.b, "; read on with offset %d", v.last+1)
+		next := v.last + 1
+		if v.zeroBased {
+			next = v.last
+		}
+		fmt.Fprintf(&v.b, "; read on with offset %d", next)
 	}
 	v.b.WriteString(")\n")
 }

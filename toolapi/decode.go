@@ -217,10 +217,11 @@ type values struct {
 	given map[string]bool // the field was sent (and not null)
 }
 
-func (v values) str(name string) string { s, _ := v.m[name].(string); return s }
-func (v values) num(name string) int    { n, _ := v.m[name].(int); return n }
-func (v values) flag(name string) bool  { b, _ := v.m[name].(bool); return b }
-func (v values) sent(name string) bool  { return v.given[name] }
+func (v values) str(name string) string    { s, _ := v.m[name].(string); return s }
+func (v values) num(name string) int       { n, _ := v.m[name].(int); return n }
+func (v values) flag(name string) bool     { b, _ := v.m[name].(bool); return b }
+func (v values) sent(name string) bool     { return v.given[name] }
+func (v values) strs(name string) []string { l, _ := v.m[name].([]string); return l }
 
 func (v values) edits(name string) []matcher.Edit { return listOf[matcher.Edit](v, name) }
 func (v values) specs(name string) []txn.Spec     { return listOf[txn.Spec](v, name) }
@@ -239,7 +240,23 @@ func listOf[T any](v values, name string) []T {
 // defs, in one pass. The input it returns holds the paths the arguments name even
 // when they are refused; an unknown tool is unknown_tool.
 func decodeCall(defs []*toolDef, tool string, raw json.RawMessage) (*toolDef, *input, error) {
-	d := lookupTool(defs, tool)
+	d, in, err := decodeBy(defs, lookupTool(defs, tool), tool, raw)
+	if err != nil {
+		// defs may hold another tool of the name (replay's whole table holds the
+		// gemini set's read_file beside the native one): the one that takes the call.
+		for _, o := range defs {
+			if o != d && o.name == tool {
+				if od, oin, oerr := decodeBy(defs, o, tool, raw); oerr == nil {
+					return od, oin, nil
+				}
+			}
+		}
+	}
+	return d, in, err
+}
+
+// decodeBy decodes a call by tool d of defs (nil: unknown).
+func decodeBy(defs []*toolDef, d *toolDef, tool string, raw json.RawMessage) (*toolDef, *input, error) {
 	if t := bytes.TrimSpace(raw); d != nil && d.bare != "" && len(t) > 0 && t[0] == '"' {
 		raw, _ = json.Marshal(map[string]json.RawMessage{d.bare: t})
 	}
@@ -409,6 +426,8 @@ func (d *decoder) value(f *argDef, raw json.RawMessage, where, prefix string) (a
 		return str(where, f.name, raw)
 	case f.elem == tInteger:
 		return d.wholes(f, raw, where)
+	case f.elem == tString:
+		return d.strs(f, raw, where)
 	case f.typ == tBoolean:
 		return boolean(where, f.name, raw)
 	case f.typ == tInteger:
@@ -568,6 +587,9 @@ func (d *decoder) whole(f *argDef, raw json.RawMessage) (int, error) {
 		}
 	}
 	n, err := strconv.ParseFloat(text, 64)
+	if f.signed && err == nil && n == math.Trunc(n) && math.Abs(n) <= 1<<31 {
+		return int(n), nil
+	}
 	if err != nil || n != math.Trunc(n) || n < float64(f.min) || n > 1<<31 {
 		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number of %d or more, not %s.", d.tool.name, f.name, f.min, string(truncate(raw, 40)))
 	}
@@ -606,6 +628,26 @@ func (d *decoder) wholes(f *argDef, raw json.RawMessage, where string) ([]int, e
 			return nil, errs.New(errs.InvalidInput, "", "%s.%s[%d] must be a whole number, not %s.", where, f.name, i, string(truncate(it, 40)))
 		}
 		out[i] = int(n)
+	}
+	return out, nil
+}
+
+// strs reads an array of min to maxItems strings (read_files' paths).
+func (d *decoder) strs(f *argDef, raw json.RawMessage, where string) ([]string, error) {
+	var items []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil, errs.New(errs.InvalidInput, "", "%s.%s must be an array of strings, not %s. Send e.g. %s.", where, f.name, jsonType(raw), d.tool.shape)
+	}
+	if len(items) < max(f.min, 1) || len(items) > f.maxItems {
+		return nil, errs.New(errs.InvalidInput, "", "%s.%s has %d entries; send between %d and %d.", where, f.name, len(items), max(f.min, 1), f.maxItems)
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, err := str(where, fmt.Sprintf("%s[%d]", f.name, i), it)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
 	}
 	return out, nil
 }
@@ -736,6 +778,16 @@ func objectPaths(o *objectDef, m map[string]json.RawMessage) []string {
 	var out []string
 	for _, f := range o.fields {
 		switch {
+		case f.path && f.elem == tString:
+			for _, n := range f.names() {
+				var l []string
+				json.Unmarshal(m[n], &l)
+				for _, p := range l {
+					if p != "" {
+						out = append(out, p)
+					}
+				}
+			}
 		case f.path:
 			for _, n := range f.names() {
 				var p string

@@ -315,7 +315,7 @@ func renderPatch(ops []dialect.FileOp, specs []txn.Spec, changes []*txn.Change) 
 			fmt.Fprintf(&b, "Updated %s (%s).\n", s.Path, changedLines(ch.Plan))
 			for k, r := range ch.Plan.Edits {
 				if notes := matchNotes(r); len(notes) > 0 {
-					fmt.Fprintf(&b, "chunk %d: %s.\n", k+1, strings.Join(notes, "; "))
+					fmt.Fprintf(&b, "chunk %d: %s.\n", k+1, strings.ReplaceAll(strings.Join(notes, "; "), "pasted into oldText", "pasted into its lines"))
 				}
 			}
 			b.WriteString(withWarnings(strings.TrimRight(boundedDiff(ch.Diff(), ch.Seq), "\n"), ch) + "\n")

@@ -70,6 +70,7 @@ type exportLine struct {
 	Redo       uint64          `json:"redo"`
 	Turn       *string         `json:"turn"`    // the runtime's turn label; null when the call had none
 	Reverts    []uint64        `json:"reverts"` // the calls a rewind reverted
+	Exit       *string         `json:"exit"`    // how a command ended (tool exec); null for other calls
 	Files      []exportFile    `json:"files"`
 	Refusal    *exportRefusal  `json:"refusal"`
 	Notes      []string        `json:"notes"`
@@ -129,6 +130,10 @@ func toExport(r *journal.Record, args []byte) exportLine {
 		DurationMS: Millis(r.Duration), Paths: recordPaths(r), Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
 		State: string(r.State), Message: r.Message, DryRun: r.DryRun(), ArgsSize: r.ArgsSize, Undo: r.Undo, Redo: r.Redo,
 		Notes: nonNil(r.Notes), Files: []exportFile{}, Reverts: nonNil(r.Reverts)}
+	if r.Exit != "" {
+		x := r.Exit
+		l.Exit = &x
+	}
 	if r.Turn != "" {
 		t := r.Turn
 		l.Turn = &t

@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,7 +94,7 @@ func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error)
 		depth = defaultDepth
 	}
 	w := a.walker(args.ignored, depth)
-	var out []string
+	var out []listed
 	more := 0
 	w.Walk(dir, func(p string, d fs.FileInfo) bool {
 		if args.pattern != "" && !globMatch(args.pattern, p) {
@@ -103,20 +104,124 @@ func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error)
 			more++
 			return true
 		}
-		if d.IsDir() {
-			p += "/"
-		}
-		out = append(out, p)
+		out = append(out, listed{p, d})
 		return true
 	})
 	if len(out) == 0 {
 		return fmt.Sprintf("(nothing listed below %s%s)", shown(dir), patternNote(args.pattern)) + w.Skipped.Note(), nil
 	}
-	text := strings.Join(out, "\n")
+	var text string
+	switch in.str("format") {
+	case "tree":
+		text = listTree(dir, out, in.flag("sizes"))
+	case "json":
+		text = listJSON(dir, out, in.flag("sizes"))
+	default:
+		text = listLines(out, in.flag("sizes"))
+	}
 	if more > 0 {
 		text += fmt.Sprintf("\n(%d more entries not shown: narrow with path, pattern or depth)", more)
 	}
 	return text + w.Skipped.Note(), nil
+}
+
+// listed is one entry list_files shows.
+type listed struct {
+	p  string
+	fi fs.FileInfo
+}
+
+func (l listed) isDir() bool { return l.fi.IsDir() && l.fi.Mode()&fs.ModeSymlink == 0 }
+
+// sizeNote is a file's size as list_files shows it with sizes, "" for a folder.
+func (l listed) sizeNote() string {
+	if l.isDir() {
+		return ""
+	}
+	return fmt.Sprintf(" (%s)", plural(int(l.fi.Size()), "byte"))
+}
+
+// listLines is one path a line, folders ending with /.
+func listLines(out []listed, sizes bool) string {
+	lines := make([]string, len(out))
+	for i, l := range out {
+		lines[i] = l.p
+		switch {
+		case l.isDir():
+			lines[i] += "/"
+		case sizes:
+			lines[i] += l.sizeNote()
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// listTree shows the names indented two spaces per folder level below dir; the walk
+// comes depth-first in name order, so each name follows its folder.
+func listTree(dir string, out []listed, sizes bool) string {
+	lines := make([]string, len(out))
+	depth := map[string]int{".": -1} // the indentation of each folder shown
+	for i, l := range out {
+		rel := relTo(dir, l.p)
+		name, level := path.Base(rel), 0
+		if d, ok := depth[path.Dir(rel)]; ok {
+			level = d + 1
+		} else {
+			name = rel // its folder was left out (a pattern): the path says where it is
+		}
+		if l.isDir() {
+			name += "/"
+			depth[rel] = level
+		} else if sizes {
+			name += l.sizeNote()
+		}
+		lines[i] = strings.Repeat("  ", level) + name
+	}
+	return strings.Join(lines, "\n")
+}
+
+// treeNode is one entry of list_files' json form.
+type treeNode struct {
+	Name     string      `json:"name"`
+	Type     string      `json:"type"`
+	Size     *int64      `json:"size,omitempty"`
+	Children []*treeNode `json:"children,omitempty"`
+}
+
+// listJSON nests the entries under their folders, as a JSON array.
+func listJSON(dir string, out []listed, sizes bool) string {
+	root := &treeNode{}
+	folders := map[string]*treeNode{"": root}
+	for _, l := range out {
+		rel := relTo(dir, l.p)
+		n := &treeNode{Name: path.Base(rel), Type: "file"}
+		if l.isDir() {
+			n.Type = "directory"
+			n.Children = []*treeNode{}
+			folders[rel] = n
+		} else if sizes {
+			sz := l.fi.Size()
+			n.Size = &sz
+		}
+		parent := folders[path.Dir(rel)]
+		switch {
+		case path.Dir(rel) == ".":
+			parent = root
+		case parent == nil:
+			parent, n.Name = root, rel // its folder was left out (a pattern): the path says where it is
+		}
+		parent.Children = append(parent.Children, n)
+	}
+	b, _ := json.MarshalIndent(root.Children, "", "  ")
+	return string(b)
+}
+
+// relTo is canonical path p relative to folder dir ("." for the root).
+func relTo(dir, p string) string {
+	if dir == "." {
+		return p
+	}
+	return strings.TrimPrefix(p, dir+"/")
 }
 
 func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, error) {

@@ -36,7 +36,7 @@ var OutputSchema = json.RawMessage(`{
 
 // Formats lists the shapes Definitions can produce: the JSON Schema ones, then the
 // vendors' native declarations.
-var Formats = []string{"json", "mcp", "openai", "anthropic", "anthropic-native", "openai-native"}
+var Formats = []string{"json", "mcp", "openai", "anthropic", "gemini", "anthropic-native", "openai-native"}
 
 // The vendors' native declarations: a tool their API defines, declared by its type.
 const (
@@ -54,7 +54,9 @@ const (
 //     with a schema strict mode accepts (every property required, optional ones
 //     nullable, no additional properties, no keywords strict mode rejects);
 //   - anthropic: the tools array of the Messages API, [{name, description,
-//     input_schema}].
+//     input_schema}];
+//   - gemini: the tools array of the Gemini API, [{functionDeclarations: [{name,
+//     description, parameters}]}], parameters in its Schema (upper-case types).
 //
 // The native formats declare the tools whose vendor defines them (see
 // DefinitionsFor); the native tool set has none.
@@ -130,6 +132,8 @@ func definitions(format string, defs []*toolDef) (any, error) {
 		return openaiDefinitions(defs), nil
 	case "anthropic":
 		return anthropicDefinitions(defs), nil
+	case "gemini":
+		return geminiDefinitions(defs), nil
 	case FormatAnthropicNative:
 		return anthropicNative(defs, "native", DefaultMaxCharacters)
 	case FormatOpenAINative:
@@ -184,6 +188,46 @@ func openaiDefinitions(defs []*toolDef) any {
 		out = append(out, tool{"function", fn{d.name, d.desc, params, true}})
 	}
 	return out
+}
+
+// geminiDefinitions is the tools array of the Gemini API's generateContent request:
+// one Tool holding a functionDeclarations entry per tool, each {name, description,
+// parameters}, parameters in the API's Schema (its OpenAPI subset: upper-case types,
+// no additionalProperties).
+func geminiDefinitions(defs []*toolDef) any {
+	type decl struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Parameters  map[string]any `json:"parameters"`
+	}
+	type tool struct {
+		FunctionDeclarations []decl `json:"functionDeclarations"`
+	}
+	var t tool
+	for _, d := range defs {
+		var params map[string]any
+		json.Unmarshal(inputSchema(d, false), &params) // generated: it is valid JSON
+		t.FunctionDeclarations = append(t.FunctionDeclarations, decl{d.name, d.desc, geminiSchema(params)})
+	}
+	return []tool{t}
+}
+
+// geminiSchema rewrites a JSON Schema the table generates into the Gemini API's
+// Schema, in place.
+func geminiSchema(s map[string]any) map[string]any {
+	delete(s, "additionalProperties")
+	if t, ok := s["type"].(string); ok {
+		s["type"] = strings.ToUpper(t)
+	}
+	if p, ok := s["properties"].(map[string]any); ok {
+		for _, v := range p {
+			geminiSchema(v.(map[string]any))
+		}
+	}
+	if it, ok := s["items"].(map[string]any); ok {
+		geminiSchema(it)
+	}
+	return s
 }
 
 // anthropicDefinitions is the tools array of Anthropic's Messages API.

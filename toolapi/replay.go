@@ -218,6 +218,9 @@ func (in *replayInput) notReplayable() (standIn, string) {
 	if in.rec.State == journal.Pending || in.rec.State == journal.Unknown {
 		return standIn{}, "its outcome was never settled"
 	}
+	if why := folderCall(in.rec); why != "" {
+		return standIn{}, why
+	}
 	if in.unbuilt != nil {
 		return standIn{}, in.unbuilt.Error()
 	}
@@ -226,6 +229,15 @@ func (in *replayInput) notReplayable() (standIn, string) {
 		why = unkeptEarlier(in.rec, in.args)
 	}
 	return stand, why
+}
+
+// folderCall says why a call that looked at a folder (file_info of one, delete_file
+// of an empty one) cannot be replayed: the journal keeps files, not folders.
+func folderCall(rec *journal.Record) string {
+	if (rec.Tool == FileInfo || rec.Tool == DeleteFile) && rec.State == journal.Committed && len(rec.Files) == 1 && rec.Files[0].Op == journal.OpRead && rec.Files[0].Before == "" {
+		return fmt.Sprintf("it looked at %s, a folder or special file, which the journal does not keep", rec.Files[0].Path)
+	}
+	return ""
 }
 
 // stage puts the files as they were before the call in a fresh in-memory filesystem,

@@ -110,7 +110,9 @@ func argSchema(f *argDef, need, strict bool) *schemaNode {
 		case tString:
 			s.MinLength = f.min
 		case tInteger:
-			s.Minimum = f.min
+			if !f.signed {
+				s.Minimum = f.min
+			}
 		case tArray:
 			s.MinItems = f.min
 		}

@@ -82,7 +82,8 @@ type argDef struct {
 	maxItems int      // array: the most items one call may send
 	missing  string   // what a message calls the field when it is missing
 	enum     []string // string: the values accepted
-	elem     string   // array of scalars: their JSON type (view_range's integers)
+	elem     string   // array of scalars: their JSON type (view_range's integers, read_files' paths)
+	signed   bool     // integer: negative values are taken too (min is not checked)
 	// dropped are values of an enum that a newer version of the tool no longer has,
 	// each refused with the message saying so.
 	dropped map[string]string
@@ -202,11 +203,12 @@ const (
 	setCodex         = "codex"
 	setAnthropic     = "anthropic"
 	setSearchReplace = "search-replace"
+	setGemini        = "gemini"
 	setAll           = "all"
 )
 
 // toolSets are the named sets, in the order messages list them.
-var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setAll}
+var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setAll}
 
 // readOnlySets: the tools that only look belong to every dialect, since every
 // dialect's model must be able to find and read files.
@@ -214,9 +216,12 @@ var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
 
 // toolTable defines every tool, in the order they are listed.
 var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
-	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef}
+	moveFileDef, deleteFileDef, createDirectoryDef, readFilesDef, fileInfoDef,
+	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef,
+	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef}
 
-// lookupTool returns the tool of defs named name, or nil.
+// lookupTool returns the tool of defs named name, or nil; of two tools of one name
+// (a dialect's read_file beside the native one), the first.
 func lookupTool(defs []*toolDef, name string) *toolDef {
 	for _, d := range defs {
 		if d.name == name {
@@ -233,9 +238,12 @@ func nativeTools() []*toolDef {
 }
 
 // selectTools returns the tools a tool-set spec chooses, in table order: "" or
-// "native" (the default), "codex", "anthropic", "search-replace", "all", or a
-// comma-separated list of tool and set names. A name it does not know is an error
-// that lists the valid ones.
+// "native" (the default), "codex", "anthropic", "search-replace", "gemini", "all", or
+// a comma-separated list of tool and set names. A name it does not know is an error
+// that lists the valid ones. A runtime calls tools by name, so a selection holds one
+// tool of a name: "all" keeps the first in table order (the native read_file and
+// write_file), and a list that chooses two tools of one name (native,gemini) is an
+// error.
 func selectTools(spec string) ([]*toolDef, error) {
 	if strings.TrimSpace(spec) == "" {
 		spec = setNative
@@ -254,9 +262,16 @@ func selectTools(spec string) ([]*toolDef, error) {
 	}
 	var out []*toolDef
 	for _, d := range toolTable {
-		if chosen[d] {
-			out = append(out, d)
+		if !chosen[d] {
+			continue
 		}
+		if o := lookupTool(out, d.name); o != nil {
+			if strings.TrimSpace(spec) == setAll {
+				continue
+			}
+			return nil, fmt.Errorf("%q chooses two tools named %s (the %s set's and the %s set's), which take different arguments: choose one of those sets", spec, d.name, o.sets[0], d.sets[0])
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }
@@ -267,8 +282,11 @@ func toolsNamed(name string) []*toolDef {
 		return toolTable
 	}
 	var out []*toolDef
+	if d := lookupTool(toolTable, name); d != nil {
+		return []*toolDef{d} // a tool by its name is the first of that name
+	}
 	for _, d := range toolTable {
-		if d.name == name || slices.Contains(d.sets, name) {
+		if slices.Contains(d.sets, name) {
 			out = append(out, d)
 		}
 	}

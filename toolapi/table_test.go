@@ -20,18 +20,24 @@ var candidateKeys = []string{
 	"pattern", "query", "regex", "glob", "include", "exclude", "literal", "fixed_strings",
 	"depth", "max_depth", "recursive", "includeIgnored", "include_ignored", "hidden",
 	"edits", "changes", "create", "write", "delete", "command",
+	"source", "destination", "from", "to", "paths", "files",
 }
 
 // probeSites place a key in one object of a valid call of each tool, as "@".
 var probeSites = map[string][]string{
-	ReadFile:     {`{"path": "a.txt", "@": null}`},
-	EditFile:     {`{"path": "a.txt", "edits": [{"oldText": "x", "newText": "y"}], "@": null}`, `{"path": "a.txt", "edits": [{"oldText": "x", "newText": "y", "@": null}]}`},
-	CreateFile:   {`{"path": "a.txt", "content": "x", "@": null}`},
-	WriteFile:    {`{"path": "a.txt", "content": "x", "@": null}`},
-	ApplyChanges: {`{"changes": [{"path": "a.txt", "create": "x"}], "@": null}`, `{"changes": [{"path": "a.txt", "create": "x", "@": null}]}`, `{"changes": [{"path": "a.txt", "edits": [{"oldText": "x", "newText": "y", "@": null}]}]}`},
-	UndoEdit:     {`{"path": "a.txt", "@": null}`},
-	ListFiles:    {`{"@": null}`},
-	SearchFiles:  {`{"pattern": "x", "@": null}`},
+	ReadFile:        {`{"path": "a.txt", "@": null}`},
+	EditFile:        {`{"path": "a.txt", "edits": [{"oldText": "x", "newText": "y"}], "@": null}`, `{"path": "a.txt", "edits": [{"oldText": "x", "newText": "y", "@": null}]}`},
+	CreateFile:      {`{"path": "a.txt", "content": "x", "@": null}`},
+	WriteFile:       {`{"path": "a.txt", "content": "x", "@": null}`},
+	ApplyChanges:    {`{"changes": [{"path": "a.txt", "create": "x"}], "@": null}`, `{"changes": [{"path": "a.txt", "create": "x", "@": null}]}`, `{"changes": [{"path": "a.txt", "edits": [{"oldText": "x", "newText": "y", "@": null}]}]}`},
+	UndoEdit:        {`{"path": "a.txt", "@": null}`},
+	ListFiles:       {`{"@": null}`},
+	SearchFiles:     {`{"pattern": "x", "@": null}`},
+	MoveFile:        {`{"source": "a.txt", "destination": "b.txt", "@": null}`},
+	DeleteFile:      {`{"path": "a.txt", "@": null}`},
+	CreateDirectory: {`{"path": "d", "@": null}`},
+	ReadFiles:       {`{"paths": ["a.txt"], "@": null}`},
+	FileInfo:        {`{"path": "a.txt", "@": null}`},
 }
 
 // Every key the decoder accepts is stated in the tool's schema, where a model and a
@@ -100,6 +106,9 @@ func TestSchemaPropertiesDecode(t *testing.T) {
 func sample(p map[string]any) any {
 	switch p["type"] {
 	case "string":
+		if e, ok := p["enum"].([]any); ok {
+			return e[len(e)-1]
+		}
 		return "src/x.go"
 	case "integer":
 		return 3
@@ -119,7 +128,9 @@ func TestPathsOfMalformedCalls(t *testing.T) {
 		{ApplyChanges, `{"changes": [{"path": "a.txt", "create": "x"}, {"file_path": "b.txt", "edits": 7}, 5]}`, []string{"a.txt", "b.txt"}},
 		{EditFile, `{"filePath": "c.txt", "edits": "nonsense", "bogus": 1}`, []string{"c.txt"}},
 		{ReadFile, `{"path": "d.txt", "path": "e.txt"}`, []string{"e.txt"}},
-		{"delete_file", `{"path": "f.txt"}`, []string{"f.txt"}},
+		{"remove_file", `{"path": "f.txt"}`, []string{"f.txt"}},
+		{ReadFiles, `{"paths": ["g.txt", 5, "h.txt"]}`, []string{"g.txt", "h.txt"}},
+		{MoveFile, `{"source": "i.txt", "to": "j.txt", "bogus": 1}`, []string{"i.txt", "j.txt"}},
 		{ReadFile, `not json`, nil},
 	}
 	for _, c := range cases {
@@ -134,7 +145,8 @@ func TestPathsOfMalformedCalls(t *testing.T) {
 }
 
 func TestSelectTools(t *testing.T) {
-	native := []string{ReadFile, EditFile, CreateFile, WriteFile, ApplyChanges, UndoEdit, ListFiles, SearchFiles}
+	native := []string{ReadFile, EditFile, CreateFile, WriteFile, ApplyChanges, UndoEdit, ListFiles, SearchFiles,
+		MoveFile, DeleteFile, CreateDirectory, ReadFiles, FileInfo}
 	for _, spec := range []string{"", "native", " native "} {
 		got, err := selectTools(spec)
 		if err != nil || !slices.Equal(toolNames(got), native) {

@@ -44,10 +44,10 @@ func definitionsOf(defs []*toolDef) []Tool {
 var readFileDef = &toolDef{
 	name: ReadFile,
 	desc: "Read a text file of the workspace. Lines come back numbered (\"     1\\tcode\"); the number and tab are not part of the file, so leave them out of oldText. " +
-		"Reads up to 2000 lines from offset (1-based); the reply says how to read on. write_file may replace a file only after its whole current content was read (in one read or several).",
+		"Reads up to 2000 lines from offset (1-based; a negative offset reads the last lines, -20 the last 20); the reply says how to read on. write_file may replace a file only after its whole current content was read (in one read or several).",
 	args: objectDef{fields: []argDef{
 		pathArg("File path, relative to the workspace root (an absolute path inside the root also works)."),
-		{name: "offset", typ: tInteger, min: 0, def: 1, desc: "First line to read, 1-based (0 reads from the first line too)."},
+		{name: "offset", typ: tInteger, signed: true, def: 1, desc: "First line to read, 1-based (0 reads from the first line too); negative counts from the end, as tail does: -20 reads the last 20 lines."},
 		{name: "limit", typ: tInteger, min: 1, def: DefaultReadLimit, desc: "Most lines to read."},
 	}},
 	shape: `{"path": "src/app.ts"}`,
@@ -144,13 +144,16 @@ var undoEditDef = &toolDef{
 
 var listFilesDef = &toolDef{
 	name: ListFiles,
-	desc: "List the files and folders of the workspace (folders end with /), below path, down to depth levels. " +
+	desc: "List the files and folders of the workspace (folders end with /), below path, down to depth levels; as a tree with format, with sizes with sizes. " +
 		"Files that .gitignore ignores are left out unless includeIgnored is set; .git and .vfsctl are never listed. At most 1000 entries; the reply says how to narrow it.",
 	args: objectDef{fields: []argDef{
 		folderArg("Folder to list, relative to the workspace root."),
 		{name: "pattern", typ: tString, aliases: []string{"query", "regex"}, desc: "Glob on names, e.g. *.go; with a slash, on paths, e.g. src/*.ts."},
 		{name: "depth", typ: tInteger, min: 1, def: defaultDepth, desc: "Folder levels to descend."},
 		includeIgnoredArg("list"),
+		{name: "sizes", typ: tBoolean, def: false, desc: "Show each file's size in bytes."},
+		{name: "format", typ: tString, enum: []string{"list", "tree", "json"}, def: "list",
+			desc: "list: one path per line; tree: names indented by folder; json: a nested array of {name, type, size?, children?}."},
 	}},
 	shape: `{"path": "src", "pattern": "*.ts"}`,
 	op:    journal.OpRead,

@@ -86,6 +86,7 @@ type Change struct {
 	planned                 []string      // folders a create was to make (its record's Made)
 	aside                   string        // where a deleted file waits for the commit point
 	creating                bool          // its create began and never returned: a panic
+	chmod                   fs.FileMode   // not 0: the bits the change sets (the undo of a command's chmod)
 	view                    *matcher.View // what the matcher planned on, kept after the commit
 	// Warnings are what a guard in warn mode found, Notes what it repaired; the reply
 	// shows both.

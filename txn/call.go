@@ -267,6 +267,11 @@ func (c *Call) Refused(d *journal.Refusal) { c.rec.Refusal = d }
 // the journal indexes the call by it.
 func (c *Call) Looked(path string) { c.file(journal.File{Path: path, Op: journal.OpRead}) }
 
+// Saw records that the call looked at data, the content of path, without showing it
+// (file_info): the record keeps it, so that replay has it, and the session has not
+// read it.
+func (c *Call) Saw(path string, data []byte) { c.saw(path, journal.OpRead, data, false) }
+
 // dryRun records the changes a dry run planned, with their diffs, none written.
 func (c *Call) dryRun(changes []*Change) {
 	for _, ch := range changes {

@@ -507,6 +507,9 @@ func fileRecord(ch *Change) journal.File {
 	if ch.Deleted {
 		f.AfterMode = 0
 	}
+	if ch.chmod != 0 {
+		f.AfterMode = uint32(ch.chmod)
+	}
 	f.Splices = ch.splices
 	if ch.Plan != nil {
 		f.Splices = nil
@@ -551,6 +554,9 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 			return stageErr
 		default:
 			id, err = st.Commit()
+			if err == nil && ch.chmod != 0 {
+				err = e.fs.Afero().Chmod(ch.Path, ch.chmod)
+			}
 		}
 	}
 	if err == nil {

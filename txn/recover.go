@@ -111,6 +111,14 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		e.settleLanded(j, r)
 		return nil
 	}
+	if r.Tool == ToolExec && len(r.Files) == 0 {
+		// An exec whose command's changes were never recorded: vfsctl stopped while
+		// it ran (or it runs still, in another process, which then records them).
+		r.State = journal.Unknown
+		r.Notes = append(r.Notes, "recovery: vfsctl stopped before it recorded what the command changed; the next look at the workspace journals those changes as outside")
+		j.Defer(func(t *journal.Tx) error { return t.Put(r) })
+		return nil
+	}
 	states, current, err := e.fileStates(r)
 	if err != nil {
 		return err

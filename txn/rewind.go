@@ -58,6 +58,7 @@ type rewindStep struct {
 	op            journal.Op
 	before, after []byte // nil: the file did not exist
 	beforeMode    uint32
+	afterMode     uint32
 }
 
 // rewindFile is what a rewind knows of one file from the journal.
@@ -197,7 +198,7 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 			if f.Op == journal.OpCreate {
 				made = append(made, madeFor(f)...)
 			}
-			st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode}
+			st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode, afterMode: f.AfterMode}
 			if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
 				st.after, err = versionOf(t, f.Path, f.After)
 			}
@@ -296,9 +297,13 @@ func (e *Engine) rewindFile(f *rewindFile) (ch *Change, err error) {
 			mode = fi.Mode()
 		}
 	}
+	var chmod fs.FileMode // the bits a command's chmod in the steps had replaced
 	for _, st := range f.steps {
 		if cur, exists, err = f.revert(st, cur, exists); err != nil {
 			return nil, err
+		}
+		if st.before != nil && st.after != nil && st.beforeMode != 0 && st.afterMode != st.beforeMode {
+			chmod = fs.FileMode(st.beforeMode)
 		}
 		if st.before != nil && st.beforeMode != 0 {
 			mode = fs.FileMode(st.beforeMode)
@@ -307,12 +312,20 @@ func (e *Engine) rewindFile(f *rewindFile) (ch *Change, err error) {
 	ch = &Change{Path: f.path, Name: f.path, Op: journal.OpEdit, mode: mode}
 	switch {
 	case now.exists && exists:
-		if bytes.Equal(now.data, cur) {
+		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
+			ch.mode = fi.Mode()
+		}
+		perm := ch.mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		if chmod != 0 && chmod != perm {
+			ch.chmod = chmod
+		}
+		if bytes.Equal(now.data, cur) && ch.chmod == 0 {
 			return nil, nil
 		}
 		ch.Before, ch.id = now.data, now.id
-		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
-			ch.mode = fi.Mode()
+		if bytes.Equal(now.data, cur) {
+			ch.Op, ch.After = journal.OpWrite, cur
+			break
 		}
 		spliceInto(ch, now.data, lineSplices(now.data, cur))
 	case now.exists:

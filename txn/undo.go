@@ -462,6 +462,13 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", rv.target, err)
 		}
 	}
+	if f.Before != "" && f.After != "" && f.BeforeMode != 0 && f.AfterMode != f.BeforeMode {
+		// A change of bits (a command's chmod): taken back only from the bits it set.
+		if now := uint32(ch.mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); cur.exists && now != f.AfterMode {
+			return nil, errs.New(errs.Conflict, f.Path, "%s has mode %04o, not the %04o call %d gave it; nothing was written.", f.Path, now&0o777, f.AfterMode&0o777, rv.target)
+		}
+		ch.chmod = fs.FileMode(f.BeforeMode)
+	}
 	if f.Op == journal.OpEdit {
 		return rv.planEdit(ch, cur)
 	}

@@ -844,3 +844,27 @@ func inGroup(gid int) bool {
 	}
 	return false
 }
+
+// MakeDirs makes folder dir (a canonical path) and its missing parents, each a real
+// folder (a symlink on the way is refused, not followed), and syncs the folder above
+// the outermost one it made. It returns the folders made, outermost first.
+func (f *FS) MakeDirs(dir string) ([]string, error) {
+	made, err := f.mkdirs(dir)
+	if len(made) > 0 {
+		if serr := f.syncDir(path.Dir(made[0])); err == nil {
+			err = serr
+		}
+	}
+	return made, err
+}
+
+// Entries counts the entries of folder dir (a canonical path), everything included.
+func (f *FS) Entries(dir string) (int, error) {
+	h, err := f.fs.Open(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer h.Close()
+	names, err := h.Readdirnames(-1)
+	return len(names), err
+}

@@ -149,6 +149,9 @@ type logLine struct {
 	DurationMS toolapi.Decimal `json:"duration_ms"`
 	Message    string          `json:"message,omitempty"`
 	DryRun     bool            `json:"dry_run,omitempty"` // nothing was meant to be written
+	// A command's (tool exec): its argv and how it ended.
+	Argv []string `json:"argv,omitempty"`
+	Exit string   `json:"exit,omitempty"`
 }
 
 func toLogLine(r *toolapi.Record) logLine {
@@ -162,6 +165,7 @@ func toLogLine(r *toolapi.Record) logLine {
 	if l.Paths == nil {
 		l.Paths = []string{}
 	}
+	l.Argv, l.Exit = execArgv(r), r.Exit
 	return l
 }
 
@@ -246,7 +250,7 @@ func writeLogTable(w io.Writer, recs []*toolapi.Record) {
 			state = "dry run"
 		}
 		fmt.Fprintf(w, "%6d  %-19s  %-*s  %s%-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
-			sw, clipMiddle(r.Session, maxNameWidth), turn(r.Turn), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, strings.Join(r.Paths(), " "))
+			sw, clipMiddle(r.Session, maxNameWidth), turn(r.Turn), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, commandOf(r)+strings.Join(r.Paths(), " "))
 	}
 }
 
@@ -269,4 +273,30 @@ func clip(s string, n int) string {
 		return s[:n-1] + "…"
 	}
 	return s
+}
+
+// execArgv is the command of an exec record, from its arguments; nil for other calls.
+func execArgv(r *toolapi.Record) []string {
+	if r.Tool != "exec" {
+		return nil
+	}
+	var a toolapi.ExecArgs
+	if json.Unmarshal([]byte(r.Args), &a) != nil {
+		return nil
+	}
+	return a.Argv
+}
+
+// commandOf is how a listing shows an exec record's command and how it ended, before
+// its paths: "$ gofmt -w . (exit 0): ".
+func commandOf(r *toolapi.Record) string {
+	argv := execArgv(r)
+	if argv == nil {
+		return ""
+	}
+	cmd := clipMiddle(strings.Join(argv, " "), 60)
+	if r.Exit == "" {
+		return "$ " + cmd + ": "
+	}
+	return "$ " + cmd + " (" + r.Exit + "): "
 }

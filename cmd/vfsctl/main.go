@@ -7,6 +7,8 @@
 //	vfsctl undo    revert a journaled change as a new transaction
 //	vfsctl redo    re-apply what an undo reverted
 //	vfsctl rewind  put a session's files back as they were before one of its turns
+//	vfsctl exec    run a command and journal what it changed
+//	vfsctl checkpoint journal what changed outside vfsctl since it last looked
 //	vfsctl replay  run recorded calls again through today's engine, in memory
 //	vfsctl fsck    check the journal against the disk and itself
 //	vfsctl stats   what models get wrong: failures, rescues, recovery, padding
@@ -37,7 +39,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &rewindCmd{}, &replayCmd{}, &fsckCmd{}, &statsCmd{}, &exportCmd{}, &adoptCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &rewindCmd{}, &execCmd{}, &checkpointCmd{}, &replayCmd{}, &fsckCmd{}, &statsCmd{}, &exportCmd{}, &adoptCmd{}, &toolsCmd{}, &demoCmd{}}
 }
 
 // Exit codes.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -273,4 +274,119 @@ func concurrentEdits(t *testing.T, ctx context.Context, cs *sdk.ClientSession, b
 	}
 	// Not busy (that would be an error above); how long it took is a figure, not a test.
 	t.Logf("vfsctl log from another process answered in %v while 20 calls ran", logTook.Round(time.Millisecond))
+}
+
+// TestMCPFileTools drives the tools that move, delete and make files and folders, and
+// read several files, over MCP: their annotations say which may destroy and which
+// only look, and each call does over MCP what it does through vfsctl call.
+func TestMCPFileTools(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := e2eWorkspace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "files-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*sdk.Tool{}
+	for _, tl := range lt.Tools {
+		tools[tl.Name] = tl
+	}
+	for _, name := range []string{"move_file", "delete_file"} {
+		a := tools[name].Annotations
+		if a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+			t.Errorf("%s is not marked destructive: %+v", name, a)
+		}
+	}
+	for _, name := range []string{"read_files", "file_info"} {
+		if a := tools[name].Annotations; a == nil || !a.ReadOnlyHint {
+			t.Errorf("%s is not marked read-only: %+v", name, a)
+		}
+	}
+	if a := tools["create_directory"].Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
+		t.Errorf("create_directory annotations: %+v", a)
+	}
+
+	call := func(name, args string) (string, bool) {
+		t.Helper()
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return textOf(r), !r.IsError
+	}
+	if text, ok := call("read_files", `{"paths": ["app.py", "none.txt"]}`); !ok || !strings.Contains(text, "==> app.py <==\n     1\tprint(\"hi\")") || !strings.Contains(text, "(not read: file_not_found)") {
+		t.Errorf("read_files: %v %s", ok, text)
+	}
+	if text, ok := call("move_file", `{"source": "app.py", "destination": "pkg/main.py"}`); !ok {
+		t.Fatalf("move_file: %s", text)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "pkg/main.py")); string(got) != "print(\"hi\")\nx = 1\n" {
+		t.Errorf("pkg/main.py is %q", got)
+	}
+	if text, ok := call("move_file", `{"source": "many.txt", "destination": "pkg/main.py"}`); ok || !strings.Contains(text, "never overwrites") {
+		t.Errorf("move onto an existing file: %v %s", ok, text)
+	}
+	if text, ok := call("file_info", `{"path": "pkg"}`); !ok || !strings.Contains(text, "kind: folder\nentries: 1\n") {
+		t.Errorf("file_info: %v %s", ok, text)
+	}
+	if text, ok := call("delete_file", `{"path": "pkg"}`); ok || !strings.Contains(text, "holds 1 entry") {
+		t.Errorf("delete of a full folder: %v %s", ok, text)
+	}
+	if text, ok := call("delete_file", `{"path": "pkg/main.py"}`); !ok {
+		t.Fatalf("delete_file: %s", text)
+	}
+	if text, ok := call("create_directory", `{"path": "out/a"}`); !ok || !strings.Contains(text, "Made the folder out/a/") {
+		t.Errorf("create_directory: %v %s", ok, text)
+	}
+	if text, ok := call("undo_edit", `{"path": "pkg/main.py"}`); !ok {
+		t.Fatalf("undo of the delete: %s", text)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "pkg/main.py")); string(got) != "print(\"hi\")\nx = 1\n" {
+		t.Errorf("after undo, pkg/main.py is %q", got)
+	}
+}
+
+// TestMCPGemini serves the gemini set: its tools are listed under Gemini CLI's names,
+// and replace with expected_replacements works over MCP as through vfsctl call.
+func TestMCPGemini(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := e2eWorkspace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "gemini-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir, "--tools", "gemini")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, ","); got != "glob,list_directory,read_file,replace,search_file_content,write_file" {
+		t.Errorf("tools %s", got)
+	}
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "replace", Arguments: json.RawMessage(`{"file_path": "many.txt", "old_string": "= old", "new_string": "= new", "expected_replacements": 19}`)})
+	if err != nil || !r.IsError || !strings.Contains(textOf(r), "but found 20") {
+		t.Fatalf("a wrong count: %v %s", err, textOf(r))
+	}
+	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "replace", Arguments: json.RawMessage(`{"file_path": "many.txt", "old_string": "= old", "new_string": "= new", "expected_replacements": 20}`)})
+	if err != nil || r.IsError {
+		t.Fatalf("the right count: %v %s", err, textOf(r))
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "many.txt")); strings.Count(string(got), "= new") != 20 {
+		t.Errorf("many.txt:\n%s", got)
+	}
 }

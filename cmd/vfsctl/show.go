@@ -92,6 +92,12 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 	if len(r.Reverts) > 0 {
 		fmt.Fprintf(w, "reverts  calls %s\n", strings.Trim(fmt.Sprint(r.Reverts), "[]"))
 	}
+	if argv := execArgv(r); argv != nil {
+		fmt.Fprintf(w, "command  %s\n", strings.Join(argv, " "))
+	}
+	if r.Exit != "" {
+		fmt.Fprintf(w, "ended    %s\n", r.Exit)
+	}
 	switch {
 	case r.ArgsBlob != "":
 		fmt.Fprintf(w, "args     (%d bytes, kept as blob %s)\n", r.ArgsSize, r.ArgsBlob[:12])

@@ -24,23 +24,26 @@ into one that dispatches tool calls itself (and sends them to vfsctl call):
   openai            the tools array of OpenAI's APIs: {type: "function", function: {...}},
                     strict-mode schemas (optional fields nullable; null means left out)
   anthropic         the tools array of Anthropic's Messages API: {name, description, input_schema}
+  gemini            the tools array of the Gemini API: [{functionDeclarations: [{name, description,
+                    parameters}]}], parameters in its Schema (upper-case types)
   anthropic-native  the text editor tool as the Messages API declares it:
                     {type: "text_editor_20250728", name: "str_replace_based_edit_tool", max_characters}
   openai-native     the Responses API's built-in tool: {type: "apply_patch"}
 
 --tools chooses the tools, as for vfsctl call and serve: native (the default), codex,
-anthropic, search-replace, all, or a comma-separated list of tool and set names. For
+anthropic, search-replace, gemini, all, or a comma-separated list of tool and set names. For
 the native formats it defaults to the vendor's set (anthropic, codex).
 
 Examples:
   vfsctl tools --format openai | jq '.[].function.name'
   vfsctl tools --tools anthropic --format anthropic-native
+  vfsctl tools --tools gemini --format gemini
 `
 
 func (c *toolsCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("tools", toolsUsage)
-	fs.StringVar(&c.format, "format", "json", "json, mcp, openai, anthropic, anthropic-native or openai-native")
-	fs.StringVar(&c.tools, "tools", "", "the tools to define: native, codex, anthropic, search-replace, all, or a comma-separated list (default native; for a native format, the vendor's set)")
+	fs.StringVar(&c.format, "format", "json", "json, mcp, openai, anthropic, gemini, anthropic-native or openai-native")
+	fs.StringVar(&c.tools, "tools", "", "the tools to define: native, codex, anthropic, search-replace, gemini, all, or a comma-separated list (default native; for a native format, the vendor's set)")
 	return fs.parse(args)
 }
 

@@ -126,6 +126,20 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 				at, err = a2, nil
 			}
 		}
+		gutter := false
+		if err != nil && errs.KindOf(err) == errs.TextNotFound {
+			if gOld, gNew, ok := stripChunkGutter(old, nw); ok {
+				a2, err2 := f.findLines(hunk, ci, gOld, cursor, c.EndOfFile)
+				switch {
+				case err2 == nil && equalLines(gOld, gNew):
+					return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing once the read_file line numbers pasted into its lines are taken out. Send only chunks that change something.", hunk)
+				case err2 == nil:
+					at, err, old, nw, gutter = a2, nil, gOld, gNew, true
+				case errs.KindOf(err2) == errs.TextNotFound:
+					err = errs.Suffixed(err2, " Its lines carried read_file line numbers (\"   113\\t\"), which were taken out before looking; they are not part of the file.")
+				}
+			}
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -133,6 +147,7 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 		if err != nil {
 			return nil, nil, err
 		}
+		rep.Gutter = rep.Gutter || gutter
 		for i := range sp {
 			sp[i].Edit = ci
 			sp[i] = narrow(f.work, sp[i])
@@ -143,6 +158,42 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 	}
 	sp, err := f.finish(out, func(i int) string { return fmt.Sprintf("chunk %d", i+1) })
 	return sp, reports, err
+}
+
+// stripChunkGutter takes a read_file gutter pasted into a chunk's lines out: from
+// every context and removed line (numbered one after another, as the file's lines
+// are), and from each added line that carries read_file's own form of it (spaces,
+// digits, a tab) or is one of the context lines.
+func stripChunkGutter(old, nw []string) ([]string, []string, bool) {
+	gOld, _, ok := matcher.StripGutter(old)
+	if !ok {
+		return nil, nil, false
+	}
+	context := map[string]string{}
+	for i, l := range old {
+		context[l] = gOld[i]
+	}
+	gNew := make([]string, len(nw))
+	for i, l := range nw {
+		gNew[i] = l
+		if s, ok := context[l]; ok {
+			gNew[i] = s
+		} else if _, rest, ok := matcher.CutGutter(l); ok && readGutter(l) {
+			gNew[i] = rest
+		}
+	}
+	return gOld, gNew, true
+}
+
+// readGutter reports whether l starts as read_file numbers a line: spaces, digits, a
+// tab.
+func readGutter(l string) bool {
+	t := strings.TrimLeft(l, " ")
+	d := 0
+	for d < len(t) && t[d] >= '0' && t[d] <= '9' {
+		d++
+	}
+	return d > 0 && d < len(t) && t[d] == '\t'
 }
 
 // narrow drops from a splice the whole lines it writes back unchanged at its start

@@ -201,3 +201,34 @@ func TestV4ABinaryIsRefused(t *testing.T) {
 	_, err := LocateChunks("b", []byte("a\x00b\n"), []Chunk{{Old: []string{"a"}, New: []string{"b"}}})
 	wantKind(t, err, errs.BinaryFile)
 }
+
+// A read_file gutter pasted into a chunk's lines is taken out, as edit_file takes it
+// out of oldText: from the context and removed lines, from the context written back,
+// and from an added line that carries one; an added line without one is kept as sent.
+// The expected file is written out by hand.
+func TestV4AChunkGutter(t *testing.T) {
+	file := "def main():\n    print(1)\n    return 0\n\nmain()\n"
+	cases := []struct{ name, patch, want string }{
+		{"context, removed and added lines", update("app.py", "@@", "      1\tdef main():", "-     2\t    print(1)", "+     2\t    print(2)", "+    log()", "      3\t    return 0"),
+			"def main():\n    print(2)\n    log()\n    return 0\n\nmain()\n"},
+		{"a gutter from line 4", update("app.py", "@@", "      4\t", "-     5\tmain()", "+main(argv)"),
+			"def main():\n    print(1)\n    return 0\n\nmain(argv)\n"},
+	}
+	for _, c := range cases {
+		got, err := patchFile(t, file, c.patch)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %v\n%q\nwant\n%q", c.name, err, got, c.want)
+		}
+	}
+	// Numbers that do not count up one by one are no gutter: the chunk is not found,
+	// and nothing is guessed.
+	if _, err := patchFile(t, file, update("app.py", "@@", "      1\tdef main():", "-     7\t    print(1)", "+    print(2)")); errs.KindOf(err) != errs.TextNotFound {
+		t.Errorf("a broken gutter: %v", err)
+	}
+	// A gutter over lines that are not there is refused, and the refusal says the
+	// numbers were taken out.
+	_, err := patchFile(t, file, update("app.py", "@@", "      1\tdef main():", "-     2\t    print(9)", "+    print(2)"))
+	if errs.KindOf(err) != errs.TextNotFound || !strings.Contains(err.Error(), "read_file line numbers") {
+		t.Errorf("a gutter over the wrong lines: %v", err)
+	}
+}

@@ -59,8 +59,8 @@ func TestToolsListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What a runtime must be able to rely on, written out here.
-	readOnly := map[string]bool{"read_file": true, "list_files": true, "search_files": true}
-	destructive := map[string]bool{"edit_file": true, "write_file": true, "apply_changes": true, "undo_edit": true}
+	readOnly := map[string]bool{"read_file": true, "list_files": true, "search_files": true, "read_files": true, "file_info": true}
+	destructive := map[string]bool{"edit_file": true, "write_file": true, "apply_changes": true, "undo_edit": true, "move_file": true, "delete_file": true}
 	var names []string
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
@@ -82,7 +82,8 @@ func TestToolsListed(t *testing.T) {
 			t.Errorf("%s: description %q", tl.Name, tl.Description)
 		}
 	}
-	want := []string{"read_file", "edit_file", "create_file", "write_file", "apply_changes", "undo_edit", "list_files", "search_files"}
+	want := []string{"read_file", "edit_file", "create_file", "write_file", "apply_changes", "undo_edit", "list_files", "search_files",
+		"move_file", "delete_file", "create_directory", "read_files", "file_info"}
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
@@ -171,7 +172,7 @@ func TestRefusals(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "alpha\n" {
 		t.Errorf("a refused call wrote: %q", got)
 	}
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "a.txt"}}); err == nil {
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "remove_file", Arguments: map[string]any{"path": "a.txt"}}); err == nil {
 		t.Error("an unknown tool was not a protocol error")
 	}
 }

@@ -1,0 +1,165 @@
+package txn
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// runExec runs a shell script in dir as an exec of session s.
+func runExec(t *testing.T, e *Engine, dir, s, script string) *Look {
+	t.Helper()
+	x, err := e.BeginExec(s, "t1", ExecArgs{Argv: []string{"sh", "-c", script}, Cwd: "."}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	look, err := x.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return look
+}
+
+// A file changed by hand before a command is journaled as outside, not as the
+// command's; undoing the command's change of a text file reverts only its lines, so a
+// later call's change on other lines of the same file stays.
+func TestExecRecordsOutsideApartAndUndoesByLines(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n", "hand.txt": "mine\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hand.txt"), []byte("mine, edited by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	look := runExec(t, e, dir, "s", "sed -i 's/four/FOUR/' f.txt")
+	if len(look.Files) != 1 || look.Files[0].Path != "f.txt" || look.Files[0].Op != journal.OpEdit {
+		t.Fatalf("the exec's files: %+v, want f.txt edited only", look.Files)
+	}
+	var outside *journal.Record
+	e.View(func(tx *journal.Tx) error {
+		outside, _ = tx.Get(look.Seq - 1)
+		return nil
+	})
+	if outside == nil || outside.Tool != ToolOutside || outside.OriginOf() != OriginOutside || len(outside.Files) != 1 || outside.Files[0].Path != "hand.txt" {
+		t.Fatalf("the record before the exec: %+v, want hand.txt as outside", outside)
+	}
+	// Another session edits line 1 after the command.
+	if err := edit(e, "other", "f.txt", "one\n", "ONE\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := do(e, "op", func(c *Call) error {
+		_, err := e.Undo(c, UndoOptions{Seq: look.Seq})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "f.txt"))
+	if string(got) != "ONE\ntwo\nthree\nfour\nfive\n" {
+		t.Errorf("after undoing the exec: %q, want the other session's line 1 kept and line 4 back", got)
+	}
+	hand, _ := os.ReadFile(filepath.Join(dir, "hand.txt"))
+	if string(hand) != "mine, edited by hand\n" {
+		t.Errorf("hand.txt: %q", hand)
+	}
+}
+
+// The limits are named where they are met: a file over the size limit is recorded by
+// hash only and said not restorable, a tree over the entry limit is refused with its
+// count before the command runs.
+func TestExecNamesItsLimits(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	o := LookOptions{MaxFile: 100, MaxEntries: 3}
+	if _, err := e.CheckpointOutside(o); err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 500), 0o644)
+	look, err := x.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec *journal.Record
+	e.View(func(tx *journal.Tx) error { rec, _ = tx.Get(look.Seq); return nil })
+	if rec == nil || len(rec.Files) != 1 || rec.Files[0].AfterBlob || !slices.ContainsFunc(rec.Notes, func(n string) bool {
+		return strings.Contains(n, "big.bin is over the snapshot's size limit: recorded by hash only, not restorable")
+	}) {
+		t.Fatalf("the exec's record: %+v", rec)
+	}
+	for i := range 3 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%d", i)), nil, 0o644)
+	}
+	if _, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, o); err == nil || !strings.Contains(err.Error(), "The workspace holds 5 entries, over the snapshot limit of 3") {
+		t.Fatalf("BeginExec over the entry limit: %v", err)
+	}
+}
+
+// An exec whose end was never recorded (vfsctl stopped while the command ran) is
+// settled by the next open as unknown, saying so; its record is not taken for a call
+// that changed nothing and rolled forward.
+func TestExecNeverEndedIsUnknownAfterRecovery(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	fsys, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := Open(fsys, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if _, err := e2.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var rec *journal.Record
+	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
+	if rec == nil || rec.State != journal.Unknown || !slices.ContainsFunc(rec.Notes, func(n string) bool { return strings.Contains(n, "stopped before it recorded") }) {
+		t.Fatalf("the exec's record after recovery: %+v", rec)
+	}
+}
+
+// A call another session commits while the command runs is that call's, not the
+// command's: the exec's record leaves it out.
+func TestExecLeavesOutCallsCommittedWhileItRan(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"f.txt": "f\n", "g.txt": "g\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("F\n"), 0o644) // the command
+	if err := edit(e, "other", "g.txt", "g\n", "G\n"); err != nil {
+		t.Fatal(err)
+	}
+	look, err := x.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(look.Files) != 1 || look.Files[0].Path != "f.txt" {
+		t.Fatalf("the exec's files: %+v, want f.txt only", look.Files)
+	}
+}

@@ -1,0 +1,205 @@
+package vfs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// The snapshot walk: every entry of the workspace as the one walker sees it (.gitignore
+// respected unless asked, reserved folders never), with its kind, permission bits,
+// identity and, for a regular file, the hash of its content. A file whose identity is
+// what the previous snapshot recorded is not opened: its hash is taken from there (a
+// stat cache). Anything that is neither a file, a folder nor a symlink is named by
+// its kind and never opened.
+
+// The kinds of a snapshot entry.
+const (
+	KindFile    = "file"
+	KindDir     = "dir"
+	KindSymlink = "symlink"
+	KindFIFO    = "fifo"
+	KindSocket  = "socket"
+	KindDevice  = "device"
+	KindOther   = "other"
+)
+
+// Default snapshot limits.
+const (
+	// DefaultSnapshotMaxFile: a file over this size is recorded by its hash only (its
+	// content is not kept, so a change of it cannot be taken back).
+	DefaultSnapshotMaxFile = 16 << 20
+	// DefaultSnapshotMaxEntries: a workspace with more entries is refused whole.
+	DefaultSnapshotMaxEntries = 100_000
+)
+
+// Entry is one path of a snapshot.
+type Entry struct {
+	Path   string   `json:"path"`
+	Kind   string   `json:"kind"`
+	Mode   uint32   `json:"mode"` // permission bits, with setuid, setgid and sticky
+	Size   int64    `json:"size,omitempty"`
+	ID     Identity `json:"id"`
+	Hash   string   `json:"hash,omitempty"`   // a regular file's content
+	Target string   `json:"target,omitempty"` // a symlink's
+	// Large: over the snapshot's size limit, hashed but not kept.
+	Large bool `json:"large,omitempty"`
+}
+
+// ScanOptions bound and shape a snapshot walk.
+type ScanOptions struct {
+	IncludeIgnored bool
+	MaxFile        int64 // 0 is DefaultSnapshotMaxFile
+	MaxEntries     int   // 0 is DefaultSnapshotMaxEntries
+}
+
+// Scan is the result of a snapshot walk.
+type Scan struct {
+	Entries []Entry           // in walk order
+	Data    map[string][]byte // hash -> content, of the files read (not those reused)
+	Opened  int               // files opened to hash them
+	// Unreadable are files that could not be opened; they keep their previous
+	// entry when they had one, else they are left out.
+	Unreadable []string
+}
+
+// entryKind names what a mode says an entry is.
+func entryKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return KindFile
+	case m.IsDir():
+		return KindDir
+	case m&fs.ModeSymlink != 0:
+		return KindSymlink
+	case m&fs.ModeNamedPipe != 0:
+		return KindFIFO
+	case m&fs.ModeSocket != 0:
+		return KindSocket
+	case m&fs.ModeDevice != 0:
+		return KindDevice
+	}
+	return KindOther
+}
+
+// PermBits are the bits of m a snapshot keeps: the permissions, setuid, setgid, sticky
+// (as chmod takes them).
+func PermBits(m fs.FileMode) uint32 { return syscallMode(m) }
+
+// FileModeOf is the fs.FileMode of permission bits as PermBits gives them.
+func FileModeOf(bits uint32) fs.FileMode {
+	m := fs.FileMode(bits & 0o777)
+	if bits&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if bits&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if bits&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+
+// Snapshot walks the workspace and returns its entries. prev is the previous
+// snapshot by path: a regular file whose identity and size it recorded unchanged is
+// not opened. The walk first lists every entry, and refuses with the count, before
+// opening any file, when there are more than the limit.
+func (f *FS) Snapshot(o ScanOptions, prev map[string]Entry) (*Scan, error) {
+	maxFile, maxEntries := o.MaxFile, o.MaxEntries
+	if maxFile <= 0 {
+		maxFile = DefaultSnapshotMaxFile
+	}
+	if maxEntries <= 0 {
+		maxEntries = DefaultSnapshotMaxEntries
+	}
+	type seen struct {
+		p  string
+		fi fs.FileInfo
+	}
+	var all []seen
+	w := f.Walker()
+	w.IncludeIgnored = o.IncludeIgnored
+	w.Walk(".", func(p string, fi fs.FileInfo) bool {
+		all = append(all, seen{p, fi})
+		return true
+	})
+	if len(all) > maxEntries {
+		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", len(all), maxEntries)
+	}
+	s := &Scan{Data: map[string][]byte{}}
+	for _, x := range all {
+		e := Entry{Path: x.p, Kind: entryKind(x.fi.Mode()), Mode: PermBits(x.fi.Mode()), ID: identityOf(x.fi)}
+		switch e.Kind {
+		case KindSymlink:
+			t, err := f.readlink(x.p)
+			if err != nil {
+				s.Unreadable = append(s.Unreadable, x.p)
+				continue
+			}
+			e.Target = t
+		case KindFile:
+			e.Size = x.fi.Size()
+			if old, ok := prev[x.p]; ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
+				e.Hash, e.Large = old.Hash, old.Large
+				break
+			}
+			s.Opened++
+			if e.Size > maxFile {
+				h, err := f.hashFile(x.p)
+				if err != nil {
+					s.Unreadable = append(s.Unreadable, x.p)
+					continue
+				}
+				e.Hash, e.Large = h, true
+				break
+			}
+			data, why := f.ReadRegular(x.p, x.fi, maxFile)
+			switch why {
+			case NotSkipped:
+				e.Hash = hashOf(data)
+				s.Data[e.Hash] = data
+			case SkipLarge: // grew since the walk saw it
+				h, err := f.hashFile(x.p)
+				if err != nil {
+					s.Unreadable = append(s.Unreadable, x.p)
+					continue
+				}
+				e.Hash, e.Large = h, true
+			default:
+				s.Unreadable = append(s.Unreadable, x.p)
+				continue
+			}
+		}
+		s.Entries = append(s.Entries, e)
+	}
+	return s, nil
+}
+
+func hashOf(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+// hashFile hashes a regular file without holding it in memory.
+func (f *FS) hashFile(p string) (string, error) {
+	h, err := f.fs.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer h.Close()
+	if fi, err := h.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", p)
+	}
+	sum := sha256.New()
+	if _, err := io.Copy(sum, h); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(sum.Sum(nil)), nil
+}
