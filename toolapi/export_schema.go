@@ -42,6 +42,7 @@ var exportColumns = []exportColumn{
 	{"redo", "UBIGINT", "UInt64"},
 	{"turn", "VARCHAR", "Nullable(String)"},
 	{"reverts", "UBIGINT[]", "Array(UInt64)"},
+	{"exit", "VARCHAR", "Nullable(String)"},
 	{"files", duckFiles, chFiles},
 	{"refusal", duckRef, chRef},
 	{"notes", "VARCHAR[]", "Array(String)"},
