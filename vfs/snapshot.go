@@ -88,20 +88,9 @@ func entryKind(m fs.FileMode) string {
 	return KindOther
 }
 
-// PermBits are the bits of m a snapshot keeps: the permissions, setuid, setgid, sticky.
-func PermBits(m fs.FileMode) uint32 {
-	b := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		b |= syscall.S_ISUID
-	}
-	if m&fs.ModeSetgid != 0 {
-		b |= syscall.S_ISGID
-	}
-	if m&fs.ModeSticky != 0 {
-		b |= syscall.S_ISVTX
-	}
-	return b
-}
+// PermBits are the bits of m a snapshot keeps: the permissions, setuid, setgid, sticky
+// (as chmod takes them).
+func PermBits(m fs.FileMode) uint32 { return syscallMode(m) }
 
 // FileModeOf is the fs.FileMode of permission bits as PermBits gives them.
 func FileModeOf(bits uint32) fs.FileMode {
