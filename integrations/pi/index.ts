@@ -1,16 +1,20 @@
 // vfsctl for pi: replaces pi's read, edit and write tools with vfsctl's, through one
-// `vfsctl call` process per pi session, labels every call with pi's prompt and turn,
-// and adds /undo, /rewind and /edits. When vfsctl is missing or too old it says so and
+// `vfsctl call` process per pi session, runs bash's commands under `vfsctl exec`, labels
+// every call with pi's prompt and turn, and adds /undo, /rewind and /edits. When vfsctl is missing or too old it says so and
 // leaves pi's own tools in place.
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { constants as osConstants } from "node:os";
 import { extname, isAbsolute, resolve } from "node:path";
 import {
+  type BashOperations,
+  createBashToolDefinition,
   createEditToolDefinition,
   createReadToolDefinition,
   createWriteToolDefinition,
   type ExtensionAPI,
   type ExtensionContext,
+  getShellConfig,
 } from "@earendil-works/pi-coding-agent";
 import { binaryPath, open } from "vfsctl";
 
@@ -22,7 +26,7 @@ const imageExts = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"]);
 
 // What the tools need of the binary: the call protocol with turns, rewind by turn, and
 // stats per session. Checked by asking the binary, not by its version string.
-function probe(): { bin: string; version: string } | { problem: string } {
+function probe(): { bin: string; version: string; exec: boolean } | { problem: string } {
   let bin: string;
   try {
     bin = binaryPath();
@@ -51,7 +55,8 @@ function probe(): { bin: string; version: string } | { problem: string } {
   if (lacks.length) {
     return { problem: `${version} (${bin}) is too old for the vfsctl extension: it lacks ${lacks.join(", ")}. Install a newer vfsctl.` };
   }
-  return { bin, version };
+  // Commands through vfsctl exec: without it, pi's own bash stays and the rest works.
+  return { bin, version, exec: help("exec").includes("--turn") };
 }
 
 // vfsctl's replies name its own tools; the model knows pi's.
@@ -101,6 +106,176 @@ function displayDiff(unified: string): { diff: string; firstChangedLine?: number
 function unifiedPart(text: string): string {
   const i = text.indexOf("\n--- a/");
   return i < 0 ? "" : text.slice(i + 1);
+}
+
+// vfsctl exec writes its own lines to stderr, each starting with this: what it journaled
+// first, notes, and "call N: exit 0, 2 files changed" at the end.
+const execMarker = Buffer.from("vfsctl exec: ");
+
+// Splits vfsctl exec's own lines out of the command's stderr as it streams: a line that
+// starts with the marker is held back and kept; every other byte passes at once.
+function execLines(pass: (b: Buffer) => void) {
+  const kept: string[] = [];
+  let held = Buffer.alloc(0);
+  let mode: "start" | "pass" | "keep" = "start";
+  const keep = () => kept.push(held.toString("utf8").replace(/\n$/, "").slice(execMarker.length));
+  return {
+    kept,
+    write(chunk: Buffer) {
+      let i = 0;
+      while (i < chunk.length) {
+        if (mode === "start") {
+          if (chunk[i] === execMarker[held.length]) {
+            held = Buffer.concat([held, chunk.subarray(i, i + 1)]);
+            i++;
+            if (held.length === execMarker.length) mode = "keep";
+          } else {
+            if (held.length) pass(held);
+            held = Buffer.alloc(0);
+            mode = "pass";
+          }
+          continue;
+        }
+        const nl = chunk.indexOf(10, i);
+        const end = nl < 0 ? chunk.length : nl + 1;
+        if (mode === "pass") pass(chunk.subarray(i, end));
+        else held = Buffer.concat([held, chunk.subarray(i, end)]);
+        i = end;
+        if (nl >= 0) {
+          if (mode === "keep") keep();
+          held = Buffer.alloc(0);
+          mode = "start";
+        }
+      }
+    },
+    end() {
+      if (mode === "keep") keep();
+      else if (held.length) pass(held);
+      held = Buffer.alloc(0);
+    },
+  };
+}
+
+// The process group vfsctl exec started the command in (its child's pid), read from
+// /proc (Linux); 0 when unknown.
+function commandGroup(vfsctlPid: number): number {
+  try {
+    for (const t of readdirSync(`/proc/${vfsctlPid}/task`)) {
+      const kids = readFileSync(`/proc/${vfsctlPid}/task/${t}/children`, "utf8").trim();
+      if (kids) return Number(kids.split(/\s+/)[0]);
+    }
+  } catch {
+    // not Linux, or already gone
+  }
+  return 0;
+}
+
+// pi's bash tool, its commands run as `vfsctl exec --session S --turn T -- bash -c CMD`
+// so that the journal records what they changed and /rewind takes it back. pi's own
+// tool definition does the rest (output, truncation, full-output file, renderer); this
+// only spawns. A timeout is vfsctl's --timeout (it kills the command's group and still
+// journals); an abort sends SIGTERM, which vfsctl forwards to the command's group before
+// it journals, and kills the group if the command is still there a second later.
+function execOperations(bin: string, labels: () => { root: string; session: string; turn: string }): BashOperations {
+  return {
+    exec: (command, cwd, { onData, signal, timeout, env }) =>
+      new Promise((resolveExec, rejectExec) => {
+        if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) {
+          rejectExec(new Error("Invalid timeout: must be a finite number of seconds"));
+          return;
+        }
+        if (signal?.aborted) {
+          rejectExec(new Error("aborted"));
+          return;
+        }
+        const { root, session, turn } = labels();
+        const shell = getShellConfig();
+        const fromStdin = shell.commandTransport === "stdin";
+        const args = ["exec", "--root", root, "--session", session];
+        if (turn) args.push("--turn", turn);
+        if (timeout !== undefined) args.push("--timeout", `${Math.max(1, Math.round(timeout * 1000))}ms`);
+        args.push("--", shell.shell, ...shell.args);
+        if (!fromStdin) args.push(command);
+        const child = spawn(bin, args, { cwd, env, detached: true, stdio: [fromStdin ? "pipe" : "ignore", "pipe", "pipe"] });
+        if (fromStdin) {
+          child.stdin?.on("error", () => {});
+          child.stdin?.end(command);
+        }
+        const errLines = execLines(onData);
+        child.stdout?.on("data", onData);
+        child.stderr?.on("data", (d: Buffer) => errLines.write(d));
+        let killTimer: NodeJS.Timeout | undefined;
+        const onAbort = () => {
+          if (!child.pid) return;
+          const group = commandGroup(child.pid);
+          try {
+            process.kill(child.pid, "SIGTERM");
+          } catch {
+            // already gone
+          }
+          killTimer = setTimeout(() => {
+            for (const pid of [group, child.pid!]) {
+              try {
+                if (pid) process.kill(-pid, "SIGKILL");
+              } catch {
+                // already gone
+              }
+            }
+          }, 1000);
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        // After vfsctl exits, its pipes may stay open in a background process the
+        // command started: read while they still talk, as pi does, then let go.
+        let code: number | null = null;
+        let exited = false;
+        let settled = false;
+        let ended = 0;
+        let idle: NodeJS.Timeout | undefined;
+        const finish = () => {
+          if (settled) return;
+          settled = true;
+          if (idle) clearTimeout(idle);
+          if (killTimer) clearTimeout(killTimer);
+          signal?.removeEventListener("abort", onAbort);
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          errLines.end();
+          const summary = errLines.kept.some((l) => /^call \d+: /.test(l));
+          if (signal?.aborted) return rejectExec(new Error("aborted"));
+          if (code === 124 && errLines.kept.some((l) => /^call \d+: killed after the timeout/.test(l))) {
+            return rejectExec(new Error(`timeout:${timeout}`));
+          }
+          // No closing line: vfsctl itself failed (the command not run, or its changes
+          // not journaled); the model is told what vfsctl said.
+          if (!summary) for (const l of errLines.kept) onData(Buffer.from(`vfsctl exec: ${l}\n`));
+          resolveExec({ exitCode: code });
+        };
+        const arm = () => {
+          if (!exited) return;
+          if (idle) clearTimeout(idle);
+          idle = setTimeout(finish, 100);
+        };
+        child.stdout?.on("data", arm);
+        child.stderr?.on("data", arm);
+        for (const s of [child.stdout, child.stderr]) {
+          s?.on("end", () => {
+            if (++ended === 2 && exited) finish();
+          });
+        }
+        child.on("error", (e) => {
+          if (settled) return;
+          settled = true;
+          signal?.removeEventListener("abort", onAbort);
+          rejectExec(new Error(`vfsctl exec could not be started (${bin}): ${e.message}`));
+        });
+        child.on("exit", (c, sig) => {
+          exited = true;
+          code = c ?? (sig ? 128 + (osConstants.signals[sig] ?? 0) : 1);
+          if (ended === 2) finish();
+          else arm();
+        });
+      }),
+  };
 }
 
 function stripAt(path: string): string {
@@ -260,6 +435,12 @@ export default function vfsctlExtension(pi: ExtensionAPI) {
       return result(r, undefined);
     },
   });
+
+  // bash: pi's own tool, its commands run through vfsctl exec with the session and the
+  // turn, so that the journal has what they changed and /rewind takes it back.
+  if (found.exec) {
+    pi.registerTool(createBashToolDefinition(root, { operations: execOperations(bin, () => ({ root, session, turn })) }));
+  }
 
   // Tells the model, at its next prompt, that files changed under it.
   function tellModel(what: string, out: string) {

@@ -55,7 +55,8 @@ def count(items):
 `;
 const notes = "first note\n";
 
-// Prompt 1: the sloppy calls. Prompt 2: one clean edit (rewound later).
+// Prompt 1: the sloppy calls. Prompt 2: one clean edit and a command that changes one
+// file and creates another (both rewound later).
 const steps = [
   { toolCalls: [{ name: "read", args: { path: "app.py" } }] },
   // Curly quotes for the file's straight ones.
@@ -70,6 +71,9 @@ const steps = [
   { text: "Done with the greeting." },
   // Prompt 2.
   { toolCalls: [{ name: "edit", args: { path: "app.py", edits: [{ oldText: "        result += 1", newText: "        result += 2" }] } }] },
+  { toolCalls: [{ name: "bash", args: { command: "sed -i 's/first note/first note, by sed/' notes.txt && printf 'made\\n' > made.txt && echo sed-done" } }] },
+  // A command past its timeout: pi's message, with the output it printed before.
+  { toolCalls: [{ name: "bash", args: { command: "echo partial; sleep 5", timeout: 1 } }] },
   { text: "Counted by two." },
   // Prompt 3, in a new session; prompt 4, back in the first one, resumed.
   { toolCalls: [{ name: "write", args: { path: "other.txt", content: "from the second session\n" } }] },
@@ -229,6 +233,12 @@ try {
 
     await prompt("Count by two.");
     check(read("app.py") === want1.replace("        result += 1\n", "        result += 2\n"), "second prompt: its edit landed", read("app.py"));
+    check(read("notes.txt") === "first note, by sed\n" && read("made.txt") === "made\n", "second prompt: the bash command changed notes.txt and made made.txt", [read("notes.txt"), read("made.txt")]);
+    // What pi fed back for the bash call: the command's output alone, vfsctl's own lines left out.
+    const bashReply = toolReplies(model.requests[9]);
+    check(bashReply.length === 1 && /^sed-done\s*$/.test(bashReply[0]), "bash: the command's output reached the model, and only it", bashReply);
+    const timedOut = toolReplies(model.requests[10]);
+    check(timedOut.length === 1 && /^partial\n+Command timed out after 1 seconds$/.test(timedOut[0]) && toolEnds.at(-1)?.isError === true, "bash with a timeout: pi's timeout message after the output so far, an error", { timedOut, isError: toolEnds.at(-1)?.isError });
 
     // The journal: pi's session and turns.
     const vfsctl = process.env.VFSCTL;
@@ -239,8 +249,10 @@ try {
       .sort((a, b) => a.seq - b.seq);
     console.log("--- vfsctl log --session " + session + ":\n" + log.map((e) => `${e.seq} ${e.turn ?? "-"} ${e.tool} ${e.state}${e.kind ? " " + e.kind : ""}`).join("\n"));
     const turns = log.map((e) => e.turn);
-    check(log.length === 7 && turns.every((t) => /^p[12]\.t\d+$/.test(t ?? "")), "vfsctl log: every call of pi's session carries pi's prompt and turn", turns);
-    check(new Set(turns.filter((t) => t?.startsWith("p1."))).size === 6 && turns.filter((t) => t?.startsWith("p2.")).length === 1, "vfsctl log: one turn label per model response, prompt 1 and prompt 2 apart", turns);
+    check(log.length === 9 && turns.every((t) => /^p[12]\.t\d+$/.test(t ?? "")), "vfsctl log: every call of pi's session carries pi's prompt and turn", turns);
+    check(new Set(turns.filter((t) => t?.startsWith("p1."))).size === 6 && turns.filter((t) => t?.startsWith("p2.")).join() === "p2.t0,p2.t1,p2.t2", "vfsctl log: one turn label per model response, prompt 1 and prompt 2 apart", turns);
+    const ran = log.find((e) => e.tool === "exec" && e.turn === "p2.t1");
+    check(ran && ran.turn === "p2.t1" && ran.state === "committed" && [...(ran.paths ?? [])].sort().join() === "made.txt,notes.txt", "vfsctl log: the bash command is an exec of pi's session in its turn, naming the files it changed", ran);
 
     // /edits: this session's stats.
     const edits = await slash("/edits");
@@ -255,6 +267,7 @@ try {
     answerConfirm = true;
     const rewound = await slash("/rewind");
     check(read("app.py") === want1, "/rewind confirmed: app.py is as it was after prompt 1", read("app.py"));
+    check(read("notes.txt") === notes && read("made.txt") === null, "/rewind confirmed: what the bash command did is taken back too (notes.txt restored, made.txt gone)", [read("notes.txt"), read("made.txt")]);
     check(/Rewound|Reverted|rewound/i.test(rewound), "/rewind: the result is shown", rewound);
 
     // /undo: the session's latest change, with its diff.
@@ -267,8 +280,8 @@ try {
     // there on goes, the new file too.
     answerSelect = (options) => options.find((o) => o.startsWith("p1.t1:"));
     await slash("/rewind list");
-    check(selects.length === 1 && selects[0].options[0].startsWith("p2.t0:") && selects[0].options.some((o) => o === "p1.t5: src/new.py"), "/rewind list: the turns that changed files, newest first, with their files", selects[0]?.options);
-    check(read("app.py") === appPy && read("src/new.py") === null && read("notes.txt") === notes, "/rewind to a picked turn: app.py as it was at the start, src/new.py gone", read("app.py"));
+    check(selects.length === 1 && selects[0].options[0].startsWith("p2.t") && selects[0].options.some((o) => /^p2\.t1: (made\.txt, notes\.txt|notes\.txt, made\.txt)$/.test(o)) && selects[0].options.some((o) => o === "p1.t5: src/new.py"), "/rewind list: the turns that changed files, newest first, with their files", selects[0]?.options);
+    check(read("app.py") === appPy && read("src/new.py") === null && read("notes.txt") === notes && read("made.txt") === null, "/rewind to a picked turn: app.py as it was at the start, src/new.py and made.txt gone", read("app.py"));
 
     // A new session gets its own vfsctl session and process, the first one's is
     // stopped; resumed, the first one goes on counting its prompts.
