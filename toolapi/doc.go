@@ -3,7 +3,7 @@
 // to txn, and the text a model reads back.
 //
 // Engine is the one entry point, used by vfsctl call, vfsctl serve and every operator's
-// command (log, show, undo, redo, replay, fsck, stats, export, adopt). An agent
+// command (log, show, undo, redo, rewind, replay, fsck, stats, export, adopt). An agent
 // runtime written in Go opens it on its workspace, hands the tools to the model and
 // dispatches the model's calls by name:
 //

@@ -33,7 +33,7 @@ is answered with kind invalid_input, and the next line is read.
 
 --tools chooses the tools the calls may use (see vfsctl tools --help): native by
 default, anthropic for the text editor tool, search-replace for replace_in_file,
-gemini for Gemini CLI's tools.
+codex for apply_patch, gemini for Gemini CLI's tools.
 
 Exit status: 0 when every call succeeded, 1 when any was refused, 2 on a usage error.
 
