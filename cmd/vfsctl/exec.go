@@ -105,7 +105,7 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, n := range look.Notes {
 		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
 	}
-	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %d files changed\n", x.Seq(), how, len(look.Files))
+	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %s changed\n", x.Seq(), how, plural(len(look.Files), "file"))
 	return code
 }
 
@@ -208,7 +208,7 @@ func (c *checkpointCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	case look.Seq == 0:
 		fmt.Fprintln(stdout, "Nothing changed outside vfsctl.")
 	default:
-		fmt.Fprintf(stdout, "Call %d: %d files changed outside vfsctl were journaled.\n", look.Seq, len(look.Files))
+		fmt.Fprintf(stdout, "Call %d journaled %s changed outside vfsctl.\n", look.Seq, plural(len(look.Files), "file"))
 	}
 	return exitOK
 }
