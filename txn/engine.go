@@ -191,7 +191,8 @@ func (e *Engine) Seed(session, path string, data []byte) {
 // without fsync (Checkpoint). A hold on the journal kept by Options.Linger ends; the
 // engine stays usable, closing the journal after each call from then on.
 func (e *Engine) Close() error {
-	defer e.j.Close() // a lingering hold ends now
+	defer e.j.Close()       // a lingering hold ends now
+	forgetExecs(e.j.Path()) // an exec not ended by now never will be: recovery settles it
 	defer e.fs.WaitFreed()
 	if err := e.Checkpoint(); err != nil {
 		return err

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
 	"slices"
+	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -99,7 +102,7 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 	}
 	c.SetTurn(turn)
 	c.rec.State = journal.Pending
-	c.rec.Notes = []string{"an exec began; its changes are recorded when it ends"}
+	c.rec.Notes = []string{fmt.Sprintf(execBegan, os.Getpid(), e.boot)}
 	err = e.j.Commit(func(t *journal.Tx) error {
 		if err := c.putArgs(t); err != nil {
 			return err
@@ -111,7 +114,51 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 	if err != nil {
 		return nil, err
 	}
+	execsHere.Store(execKey{e.j.Path(), c.rec.Seq}, struct{}{})
 	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out}, nil
+}
+
+// execBegan is the note of an exec's pending record: the process that runs it and
+// its boot, so that recovery leaves alone an exec whose process still runs it.
+const execBegan = "an exec began in process %d (boot %q); its changes are recorded when it ends"
+
+// execsHere are the execs this process runs now, by journal and record: a pending exec
+// of this process is running only while its Exec has not ended (an engine closed
+// without ending one, as a test does, left it behind like a crash).
+var execsHere sync.Map // execKey -> struct{}
+
+type execKey struct {
+	journal string
+	seq     uint64
+}
+
+// forgetExecs drops the execs this process runs on journal: its engine closes.
+func forgetExecs(journal string) {
+	execsHere.Range(func(k, _ any) bool {
+		if k.(execKey).journal == journal {
+			execsHere.Delete(k)
+		}
+		return true
+	})
+}
+
+// execRunning reports whether r, a pending exec, is still run by a live process of
+// this boot: the one that will record it.
+func (e *Engine) execRunning(r *journal.Record) bool {
+	if len(r.Notes) == 0 || e.boot == "" {
+		return false
+	}
+	var pid int
+	var boot string
+	if n, _ := fmt.Sscanf(r.Notes[0], execBegan, &pid, &boot); n != 2 || boot != e.boot || pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
+		return ok
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }
 
 // Seq is the exec's record.
@@ -121,6 +168,7 @@ func (x *Exec) Seq() uint64 { return x.rec.Seq }
 // "signal killed"), in the exec's record.
 func (x *Exec) End(exit string) (*Look, error) {
 	e := x.e
+	defer execsHere.Delete(execKey{e.j.Path(), x.rec.Seq})
 	if err := e.j.Acquire(); err != nil {
 		return nil, err
 	}

@@ -47,12 +47,18 @@ func (e *Engine) recover(j *journal.Journal) error {
 	}
 	landed := j.Landed()
 	for _, r := range pending {
+		if r.Tool == ToolExec && len(r.Files) == 0 && !landed[r.Seq] && e.execRunning(r) {
+			continue // its command runs still; its process records it when it ends
+		}
 		r.Notes = append(r.Notes, notes[r.Seq]...)
 		delete(notes, r.Seq)
 		if err := e.settle(j, r, landed[r.Seq]); err != nil {
 			return fmt.Errorf("settling call %d: %w", r.Seq, err)
 		}
-		if e.onSettle != nil {
+		// A call its marks list as landed was acknowledged by its process, which only
+		// had not yet folded its record (it may run still, holding the journal between
+		// its calls): settling it decides nothing, and is not said.
+		if e.onSettle != nil && !landed[r.Seq] {
 			st := Settled{Seq: r.Seq, Tool: r.Tool, State: string(r.State)}
 			if len(r.Notes) > 0 {
 				st.Note = r.Notes[len(r.Notes)-1]

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +43,86 @@ func TestSettledOnOpenIsSaid(t *testing.T) {
 	run([]string{"log", "--root", dir}, nil, &out, &errb)
 	if errb.Len() != 0 {
 		t.Errorf("the second command says %q", errb.String())
+	}
+}
+
+// A call that a live `vfsctl call` process acknowledged, and whose record it has not
+// yet folded while it keeps the journal between calls, is no crash's leftover: the
+// command that takes the journal from it settles the record without a word.
+func TestSettledQuietlyBesideALiveProcess(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644)
+	c := exec.Command(bin, "call", "--root", dir, "--session", "s")
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outp, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); c.Wait() }()
+	io.WriteString(in, `{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "one", "newText": "two"}]}}`+"\n")
+	reply, err := bufio.NewReader(outp).ReadString('\n')
+	if err != nil || !strings.Contains(reply, `"ok":true`) {
+		t.Fatalf("edit: %q, %v", reply, err)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, "log", "--root", dir)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("log: %v: %s", err, errb.String())
+	}
+	if errb.Len() != 0 {
+		t.Errorf("log beside a live call process says on stderr: %q", errb.String())
+	}
+	if !strings.Contains(out.String(), "committed") {
+		t.Errorf("log: %s", out.String())
+	}
+}
+
+// An exec whose command still runs is left pending by a command run meanwhile, not
+// settled as a crash's leftover: the exec records what its command changed when it
+// ends.
+func TestRunningExecIsLeftAlone(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("a\n"), 0o644)
+	gate := filepath.Join(dir, "go-on")
+	x := exec.Command(bin, "exec", "--root", dir, "--session", "s", "--turn", "t1", "--",
+		"sh", "-c", `while [ ! -e "$0" ]; do sleep 0.05; done; echo b >> f.txt`, gate)
+	x.Dir = dir
+	var xerr bytes.Buffer
+	x.Stderr = &xerr
+	if err := x.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer x.Process.Kill()
+	logOf := func() (string, string) {
+		var out, errb bytes.Buffer
+		cmd := exec.Command(bin, "log", "--root", dir)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.Run()
+		return out.String(), errb.String()
+	}
+	var out, errs string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if out, errs = logOf(); strings.Contains(out, " exec ") {
+			break
+		}
+	}
+	if !strings.Contains(out, "pending") || errs != "" {
+		t.Errorf("log while the command runs: %q, stderr %q", out, errs)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	if err := x.Wait(); err != nil {
+		t.Fatalf("exec: %v: %s", err, xerr.String())
+	}
+	if out, errs = logOf(); !strings.Contains(out, "committed") || !strings.Contains(out, "f.txt") {
+		t.Errorf("log after the command: %q, stderr %q", out, errs)
 	}
 }
