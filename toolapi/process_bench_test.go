@@ -259,14 +259,7 @@ func BenchmarkProcessFuzzy60(b *testing.B) {
 			data := goSource(b, 20000)
 			a, e := editLine(b, data)
 			run := func(fuzzy bool) time.Duration {
-				root := b.TempDir()
-				if err := os.WriteFile(filepath.Join(root, "f.go"), []byte(data), 0o644); err != nil {
-					b.Fatal(err)
-				}
-				edits := [2]json.RawMessage{editArgs("f.go", a, e), editArgs("f.go", e, a)}
-				if fuzzy {
-					edits = [2]json.RawMessage{editArgs("f.go", drift(a), drift(e)), editArgs("f.go", drift(e), drift(a))}
-				}
+				root, edits := sixtyEditsSetup(b, data, a, e, fuzzy)
 				p := startProc(b, root, false, dur)
 				p.send(b, `{"tool":"read_file","args":{"path":"f.go","limit":1}}`) // started and serving
 				if _, err := p.out.ReadBytes('\n'); err != nil {
@@ -278,15 +271,7 @@ func BenchmarkProcessFuzzy60(b *testing.B) {
 				}
 				return time.Since(t0)
 			}
-			var fuzzy, exact []time.Duration
-			for i := 0; b.Loop(); i++ {
-				b.StopTimer()
-				exact = append(exact, run(false))
-				b.StartTimer()
-				fuzzy = append(fuzzy, run(true))
-			}
-			b.ReportMetric(median(fuzzy)/median(exact), "x_exact_p50")
-			b.ReportMetric(mean(exact), "exact-ns/op")
+			fuzzyAgainstExact(b, run)
 		})
 	}
 }
@@ -297,14 +282,7 @@ func BenchmarkFuzzy60(b *testing.B) {
 	data := goSource(b, 20000)
 	a, e := editLine(b, data)
 	run := func(fuzzy bool) time.Duration {
-		root := b.TempDir()
-		if err := os.WriteFile(filepath.Join(root, "f.go"), []byte(data), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		edits := [2]json.RawMessage{editArgs("f.go", a, e), editArgs("f.go", e, a)}
-		if fuzzy {
-			edits = [2]json.RawMessage{editArgs("f.go", drift(a), drift(e)), editArgs("f.go", drift(e), drift(a))}
-		}
+		root, edits := sixtyEditsSetup(b, data, a, e, fuzzy)
 		eng, err := toolapi.Open(root, toolapi.Options{Guard: toolapi.GuardOff})
 		if err != nil {
 			b.Fatal(err)
@@ -319,8 +297,27 @@ func BenchmarkFuzzy60(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
+	fuzzyAgainstExact(b, run)
+}
+
+// sixtyEditsSetup writes data as f.go in a new root and returns the two edits the 60
+// alternate between (a to e and back), drifted through the typography fold if fuzzy.
+func sixtyEditsSetup(b *testing.B, data, a, e string, fuzzy bool) (string, [2]json.RawMessage) {
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f.go"), []byte(data), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if fuzzy {
+		return root, [2]json.RawMessage{editArgs("f.go", drift(a), drift(e)), editArgs("f.go", drift(e), drift(a))}
+	}
+	return root, [2]json.RawMessage{editArgs("f.go", a, e), editArgs("f.go", e, a)}
+}
+
+// fuzzyAgainstExact times run(true) as ns/op, run(false) alternated with it off the
+// clock, and reports the ratio of their medians.
+func fuzzyAgainstExact(b *testing.B, run func(fuzzy bool) time.Duration) {
 	var fuzzy, exact []time.Duration
-	for i := 0; b.Loop(); i++ {
+	for b.Loop() {
 		b.StopTimer()
 		exact = append(exact, run(false))
 		b.StartTimer()
