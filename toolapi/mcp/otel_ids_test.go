@@ -3,15 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
-	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 // A served call's span carries gen_ai.tool.call.id (the runtime's id from _meta,
@@ -28,28 +22,8 @@ func TestSpanCarriesCallIDAndTurn(t *testing.T) {
 		t.Fatalf("frame %s: %v", frame, err)
 	}
 
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	defer tp.Shutdown(context.Background())
-	eng, err := toolapi.Open(dir, toolapi.Options{TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	cs, exp := tracedSession(t)
 	ctx := context.Background()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
 	args := map[string]any{"path": "a.txt"}
 	for _, meta := range []sdk.Meta{
 		{MetaCallID: "toolu_01", MetaTurn: "t1"},

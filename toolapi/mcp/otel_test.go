@@ -16,29 +16,8 @@ import (
 // TestSpanJoinsClientTrace: a tools/call whose _meta carries a W3C traceparent is
 // traced as a child of the client's span; one without starts a trace of its own.
 func TestSpanJoinsClientTrace(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	defer tp.Shutdown(context.Background())
-	eng, err := toolapi.Open(dir, toolapi.Options{TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-
+	cs, exp := tracedSession(t)
 	ctx := context.Background()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
 
 	const traceID, spanID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	args := map[string]any{"path": "a.txt"}
@@ -66,4 +45,33 @@ func TestSpanJoinsClientTrace(t *testing.T) {
 	if own.Parent.IsValid() || own.SpanContext.TraceID().String() == traceID {
 		t.Errorf("a call without traceparent has parent %v in trace %s", own.Parent.SpanID(), own.SpanContext.TraceID())
 	}
+}
+
+// tracedSession serves a workspace holding a.txt, traced into an in-memory exporter,
+// to an in-memory client.
+func tracedSession(t *testing.T) (*sdk.ClientSession, *tracetest.InMemoryExporter) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	eng, err := toolapi.Open(dir, toolapi.Options{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	ctx := context.Background()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, exp
 }
