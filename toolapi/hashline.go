@@ -362,7 +362,6 @@ func spansText(spans [][2]int, total int) string {
 	return fmt.Sprintf("%s of %d", strings.Join(s, ", "), total)
 }
 
-
 func quoteShort(s string) string {
 	if r := []rune(s); len(r) > 80 {
 		s = string(r[:77]) + "..."

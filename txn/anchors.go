@@ -29,3 +29,13 @@ func (e *Engine) AnchoredVersions(session, path string) ([]AnchoredVersion, erro
 	})
 	return out, err
 }
+
+// SeedAnchors tells the journal that session was shown all of data, the content of
+// path, with anchors: for replaying an edit_lines call in an engine whose journal
+// never saw its reads (Seed keeps the content itself).
+func (e *Engine) SeedAnchors(session, path string, data []byte) {
+	h, n := journal.Hash(data), CountLines(data)
+	e.j.Defer(func(t *journal.Tx) error {
+		return t.AddAnchored(session, path, h, [][2]int{{1, max(n, 1)}})
+	})
+}
