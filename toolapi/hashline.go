@@ -298,10 +298,8 @@ func fittingVersions(p string, ops []lineOp, versions []txn.AnchoredVersion) ([]
 	// A range names every line between its anchors: they must all have been seen.
 	rangesSeen := func(v int) bool {
 		for _, o := range ops {
-			for n := o.from.line; n <= o.to.line; n++ {
-				if seen, _ := anchorIn(anchor{line: n}, versions[v], split[v]); !seen {
-					return false
-				}
+			if !rangeIn(o.from.line, o.to.line, versions[v].Spans, len(split[v].text)) {
+				return false
 			}
 		}
 		return true
@@ -340,18 +338,29 @@ func fittingVersions(p string, ops []lineOp, versions []txn.AnchoredVersion) ([]
 		}
 	}
 	for _, o := range ops {
-		for n := o.from.line; n <= o.to.line; n++ {
-			found := false
-			for v := range versions {
-				seen, _ := anchorIn(anchor{line: n}, versions[v], split[v])
-				found = found || seen
-			}
-			if !found {
-				return nil, errs.New(errs.NotRead, p, "the range %s..%s of %s includes line %d, which this session has not been shown with anchors. Read it first (read_file with offset), then send the edit.", o.from.text, o.to.text, p, n)
-			}
+		found := false
+		for v := range versions {
+			found = found || rangeIn(o.from.line, o.to.line, versions[v].Spans, len(split[v].text))
+		}
+		if !found {
+			return nil, errs.New(errs.NotRead, p, "the range %s..%s of %s includes lines this session has not been shown with anchors (it saw %s of the version it read last). Read them first (read_file with offset), then send the edit.", o.from.text, o.to.text, p, spansText(versions[0].Spans, len(split[0].text)))
 		}
 	}
 	return nil, errs.New(errs.InvalidInput, p, "the anchors of this call come from different reads of %s (the file changed between them). Send anchors of one read: read_file %s again and use the anchors it shows.", p, p)
+}
+
+// rangeIn reports whether lines from..to (1-based) of a version of total lines were
+// all shown; spans are merged, so one of them holds the whole range.
+func rangeIn(from, to int, spans [][2]int, total int) bool {
+	if to > total {
+		return false
+	}
+	for _, s := range spans {
+		if from >= s[0] && to <= s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 func spansText(spans [][2]int, total int) string {
