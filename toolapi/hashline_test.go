@@ -471,3 +471,27 @@ func (p *lineProp) run() bool {
 	}
 	return ok
 }
+
+// Anchors that fit two versions read (here two lines whose hashes agree, line 3 of
+// the read and line 3 of the region an edit showed after a line went in above) but
+// name different lines now are refused: the call does not guess.
+func TestEditLinesAmbiguousAnchors(t *testing.T) {
+	r3 := "r"
+	q := ""
+	for i := 0; q == ""; i++ {
+		if c := fmt.Sprintf("q%d", i); anchorFor(3, c) == anchorFor(3, r3) {
+			q = c
+		}
+	}
+	content := "p\n" + q + "\n" + r3 + "\ns\n"
+	e, dir := openHashline(t, map[string]string{"f.txt": content})
+	hcall(t, e, "s", "read_file", `{"path": "f.txt"}`)
+	r := hcall(t, e, "s", "edit_lines", fmt.Sprintf(`{"path": "f.txt", "edits": [{"op": "insert_before", "start": %q, "lines": ["n"]}]}`, anchorFor(1, "p")))
+	if !r.OK || !strings.Contains(r.Text, anchorFor(3, q)+"|"+q) {
+		t.Fatalf("%v %s", r.OK, r.Text)
+	}
+	r = hcall(t, e, "s", "edit_lines", fmt.Sprintf(`{"path": "f.txt", "edits": [{"op": "delete", "start": %q}]}`, anchorFor(3, r3)))
+	if r.OK || kindOf(r) != "invalid_input" || !strings.Contains(r.Text, "fit two reads") || readBack(t, dir, "f.txt") != "n\n"+content {
+		t.Fatalf("%v %s: %s\n%q", r.OK, kindOf(r), r.Text, readBack(t, dir, "f.txt"))
+	}
+}
