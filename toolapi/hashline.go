@@ -52,7 +52,7 @@ func anchorOf(n int, line []byte) string { return fmt.Sprintf("%d:%s", n, lineHa
 var hashlineReadFileDef = &toolDef{
 	name: ReadFile,
 	desc: "Read a text file of the workspace. Each line comes back as N:hh|text: N the line number, hh two hex digits of a hash of the line (the low byte of CRC-32 of its bytes, without the line ending), then | and the line. " +
-		"N:hh is the line's anchor: edit_lines names lines by it. Reads up to 2000 lines from offset (1-based; a negative offset reads the last lines, -20 the last 20); the reply says how to read on.",
+		"N:hh is the line's anchor: edit_lines names lines by it. Reads up to 2000 lines from offset (1-based; a negative offset reads the last lines, -20 the last 20); the reply says how to read on. write_file may replace a file only after its whole current content was read.",
 	args: objectDef{fields: []argDef{
 		pathArg("File path, relative to the workspace root (an absolute path inside the root also works)."),
 		{name: "offset", typ: tInteger, signed: true, def: 1, desc: "First line to read, 1-based (0 reads from the first line too); negative counts from the end, as tail does: -20 reads the last 20 lines."},
@@ -371,6 +371,14 @@ func spansText(spans [][2]int, total int) string {
 	return fmt.Sprintf("%s of %d", strings.Join(s, ", "), total)
 }
 
+// cutLine shortens a line quoted in a message to MaxLineChars characters.
+func cutLine(s string) string {
+	if r := []rune(s); len(r) > MaxLineChars {
+		return string(r[:MaxLineChars]) + "..."
+	}
+	return s
+}
+
 func quoteShort(s string) string {
 	if r := []rune(s); len(r) > 80 {
 		s = string(r[:77]) + "..."
@@ -380,7 +388,7 @@ func quoteShort(s string) string {
 
 // lineMap maps the lines of the version read to the current content: to[i] is the
 // current index (0-based) of line i of the version read, or -1 when it changed or is
-// gone; changed[i] the current index of the line that took its place, or -1.
+// gone; took[i] is the current index of the line that took its place, or -1.
 type lineMap struct {
 	to, took []int
 }
@@ -401,7 +409,6 @@ func mapLines(read, now []string) lineMap {
 	}
 	for _, c := range matcher.ChangedLines(read, now) {
 		keep(c.A1)
-		j = c.B1
 		for k := c.A1; k < c.A2; k++ {
 			m.to[k], m.took[k] = -1, -1
 			if c.B1+(k-c.A1) < c.B2 {
@@ -435,7 +442,8 @@ func placeThrough(p string, ops []lineOp, versions []txn.AnchoredVersion, fit []
 }
 
 // placed is an edit placed on the current content: lines [from, to] (0-based,
-// inclusive) replaced, or an insertion before line at (at == len: at the end).
+// inclusive) replaced or deleted, or the line an insertion goes before or after
+// (from == to).
 type placed struct {
 	edit     int
 	op       string
@@ -451,7 +459,7 @@ func placeOps(p string, ops []lineOp, read, now fileLines) ([]placed, error) {
 		old := read.text[line-1]
 		if t := m.took[line-1]; t >= 0 {
 			return errs.New(errs.Conflict, p, "edits[%d]: line %d of %s as this session read it (%s) has changed since: it is now %s|%s. Nothing was written; send the edit again with the current anchors (read_file shows them).",
-				i, line, p, quoteShort(old), anchorOf(t+1, []byte(now.text[t])), now.text[t])
+				i, line, p, quoteShort(old), anchorOf(t+1, []byte(now.text[t])), cutLine(now.text[t]))
 		}
 		return errs.New(errs.Conflict, p, "edits[%d]: line %d of %s as this session read it (%s) was removed since. Nothing was written; read %s again and send the edit with its current anchors.",
 			i, line, p, quoteShort(old), p)
