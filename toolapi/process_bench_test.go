@@ -14,7 +14,10 @@ package toolapi_test
 // x_floor_p50 and x_engine_p50 the process's median over theirs; over_engine_us the
 // difference of the medians in microseconds; pipe_us the median round trip of the same
 // line through cat, which answers at once: what any process fed on a pipe costs,
-// whatever it does.
+// whatever it does; ctxsw/op the process's voluntary context switches per call, summed
+// over its threads (Linux only), and ctxsw_others/op the same without its busiest
+// thread (the runtime's monitor, which sleeps 20 µs at a time while the process is
+// busy): how often a call waits for the disk or for another thread.
 
 import (
 	"bufio"
@@ -26,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +195,8 @@ func BenchmarkProcess(b *testing.B) {
 				p.call(b, edits[0]) // the first content's blob, once
 				p.call(b, edits[1])
 				echo := startEcho(b)
+				sw0 := switches(p.cmd.Process.Pid)
+				calls := 0
 				var proc, engine, floor, pipe []time.Duration
 				for i := 0; b.Loop(); i++ {
 					b.StopTimer()
@@ -202,6 +208,7 @@ func BenchmarkProcess(b *testing.B) {
 							t0 := time.Now()
 							p.call(b, edits[i%2])
 							proc = append(proc, time.Since(t0))
+							calls++
 							b.StopTimer()
 						case 1:
 							t0 := time.Now()
@@ -222,9 +229,40 @@ func BenchmarkProcess(b *testing.B) {
 				b.ReportMetric(median(proc)/median(engine), "x_engine_p50")
 				b.ReportMetric((median(proc)-median(engine))/1e3, "over_engine_us")
 				b.ReportMetric(median(pipe)/1e3, "pipe_us")
+				if sw1 := switches(p.cmd.Process.Pid); sw0 != nil && sw1 != nil && calls > 0 {
+					all, top := 0, 0
+					for task, n := range sw1 {
+						all += n - sw0[task]
+						top = max(top, n-sw0[task])
+					}
+					b.ReportMetric(float64(all)/float64(calls), "ctxsw/op")
+					b.ReportMetric(float64(all-top)/float64(calls), "ctxsw_others/op")
+				}
 			})
 		}
 	}
+}
+
+// switches returns the voluntary context switches of each thread of process pid so
+// far, or nil where /proc does not tell them.
+func switches(pid int) map[string]int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	if len(tasks) == 0 {
+		return nil
+	}
+	out := map[string]int{}
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				out[filepath.Base(filepath.Dir(t))], _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+	}
+	return out
 }
 
 // startEcho starts cat on a pipe and returns a function that sends it one line and
