@@ -86,6 +86,11 @@ type proc struct {
 // client does) on root in durability mode dur, with the guard off as in the
 // in-process benchmarks.
 func startProc(b *testing.B, root string, mcp bool, dur toolapi.Durability) *proc {
+	return startProcOf(b, vfsctlBinary(b), root, mcp, dur)
+}
+
+// startProcOf is startProc with the vfsctl binary bin.
+func startProcOf(b *testing.B, bin, root string, mcp bool, dur toolapi.Durability) *proc {
 	sub := "call"
 	if mcp {
 		sub = "serve"
@@ -93,7 +98,7 @@ func startProc(b *testing.B, root string, mcp bool, dur toolapi.Durability) *pro
 	if dur == "" {
 		dur = toolapi.DurableFile
 	}
-	cmd := exec.Command(vfsctlBinary(b), sub, "--root", root, "--guard", "off", "--durability", string(dur))
+	cmd := exec.Command(bin, sub, "--root", root, "--guard", "off", "--durability", string(dur))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -237,6 +242,90 @@ func BenchmarkProcess(b *testing.B) {
 					}
 					b.ReportMetric(float64(all)/float64(calls), "ctxsw/op")
 					b.ReportMetric(float64(all-top)/float64(calls), "ctxsw_others/op")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkProcessAB sets builds of vfsctl side by side, each a process fed as in
+// BenchmarkProcess, the same edits sent to each in turn with the floor timed in the
+// same loop, the order turning with each iteration. It runs only when VFSCTL_AB names
+// the builds, NAME=PATH separated by commas:
+//
+//	VFSCTL_AB=before=/tmp/vfsctl.old,after=/tmp/vfsctl.new \
+//	  go test -run XXX -bench ProcessAB -benchtime 150x ./toolapi
+//
+// ns/op is one round: an edit through every build, and the floor. For each build
+// NAME: NAME_p50_us, its median; NAME_x_floor_p50, over the floor's; NAME_ctxsw/op
+// and NAME_ctxsw_others/op as in BenchmarkProcess.
+func BenchmarkProcessAB(b *testing.B) {
+	spec := os.Getenv("VFSCTL_AB")
+	if spec == "" {
+		b.Skip("VFSCTL_AB is not set: NAME=PATH,NAME=PATH, the vfsctl builds to compare")
+	}
+	type build struct{ name, path string }
+	var builds []build
+	for _, kv := range strings.Split(spec, ",") {
+		name, path, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || path == "" {
+			b.Fatalf("VFSCTL_AB: %q is not NAME=PATH", kv)
+		}
+		builds = append(builds, build{name, path})
+	}
+	for _, mode := range []string{"call", "mcp"} {
+		for _, dur := range []toolapi.Durability{toolapi.DurableFile, toolapi.DurableJournal} {
+			b.Run(mode+"/"+string(dur), func(b *testing.B) {
+				data := goSource(b, 300)
+				a, e := editLine(b, data)
+				edits := [2]json.RawMessage{editArgs("g.go", a, e), editArgs("g.go", e, a)}
+				states := [2][]byte{[]byte(strings.Replace(data, a, e, 1)), []byte(data)}
+				procs := make([]*proc, len(builds))
+				for k, bd := range builds {
+					root := b.TempDir()
+					if err := os.WriteFile(filepath.Join(root, "g.go"), []byte(data), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					procs[k] = startProcOf(b, bd.path, root, mode == "mcp", dur)
+					procs[k].call(b, edits[0])
+					procs[k].call(b, edits[1])
+				}
+				floorDir := b.TempDir()
+				sw0 := make([]map[string]int, len(procs))
+				for k, p := range procs {
+					sw0[k] = switches(p.cmd.Process.Pid)
+				}
+				times := make([][]time.Duration, len(procs))
+				var floor []time.Duration
+				n := 0
+				for i := 0; b.Loop(); i++ {
+					for k := range len(procs) + 1 {
+						x := (i + k) % (len(procs) + 1)
+						t0 := time.Now()
+						if x == len(procs) {
+							if err := durableWrite(filepath.Join(floorDir, "floor.go"), states[i%2]); err != nil {
+								b.Fatal(err)
+							}
+							floor = append(floor, time.Since(t0))
+							continue
+						}
+						procs[x].call(b, edits[i%2])
+						times[x] = append(times[x], time.Since(t0))
+					}
+					n++
+				}
+				for k, bd := range builds {
+					b.ReportMetric(median(times[k])/1e3, bd.name+"_p50_us")
+					b.ReportMetric(median(times[k])/median(floor), bd.name+"_x_floor_p50")
+					if sw1 := switches(procs[k].cmd.Process.Pid); sw0[k] != nil && sw1 != nil && n > 0 {
+						all, top := 0, 0
+						for task, c := range sw1 {
+							all += c - sw0[k][task]
+							top = max(top, c-sw0[k][task])
+						}
+						b.ReportMetric(float64(all)/float64(n), bd.name+"_ctxsw/op")
+						b.ReportMetric(float64(all-top)/float64(n), bd.name+"_ctxsw_others/op")
+					}
 				}
 			})
 		}
