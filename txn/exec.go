@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -59,12 +60,16 @@ type Look struct {
 // The record belongs to no session and no turn: a rewind of a session's turns never
 // reverts it (vfsctl undo N does).
 func (e *Engine) CheckpointOutside(o LookOptions) (*Look, error) {
+	w, err := e.walk(o)
+	if err != nil {
+		return nil, err
+	}
 	c, err := e.Begin("", ToolOutside, nil)
 	if err != nil {
 		return nil, err
 	}
 	c.SetOrigin(OriginOutside)
-	look, err := e.look(c, o, true)
+	look, err := e.look(c, o, w, true)
 	if ferr := c.Finish(err); err == nil && ferr != nil {
 		err = ferr
 	}
@@ -169,13 +174,18 @@ func (x *Exec) Seq() uint64 { return x.rec.Seq }
 func (x *Exec) End(exit string) (*Look, error) {
 	e := x.e
 	defer execsHere.Delete(execKey{e.j.Path(), x.rec.Seq})
+	dur := time.Since(x.start)
+	w, werr := e.walk(x.opts)
 	if err := e.j.Acquire(); err != nil {
 		return nil, err
 	}
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
 	c.rec.Notes, c.rec.Exit = nil, exit
-	c.rec.Duration = time.Since(x.start)
-	look, err := e.look(c, x.opts, false)
+	c.rec.Duration = dur
+	look, err := (*Look)(nil), werr
+	if err == nil {
+		look, err = e.look(c, x.opts, w, false)
+	}
 	if err != nil {
 		c.rec.Notes = append(c.rec.Notes, "its changes could not be recorded: "+err.Error())
 		c.rec.State = journal.Unknown
@@ -187,11 +197,62 @@ func (x *Exec) End(exit string) (*Look, error) {
 	return look, nil
 }
 
-// look walks the workspace, tells what changed since the snapshot and writes c's
-// record with it (for an outside look, only when something changed) together with
-// the new snapshot, in one journal transaction. Changes whose content matches the
-// latest committed call about the path are that call's, and left out.
-func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
+// walked is a walk of the workspace and the snapshot it was made against.
+type walked struct {
+	base  map[string]journal.SnapEntry
+	first bool
+	scan  *vfs.Scan
+}
+
+// testHookWalked, when set by a test, runs after each walk of a look.
+var testHookWalked func()
+
+// walk reads the snapshot (holding the journal only for that) and walks the workspace
+// against it without holding the journal: a look of a big tree does not turn other
+// processes away for as long as it walks.
+func (e *Engine) walk(o LookOptions) (*walked, error) {
+	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	w := &walked{}
+	err := e.j.Flush()
+	if err == nil {
+		err = e.j.View(func(t *journal.Tx) error {
+			w.first = !t.HasSnapshot()
+			w.base = t.Snapshot()
+			return nil
+		})
+	}
+	e.j.Release()
+	if err != nil {
+		return nil, err
+	}
+	if w.scan, err = e.walkAgainst(o, w.base); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
+	prev := make(map[string]vfs.Entry, len(base))
+	for p, s := range base {
+		prev[p] = fromSnap(p, s)
+	}
+	scan, err := e.fs.Snapshot(o.scan(), prev)
+	if testHookWalked != nil {
+		testHookWalked()
+	}
+	return scan, err
+}
+
+// look tells what changed from the snapshot to w's walk and writes c's record with
+// it (for an outside look, only when something changed) together with the new
+// snapshot, in one journal transaction; the journal is held. Should another look have
+// recorded a new snapshot since w's walk, the workspace is walked again against that
+// one (with the journal held), so that no change is recorded twice, or backwards.
+// Changes whose content matches the latest committed call about the path are that
+// call's, and left out.
+func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, err
 	}
@@ -204,13 +265,12 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 	}); err != nil {
 		return nil, err
 	}
-	prev := make(map[string]vfs.Entry, len(old))
-	for p, s := range old {
-		prev[p] = fromSnap(p, s)
-	}
-	scan, err := e.fs.Snapshot(o.scan(), prev)
-	if err != nil {
-		return nil, err
+	scan := w.scan
+	if first != w.first || !maps.Equal(old, w.base) {
+		var err error
+		if scan, err = e.walkAgainst(o, old); err != nil {
+			return nil, err
+		}
 	}
 	now := make(map[string]journal.SnapEntry, len(scan.Entries))
 	for _, en := range scan.Entries {
@@ -222,7 +282,7 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 		}
 	}
 	look := &Look{First: first, Opened: scan.Opened}
-	err = e.j.Commit(func(t *journal.Tx) error {
+	err := e.j.Commit(func(t *journal.Tx) error {
 		if !first {
 			look.Files, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
 				b, _ := t.Blob(h)
