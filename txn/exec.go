@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -82,6 +84,9 @@ type Exec struct {
 	rec   journal.Record
 	opts  LookOptions
 	start time.Time
+	// folder is the journal folder's identity when the record was written: a command
+	// that removes or replaces the folder leaves another there, or none.
+	folder string
 	// Outside is the look that journaled outside changes before the command.
 	Outside *Look
 }
@@ -120,7 +125,7 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 		return nil, err
 	}
 	execsHere.Store(execKey{e.j.Path(), c.rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out}, nil
+	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out, folder: e.j.FolderID()}, nil
 }
 
 // execBegan is the note of an exec's pending record: the process that runs it and
@@ -175,8 +180,17 @@ func (x *Exec) End(exit string) (*Look, error) {
 	e := x.e
 	defer execsHere.Delete(execKey{e.j.Path(), x.rec.Seq})
 	dur := time.Since(x.start)
+	// Checked before the walk takes the journal (taking it would make a new one) and
+	// again once it is held.
+	if err := x.journalInPlace(); err != nil {
+		return nil, err
+	}
 	w, werr := e.walk(x.opts)
 	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	if err := x.journalInPlace(); err != nil {
+		e.j.Release()
 		return nil, err
 	}
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
@@ -245,6 +259,16 @@ func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (
 	return scan, err
 }
 
+// journalInPlace refuses to record an exec whose journal folder is no longer the one
+// its record was written in: the command removed it, moved it, or put another in its
+// place. Writing then would make a new journal, or write one outside the root.
+func (x *Exec) journalInPlace() error {
+	if x.folder != "" && x.e.j.FolderID() == x.folder {
+		return nil
+	}
+	return errs.New(errs.IOError, "", "The journal %s is gone: it was removed or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; the next vfsctl command starts a new history.", x.e.j.Shown(), x.rec.Seq)
+}
+
 // look tells what changed from the snapshot to w's walk and writes c's record with
 // it (for an outside look, only when something changed) together with the new
 // snapshot, in one journal transaction; the journal is held. Should another look have
@@ -288,13 +312,16 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 				b, _ := t.Blob(h)
 				return b
 			})
-			// Before an exec, any call's change is left out; after it, those of
-			// calls committed while the command ran (after the exec's record).
-			since := uint64(0)
-			if !outside {
-				since = c.rec.Seq
+			if outside {
+				// Any call's change is left out.
+				look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
+			} else {
+				// Those of calls committed while the command ran (after the exec's
+				// record) are taken out of the command's.
+				var notes []string
+				look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, c.rec.Seq)
+				look.Notes = append(look.Notes, notes...)
 			}
-			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, since) })
 		}
 		for _, p := range scan.Unreadable {
 			look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
@@ -361,6 +388,102 @@ func callMade(t *journal.Tx, f journal.File, since uint64) bool {
 		}
 	}
 	return false
+}
+
+// leaveOutCalls takes out of an exec's files the changes that calls committed while
+// the command ran (after record since) made to the same files. A file's history over
+// the command's run is then: the command's change from its last known state to the
+// first call's prior content, each call's change, the command's change from one
+// call's result to the next call's prior content, and the command's from the last
+// call's result to the file now. The command's one change among those is recorded
+// (from and to those contents, so that its undo takes back only its lines); where the
+// command changed the file both before and after a call, the whole change is recorded,
+// the calls' included, and a note says so.
+func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+	var out []journal.File
+	var notes []string
+	for _, f := range files {
+		type point struct {
+			hash string // "" absent
+			mode uint32 // permission bits
+		}
+		var calls [][2]point
+		var by []uint64
+		for _, seq := range t.SeqsOf(f.Path, since) {
+			r, err := t.Get(seq)
+			if err != nil || r == nil || r.State != journal.Committed {
+				continue
+			}
+			for _, rf := range r.Files {
+				if rf.Path == f.Path && rf.Op.Changes() {
+					after := rf.After
+					if rf.Op == journal.OpDelete {
+						after = ""
+					}
+					calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
+					by = append(by, seq)
+				}
+			}
+		}
+		if len(calls) == 0 {
+			out = append(out, f)
+			continue
+		}
+		at := func(m map[string]journal.SnapEntry) point {
+			if e, ok := m[f.Path]; ok && e.Kind == vfs.KindFile {
+				return point{e.Hash, e.Mode}
+			}
+			return point{}
+		}
+		// The command's segments: from the last known state to the first call, between
+		// calls, from the last call to now.
+		// A record that kept no bits (0) does not tell a change of them.
+		differs := func(a, b point) bool { return a.hash != b.hash || a.mode != b.mode && a.mode != 0 && b.mode != 0 }
+		var segs [][2]point
+		from := at(old)
+		for _, c := range calls {
+			if differs(from, c[0]) {
+				segs = append(segs, [2]point{from, c[0]})
+			}
+			from = c[1]
+		}
+		if to := at(now); differs(from, to) {
+			segs = append(segs, [2]point{from, to})
+		}
+		switch len(segs) {
+		case 0:
+			continue // the calls' alone
+		case 1:
+			entry := func(p point, side map[string]journal.SnapEntry) map[string]journal.SnapEntry {
+				if p.hash == "" {
+					return nil
+				}
+				e := journal.SnapEntry{Kind: vfs.KindFile, Hash: p.hash, Mode: p.mode}
+				if s, ok := side[f.Path]; ok && s.Kind == vfs.KindFile && s.Hash == p.hash {
+					e = s
+				}
+				return map[string]journal.SnapEntry{f.Path: e}
+			}
+			content := func(h string) []byte {
+				if b, ok := data[h]; ok {
+					return b
+				}
+				b, _ := t.Content(f.Path, h)
+				return b
+			}
+			seg, _ := diffSnapshots(entry(segs[0][0], old), entry(segs[0][1], now), map[string][]byte{segs[0][1].hash: content(segs[0][1].hash)}, content)
+			for _, sf := range seg {
+				if sf.Path == f.Path {
+					sf.Made = f.Made
+					out = append(out, sf)
+				}
+			}
+		default:
+			out = append(out, f)
+			notes = append(notes, fmt.Sprintf("%s: calls %v changed it while the command ran, between changes of the command's; this record's change of it includes theirs", f.Path, by))
+		}
+	}
+	return out, notes
 }
 
 // diffSnapshots tells what changed from old to now: regular files created, changed
