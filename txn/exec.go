@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -346,6 +347,9 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		if outside && len(look.Files) == 0 && len(look.Notes) == 0 {
 			return nil
 		}
+		if len(look.Files) > 0 {
+			look.Notes = append(look.Notes, e.othersRunning(t, c.rec.Seq)...)
+		}
 		c.rec.Files = look.Files
 		c.rec.Notes = append(c.rec.Notes, look.Notes...)
 		c.rec.State = journal.Committed
@@ -388,6 +392,31 @@ func callMade(t *journal.Tx, f journal.File, since uint64) bool {
 		}
 	}
 	return false
+}
+
+// othersRunning names the other execs running while a look recorded changes (two
+// commands at once in one workspace): which of them made a change cannot be told, so
+// the record says so.
+func (e *Engine) othersRunning(t *journal.Tx, self uint64) []string {
+	var notes []string
+	for _, seq := range t.Pending() {
+		if seq == self {
+			continue
+		}
+		if r, err := t.Get(seq); err == nil && r != nil && r.Tool == ToolExec && e.execRunning(r) {
+			notes = append(notes, fmt.Sprintf("exec %d (%s) was running meanwhile: some of these changes may be its", seq, argvOf(r)))
+		}
+	}
+	return notes
+}
+
+// argvOf is an exec record's command, as a line.
+func argvOf(r *journal.Record) string {
+	var a ExecArgs
+	if json.Unmarshal([]byte(r.Args), &a) != nil || len(a.Argv) == 0 {
+		return "a command"
+	}
+	return strings.Join(a.Argv, " ")
 }
 
 // leaveOutCalls takes out of an exec's files the changes that calls committed while

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -159,5 +161,185 @@ func TestExecBesideACallOnTheSameFile(t *testing.T) {
 				t.Errorf("after undoing the exec: %q, want the call's line 1 kept", got)
 			}
 		})
+	}
+}
+
+// A command writes a file over the size limit (sparse: 2 GB in the full run, 64 MB
+// over a 1 MB limit otherwise): it is recorded by hash only, said not restorable, and
+// hashed as a stream, never read into memory.
+func TestExecOfAHugeFileHashesItWithoutHoldingIt(t *testing.T) {
+	size, o := int64(64<<20), LookOptions{MaxFile: 1 << 20}
+	if full() {
+		size, o = 2<<30, LookOptions{}
+	}
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(o); err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"truncate"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	look, err := x.End("exit 0")
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > uint64(size/8) {
+		t.Errorf("the look allocated %d bytes for a file of %d: it was read into memory", alloc, size)
+	}
+	if len(look.Files) != 1 || look.Files[0].Path != "big.bin" || look.Files[0].AfterBlob || look.Files[0].After == "" ||
+		!slices.ContainsFunc(look.Notes, func(n string) bool { return strings.Contains(n, "big.bin is over the snapshot's size limit") }) {
+		t.Fatalf("the exec's look: %+v %v", look.Files, look.Notes)
+	}
+}
+
+// A command that makes the workspace exceed the entry limit (200,000 files in the
+// full run, 100 over a limit of 50 otherwise): the exec's end is refused with the
+// count, the record says so (state unknown), and the snapshot is left as it was, so
+// that nothing is recorded halfway: once the files are gone, a look finds nothing
+// changed.
+func TestExecOverTheEntryLimitSaysTheCount(t *testing.T) {
+	n, o := 100, LookOptions{MaxEntries: 50}
+	if full() {
+		n, o = 200_000, LookOptions{}
+	}
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(o); err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, "gen")
+	os.Mkdir(gen, 0o755)
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(gen, fmt.Sprint(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = x.End("exit 0")
+	limit := o.MaxEntries
+	if limit == 0 {
+		limit = vfs.DefaultSnapshotMaxEntries
+	}
+	want := fmt.Sprintf("The workspace holds %d entries, over the snapshot limit of %d", n+2, limit)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("End: %v, want %q", err, want)
+	}
+	var rec *journal.Record
+	e.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
+	if rec == nil || rec.State != journal.Unknown || !slices.ContainsFunc(rec.Notes, func(s string) bool { return strings.Contains(s, want) }) {
+		t.Fatalf("the exec's record: %+v", rec)
+	}
+	os.RemoveAll(gen)
+	look, err := e.CheckpointOutside(o)
+	if err != nil || look.Seq != 0 {
+		t.Fatalf("the look once the files are gone: %+v %v, want nothing changed", look, err)
+	}
+}
+
+// A command that makes a FIFO and swaps a folder for a symlink to a folder outside
+// the root: the look neither opens the FIFO nor follows the symlink, records the
+// folder's file as deleted and names the FIFO and the symlink; undoing the exec
+// writes nothing through the symlink.
+func TestExecThatMakesAFIFOAndSwapsAFolderForASymlink(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"d/x.txt": "x\n", "a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "theirs.txt"), []byte("theirs\n"), 0o644)
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	look := runExec(t, e, dir, "s", "mkfifo p && rm -rf d && ln -s "+out+" d")
+	if len(look.Files) != 1 || look.Files[0].Path != "d/x.txt" || look.Files[0].Op != journal.OpDelete {
+		t.Fatalf("the exec's files: %+v, want d/x.txt deleted", look.Files)
+	}
+	notes := strings.Join(look.Notes, "\n")
+	for _, want := range []string{"p: a fifo was made", "d: a dir is now a symlink -> " + out} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("the notes lack %q:\n%s", want, notes)
+		}
+	}
+	do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: look.Seq}); return err })
+	if ents, _ := os.ReadDir(out); len(ents) != 1 {
+		t.Errorf("the folder outside the root holds %d entries after the undo, want its one file", len(ents))
+	}
+}
+
+// Two commands at once in one workspace, each run by its own process: both records
+// are written, every change lands in one of them or in the outside record between,
+// and each record that holds a change made while the other ran names that exec.
+func TestTwoExecsAtOnce(t *testing.T) {
+	a, dir := diskEngineWith(t, map[string]string{"f.txt": "f\n"}, Options{NoSync: true})
+	defer a.Close()
+	fsys, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(fsys, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := a.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	xa, err := a.BeginExec("s", "", ExecArgs{Argv: []string{"cmd-a"}}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "a1.txt"), []byte("a1\n"), 0o644)
+	xb, err := b.BeginExec("s", "", ExecArgs{Argv: []string{"cmd-b"}}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "b1.txt"), []byte("b1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a2.txt"), []byte("a2\n"), 0o644)
+	la, err := xa.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "b2.txt"), []byte("b2\n"), 0o644)
+	lb, err := xb.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	a.View(func(tx *journal.Tx) error {
+		for seq := uint64(1); seq <= tx.Last(); seq++ {
+			r, _ := tx.Get(seq)
+			if r == nil || r.State != journal.Committed {
+				continue
+			}
+			for _, f := range r.Files {
+				seen[f.Path] = true
+			}
+			if len(r.Files) > 0 && seq != lb.Seq && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "was running meanwhile") }) {
+				t.Errorf("call %d (%s) recorded changes made while another command ran, and does not say so: %v", seq, r.Tool, r.Notes)
+			}
+		}
+		return nil
+	})
+	for _, p := range []string{"a1.txt", "a2.txt", "b1.txt", "b2.txt"} {
+		if !seen[p] {
+			t.Errorf("%s is in no record", p)
+		}
+	}
+	if la.Seq == 0 || lb.Seq == 0 {
+		t.Errorf("records %d and %d", la.Seq, lb.Seq)
 	}
 }
