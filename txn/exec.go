@@ -50,11 +50,13 @@ func (o LookOptions) scan() vfs.ScanOptions {
 
 // Look is what a look journaled.
 type Look struct {
-	Seq    uint64 // the record written, 0 when nothing changed (or on the first look)
-	First  bool   // no snapshot existed: this look took the first
-	Files  []journal.File
-	Notes  []string
-	Opened int // files opened to hash them
+	Seq   uint64 // the record written, 0 when nothing changed (or on the first look)
+	First bool   // no snapshot existed: this look took the first
+	Files []journal.File
+	// Entries are the folders and symlinks made, removed or changed.
+	Entries []journal.Entry
+	Notes   []string
+	Opened  int // files opened to hash them
 }
 
 // CheckpointOutside journals, as one record of tool outside, what changed in the workspace
@@ -309,11 +311,16 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 	look := &Look{First: first, Opened: scan.Opened}
 	err := e.j.Commit(func(t *journal.Tx) error {
 		if !first {
-			look.Files, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
+			look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
 				b, _ := t.Blob(h)
 				return b
 			})
 			if outside {
+				// Calls make and remove folders (a create's parents, an undo's
+				// cleanup) without a snapshot of them: only symlinks are told.
+				look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
+					return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
+				})
 				// Any call's change is left out.
 				look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
 			} else {
@@ -344,13 +351,13 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		if err := t.UpdateSnapshot(old, now); err != nil {
 			return err
 		}
-		if outside && len(look.Files) == 0 && len(look.Notes) == 0 {
+		if outside && len(look.Files) == 0 && len(look.Entries) == 0 && len(look.Notes) == 0 {
 			return nil
 		}
-		if len(look.Files) > 0 {
+		if len(look.Files) > 0 || len(look.Entries) > 0 {
 			look.Notes = append(look.Notes, e.othersRunning(t, c.rec.Seq)...)
 		}
-		c.rec.Files = look.Files
+		c.rec.Files, c.rec.Entries = look.Files, look.Entries
 		c.rec.Notes = append(c.rec.Notes, look.Notes...)
 		c.rec.State = journal.Committed
 		if c.rec.Duration == 0 {
@@ -500,7 +507,7 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 				b, _ := t.Content(f.Path, h)
 				return b
 			}
-			seg, _ := diffSnapshots(entry(segs[0][0], old), entry(segs[0][1], now), map[string][]byte{segs[0][1].hash: content(segs[0][1].hash)}, content)
+			seg, _, _ := diffSnapshots(entry(segs[0][0], old), entry(segs[0][1], now), map[string][]byte{segs[0][1].hash: content(segs[0][1].hash)}, content)
 			for _, sf := range seg {
 				if sf.Path == f.Path {
 					sf.Made = f.Made
@@ -519,8 +526,9 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 // or removed as records' files (new content from data, prior content from the
 // journal's blobs, where the snapshot keeps it);
 // everything else as notes.
-func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) ([]journal.File, []string) {
+func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) ([]journal.File, []journal.Entry, []string) {
 	var files []journal.File
+	var entries []journal.Entry
 	var notes []string
 	paths := make([]string, 0, len(now)+len(old))
 	for p := range now {
@@ -536,6 +544,9 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 		o, had := old[p]
 		n, has := now[p]
 		wasFile, isFile := had && o.Kind == vfs.KindFile, has && n.Kind == vfs.KindFile
+		if en, ok := entryChange(p, o, had, n, has); ok {
+			entries = append(entries, en)
+		}
 		switch {
 		case isFile && !wasFile:
 			f := journal.File{Path: p, Op: journal.OpCreate, After: n.Hash, AfterMode: modeOf(n.Mode), AfterBlob: !n.Large, Made: madeDirs(p, old, now)}
@@ -585,7 +596,26 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 			notes = append(notes, fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", p))
 		}
 	}
-	return files, notes
+	return files, entries, notes
+}
+
+// entryChange is the change of the folder or symlink at p, if there is one: made,
+// removed, retargeted, given other bits, or one kind put in the other's place.
+func entryChange(p string, o journal.SnapEntry, had bool, n journal.SnapEntry, has bool) (journal.Entry, bool) {
+	en := journal.Entry{Path: p}
+	if had && (o.Kind == vfs.KindDir || o.Kind == vfs.KindSymlink) {
+		en.Before, en.BeforeTarget = o.Kind, o.Target
+		if o.Kind == vfs.KindDir {
+			en.BeforeMode = o.Mode
+		}
+	}
+	if has && (n.Kind == vfs.KindDir || n.Kind == vfs.KindSymlink) {
+		en.After, en.AfterTarget = n.Kind, n.Target
+		if n.Kind == vfs.KindDir {
+			en.AfterMode = n.Mode
+		}
+	}
+	return en, en.Before != en.After || en.BeforeTarget != en.AfterTarget || en.BeforeMode != en.AfterMode
 }
 
 func targetNote(s journal.SnapEntry) string {

@@ -255,7 +255,8 @@ func TestExecOverTheEntryLimitSaysTheCount(t *testing.T) {
 // A command that makes a FIFO and swaps a folder for a symlink to a folder outside
 // the root: the look neither opens the FIFO nor follows the symlink, records the
 // folder's file as deleted and names the FIFO and the symlink; undoing the exec
-// writes nothing through the symlink.
+// writes nothing through the symlink: it removes it, and puts the folder and its file
+// back.
 func TestExecThatMakesAFIFOAndSwapsAFolderForASymlink(t *testing.T) {
 	e, dir := diskEngineWith(t, map[string]string{"d/x.txt": "x\n", "a.txt": "a\n"}, Options{NoSync: true})
 	defer e.Close()
@@ -274,9 +275,18 @@ func TestExecThatMakesAFIFOAndSwapsAFolderForASymlink(t *testing.T) {
 			t.Errorf("the notes lack %q:\n%s", want, notes)
 		}
 	}
-	do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: look.Seq}); return err })
+	err := do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: look.Seq}); return err })
 	if ents, _ := os.ReadDir(out); len(ents) != 1 {
 		t.Errorf("the folder outside the root holds %d entries after the undo, want its one file", len(ents))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "d")); err != nil || !fi.IsDir() {
+		t.Fatalf("d after the undo: %v %v, want the folder back", fi, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "d", "x.txt")); string(got) != "x\n" {
+		t.Errorf("d/x.txt after the undo: %q", got)
 	}
 }
 
