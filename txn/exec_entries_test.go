@@ -2,6 +2,7 @@ package txn
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,5 +89,51 @@ func TestExecFoldersAndSymlinksAreUndone(t *testing.T) {
 	e.View(func(tx *journal.Tx) error { rec, _ = tx.Get(look.Seq); return nil })
 	if rec == nil || len(rec.Entries) != 5 {
 		t.Errorf("the record's entries: %+v", rec)
+	}
+}
+
+// A rewind of a turn whose command's change another session then changed again on
+// the same line, or whose symlink someone retargeted, is refused, naming the path,
+// and writes nothing: not the file, not the command's folder and symlink.
+func TestRewindPastAnOverlapWritesNothing(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{{"line", "f.txt"}, {"symlink", "link is no longer as the command left it"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\nthree\n"}, Options{NoSync: true})
+			defer e.Close()
+			if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			x, err := e.BeginExec("agent", "t1", ExecArgs{Argv: []string{"sh"}}, LookOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", "-c", "sed -i 1s/.*/sed/ f.txt && ln -s f.txt link && mkdir e")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s %v", out, err)
+			}
+			if _, err := x.End("exit 0"); err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "line" {
+				if err := edit(e, "other", "f.txt", "sed\n", "other\n"); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				os.Remove(filepath.Join(dir, "link"))
+				os.Symlink("elsewhere", filepath.Join(dir, "link"))
+			}
+			now := tree(t, dir)
+			err = do(e, "op", func(c *Call) error {
+				_, err := e.Rewind(c, RewindOptions{Session: "agent", Turn: "t1"})
+				return err
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("rewind past the overlap: %v, want a refusal naming %q", err, tc.want)
+			}
+			if got := tree(t, dir); !same(got, now) {
+				t.Fatalf("the refused rewind changed the tree:\n got  %v\n want %v", got, now)
+			}
+		})
 	}
 }
