@@ -309,6 +309,11 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		}
 	}
 	look := &Look{First: first, Opened: scan.Opened}
+	if outside && !first && len(scan.Unreadable) == 0 && maps.Equal(old, now) {
+		// Nothing changed: no record, no snapshot to write, no journal transaction.
+		c.final = true
+		return look, nil
+	}
 	err := e.j.Commit(func(t *journal.Tx) error {
 		if !first {
 			look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
