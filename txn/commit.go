@@ -76,6 +76,11 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	if testHookJournaled != nil {
 		testHookJournaled("pending")
 	}
+	if c.beforeFiles != nil { // folders and symlinks an undo puts back (entries.go)
+		if err := c.beforeFiles(); err != nil {
+			return e.entriesFailed(c, err)
+		}
+	}
 	if base != nil {
 		// Listed as written without fsync: noted, whatever happens next, so that a
 		// checkpoint takes it off the list; a checkpoint due by count runs here, in
