@@ -404,7 +404,7 @@ func standInSaid(rec *journal.Record, f journal.File, msg string, cannot func(st
 // before the refused one edited or wrote a file: that change was planned, so its file
 // was read, but the record keeps the content of the refused change's file only.
 func unkeptEarlier(rec *journal.Record, args []byte) string {
-	if rec.Tool == ApplyPatch && rec.State == journal.Failed {
+	if (rec.Tool == ApplyPatch || rec.Tool == ApplyDiff) && rec.State == journal.Failed {
 		return unkeptInPatch(rec, args)
 	}
 	if rec.Tool != ApplyChanges || rec.State != journal.Failed {

@@ -634,7 +634,10 @@ func (f *file) notFound(hunk string, ci int, old []string, from int, eof bool) e
 	if from > 0 {
 		where = fmt.Sprintf(" after line %d", from)
 	}
-	if eof {
+	switch {
+	case eof && f.unified:
+		where += " at the end of the file (where `\\ No newline at end of file` puts them)"
+	case eof:
 		where += " at the end of the file (`*** End of File`)"
 	}
 	msg := fmt.Sprintf("%s: its context and removed lines were not found%s", hunk, where)

@@ -434,3 +434,28 @@ func splitDiff(s string) []string {
 
 // hunkName is how a refusal names a hunk of a unified diff.
 func hunkName(path string, i int) string { return fmt.Sprintf("%s hunk %d", path, i+1) }
+
+// CheckRemoved checks the hunks of a diff that deletes a file (`+++ /dev/null`): their
+// '-' lines must be the file's lines, all of them, through the matcher's tiers, so
+// that a diff written against another version of the file does not delete this one.
+func CheckRemoved(path string, content []byte, hunks []Chunk) error {
+	f, err := newFile(path, content)
+	if err != nil {
+		return err
+	}
+	f.unit, f.unified = "hunk", true
+	var old []string
+	for _, h := range hunks {
+		old = append(old, h.Old...)
+	}
+	if len(old) != f.nlines {
+		return refusal(errs.TextNotFound, path, 0, nil, "%s is deleted by the diff, which shows %d lines of it ('-' lines); the file has %d. Re-read the file: a deletion's hunk removes every line as the file has it now.", f.name, len(old), f.nlines)
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	if _, err := f.findLines(f.name+" hunk 1", 0, old, 0, true, 0); err != nil {
+		return refusal(errs.TextNotFound, path, 0, []int{1, f.nlines}, "%s is deleted by the diff, but its '-' lines are not the file's lines. %s Re-read the file: a deletion's hunk removes every line as the file has it now.", f.name, f.closest(0, f.nlines, old, "the hunk"))
+	}
+	return nil
+}
