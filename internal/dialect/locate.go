@@ -968,10 +968,13 @@ func nearest(places []int, near int) (int, bool) {
 func (f *file) setFinalEOL(sp []matcher.Splice) []matcher.Splice {
 	n := len(f.orig)
 	out := applyTo(f.orig, sp)
-	has := eolLen(out)
-	if (has > 0) == (f.finalEOL > 0) || len(out) <= f.bom && f.finalEOL > 0 {
+	// Whether the result ends in a line break is the file's (endAsBefore keeps its
+	// absence): its own bytes cannot say it, as a last line that is empty looks like
+	// a line break alone.
+	if (f.finalEOL > 0) != f.addedNL || len(out) <= f.bom {
 		return sp
 	}
+	has := eolLen(out)
 	var last *matcher.Splice
 	if k := len(sp); k > 0 && sp[k-1].End == n {
 		last = &sp[k-1]

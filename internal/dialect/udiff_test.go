@@ -218,6 +218,10 @@ func TestHunkFinalNewline(t *testing.T) {
 		{"taken away", "a\nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n", "a\nb"},
 		{"taken away, CRLF", "a\r\nb\r\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n", "a\r\nc"},
 		{"lines deleted", "a\nb\nc\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,1 @@\n-a\n-b\n-c\n+a\n\\ No newline at end of file\n", "a"},
+		// A last line that is empty: the result's own bytes cannot say whether it ends
+		// in a line break ("a\n" is "a" ended, or "a" then an empty line unended).
+		{"added, an empty last line", "a\nb", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+\n", "a\n\n"},
+		{"taken away, an empty last line", "a\nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+\n\\ No newline at end of file\n", "a\n"},
 		{"kept", "a\nb", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n", "A\nb"},
 		{"context without one", "a\nb", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n", "A\nb"},
 	}
