@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -431,9 +430,6 @@ func splitDiff(s string) []string {
 	}
 	return lines
 }
-
-// hunkName is how a refusal names a hunk of a unified diff.
-func hunkName(path string, i int) string { return fmt.Sprintf("%s hunk %d", path, i+1) }
 
 // CheckRemoved checks the hunks of a diff that deletes a file (`+++ /dev/null`): their
 // '-' lines must be the file's lines, all of them, through the matcher's tiers, so

@@ -49,6 +49,9 @@ index 1111111..2222222 100644
 diff --git a/mode.sh b/mode.sh
 old mode 100644
 new mode 100755
+diff --git a/empty.txt b/empty.txt
+new file mode 100644
+index 0000000..e69de29
 `
 	ops, err := ParseUnifiedDiff(diff)
 	if err != nil {
@@ -73,6 +76,7 @@ new mode 100755
 		"delete gone.txt [bye => ]",
 		"update old name.txt -> new name.txt",
 		"update src/a.go -> lib/a.go [package a|var x = 1|// end => package a|var x = 2|// end]",
+		"add empty.txt ",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
