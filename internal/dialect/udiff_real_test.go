@@ -185,6 +185,7 @@ func TestRealDiffs(t *testing.T) {
 	var udiff, patch [3]tally
 	var whole tally
 	hunks, files, noV4A := 0, 0, 0
+	var drifted [3]int // hunks a drift changed
 	for k, d := range all {
 		if k%step != 0 {
 			continue
@@ -227,6 +228,9 @@ func TestRealDiffs(t *testing.T) {
 			}
 			for i, dr := range drifts {
 				dh := driftHunk(h, dr)
+				if strings.Join(dh.lines, "\n") != strings.Join(h.lines, "\n") {
+					drifted[i]++
+				}
 				sent, ok := oracleApply(d.Pre, []oracleHunk{asSent(h, dh)})
 				if !ok {
 					t.Fatalf("%s %s: the oracle cannot apply hunk at %d with the added lines drifted", d.Src, d.Path, h.oldStart)
@@ -273,7 +277,7 @@ func TestRealDiffs(t *testing.T) {
 	t.Logf("%d files, %d hunks (every %d. file of %d)", files, hunks, step, len(all))
 	t.Logf("apply_diff, each file's whole diff: %v", &whole)
 	for i, dr := range drifts {
-		t.Logf("apply_diff, %s: %v", dr.name, &udiff[i])
+		t.Logf("apply_diff, %s (the drift changes %d hunks): %v", dr.name, drifted[i], &udiff[i])
 		t.Logf("apply_patch, %s: %v (%d hunks with `\\ No newline at end of file` left out)", dr.name, &patch[i], noV4A/len(drifts))
 	}
 }
