@@ -142,6 +142,9 @@ func oracleApply(pre string, hunks []oracleHunk) (string, bool) {
 			}
 			prev = l[0]
 		}
+		if strings.Contains(oracleDiff("", []oracleHunk{h}), "\n\\") && k != len(lines) {
+			return "", false // a missing line break is at the end of the file, and so is its hunk
+		}
 	}
 	for ; k < len(lines); k++ {
 		out.WriteString(lines[k])
