@@ -208,7 +208,7 @@ const (
 )
 
 // toolSets are the named sets, in the order messages list them.
-var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setUdiff, setAll}
+var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setHashline, setUdiff, setAll}
 
 // readOnlySets: the tools that only look belong to every dialect, since every
 // dialect's model must be able to find and read files.
@@ -219,6 +219,7 @@ var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef
 	moveFileDef, deleteFileDef, createDirectoryDef, readFilesDef, fileInfoDef,
 	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef,
 	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef,
+	hashlineReadFileDef, editLinesDef,
 	applyDiffDef}
 
 // lookupTool returns the tool of defs named name, or nil; of two tools of one name
