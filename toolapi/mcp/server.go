@@ -93,6 +93,8 @@ func instructionsFor(tools []toolapi.Tool) string {
 		rules = append(rules, "replace_in_file with SEARCH/REPLACE blocks whose SEARCH text is found once"+forgiven)
 	case has["apply_patch"]:
 		rules = append(rules, "apply_patch with a V4A patch whose context is found once"+forgiven)
+	case has["apply_diff"]:
+		rules = append(rules, "apply_diff with a unified diff whose hunks' context is found (the @@ line numbers only choose among several places)"+forgiven)
 	}
 	undo := "every change is journaled, and an operator can undo it with vfsctl undo"
 	switch {
