@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	bolt "go.etcd.io/bbolt"
-	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -108,7 +107,7 @@ func (j *Journal) compact() (before, after int64, err error) {
 		return fail(err)
 	}
 	if !j.opts.NoSync {
-		if err := unix.Fsync(d.fd); err != nil {
+		if err := fullSync(d.fd); err != nil {
 			return before, 0, errs.Wrap(errs.IOError, "", err, "The journal %s was compacted, but its folder could not be synced: %v.", j.showPath(), err)
 		}
 	}

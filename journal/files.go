@@ -217,7 +217,7 @@ func (d *dirHandle) unwritable(name string, st *unix.Stat_t, mine bool) error {
 func (d *dirHandle) checkEntry(name string, want uint32, what string) error {
 	var st unix.Stat_t
 	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	if err != nil || st.Mode&unix.S_IFMT == want {
+	if err != nil || uint32(st.Mode&unix.S_IFMT) == want {
 		return nil // absent (or unreadable: its open reports it)
 	}
 	return notOurs(d.fd, name, d.show(name), what)

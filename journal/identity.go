@@ -196,7 +196,7 @@ func (j *Journal) Adopt() (Adoption, error) {
 	j.dir.remove("marks")
 	j.dir.remove("temps")
 	j.dir.remove(walName)
-	unix.Fsync(j.dir.fd)
+	fullSync(j.dir.fd)
 	return a, nil
 }
 

@@ -409,7 +409,7 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 		// bbolt would lay out a new file over it: history silently gone.
 		return nil, j.damage("it is empty (0 bytes)")
 	}
-	if b := j.leaked.Load(); b != nil && b.dev == st.Dev && b.ino == st.Ino {
+	if b := j.leaked.Load(); b != nil && b.dev == uint64(st.Dev) && b.ino == st.Ino {
 		// bbolt failed on this file in this process before and left it mapped, and
 		// locked with it: it is as damaged as it was.
 		return nil, b.err
@@ -435,7 +435,7 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	j.wmu.Unlock()
 	db, err := j.openBolt(d, base, exists, !mine, st.Size, deadline)
 	if err != nil {
-		return nil, j.openFailed(err, exists, st.Dev, st.Ino)
+		return nil, j.openFailed(err, exists, uint64(st.Dev), st.Ino)
 	}
 	j.db.Store(db)
 	if j.mapped > 0 {

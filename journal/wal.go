@@ -245,7 +245,7 @@ func walKey(f *os.File, create bool) (key []byte, err error) {
 	if err == nil && n == 32 {
 		return buf[:32], nil
 	}
-	if err != nil && err != unix.ENODATA || !create {
+	if err != nil && err != errNoAttr || !create {
 		if err == nil {
 			err = fmt.Errorf("the journal's log key is %d bytes", n)
 		}
@@ -297,7 +297,7 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 			f.Close()
 			return nil, err
 		}
-		unix.Fsync(j.dir.fd)
+		fullSync(j.dir.fd)
 	}
 	if r := j.resume; r != nil && bytes.Equal(r.key, key) && r.pageSize == w.pageSize {
 		if snap, err := db.Begin(false); err == nil {
@@ -351,7 +351,7 @@ func (w *wal) restart(db *bolt.DB, file *os.File, gen uint64) error {
 		w.gen = gen
 		h := w.header(walLive, metas)
 		if _, err = w.f.WriteAt(h, 0); err == nil {
-			err = unix.Fdatasync(int(w.f.Fd()))
+			err = dataSync(int(w.f.Fd()))
 		}
 		w.hdrLen = int64(len(h))
 	}
@@ -402,7 +402,7 @@ func (w *wal) append(ops []byte) error {
 	if _, err := w.f.WriteAt(fr, w.end); err != nil {
 		return err
 	}
-	if err := unix.Fdatasync(int(w.f.Fd())); err != nil {
+	if err := dataSync(int(w.f.Fd())); err != nil {
 		return err
 	}
 	w.end += int64(len(fr))
@@ -423,7 +423,7 @@ func (w *wal) void() error {
 	if _, err := w.f.WriteAt(h, 0); err != nil {
 		return err
 	}
-	return unix.Fdatasync(int(w.f.Fd()))
+	return dataSync(int(w.f.Fd()))
 }
 
 // room reports whether tx, which noted ops, can be committed without bbolt

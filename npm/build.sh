@@ -4,14 +4,16 @@
 #   @vfsctl/linux-x64     bin/vfsctl with cgo (tree-sitter guards, glibc) and
 #                         bin/vfsctl-nocgo (pure-Go guards, any libc)
 #   @vfsctl/linux-arm64   bin/vfsctl, CGO_ENABLED=0
+#   @vfsctl/darwin-x64    bin/vfsctl, CGO_ENABLED=0 (macOS on Intel)
+#   @vfsctl/darwin-arm64  bin/vfsctl, CGO_ENABLED=0 (macOS on Apple silicon)
 # VERSION sets the packages' version (default 0.0.0-dev); PLATFORMS narrows the
-# platform packages built (default: all of them). macOS and Windows have none yet:
-# vfsctl walks paths by handle with Linux system calls (openat O_PATH, renameat2,
-# syncfs) that those systems lack.
+# platform packages built (default: all of them). Windows has none yet: vfsctl's
+# confined walk and its journal's files are opened by handle with POSIX calls
+# (openat, O_NOFOLLOW, renameat) that have no Windows build (docs/runtime.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version="${VERSION:-0.0.0-dev}"
-platforms="${PLATFORMS:-linux-x64 linux-arm64}"
+platforms="${PLATFORMS:-linux-x64 linux-arm64 darwin-x64 darwin-arm64}"
 out=npm/dist
 rm -rf "$out"
 mkdir -p "$out"

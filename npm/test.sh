@@ -4,12 +4,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-PLATFORMS="${PLATFORMS:-linux-x64 linux-arm64}" npm/build.sh
+expected="linux-x64 linux-arm64 darwin-x64 darwin-arm64"
+PLATFORMS="$expected" npm/build.sh
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-mkdir -p "$scratch/tgz" "$scratch/project" "$scratch/ws"
+mkdir -p "$scratch/tgz" "$scratch/project" "$scratch/ws" "$scratch/unpacked"
 for d in npm/dist/*/; do (cd "$d" && npm pack --silent --pack-destination "$scratch/tgz" >/dev/null); done
 ls "$scratch/tgz"
+# Each platform package, as packed: its os and cpu, and a binary of that system and
+# processor, read from the executable's own header (ELF or Mach-O), not from the
+# package's name. The launcher must depend on each and know its name.
+echo "== the platform packages' contents"
+tar -xzf "$scratch"/tgz/vfsctl-0*.tgz -C "$scratch/unpacked" && mv "$scratch/unpacked/package" "$scratch/unpacked/vfsctl"
+for p in $expected; do
+  t=$(ls "$scratch"/tgz/vfsctl-"$p"-*.tgz 2>/dev/null) || { echo "no tarball for @vfsctl/$p"; exit 1; }
+  mkdir -p "$scratch/unpacked/$p"
+  tar -xzf "$t" -C "$scratch/unpacked/$p"
+  node "$repo/npm/check-package.mjs" "$scratch/unpacked/$p/package" "$p" "$scratch/unpacked/vfsctl"
+done
 cd "$scratch/project"
 npm init -y >/dev/null
 # The launcher and this machine's platform package, from their tarballs, as npm would

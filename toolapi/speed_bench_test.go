@@ -180,7 +180,7 @@ func BenchmarkFloor(b *testing.B) {
 				for b.Loop() {
 					fd := -1
 					if held {
-						fd, _ = unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+						fd = openPath(b, p)
 					}
 					if err := durableWrite(p, data); err != nil {
 						b.Fatal(err)

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -56,7 +54,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 	if _, ok := inReal("f.txt"); !ok {
 		t.Skip("no /proc/self/fd here")
 	}
-	if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "a"), unix.AT_FDCWD, filepath.Join(ws, "s"), unix.RENAME_EXCHANGE); err != nil {
+	if err := exchangePaths(filepath.Join(ws, "a"), filepath.Join(ws, "s")); err != nil {
 		t.Skipf("RENAME_EXCHANGE: %v", err)
 	}
 
@@ -72,7 +70,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 	go func() {
 		defer close(done)
 		for !stop.Load() {
-			unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "a"), unix.AT_FDCWD, filepath.Join(ws, "s"), unix.RENAME_EXCHANGE)
+			exchangePaths(filepath.Join(ws, "a"), filepath.Join(ws, "s"))
 			swaps++
 		}
 	}()

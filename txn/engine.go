@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -120,15 +119,10 @@ func Open(fs *vfs.FS, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// bootID names the machine's current boot: Linux's random boot_id, new at every start
-// of the kernel. A test replaces it to stand for a restart after a power loss.
-var bootID = func() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil || len(b) > 64 {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
+// bootID names the machine's current boot, new at every start of the kernel
+// (readBootID), "" where unknown. A test replaces it to stand for a restart after a
+// power loss.
+var bootID = readBootID
 
 // FS is the engine's filesystem.
 func (e *Engine) FS() *vfs.FS { return e.fs }

@@ -51,8 +51,8 @@ func identityOf(fi fs.FileInfo) Identity {
 	}
 	return Identity{
 		Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size,
-		Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
-		Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec,
+		Mtime: nanos(mtimeOf(st)),
+		Ctime: nanos(ctimeOf(st)),
 	}
 }
 
@@ -71,3 +71,5 @@ func (f *FS) Unchanged(p string, id Identity, want []byte) (bool, error) {
 	}
 	return f.SameContent(p, want)
 }
+
+func nanos(sec, nsec int64) int64 { return sec*1e9 + nsec }

@@ -47,9 +47,7 @@ func TestReplacedFilesAreLetGo(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			var fsst unix.Statfs_t
-			unix.Statfs(ws, &fsst)
-			if ext4 = fsst.Type == ext4Magic; ext4 && st.old < 0 {
+			if ext4 = onExt4(ws); ext4 && st.old < 0 {
 				t.Fatal("a file of 64 KiB on ext4 was not held while it was replaced")
 			}
 		}
@@ -93,8 +91,7 @@ func TestReplacedFilesAreLetGo(t *testing.T) {
 // needs at most maxHeld descriptors more than before.
 func TestHeldFilesAreBounded(t *testing.T) {
 	f, ws, _ := setup(t)
-	var fsst unix.Statfs_t
-	if unix.Statfs(ws, &fsst); fsst.Type != ext4Magic {
+	if !onExt4(ws) {
 		t.Skip("files are held on ext4 only")
 	}
 	big := strings.Repeat("x", holdMin)
@@ -204,8 +201,7 @@ func TestBackgroundWait(t *testing.T) {
 // same replaces of small files, which are never held.
 func TestHeldFilesGiveWayAtTheDescriptorLimit(t *testing.T) {
 	f, ws, _ := setup(t)
-	var fsst unix.Statfs_t
-	if unix.Statfs(ws, &fsst); fsst.Type != ext4Magic {
+	if !onExt4(ws) {
 		t.Skip("files are held on ext4 only")
 	}
 	var limit unix.Rlimit

@@ -555,23 +555,22 @@ func (s *Staged) Abort() {
 // most maxHeld files of an FS at once, so that a call that changes many files needs
 // at most maxHeld descriptors more than without it.
 const (
-	ext4Magic = 0xef53
-	holdMin   = 64 << 10
-	maxHeld   = 4
+	holdMin = 64 << 10
+	maxHeld = 4
 )
 
 // hold opens the file that s replaces, of size bytes, in folder d, by O_PATH, where
-// that pays (see release), and keeps the descriptor in s.
+// that pays (see release), and keeps the descriptor in s. Only on Linux: elsewhere
+// worthHolding is false.
 func (f *FS) hold(s *Staged, d fdFolder, size int64) {
-	var st unix.Statfs_t
-	if size < holdMin || unix.Fstatfs(d.fd, &st) != nil || st.Type != ext4Magic {
+	if size < holdMin || !worthHolding(d.fd) {
 		return
 	}
 	if f.held.Add(1) > maxHeld {
 		f.held.Add(-1)
 		return
 	}
-	fd, err := openRaw(d.fd, path.Base(s.path), unix.O_PATH, 0)
+	fd, err := openHold(d.fd, path.Base(s.path))
 	if err != nil {
 		f.held.Add(-1)
 		return

@@ -306,8 +306,9 @@ func (f rootFs) rmdir(name string) error {
 	return nil
 }
 
-// syncfs syncs the filesystem folder name is on (syncfs(2)), the folder reached as
-// every other path is, without following a symlink.
+// syncfs syncs the filesystem folder name is on (syncfs(2); where the system has no
+// such call, errors.ErrUnsupported), the folder reached as every other path is,
+// without following a symlink.
 func (f rootFs) syncfs(name string) error {
 	dfd, base, err := f.parent("syncfs", name)
 	if err != nil {
@@ -324,7 +325,7 @@ func (f rootFs) syncfs(name string) error {
 	} else {
 		defer f.release(dfd)
 	}
-	if err := unix.Syncfs(fd); err != nil {
+	if err := syncFilesystemOf(fd); err != nil {
 		return &fs.PathError{Op: "syncfs", Path: name, Err: err}
 	}
 	return nil
@@ -500,14 +501,14 @@ func (d fdFolder) Rename(oldname, newname string) error {
 }
 
 // Exchange swaps the entries oldname and newname atomically (renameat2 with
-// RENAME_EXCHANGE): newname then holds what oldname held, and oldname the rest.
+// RENAME_EXCHANGE on Linux, renameatx_np with RENAME_SWAP on macOS): newname then holds what oldname held, and oldname the rest.
 // Where the file system cannot, the error is errNoExchange.
 func (d fdFolder) Exchange(oldname, newname string) error {
-	err := unix.Renameat2(d.fd, oldname, d.fd, newname, unix.RENAME_EXCHANGE)
+	err := renameAt(d.fd, oldname, newname, renameExchange)
 	switch err {
 	case nil:
 		return nil
-	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP, enotsup:
 		return errNoExchange
 	}
 	return &os.LinkError{Op: "exchange", Old: d.full(oldname), New: d.full(newname), Err: err}
@@ -517,20 +518,21 @@ func (d fdFolder) Exchange(oldname, newname string) error {
 var errNoExchange = errors.New("no exchange of entries here")
 
 // RenameNoReplace renames oldname to newname only if newname does not exist
-// (renameat2 with RENAME_NOREPLACE), else fails with an error that is fs.ErrExist.
+// (renameat2 with RENAME_NOREPLACE on Linux, renameatx_np with RENAME_EXCL on
+// macOS), else fails with an error that is fs.ErrExist.
 // Where the file system has no such rename, a hard link does the same, then
 // oldname is removed; where it has neither, the error is errNoNoReplace.
 func (d fdFolder) RenameNoReplace(oldname, newname string) error {
-	err := unix.Renameat2(d.fd, oldname, d.fd, newname, unix.RENAME_NOREPLACE)
+	err := renameAt(d.fd, oldname, newname, renameNoReplace)
 	switch err {
 	case nil:
 		return nil
-	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP, enotsup:
 		switch err := unix.Linkat(d.fd, oldname, d.fd, newname, 0); err {
 		case nil:
 			d.Remove(oldname) // else a second name of the new file: cleaned up with the temp files
 			return nil
-		case unix.EPERM, unix.EOPNOTSUPP, unix.ENOSYS:
+		case unix.EPERM, unix.EOPNOTSUPP, unix.ENOSYS, enotsup:
 			return errNoNoReplace // no hard links here either
 		default:
 			return &os.LinkError{Op: "link", Old: d.full(oldname), New: d.full(newname), Err: err}
@@ -550,7 +552,7 @@ func (d fdFolder) Remove(name string) error {
 }
 
 func (d fdFolder) Sync() error {
-	if err := unix.Fsync(d.fd); err != nil && err != unix.EINVAL {
+	if err := fullSync(d.fd); err != nil && err != unix.EINVAL {
 		return &fs.PathError{Op: "sync", Path: d.name, Err: err}
 	}
 	return nil
@@ -589,16 +591,6 @@ func (d pathFolder) Sync() error {
 
 func (d pathFolder) Close() error { return nil }
 
-// toSyscall copies a stat into the type os.Lstat's FileInfo carries, which the rest
-// of vfs reads identities from.
-func toSyscall(u *unix.Stat_t) syscall.Stat_t {
-	return syscall.Stat_t{
-		Dev: u.Dev, Ino: u.Ino, Nlink: u.Nlink, Mode: u.Mode, Uid: u.Uid, Gid: u.Gid,
-		Rdev: u.Rdev, Size: u.Size, Blksize: u.Blksize, Blocks: u.Blocks,
-		Atim: syscall.Timespec(u.Atim), Mtim: syscall.Timespec(u.Mtim), Ctim: syscall.Timespec(u.Ctim),
-	}
-}
-
 // statInfo is an fs.FileInfo from a raw stat, as os.Lstat builds one.
 type statInfo struct {
 	name string
@@ -607,7 +599,7 @@ type statInfo struct {
 
 func (s *statInfo) Name() string       { return s.name }
 func (s *statInfo) Size() int64        { return s.st.Size }
-func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Sec, s.st.Mtim.Nsec) }
+func (s *statInfo) ModTime() time.Time { return time.Unix(mtimeOf(&s.st)) }
 func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return &s.st }
 

@@ -89,7 +89,7 @@ func TestStagedFolderHeldAcrossSwap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "a"), unix.AT_FDCWD, filepath.Join(ws, "s"), unix.RENAME_EXCHANGE); err != nil {
+	if err := exchangePaths(filepath.Join(ws, "a"), filepath.Join(ws, "s")); err != nil {
 		t.Skipf("RENAME_EXCHANGE: %v", err)
 	}
 	if _, err := st.Commit(); err != nil {

@@ -55,7 +55,7 @@ func Nodes(t testing.TB, dir string) map[string]Node {
 		n := Node{Mode: fi.Mode(), Ino: st.Ino, Uid: st.Uid, Gid: st.Gid}
 		if fi.Mode().IsRegular() { // (a folder's links follow its subfolders: .vfsctl/ made)
 			n.Links = uint64(st.Nlink)
-			n.Mtime = st.Mtim.Sec*1e9 + st.Mtim.Nsec
+			n.Mtime = fi.ModTime().UnixNano()
 			data, err := os.ReadFile(p)
 			if err != nil {
 				return err

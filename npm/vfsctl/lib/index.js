@@ -9,11 +9,13 @@ import { createInterface } from "node:readline";
 const require = createRequire(import.meta.url);
 
 // The per-platform packages this one may have installed, by `${platform}-${arch}`.
-// Each holds bin/vfsctl; linux-x64's is built with cgo (the tree-sitter guards) and
+// Each holds bin/vfsctl (Windows has no build yet: docs/runtime.md); linux-x64's is built with cgo (the tree-sitter guards) and
 // needs glibc, so it also holds bin/vfsctl-nocgo for other libcs.
 const platforms = {
   "linux-x64": "@vfsctl/linux-x64",
   "linux-arm64": "@vfsctl/linux-arm64",
+  "darwin-x64": "@vfsctl/darwin-x64",
+  "darwin-arm64": "@vfsctl/darwin-arm64",
 };
 
 function glibc() {

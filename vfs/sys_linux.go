@@ -1,0 +1,55 @@
+package vfs
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The Linux system calls rootfs.go and replace.go use; sys_darwin.go has the macOS
+// ones. Windows has no build: see docs/runtime.md.
+
+// renameAt's flags: swap the two entries, or rename only if the new name is free.
+const (
+	renameExchange  = unix.RENAME_EXCHANGE
+	renameNoReplace = unix.RENAME_NOREPLACE
+)
+
+// renameAt renames oldname to newname, both in folder fd, with renameat2's flags.
+func renameAt(fd int, oldname, newname string, flags uint) error {
+	return unix.Renameat2(fd, oldname, fd, newname, flags)
+}
+
+// enotsup is ENOTSUP, which is EOPNOTSUPP on Linux (a variable: a case may repeat it).
+var enotsup error = unix.ENOTSUP
+
+// syncFilesystemOf syncs the whole filesystem that fd is on (syncfs(2)).
+func syncFilesystemOf(fd int) error { return unix.Syncfs(fd) }
+
+// fullSync makes fd's data and metadata durable (fsync(2)).
+func fullSync(fd int) error { return unix.Fsync(fd) }
+
+const ext4Magic = 0xef53
+
+// worthHolding reports whether holding a replaced file open (FS.hold) pays in folder
+// fd: on ext4 only, where it was measured.
+func worthHolding(fd int) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(fd, &st) == nil && st.Type == ext4Magic
+}
+
+// openHold opens name in folder fd by O_PATH, without following a symlink.
+func openHold(fd int, name string) (int, error) { return openRaw(fd, name, unix.O_PATH, 0) }
+
+func mtimeOf(st *syscall.Stat_t) (sec, nsec int64) { return st.Mtim.Sec, st.Mtim.Nsec }
+func ctimeOf(st *syscall.Stat_t) (sec, nsec int64) { return st.Ctim.Sec, st.Ctim.Nsec }
+
+// toSyscall copies a stat into the type os.Lstat's FileInfo carries, which the rest
+// of vfs reads identities from.
+func toSyscall(u *unix.Stat_t) syscall.Stat_t {
+	return syscall.Stat_t{
+		Dev: u.Dev, Ino: u.Ino, Nlink: u.Nlink, Mode: u.Mode, Uid: u.Uid, Gid: u.Gid,
+		Rdev: u.Rdev, Size: u.Size, Blksize: u.Blksize, Blocks: u.Blocks,
+		Atim: syscall.Timespec(u.Atim), Mtim: syscall.Timespec(u.Mtim), Ctim: syscall.Timespec(u.Ctim),
+	}
+}
