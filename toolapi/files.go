@@ -271,6 +271,9 @@ func (a *dispatcher) deleteFile(c *txn.Call, _ string, in *input) (string, error
 // removeFolder removes an empty folder. A folder holds no content to keep: the record
 // names it, and create_directory makes it again.
 func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (string, error) {
+	if err := c.Hold(); err != nil { // it changes the workspace itself, not through Apply
+		return "", err
+	}
 	fsys := a.eng.FS()
 	n, err := fsys.Entries(r.Path)
 	if err != nil {
@@ -295,6 +298,9 @@ func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (strin
 }
 
 func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, error) {
+	if err := c.Hold(); err != nil { // it changes the workspace itself, not through Apply
+		return "", err
+	}
 	p := in.str("path")
 	fsys := a.eng.FS()
 	r, err := fsys.Resolve(strings.TrimSuffix(p, "/"))

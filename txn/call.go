@@ -22,7 +22,7 @@ type Call struct {
 	args  json.RawMessage
 	start time.Time
 	final bool // the record was written in its final state (by a commit)
-	held  bool // the call holds the journal (BeginRead's until Finish takes it)
+	held  bool // the call holds the journal (BeginRead's and BeginWrite's once they take it)
 
 	seen []seen // content the call looked at, for reads and failures
 }
@@ -72,6 +72,29 @@ func (e *Engine) BeginRead(ctx context.Context, session, tool string, args json.
 	}
 	e.j.Release()
 	return e.newCall(ctx, session, tool, args), nil
+}
+
+// BeginWrite starts a call that may change files, without holding the journal yet
+// (recovery runs first, as in BeginRead): Apply plans the call's changes (matching,
+// building the content, the guards) and only then takes the journal to commit them,
+// so that one slow plan never turns another process away. Undo takes the journal
+// before it looks at it; a handler that changes the workspace other than through
+// Apply or Undo takes it first (Hold). The call holds it from then until Finish.
+func (e *Engine) BeginWrite(ctx context.Context, session, tool string, args json.RawMessage) (*Call, error) {
+	return e.BeginRead(ctx, session, tool, args)
+}
+
+// Hold takes the journal for a call begun by BeginRead or BeginWrite, until Finish;
+// busy as Begin. A call that holds it already keeps its hold.
+func (c *Call) Hold() error {
+	if c.held {
+		return nil
+	}
+	if err := c.e.j.Acquire(); err != nil {
+		return err
+	}
+	c.held = true
+	return nil
 }
 
 func (e *Engine) newCall(ctx context.Context, session, tool string, args json.RawMessage) *Call {
