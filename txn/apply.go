@@ -296,10 +296,11 @@ type planned struct {
 
 	// What a plan made without the journal left to decide under it: the write_file
 	// licences (spec index, and the content as planned before any guard repaired it),
-	// whether the refusal may get the stale-read hint, and whether the syntax guard
-	// refused where it gives way to a call sent again.
+	// whether the refusal is the matcher's or a locator's (which may get the stale-read
+	// hint), and whether the syntax guard refused where it gives way to a call sent
+	// again.
 	licences []licence
-	stale    bool
+	located  bool
 	insist   bool
 }
 
@@ -322,7 +323,7 @@ func (e *Engine) planAll(c *Call, specs []Spec, res []*vfs.Resolved, held bool) 
 		ch, f, saw, err := e.plan(c.rec.Session, s, res[i], held)
 		p.read[i] = f
 		if err != nil {
-			p.stale = !held && s.Op == journal.OpEdit && f != nil && saw.saw
+			p.located = !held && s.Op == journal.OpEdit && f != nil && saw.saw
 			return refuse(i, err, saw)
 		}
 		if s.From != "" {
@@ -351,11 +352,13 @@ func (e *Engine) planAll(c *Call, specs []Spec, res []*vfs.Resolved, held bool) 
 // journal still stands on the workspace: every path it looked at resolves as it did,
 // and every file it read is as it read it (the same identity, which a write, a rename
 // onto it or a change of mode changes; where the filesystem gives none, the same bytes
-// and mode). A refusal that read no content is decided again: it is cheap.
+// and mode). A refusal other than the matcher's, a locator's or a create's (which
+// hangs on the path alone) is decided again: it is cheap, and may hang on more than
+// the file (a folder's permissions).
 func (e *Engine) asPlanned(p *planned, specs []Spec, res []*vfs.Resolved) bool {
 	n := len(specs)
 	if p.err != nil && !p.guarded {
-		if s := specs[p.i]; p.read[p.i] == nil && (s.Op != journal.OpCreate || s.From != "") {
+		if s := specs[p.i]; !p.located && (s.Op != journal.OpCreate || s.From != "") {
 			return false
 		}
 		n = p.i + 1
@@ -411,7 +414,7 @@ func (e *Engine) decide(c *Call, specs []Spec, p *planned) bool {
 			return false
 		}
 	}
-	if p.stale {
+	if p.located {
 		p.err = e.staleHint(c.rec.Session, p.read[p.i], p.err)
 	}
 	return true

@@ -13,8 +13,9 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 )
 
-// Call is one tool call in progress: it holds the journal from Begin to Finish and
-// gathers what the call's record will say.
+// Call is one tool call in progress: it holds the journal from Begin (or, begun by
+// BeginRead or BeginWrite, from when it needs it) to Finish, and gathers what the
+// call's record will say.
 type Call struct {
 	ctx   context.Context // a cancelled call stops before it commits
 	e     *Engine
