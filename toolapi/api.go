@@ -67,7 +67,7 @@ func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args
 	case !def.needs.write:
 		// A read, a listing or a search holds the journal only for its record.
 		begin = a.eng.BeginRead
-	default:
+	case def.needs.planFirst:
 		// A change holds it from when it is planned (txn.Engine.Apply) to its record.
 		begin = a.eng.BeginWrite
 	}

@@ -46,7 +46,7 @@ var moveFileDef = &toolDef{
 	}},
 	shape: `{"source": "src/old.ts", "destination": "src/new.ts"}`,
 	op:    journal.OpDelete,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setNative},
 	run:   (*dispatcher).moveFile,
 }
@@ -60,7 +60,7 @@ var deleteFileDef = &toolDef{
 	}},
 	shape: `{"path": "src/old.ts"}`,
 	op:    journal.OpDelete,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setNative},
 	run:   (*dispatcher).deleteFile,
 }
@@ -298,9 +298,6 @@ func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (strin
 }
 
 func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, error) {
-	if err := c.Hold(); err != nil { // it changes the workspace itself, not through Apply
-		return "", err
-	}
 	p := in.str("path")
 	fsys := a.eng.FS()
 	r, err := fsys.Resolve(strings.TrimSuffix(p, "/"))

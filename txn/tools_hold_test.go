@@ -22,7 +22,7 @@ func TestToolsPlanWithoutTheJournal(t *testing.T) {
 	calls := []struct {
 		tool string
 		args string
-		want map[string]string // files after the call
+		want map[string]string // files after the call; "": none there
 	}{
 		{"edit_file", `{"path": "f.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]}`, map[string]string{"f.txt": "alpha\nBETA\n"}},
 		{"apply_changes", `{"changes": [{"path": "f.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]}, {"path": "n.txt", "create": "new\n"}]}`,
@@ -33,7 +33,8 @@ func TestToolsPlanWithoutTheJournal(t *testing.T) {
 		{"replace", `{"file_path": "f.txt", "old_string": "beta", "new_string": "BETA"}`, map[string]string{"f.txt": "alpha\nBETA\n"}},
 		{"create_file", `{"path": "n.txt", "content": "new\n"}`, map[string]string{"n.txt": "new\n"}},
 		{"write_file", `{"path": "f.txt", "content": "whole\n"}`, map[string]string{"f.txt": "whole\n"}},
-		{"move_file", `{"source": "f.txt", "destination": "g.txt"}`, map[string]string{"g.txt": "alpha\nbeta\n"}},
+		{"move_file", `{"source": "f.txt", "destination": "g.txt"}`, map[string]string{"g.txt": "alpha\nbeta\n", "f.txt": ""}},
+		{"delete_file", `{"path": "f.txt"}`, map[string]string{"f.txt": ""}},
 	}
 	for _, tc := range calls {
 		t.Run(tc.tool, func(t *testing.T) {
@@ -87,7 +88,10 @@ func TestToolsPlanWithoutTheJournal(t *testing.T) {
 			}
 			tc.want["other.txt"] = "two\n"
 			for name, want := range tc.want {
-				if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != want {
+				got, err := os.ReadFile(filepath.Join(dir, name))
+				if want == "" && !os.IsNotExist(err) {
+					t.Errorf("%s = %q (%v), want it gone", name, got, err)
+				} else if want != "" && string(got) != want {
 					t.Errorf("%s = %q, want %q", name, got, want)
 				}
 			}
