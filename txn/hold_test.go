@@ -341,3 +341,28 @@ func TestUnheldEditsOfOneFile(t *testing.T) {
 		t.Fatalf("f.txt =\n%s\nwant\n%s", got, want.String())
 	}
 }
+
+// A call planned without the journal is refused as one planned holding it would be:
+// write_file's licence, decided under the journal, comes before a later change's
+// refusal, as it comes first in a plan made holding the journal. (This passes before
+// calls planned without the journal too: it keeps the two ways of planning alike.)
+func TestUnheldRefusalsInOrder(t *testing.T) {
+	for _, begin := range []string{"Begin", "BeginWrite"} {
+		t.Run(begin, func(t *testing.T) {
+			e, _ := diskEngine(t, map[string]string{"f.txt": "f\n", "g.txt": "g\n"})
+			c, err := e.Begin("s", "apply_changes", nil)
+			if begin == "BeginWrite" {
+				c, err = e.BeginWrite(context.Background(), "s", "apply_changes", nil)
+			}
+			mustOK(t, err)
+			_, err = e.Apply(c, []Spec{
+				{Path: "f.txt", Op: journal.OpWrite, Content: []byte("new\n")},
+				{Path: "g.txt", Op: journal.OpEdit, Edits: []matcher.Edit{{OldText: "absent", NewText: "x"}}},
+			}, false)
+			c.Finish(err)
+			if errs.KindOf(err) != errs.NotRead || !strings.HasPrefix(err.Error(), "changes[0] (f.txt)") {
+				t.Fatalf("got %v, want changes[0]'s not_read", err)
+			}
+		})
+	}
+}
