@@ -17,13 +17,16 @@ import (
 // BeginRead or BeginWrite, from when it needs it) to Finish, and gathers what the
 // call's record will say.
 type Call struct {
-	ctx   context.Context // a cancelled call stops before it commits
-	e     *Engine
-	rec   journal.Record
-	args  json.RawMessage
-	start time.Time
-	final bool // the record was written in its final state (by a commit)
-	held  bool // the call holds the journal (BeginRead's and BeginWrite's once they take it)
+	ctx context.Context // a cancelled call stops before it commits
+	e   *Engine
+	rec journal.Record
+	// beforeFiles runs in commit once the pending record is written, before any
+	// file is: an undo's folders and symlinks that must make way or come first.
+	beforeFiles func() error
+	args        json.RawMessage
+	start       time.Time
+	final       bool // the record was written in its final state (by a commit)
+	held        bool // the call holds the journal (BeginRead's and BeginWrite's once they take it)
 
 	seen    []seen  // content the call looked at, for reads and failures
 	anchors []shown // versions its reply showed with anchors (tool set hashline)
