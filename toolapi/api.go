@@ -62,9 +62,14 @@ func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args
 	def, in, derr := a.decode(tool, args)
 	defer func() { res.paths = in.paths }()
 	begin := a.eng.BeginContext
-	if derr == nil && def != nil && !def.needs.write {
+	switch {
+	case derr != nil || def == nil:
+	case !def.needs.write:
 		// A read, a listing or a search holds the journal only for its record.
 		begin = a.eng.BeginRead
+	case def.needs.planFirst:
+		// A change holds it from when it is planned (txn.Engine.Apply) to its record.
+		begin = a.eng.BeginWrite
 	}
 	c, err := begin(ctx, session, tool, args)
 	if err != nil {

@@ -80,7 +80,7 @@ var textEditorDef = &toolDef{
 	}),
 	shape: editorShape,
 	op:    journal.OpEdit,
-	needs: needs{write: true, licence: true},
+	needs: needs{write: true, planFirst: true, licence: true},
 	sets:  []string{setAnthropic},
 	run:   (*dispatcher).textEditor,
 }
@@ -91,7 +91,7 @@ var textEditorOldDef = &toolDef{
 	args:  editorArgs([]string{cmdView, cmdCreate, cmdStrReplace, cmdInsert, cmdUndo}, nil),
 	shape: editorShape,
 	op:    journal.OpEdit,
-	needs: needs{write: true, licence: true},
+	needs: needs{write: true, planFirst: true, licence: true},
 	sets:  []string{setAnthropic},
 	run:   (*dispatcher).textEditor,
 }

@@ -56,7 +56,7 @@ var geminiReplaceDef = &toolDef{
 	}},
 	shape: `{"file_path": "src/app.ts", "old_string": "exact old lines", "new_string": "new lines"}`,
 	op:    journal.OpEdit,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setGemini},
 	run:   (*dispatcher).geminiReplace,
 }
@@ -71,7 +71,7 @@ var geminiWriteFileDef = &toolDef{
 	}},
 	shape: `{"file_path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpWrite,
-	needs: needs{write: true, licence: true},
+	needs: needs{write: true, planFirst: true, licence: true},
 	sets:  []string{setGemini},
 	run:   (*dispatcher).geminiWrite,
 }

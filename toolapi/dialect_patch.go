@@ -39,7 +39,7 @@ var applyPatchDef = &toolDef{
 	}, oneOf: []string{"input", "operation"}},
 	shape: `{"input": "*** Begin Patch\n*** Update File: app.py\n@@ def main():\n-    print(1)\n+    print(2)\n*** End Patch"}`,
 	op:    journal.OpEdit,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setCodex},
 	run:   (*dispatcher).applyPatch,
 	bare:  "input",

@@ -35,7 +35,7 @@ var replaceInFileDef = &toolDef{
 	}},
 	shape: `{"path": "src/app.ts", "diff": "------- SEARCH\nold line\n=======\nnew line\n+++++++ REPLACE\n"}`,
 	op:    journal.OpEdit,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setSearchReplace},
 	run:   (*dispatcher).replaceInFile,
 }

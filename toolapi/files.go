@@ -46,7 +46,7 @@ var moveFileDef = &toolDef{
 	}},
 	shape: `{"source": "src/old.ts", "destination": "src/new.ts"}`,
 	op:    journal.OpDelete,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setNative},
 	run:   (*dispatcher).moveFile,
 }
@@ -60,7 +60,7 @@ var deleteFileDef = &toolDef{
 	}},
 	shape: `{"path": "src/old.ts"}`,
 	op:    journal.OpDelete,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setNative},
 	run:   (*dispatcher).deleteFile,
 }
@@ -271,6 +271,9 @@ func (a *dispatcher) deleteFile(c *txn.Call, _ string, in *input) (string, error
 // removeFolder removes an empty folder. A folder holds no content to keep: the record
 // names it, and create_directory makes it again.
 func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (string, error) {
+	if err := c.Hold(); err != nil { // it changes the workspace itself, not through Apply
+		return "", err
+	}
 	fsys := a.eng.FS()
 	n, err := fsys.Entries(r.Path)
 	if err != nil {

@@ -47,6 +47,10 @@ type needs struct {
 	write   bool // it changes files
 	licence bool // it replaces content only this session has read (write_file)
 	addOnly bool // what it writes never replaces what is there (create_file)
+	// planFirst: it changes files through txn.Engine.Apply or Undo only (or takes the
+	// journal itself first, txn.Call.Hold), so its call begins without the journal
+	// and Apply takes it once the changes are planned (txn.Engine.BeginWrite).
+	planFirst bool
 }
 
 // hints are what runtimes show or gate calls by (MCP's annotations).

@@ -72,7 +72,7 @@ var editFileDef = &toolDef{
 	}, lone: "edits"},
 	shape: `{"path": "src/app.ts", "edits": [{"oldText": "exact old lines", "newText": "new lines"}]}`,
 	op:    journal.OpEdit,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setNative},
 	run:   (*dispatcher).edit,
 }
@@ -92,7 +92,7 @@ var createFileDef = &toolDef{
 	}},
 	shape: `{"path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpCreate,
-	needs: needs{write: true, addOnly: true},
+	needs: needs{write: true, planFirst: true, addOnly: true},
 	sets:  []string{setNative, setSearchReplace, setHashline}, // Cline's set makes and rewrites files with write_to_file
 	run:   (*dispatcher).create,
 }
@@ -107,7 +107,7 @@ var writeFileDef = &toolDef{
 	}},
 	shape: `{"path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpWrite,
-	needs: needs{write: true, licence: true},
+	needs: needs{write: true, planFirst: true, licence: true},
 	sets:  []string{setNative, setSearchReplace, setHashline}, // Cline's set makes and rewrites files with write_to_file
 	run:   (*dispatcher).write,
 }
@@ -123,7 +123,7 @@ var applyChangesDef = &toolDef{
 	}},
 	shape: `{"changes": [{"path": "a.ts", "edits": [{"oldText": "...", "newText": "..."}]}, {"path": "b.ts", "create": "..."}]}`,
 	op:    journal.OpEdit,
-	needs: needs{write: true, licence: true},
+	needs: needs{write: true, planFirst: true, licence: true},
 	sets:  []string{setNative},
 	run:   (*dispatcher).apply,
 }

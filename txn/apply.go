@@ -166,7 +166,21 @@ func (e *Engine) Write(c *Call, path string, content []byte) (*Change, error) {
 	return ch[0], nil
 }
 
+// testHookPlanned, when set by a test, runs when a call has planned its changes: one
+// that plans without the journal runs it before it takes the journal.
+var testHookPlanned func()
+
 // Apply plans every change and commits them as one transaction: all or nothing.
+//
+// A call that does not hold the journal yet (BeginWrite) plans first without it, under
+// the files' queues: reading, matching, building the content and the guards, the work
+// that may take long, keep no other process waiting. It then takes the journal, and the
+// queues again, and keeps that plan only if every path resolves as it did and every
+// file it read is as it was (the same identity, else the same bytes); what planning
+// reads of the journal (write_file's licence, the stale-read hint, whether the syntax
+// guard gives way to a call sent again) is decided then. Anything else is planned
+// again, holding the journal, as a call begun by Begin plans: no plan is committed, and
+// no refusal given, against content that is no longer on disk.
 func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	if len(specs) == 0 {
 		return nil, errs.New(errs.InvalidInput, "", "No changes were sent. Send changes: [{path, edits} or {path, create} or {path, write}].")
@@ -181,46 +195,53 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 		}
 		return errs.Prefixed(fmt.Sprintf("changes[%d] (%s): ", i, specs[i].Path), err)
 	}
-	res := make([]*vfs.Resolved, len(specs))
-	paths := make([]string, len(specs))
-	for i, s := range specs {
-		r, err := e.fs.Resolve(s.Path)
-		if err != nil {
-			c.Named(s.Op, s.Path)
-			return nil, where(i, err)
+	var early *planned
+	if !c.held {
+		if res, _, err := e.resolve(specs); err == nil {
+			unlock := e.queues.lock(pathsOf(res)...)
+			early = e.planAll(c, specs, res, false)
+			unlock()
 		}
-		for k := range i {
-			if paths[k] == r.Path {
-				return nil, errs.New(errs.InvalidInput, s.Path, "changes[%d] and changes[%d] name the same file (%s). Put all changes of one file in one entry.", k, i, r.Path)
-			}
+		if testHookPlanned != nil {
+			testHookPlanned()
 		}
-		res[i], paths[i] = r, r.Path
+		if err := c.Hold(); err != nil {
+			return nil, err // busy: nothing was written
+		}
 	}
-	unlock := e.queues.lock(paths...)
-	defer unlock()
-	changes := make([]*Change, len(specs))
-	for i, s := range specs {
-		ch, saw, err := e.plan(c.rec.Session, s, res[i])
-		if err == nil && s.From != "" {
-			err = e.moved(ch, s, specs[:i], changes[:i])
+	res, i, err := e.resolve(specs)
+	if err != nil {
+		if i < 0 {
+			return nil, err
 		}
-		if err != nil {
-			c.refusedChange(specs, saw, refusalOf(i, err))
-			return nil, where(i, err)
-		}
-		changes[i] = ch
-	}
-	if i, d, err := e.guard(c, changes); err != nil {
-		// Every file was read and planned: the record keeps what the call saw of
-		// each, so that replay and show have the content the guard judged.
-		for _, ch := range changes {
-			if !ch.Created {
-				c.sighted(sight{file: journal.File{Path: ch.Path, Op: ch.Op, Before: ch.priorHash()}, data: ch.Before, saw: true})
-			}
-		}
-		c.refusedChange(specs, sight{}, d)
+		c.Named(specs[i].Op, specs[i].Path)
 		return nil, where(i, err)
 	}
+	unlock := e.queues.lock(pathsOf(res)...)
+	defer unlock()
+	p := early
+	if p == nil || !e.asPlanned(p, specs, res) || !e.decide(c, specs, p) {
+		p = e.planAll(c, specs, res, true)
+		if testHookPlanned != nil {
+			testHookPlanned()
+		}
+	}
+	if p.err != nil {
+		if p.guarded {
+			// Every file was read and planned: the record keeps what the call saw of
+			// each, so that replay and show have the content the guard judged.
+			for _, ch := range p.changes {
+				if !ch.Created {
+					c.sighted(sight{file: journal.File{Path: ch.Path, Op: ch.Op, Before: ch.priorHash()}, data: ch.Before, saw: true})
+				}
+			}
+			c.refusedChange(specs, sight{}, p.d)
+		} else {
+			c.refusedChange(specs, p.saw, refusalOf(p.i, p.err))
+		}
+		return nil, where(p.i, p.err)
+	}
+	changes := p.changes
 	if dryRun {
 		c.dryRun(changes)
 		return changes, nil
@@ -230,6 +251,174 @@ func (e *Engine) Apply(c *Call, specs []Spec, dryRun bool) ([]*Change, error) {
 	}
 	e.keepViews(changes)
 	return changes, nil
+}
+
+// resolve resolves the path of every spec. A refusal comes with the index of the spec
+// refused, or -1 when it names two (the same file twice).
+func (e *Engine) resolve(specs []Spec) ([]*vfs.Resolved, int, error) {
+	res := make([]*vfs.Resolved, len(specs))
+	for i, s := range specs {
+		r, err := e.fs.Resolve(s.Path)
+		if err != nil {
+			return nil, i, err
+		}
+		for k := range i {
+			if res[k].Path == r.Path {
+				return nil, -1, errs.New(errs.InvalidInput, s.Path, "changes[%d] and changes[%d] name the same file (%s). Put all changes of one file in one entry.", k, i, r.Path)
+			}
+		}
+		res[i] = r
+	}
+	return res, 0, nil
+}
+
+func pathsOf(res []*vfs.Resolved) []string {
+	paths := make([]string, len(res))
+	for i, r := range res {
+		paths[i] = r.Path
+	}
+	return paths
+}
+
+// planned is what planning a call came to: every change planned, or the refusal of
+// change i; and what the plan read, so that a plan made without the journal can be
+// checked under it.
+type planned struct {
+	res     []*vfs.Resolved // the specs' paths as they resolved
+	read    []*vfs.File     // per spec, its file as the plan read it; nil: not read
+	from    []string        // per spec, the canonical path of a move's source
+	changes []*Change       // those planned (all of them unless a plan refused)
+
+	i       int   // the change refused
+	err     error // the refusal
+	saw     sight // what a refused plan saw of its file
+	guarded bool  // the guard refused: every change was planned
+	d       *journal.Refusal
+
+	// What a plan made without the journal left to decide under it: the write_file
+	// licences (spec index, and the content as planned before any guard repaired it),
+	// whether the refusal is the matcher's or a locator's (which may get the stale-read
+	// hint), and whether the syntax guard refused where it gives way to a call sent
+	// again.
+	licences []licence
+	located  bool
+	insist   bool
+}
+
+type licence struct {
+	i       int
+	content []byte
+}
+
+// planAll plans every spec and guards the changes. held says the call holds the
+// journal; without it nothing of the journal is read, and what needs it is left to
+// decide.
+func (e *Engine) planAll(c *Call, specs []Spec, res []*vfs.Resolved, held bool) *planned {
+	p := &planned{res: res, read: make([]*vfs.File, len(specs)), from: make([]string, len(specs))}
+	changes := make([]*Change, len(specs))
+	refuse := func(i int, err error, saw sight) *planned {
+		p.i, p.err, p.saw, p.changes = i, err, saw, changes[:i]
+		return p
+	}
+	for i, s := range specs {
+		ch, f, saw, err := e.plan(c.rec.Session, s, res[i], held)
+		p.read[i] = f
+		if err != nil {
+			p.located = !held && s.Op == journal.OpEdit && f != nil && saw.saw
+			return refuse(i, err, saw)
+		}
+		if s.From != "" {
+			r, err := e.fs.Resolve(s.From)
+			if err == nil {
+				p.from[i] = r.Path
+				err = e.moved(ch, s, r.Path, specs[:i], changes[:i])
+			}
+			if err != nil {
+				return refuse(i, err, sight{})
+			}
+		}
+		if !held && s.Op == journal.OpWrite {
+			p.licences = append(p.licences, licence{i, ch.After})
+		}
+		changes[i] = ch
+	}
+	p.changes = changes
+	if i, d, insist, err := e.guard(c, changes, held); err != nil {
+		p.i, p.err, p.d, p.guarded, p.insist = i, err, d, true, insist
+	}
+	return p
+}
+
+// asPlanned reports, under the journal and the queues, whether a plan made without the
+// journal still stands on the workspace: every path it looked at resolves as it did,
+// and every file it read is as it read it (the same identity, which a write, a rename
+// onto it or a change of mode changes; where the filesystem gives none, the same bytes
+// and mode). A refusal other than the matcher's, a locator's or a create's (which
+// hangs on the path alone) is decided again: it is cheap, and may hang on more than
+// the file (a folder's permissions).
+func (e *Engine) asPlanned(p *planned, specs []Spec, res []*vfs.Resolved) bool {
+	n := len(specs)
+	if p.err != nil && !p.guarded {
+		if s := specs[p.i]; !p.located && (s.Op != journal.OpCreate || s.From != "") {
+			return false
+		}
+		n = p.i + 1
+	}
+	for k := range n {
+		was, now := p.res[k], res[k]
+		if now.Path != was.Path || now.Exists != was.Exists || now.Link != was.Link ||
+			now.Exists && now.Info.Mode().Type() != was.Info.Mode().Type() {
+			return false
+		}
+		if f := p.read[k]; f != nil && !e.stillRead(f) {
+			return false
+		}
+		if p.from[k] != "" {
+			if r, err := e.fs.Resolve(specs[k].From); err != nil || r.Path != p.from[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stillRead reports whether the file f is as a plan read it.
+func (e *Engine) stillRead(f *vfs.File) bool {
+	if f.ID.Known() {
+		now, err := e.fs.IdentityOf(f.Path)
+		return err == nil && now == f.ID
+	}
+	r, err := e.fs.Resolve(f.Path)
+	if err != nil || !r.Exists || r.Info.Mode() != f.Info.Mode() {
+		return false
+	}
+	same, err := e.fs.SameContent(f.Path, f.Data)
+	return err == nil && same
+}
+
+// decide decides, holding the journal, what a plan made without it left to the journal,
+// in the order a plan under the journal decides it: write_file's licences first, then
+// the refusal's stale-read hint. It reports false when the outcome may be another than
+// planned (the syntax guard gives way to this call, sent again after its refusal):
+// the call is then planned again.
+func (e *Engine) decide(c *Call, specs []Spec, p *planned) bool {
+	for _, l := range p.licences {
+		s := specs[l.i]
+		s.Content = l.content
+		if saw, err := e.mayWrite(c.rec.Session, s, p.read[l.i]); err != nil {
+			p.i, p.err, p.saw, p.guarded, p.d, p.changes = l.i, err, saw, false, nil, p.changes[:l.i]
+			return true
+		}
+	}
+	if p.insist {
+		if _, ok := e.insisted(c, p.i, p.changes[p.i]); ok {
+			return false
+		}
+	}
+	if p.located {
+		p.err = e.staleHint(c.rec.Session, p.read[p.i], p.err)
+	}
+	return true
 }
 
 // keepViews keeps, for each committed edit planned by the matcher, the View of the
@@ -303,36 +492,40 @@ func looked(f *vfs.File, op journal.Op, saw bool) sight {
 }
 
 // plan reads one file and works out its new content for the call's session, or refuses
-// with what it saw of the file.
-func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, error) {
+// with what it saw of the file; it returns the file as it read it, if it did. held says
+// the call holds the journal: without it, write_file's licence and the stale-read hint,
+// which read the journal, are left to the caller (decide).
+func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Change, *vfs.File, sight, error) {
 	ch := &Change{Path: r.Path, Name: s.Path, Op: s.Op}
 	if s.Op == journal.OpCreate {
 		if int64(len(s.Content)) > e.fs.MaxFileSize() {
-			return nil, sight{}, e.tooLarge(s)
+			return nil, nil, sight{}, e.tooLarge(s)
 		}
 		if r.Exists || r.Link {
-			return nil, named(r.Path, s.Op), existsError(s.Path, r)
+			return nil, nil, named(r.Path, s.Op), existsError(s.Path, r)
 		}
 		ch.After, ch.Created = s.Content, true
-		return ch, sight{}, nil
+		return ch, nil, sight{}, nil
 	}
 	if s.Op == journal.OpDelete && r.Link {
 		// Deleting (or moving away) what a symlink points to would leave the link
 		// dangling and name one file in the reply while removing another.
-		return nil, named(r.Path, s.Op), errs.New(errs.NotAFile, s.Path, "%s is a symlink (to %s); deleting or moving it would remove %s and leave the link dangling. Send %s's own path, or change the link outside vfsctl.", s.Path, r.Path, r.Path, r.Path)
+		return nil, nil, named(r.Path, s.Op), errs.New(errs.NotAFile, s.Path, "%s is a symlink (to %s); deleting or moving it would remove %s and leave the link dangling. Send %s's own path, or change the link outside vfsctl.", s.Path, r.Path, r.Path, r.Path)
 	}
 	if s.Op == journal.OpWrite && !r.Exists && !r.Link {
-		return nil, named(r.Path, s.Op), errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
+		return nil, nil, named(r.Path, s.Op), errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
 	}
 	f, err := e.fs.ReadKnown(s.Path, e.knownData)
 	if err == nil {
-		err = e.fs.CheckWritable(f.Resolved)
+		if err = e.fs.CheckWritable(f.Resolved); err != nil {
+			return nil, f, named(r.Path, s.Op), err
+		}
 	}
 	if err != nil {
-		return nil, named(r.Path, s.Op), err
+		return nil, nil, named(r.Path, s.Op), err
 	}
 	if f.Path != r.Path {
-		return nil, sight{}, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
+		return nil, nil, sight{}, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
 	ch.Before, ch.mode, ch.id, ch.info = f.Data, f.Info.Mode(), f.ID, f.IDInfo
 	if k, ok := e.lookup(f.Path, f.ID); ok {
@@ -347,40 +540,42 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 			}
 		}
 		ch.Deleted = true
-		return ch, sight{}, nil
+		return ch, f, sight{}, nil
 	case journal.OpEdit:
 		if s.Locate == nil {
 			ch.view = e.folds.view(f.Path, f.ID, ch.beforeHash, f.Data)
 		}
 		plan, err := e.locate(s, ch.view, f.Data)
 		if err != nil {
-			return nil, looked(f, s.Op, true), e.staleHint(session, f, err)
+			if held {
+				err = e.staleHint(session, f, err)
+			}
+			return nil, f, looked(f, s.Op, true), err
 		}
 		ch.Plan, ch.After = plan, plan.Output
-		return ch, sight{}, nil
+		return ch, f, sight{}, nil
 	}
 	var note string
 	s.Content, note = keepConventions(f.Data, s.Content)
-	if saw, err := e.mayWrite(session, s, f); err != nil {
-		return nil, saw, err
+	if held {
+		if saw, err := e.mayWrite(session, s, f); err != nil {
+			return nil, f, saw, err
+		}
 	}
 	if note != "" {
 		ch.Notes = append(ch.Notes, note)
 	}
 	ch.After = s.Content
-	return ch, sight{}, nil
+	return ch, f, sight{}, nil
 }
 
 // moved fills the content of a move's new file from its source, a deletion planned
 // earlier in the same call.
-func (e *Engine) moved(ch *Change, s Spec, specs []Spec, planned []*Change) error {
-	r, err := e.fs.Resolve(s.From)
-	if err != nil {
-		return err
-	}
+// from is the source's canonical path.
+func (e *Engine) moved(ch *Change, s Spec, from string, specs []Spec, planned []*Change) error {
 	var src *Change
 	for k, o := range specs {
-		if o.Op == journal.OpDelete && planned[k].Path == r.Path {
+		if o.Op == journal.OpDelete && planned[k].Path == from {
 			src = planned[k]
 		}
 	}

@@ -13,8 +13,9 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 )
 
-// Call is one tool call in progress: it holds the journal from Begin to Finish and
-// gathers what the call's record will say.
+// Call is one tool call in progress: it holds the journal from Begin (or, begun by
+// BeginRead or BeginWrite, from when it needs it) to Finish, and gathers what the
+// call's record will say.
 type Call struct {
 	ctx context.Context // a cancelled call stops before it commits
 	e   *Engine
@@ -25,7 +26,7 @@ type Call struct {
 	args        json.RawMessage
 	start       time.Time
 	final       bool // the record was written in its final state (by a commit)
-	held        bool // the call holds the journal (BeginRead's until Finish takes it)
+	held        bool // the call holds the journal (BeginRead's and BeginWrite's once they take it)
 
 	seen    []seen  // content the call looked at, for reads and failures
 	anchors []shown // versions its reply showed with anchors (tool set hashline)
@@ -76,6 +77,29 @@ func (e *Engine) BeginRead(ctx context.Context, session, tool string, args json.
 	}
 	e.j.Release()
 	return e.newCall(ctx, session, tool, args), nil
+}
+
+// BeginWrite starts a call that may change files, without holding the journal yet
+// (recovery runs first, as in BeginRead): Apply plans the call's changes (matching,
+// building the content, the guards) and only then takes the journal to commit them,
+// so that one slow plan never turns another process away. Undo takes the journal
+// before it looks at it; a handler that changes the workspace other than through
+// Apply or Undo takes it first (Hold). The call holds it from then until Finish.
+func (e *Engine) BeginWrite(ctx context.Context, session, tool string, args json.RawMessage) (*Call, error) {
+	return e.BeginRead(ctx, session, tool, args)
+}
+
+// Hold takes the journal for a call begun by BeginRead or BeginWrite, until Finish;
+// busy as Begin. A call that holds it already keeps its hold.
+func (c *Call) Hold() error {
+	if c.held {
+		return nil
+	}
+	if err := c.e.j.Acquire(); err != nil {
+		return err
+	}
+	c.held = true
+	return nil
 }
 
 func (e *Engine) newCall(ctx context.Context, session, tool string, args json.RawMessage) *Call {

@@ -36,7 +36,12 @@
 //     renames that same inode back, and only the commit point, or recovery rolling
 //     the call forward, removes it.
 //   - Calls on one file run one after another (a queue per canonical path); across
-//     processes the journal's lock, held for the whole call, does the same.
+//     processes the journal's lock does the same. A call begun by Begin holds it for
+//     the whole call. One begun by BeginWrite plans without it, then holds it from the
+//     check of its plan (every path resolves as it did, every file read keeps its
+//     identity, else its bytes; what the plan reads of the journal is decided then)
+//     to its record, and plans again, holding it, when that check fails: no plan is
+//     committed against content that is no longer on disk.
 //   - write_file replaces a file only when the session has seen all of its current
 //     content (read every line of it, or wrote it), as recorded in the journal, so this
 //     holds across processes.

@@ -15,9 +15,13 @@ import (
 // lines, refuses the whole call (mode refuse), or is said in the reply (mode warn).
 // A dry run is guarded the same way, so that it shows what the guard would say. A
 // refusal names the change at fault and comes with its structure for the record.
-func (e *Engine) guard(c *Call, changes []*Change) (int, *journal.Refusal, error) {
+//
+// held says the call holds the journal. Without it the guard does not look there
+// for the same call sent again (insisted): it refuses, and insisting says that a call
+// sent again would be let through, for the caller to decide under the journal.
+func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal.Refusal, insisting bool, err error) {
 	if e.guardMode == guard.Off {
-		return 0, nil, nil
+		return 0, nil, false, nil
 	}
 	for i, ch := range changes {
 		if ch.Deleted {
@@ -34,7 +38,7 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, *journal.Refusal, error
 				if ch.Op == journal.OpWrite {
 					keep = "write_file replaces the whole file, so every line it keeps must be in it; to change only some lines, use edit_file"
 				}
-				return i, d, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; %s.", what, keep)
+				return i, d, false, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; %s.", what, keep)
 			}
 		}
 		var old []byte
@@ -50,18 +54,20 @@ func (e *Engine) guard(c *Call, changes []*Change) (int, *journal.Refusal, error
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
 				continue
 			}
-			if seq, ok := e.insisted(c, i, ch); ok {
+			if !held {
+				insisting = true
+			} else if seq, ok := e.insisted(c, i, ch); ok {
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
 				continue
 			}
 			d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node}
 			if ch.Created {
-				return i, d, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, insist, excerpt)
+				return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, insist, excerpt)
 			}
-			return i, d, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, insist, excerpt)
+			return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, insist, excerpt)
 		}
 	}
-	return 0, nil, nil
+	return 0, nil, false, nil
 }
 
 // insist tells a model how to get past a syntax refusal that is the parser's mistake:

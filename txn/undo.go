@@ -275,8 +275,12 @@ func verb(o UndoOptions) string {
 }
 
 // Undo reverts a recorded change as a new transaction of call c, all files or none.
-// The call's record names the target (Record.Undo, or Record.Redo for a redo).
+// The call's record names the target (Record.Undo, or Record.Redo for a redo). It
+// holds the journal from its start: what it plans comes from there.
 func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
+	if err := c.Hold(); err != nil {
+		return nil, err
+	}
 	hist, target, err := e.undoTarget(o)
 	if err != nil {
 		return nil, err
