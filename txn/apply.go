@@ -536,7 +536,7 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		if s.Locate != nil {
 			// A deletion's check of what it deletes (a diff's '-' lines).
 			if _, err := s.Locate(f.Data); err != nil {
-				return nil, looked(f, s.Op, true), err
+				return nil, f, looked(f, s.Op, true), err
 			}
 		}
 		ch.Deleted = true
