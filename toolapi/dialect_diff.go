@@ -40,7 +40,7 @@ var applyDiffDef = &toolDef{
 	}},
 	shape: `{"diff": "--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n def main():\n-    print(1)\n+    print(2)\n     return 0\n"}`,
 	op:    journal.OpEdit,
-	needs: needs{write: true},
+	needs: needs{write: true, planFirst: true},
 	sets:  []string{setUdiff},
 	run:   (*dispatcher).applyDiff,
 	bare:  "diff",

@@ -29,6 +29,7 @@ func TestToolsPlanWithoutTheJournal(t *testing.T) {
 			map[string]string{"f.txt": "alpha\nBETA\n", "n.txt": "new\n"}},
 		{"replace_in_file", `{"path": "f.txt", "diff": "------- SEARCH\nbeta\n=======\nBETA\n+++++++ REPLACE\n"}`, map[string]string{"f.txt": "alpha\nBETA\n"}},
 		{"apply_patch", mustJSON(map[string]string{"input": patch}), map[string]string{"f.txt": "alpha\nBETA\n"}},
+		{"apply_diff", `{"diff": "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+BETA\n"}`, map[string]string{"f.txt": "alpha\nBETA\n"}},
 		{"str_replace_based_edit_tool", `{"command": "str_replace", "path": "f.txt", "old_str": "beta", "new_str": "BETA"}`, map[string]string{"f.txt": "alpha\nBETA\n"}},
 		{"replace", `{"file_path": "f.txt", "old_string": "beta", "new_string": "BETA"}`, map[string]string{"f.txt": "alpha\nBETA\n"}},
 		{"create_file", `{"path": "n.txt", "content": "new\n"}`, map[string]string{"n.txt": "new\n"}},
