@@ -102,7 +102,7 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 	}
 	c.SetTurn(turn)
 	c.rec.State = journal.Pending
-	c.rec.Notes = []string{fmt.Sprintf(execBegan, os.Getpid(), e.boot)}
+	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot}
 	err = e.j.Commit(func(t *journal.Tx) error {
 		if err := c.putArgs(t); err != nil {
 			return err
@@ -118,9 +118,24 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out}, nil
 }
 
-// execBegan is the note of an exec's pending record: the process that runs it and
-// its boot, so that recovery leaves alone an exec whose process still runs it.
+// execBegan is the note by which the first journals with exec records named the
+// process running a pending exec, before Record.Runner: still read (runnerOf), so that
+// a command such a vfsctl runs while it is replaced is not settled under it.
 const execBegan = "an exec began in process %d (boot %q); its changes are recorded when it ends"
+
+// runnerOf is the process running r, a pending exec, as its record names it.
+func runnerOf(r *journal.Record) (journal.Runner, bool) {
+	if r.Runner != nil {
+		return *r.Runner, true
+	}
+	var run journal.Runner
+	if len(r.Notes) > 0 {
+		if n, _ := fmt.Sscanf(r.Notes[0], execBegan, &run.PID, &run.Boot); n == 2 {
+			return run, true
+		}
+	}
+	return run, false
+}
 
 // execsHere are the execs this process runs now, by journal and record: a pending exec
 // of this process is running only while its Exec has not ended (an engine closed
@@ -145,14 +160,11 @@ func forgetExecs(journal string) {
 // execRunning reports whether r, a pending exec, is still run by a live process of
 // this boot: the one that will record it.
 func (e *Engine) execRunning(r *journal.Record) bool {
-	if len(r.Notes) == 0 || e.boot == "" {
+	run, ok := runnerOf(r)
+	if !ok || e.boot == "" || run.Boot != e.boot || run.PID <= 0 {
 		return false
 	}
-	var pid int
-	var boot string
-	if n, _ := fmt.Sscanf(r.Notes[0], execBegan, &pid, &boot); n != 2 || boot != e.boot || pid <= 0 {
-		return false
-	}
+	pid := run.PID
 	if pid == os.Getpid() {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
@@ -173,7 +185,7 @@ func (x *Exec) End(exit string) (*Look, error) {
 		return nil, err
 	}
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
-	c.rec.Notes, c.rec.Exit = nil, exit
+	c.rec.Notes, c.rec.Exit, c.rec.Runner = nil, exit, nil
 	c.rec.Duration = time.Since(x.start)
 	look, err := e.look(c, x.opts, false)
 	if err != nil {
@@ -195,65 +207,19 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, err
 	}
-	var old map[string]journal.SnapEntry
-	first := false
-	if err := e.j.View(func(t *journal.Tx) error {
-		first = !t.HasSnapshot()
-		old = t.Snapshot()
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	prev := make(map[string]vfs.Entry, len(old))
-	for p, s := range old {
-		prev[p] = fromSnap(p, s)
-	}
-	scan, err := e.fs.Snapshot(o.scan(), prev)
+	w, err := e.walk(o)
 	if err != nil {
 		return nil, err
 	}
-	now := make(map[string]journal.SnapEntry, len(scan.Entries))
-	for _, en := range scan.Entries {
-		now[en.Path] = toSnap(en)
-	}
-	for _, p := range scan.Unreadable {
-		if s, ok := old[p]; ok {
-			now[p] = s
-		}
-	}
-	look := &Look{First: first, Opened: scan.Opened}
+	look := &Look{First: w.first, Opened: w.scan.Opened}
 	err = e.j.Commit(func(t *journal.Tx) error {
-		if !first {
-			look.Files, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
-				b, _ := t.Blob(h)
-				return b
-			})
-			// Before an exec, any call's change is left out; after it, those of
-			// calls committed while the command ran (after the exec's record).
-			since := uint64(0)
-			if !outside {
-				since = c.rec.Seq
-			}
-			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, since) })
+		// Before an exec, any call's change is left out; after it, those of calls
+		// committed while the command ran (after the exec's record).
+		since := uint64(0)
+		if !outside {
+			since = c.rec.Seq
 		}
-		for _, p := range scan.Unreadable {
-			look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
-		}
-		for _, en := range scan.Entries {
-			if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
-				if _, err := t.PutBlob(data); err != nil {
-					return err
-				}
-			}
-		}
-		for _, f := range look.Files {
-			if f.After != "" {
-				if err := t.SetHead(f.Path, f.After); err != nil {
-					return err
-				}
-			}
-		}
-		if err := t.UpdateSnapshot(old, now); err != nil {
+		if err := w.record(t, look, since); err != nil {
 			return err
 		}
 		if outside && len(look.Files) == 0 && len(look.Notes) == 0 {
@@ -279,6 +245,77 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 		return nil, err
 	}
 	return look, nil
+}
+
+// walked is a walk of the workspace with the snapshot it is to be told against.
+type walked struct {
+	old   map[string]journal.SnapEntry
+	now   map[string]journal.SnapEntry
+	first bool
+	scan  *vfs.Scan
+}
+
+// walk reads the snapshot and walks the workspace, outside any journal transaction.
+func (e *Engine) walk(o LookOptions) (*walked, error) {
+	w := &walked{}
+	if err := e.j.View(func(t *journal.Tx) error {
+		w.first = !t.HasSnapshot()
+		w.old = t.Snapshot()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	prev := make(map[string]vfs.Entry, len(w.old))
+	for p, s := range w.old {
+		prev[p] = fromSnap(p, s)
+	}
+	scan, err := e.fs.Snapshot(o.scan(), prev)
+	if err != nil {
+		return nil, err
+	}
+	w.scan = scan
+	w.now = make(map[string]journal.SnapEntry, len(scan.Entries))
+	for _, en := range scan.Entries {
+		w.now[en.Path] = toSnap(en)
+	}
+	for _, p := range scan.Unreadable {
+		if s, ok := w.old[p]; ok {
+			w.now[p] = s
+		}
+	}
+	return w, nil
+}
+
+// record tells, in t, what changed from the snapshot to the walk, leaving out what
+// calls committed after call since made, into look's files and notes; it stores the
+// new contents as blobs, moves the heads of the changed files and makes the walk the
+// snapshot. The record that owns the changes is the caller's to write.
+func (w *walked) record(t *journal.Tx, look *Look, since uint64) error {
+	if !w.first {
+		look.Files, look.Notes = diffSnapshots(w.old, w.now, w.scan.Data, func(h string) []byte {
+			b, _ := t.Blob(h)
+			return b
+		})
+		look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, since) })
+	}
+	for _, p := range w.scan.Unreadable {
+		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
+	}
+	for _, en := range w.scan.Entries {
+		if data, ok := w.scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
+			if _, err := t.PutBlob(data); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range look.Files {
+		if f.After != "" {
+			if err := t.SetHead(f.Path, f.After); err != nil {
+				return err
+			}
+		}
+	}
+	return t.UpdateSnapshot(w.old, w.now)
 }
 
 // callMade reports whether f's new state is what the latest committed call about its
