@@ -309,7 +309,7 @@ func (t *Tx) eachRecord(fn func(*Record) error) error {
 // that recovery recorded (Unknown: its vfsctl stopped) is a change: its files are what
 // recovery found changed on disk, and an undo takes them back like a command's.
 func changeOf(r *Record, known func(uint64) (Change, bool)) (Change, bool) {
-	if r.State != Committed && (r.State != Unknown || r.Tool != "exec") {
+	if r.State != Committed && (r.State != Unknown || !IsCommand(r.Tool)) {
 		return Change{}, false
 	}
 	changes := false

@@ -95,6 +95,12 @@ type Record struct {
 	Refusal *Refusal `json:"refusal,omitempty"`
 }
 
+// IsCommand reports whether tool's records are a command's run: vfsctl exec's, the
+// Go API's Exec and Observe ("exec"), and the run_command tool's. Their files are
+// what the command changed, told from the workspace's snapshot; Exit says how it
+// ended; Runner, while pending, who runs it.
+func IsCommand(tool string) bool { return tool == "exec" || tool == "run_command" }
+
 // Runner is a process running an exec's command, and the machine's boot it runs in
 // (a process number names a process only within one boot).
 type Runner struct {

@@ -62,8 +62,9 @@ func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args
 	def, in, derr := a.decode(tool, args)
 	defer func() { res.paths = in.paths }()
 	begin := a.eng.BeginContext
-	if derr == nil && def != nil && !def.needs.write {
-		// A read, a listing or a search holds the journal only for its record.
+	if derr == nil && def != nil && (!def.needs.write || def.needs.command) {
+		// A read, a listing or a search holds the journal only for its record; a
+		// command's, not while the command runs.
 		begin = a.eng.BeginRead
 	}
 	c, err := begin(ctx, session, tool, args)

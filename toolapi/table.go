@@ -47,11 +47,15 @@ type needs struct {
 	write   bool // it changes files
 	licence bool // it replaces content only this session has read (write_file)
 	addOnly bool // what it writes never replaces what is there (create_file)
+	// command: it runs a command (run_command), which may change anything its rights
+	// reach; it does not hold the journal while the command runs. Such a tool is
+	// chosen only by name or by its set, never by "all".
+	command bool
 }
 
 // hints are what runtimes show or gate calls by (MCP's annotations).
 func (n needs) hints() Hints {
-	return Hints{ReadOnly: !n.write, Destructive: n.write && !n.addOnly, Idempotent: !n.write}
+	return Hints{ReadOnly: !n.write, Destructive: n.write && !n.addOnly, Idempotent: !n.write, OpenWorld: n.command}
 }
 
 // objectDef is the arguments of a tool, or the fields of one item of an array.
@@ -204,11 +208,12 @@ const (
 	setAnthropic     = "anthropic"
 	setSearchReplace = "search-replace"
 	setGemini        = "gemini"
+	setShell         = "shell"
 	setAll           = "all"
 )
 
 // toolSets are the named sets, in the order messages list them.
-var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setAll}
+var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setShell, setAll}
 
 // readOnlySets: the tools that only look belong to every dialect, since every
 // dialect's model must be able to find and read files.
@@ -218,7 +223,8 @@ var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
 var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
 	moveFileDef, deleteFileDef, createDirectoryDef, readFilesDef, fileInfoDef,
 	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef,
-	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef}
+	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef,
+	runCommandDef}
 
 // lookupTool returns the tool of defs named name, or nil; of two tools of one name
 // (a dialect's read_file beside the native one), the first.
@@ -279,7 +285,8 @@ func selectTools(spec string) ([]*toolDef, error) {
 // toolsNamed returns the tools of set name, or the tool name itself.
 func toolsNamed(name string) []*toolDef {
 	if name == setAll {
-		return toolTable
+		// Every file tool: a tool that runs commands is only had by asking for it.
+		return slices.DeleteFunc(slices.Clone(toolTable), func(d *toolDef) bool { return d.needs.command })
 	}
 	var out []*toolDef
 	if d := lookupTool(toolTable, name); d != nil {

@@ -91,31 +91,47 @@ type ExecArgs struct {
 // their own record) and writes the exec's record, pending, before the command runs.
 // The journal is not held while the command runs.
 func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (*Exec, error) {
-	out, err := e.CheckpointOutside(o)
-	if err != nil {
-		return nil, err
-	}
 	raw, _ := json.Marshal(args)
-	c, err := e.Begin(session, ToolExec, raw)
+	c, err := e.BeginRead(context.Background(), session, ToolExec, raw)
 	if err != nil {
 		return nil, err
 	}
 	c.SetTurn(turn)
+	return e.StartExec(c, o)
+}
+
+// StartExec makes c, a call begun with BeginRead (a tool that runs a command, as
+// run_command), the record of a command about to run: it journals outside changes
+// first, as their own record, then writes c's record pending, naming this process as
+// the one that runs the command. Exec.End writes the record's end; c's own Finish
+// then writes nothing. On an error c is left as it was, for Finish to record.
+func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
+	out, err := e.CheckpointOutside(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
 	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot}
 	err = e.j.Commit(func(t *journal.Tx) error {
+		c.rec.Seq = seq0 // a failed shared transaction is retried alone
 		if err := c.putArgs(t); err != nil {
 			return err
 		}
 		return t.Put(&c.rec)
 	})
-	c.final = true
-	c.Finish(nil)
+	e.j.Release()
 	if err != nil {
+		c.rec.Seq, c.rec.State, c.rec.Runner = seq0, "", nil
 		return nil, err
 	}
-	execsHere.Store(execKey{e.j.Path(), c.rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out}, nil
+	c.final = true
+	rec := c.rec
+	execsHere.Store(execKey{e.j.Path(), rec.Seq}, struct{}{})
+	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out}, nil
 }
 
 // execBegan is the note by which the first journals with exec records named the

@@ -48,7 +48,7 @@ func (e *Engine) recover(j *journal.Journal) error {
 	landed := j.Landed()
 	var stopped, running []*journal.Record // execs whose vfsctl stopped, or runs still
 	for _, r := range pending {
-		if r.Tool == ToolExec && len(r.Files) == 0 && !landed[r.Seq] {
+		if journal.IsCommand(r.Tool) && len(r.Files) == 0 && !landed[r.Seq] {
 			if e.execRunning(r) {
 				running = append(running, r)
 				continue // its command runs still; its process records it when it ends
@@ -163,7 +163,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		e.settleLanded(j, r)
 		return nil
 	}
-	if r.Tool == ToolExec && len(r.Files) == 0 {
+	if journal.IsCommand(r.Tool) && len(r.Files) == 0 {
 		// An exec whose command's changes were never recorded: vfsctl stopped before
 		// or while it ran, or while it recorded them. recordStopped records them.
 		r.State = journal.Unknown

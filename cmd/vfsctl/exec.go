@@ -1,14 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -84,78 +84,29 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	cwd, _ := os.Getwd()
-	rel := "."
-	if r, err := filepath.Rel(eng.Root(), cwd); err == nil {
-		rel = filepath.ToSlash(r)
-	}
-	x, err := eng.ExecStart(c.session, c.turn, toolapi.ExecArgs{Argv: c.argv, Cwd: rel}, toolapi.LookOptions{})
-	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl exec: %v; the command was not run\n", err)
+	rel, err := filepath.Rel(eng.Root(), cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		fmt.Fprintf(stderr, "vfsctl exec: the current folder %s is outside the workspace %s; the command was not run: cd into the workspace, or give --root the folder it runs in\n", cwd, eng.Root())
 		return exitVfsctl
-	}
-	if x.Outside != nil && x.Outside.Seq != 0 {
-		fmt.Fprintf(stderr, "vfsctl exec: changes made outside vfsctl since its last look were journaled first as call %d\n", x.Outside.Seq)
-	}
-	code, how := runCommand(c.argv, c.timeout, stdin, stdout, stderr)
-	look, err := x.End(how)
-	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl exec: the command ended (%s) but what it changed could not be journaled: %v\n", how, err)
-		return exitVfsctl
-	}
-	for _, n := range look.Notes {
-		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
-	}
-	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %s changed\n", x.Seq(), how, plural(len(look.Files), "file"))
-	return code
-}
-
-// runCommand runs argv in its own process group, forwarding Ctrl-C and a terminate
-// request to it, killing the group at the timeout. It returns the exit status for
-// vfsctl and how the command ended, as the record says it.
-func runCommand(argv []string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) (int, string) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return 127, fmt.Sprintf("not started: %v", err)
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
+	ctx := toolapi.WithTurn(context.Background(), c.turn)
+	res, err := eng.Exec(ctx, c.session, c.argv, toolapi.ExecOptions{Cwd: filepath.ToSlash(rel), Timeout: c.timeout,
+		Stdin: stdin, Stdout: stdout, Stderr: stderr, Signals: sigs})
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl exec: %v\n", err)
+		return exitVfsctl
 	}
-	timedOut := false
-	for {
-		select {
-		case s := <-sigs:
-			syscall.Kill(-cmd.Process.Pid, s.(syscall.Signal))
-		case <-timer:
-			timedOut = true
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case err := <-done:
-			var ee *exec.ExitError
-			switch {
-			case err == nil:
-				return 0, "exit 0"
-			case errors.As(err, &ee):
-				st := ee.Sys().(syscall.WaitStatus)
-				if st.Signaled() {
-					if timedOut {
-						return 124, fmt.Sprintf("killed after the timeout of %s", timeout)
-					}
-					return 128 + int(st.Signal()), "signal " + st.Signal().String()
-				}
-				return st.ExitStatus(), fmt.Sprintf("exit %d", st.ExitStatus())
-			}
-			return exitVfsctl, fmt.Sprintf("wait failed: %v", err)
-		}
+	if res.Outside != nil && res.Outside.Seq != 0 {
+		fmt.Fprintf(stderr, "vfsctl exec: changes made outside vfsctl since its last look were journaled first as call %d\n", res.Outside.Seq)
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
+	}
+	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %s changed\n", res.Seq, res.Exit, plural(len(res.Files), "file"))
+	return res.Code
 }
 
 // checkpointCmd is `vfsctl checkpoint`.
