@@ -104,6 +104,34 @@ type ExecResult struct {
 // error is vfsctl's own (the journal, a refused folder); a command that fails is a
 // result with its code.
 func (e *Engine) Exec(ctx context.Context, session string, argv []string, o ExecOptions) (*ExecResult, error) {
+	if e.tracer == nil {
+		return e.exec(ctx, session, argv, o)
+	}
+	// One span, as a tool call's, named "execute_tool exec".
+	var res *ExecResult
+	var err error
+	traceCall(ctx, e.tracer, session, txn.ToolExec, nil, func(ctx context.Context) Result {
+		res, err = e.exec(ctx, session, argv, o)
+		if err != nil {
+			return fail(txn.ToolExec, err)
+		}
+		seq := int64(res.Seq)
+		return Result{OK: true, Tool: txn.ToolExec, Txn: &seq, paths: changedPaths(res.Files),
+			command: &commandTrace{argv: argv, code: res.Code, exit: res.Exit, files: len(res.Files)}}
+	})
+	return res, err
+}
+
+// changedPaths are the paths of files.
+func changedPaths(files []journal.File) []string {
+	var p []string
+	for _, f := range files {
+		p = append(p, f.Path)
+	}
+	return p
+}
+
+func (e *Engine) exec(ctx context.Context, session string, argv []string, o ExecOptions) (*ExecResult, error) {
 	if len(argv) == 0 {
 		return nil, errs.New(errs.InvalidInput, "", "No command given: send argv with the program first, e.g. [\"go\", \"test\", \"./...\"].")
 	}

@@ -75,6 +75,7 @@ func (a *dispatcher) runCommand(c *txn.Call, _ string, in *input) (string, error
 	if err != nil {
 		return "", errs.Wrap(errs.IOError, "", err, "%v. The command ran; what it changed is recorded by the next look at the workspace.", err)
 	}
+	in.command = &commandTrace{argv: argv, code: res.Code, exit: res.Exit, files: len(res.Files)}
 	return commandReply(res, dir, timeout, stdout, stderr), nil
 }
 

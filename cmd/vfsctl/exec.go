@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -77,7 +76,9 @@ func (c *execCmd) ParseFlags(args []string) error {
 const exitVfsctl = 125
 
 func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
-	eng, err := c.open("vfsctl exec")
+	tp, flush := tracing("exec", stderr)
+	defer flush()
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl exec", TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl exec: %v\n", err)
 		return exitVfsctl
@@ -92,7 +93,7 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	ctx := toolapi.WithTurn(context.Background(), c.turn)
+	ctx := toolapi.WithTurn(callContext(nil), c.turn) // under the runtime's span, from TRACEPARENT
 	res, err := eng.Exec(ctx, c.session, c.argv, toolapi.ExecOptions{Cwd: filepath.ToSlash(rel), Timeout: c.timeout,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Signals: sigs})
 	if err != nil {
