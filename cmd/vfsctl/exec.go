@@ -27,13 +27,15 @@ func (c *execCmd) Summary() string { return "run a command and journal what it c
 
 const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] -- CMD ARGS...
 
-Runs CMD in the current folder with stdin, stdout and stderr passed through, and
-journals what it changed in the workspace as one record of tool exec: per file
-created, changed or deleted, both contents (a text file's change by its lines),
-with notes for symlinks, modes and other kinds. Before it starts, what changed since
+Runs CMD in the current folder (inside the workspace) with stdin, stdout and
+stderr passed through, and journals what it changed in the workspace as one record
+of tool exec: per file created, changed or deleted, both contents (a text file's
+change by its lines), with notes for symlinks, modes and other kinds. Before it starts, what changed since
 vfsctl last looked that no call made (an editor, a formatter) is journaled first,
 as a record of tool outside, so that it is never taken for the command's.
-vfsctl undo N, redo and rewind take an exec record back like any call.
+vfsctl undo N, redo and rewind take an exec record back like any call. If vfsctl
+is killed while the command runs, the next vfsctl command in the workspace records
+what changed since the command began as its changes, in state unknown.
 
 vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
