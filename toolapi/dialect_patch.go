@@ -128,11 +128,15 @@ func unkeptInPatch(rec *journal.Record, args []byte) string {
 	if len(rec.Files) == 0 {
 		return ""
 	}
-	_, in, err := decodeCall(toolTable, ApplyPatch, args)
+	_, in, err := decodeCall(toolTable, rec.Tool, args)
 	if err != nil {
 		return ""
 	}
-	ops, err := patchOps(in)
+	read := patchOps
+	if rec.Tool == ApplyDiff {
+		read = diffOps
+	}
+	ops, err := read(in)
 	if err != nil {
 		return ""
 	}
@@ -187,6 +191,10 @@ func (a *dispatcher) patchSpecs(ops []dialect.FileOp) ([]txn.Spec, error) {
 func targetsOf(ops []dialect.FileOp) []patchTarget {
 	var targets []patchTarget
 	for _, op := range ops {
+		if op.Unified {
+			targets = append(targets, diffTargets(op)...)
+			continue
+		}
 		switch op.Kind {
 		case dialect.OpAdd:
 			targets = append(targets, patchTarget{op: op, path: op.Path, header: "*** Add File: " + op.Path})
@@ -210,6 +218,10 @@ func (a *dispatcher) resolveTarget(t *patchTarget, seen map[string]*patchTarget)
 	}
 	t.r = r
 	if o := seen[r.Path]; o != nil {
+		if t.op.Unified {
+			return errs.New(errs.InvalidInput, t.path, "apply_diff line %d: %s names %s, which %s on line %d names already. Name each file once: a file is created, deleted, renamed or changed by one section.",
+				t.op.Line, t.header, t.path, o.header, o.op.Line)
+		}
 		return errs.New(errs.InvalidInput, t.path, "apply_patch line %d: %s names %s, which `%s` on line %d names already. Name each file once: put all changes of a file in one `*** Update File:` section.",
 			t.op.Line, t.header, t.path, o.header, o.op.Line)
 	}
@@ -220,7 +232,7 @@ func (a *dispatcher) resolveTarget(t *patchTarget, seen map[string]*patchTarget)
 // checkTarget refuses, in the dialect's words, an Add or a move onto an existing path
 // and an Update or Delete of a missing file.
 func checkTarget(t *patchTarget, fs *vfs.FS) error {
-	label := fmt.Sprintf("%s (patch line %d)", t.header, t.op.Line)
+	label := t.label()
 	r := t.r
 	exists := r.Exists || r.Link
 	isMove := t.op.MoveTo != "" && t.path == t.op.MoveTo
@@ -232,12 +244,18 @@ func checkTarget(t *patchTarget, fs *vfs.FS) error {
 		} else if r.Link {
 			what = "A symlink"
 		}
+		if t.op.Unified {
+			return errs.New(errs.FileExists, t.path, "%s: %s already exists at %s, and a diff never overwrites one. To change the file, send `--- a/%s` and `+++ b/%s` with hunks of ' ' context, '-' removed and '+' added lines.",
+				label, what, t.path, t.path, t.path).Stood(found, "")
+		}
 		return errs.New(errs.FileExists, t.path, "%s: %s already exists at %s, and a patch never overwrites one. To change the file, send `*** Update File: %s` with chunks of ' ' context, '-' removed and '+' added lines.",
 			label, what, t.path, t.path).Stood(found, "")
 	case !isMove && t.op.Kind != dialect.OpAdd && !exists:
 		msg := fmt.Sprintf("%s: %s does not exist.", label, t.path)
 		if s := fs.Suggest(r.Path); s != "" {
 			msg += fmt.Sprintf(" Did you mean %s? Send the path as it is.", s)
+		} else if t.op.Unified {
+			msg += fmt.Sprintf(" To make a new file, send `--- /dev/null` and `+++ b/%s`, then a hunk with each line as '+line'.", t.path)
 		} else {
 			msg += fmt.Sprintf(" To make a new file, send `*** Add File: %s` with each line as '+line'.", t.path)
 		}
@@ -246,17 +264,39 @@ func checkTarget(t *patchTarget, fs *vfs.FS) error {
 	return nil
 }
 
+// label names a section in a refusal: its header and where it is.
+func (t *patchTarget) label() string {
+	if t.op.Unified {
+		return fmt.Sprintf("%s (diff line %d)", t.header, t.op.Line)
+	}
+	return fmt.Sprintf("%s (patch line %d)", t.header, t.op.Line)
+}
+
 // specsOf turns a patch's paths into the transaction's specs, one per path.
 func specsOf(targets []patchTarget) []txn.Spec {
 	var specs []txn.Spec
 	for _, t := range targets {
 		op := t.op
-		label := fmt.Sprintf("%s (patch line %d)", t.header, op.Line)
-		locate := func(content []byte) (*matcher.Result, error) { return dialect.PlanChunks(op.Path, content, op.Chunks) }
+		label := t.label()
+		locate := func(content []byte) (*matcher.Result, error) {
+			if op.Unified {
+				return dialect.PlanHunks(op.Path, content, op.Chunks)
+			}
+			return dialect.PlanChunks(op.Path, content, op.Chunks)
+		}
 		switch {
 		case op.Kind == dialect.OpAdd:
 			specs = append(specs, txn.Spec{Path: op.Path, Op: journal.OpCreate, Content: []byte(op.Content), Label: label})
-		case op.Kind == dialect.OpDelete, op.MoveTo != "" && t.path == op.Path:
+		case op.Kind == dialect.OpDelete:
+			s := txn.Spec{Path: op.Path, Op: journal.OpDelete, Label: label}
+			if len(op.Chunks) > 0 {
+				// A diff's deletion shows the lines it deletes: they must be the file's.
+				s.Locate = func(content []byte) (*matcher.Result, error) {
+					return nil, dialect.CheckRemoved(op.Path, content, op.Chunks)
+				}
+			}
+			specs = append(specs, s)
+		case op.MoveTo != "" && t.path == op.Path:
 			specs = append(specs, txn.Spec{Path: op.Path, Op: journal.OpDelete, Label: label})
 		case op.MoveTo != "":
 			s := txn.Spec{Path: op.MoveTo, Op: journal.OpCreate, From: op.Path, Label: label}
@@ -275,7 +315,13 @@ func specsOf(targets []patchTarget) []txn.Spec {
 // edit_file's reply says: the lines changed, how each chunk matched, and the diff.
 func renderPatch(ops []dialect.FileOp, specs []txn.Spec, changes []*txn.Change) string {
 	var b strings.Builder
-	b.WriteString("Success. Updated the following files:\n")
+	unit := "chunk"
+	if len(ops) > 0 && ops[0].Unified {
+		unit = "hunk"
+		b.WriteString("Applied the diff:\n")
+	} else {
+		b.WriteString("Success. Updated the following files:\n")
+	}
 	var added, modified, deleted []string
 	for _, op := range ops {
 		switch {
@@ -315,7 +361,7 @@ func renderPatch(ops []dialect.FileOp, specs []txn.Spec, changes []*txn.Change) 
 			fmt.Fprintf(&b, "Updated %s (%s).\n", s.Path, changedLines(ch.Plan))
 			for k, r := range ch.Plan.Edits {
 				if notes := matchNotes(r); len(notes) > 0 {
-					fmt.Fprintf(&b, "chunk %d: %s.\n", k+1, strings.ReplaceAll(strings.Join(notes, "; "), "pasted into oldText", "pasted into its lines"))
+					fmt.Fprintf(&b, "%s %d: %s.\n", unit, k+1, strings.ReplaceAll(strings.Join(notes, "; "), "pasted into oldText", "pasted into its lines"))
 				}
 			}
 			b.WriteString(withWarnings(strings.TrimRight(boundedDiff(ch.Diff(), ch.Seq), "\n"), ch) + "\n")

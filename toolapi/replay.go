@@ -58,7 +58,8 @@ func NewReplayer(src *txn.Engine) (*Replayer, error) {
 	}
 	r := &Replayer{src: src, swap: &swapFs{Fs: afero.NewMemMapFs()}, dir: dir, cache: map[string][]byte{}}
 	// The replay journal is scratch: NoSync is safe here, nothing in it outlives us.
-	r.eng, err = txn.Open(vfs.New(r.swap, vfs.Options{}), txn.Options{JournalPath: path.Join(dir, "journal.db"), NoSync: true})
+	// Absolute paths in the records name the workspace's root: the rebuild answers to them.
+	r.eng, err = txn.Open(vfs.New(r.swap, vfs.Options{RootAliases: src.FS().Aliases()}), txn.Options{JournalPath: path.Join(dir, "journal.db"), NoSync: true})
 	if err != nil {
 		r.Close()
 		return nil, err
@@ -267,6 +268,11 @@ func (r *Replayer) stage(in *replayInput, stand standIn, session string) {
 			seen = "" // the call was refused for want of a read: it gets none
 		}
 		r.eng.Seed(seen, p, data)
+		if in.rec.Tool == EditLines && seen != "" {
+			// The journal keeps no history of what a session was shown with anchors:
+			// the replay takes them to name the file as it stood before the call.
+			r.eng.SeedAnchors(seen, p, data)
+		}
 	}
 }
 
@@ -411,7 +417,7 @@ func standInSaid(rec *journal.Record, f journal.File, msg string, cannot func(st
 // before the refused one edited or wrote a file: that change was planned, so its file
 // was read, but the record keeps the content of the refused change's file only.
 func unkeptEarlier(rec *journal.Record, args []byte) string {
-	if rec.Tool == ApplyPatch && rec.State == journal.Failed {
+	if (rec.Tool == ApplyPatch || rec.Tool == ApplyDiff) && rec.State == journal.Failed {
 		return unkeptInPatch(rec, args)
 	}
 	if rec.Tool != ApplyChanges || rec.State != journal.Failed {

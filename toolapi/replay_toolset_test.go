@@ -1,6 +1,7 @@
 package toolapi_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
@@ -46,6 +47,51 @@ func TestReplayUnderTheRecordedToolSet(t *testing.T) {
 		if !res.Replayable || !res.Same || res.NowKind != calls[i].kind {
 			t.Errorf("%s: replay says replayable %v, same %v, today %q (%s), want %s as recorded: %s",
 				calls[i].tool, res.Replayable, res.Same, res.NowKind, res.NowText, calls[i].kind, res.Why)
+		}
+	}
+}
+
+// A call that names its file by an absolute path inside the workspace, as Gemini CLI
+// sends every path, replays as recorded: the rebuild answers to the workspace's own
+// spellings of its root, not to "/".
+func TestReplayOfAbsolutePaths(t *testing.T) {
+	ws := testutil.Workspace(t, map[string]string{"app.py": "a = 'x'\n"})
+	eng, err := toolapi.Open(ws, toolapi.Options{Tools: "gemini,edit_file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	abs := filepath.Join(ws, "app.py")
+	calls := []struct {
+		tool string
+		args any
+		ok   bool
+	}{
+		{"replace", map[string]any{"file_path": abs, "old_string": "'x'", "new_string": "'y'"}, true},
+		{"edit_file", edit(abs, "'y'", "'z'"), true},
+		{"replace", map[string]any{"file_path": abs, "old_string": "'nowhere'", "new_string": "'y'"}, false},
+		{"replace", map[string]any{"file_path": filepath.Join(filepath.Dir(ws), "outside.py"), "old_string": "a", "new_string": "b"}, false},
+	}
+	var seqs []uint64
+	for _, c := range calls {
+		r := call(t, eng, c.tool, c.args)
+		if r.OK != c.ok || r.Txn == nil {
+			t.Fatalf("%s: %+v", c.tool, r)
+		}
+		seqs = append(seqs, uint64(*r.Txn))
+	}
+	rp, err := eng.Replayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	for i, seq := range seqs {
+		res, err := rp.Replay(seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Replayable || !res.Same {
+			t.Errorf("call %d (%s): replay says replayable %v, same %v, today %v %q: %s", i+1, calls[i].tool, res.Replayable, res.Same, res.NowOK, res.NowText, res.Why)
 		}
 	}
 }

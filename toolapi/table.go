@@ -213,17 +213,19 @@ const (
 )
 
 // toolSets are the named sets, in the order messages list them.
-var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setShell, setAll}
+var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setHashline, setUdiff, setShell, setAll}
 
 // readOnlySets: the tools that only look belong to every dialect, since every
 // dialect's model must be able to find and read files.
-var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
+var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setUdiff}
 
 // toolTable defines every tool, in the order they are listed.
 var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
 	moveFileDef, deleteFileDef, createDirectoryDef, readFilesDef, fileInfoDef,
 	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef,
 	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef,
+	hashlineReadFileDef, editLinesDef,
+	applyDiffDef,
 	runCommandDef}
 
 // lookupTool returns the tool of defs named name, or nil; of two tools of one name
@@ -244,7 +246,7 @@ func nativeTools() []*toolDef {
 }
 
 // selectTools returns the tools a tool-set spec chooses, in table order: "" or
-// "native" (the default), "codex", "anthropic", "search-replace", "gemini", "all", or
+// "native" (the default), "codex", "anthropic", "search-replace", "gemini", "udiff", "all", or
 // a comma-separated list of tool and set names. A name it does not know is an error
 // that lists the valid ones. A runtime calls tools by name, so a selection holds one
 // tool of a name: "all" keeps the first in table order (the native read_file and

@@ -49,7 +49,8 @@ type Spec struct {
 	// Locate, when set, places an OpEdit's change instead of Edits: it gets the file's
 	// content as read under the file's queue and returns the planned result (an edit
 	// dialect's locator, an insertion at a line). It must be pure: it may run again
-	// on the same content, and its refusal refuses the call.
+	// on the same content, and its refusal refuses the call. On an OpDelete it only
+	// checks the content (its result is not used): a refusal keeps the file.
 	Locate  func(content []byte) (*matcher.Result, error)
 	Content []byte
 	// From, on an OpCreate, names the source of a move: an OpDelete of the same call,
@@ -339,6 +340,12 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved) (*Change, sight, 
 	}
 	switch s.Op {
 	case journal.OpDelete:
+		if s.Locate != nil {
+			// A deletion's check of what it deletes (a diff's '-' lines).
+			if _, err := s.Locate(f.Data); err != nil {
+				return nil, looked(f, s.Op, true), err
+			}
+		}
 		ch.Deleted = true
 		return ch, sight{}, nil
 	case journal.OpEdit:

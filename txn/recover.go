@@ -113,19 +113,32 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	for _, x := range running {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the command of call %d was still running; what it had changed by then is in this record", x.Seq))
 	}
-	w, err := e.walk(LookOptions{})
+	// Recovery runs holding the journal: the snapshot is read and the workspace
+	// walked as they are.
+	var old map[string]journal.SnapEntry
+	first := false
+	err := j.View(func(t *journal.Tx) error {
+		first = !t.HasSnapshot()
+		old = t.Snapshot()
+		return nil
+	})
+	var scan *vfs.Scan
+	if err == nil {
+		scan, err = e.walkAgainst(LookOptions{}, old)
+	}
 	if err != nil {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
 		j.Defer(func(t *journal.Tx) error { return t.Put(last) })
 		return
 	}
+	now := snapOf(scan, old)
 	j.Defer(func(t *journal.Tx) error {
 		look := &Look{}
-		if err := w.record(t, look, last.Seq); err != nil {
+		if err := tell(t, look, old, now, scan, first, false, last.Seq); err != nil {
 			return err
 		}
 		r := *last // a batch may run this again: last stays as recovery left it
-		r.Files = look.Files
+		r.Files, r.Entries = look.Files, look.Entries
 		r.Notes = append(slices.Clone(last.Notes), look.Notes...)
 		return t.Put(&r)
 	})

@@ -28,6 +28,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,10 @@ type Options struct {
 	Reserved []string
 	// MaxFileSize in bytes; 0 means DefaultMaxFileSize.
 	MaxFileSize int64
+	// RootAliases, for New, are the spellings of the root that absolute paths may use,
+	// as another FS's Aliases gives them: a replay of that workspace's calls, which
+	// named their files by absolute paths, reads them here. nil: "/".
+	RootAliases []string
 }
 
 // FS is a root-confined filesystem.
@@ -111,8 +116,15 @@ func New(fsys afero.Fs, opts Options) *FS {
 		f.maxSize = DefaultMaxFileSize
 	}
 	f.aliases = []string{"/"}
+	if opts.RootAliases != nil {
+		f.aliases = slices.Clone(opts.RootAliases)
+	}
 	return f
 }
+
+// Aliases are the spellings of the root that absolute paths may use: the root's
+// absolute path, and the path its symlinks resolve to.
+func (f *FS) Aliases() []string { return slices.Clone(f.aliases) }
 
 // Afero returns the underlying filesystem, for callers that keep their own files in the
 // root (the journal) and for tests.

@@ -390,3 +390,54 @@ func TestMCPGemini(t *testing.T) {
 		t.Errorf("many.txt:\n%s", got)
 	}
 }
+
+// TestMCPUdiff serves the udiff set: apply_diff beside the reading tools, annotated as
+// a tool that changes files; a diff applies over MCP as through vfsctl call, and a
+// refused one changes nothing and says which hunk.
+func TestMCPUdiff(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := e2eWorkspace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "udiff-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir, "--tools", "udiff")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "apply_diff" {
+			a := tl.Annotations
+			if a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || a.IdempotentHint {
+				t.Errorf("apply_diff annotations %+v", a)
+			}
+		}
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, ","); got != "apply_diff,list_files,read_file,search_files" {
+		t.Errorf("tools %s", got)
+	}
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "apply_diff", Arguments: json.RawMessage(`{"diff": "--- a/many.txt\n+++ b/many.txt\n@@ ... @@\n-line 03 = old\n+line 03 = new\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-print(\"bye\")\n+print(1)\n"}`)})
+	if err != nil || !r.IsError || !strings.Contains(textOf(r), "app.py hunk 1: its context and removed lines were not found.") {
+		t.Fatalf("a hunk not found: %v %s", err, textOf(r))
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "many.txt")); strings.Contains(string(got), "= new") {
+		t.Errorf("a refused diff changed many.txt:\n%s", got)
+	}
+	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "apply_diff", Arguments: json.RawMessage(`{"diff": "--- a/many.txt\n+++ b/many.txt\n@@ -4,1 +4,1 @@\n-line 03 = old\n+line 03 = new\n--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1 @@\n+# New\n"}`)})
+	if err != nil || r.IsError {
+		t.Fatalf("the diff: %v %s", err, textOf(r))
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "many.txt")); !strings.Contains(string(got), "line 02 = old\nline 03 = new\nline 04 = old\n") {
+		t.Errorf("many.txt:\n%s", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "docs/new.md")); string(got) != "# New\n" {
+		t.Errorf("docs/new.md: %q", got)
+	}
+}

@@ -156,18 +156,23 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// patchArgs returns the string arguments of an apply_patch call that span lines,
-// name and value, so that show prints the patch as it reads rather than as one JSON
-// line cut short: the input, an operation's diff, or a bare string argument (named
-// input, as apply_patch reads it).
+// patchArgs returns the string arguments of an apply_patch or apply_diff call that
+// span lines, name and value, so that show prints the patch as it reads rather than
+// as one JSON line cut short: the input, an operation's diff, or a bare string
+// argument (named input or diff, as the tool reads it).
 func patchArgs(tool, args string) [][2]string {
-	if tool != toolapi.ApplyPatch {
+	name := "input"
+	switch tool {
+	case toolapi.ApplyPatch:
+	case toolapi.ApplyDiff:
+		name = "diff"
+	default:
 		return nil
 	}
 	var bare string
 	if json.Unmarshal([]byte(args), &bare) == nil {
 		if strings.Contains(bare, "\n") {
-			return [][2]string{{"input", bare}}
+			return [][2]string{{name, bare}}
 		}
 		return nil
 	}

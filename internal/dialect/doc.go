@@ -2,7 +2,7 @@
 // into byte splices of a file, or refuses them. It is pure: text in, a typed plan or
 // a typed error (internal/errs) out; the tool layer reads and writes the files.
 //
-// Two dialects:
+// Three dialects:
 //
 //   - V4A, the apply_patch format of the Codex CLI and of the Responses API's
 //     apply_patch tool: ParsePatch reads a whole patch (`*** Begin Patch` ...
@@ -10,6 +10,10 @@
 //     LocateChunks places one Update's chunks in a file.
 //   - SEARCH/REPLACE blocks, as Cline's replace_in_file and Roo Code's apply_diff
 //     send them: ParseSearchReplace reads the diff, LocateBlocks places the blocks.
+//   - Unified diffs, as git diff, diff -u and Aider's udiff write them (vfsctl's
+//     apply_diff): ParseUnifiedDiff reads them into the same FileOps, PlanHunks
+//     places a file's hunks with the chunks' code, anywhere in the file, the
+//     headers' line numbers only choosing among several places.
 //
 // # Invariants
 //

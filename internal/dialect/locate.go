@@ -56,13 +56,36 @@ const (
 	MaxLineChecks = 4_000_000
 )
 
+// PlanHunks places the hunks of one file of a unified diff (ParseUnifiedDiff) as
+// PlanChunks places chunks, with a unified diff's rules: each hunk is found anywhere
+// in the file, not only after the one before it (models send hunks out of order);
+// where its lines fit several places, the one nearest to its header's line (Near)
+// is taken, and a tie is refused; a hunk with no context or removed lines goes only
+// into an empty file; `\ No newline at end of file` adds or takes away the file's
+// final line break. Refusals name the hunk.
+func PlanHunks(path string, content []byte, hunks []Chunk) (*matcher.Result, error) {
+	sp, reports, err := locate(path, content, hunks, true)
+	if err != nil {
+		return nil, err
+	}
+	return matcher.FromSplices(content, sp, reports)
+}
+
 func locateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, error) {
+	return locate(path, content, chunks, false)
+}
+
+func locate(path string, content []byte, chunks []Chunk, unified bool) ([]matcher.Splice, []matcher.EditReport, error) {
 	f, err := newFile(path, content)
 	if err != nil {
 		return nil, nil, err
 	}
+	f.unit = "chunk"
+	if unified {
+		f.unified, f.unit = true, "hunk"
+	}
 	if len(chunks) > MaxChunks {
-		return nil, nil, errs.New(errs.TooLarge, path, "%s: the patch has %d chunks for it; at most %d are placed in one call. Send the change in several calls, or replace the file whole.", f.name, len(chunks), MaxChunks)
+		return nil, nil, errs.New(errs.TooLarge, path, "%s: the %s has %d %ss for it; at most %d are placed in one call. Send the change in several calls, or replace the file whole.", f.name, f.source(), len(chunks), f.unit, MaxChunks)
 	}
 	for ci, c := range chunks {
 		if len(c.Anchors) > MaxAnchors {
@@ -72,7 +95,7 @@ func locateChunks(path string, content []byte, chunks []Chunk) ([]matcher.Splice
 	sp, reports, err := f.place(chunks)
 	if f.fuzzy > fuzzyBudget {
 		// Whatever the search ended with, it stopped for the bound.
-		return nil, nil, errs.New(errs.TooLarge, path, "%s: placing the patch's chunks needed the fuzzy tiers (quotes, spaces, indentation forgiven) over more than %d bytes of the file, the most one call may search. Copy the context lines exactly from the file, so that they match as they are, or send fewer chunks per call.", f.name, fuzzyBudget)
+		return nil, nil, errs.New(errs.TooLarge, path, "%s: placing the %s's %ss needed the fuzzy tiers (quotes, spaces, indentation forgiven) over more than %d bytes of the file, the most one call may search. Copy the context lines exactly from the file, so that they match as they are, or send fewer %ss per call.", f.name, f.source(), f.unit, fuzzyBudget, f.unit)
 	}
 	return sp, reports, err
 }
@@ -83,7 +106,10 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 	reports := make([]matcher.EditReport, len(chunks))
 	cursor := 0 // first line (0-based) a chunk may start at
 	for ci, c := range chunks {
-		hunk := fmt.Sprintf("%s chunk %d", f.name, ci+1)
+		hunk := fmt.Sprintf("%s %s %d", f.name, f.unit, ci+1)
+		if f.unified {
+			cursor = 0 // a unified diff's hunks are placed anywhere, each on its own
+		}
 		for _, a := range c.Anchors {
 			at := f.findAnchor(a, cursor)
 			if at < 0 {
@@ -100,6 +126,9 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 			}
 			cursor = at + 1
 		}
+		if len(c.Old) == 0 && f.unified && f.nlines > 0 {
+			return nil, nil, refusal(errs.InvalidInput, f.path, ci, nil, "%s has only '+' lines, so nothing in it says where they go in the file (its @@ line numbers alone do not place it). Send the 3 lines before them as ' ' context lines.", hunk)
+		}
 		if len(c.Old) == 0 {
 			if len(c.New) == 0 {
 				return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing: it has no lines. Send ' ' context, '-' removed and '+' added lines.", hunk)
@@ -114,25 +143,38 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 			out = append(out, sp)
 			continue
 		}
+		if c.OldNoEOL != c.NewNoEOL {
+			f.finalEOL, f.finalEdit = 1, ci // the final line break is added
+			if c.NewNoEOL {
+				f.finalEOL = -1 // or taken away
+			}
+		}
 		if equalLines(c.Old, c.New) {
-			return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing: its old and new lines are identical. Send only chunks that change something.", hunk)
+			if f.finalEOL != 0 {
+				// Only the final line break changes: the lines must be the file's last.
+				if _, err := f.findLines(hunk, ci, c.Old, cursor, true, c.Near); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
+			return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing: its old and new lines are identical. Send only %ss that change something.", hunk, f.unit)
 		}
 		old, nw := c.Old, c.New
-		at, err := f.findLines(hunk, ci, old, cursor, c.EndOfFile)
+		at, err := f.findLines(hunk, ci, old, cursor, c.EndOfFile, c.Near)
 		if err != nil && errs.KindOf(err) == errs.TextNotFound && len(old) > 1 && old[len(old)-1] == "" && len(nw) > 0 && nw[len(nw)-1] == "" {
 			// As Codex does: a trailing empty context line may stand for the end of the file.
 			old, nw = old[:len(old)-1], nw[:len(nw)-1]
-			if a2, err2 := f.findLines(hunk, ci, old, cursor, c.EndOfFile); err2 == nil {
+			if a2, err2 := f.findLines(hunk, ci, old, cursor, c.EndOfFile, c.Near); err2 == nil {
 				at, err = a2, nil
 			}
 		}
 		gutter := false
 		if err != nil && errs.KindOf(err) == errs.TextNotFound {
 			if gOld, gNew, ok := stripChunkGutter(old, nw); ok {
-				a2, err2 := f.findLines(hunk, ci, gOld, cursor, c.EndOfFile)
+				a2, err2 := f.findLines(hunk, ci, gOld, cursor, c.EndOfFile, c.Near)
 				switch {
 				case err2 == nil && equalLines(gOld, gNew):
-					return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing once the read_file line numbers pasted into its lines are taken out. Send only chunks that change something.", hunk)
+					return nil, nil, refusal(errs.NoChange, f.path, ci, nil, "%s changes nothing once the read_file line numbers pasted into its lines are taken out. Send only %ss that change something.", hunk, f.unit)
 				case err2 == nil:
 					at, err, old, nw, gutter = a2, nil, gOld, gNew, true
 				case errs.KindOf(err2) == errs.TextNotFound:
@@ -156,7 +198,7 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 		out = append(out, sp...)
 		cursor = at + len(old)
 	}
-	sp, err := f.finish(out, func(i int) string { return fmt.Sprintf("chunk %d", i+1) })
+	sp, err := f.finish(out, func(i int) string { return fmt.Sprintf("%s %d", f.unit, i+1) })
 	return sp, reports, err
 }
 
@@ -249,6 +291,19 @@ type file struct {
 	seed    maphash.Seed
 	fuzzy   int // bytes the matcher searched beyond the exact tier
 	checked int // places the exact tier compared with a chunk
+
+	unit      string // what a refusal calls a chunk: "chunk" (V4A), "hunk" (a unified diff)
+	unified   bool   // placed by a unified diff's rules (PlanHunks)
+	finalEOL  int    // a unified diff adds (1) or takes away (-1) the final line break; 0: kept
+	finalEdit int    // the hunk that does
+}
+
+// source is what a refusal calls the text the chunks came from.
+func (f *file) source() string {
+	if f.unified {
+		return "diff"
+	}
+	return "patch"
 }
 
 func newFile(path string, content []byte) (*file, error) {
@@ -384,7 +439,10 @@ func sameLines(region string, pieces []string) bool {
 
 // findLines finds the one place, at or after line from, where old matches whole
 // lines of the file (at the file's end when eof), and returns its first line.
-func (f *file) findLines(hunk string, ci int, old []string, from int, eof bool) (int, error) {
+//
+// near, a unified diff hunk's header line (1-based; 0: none), chooses among several
+// places the one nearest to it.
+func (f *file) findLines(hunk string, ci int, old []string, from int, eof bool, near int) (int, error) {
 	n := len(old)
 	var found []int
 	if eof {
@@ -414,6 +472,16 @@ func (f *file) findLines(hunk string, ci int, old []string, from int, eof bool) 
 			s = first + 1
 		}
 	}
+	tie := false
+	if len(found) > 1 && near > 0 {
+		if all, ok := f.everyPlace(old, from); ok && len(all) > 1 {
+			at, ok := nearest(all, near-1)
+			if ok {
+				return at, nil
+			}
+			found, tie = all, true
+		}
+	}
 	if len(found) > 1 {
 		lines := make([]string, len(found))
 		for i, l := range found {
@@ -426,6 +494,12 @@ func (f *file) findLines(hunk string, ci int, old []string, from int, eof bool) 
 		at := make([]int, len(found))
 		for i, l := range found {
 			at[i] = l + 1
+		}
+		if f.unified {
+			if tie {
+				return 0, refusal(errs.MultipleMatches, f.path, ci, at, "%s: its context and removed lines match %s places (lines %s), and the two nearest to its @@ line %d are equally near. Add context lines so that one place matches.", hunk, count, strings.Join(lines, ", "), near)
+			}
+			return 0, refusal(errs.MultipleMatches, f.path, ci, at, "%s: its context and removed lines match %s places (lines %s). Add context lines so that one place matches, or give the place's line in the @@ header (`@@ -LINE,COUNT +LINE,COUNT @@`).", hunk, count, strings.Join(lines, ", "))
 		}
 		return 0, refusal(errs.MultipleMatches, f.path, ci, at, "%s: its context and removed lines match %s places after its anchors (lines %s). Add an @@ line naming the class or function line above the change, or more context lines, so that one place matches.", hunk, count, strings.Join(lines, ", "))
 	}
@@ -497,6 +571,12 @@ var fuzzyBudget = MaxFuzzyBytes
 // so that a patch of many chunks costs what its lines cost and not, per chunk, the
 // rest of the file.
 func (f *file) exact(pieces []string, s int) []int {
+	return f.exactPlaces(pieces, s, 10, false)
+}
+
+// exactPlaces is exact with a bound on the places returned, and, when overlap is
+// set, every place, overlapping ones included.
+func (f *file) exactPlaces(pieces []string, s, limit int, overlap bool) []int {
 	if f.lines == nil {
 		// Keyed by a hash: lines are compared whole below, so a collision costs a
 		// comparison and nothing else.
@@ -518,7 +598,7 @@ func (f *file) exact(pieces []string, s int) []int {
 	var out []int
 	end := s // the next line a match may start at: they must not overlap
 	first, _ := slices.BinarySearch(at, int32(s+r))
-	for k := first; k < len(at) && len(out) < 10; k++ {
+	for k := first; k < len(at) && len(out) < limit; k++ {
 		i := int(at[k]) - r
 		if i < end || i+len(pieces) > f.nlines {
 			continue
@@ -533,7 +613,9 @@ func (f *file) exact(pieces []string, s int) []int {
 		}
 		if same {
 			out = append(out, i)
-			end = i + len(pieces)
+			if !overlap {
+				end = i + len(pieces)
+			}
 		}
 	}
 	return out
@@ -552,7 +634,10 @@ func (f *file) notFound(hunk string, ci int, old []string, from int, eof bool) e
 	if from > 0 {
 		where = fmt.Sprintf(" after line %d", from)
 	}
-	if eof {
+	switch {
+	case eof && f.unified:
+		where += " at the end of the file (where `\\ No newline at end of file` puts them)"
+	case eof:
 		where += " at the end of the file (`*** End of File`)"
 	}
 	msg := fmt.Sprintf("%s: its context and removed lines were not found%s", hunk, where)
@@ -566,7 +651,7 @@ func (f *file) notFound(hunk string, ci int, old []string, from int, eof bool) e
 				msg += ", before the anchor or the previous chunk (chunks go in file order)"
 			}
 		} else {
-			msg += fmt.Sprintf("; they appear at line %d only as part of a line (a chunk's lines are whole lines)", first+1)
+			msg += fmt.Sprintf("; they appear at line %d only as part of a line (a %s's lines are whole lines)", first+1, f.unit)
 		}
 		msg += "."
 	} else {
@@ -576,10 +661,10 @@ func (f *file) notFound(hunk string, ci int, old []string, from int, eof bool) e
 		if errors.As(err, &r) && r.Kind == errs.TextNotFound && r.Where != nil && len(r.Where.Lines) == 2 {
 			a, b := r.Where.Lines[0], r.Where.Lines[1]
 			lines, closeness = []int{a, b}, r.Where.Closeness
-			msg += " " + f.closest(a-1, b, old, "the chunk")
+			msg += " " + f.closest(a-1, b, old, "the "+f.unit)
 		}
 	}
-	e := refusal(errs.TextNotFound, f.path, ci, lines, "%s Re-read the file and copy the chunk's ' ' and '-' lines exactly from it.", msg)
+	e := refusal(errs.TextNotFound, f.path, ci, lines, "%s Re-read the file and copy the %s's ' ' and '-' lines exactly from it.", msg, f.unit)
 	e.Where.Closeness = closeness
 	return e
 }
@@ -668,7 +753,7 @@ func (f *file) regionRefusal(hunk string, ci, at, n int, err error) error {
 	var msg string
 	switch r.Kind {
 	case errs.NoChange:
-		msg = fmt.Sprintf("%s (lines %d-%d) changes nothing: read as the file has those lines, its '-' and '+' lines are the same. Send only chunks that change something.", hunk, at+1, at+n)
+		msg = fmt.Sprintf("%s (lines %d-%d) changes nothing: read as the file has those lines, its '-' and '+' lines are the same. Send only %ss that change something.", hunk, at+1, at+n, f.unit)
 	case errs.TextNotFound:
 		// The lines matched only with indentation ignored, and their indentation
 		// contradicts the file's: where new lines go would be a guess.
@@ -676,9 +761,9 @@ func (f *file) regionRefusal(hunk string, ci, at, n int, err error) error {
 		for l := at; l < at+n && l < at+12; l++ {
 			fmt.Fprintf(&b, "\n%6d\t%s", l+1, f.text(l))
 		}
-		msg = fmt.Sprintf("%s matches lines %d-%d only when indentation is ignored, and its indentation contradicts the file's%s: where its '+' lines belong would be a guess. The file's lines, with their real indentation:%s\nCopy the chunk's ' ' and '-' lines with this indentation.", hunk, at+1, at+n, linesNote(lines), b.String())
+		msg = fmt.Sprintf("%s matches lines %d-%d only when indentation is ignored, and its indentation contradicts the file's%s: where its '+' lines belong would be a guess. The file's lines, with their real indentation:%s\nCopy the %s's ' ' and '-' lines with this indentation.", hunk, at+1, at+n, linesNote(lines), b.String(), f.unit)
 	default:
-		msg = fmt.Sprintf("%s (lines %d-%d) was refused as %s%s. Re-read those lines and send the chunk again.", hunk, at+1, at+n, r.Kind, linesNote(lines))
+		msg = fmt.Sprintf("%s (lines %d-%d) was refused as %s%s. Re-read those lines and send the %s again.", hunk, at+1, at+n, r.Kind, linesNote(lines), f.unit)
 	}
 	e := refusal(r.Kind, f.path, ci, lines, "%s", msg)
 	e.Err = err
@@ -751,6 +836,9 @@ func (f *file) finish(sp []matcher.Splice, name func(int) string) ([]matcher.Spl
 	if f.addedNL {
 		sp = f.endAsBefore(sp)
 	}
+	if f.finalEOL != 0 {
+		sp = f.setFinalEOL(sp)
+	}
 	for _, s := range sp {
 		if !bytes.Equal(s.Text, f.orig[s.Start:s.End]) {
 			return sp, nil
@@ -818,4 +906,128 @@ func equalLines(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// maxPlaces bounds the places of one hunk that its header's line chooses among.
+const maxPlaces = 1000
+
+// everyPlace lists every place at or after line from where old matches whole lines,
+// overlapping ones included, at the first tier that finds any: for a header's line to
+// choose among them, none may be missing. ok is false when they could not all be
+// listed within the bounds.
+func (f *file) everyPlace(old []string, from int) ([]int, bool) {
+	if ex := f.exactPlaces(old, from, maxPlaces, true); len(ex) > 0 {
+		return ex, len(ex) < maxPlaces && f.checked <= MaxLineChecks
+	}
+	// The fuzzy tiers: one occurrence at a time, each from the line after the last.
+	var out []int
+	var tier matcher.Tier
+	for s, iter := from, 0; s < f.nlines; iter++ {
+		if iter >= 64 {
+			return nil, false
+		}
+		first, t, ok := f.occurrence(old, s)
+		if !ok {
+			break
+		}
+		if iter == 0 {
+			tier = t
+		} else if t != tier {
+			break
+		}
+		if first+len(old) <= f.nlines && sameLines(f.linesLF(first, first+len(old)), old) {
+			out = append(out, first)
+		}
+		s = first + 1
+	}
+	return out, f.fuzzy <= fuzzyBudget
+}
+
+// nearest is the place nearest to line near (both 0-based); ok is false when two are
+// equally near.
+func nearest(places []int, near int) (int, bool) {
+	best, dist, tie := -1, -1, false
+	for _, p := range places {
+		d := p - near
+		if d < 0 {
+			d = -d
+		}
+		switch {
+		case best < 0 || d < dist:
+			best, dist, tie = p, d, false
+		case d == dist:
+			tie = true
+		}
+	}
+	return best, !tie
+}
+
+// setFinalEOL makes the result of the splices end with a line break (f.finalEOL 1)
+// or without one (-1), as a unified diff's `\ No newline at end of file` says: it
+// extends the splice that ends the file, or adds one there.
+func (f *file) setFinalEOL(sp []matcher.Splice) []matcher.Splice {
+	n := len(f.orig)
+	out := applyTo(f.orig, sp)
+	// Whether the result ends in a line break is the file's (endAsBefore keeps its
+	// absence): its own bytes cannot say it, as a last line that is empty looks like
+	// a line break alone.
+	if (f.finalEOL > 0) != f.addedNL || len(out) <= f.bom {
+		return sp
+	}
+	has := eolLen(out)
+	var last *matcher.Splice
+	if k := len(sp); k > 0 && sp[k-1].End == n {
+		last = &sp[k-1]
+	}
+	if f.finalEOL > 0 {
+		if last != nil {
+			last.Text = append(append([]byte(nil), last.Text...), f.eol...)
+			return sp
+		}
+		return append(sp, matcher.Splice{Start: n, End: n, Text: []byte(f.eol), Edit: f.finalEdit})
+	}
+	switch {
+	case last != nil && len(last.Text) >= has:
+		last.Text = last.Text[:len(last.Text)-has]
+	case last != nil && len(last.Text) == 0:
+		// The line break is the file's, before the deleted lines.
+		prevEnd := 0
+		if k := len(sp); k > 1 {
+			prevEnd = sp[k-2].End
+		}
+		if last.Start-has >= max(prevEnd, f.bom) {
+			last.Start -= has
+		}
+	case last == nil:
+		prevEnd := 0
+		if k := len(sp); k > 0 {
+			prevEnd = sp[k-1].End
+		}
+		if n-has >= max(prevEnd, f.bom) {
+			sp = append(sp, matcher.Splice{Start: n - has, End: n, Edit: f.finalEdit})
+		}
+	}
+	return sp
+}
+
+// applyTo writes sorted, disjoint splices onto b.
+func applyTo(b []byte, sp []matcher.Splice) []byte {
+	var out []byte
+	at := 0
+	for _, s := range sp {
+		out = append(append(out, b[at:s.Start]...), s.Text...)
+		at = s.End
+	}
+	return append(out, b[at:]...)
+}
+
+// eolLen is the length of the line break that ends b: 0, 1 or 2 (CRLF).
+func eolLen(b []byte) int {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		return 2
+	case bytes.HasSuffix(b, []byte("\n")), bytes.HasSuffix(b, []byte("\r")):
+		return 1
+	}
+	return 0
 }

@@ -35,6 +35,9 @@ type FileOp struct {
 	Content string  // Add only: the file's content, each line ending in "\n"
 	Chunks  []Chunk // Update only; empty for a pure move
 	Line    int     // 1-based line of the section's header in the patch
+	// Unified: read from a unified diff (ParseUnifiedDiff), whose hunks PlanHunks
+	// places, and whose refusals speak of hunks.
+	Unified bool
 }
 
 // Chunk is one `@@` section of an Update: where it goes and what it changes.
@@ -49,6 +52,13 @@ type Chunk struct {
 	// EndOfFile pins the chunk to the end of the file (`*** End of File`).
 	EndOfFile bool
 	Line      int // 1-based line in the patch where the chunk starts, for messages
+	// Near is a unified diff hunk's old start line (1-based; 0: none). It chooses
+	// among several places the hunk's lines fit, the one nearest to it; it never
+	// places a hunk alone.
+	Near int
+	// OldNoEOL and NewNoEOL: a unified diff's `\ No newline at end of file` follows
+	// the hunk's last old or new line. They pin the hunk to the end of the file.
+	OldNoEOL, NewNoEOL bool
 }
 
 const (
