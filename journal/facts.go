@@ -327,6 +327,7 @@ func (t *Tx) Stats(q Query) (*Stats, error) {
 	}
 	st.Finish()
 	st.guardsByLanguage(t)
+	st.countCommands(t)
 	for i := range st.ByKind {
 		ex := &st.ByKind[i].Example
 		if r, err := t.Get(ex.Seq); err == nil && r != nil {

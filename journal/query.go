@@ -305,9 +305,11 @@ func (t *Tx) eachRecord(fn func(*Record) error) error {
 }
 
 // changeOf is the history entry of r, given the entries of earlier records; false
-// when r is no committed change, or reverts one the journal does not know.
+// when r is no committed change, or reverts one the journal does not know. An exec
+// that recovery recorded (Unknown: its vfsctl stopped) is a change: its files are what
+// recovery found changed on disk, and an undo takes them back like a command's.
 func changeOf(r *Record, known func(uint64) (Change, bool)) (Change, bool) {
-	if r.State != Committed {
+	if r.State != Committed && (r.State != Unknown || !IsCommand(r.Tool)) {
 		return Change{}, false
 	}
 	changes := len(r.Entries) > 0 // folders and symlinks a command changed

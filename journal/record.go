@@ -15,7 +15,9 @@ const (
 	// RolledBack: recovery found the call half-done after a crash and undid it.
 	RolledBack State = "rolled_back"
 	// Unknown: recovery found every file of the call changed outside vfsctl since, so
-	// whether the call's change landed cannot be told; nothing was undone.
+	// whether the call's change landed cannot be told; nothing was undone. An exec
+	// whose vfsctl stopped before it recorded the command's changes is Unknown too: its
+	// files are what recovery found changed since the command began.
 	Unknown State = "unknown"
 )
 
@@ -83,6 +85,10 @@ type Record struct {
 	// Exit is how a command ended (tool exec): "exit N", "signal S", or why it did
 	// not run or was killed.
 	Exit string `json:"exit,omitempty"`
+	// Runner is, while an exec's record is pending, the process that runs its
+	// command: recovery leaves the record to it while it lives, and records what
+	// changed as the exec's (state Unknown) once it is gone. Cleared when settled.
+	Runner *Runner `json:"runner,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 	// Entries are the folders and symlinks a command made, removed or changed (tool
@@ -90,6 +96,19 @@ type Record struct {
 	Entries []Entry `json:"entries,omitempty"`
 	// Refusal is the structure of a matcher's refusal, for failure analytics.
 	Refusal *Refusal `json:"refusal,omitempty"`
+}
+
+// IsCommand reports whether tool's records are a command's run: vfsctl exec's, the
+// Go API's Exec and Observe ("exec"), and the run_command tool's. Their files are
+// what the command changed, told from the workspace's snapshot; Exit says how it
+// ended; Runner, while pending, who runs it.
+func IsCommand(tool string) bool { return tool == "exec" || tool == "run_command" }
+
+// Runner is a process running an exec's command, and the machine's boot it runs in
+// (a process number names a process only within one boot).
+type Runner struct {
+	PID  int    `json:"pid"`
+	Boot string `json:"boot,omitempty"`
 }
 
 // Refusal is where and how an edit was refused.

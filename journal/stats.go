@@ -1,6 +1,10 @@
 package journal
 
-import "sort"
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // Stats is what the journal says about the mistakes models make: built one call at a
 // time (Tx.Stats), so a journal of any size is read in one pass with bounded memory.
@@ -24,6 +28,9 @@ type Stats struct {
 	Days           []GroupCount  `json:"by_day"`
 	ByOrigin       []OriginCount `json:"by_origin"`
 	OperatorByTool []ToolCount   `json:"operator_by_tool"`
+	// Commands counts the commands run through vfsctl (IsCommand: vfsctl exec, the Go
+	// API's Exec and Observe, run_command), of every origin.
+	Commands Commands `json:"commands"`
 
 	tools     map[string]*ToolCount
 	operators map[string]*ToolCount
@@ -37,7 +44,101 @@ type Stats struct {
 	sessions  map[string]*GroupCount
 	days      map[string]*GroupCount
 	guarded   []uint64               // the calls a guard refused, to count by language (Tx.Stats)
+	commands  []uint64               // the commands' records, read back for how they ended (Tx.Stats)
 	changes   func(tool string) bool // Query.ChangesFiles; nil: changesNative
+}
+
+// Commands counts commands by how they ended and by how many files they changed.
+type Commands struct {
+	Runs         int         `json:"runs"`
+	FilesChanged int         `json:"files_changed"` // over every run
+	ByExit       []ExitCount `json:"by_exit"`
+	// ByFiles counts the runs by the files each changed: "0", "1", "2-10", "11+".
+	ByFiles map[string]int `json:"by_files_changed"`
+}
+
+// ExitCount counts the runs that ended one way: "exit N", "signal S", "timeout",
+// "killed" (the caller's context ended), "error" (Observe's function failed), "not
+// started", "unknown" (vfsctl stopped before it recorded the end), "running".
+type ExitCount struct {
+	Exit         string `json:"exit"`
+	Runs         int    `json:"runs"`
+	FilesChanged int    `json:"files_changed"`
+}
+
+// exitClass is the row of ExitCount a command's record counts under.
+func exitClass(r *Record) string {
+	x := r.Exit
+	switch {
+	case r.State == Pending:
+		return "running"
+	case x == "":
+		return "unknown"
+	case strings.HasPrefix(x, "exit "), strings.HasPrefix(x, "signal "):
+		if i := strings.IndexByte(x, ' '); i > 0 {
+			if j := strings.IndexByte(x[i+1:], ' '); j > 0 {
+				return x[:i+1+j] // "exit 0 (write failed)" counts as exit 0
+			}
+		}
+		return x
+	case strings.HasPrefix(x, "killed after the timeout"):
+		return "timeout"
+	case strings.HasPrefix(x, "killed"):
+		return "killed"
+	case strings.HasPrefix(x, "not started"):
+		return "not started"
+	case strings.HasPrefix(x, "error"):
+		return "error"
+	}
+	return "other"
+}
+
+// maxCommands bounds the command records read back for how they ended.
+const maxCommands = 100000
+
+// countCommands reads back the commands' records: how each ended and the files it
+// changed are not among a call's facts.
+func (s *Stats) countCommands(t *Tx) {
+	rows := map[string]*ExitCount{}
+	s.Commands.ByFiles = map[string]int{"0": 0, "1": 0, "2-10": 0, "11+": 0}
+	for _, seq := range s.commands {
+		r, err := t.Get(seq)
+		if err != nil || r == nil {
+			continue
+		}
+		n := 0
+		for _, f := range r.Files {
+			if f.Op.Changes() {
+				n++
+			}
+		}
+		class := exitClass(r)
+		row := rows[class]
+		if row == nil {
+			row = &ExitCount{Exit: class}
+			rows[class] = row
+		}
+		row.Runs++
+		row.FilesChanged += n
+		s.Commands.Runs++
+		s.Commands.FilesChanged += n
+		switch {
+		case n <= 1:
+			s.Commands.ByFiles[strconv.Itoa(n)]++
+		case n <= 10:
+			s.Commands.ByFiles["2-10"]++
+		default:
+			s.Commands.ByFiles["11+"]++
+		}
+	}
+	s.Commands.ByExit = []ExitCount{}
+	for _, row := range rows {
+		s.Commands.ByExit = append(s.Commands.ByExit, *row)
+	}
+	sort.Slice(s.Commands.ByExit, func(i, j int) bool {
+		a, b := s.Commands.ByExit[i], s.Commands.ByExit[j]
+		return a.Runs > b.Runs || a.Runs == b.Runs && a.Exit < b.Exit
+	})
 }
 
 // OriginCount counts the calls of one origin (model, operator, or an embedder's).
@@ -171,6 +272,9 @@ func changesNative(tool string) bool {
 // add counts one call; calls come oldest first.
 func (s *Stats) add(r *fact) {
 	failed := r.state == Failed
+	if IsCommand(r.tool) && !failed && len(s.commands) < maxCommands {
+		s.commands = append(s.commands, r.seq)
+	}
 	t := s.countOriginAndTool(r)
 	if r.origin == OriginOperator {
 		return
@@ -334,6 +438,9 @@ func percentile(h map[int]int, total int, q float64) int {
 // Finish turns the counts into the sorted tables.
 func (s *Stats) Finish() *Stats {
 	s.ByTool, s.OperatorByTool = toolTable(s.tools), toolTable(s.operators)
+	if s.Commands.ByExit == nil {
+		s.Commands.ByExit, s.Commands.ByFiles = []ExitCount{}, map[string]int{"0": 0, "1": 0, "2-10": 0, "11+": 0}
+	}
 	s.ByOrigin = []OriginCount{}
 	for _, o := range s.origins {
 		s.ByOrigin = append(s.ByOrigin, *o)

@@ -28,7 +28,17 @@ type Result struct {
 	Text string          `json:"text"`
 	Txn  *int64          `json:"txn"`
 
-	paths []string // the paths the call named, for its trace
+	paths   []string      // the paths the call named, for its trace
+	command *commandTrace // what a command did (run_command), for its trace
+}
+
+// commandTrace is what a span says of a command: what ran, how it ended, how many
+// files it changed (never its output, which may quote any file).
+type commandTrace struct {
+	argv  []string
+	code  int
+	exit  string
+	files int
 }
 
 // dispatcher dispatches tool calls to a transaction engine: the tool layer under the
@@ -60,12 +70,13 @@ func (a *dispatcher) Call(session, tool string, args json.RawMessage) (res Resul
 // journaled and its handler runs on what was decoded.
 func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args json.RawMessage) (res Result) {
 	def, in, derr := a.decode(tool, args)
-	defer func() { res.paths = in.paths }()
+	defer func() { res.paths, res.command = in.paths, in.command }()
 	begin := a.eng.BeginContext
 	switch {
 	case derr != nil || def == nil:
-	case !def.needs.write:
-		// A read, a listing or a search holds the journal only for its record.
+	case !def.needs.write || def.needs.command:
+		// A read, a listing or a search holds the journal only for its record; a
+		// command's, not while the command runs.
 		begin = a.eng.BeginRead
 	case def.needs.planFirst:
 		// A change holds it from when it is planned (txn.Engine.Apply) to its record.

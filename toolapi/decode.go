@@ -207,7 +207,8 @@ func depth(raw []byte) int {
 // takes.
 type input struct {
 	values
-	paths []string // the paths the call names, for the journal's index and traces
+	paths   []string      // the paths the call names, for the journal's index and traces
+	command *commandTrace // set by a handler that ran a command, for its trace
 }
 
 // values are the decoded fields of one object, by canonical name; a field left out

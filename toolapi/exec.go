@@ -2,7 +2,19 @@ package toolapi
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/txn"
 )
 
@@ -47,4 +59,211 @@ func (e *Engine) Observe(ctx context.Context, session, label string, fn func() e
 		return nil, err
 	}
 	return look, ferr
+}
+
+// ExecOptions say how Exec runs a command. vfsctl does not sandbox it: the command
+// runs with this process's rights and reaches whatever they reach; vfsctl records
+// what it changed inside the root.
+type ExecOptions struct {
+	// Cwd is the folder the command runs in, relative to the root ("" is the root);
+	// a folder outside the root, or in .git or .vfsctl, is refused.
+	Cwd string
+	// Timeout kills the command's process group after this long; 0 never.
+	Timeout time.Duration
+	// Stdin, Stdout and Stderr are the command's; nil is the null device.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Env is the command's environment; nil is this process's.
+	Env []string
+	// Signals, if set, are sent on to the command's process group as they come (a
+	// CLI forwards its Ctrl-C).
+	Signals <-chan os.Signal
+	// Look bounds the looks before and after.
+	Look LookOptions
+}
+
+// ExecResult is how a command ended and what it changed.
+type ExecResult struct {
+	Seq  uint64 // the exec's record
+	Code int    // exit status: the command's, 124 when the timeout or ctx killed it, 127 when it did not start, 128+N when signal N ended it
+	Exit string // how it ended, as the record says it: "exit 0", "signal killed", ...
+	// Files are what it changed (as the record keeps them), Notes what else the look
+	// found (symlinks, modes, limits met).
+	Files []journal.File
+	Notes []string
+	// Outside is the look before the command, which journaled outside changes as
+	// their own record (Outside.Seq, 0 when there were none).
+	Outside *Look
+}
+
+// Exec runs argv in the workspace and journals what it changed, as one record of tool
+// exec for session (origin model, in the turn WithTurn gave ctx): outside changes are
+// journaled first as their own record, then the record is written pending, the
+// command runs in its own process group, and the record gets how it ended and, per
+// path, what it changed. A cancelled ctx or the timeout kills the process group. The
+// error is vfsctl's own (the journal, a refused folder); a command that fails is a
+// result with its code.
+func (e *Engine) Exec(ctx context.Context, session string, argv []string, o ExecOptions) (*ExecResult, error) {
+	if e.tracer == nil {
+		return e.exec(ctx, session, argv, o)
+	}
+	// One span, as a tool call's, named "execute_tool exec".
+	var res *ExecResult
+	var err error
+	traceCall(ctx, e.tracer, session, txn.ToolExec, nil, func(ctx context.Context) Result {
+		res, err = e.exec(ctx, session, argv, o)
+		if err != nil {
+			return fail(txn.ToolExec, err)
+		}
+		seq := int64(res.Seq)
+		return Result{OK: true, Tool: txn.ToolExec, Txn: &seq, paths: changedPaths(res.Files),
+			command: &commandTrace{argv: argv, code: res.Code, exit: res.Exit, files: len(res.Files)}}
+	})
+	return res, err
+}
+
+// changedPaths are the paths of files.
+func changedPaths(files []journal.File) []string {
+	var p []string
+	for _, f := range files {
+		p = append(p, f.Path)
+	}
+	return p
+}
+
+func (e *Engine) exec(ctx context.Context, session string, argv []string, o ExecOptions) (*ExecResult, error) {
+	if len(argv) == 0 {
+		return nil, errs.New(errs.InvalidInput, "", "No command given: send argv with the program first, e.g. [\"go\", \"test\", \"./...\"].")
+	}
+	dir, err := e.api.execFolder(o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	x, err := e.ExecStart(session, TurnOf(ctx), ExecArgs{Argv: argv, Cwd: dir}, o.Look)
+	if err != nil {
+		return nil, fmt.Errorf("%w; the command was not run", err)
+	}
+	return e.api.runExec(ctx, x, argv, dir, o)
+}
+
+// execFolder is the folder a command may run in: cwd resolved inside the root, a
+// folder that exists ("." for the root).
+func (a *dispatcher) execFolder(cwd string) (string, error) {
+	if cwd == "" {
+		return ".", nil
+	}
+	dir, err := a.folder(cwd)
+	if err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// runExec runs the command of x, begun, in dir and writes its end.
+func (a *dispatcher) runExec(ctx context.Context, x *txn.Exec, argv []string, dir string, o ExecOptions) (*ExecResult, error) {
+	code, how := runCommand(ctx, argv, filepath.Join(a.eng.FS().Dir(), filepath.FromSlash(dir)), o)
+	look, err := x.End(how)
+	if err != nil {
+		return nil, fmt.Errorf("the command ended (%s) but what it changed could not be journaled: %w", how, err)
+	}
+	return &ExecResult{Seq: x.Seq(), Code: code, Exit: how, Files: look.Files, Notes: look.Notes, Outside: x.Outside}, nil
+}
+
+// Exit statuses of a command that did not end by itself, as env and timeout use them.
+const (
+	ExitTimeout    = 124
+	ExitNotStarted = 127
+)
+
+// runCommand runs argv in dir, in its own process group, sending o.Signals on to it,
+// killing the group at the timeout or when ctx ends. It returns the exit status and
+// how the command ended, as the record says it.
+func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (int, string) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, o.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return ExitNotStarted, fmt.Sprintf("not started: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timer <-chan time.Time
+	if o.Timeout > 0 {
+		t := time.NewTimer(o.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	killed := ""
+	for {
+		select {
+		case s := <-o.Signals:
+			if sig, ok := s.(syscall.Signal); ok {
+				syscall.Kill(-cmd.Process.Pid, sig)
+			}
+		case <-timer:
+			killed = fmt.Sprintf("killed after the timeout of %s", o.Timeout)
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			timer = nil
+		case <-ctx.Done():
+			if killed == "" {
+				killed = fmt.Sprintf("killed: %v", context.Cause(ctx))
+			}
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			ctx = context.Background() // once
+		case err := <-done:
+			var ee *exec.ExitError
+			switch {
+			case err == nil:
+				return 0, "exit 0"
+			case errors.As(err, &ee):
+				st := ee.Sys().(syscall.WaitStatus)
+				if st.Signaled() {
+					if killed != "" {
+						return ExitTimeout, killed
+					}
+					return 128 + int(st.Signal()), "signal " + st.Signal().String()
+				}
+				return st.ExitStatus(), fmt.Sprintf("exit %d", st.ExitStatus())
+			}
+			// Output that could not be copied (a closed pipe) after the command ended.
+			if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
+				return cmd.ProcessState.ExitCode(), fmt.Sprintf("exit %d (%v)", cmd.ProcessState.ExitCode(), err)
+			}
+			return 125, fmt.Sprintf("wait failed: %v", err)
+		}
+	}
+}
+
+// CommandArgv is the command a command's record ran (tool exec, run_command), from its
+// arguments: run_command's as /bin/sh -c runs it; nil for other records, and for one
+// whose arguments do not decode.
+func CommandArgv(r *Record) []string {
+	switch r.Tool {
+	case txn.ToolExec:
+		var a ExecArgs
+		if json.Unmarshal([]byte(r.Args), &a) != nil {
+			return nil
+		}
+		return a.Argv
+	case RunCommand:
+		var a struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal([]byte(r.Args), &a) != nil || a.Command == "" {
+			return nil
+		}
+		return []string{"/bin/sh", "-c", a.Command}
+	}
+	return nil
+}
+
+// CommandLine is how listings show a command's record: the argv joined by spaces, or
+// run_command's command line as sent; "" for other records.
+func CommandLine(r *Record) string {
+	argv := CommandArgv(r)
+	if r.Tool == RunCommand && len(argv) == 3 {
+		return argv[2]
+	}
+	return strings.Join(argv, " ")
 }

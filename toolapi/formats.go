@@ -12,6 +12,7 @@ type Hints struct {
 	ReadOnly    bool // changes nothing
 	Destructive bool // may change or replace what is there (create_file only adds)
 	Idempotent  bool // calling it again with the same arguments changes nothing more
+	OpenWorld   bool // it reaches beyond the workspace (run_command's command may)
 }
 
 // HintsFor returns the hints of tool name; a name that is no tool's gets the most
@@ -163,7 +164,7 @@ func mcpDefinitions(defs []*toolDef) any {
 	for _, d := range defs {
 		h := d.needs.hints()
 		out.Tools = append(out.Tools, mcpTool{d.name, d.desc, inputSchema(d, false), OutputSchema,
-			ann{h.ReadOnly, h.Destructive, h.Idempotent, false}})
+			ann{h.ReadOnly, h.Destructive, h.Idempotent, h.OpenWorld}})
 	}
 	return out
 }

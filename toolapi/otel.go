@@ -29,7 +29,17 @@ const (
 	keyPaths   = attribute.Key("vfsctl.paths")
 	keyKind    = attribute.Key("vfsctl.kind")
 	keyTurn    = attribute.Key("vfsctl.turn")
+
+	// A command's (vfsctl exec, Engine.Exec, run_command): OpenTelemetry's process
+	// attributes, and how it ended and what it changed as vfsctl records them.
+	keyCommandArgs  = attribute.Key("process.command_args")
+	keyExitCode     = attribute.Key("process.exit.code")
+	keyExit         = attribute.Key("vfsctl.exit")
+	keyFilesChanged = attribute.Key("vfsctl.files_changed")
 )
+
+// maxSpanArgs bounds the arguments of a command a span keeps.
+const maxSpanArgs = 32
 
 // Bounds on what a span takes from a call: an apply_changes call may name many paths,
 // and a tool name or call id is whatever the runtime sent.
@@ -73,6 +83,13 @@ func traceCall(ctx context.Context, tr trace.Tracer, session, tool string, args 
 	}
 	if res.Txn != nil {
 		span.SetAttributes(keyTxn.Int64(*res.Txn))
+	}
+	if x := res.command; x != nil {
+		args := make([]string, 0, min(len(x.argv), maxSpanArgs))
+		for _, a := range x.argv[:min(len(x.argv), maxSpanArgs)] {
+			args = append(args, clip(a))
+		}
+		span.SetAttributes(keyCommandArgs.StringSlice(args), keyExitCode.Int(x.code), keyExit.String(clip(x.exit)), keyFilesChanged.Int(x.files))
 	}
 	if !res.OK {
 		kind := "io_error"

@@ -216,6 +216,13 @@ func (in *replayInput) notReplayable() (standIn, string) {
 	case "undo", "redo", "rewind", UndoEdit, "unknown":
 		return standIn{}, "it depends on the journal's history, not only on the files"
 	}
+	if journal.IsCommand(in.rec.Tool) || in.rec.Tool == txn.ToolOutside {
+		// A command's outcome depends on the machine (its programs, the network, the
+		// clock), and running it again may change things outside the workspace: a
+		// replay runs calls on the journal's copy of their files in memory, so it
+		// never runs one. vfsctl show N says what it changed.
+		return standIn{}, "it ran a command (or recorded changes made outside vfsctl), which a replay never runs again; vfsctl show shows what it changed"
+	}
 	if in.rec.State == journal.Pending || in.rec.State == journal.Unknown {
 		return standIn{}, "its outcome was never settled"
 	}

@@ -51,11 +51,15 @@ type needs struct {
 	// journal itself first, txn.Call.Hold), so its call begins without the journal
 	// and Apply takes it once the changes are planned (txn.Engine.BeginWrite).
 	planFirst bool
+	// command: it runs a command (run_command), which may change anything its rights
+	// reach; it does not hold the journal while the command runs. Such a tool is
+	// chosen only by name or by its set, never by "all".
+	command bool
 }
 
 // hints are what runtimes show or gate calls by (MCP's annotations).
 func (n needs) hints() Hints {
-	return Hints{ReadOnly: !n.write, Destructive: n.write && !n.addOnly, Idempotent: !n.write}
+	return Hints{ReadOnly: !n.write, Destructive: n.write && !n.addOnly, Idempotent: !n.write, OpenWorld: n.command}
 }
 
 // objectDef is the arguments of a tool, or the fields of one item of an array.
@@ -208,11 +212,12 @@ const (
 	setAnthropic     = "anthropic"
 	setSearchReplace = "search-replace"
 	setGemini        = "gemini"
+	setShell         = "shell"
 	setAll           = "all"
 )
 
 // toolSets are the named sets, in the order messages list them.
-var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setHashline, setUdiff, setAll}
+var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setHashline, setUdiff, setShell, setAll}
 
 // readOnlySets: the tools that only look belong to every dialect, since every
 // dialect's model must be able to find and read files.
@@ -224,7 +229,8 @@ var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef
 	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef,
 	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef,
 	hashlineReadFileDef, editLinesDef,
-	applyDiffDef}
+	applyDiffDef,
+	runCommandDef}
 
 // lookupTool returns the tool of defs named name, or nil; of two tools of one name
 // (a dialect's read_file beside the native one), the first.
@@ -285,7 +291,8 @@ func selectTools(spec string) ([]*toolDef, error) {
 // toolsNamed returns the tools of set name, or the tool name itself.
 func toolsNamed(name string) []*toolDef {
 	if name == setAll {
-		return toolTable
+		// Every file tool: a tool that runs commands is only had by asking for it.
+		return slices.DeleteFunc(slices.Clone(toolTable), func(d *toolDef) bool { return d.needs.command })
 	}
 	var out []*toolDef
 	if d := lookupTool(toolTable, name); d != nil {

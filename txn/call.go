@@ -135,6 +135,9 @@ func (c *Call) cancelled() error {
 // must not be reported as "nothing was written".
 func (c *Call) Committed() bool { return c.final && c.rec.State == journal.Committed }
 
+// Context is the call's context.
+func (c *Call) Context() context.Context { return c.ctx }
+
 // Seq is the call's sequence number once its record was written, else 0.
 func (c *Call) Seq() uint64 { return c.rec.Seq }
 

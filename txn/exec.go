@@ -104,36 +104,67 @@ type ExecArgs struct {
 // their own record) and writes the exec's record, pending, before the command runs.
 // The journal is not held while the command runs.
 func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (*Exec, error) {
-	out, err := e.CheckpointOutside(o)
-	if err != nil {
-		return nil, err
-	}
 	raw, _ := json.Marshal(args)
-	c, err := e.Begin(session, ToolExec, raw)
+	c, err := e.BeginRead(context.Background(), session, ToolExec, raw)
 	if err != nil {
 		return nil, err
 	}
 	c.SetTurn(turn)
+	return e.StartExec(c, o)
+}
+
+// StartExec makes c, a call begun with BeginRead (a tool that runs a command, as
+// run_command), the record of a command about to run: it journals outside changes
+// first, as their own record, then writes c's record pending, naming this process as
+// the one that runs the command. Exec.End writes the record's end; c's own Finish
+// then writes nothing. On an error c is left as it was, for Finish to record.
+func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
+	out, err := e.CheckpointOutside(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
-	c.rec.Notes = []string{fmt.Sprintf(execBegan, os.Getpid(), e.boot)}
+	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot}
 	err = e.j.Commit(func(t *journal.Tx) error {
+		c.rec.Seq = seq0 // a failed shared transaction is retried alone
 		if err := c.putArgs(t); err != nil {
 			return err
 		}
 		return t.Put(&c.rec)
 	})
-	c.final = true
-	c.Finish(nil)
+	e.j.Release()
 	if err != nil {
+		c.rec.Seq, c.rec.State, c.rec.Runner = seq0, "", nil
 		return nil, err
 	}
-	execsHere.Store(execKey{e.j.Path(), c.rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out, folder: e.j.FolderID()}, nil
+	c.final = true
+	rec := c.rec
+	execsHere.Store(execKey{e.j.Path(), rec.Seq}, struct{}{})
+	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, folder: e.j.FolderID()}, nil
 }
 
-// execBegan is the note of an exec's pending record: the process that runs it and
-// its boot, so that recovery leaves alone an exec whose process still runs it.
+// execBegan is the note by which the first journals with exec records named the
+// process running a pending exec, before Record.Runner: still read (runnerOf), so that
+// a command such a vfsctl runs while it is replaced is not settled under it.
 const execBegan = "an exec began in process %d (boot %q); its changes are recorded when it ends"
+
+// runnerOf is the process running r, a pending exec, as its record names it.
+func runnerOf(r *journal.Record) (journal.Runner, bool) {
+	if r.Runner != nil {
+		return *r.Runner, true
+	}
+	var run journal.Runner
+	if len(r.Notes) > 0 {
+		if n, _ := fmt.Sscanf(r.Notes[0], execBegan, &run.PID, &run.Boot); n == 2 {
+			return run, true
+		}
+	}
+	return run, false
+}
 
 // execsHere are the execs this process runs now, by journal and record: a pending exec
 // of this process is running only while its Exec has not ended (an engine closed
@@ -158,14 +189,11 @@ func forgetExecs(journal string) {
 // execRunning reports whether r, a pending exec, is still run by a live process of
 // this boot: the one that will record it.
 func (e *Engine) execRunning(r *journal.Record) bool {
-	if len(r.Notes) == 0 || e.boot == "" {
+	run, ok := runnerOf(r)
+	if !ok || e.boot == "" || run.Boot != e.boot || run.PID <= 0 {
 		return false
 	}
-	var pid int
-	var boot string
-	if n, _ := fmt.Sscanf(r.Notes[0], execBegan, &pid, &boot); n != 2 || boot != e.boot || pid <= 0 {
-		return false
-	}
+	pid := run.PID
 	if pid == os.Getpid() {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
@@ -197,7 +225,7 @@ func (x *Exec) End(exit string) (*Look, error) {
 		return nil, err
 	}
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
-	c.rec.Notes, c.rec.Exit = nil, exit
+	c.rec.Notes, c.rec.Exit, c.rec.Runner = nil, exit, nil
 	c.rec.Duration = dur
 	look, err := (*Look)(nil), werr
 	if err == nil {
@@ -299,15 +327,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 			return nil, err
 		}
 	}
-	now := make(map[string]journal.SnapEntry, len(scan.Entries))
-	for _, en := range scan.Entries {
-		now[en.Path] = toSnap(en)
-	}
-	for _, p := range scan.Unreadable {
-		if s, ok := old[p]; ok {
-			now[p] = s
-		}
-	}
+	now := snapOf(scan, old)
 	look := &Look{First: first, Opened: scan.Opened}
 	if outside && !first && len(scan.Unreadable) == 0 && maps.Equal(old, now) {
 		// Nothing changed: no record, no snapshot to write, no journal transaction.
@@ -315,45 +335,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return look, nil
 	}
 	err := e.j.Commit(func(t *journal.Tx) error {
-		if !first {
-			look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
-				b, _ := t.Blob(h)
-				return b
-			})
-			if outside {
-				// Calls make and remove folders (a create's parents, an undo's
-				// cleanup) without a snapshot of them: only symlinks are told.
-				look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
-					return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
-				})
-				// Any call's change is left out.
-				look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
-			} else {
-				// Those of calls committed while the command ran (after the exec's
-				// record) are taken out of the command's.
-				var notes []string
-				look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, c.rec.Seq)
-				look.Notes = append(look.Notes, notes...)
-			}
-		}
-		for _, p := range scan.Unreadable {
-			look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
-		}
-		for _, en := range scan.Entries {
-			if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
-				if _, err := t.PutBlob(data); err != nil {
-					return err
-				}
-			}
-		}
-		for _, f := range look.Files {
-			if f.After != "" {
-				if err := t.SetHead(f.Path, f.After); err != nil {
-					return err
-				}
-			}
-		}
-		if err := t.UpdateSnapshot(old, now); err != nil {
+		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
 			return err
 		}
 		if outside && len(look.Files) == 0 && len(look.Entries) == 0 && len(look.Notes) == 0 {
@@ -382,6 +364,68 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return nil, err
 	}
 	return look, nil
+}
+
+// snapOf is the snapshot of scan's walk; an entry that could not be read keeps its
+// state in old.
+func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal.SnapEntry {
+	now := make(map[string]journal.SnapEntry, len(scan.Entries))
+	for _, en := range scan.Entries {
+		now[en.Path] = toSnap(en)
+	}
+	for _, p := range scan.Unreadable {
+		if s, ok := old[p]; ok {
+			now[p] = s
+		}
+	}
+	return now
+}
+
+// tell tells, in t, what changed from the snapshot old to now (scan's walk) into
+// look's files, entries and notes: for an outside look, leaving out what any call
+// made; else, a command's, leaving out what calls committed after record since made.
+// It stores the new contents as blobs, moves the heads of the changed files and makes
+// now the snapshot; the record that owns the changes is the caller's to write.
+func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
+	if !first {
+		look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
+			b, _ := t.Blob(h)
+			return b
+		})
+		if outside {
+			// Calls make and remove folders (a create's parents, an undo's
+			// cleanup) without a snapshot of them: only symlinks are told.
+			look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
+				return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
+			})
+			// Any call's change is left out.
+			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
+		} else {
+			// Those of calls committed while the command ran (after the exec's
+			// record) are taken out of the command's.
+			var notes []string
+			look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, since)
+			look.Notes = append(look.Notes, notes...)
+		}
+	}
+	for _, p := range scan.Unreadable {
+		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
+	}
+	for _, en := range scan.Entries {
+		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
+			if _, err := t.PutBlob(data); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range look.Files {
+		if f.After != "" {
+			if err := t.SetHead(f.Path, f.After); err != nil {
+				return err
+			}
+		}
+	}
+	return t.UpdateSnapshot(old, now)
 }
 
 // callMade reports whether f's new state is what the latest committed call about its
@@ -415,7 +459,7 @@ func (e *Engine) othersRunning(t *journal.Tx, self uint64) []string {
 		if seq == self {
 			continue
 		}
-		if r, err := t.Get(seq); err == nil && r != nil && r.Tool == ToolExec && e.execRunning(r) {
+		if r, err := t.Get(seq); err == nil && r != nil && journal.IsCommand(r.Tool) && e.execRunning(r) {
 			notes = append(notes, fmt.Sprintf("exec %d (%s) was running meanwhile: some of these changes may be its", seq, argvOf(r)))
 		}
 	}

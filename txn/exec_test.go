@@ -165,6 +165,114 @@ func TestExecLeavesOutCallsCommittedWhileItRan(t *testing.T) {
 	}
 }
 
+// An exec whose vfsctl stopped while the command ran (the engine closed without
+// ending it, as a kill leaves it) is recorded by the next open: what changed since the
+// command began is the exec's, in state unknown, so the next look finds nothing
+// changed outside vfsctl, and an undo of the exec takes it back.
+func TestExecStoppedIsRecordedByTheNextOpen(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\n", "gone.txt": "bye\n"}, Options{NoSync: true})
+	x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"gen"}, Cwd: "."}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending *journal.Record
+	e.View(func(tx *journal.Tx) error { pending, _ = tx.Get(x.Seq()); return nil })
+	if pending == nil || pending.Runner == nil || pending.Runner.PID != os.Getpid() || len(pending.Notes) != 0 {
+		t.Fatalf("the pending exec record: %+v, want its runner as a field", pending)
+	}
+	// The command's changes, then vfsctl stops.
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("one\nTWO\n"), 0o644)
+	os.Remove(filepath.Join(dir, "gone.txt"))
+	os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new\n"), 0o644)
+	e.Close()
+
+	fsys, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := Open(fsys, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	var rec *journal.Record
+	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
+	if rec == nil || rec.State != journal.Unknown || rec.Runner != nil {
+		t.Fatalf("the exec's record after the next open: %+v", rec)
+	}
+	got := map[string]journal.Op{}
+	for _, f := range rec.Files {
+		got[f.Path] = f.Op
+	}
+	want := map[string]journal.Op{"f.txt": journal.OpEdit, "gone.txt": journal.OpDelete, "new.txt": journal.OpCreate}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the exec's files: %v, want %v", got, want)
+	}
+	look, err := e2.CheckpointOutside(LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if look.Seq != 0 {
+		t.Fatalf("the next look journaled call %d as outside: %+v", look.Seq, look.Files)
+	}
+	if err := do(e2, "op", func(c *Call) error {
+		_, err := e2.Undo(c, UndoOptions{Seq: x.Seq()})
+		return err
+	}); err != nil {
+		t.Fatalf("undo of the stopped exec: %v", err)
+	}
+	for p, want := range map[string]string{"f.txt": "one\ntwo\n", "gone.txt": "bye\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, p)); string(b) != want {
+			t.Errorf("%s after the undo: %q, want %q", p, b, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("new.txt after the undo: %v, want it removed", err)
+	}
+}
+
+// A pending exec written before records named their runner (the process in the
+// record's first note) is still left to that process while it lives.
+func TestExecRunnerInTheOldNoteIsStillRead(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"f.txt": "f\n"}, Options{NoSync: true})
+	defer e.Close()
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}, Cwd: "."}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	err = e.j.Commit(func(tx *journal.Tx) error {
+		r, err := tx.Get(x.Seq())
+		if err != nil {
+			return err
+		}
+		r.Runner, r.Notes = nil, []string{fmt.Sprintf(execBegan, os.Getpid(), e.boot)}
+		return tx.Put(r)
+	})
+	e.j.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("F\n"), 0o644)
+	fsys, _ := vfs.Open(dir, vfs.Options{})
+	e2, err := Open(fsys, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec *journal.Record
+	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
+	defer e2.Close() // not before End: closing an engine forgets this process's execs
+	if rec == nil || rec.State != journal.Pending {
+		t.Fatalf("the running exec after another open: %+v, want it pending", rec)
+	}
+	look, err := x.End("exit 0")
+	if err != nil || len(look.Files) != 1 {
+		t.Fatalf("End: %v %+v", err, look)
+	}
+}
+
 // A look walks the workspace without holding the journal: another process that wants
 // the journal while a look walks a big tree gets it, for a checkpoint and for the end
 // of an exec alike, and what the walk saw is recorded all the same.

@@ -46,9 +46,14 @@ func (e *Engine) recover(j *journal.Journal) error {
 		return err
 	}
 	landed := j.Landed()
+	var stopped, running []*journal.Record // execs whose vfsctl stopped, or runs still
 	for _, r := range pending {
-		if r.Tool == ToolExec && len(r.Files) == 0 && !landed[r.Seq] && e.execRunning(r) {
-			continue // its command runs still; its process records it when it ends
+		if journal.IsCommand(r.Tool) && len(r.Files) == 0 && !landed[r.Seq] {
+			if e.execRunning(r) {
+				running = append(running, r)
+				continue // its command runs still; its process records it when it ends
+			}
+			stopped = append(stopped, r)
 		}
 		r.Notes = append(r.Notes, notes[r.Seq]...)
 		delete(notes, r.Seq)
@@ -66,6 +71,9 @@ func (e *Engine) recover(j *journal.Journal) error {
 			e.onSettle(st)
 		}
 	}
+	// What the stopped execs' commands changed, now that the other calls are settled
+	// (their rollbacks are not the commands').
+	e.recordStopped(j, stopped, running)
 	// Notes for records already settled: what recovery repaired of their files.
 	if len(notes) > 0 {
 		j.Defer(func(t *journal.Tx) error {
@@ -83,6 +91,57 @@ func (e *Engine) recover(j *journal.Journal) error {
 		})
 	}
 	return nil
+}
+
+// recordStopped records, as the changes of the execs whose vfsctl stopped before it
+// recorded them, what changed in the workspace since the snapshot (which their start
+// brought up to date), leaving out what calls committed since made: one walk, given
+// to the latest of them (the others are noted as sharing it). Written in the
+// process's next journal transaction, with the new snapshot; if that never happens,
+// the next open walks again. A walk that fails (the workspace over its limits, a
+// folder unreadable) leaves the changes to the next look, which journals them as
+// outside, and says so.
+func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.Record) {
+	if len(stopped) == 0 {
+		return
+	}
+	last := stopped[len(stopped)-1]
+	for _, r := range stopped[:len(stopped)-1] {
+		r.Notes = append(r.Notes, fmt.Sprintf("recovery: call %d, another exec whose vfsctl stopped, holds what changed while both ran", last.Seq))
+		j.Defer(func(t *journal.Tx) error { return t.Put(r) })
+	}
+	for _, x := range running {
+		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the command of call %d was still running; what it had changed by then is in this record", x.Seq))
+	}
+	// Recovery runs holding the journal: the snapshot is read and the workspace
+	// walked as they are.
+	var old map[string]journal.SnapEntry
+	first := false
+	err := j.View(func(t *journal.Tx) error {
+		first = !t.HasSnapshot()
+		old = t.Snapshot()
+		return nil
+	})
+	var scan *vfs.Scan
+	if err == nil {
+		scan, err = e.walkAgainst(LookOptions{}, old)
+	}
+	if err != nil {
+		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
+		j.Defer(func(t *journal.Tx) error { return t.Put(last) })
+		return
+	}
+	now := snapOf(scan, old)
+	j.Defer(func(t *journal.Tx) error {
+		look := &Look{}
+		if err := tell(t, look, old, now, scan, first, false, last.Seq); err != nil {
+			return err
+		}
+		r := *last // a batch may run this again: last stays as recovery left it
+		r.Files, r.Entries = look.Files, look.Entries
+		r.Notes = append(slices.Clone(last.Notes), look.Notes...)
+		return t.Put(&r)
+	})
 }
 
 // fileState is where one file of a pending record stands.
@@ -117,12 +176,12 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		e.settleLanded(j, r)
 		return nil
 	}
-	if r.Tool == ToolExec && len(r.Files) == 0 {
-		// An exec whose command's changes were never recorded: vfsctl stopped while
-		// it ran (or it runs still, in another process, which then records them).
+	if journal.IsCommand(r.Tool) && len(r.Files) == 0 {
+		// An exec whose command's changes were never recorded: vfsctl stopped before
+		// or while it ran, or while it recorded them. recordStopped records them.
 		r.State = journal.Unknown
-		r.Notes = append(r.Notes, "recovery: vfsctl stopped before it recorded what the command changed; the next look at the workspace journals those changes as outside")
-		j.Defer(func(t *journal.Tx) error { return t.Put(r) })
+		r.Runner = nil
+		r.Notes = append(r.Notes, "recovery: vfsctl stopped before it recorded what the command changed; what changed in the workspace since the command began, as recovery found it, is recorded as the command's (a change someone else made meanwhile cannot be told apart)")
 		return nil
 	}
 	states, current, err := e.fileStates(r)

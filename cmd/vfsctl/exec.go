@@ -2,13 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,14 +27,16 @@ func (c *execCmd) Summary() string { return "run a command and journal what it c
 
 const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] -- CMD ARGS...
 
-Runs CMD in the current folder with stdin, stdout and stderr passed through, and
-journals what it changed in the workspace as one record of tool exec: per file
-created, changed or deleted, both contents (a text file's change by its lines);
-folders and symlinks made, removed or retargeted; changed modes. FIFOs and other
-kinds are named in notes and never opened. Before it starts, what changed since
+Runs CMD in the current folder (inside the workspace) with stdin, stdout and stderr
+passed through, and journals what it changed in the workspace as one record of tool
+exec: per file created, changed or deleted, both contents (a text file's change by
+its lines); folders and symlinks made, removed or retargeted; changed modes. FIFOs
+and other kinds are named in notes and never opened. Before it starts, what changed since
 vfsctl last looked that no call made (an editor, a formatter) is journaled first,
 as a record of tool outside, so that it is never taken for the command's.
-vfsctl undo N, redo and rewind take an exec record back like any call.
+vfsctl undo N, redo and rewind take an exec record back like any call. If vfsctl
+is killed while the command runs, the next vfsctl command in the workspace records
+what changed since the command began as its changes, in state unknown.
 
 vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
@@ -79,85 +80,38 @@ func (c *execCmd) ParseFlags(args []string) error {
 const exitVfsctl = 125
 
 func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
-	eng, err := c.open("vfsctl exec")
+	tp, flush := tracing("exec", stderr)
+	defer flush()
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl exec", TracerProvider: tp})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl exec: %v\n", err)
 		return exitVfsctl
 	}
 	defer eng.Close()
 	cwd, _ := os.Getwd()
-	rel := "."
-	if r, err := filepath.Rel(eng.Root(), cwd); err == nil {
-		rel = filepath.ToSlash(r)
-	}
-	x, err := eng.ExecStart(c.session, c.turn, toolapi.ExecArgs{Argv: c.argv, Cwd: rel}, toolapi.LookOptions{})
-	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl exec: %v; the command was not run\n", err)
+	rel, err := filepath.Rel(eng.Root(), cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		fmt.Fprintf(stderr, "vfsctl exec: the current folder %s is outside the workspace %s; the command was not run: cd into the workspace, or give --root the folder it runs in\n", cwd, eng.Root())
 		return exitVfsctl
-	}
-	if x.Outside != nil && x.Outside.Seq != 0 {
-		fmt.Fprintf(stderr, "vfsctl exec: changes made outside vfsctl since its last look were journaled first as call %d\n", x.Outside.Seq)
-	}
-	code, how := runCommand(c.argv, c.timeout, stdin, stdout, stderr)
-	look, err := x.End(how)
-	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl exec: the command ended (%s) but what it changed could not be journaled: %v\n", how, err)
-		return exitVfsctl
-	}
-	for _, n := range look.Notes {
-		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
-	}
-	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %s changed\n", x.Seq(), how, plural(len(look.Files), "file"))
-	return code
-}
-
-// runCommand runs argv in its own process group, forwarding Ctrl-C and a terminate
-// request to it, killing the group at the timeout. It returns the exit status for
-// vfsctl and how the command ended, as the record says it.
-func runCommand(argv []string, timeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) (int, string) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return 127, fmt.Sprintf("not started: %v", err)
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
+	ctx := toolapi.WithTurn(callContext(nil), c.turn) // under the runtime's span, from TRACEPARENT
+	res, err := eng.Exec(ctx, c.session, c.argv, toolapi.ExecOptions{Cwd: filepath.ToSlash(rel), Timeout: c.timeout,
+		Stdin: stdin, Stdout: stdout, Stderr: stderr, Signals: sigs})
+	if err != nil {
+		fmt.Fprintf(stderr, "vfsctl exec: %v\n", err)
+		return exitVfsctl
 	}
-	timedOut := false
-	for {
-		select {
-		case s := <-sigs:
-			syscall.Kill(-cmd.Process.Pid, s.(syscall.Signal))
-		case <-timer:
-			timedOut = true
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case err := <-done:
-			var ee *exec.ExitError
-			switch {
-			case err == nil:
-				return 0, "exit 0"
-			case errors.As(err, &ee):
-				st := ee.Sys().(syscall.WaitStatus)
-				if st.Signaled() {
-					if timedOut {
-						return 124, fmt.Sprintf("killed after the timeout of %s", timeout)
-					}
-					return 128 + int(st.Signal()), "signal " + st.Signal().String()
-				}
-				return st.ExitStatus(), fmt.Sprintf("exit %d", st.ExitStatus())
-			}
-			return exitVfsctl, fmt.Sprintf("wait failed: %v", err)
-		}
+	if res.Outside != nil && res.Outside.Seq != 0 {
+		fmt.Fprintf(stderr, "vfsctl exec: changes made outside vfsctl since its last look were journaled first as call %d\n", res.Outside.Seq)
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
+	}
+	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %s changed\n", res.Seq, res.Exit, plural(len(res.Files), "file"))
+	return res.Code
 }
 
 // checkpointCmd is `vfsctl checkpoint`.

@@ -14,6 +14,7 @@ import (
 func TestExecTimeoutAndJournalGone(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	t.Chdir(dir) // exec runs its command in the current folder, which must be in the workspace
 	vfsctl := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
 		code := run(args, strings.NewReader(""), &out, &errb)

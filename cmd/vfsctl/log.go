@@ -165,7 +165,7 @@ func toLogLine(r *toolapi.Record) logLine {
 	if l.Paths == nil {
 		l.Paths = []string{}
 	}
-	l.Argv, l.Exit = execArgv(r), r.Exit
+	l.Argv, l.Exit = toolapi.CommandArgv(r), r.Exit
 	return l
 }
 
@@ -275,26 +275,14 @@ func clip(s string, n int) string {
 	return s
 }
 
-// execArgv is the command of an exec record, from its arguments; nil for other calls.
-func execArgv(r *toolapi.Record) []string {
-	if r.Tool != "exec" {
-		return nil
-	}
-	var a toolapi.ExecArgs
-	if json.Unmarshal([]byte(r.Args), &a) != nil {
-		return nil
-	}
-	return a.Argv
-}
-
-// commandOf is how a listing shows an exec record's command and how it ended, before
-// its paths: "$ gofmt -w . (exit 0): ".
+// commandOf is how a listing shows a command's record and how it ended, before its
+// paths: "$ gofmt -w . (exit 0): ".
 func commandOf(r *toolapi.Record) string {
-	argv := execArgv(r)
-	if argv == nil {
+	line := toolapi.CommandLine(r)
+	if line == "" {
 		return ""
 	}
-	cmd := clipMiddle(strings.Join(argv, " "), 60)
+	cmd := clipMiddle(line, 60)
 	if r.Exit == "" {
 		return "$ " + cmd + ": "
 	}

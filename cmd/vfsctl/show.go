@@ -92,8 +92,8 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 	if len(r.Reverts) > 0 {
 		fmt.Fprintf(w, "reverts  calls %s\n", strings.Trim(fmt.Sprint(r.Reverts), "[]"))
 	}
-	if argv := execArgv(r); argv != nil {
-		fmt.Fprintf(w, "command  %s\n", strings.Join(argv, " "))
+	if line := toolapi.CommandLine(r); line != "" {
+		fmt.Fprintf(w, "command  %s\n", line)
 	}
 	if r.Exit != "" {
 		fmt.Fprintf(w, "ended    %s\n", r.Exit)

@@ -167,6 +167,7 @@ func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 		return
 	}
 	c.failures(w, st)
+	c.commands(w, st)
 	c.rescuesAndRecovery(w, st)
 	c.heading(w, "Context padding (unchanged text around a change)")
 	p := st.Padding
@@ -352,4 +353,22 @@ func writeStatsHTML(w io.Writer, st *toolapi.Stats) error {
 		Charts           []chart
 		Tools, Operators tools
 	}{st, charts, tools{"by_tool", st.ByTool}, tools{"operator_by_tool", st.OperatorByTool}})
+}
+
+// commands writes the commands run through vfsctl by how they ended, with the files
+// they changed.
+func (c *statsCmd) commands(w io.Writer, st *toolapi.Stats) {
+	cs := st.Commands
+	if cs.Runs == 0 {
+		return
+	}
+	c.heading(w, "Commands (vfsctl exec, run_command) by how they ended")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ENDED\tRUNS\tFILES CHANGED")
+	for _, e := range cs.ByExit {
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", e.Exit, e.Runs, e.FilesChanged)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%s, %s changed; runs by files changed: none %d, 1: %d, 2-10: %d, 11 or more: %d\n",
+		plural(cs.Runs, "run"), plural(cs.FilesChanged, "file"), cs.ByFiles["0"], cs.ByFiles["1"], cs.ByFiles["2-10"], cs.ByFiles["11+"])
 }

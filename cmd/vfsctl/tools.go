@@ -31,8 +31,10 @@ into one that dispatches tool calls itself (and sends them to vfsctl call):
   openai-native     the Responses API's built-in tool: {type: "apply_patch"}
 
 --tools chooses the tools, as for vfsctl call and serve: native (the default), codex,
-anthropic, search-replace, gemini, hashline, udiff, all, or a comma-separated list of tool and set names. For
-the native formats it defaults to the vendor's set (anthropic, codex).
+anthropic, search-replace, gemini, hashline, udiff, shell (run_command, which runs
+commands: only had by naming it, e.g. native,shell), all (every file tool), or a
+comma-separated list of tool and set names. For the native formats it defaults to the
+vendor's set (anthropic, codex).
 
 Examples:
   vfsctl tools --format openai | jq '.[].function.name'
@@ -43,7 +45,7 @@ Examples:
 func (c *toolsCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("tools", toolsUsage)
 	fs.StringVar(&c.format, "format", "json", "json, mcp, openai, anthropic, gemini, anthropic-native or openai-native")
-	fs.StringVar(&c.tools, "tools", "", "the tools to define: native, codex, anthropic, search-replace, gemini, hashline, udiff, all, or a comma-separated list (default native; for a native format, the vendor's set)")
+	fs.StringVar(&c.tools, "tools", "", "the tools to define: native, codex, anthropic, search-replace, gemini, hashline, udiff, shell, all, or a comma-separated list (default native; for a native format, the vendor's set)")
 	return fs.parse(args)
 }
 

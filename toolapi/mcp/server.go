@@ -122,8 +122,7 @@ func allReadOnly(tools []toolapi.Tool) bool {
 
 func annotations(name string) *sdk.ToolAnnotations {
 	h := toolapi.HintsFor(name)
-	no := false
-	return &sdk.ToolAnnotations{ReadOnlyHint: h.ReadOnly, DestructiveHint: &h.Destructive, IdempotentHint: h.Idempotent, OpenWorldHint: &no}
+	return &sdk.ToolAnnotations{ReadOnlyHint: h.ReadOnly, DestructiveHint: &h.Destructive, IdempotentHint: h.Idempotent, OpenWorldHint: &h.OpenWorld}
 }
 
 type server struct {

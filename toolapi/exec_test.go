@@ -1,0 +1,102 @@
+package toolapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+// Engine.Exec runs argv in a folder of the workspace with the caller's output streams,
+// and journals what it changed in the turn of its context: the record names the
+// command, its folder and how it ended; undo takes its change back.
+func TestEngineExecRunsAndJournals(t *testing.T) {
+	root := testutil.Workspace(t, map[string]string{"sub/f.txt": "one\ntwo\n"})
+	eng, err := toolapi.Open(root, toolapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := toolapi.WithTurn(context.Background(), "turn-7")
+	var out bytes.Buffer
+	res, err := eng.Exec(ctx, "conv", []string{"sh", "-c", "sed -i s/two/TWO/ f.txt && pwd && exit 4"}, toolapi.ExecOptions{Cwd: "sub", Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Code != 4 || res.Exit != "exit 4" || !strings.HasSuffix(strings.TrimSpace(out.String()), string(filepath.Separator)+"sub") {
+		t.Fatalf("result %+v, stdout %q: want exit 4 and the command run in sub", res, out.String())
+	}
+	if len(res.Files) != 1 || res.Files[0].Path != "sub/f.txt" {
+		t.Fatalf("files %+v, want sub/f.txt", res.Files)
+	}
+	rec, _, err := eng.Show(res.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args toolapi.ExecArgs
+	json.Unmarshal([]byte(rec.Args), &args)
+	if rec.Tool != "exec" || rec.Session != "conv" || rec.Turn != "turn-7" || rec.Exit != "exit 4" || args.Cwd != "sub" || len(args.Argv) != 3 || rec.State != journal.Committed {
+		t.Fatalf("the record: %+v", rec)
+	}
+	if r := eng.Undo(context.Background(), res.Seq); !r.OK {
+		t.Fatalf("undo: %s", r.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "sub/f.txt")); string(b) != "one\ntwo\n" {
+		t.Fatalf("after the undo: %q", b)
+	}
+}
+
+// A context that ends kills the command's process group, and the record says so; a
+// folder outside the root is refused before anything runs or is journaled.
+func TestEngineExecCancelledAndRefused(t *testing.T) {
+	root := testutil.Workspace(t, map[string]string{"a.txt": "a\n"})
+	eng, err := toolapi.Open(root, toolapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() { // the command has begun: end the context
+		for {
+			if _, err := os.Stat(filepath.Join(root, "early.txt")); err == nil {
+				cancel(errors.New("the runtime gave up"))
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	// The child sleeps in the background too: the whole group must go.
+	res, err := eng.Exec(ctx, "conv", []string{"sh", "-c", "(sleep 30; echo late > late.txt) & echo early > early.txt; sleep 30"}, toolapi.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Code != toolapi.ExitTimeout || !strings.Contains(res.Exit, "killed: the runtime gave up") {
+		t.Fatalf("result %+v, want killed by the context", res)
+	}
+	if len(res.Files) != 1 || res.Files[0].Path != "early.txt" {
+		t.Fatalf("files %+v, want early.txt", res.Files)
+	}
+	before, _ := eng.Log(toolapi.Query{})
+	_, err = eng.Exec(context.Background(), "conv", []string{"sh", "-c", "echo > x.txt"}, toolapi.ExecOptions{Cwd: "../elsewhere"})
+	if errs.KindOf(err) != errs.PathOutsideRoot {
+		t.Fatalf("a folder outside the root: %v, want path_outside_root", err)
+	}
+	after, _ := eng.Log(toolapi.Query{})
+	if len(after) != len(before) {
+		t.Fatalf("a refused Exec wrote %d records", len(after)-len(before))
+	}
+	if _, err := eng.Exec(context.Background(), "conv", nil, toolapi.ExecOptions{}); errs.KindOf(err) != errs.InvalidInput {
+		t.Fatalf("no argv: %v", err)
+	}
+}
