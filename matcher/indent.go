@@ -74,6 +74,9 @@ type reindent struct {
 	valid     []bool   // a non-blank piece on a file line
 	paired    []bool   // the piece pairs with a line of newText
 	base      int      // the first valid piece, or -1
+	// otherStyle: the model indented oldText with what the file does not (spaces in a
+	// tab-indented file, tabs in a space-indented one).
+	otherStyle bool
 }
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
@@ -87,6 +90,7 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		r.valid[i] = true
 		r.modelW[i] = width(leadWSString(s))
 		r.fileInd[i] = string(fc[:leadWS(fc)])
+		r.otherStyle = r.otherStyle || strings.ContainsFunc(leadWSString(s), func(c rune) bool { return c != rune(r.unit[0]) })
 		if r.base < 0 {
 			r.base = i
 		}
@@ -181,11 +185,21 @@ func (r *reindent) at(a, w int) string {
 	return ind + strings.Repeat(" ", rem)
 }
 
+// own tells the indentation ws of a new line as the model's own: where the model
+// quoted the file in another style than the file's, a new line indented in the file's
+// style was written for the file, and is kept as sent.
+func (r *reindent) own(ws string) bool {
+	return r.otherStyle && ws != "" && strings.Trim(ws, r.unit[:1]) == ""
+}
+
 // added re-indents one new line the model sent; blank lines stay empty.
 func (r *reindent) added(q string, a int) string {
 	ws := leadWSString(q)
 	if len(ws) == len(q) {
 		return ""
+	}
+	if r.own(ws) {
+		return q
 	}
 	return r.at(a, width(ws)) + q[len(ws):]
 }
