@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// The history index is built on first need, kept by every Put, and built again when
-// records were added without it (by a vfsctl that predates it).
+// A new journal keeps the history index from its first record; an older one has it
+// built on first need. Every Put keeps it, and it is built again when records were
+// added without it (by a vfsctl that predates it).
 func TestHistoryIndexKeptAndRebuilt(t *testing.T) {
 	j := open(t, filepath.Join(t.TempDir(), "journal.db"))
 	change := func(undo, redo uint64) *Record {
@@ -45,6 +46,14 @@ func TestHistoryIndexKeptAndRebuilt(t *testing.T) {
 			return nil
 		})
 	}
+	want("kept from the start", 2, 1, 4, true)
+	// A journal made before the index: its buckets and mark taken away, as an older
+	// vfsctl made it.
+	j.Update(func(t *Tx) error {
+		t.deleteBucket(bHistory)
+		t.deleteBucket(bLatest)
+		return t.b(bMeta).Delete(historyUpto)
+	})
 	j.View(func(tx *Tx) error {
 		if tx.HistoryReady() {
 			t.Fatal("a journal that never built the index says it has one")

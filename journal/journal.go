@@ -80,6 +80,7 @@ type Journal struct {
 	tmu       sync.Mutex // guards temps and marks
 	temps     *os.File   // the temps file, open for appending during a hold (marks.go)
 	marks     *os.File   // the marks file, likewise
+	markBytes int        // bytes this hold appended to the marks file
 	sideKey   []byte     // signs the lines of marks and temps (marks.go); from the journal's meta
 	legacy    bool       // this open gave an older journal its key: its unsigned lines are its own
 	file      *os.File   // the bbolt file, as opened for bbolt
@@ -206,6 +207,7 @@ func (j *Journal) Release() {
 	j.lingering = true
 	j.lingerGen++
 	j.trimTemps()
+	j.trimMarks()
 	go j.linger(j.lingerGen)
 }
 
@@ -600,8 +602,16 @@ func (j *Journal) checkSchema(db *bolt.DB, fresh, adopting bool) error {
 					return err
 				}
 			}
+			// A new journal keeps its history index from its first record, so that the
+			// first undo after a long session reads the index, not every record.
+			for _, b := range []string{bHistory, bLatest} {
+				if _, err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
+					return err
+				}
+			}
 			meta = tx.Bucket([]byte(bMeta))
 			meta.Put([]byte("app"), []byte(appName))
+			meta.Put(historyUpto, seqKey(0))
 			if err := j.recordIdentity(meta); err != nil {
 				return err
 			}

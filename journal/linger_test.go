@@ -116,3 +116,46 @@ func TestLingerEnds(t *testing.T) {
 		}
 	}
 }
+
+// A long lingering hold keeps the marks file small, as an open would: the first
+// command after a session of thousands of calls reads a few marks, not one per call;
+// the mark of a call still pending survives the rewrite.
+func TestLongHoldKeepsMarksSmall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, _ := lingering(t, path)
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	var pending uint64
+	if err := j.Update(func(tx *Tx) error {
+		r := &Record{Time: time.Now(), Session: "s", Tool: "edit_file", State: Pending}
+		err := tx.Put(r)
+		pending = r.Seq
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	j.MarkLanded(pending)
+	j.Release()
+	for seq := pending + 1; seq < pending+8000; seq++ {
+		if err := j.Acquire(); err != nil {
+			t.Fatal(err)
+		}
+		j.MarkLanded(seq)
+		j.Release()
+	}
+	st, err := os.Stat(filepath.Join(filepath.Dir(path), "marks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > 2*maxMarks {
+		t.Errorf("after 8,000 calls in one hold the marks file is %d bytes; want at most %d", st.Size(), 2*maxMarks)
+	}
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Release()
+	if !j.Landed()[pending] {
+		t.Error("the mark of the pending call was lost in the rewrite")
+	}
+}

@@ -99,8 +99,32 @@ func (j *Journal) MarkLanded(seq uint64) error {
 		j.marks = f
 	}
 	// One write a mark: a crash never leaves half of one glued to the next.
-	_, err := j.marks.Write(j.signed("marks", strconv.FormatUint(seq, 10)))
+	n, err := j.marks.Write(j.signed("marks", strconv.FormatUint(seq, 10)))
+	j.markBytes += n
 	return err
+}
+
+// trimMarks rewrites the marks file, as the next open would, once a lingering hold
+// has appended maxMarks to it: otherwise the first command after a session of
+// thousands of calls reads and checks a mark for each. It runs between calls.
+func (j *Journal) trimMarks() {
+	j.tmu.Lock()
+	big := j.markBytes >= maxMarks
+	if big {
+		j.markBytes = 0
+		if j.marks != nil {
+			j.marks.Close() // the rewrite replaces the file this one appends to
+			j.marks = nil
+		}
+	}
+	j.tmu.Unlock()
+	if !big {
+		return
+	}
+	var pending []uint64
+	if j.View(func(t *Tx) error { pending = t.Pending(); return nil }) == nil {
+		j.compactMarks(pending)
+	}
 }
 
 // Landed returns the calls the marks file lists.

@@ -218,8 +218,8 @@ func (t *Tx) Each(q Query, fn func(*Record) bool) error {
 // decoding the journal's records: at a million records, decoding them all would hold
 // the journal, and every other process, for seconds.
 //
-// A journal made before the index has none until the first undo builds it (BuildHistory,
-// once); from then on every Put keeps it, and notes the last record it indexed. A
+// A new journal has the index from its first record. One made before the index has
+// none until the first undo builds it (BuildHistory, once); from then on every Put keeps it, and notes the last record it indexed. A
 // record added by a vfsctl that predates the index leaves the index behind the
 // journal: it is then not used, and the next undo builds it again.
 

@@ -23,7 +23,8 @@ Checks the workspace journal against the disk: each file's last content the jour
 knows against the file on disk (reporting files changed outside vfsctl, or missing;
 with --diff, how), every blob present and intact, no call left pending, and bbolt's
 own consistency check. Like every command, it first lets recovery settle what a crash
-left pending.
+left pending; the report begins with each call it settled then, and what became of it
+("settled" in --json, an empty list when there was none).
 
 Files that differ from what the journal last knew are listed and counted, but are not
 problems: people edit files, and every call plans from the disk. A journal that cannot
@@ -49,7 +50,10 @@ func (c *fsckCmd) ParseFlags(args []string) error {
 }
 
 func (c *fsckCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
-	eng, err := c.open("vfsctl fsck")
+	// What recovery settled as this command opened the journal is part of fsck's
+	// report (not a line on stderr, as other commands say it).
+	var settled []toolapi.Settled
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl fsck", OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl fsck: %v\n", err)
 		return exitUsage
@@ -70,11 +74,18 @@ func (c *fsckCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if c.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
+		if settled == nil {
+			settled = []toolapi.Settled{}
+		}
 		enc.Encode(struct {
 			OK bool `json:"ok"`
 			*toolapi.FsckReport
-		}{rep.OK(), rep})
+			Settled []toolapi.Settled `json:"settled"`
+		}{rep.OK(), rep, settled})
 	} else {
+		for _, s := range settled {
+			fmt.Fprintln(stdout, strings.TrimPrefix(settledLine(s), "vfsctl: "))
+		}
 		c.text(stdout, rep, err == nil)
 	}
 	if !rep.OK() {

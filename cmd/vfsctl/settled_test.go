@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -14,14 +15,14 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 )
 
-// The first command after a kill settles the call it left pending and says so on
-// stderr, naming the call and what became of it; the next command says nothing more.
-func TestSettledOnOpenIsSaid(t *testing.T) {
+// killedBeforeWrite is a workspace whose call 2, an edit_file, was killed before it
+// wrote: its record pending, the file at its prior content.
+func killedBeforeWrite(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644)
 	var out, errb bytes.Buffer
 	run([]string{"call", "--root", dir, "--session", "s"}, strings.NewReader(`{"tool": "read_file", "args": {"path": "a.txt"}}`), &out, &errb)
-	// A call killed before it wrote: its record pending, the file at its prior content.
 	j := journal.New(filepath.Join(dir, ".vfsctl", "journal.db"), journal.Options{Root: dir})
 	if err := j.Acquire(); err != nil {
 		t.Fatal(err)
@@ -32,7 +33,14 @@ func TestSettledOnOpenIsSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Release()
-	errb.Reset()
+	return dir
+}
+
+// The first command after a kill settles the call it left pending and says so on
+// stderr, naming the call and what became of it; the next command says nothing more.
+func TestSettledOnOpenIsSaid(t *testing.T) {
+	dir := killedBeforeWrite(t)
+	var out, errb bytes.Buffer
 	if code := run([]string{"log", "--root", dir}, nil, &out, &errb); code != exitOK {
 		t.Fatalf("log: exit %d: %s", code, errb.String())
 	}
@@ -124,5 +132,43 @@ func TestRunningExecIsLeftAlone(t *testing.T) {
 	}
 	if out, errs = logOf(); !strings.Contains(out, "committed") || !strings.Contains(out, "f.txt") {
 		t.Errorf("log after the command: %q, stderr %q", out, errs)
+	}
+}
+
+// fsck run first after a kill reports what recovery settled as it opened the journal,
+// in its text and in --json; run again, it reports none.
+func TestFsckSaysWhatWasSettled(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		dir := killedBeforeWrite(t)
+		args := []string{"fsck", "--root", dir}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		var out, errb bytes.Buffer
+		if code := run(args, nil, &out, &errb); code != exitOK {
+			t.Fatalf("fsck: exit %d: %s%s", code, out.String(), errb.String())
+		}
+		if asJSON {
+			var rep struct {
+				OK      bool
+				Settled []struct {
+					Seq         uint64
+					Tool, State string
+				}
+			}
+			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+				t.Fatalf("fsck --json: %v: %s", err, out.String())
+			}
+			if len(rep.Settled) != 1 || rep.Settled[0].Seq != 2 || rep.Settled[0].Tool != "edit_file" || rep.Settled[0].State != "rolled_back" {
+				t.Errorf("fsck --json after the kill: settled %+v in %s", rep.Settled, out.String())
+			}
+		} else if got := out.String(); !strings.Contains(got, "recovery settled call 2 (edit_file)") || !strings.Contains(got, "now rolled_back") {
+			t.Errorf("fsck after the kill says:\n%s", got)
+		}
+		out.Reset()
+		run([]string{"fsck", "--root", dir, "--json"}, nil, &out, &errb)
+		if !strings.Contains(out.String(), `"settled":[]`) {
+			t.Errorf("fsck run again: %s", out.String())
+		}
 	}
 }

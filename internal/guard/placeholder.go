@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Placeholder is a placeholder comment that a change puts where it deletes real lines.
@@ -62,41 +63,50 @@ func commentBody(line string) (string, bool) {
 	return "", false
 }
 
-var (
-	// An ellipsis, in the spellings models use (five dots or more are a divider).
-	ellipsis = regexp.MustCompile(`\.{3,4}|…|\. \. \.`)
-	// Words that, in the few after an ellipsis, say that code was left out
-	// ("... existing", "... keep"). Not "etc" or "other": "... etc" and "... other
-	// lengths" continue sentences in real comments.
-	keptWords = regexp.MustCompile(`\b(existing|remaining|remainder|unchanged|same|as before|left out|omitted|omit|elided|truncated|previous|original|unmodified|kept|keep|snip|code|implementation)\b`)
-	// A note a model writes in front of the placeholder ("TODO: same as above").
-	notePrefix = regexp.MustCompile(`^(todo|note|fixme|nb|xxx)\b[:\-]?\s*`)
-	// Whole comments that say code was left out.
-	phrases = regexp.MustCompile("^(?:" + strings.Join([]string{
-		// "unchanged", "same as before", "omitted for brevity".
-		solo,
-		// "rest unchanged", "rest of the function unchanged", "lines 2-4 unchanged",
-		// "existing code remains", "code omitted for brevity", "other fields unchanged".
-		subject + " " + pred,
-		// "existing code", "rest of the file", "previous implementation here".
-		alone,
-		strongSubject + ` (?:here|below|above|goes here)`,
-		// "keep the rest as is", "keep existing code", "leave unchanged", "insert existing code here".
-		`(?:keep|leave|retain|preserve|insert|paste|reuse)(?: (?:the|your|all|any))?(?: (?:` + pred + `|` + leftOut + `(?: (?:` + pred + `|in place|here|from before|from above|intact))?))`,
-		// "your code here", "code goes here", "implementation here".
-		`(?:(?:your|the) )?` + bareNouns + ` (?:goes )?here`,
-		// "12 more lines", "snip".
-		`\d+ more lines?`,
-		`snip(?:ped)?`,
-	}, "|") + ")$")
-	// After an ellipsis, what was left out says it alone: "... other methods ...".
-	afterDots = regexp.MustCompile("^" + subject + "$")
-	// In brackets, a comment says it stands for something: "(original code)",
-	// "<existing code>", "(no changes)", "(omitted)".
-	wrapped = regexp.MustCompile("^(?:" + pred + "|" + strongSubject + "|existing|previous|original|no changes?|same|omitted|elided|keep existing)$")
-)
+// placeholderPatterns are the patterns isPlaceholder matches with. They are
+// compiled on first use, not when the program starts: compiling them took longer
+// than the rest of the start of a command that guards nothing (vfsctl log, exec).
+type placeholderPatterns struct {
+	ellipsis, keptWords, notePrefix, phrases, afterDots, wrapped *regexp.Regexp
+}
 
-// The parts of phrases.
+var patterns = sync.OnceValue(func() *placeholderPatterns {
+	return &placeholderPatterns{
+		// An ellipsis, in the spellings models use (five dots or more are a divider).
+		ellipsis: regexp.MustCompile(`\.{3,4}|…|\. \. \.`),
+		// Words that, in the few after an ellipsis, say that code was left out
+		// ("... existing", "... keep"). Not "etc" or "other": "... etc" and "... other
+		// lengths" continue sentences in real comments.
+		keptWords: regexp.MustCompile(`\b(existing|remaining|remainder|unchanged|same|as before|left out|omitted|omit|elided|truncated|previous|original|unmodified|kept|keep|snip|code|implementation)\b`),
+		// A note a model writes in front of the placeholder ("TODO: same as above").
+		notePrefix: regexp.MustCompile(`^(todo|note|fixme|nb|xxx)\b[:\-]?\s*`),
+		// Whole comments that say code was left out.
+		phrases: regexp.MustCompile("^(?:" + strings.Join([]string{
+			// "unchanged", "same as before", "omitted for brevity".
+			solo,
+			// "rest unchanged", "rest of the function unchanged", "lines 2-4 unchanged",
+			// "existing code remains", "code omitted for brevity", "other fields unchanged".
+			subject + " " + pred,
+			// "existing code", "rest of the file", "previous implementation here".
+			alone,
+			strongSubject + ` (?:here|below|above|goes here)`,
+			// "keep the rest as is", "keep existing code", "leave unchanged", "insert existing code here".
+			`(?:keep|leave|retain|preserve|insert|paste|reuse)(?: (?:the|your|all|any))?(?: (?:` + pred + `|` + leftOut + `(?: (?:` + pred + `|in place|here|from before|from above|intact))?))`,
+			// "your code here", "code goes here", "implementation here".
+			`(?:(?:your|the) )?` + bareNouns + ` (?:goes )?here`,
+			// "12 more lines", "snip".
+			`\d+ more lines?`,
+			`snip(?:ped)?`,
+		}, "|") + ")$"),
+		// After an ellipsis, what was left out says it alone: "... other methods ...".
+		afterDots: regexp.MustCompile("^" + subject + "$"),
+		// In brackets, a comment says it stands for something: "(original code)",
+		// "<existing code>", "(no changes)", "(omitted)".
+		wrapped: regexp.MustCompile("^(?:" + pred + "|" + strongSubject + "|existing|previous|original|no changes?|same|omitted|elided|keep existing)$"),
+	}
+})
+
+// The parts of p.phrases.
 const (
 	// nouns are what models say they left out, after "rest of", "other", "remaining".
 	nouns = `(?:code|function|functions|func|method|methods|class|classes|file|module|implementation|implementations|impl|body|logic|content|contents|imports?|fields?|cases?|tests?|props|properties|config|configuration|settings|styles?|markup|template|components?|handlers?|routes?|definitions?|helpers?|members?|setup|section|sections|block|blocks|loop|statements?|declarations?|variables?|constants?|types?|interfaces?|exports?|dependencies|queries|query|columns|rows|rules|entries|keys|values|items|details|stuff|parts?|constructor|initialization|validation|error handling|html|css|jsx|script|schema|migrations?|api|endpoints?|calls?|checks?|cells|lines?|code paths?)`
@@ -141,10 +151,11 @@ func isPlaceholder(line string) bool {
 	if len(body) > 120 || len(body) >= 5 && strings.Trim(body, ".") == "" {
 		return false // longer than any placeholder, or a divider of dots
 	}
-	body = notePrefix.ReplaceAllString(body, "")
-	leads := ellipsis.FindStringIndex(strings.TrimLeft(body, "([{< "))
+	p := patterns()
+	body = p.notePrefix.ReplaceAllString(body, "")
+	leads := p.ellipsis.FindStringIndex(strings.TrimLeft(body, "([{< "))
 	dots := leads != nil
-	body = strings.TrimSpace(ellipsis.ReplaceAllString(body, " "))
+	body = strings.TrimSpace(p.ellipsis.ReplaceAllString(body, " "))
 	if dots && strings.Trim(body, " ()[]<>") == "" {
 		return true // "...", "(...)", "[...]"
 	}
@@ -161,12 +172,12 @@ func isPlaceholder(line string) bool {
 	switch {
 	case body == "":
 		return false
-	case phrases.MatchString(body), inBrackets && wrapped.MatchString(body):
+	case p.phrases.MatchString(body), inBrackets && p.wrapped.MatchString(body):
 		return true
 	case dots && leads[0] == 0:
 		// "... other methods", "... keep": what was left out, or a few words that
-		// say so, after an ellipsis.
-		return afterDots.MatchString(body) || len(words) <= 3 && keptWords.MatchString(body)
+		// say so, after an p.ellipsis.
+		return p.afterDots.MatchString(body) || len(words) <= 3 && p.keptWords.MatchString(body)
 	}
 	return false
 }

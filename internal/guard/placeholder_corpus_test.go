@@ -112,7 +112,7 @@ func TestPlaceholderCorpus(t *testing.T) {
 					continue
 				}
 				flagged++
-				if body, _ := commentBody(l); ellipsis.MatchString(body) {
+				if body, _ := commentBody(l); patterns().ellipsis.MatchString(body) {
 					// "// ..." or "// ... setup ..." in an example: a placeholder by
 					// its text alone, refused only where it takes the place of real
 					// lines.
