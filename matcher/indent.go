@@ -74,6 +74,7 @@ type reindent struct {
 	valid     []bool   // a non-blank piece on a file line
 	paired    []bool   // the piece pairs with a line of newText
 	base      int      // the first valid piece, or -1
+	modelInd  []string // the model's indentation of each piece
 	// otherStyle: the model indented oldText with what the file does not (spaces in a
 	// tab-indented file, tabs in a space-indented one).
 	otherStyle bool
@@ -81,7 +82,7 @@ type reindent struct {
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
 	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired,
-		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), valid: make([]bool, len(P))}
+		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P))}
 	for i, s := range P {
 		if strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
 			continue
@@ -90,7 +91,8 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		r.valid[i] = true
 		r.modelW[i] = width(leadWSString(s))
 		r.fileInd[i] = string(fc[:leadWS(fc)])
-		r.otherStyle = r.otherStyle || strings.ContainsFunc(leadWSString(s), func(c rune) bool { return c != rune(r.unit[0]) })
+		r.modelInd[i] = leadWSString(s)
+		r.otherStyle = r.otherStyle || strings.ContainsFunc(r.modelInd[i], func(c rune) bool { return c != rune(r.unit[0]) })
 		if r.base < 0 {
 			r.base = i
 		}
@@ -185,11 +187,35 @@ func (r *reindent) at(a, w int) string {
 	return ind + strings.Repeat(" ", rem)
 }
 
-// own tells the indentation ws of a new line as the model's own: where the model
-// quoted the file in another style than the file's, a new line indented in the file's
-// style was written for the file, and is kept as sent.
-func (r *reindent) own(ws string) bool {
-	return r.otherStyle && ws != "" && strings.Trim(ws, r.unit[:1]) == ""
+// own tells the indentation ws of a new line placed against piece a as the model's
+// own: where the model quoted the file in another style than the file's there (spaces
+// where the file has tabs, or the reverse), a new line indented in the file's style
+// was written for the file, and is kept as sent. The style is the anchor line's, else
+// the file's unit: files that mix both are common.
+func (r *reindent) own(ws string, a int) bool {
+	fs, quotedOther := r.unit[0], r.otherStyle
+	if a >= 0 {
+		if s := styleOf(r.fileInd[a]); s != 0 {
+			fs = s
+		}
+		if ms := styleOf(r.modelInd[a]); ms != 0 {
+			quotedOther = ms != fs
+		}
+	}
+	return quotedOther && ws != "" && styleOf(ws) == fs
+}
+
+// styleOf is ' ' for indentation of spaces only, '\t' for tabs only, else 0.
+func styleOf(ws string) byte {
+	switch {
+	case ws == "":
+		return 0
+	case strings.Trim(ws, " ") == "":
+		return ' '
+	case strings.Trim(ws, "\t") == "":
+		return '\t'
+	}
+	return 0
 }
 
 // added re-indents one new line the model sent; blank lines stay empty.
@@ -198,7 +224,7 @@ func (r *reindent) added(q string, a int) string {
 	if len(ws) == len(q) {
 		return ""
 	}
-	if r.own(ws) {
+	if r.own(ws, a) {
 		return q
 	}
 	return r.at(a, width(ws)) + q[len(ws):]
