@@ -146,6 +146,8 @@ func TestRealCommitRules(t *testing.T) {
 			file:  "var s = `\n    a\n    b\n    c\n    d\n`\n\nfunc f() {\n\tif a {\n\t\tx()\n\t}\n}\n",
 			edits: []Edit{e("  if a {\n    x()\n  }", "  if a {\n    x()\n\t\ty()\n  }")},
 			want:  "var s = `\n    a\n    b\n    c\n    d\n`\n\nfunc f() {\n\tif a {\n\t\tx()\n\t\ty()\n\t}\n}\n", tier: TierIndentation},
+		{name: "an em dash the model did not drift written as sent", file: "x = a - b\n",
+			edits: []Edit{e("x = a – b", "x = a – b\n// a note — in prose")}, want: "x = a - b\n// a note — in prose\n", tier: TierTypography},
 		{name: "added lines in spaces still re-indented", file: goFile,
 			edits: []Edit{e("  if a {\n    x()\n  }", "  if a {\n    x()\n    y()\n  }")},
 			want:  "func f() {\n\tif a {\n\t\tx()\n\t\ty()\n\t}\n\treturn\n}\n", tier: TierIndentation},
