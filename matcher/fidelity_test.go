@@ -165,6 +165,10 @@ func TestRealCommitRules(t *testing.T) {
 			edits: []Edit{e("a\nb\n", "a")}, want: "a\nc\n", tier: TierExact},
 		{name: "final line break dropped at the end of the file", file: "x\na\nb\n",
 			edits: []Edit{e("a\nb\n", "a")}, want: "x\na", tier: TierExact},
+		{name: "final line break dropped at the end of the file after a fuzzy match", file: "x\n“a”\nb\n",
+			edits: []Edit{e("x\n\"a\"\nb\n", "x\n\"a\"")}, want: "x\n“a”", tier: TierTypography},
+		{name: "final line break kept after a fuzzy match where dropping it would join two lines", file: "“a”\nb\nc\n",
+			edits: []Edit{e("\"a\"\nb\n", "\"a\"")}, want: "“a”\nc\n", tier: TierTypography},
 		{name: "a deletion of whole lines still deletes them", file: "a\nb\n\nc\n",
 			edits: []Edit{e("b\n", "")}, want: "a\n\nc\n", tier: TierExact},
 	})

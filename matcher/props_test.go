@@ -199,14 +199,13 @@ func checkMeaning(t *testing.T, orig []byte, edits []Edit, res *Result) {
 			return // where the edit goes cannot be told from the folded file alone
 		}
 		if endsNL && e.NewText != "" && !newEndsNL {
-			// At the exact tier the literal result is meant where it leaves whole lines:
-			// a line break follows, or the file ends there. Else a final line break is
-			// supplied.
+			// The literal result is meant where it leaves whole lines: a line break
+			// follows, or the file ends there. Else a final line break is supplied.
 			at := strings.Index(F, fo) + len(fo)
 			switch {
-			case r.Tier == TierExact && at < len(F) && F[at] == '\n' && blankLines.Match(orig):
+			case at < len(F) && F[at] == '\n' && blankLines.Match(orig):
 				return // the line after may hold only whitespace, which F does not show
-			case r.Tier != TierExact, at < len(F) && F[at] != '\n':
+			case at < len(F) && F[at] != '\n':
 				fn += "\n"
 			}
 		}

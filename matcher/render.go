@@ -90,12 +90,11 @@ func (r *rendering) blank(s string) bool {
 }
 
 // lineBreaks settles whether newText ends with a line break. Where oldText ends with
-// one and a non-empty newText does not, the exact tier writes the literal result when
-// it leaves whole lines (the file goes on with a line break, or ends there), as the
-// literal tools do. Where it would join newText's last line with the next one, and at
-// the fuzzy tiers (where a lost final line break is read as drift, like the trailing
-// blanks before it), a final line break is supplied: two lines are never joined by
-// accident. An empty newText deletes the lines.
+// one and a non-empty newText does not, the literal result is written when it leaves
+// whole lines (the file goes on with a line break, or ends there), as the literal
+// tools do; where it would join newText's last line with the next one, a final line
+// break is supplied: two lines are never joined by accident. An empty newText deletes
+// the lines.
 func (r *rendering) lineBreaks(q []string) []string {
 	r.newNL = len(q) > 1 && r.blank(q[len(q)-1])
 	if r.oldNL && !r.newNL && !(len(q) == 1 && q[0] == "") && r.joinsLines() {
@@ -105,13 +104,10 @@ func (r *rendering) lineBreaks(q []string) []string {
 	return q
 }
 
-// joinsLines tells, at the exact tier, whether text written in place of the occurrence
-// without a final line break would run into the file's next line.
+// joinsLines tells whether text written in place of the occurrence without a final
+// line break would run into the file's next line.
 func (r *rendering) joinsLines() bool {
 	b := r.d.body
-	if r.fuzzy {
-		return true
-	}
 	return r.end < len(b) && b[r.end] != '\n' && b[r.end] != '\r'
 }
 
