@@ -75,9 +75,13 @@ type reindent struct {
 	paired    []bool   // the piece pairs with a line of newText
 	base      int      // the first valid piece, or -1
 	modelInd  []string // the model's indentation of each piece
-	// otherStyle: the model indented oldText with what the file does not (spaces in a
-	// tab-indented file, tabs in a space-indented one).
+	// style is the file's indentation character on the lines oldText quotes (most
+	// of them), else its unit's; otherStyle: the model quoted them in the other one.
+	style      byte
 	otherStyle bool
+	// forFile: the model quoted the file's lines in the other style, yet indented
+	// lines of newText in the file's: it wrote its new lines for the file.
+	forFile bool
 }
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
@@ -92,11 +96,11 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		r.modelW[i] = width(leadWSString(s))
 		r.fileInd[i] = string(fc[:leadWS(fc)])
 		r.modelInd[i] = leadWSString(s)
-		r.otherStyle = r.otherStyle || strings.ContainsFunc(r.modelInd[i], func(c rune) bool { return c != rune(r.unit[0]) })
 		if r.base < 0 {
 			r.base = i
 		}
 	}
+	r.learnStyle(P, Q)
 	if r.base < 0 {
 		r.modelUnit = tabWidth
 		return r
@@ -187,13 +191,52 @@ func (r *reindent) at(a, w int) string {
 	return ind + strings.Repeat(" ", rem)
 }
 
+// learnStyle finds the file's indentation style on the quoted lines, and whether the
+// model quoted them in the other style and wrote newText in the file's.
+func (r *reindent) learnStyle(P, Q []string) {
+	n := map[byte]int{}
+	for i := range P {
+		if r.valid[i] {
+			n[styleOf(r.fileInd[i])]++
+		}
+	}
+	r.style = r.unit[0]
+	if n[' '] > n['\t'] {
+		r.style = ' '
+	} else if n['\t'] > n[' '] {
+		r.style = '\t'
+	}
+	usesStyle := func(lines []string) bool {
+		for _, s := range lines {
+			if ws := leadWSString(s); len(ws) < len(s) && strings.IndexByte(ws, r.style) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range P {
+		if ms := styleOf(r.modelInd[i]); r.valid[i] && ms != 0 && ms != r.style {
+			r.otherStyle = true
+		}
+	}
+	r.forFile = r.otherStyle && !usesStyle(P) && usesStyle(Q)
+}
+
 // own tells the indentation ws of a new line placed against piece a as the model's
-// own: where the model quoted the file in another style than the file's there (spaces
-// where the file has tabs, or the reverse), a new line indented in the file's style
-// was written for the file, and is kept as sent. The style is the anchor line's, else
-// the file's unit: files that mix both are common.
-func (r *reindent) own(ws string, a int) bool {
-	fs, quotedOther := r.unit[0], r.otherStyle
+// own, kept as sent: where the model quoted the file in another style than the file's
+// (spaces where the file has tabs, or the reverse), a line it indented in the file's
+// style was written for the file, and so was every line it added when it indented
+// any in the file's style (the others are then meant too: alignment, text inside a
+// string). The style is the anchor line's, else the quoted lines': files that mix
+// both are common.
+func (r *reindent) own(ws string, a int, added bool) bool {
+	if ws == "" {
+		return false
+	}
+	if added && r.forFile {
+		return true
+	}
+	fs, quotedOther := r.style, r.otherStyle
 	if a >= 0 {
 		if s := styleOf(r.fileInd[a]); s != 0 {
 			fs = s
@@ -202,7 +245,7 @@ func (r *reindent) own(ws string, a int) bool {
 			quotedOther = ms != fs
 		}
 	}
-	return quotedOther && ws != "" && styleOf(ws) == fs
+	return quotedOther && styleOf(ws) == fs
 }
 
 // styleOf is ' ' for indentation of spaces only, '\t' for tabs only, else 0.
@@ -224,7 +267,7 @@ func (r *reindent) added(q string, a int) string {
 	if len(ws) == len(q) {
 		return ""
 	}
-	if r.own(ws, a) {
+	if r.own(ws, a, true) {
 		return q
 	}
 	return r.at(a, width(ws)) + q[len(ws):]
