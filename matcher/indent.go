@@ -79,9 +79,6 @@ type reindent struct {
 	// of them), else its unit's; otherStyle: the model quoted them in the other one.
 	style      byte
 	otherStyle bool
-	// forFile: the model quoted the file's lines in the other style, yet indented
-	// lines of newText in the file's: it wrote its new lines for the file.
-	forFile bool
 }
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
@@ -100,7 +97,7 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 			r.base = i
 		}
 	}
-	r.learnStyle(P, Q)
+	r.learnStyle(P)
 	if r.base < 0 {
 		r.modelUnit = tabWidth
 		return r
@@ -192,8 +189,8 @@ func (r *reindent) at(a, w int) string {
 }
 
 // learnStyle finds the file's indentation style on the quoted lines, and whether the
-// model quoted them in the other style and wrote newText in the file's.
-func (r *reindent) learnStyle(P, Q []string) {
+// model quoted them in the other style.
+func (r *reindent) learnStyle(P []string) {
 	n := map[byte]int{}
 	for i := range P {
 		if r.valid[i] {
@@ -206,35 +203,23 @@ func (r *reindent) learnStyle(P, Q []string) {
 	} else if n['\t'] > n[' '] {
 		r.style = '\t'
 	}
-	usesStyle := func(lines []string) bool {
-		for _, s := range lines {
-			if ws := leadWSString(s); len(ws) < len(s) && strings.IndexByte(ws, r.style) >= 0 {
-				return true
-			}
-		}
-		return false
-	}
 	for i := range P {
 		if ms := styleOf(r.modelInd[i]); r.valid[i] && ms != 0 && ms != r.style {
 			r.otherStyle = true
 		}
 	}
-	r.forFile = r.otherStyle && !usesStyle(P) && usesStyle(Q)
 }
 
 // own tells the indentation ws of a new line placed against piece a as the model's
 // own, kept as sent: where the model quoted the file in another style than the file's
 // (spaces where the file has tabs, or the reverse), a line it indented in the file's
-// style was written for the file, and so was every line it added when it indented
-// any in the file's style (the others are then meant too: alignment, text inside a
-// string). The style is the anchor line's, else the quoted lines': files that mix
-// both are common.
-func (r *reindent) own(ws string, a int, added bool) bool {
+// style was written for the file. The style is the anchor line's, else the quoted
+// lines': files that mix both are common. (A line in the model's other style is
+// re-indented: it may be a context line that the diff of oldText and newText paired
+// otherwise.)
+func (r *reindent) own(ws string, a int) bool {
 	if ws == "" {
 		return false
-	}
-	if added && r.forFile {
-		return true
 	}
 	fs, quotedOther := r.style, r.otherStyle
 	if a >= 0 {
@@ -267,7 +252,7 @@ func (r *reindent) added(q string, a int) string {
 	if len(ws) == len(q) {
 		return ""
 	}
-	if r.own(ws, a, true) {
+	if r.own(ws, a) {
 		return q
 	}
 	return r.at(a, width(ws)) + q[len(ws):]
