@@ -220,7 +220,7 @@ func TestRealCommitFidelity(t *testing.T) {
 			if s.makes != "" && strings.ContainsAny(added.String(), s.makes) {
 				continue
 			}
-			so, sn := slop(c.old, c.oldCtx, s.f), slop(c.new, c.newCtx, s.f)
+			so, sn := slop(c.old, nil, s.f), slop(c.new, c.newCtx, s.f)
 			o, n := sendForm(so, sn)
 			if o == old || o == n {
 				continue // this kind of sloppiness changes nothing here
