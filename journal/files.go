@@ -321,3 +321,29 @@ func cutShort(f *os.File, size int64) string {
 	}
 	return ""
 }
+
+// FolderID is the identity of the journal's folder at its place now (device and inode,
+// as the journal records it), looked up from the root one component at a time without
+// following a symlink and without creating anything. It is "" when no folder holding
+// a journal file stands there: removed, moved away, or replaced by a symlink. A
+// process that ran something able to remove or replace the folder (a command)
+// compares it with the identity before it, and writes nothing when they differ: a
+// journal made anew, or one moved elsewhere, is not the workspace's history.
+func (j *Journal) FolderID() string {
+	d, err := j.openDir(false)
+	if err != nil {
+		return ""
+	}
+	defer d.close()
+	if st, ok := d.stat(filepath.Base(j.path)); !ok || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return ""
+	}
+	var st unix.Stat_t
+	if unix.Fstat(d.fd, &st) != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+}
+
+// Shown names the journal file as messages do: relative to the workspace root.
+func (j *Journal) Shown() string { return j.showPath() }

@@ -3,6 +3,8 @@ package journal
 import (
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -24,8 +26,8 @@ type Problem struct {
 }
 
 // Verify checks the journal's own consistency: every blob unpacks and hashes to its
-// key, every blob a record claims is stored, nothing is pending, and bbolt's check
-// passes. It returns the problems found and how many blobs and records it read.
+// key, every blob a record or the snapshot claims is stored, nothing is pending, and
+// bbolt's check passes. It returns the problems found and how many blobs and records it read.
 func (t *Tx) Verify() (problems []Problem, blobs, records int) {
 	t.b(bBlobs).ForEach(func(k, v []byte) error {
 		blobs++
@@ -62,6 +64,14 @@ func (t *Tx) Verify() (problems []Problem, blobs, records int) {
 			if f.AfterBlob && !has(f.After) {
 				problems = append(problems, Problem{"reference", fmt.Sprintf("call %d: the new content of %s (blob %.12s) is missing", seq, f.Path, f.After)})
 			}
+		}
+	}
+	// The snapshot's files are the prior content of the next command's changes: one
+	// missing could not be taken back.
+	snap := t.Snapshot()
+	for _, p := range slices.Sorted(maps.Keys(snap)) {
+		if e := snap[p]; e.Kind == "file" && !e.Large && e.Hash != "" && !has(e.Hash) {
+			problems = append(problems, Problem{"reference", fmt.Sprintf("snapshot: the content of %s (blob %.12s) is missing; a command's change of it could not be undone", p, e.Hash)})
 		}
 	}
 	pending := t.Pending()

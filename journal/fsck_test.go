@@ -40,3 +40,29 @@ func TestVerifyFindsDamage(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot entry whose content is not stored is a problem: a command's later change
+// of that file could not be undone.
+func TestVerifyFindsASnapshotBlobMissing(t *testing.T) {
+	j := New(filepath.Join(t.TempDir(), "journal.db"), Options{NoSync: true})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Release()
+	err := j.Commit(func(tx *Tx) error {
+		h, _ := tx.PutBlob([]byte("kept\n"))
+		return tx.UpdateSnapshot(nil, map[string]SnapEntry{
+			"kept.txt": {Kind: "file", Hash: h},
+			"lost.txt": {Kind: "file", Hash: Hash([]byte("never stored\n"))},
+			"big.bin":  {Kind: "file", Hash: Hash([]byte("over the limit\n")), Large: true},
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []Problem
+	j.View(func(tx *Tx) error { problems, _, _ = tx.Verify(); return nil })
+	if len(problems) != 1 || !strings.Contains(problems[0].Text, "snapshot: the content of lost.txt") {
+		t.Errorf("problems: %+v, want lost.txt's missing content only", problems)
+	}
+}

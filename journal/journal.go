@@ -88,6 +88,11 @@ type Journal struct {
 	broken    atomic.Pointer[error] // bbolt failed on a damaged file during this hold
 	leaked    atomic.Pointer[leak]  // a file bbolt failed to open and left mapped
 
+	// A lingering hold's watch of the queue (watch_linux.go; nil: the hold polls),
+	// and the timer that ends the linger.
+	watch     *queueWatch
+	lingerEnd *time.Timer
+
 	// Group commit (commit.go).
 	gmu      sync.Mutex
 	queue    []*commitReq
@@ -154,6 +159,7 @@ func (j *Journal) Acquire() error {
 		// The hold goes on where the last call left it: no open, no recovery check.
 		j.lingering = false
 		j.lingerGen++
+		j.stopLingerEnd()
 		if j.broken.Load() == nil && j.handle() != nil && !j.othersWaiting() {
 			j.refs = 1
 			return nil
@@ -208,10 +214,60 @@ func (j *Journal) Release() {
 	j.lingerGen++
 	j.trimTemps()
 	j.trimMarks()
-	go j.linger(j.lingerGen)
+	if j.watch == nil {
+		j.watch = j.startWatch(j.dir)
+	}
+	if j.watch == nil {
+		go j.linger(j.lingerGen)
+		return
+	}
+	// Watched: a ticket made from now on wakes queueChanged; one made before, while
+	// the calls ran, is looked for now.
+	if j.othersWaiting() {
+		j.lingering = false
+		j.endHold()
+		return
+	}
+	gen := j.lingerGen
+	j.lingerEnd = time.AfterFunc(j.opts.Linger, func() {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.lingering && j.lingerGen == gen {
+			j.lingering = false
+			j.endHold()
+		}
+	})
 }
 
-// linger ends the hold that linger gen keeps once it has lasted Options.Linger or
+// queueChanged is the watch's news that the queue changed (turns: the queue folder
+// may have been made). A lingering hold ends if another process waits. It returns
+// false once w no longer watches for this journal.
+func (j *Journal) queueChanged(w *queueWatch, turns bool) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.watch != w {
+		return false
+	}
+	if turns {
+		w.watchTurns(j.dir)
+	}
+	if j.lingering && j.othersWaiting() {
+		j.lingering = false
+		j.lingerGen++
+		j.stopLingerEnd()
+		j.endHold()
+	}
+	return true
+}
+
+func (j *Journal) stopLingerEnd() {
+	if j.lingerEnd != nil {
+		j.lingerEnd.Stop()
+		j.lingerEnd = nil
+	}
+}
+
+// linger ends the hold that linger gen keeps, where the queue is not watched, once it has lasted Options.Linger or
 // another process waits, unless a call took the hold up again first. The queue is
 // looked at every queuePoll while the next call is likely to come soon, then every
 // lingerPoll: a process that queues then waits at most that much longer, and an idle
@@ -256,12 +312,18 @@ func (j *Journal) Close() {
 	if j.lingering && j.refs == 0 {
 		j.lingering = false
 		j.lingerGen++
+		j.stopLingerEnd()
 		j.endHold()
 	}
 }
 
 // endHold closes the bbolt file and gives up the lock. j.mu is held.
 func (j *Journal) endHold() {
+	if j.watch != nil {
+		j.watch.close()
+		j.watch = nil
+	}
+	j.stopLingerEnd()
 	// Deferred writes are those recovery can redo; the next open settles them.
 	j.gmu.Lock()
 	j.deferred = nil

@@ -3,6 +3,7 @@ package journal
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -114,6 +115,64 @@ func TestLingerEnds(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the hold never ended")
 		}
+	}
+}
+
+// TestIdleLingerDoesNothing: a hold that lingers with no call and no other process
+// does not look at the queue again and again (where inotify tells it of a new
+// ticket): an idle vfsctl wakes no thread between a model's calls.
+func TestIdleLingerDoesNothing(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the queue is watched with inotify on Linux; elsewhere a lingering hold polls")
+	}
+	j, _ := lingering(t, filepath.Join(t.TempDir(), "journal.db"))
+	call(t, j)
+	n := queueLooks.Load()
+	time.Sleep(100 * time.Millisecond)
+	if looks := queueLooks.Load() - n; looks > 0 {
+		t.Errorf("an idle lingering hold looked at the queue %d times in 100 ms", looks)
+	}
+}
+
+// TestLingerGivesWayEachTime: a hold gives way to a process that queues while it
+// lingers, whether the queue's folder is new or there already, and to one that
+// queued while a call ran (its ticket made before the hold began to linger).
+func TestLingerGivesWayEachTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.db")
+	j, opens := lingering(t, path)
+	other := New(path, Options{Wait: 5 * time.Second})
+	for round := range 2 {
+		call(t, j)
+		if err := other.Acquire(); err != nil {
+			t.Fatalf("round %d: a lingering hold kept another process out: %v", round, err)
+		}
+		other.Release()
+	}
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		err := other.Acquire()
+		if err == nil {
+			other.Release()
+		}
+		got <- err
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if names, _ := os.ReadDir(filepath.Join(filepath.Dir(path), queueDir)); len(names) > 0 {
+			break // its ticket is made
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the other process never queued")
+		}
+	}
+	j.Release()
+	if err := <-got; err != nil {
+		t.Fatalf("a process that queued during a call was kept out by the linger after it: %v", err)
+	}
+	if *opens != 3 {
+		t.Errorf("opens: %d, want 3 (the hold was given up each time)", *opens)
 	}
 }
 

@@ -310,7 +310,7 @@ func changeOf(r *Record, known func(uint64) (Change, bool)) (Change, bool) {
 	if r.State != Committed {
 		return Change{}, false
 	}
-	changes := false
+	changes := len(r.Entries) > 0 // folders and symlinks a command changed
 	for _, f := range r.Files {
 		changes = changes || f.Op.Changes()
 	}

@@ -85,6 +85,9 @@ type Record struct {
 	Exit string `json:"exit,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
+	// Entries are the folders and symlinks a command made, removed or changed (tool
+	// exec, outside), or an undo's or a rewind's reversal of such changes.
+	Entries []Entry `json:"entries,omitempty"`
 	// Refusal is the structure of a matcher's refusal, for failure analytics.
 	Refusal *Refusal `json:"refusal,omitempty"`
 }
@@ -227,4 +230,29 @@ func RevertSplices(after []byte, sp []Splice) ([]byte, bool) {
 		delta += len(s.New) - len(s.Old)
 	}
 	return append(out, after[prev:]...), true
+}
+
+// Entry is a folder or a symlink at Path as a record changed it: what stood there
+// before and after (KindDir "dir", KindSymlink "symlink", or "" for nothing of the
+// two: absent, or a file, whose change is the record's File), a symlink's targets, a
+// folder's permission bits.
+type Entry struct {
+	Path         string `json:"path"`
+	Before       string `json:"before,omitempty"`
+	After        string `json:"after,omitempty"`
+	BeforeTarget string `json:"before_target,omitempty"`
+	AfterTarget  string `json:"after_target,omitempty"`
+	BeforeMode   uint32 `json:"before_mode,omitempty"`
+	AfterMode    uint32 `json:"after_mode,omitempty"`
+}
+
+// The kinds of entry a record keeps.
+const (
+	KindDir     = "dir"
+	KindSymlink = "symlink"
+)
+
+// Reversed is the entry's change taken back.
+func (e Entry) Reversed() Entry {
+	return Entry{Path: e.Path, Before: e.After, After: e.Before, BeforeTarget: e.AfterTarget, AfterTarget: e.BeforeTarget, BeforeMode: e.AfterMode, AfterMode: e.BeforeMode}
 }

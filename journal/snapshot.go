@@ -83,3 +83,21 @@ func (t *Tx) UpdateSnapshot(old, now map[string]SnapEntry) error {
 	}
 	return nil
 }
+
+// SetSnapshotEntry sets path's entry of the snapshot (nil: none), where a snapshot
+// was taken: an undo that put a folder or a symlink back says so, so that the next
+// look does not take it for a change made outside vfsctl.
+func (t *Tx) SetSnapshotEntry(path string, e *SnapEntry) error {
+	b := t.b(bSnapshot)
+	if b == nil {
+		return nil
+	}
+	if e == nil {
+		return b.Delete([]byte(path))
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(path), v)
+}

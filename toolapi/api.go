@@ -155,16 +155,20 @@ type readArgs struct {
 	path          string
 	offset, limit int
 	zeroBased     bool // the reply names offsets 0-based (Gemini's read_file)
+	anchors       bool // lines shown as N:hh|text (hashline.go)
 }
 
 func (a *dispatcher) read(c *txn.Call, _ string, in *input) (string, error) {
-	args := &readArgs{path: in.str("path"), offset: in.num("offset"), limit: in.num("limit")}
+	args := &readArgs{path: in.str("path"), offset: in.num("offset"), limit: in.num("limit"), anchors: in.flag("anchors")}
 	r, err := a.eng.Read(c, args.path)
 	if err != nil {
 		return "", err
 	}
 	text, spans := renderRead(args, r)
 	c.Shown(spans, r.TotalLines)
+	if args.anchors {
+		c.ShowedAnchors(r.Path, r.Data, spans)
+	}
 	return text, nil
 }
 
@@ -197,7 +201,7 @@ func renderRead(args *readArgs, r *txn.ReadResult) (string, [][2]int) {
 	if first > r.TotalLines {
 		return fmt.Sprintf("(%s has %s; offset %d is past its end)", args.path, plural(r.TotalLines, "line"), first), [][2]int{}
 	}
-	v := &readView{first: first, limit: limit, zeroBased: args.zeroBased}
+	v := &readView{first: first, limit: limit, zeroBased: args.zeroBased, anchors: args.anchors}
 	matcher.EachLine(r.Data, v.line)
 	v.cutNote()
 	v.rangeNote(r.TotalLines)
@@ -214,6 +218,7 @@ type readView struct {
 	full         bool     // the reply stopped at MaxReplyBytes
 	whole        int      // the characters of a long line shown whole
 	zeroBased    bool     // offsets in notes are 0-based
+	anchors      bool     // each line as N:hh|text
 }
 
 // line shows line ln if it is in the range read; false once past it.
@@ -239,7 +244,11 @@ func (v *readView) line(ln int, line []byte) bool {
 	} else {
 		v.see(ln)
 	}
-	fmt.Fprintf(&v.b, "%6d\t%s\n", ln, shown)
+	if v.anchors {
+		fmt.Fprintf(&v.b, "%s|%s\n", anchorOf(ln, line), shown)
+	} else {
+		fmt.Fprintf(&v.b, "%6d\t%s\n", ln, shown)
+	}
 	v.last = ln
 	return true
 }

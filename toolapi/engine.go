@@ -47,7 +47,8 @@ type Options struct {
 	// Tools chooses the tools a model is offered and may call: "" or "native" (the
 	// default: read_file, edit_file, ...), "codex", "anthropic" (the text editor tool),
 	// "search-replace" (replace_in_file), "gemini" (Gemini CLI's replace, write_file,
-	// read_file, list_directory, glob and search_file_content), "all" (every tool; the
+	// read_file, list_directory, glob and search_file_content), "hashline" (read_file
+	// with anchors and edit_lines), "all" (every tool; the
 	// native read_file and write_file), or a comma-separated list of tool and
 	// set names. A call of a tool outside the set is refused as unknown_tool.
 	Tools string

@@ -14,7 +14,10 @@ package toolapi_test
 // x_floor_p50 and x_engine_p50 the process's median over theirs; over_engine_us the
 // difference of the medians in microseconds; pipe_us the median round trip of the same
 // line through cat, which answers at once: what any process fed on a pipe costs,
-// whatever it does.
+// whatever it does; ctxsw/op the process's voluntary context switches per call, summed
+// over its threads (Linux only), and ctxsw_others/op the same without its busiest
+// thread (the runtime's monitor, which sleeps 20 µs at a time while the process is
+// busy): how often a call waits for the disk or for another thread.
 
 import (
 	"bufio"
@@ -26,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +86,11 @@ type proc struct {
 // client does) on root in durability mode dur, with the guard off as in the
 // in-process benchmarks.
 func startProc(b *testing.B, root string, mcp bool, dur toolapi.Durability) *proc {
+	return startProcOf(b, vfsctlBinary(b), root, mcp, dur)
+}
+
+// startProcOf is startProc with the vfsctl binary bin.
+func startProcOf(b *testing.B, bin, root string, mcp bool, dur toolapi.Durability) *proc {
 	sub := "call"
 	if mcp {
 		sub = "serve"
@@ -89,7 +98,7 @@ func startProc(b *testing.B, root string, mcp bool, dur toolapi.Durability) *pro
 	if dur == "" {
 		dur = toolapi.DurableFile
 	}
-	cmd := exec.Command(vfsctlBinary(b), sub, "--root", root, "--guard", "off", "--durability", string(dur))
+	cmd := exec.Command(bin, sub, "--root", root, "--guard", "off", "--durability", string(dur))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -191,6 +200,8 @@ func BenchmarkProcess(b *testing.B) {
 				p.call(b, edits[0]) // the first content's blob, once
 				p.call(b, edits[1])
 				echo := startEcho(b)
+				sw0 := switches(p.cmd.Process.Pid)
+				calls := 0
 				var proc, engine, floor, pipe []time.Duration
 				for i := 0; b.Loop(); i++ {
 					b.StopTimer()
@@ -202,6 +213,7 @@ func BenchmarkProcess(b *testing.B) {
 							t0 := time.Now()
 							p.call(b, edits[i%2])
 							proc = append(proc, time.Since(t0))
+							calls++
 							b.StopTimer()
 						case 1:
 							t0 := time.Now()
@@ -222,9 +234,124 @@ func BenchmarkProcess(b *testing.B) {
 				b.ReportMetric(median(proc)/median(engine), "x_engine_p50")
 				b.ReportMetric((median(proc)-median(engine))/1e3, "over_engine_us")
 				b.ReportMetric(median(pipe)/1e3, "pipe_us")
+				if sw1 := switches(p.cmd.Process.Pid); sw0 != nil && sw1 != nil && calls > 0 {
+					all, top := 0, 0
+					for task, n := range sw1 {
+						all += n - sw0[task]
+						top = max(top, n-sw0[task])
+					}
+					b.ReportMetric(float64(all)/float64(calls), "ctxsw/op")
+					b.ReportMetric(float64(all-top)/float64(calls), "ctxsw_others/op")
+				}
 			})
 		}
 	}
+}
+
+// BenchmarkProcessAB sets builds of vfsctl side by side, each a process fed as in
+// BenchmarkProcess, the same edits sent to each in turn with the floor timed in the
+// same loop, the order turning with each iteration. It runs only when VFSCTL_AB names
+// the builds, NAME=PATH separated by commas:
+//
+//	VFSCTL_AB=before=/tmp/vfsctl.old,after=/tmp/vfsctl.new \
+//	  go test -run XXX -bench ProcessAB -benchtime 150x ./toolapi
+//
+// ns/op is one round: an edit through every build, and the floor. For each build
+// NAME: NAME_p50_us, its median; NAME_x_floor_p50, over the floor's; NAME_ctxsw/op
+// and NAME_ctxsw_others/op as in BenchmarkProcess.
+func BenchmarkProcessAB(b *testing.B) {
+	spec := os.Getenv("VFSCTL_AB")
+	if spec == "" {
+		b.Skip("VFSCTL_AB is not set: NAME=PATH,NAME=PATH, the vfsctl builds to compare")
+	}
+	type build struct{ name, path string }
+	var builds []build
+	for _, kv := range strings.Split(spec, ",") {
+		name, path, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || path == "" {
+			b.Fatalf("VFSCTL_AB: %q is not NAME=PATH", kv)
+		}
+		builds = append(builds, build{name, path})
+	}
+	for _, mode := range []string{"call", "mcp"} {
+		for _, dur := range []toolapi.Durability{toolapi.DurableFile, toolapi.DurableJournal} {
+			b.Run(mode+"/"+string(dur), func(b *testing.B) {
+				data := goSource(b, 300)
+				a, e := editLine(b, data)
+				edits := [2]json.RawMessage{editArgs("g.go", a, e), editArgs("g.go", e, a)}
+				states := [2][]byte{[]byte(strings.Replace(data, a, e, 1)), []byte(data)}
+				procs := make([]*proc, len(builds))
+				for k, bd := range builds {
+					root := b.TempDir()
+					if err := os.WriteFile(filepath.Join(root, "g.go"), []byte(data), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					procs[k] = startProcOf(b, bd.path, root, mode == "mcp", dur)
+					procs[k].call(b, edits[0])
+					procs[k].call(b, edits[1])
+				}
+				floorDir := b.TempDir()
+				sw0 := make([]map[string]int, len(procs))
+				for k, p := range procs {
+					sw0[k] = switches(p.cmd.Process.Pid)
+				}
+				times := make([][]time.Duration, len(procs))
+				var floor []time.Duration
+				n := 0
+				for i := 0; b.Loop(); i++ {
+					for k := range len(procs) + 1 {
+						x := (i + k) % (len(procs) + 1)
+						t0 := time.Now()
+						if x == len(procs) {
+							if err := durableWrite(filepath.Join(floorDir, "floor.go"), states[i%2]); err != nil {
+								b.Fatal(err)
+							}
+							floor = append(floor, time.Since(t0))
+							continue
+						}
+						procs[x].call(b, edits[i%2])
+						times[x] = append(times[x], time.Since(t0))
+					}
+					n++
+				}
+				for k, bd := range builds {
+					b.ReportMetric(median(times[k])/1e3, bd.name+"_p50_us")
+					b.ReportMetric(median(times[k])/median(floor), bd.name+"_x_floor_p50")
+					if sw1 := switches(procs[k].cmd.Process.Pid); sw0[k] != nil && sw1 != nil && n > 0 {
+						all, top := 0, 0
+						for task, c := range sw1 {
+							all += c - sw0[k][task]
+							top = max(top, c-sw0[k][task])
+						}
+						b.ReportMetric(float64(all)/float64(n), bd.name+"_ctxsw/op")
+						b.ReportMetric(float64(all-top)/float64(n), bd.name+"_ctxsw_others/op")
+					}
+				}
+			})
+		}
+	}
+}
+
+// switches returns the voluntary context switches of each thread of process pid so
+// far, or nil where /proc does not tell them.
+func switches(pid int) map[string]int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	if len(tasks) == 0 {
+		return nil
+	}
+	out := map[string]int{}
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				out[filepath.Base(filepath.Dir(t))], _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+	}
+	return out
 }
 
 // startEcho starts cat on a pipe and returns a function that sends it one line and

@@ -260,6 +260,11 @@ func (r *Replayer) stage(in *replayInput, stand standIn, session string) {
 			seen = "" // the call was refused for want of a read: it gets none
 		}
 		r.eng.Seed(seen, p, data)
+		if in.rec.Tool == EditLines && seen != "" {
+			// The journal keeps no history of what a session was shown with anchors:
+			// the replay takes them to name the file as it stood before the call.
+			r.eng.SeedAnchors(seen, p, data)
+		}
 	}
 }
 

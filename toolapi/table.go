@@ -208,7 +208,7 @@ const (
 )
 
 // toolSets are the named sets, in the order messages list them.
-var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setAll}
+var toolSets = []string{setNative, setCodex, setAnthropic, setSearchReplace, setGemini, setHashline, setAll}
 
 // readOnlySets: the tools that only look belong to every dialect, since every
 // dialect's model must be able to find and read files.
@@ -218,7 +218,8 @@ var readOnlySets = []string{setNative, setCodex, setAnthropic, setSearchReplace}
 var toolTable = []*toolDef{readFileDef, editFileDef, createFileDef, writeFileDef, applyChangesDef, undoEditDef, listFilesDef, searchFilesDef,
 	moveFileDef, deleteFileDef, createDirectoryDef, readFilesDef, fileInfoDef,
 	textEditorDef, textEditorOldDef, replaceInFileDef, applyPatchDef,
-	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef}
+	geminiReplaceDef, geminiWriteFileDef, geminiReadFileDef, geminiListDirectoryDef, geminiGlobDef, geminiSearchDef,
+	hashlineReadFileDef, editLinesDef}
 
 // lookupTool returns the tool of defs named name, or nil; of two tools of one name
 // (a dialect's read_file beside the native one), the first.

@@ -49,6 +49,7 @@ var readFileDef = &toolDef{
 		pathArg("File path, relative to the workspace root (an absolute path inside the root also works)."),
 		{name: "offset", typ: tInteger, signed: true, def: 1, desc: "First line to read, 1-based (0 reads from the first line too); negative counts from the end, as tail does: -20 reads the last 20 lines."},
 		{name: "limit", typ: tInteger, min: 1, def: DefaultReadLimit, desc: "Most lines to read."},
+		anchorsArg(false),
 	}},
 	shape: `{"path": "src/app.ts"}`,
 	op:    journal.OpRead,
@@ -92,7 +93,7 @@ var createFileDef = &toolDef{
 	shape: `{"path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpCreate,
 	needs: needs{write: true, addOnly: true},
-	sets:  []string{setNative, setSearchReplace}, // Cline's set makes and rewrites files with write_to_file
+	sets:  []string{setNative, setSearchReplace, setHashline}, // Cline's set makes and rewrites files with write_to_file
 	run:   (*dispatcher).create,
 }
 
@@ -107,7 +108,7 @@ var writeFileDef = &toolDef{
 	shape: `{"path": "src/app.ts", "content": "..."}`,
 	op:    journal.OpWrite,
 	needs: needs{write: true, licence: true},
-	sets:  []string{setNative, setSearchReplace}, // Cline's set makes and rewrites files with write_to_file
+	sets:  []string{setNative, setSearchReplace, setHashline}, // Cline's set makes and rewrites files with write_to_file
 	run:   (*dispatcher).write,
 }
 
@@ -138,7 +139,7 @@ var undoEditDef = &toolDef{
 	shape: `{"path": "src/app.ts"}`,
 	op:    journal.OpEdit,
 	needs: needs{write: true},
-	sets:  []string{setNative},
+	sets:  []string{setNative, setHashline},
 	run:   (*dispatcher).undoEdit,
 }
 
@@ -157,7 +158,7 @@ var listFilesDef = &toolDef{
 	}},
 	shape: `{"path": "src", "pattern": "*.ts"}`,
 	op:    journal.OpRead,
-	sets:  readOnlySets,
+	sets:  withHashline(readOnlySets),
 	run:   (*dispatcher).listFiles,
 }
 
@@ -175,6 +176,6 @@ var searchFilesDef = &toolDef{
 	}},
 	shape: `{"pattern": "TODO", "glob": "*.ts"}`,
 	op:    journal.OpRead,
-	sets:  readOnlySets,
+	sets:  withHashline(readOnlySets),
 	run:   (*dispatcher).searchFiles,
 }

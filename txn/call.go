@@ -16,15 +16,19 @@ import (
 // Call is one tool call in progress: it holds the journal from Begin to Finish and
 // gathers what the call's record will say.
 type Call struct {
-	ctx   context.Context // a cancelled call stops before it commits
-	e     *Engine
-	rec   journal.Record
-	args  json.RawMessage
-	start time.Time
-	final bool // the record was written in its final state (by a commit)
-	held  bool // the call holds the journal (BeginRead's until Finish takes it)
+	ctx context.Context // a cancelled call stops before it commits
+	e   *Engine
+	rec journal.Record
+	// beforeFiles runs in commit once the pending record is written, before any
+	// file is: an undo's folders and symlinks that must make way or come first.
+	beforeFiles func() error
+	args        json.RawMessage
+	start       time.Time
+	final       bool // the record was written in its final state (by a commit)
+	held        bool // the call holds the journal (BeginRead's until Finish takes it)
 
-	seen []seen // content the call looked at, for reads and failures
+	seen    []seen  // content the call looked at, for reads and failures
+	anchors []shown // versions its reply showed with anchors (tool set hashline)
 }
 
 // seen is content a call looked at without committing a change of it.
@@ -119,7 +123,12 @@ var testHookFinish func() error
 func (c *Call) Finish(err error) error {
 	if c.final {
 		if c.held {
-			c.e.j.Release()
+			defer c.e.j.Release()
+			if len(c.anchors) > 0 {
+				if err := c.e.j.Commit(c.putAnchors); err != nil {
+					return errs.Wrap(errs.IOError, "", err, "%s", journalCause(err))
+				}
+			}
 		}
 		return nil
 	}
@@ -146,6 +155,9 @@ func (c *Call) Finish(err error) error {
 	werr := c.e.j.Commit(func(t *journal.Tx) error {
 		c.rec.Seq = seq0 // this may run twice: a failed shared transaction is retried alone
 		if err := c.putArgs(t); err != nil {
+			return err
+		}
+		if err := c.putAnchors(t); err != nil {
 			return err
 		}
 		for _, s := range c.seen {
@@ -294,4 +306,41 @@ func (c *Call) sighted(s sight) {
 func (c *Call) saw(path string, op journal.Op, data []byte, read bool) {
 	i := c.file(journal.File{Path: path, Op: op, Before: journal.Hash(data)})
 	c.seen = append(c.seen, seen{file: i, data: data, read: read})
+}
+
+// shown is a version of a file whose lines a reply showed with anchors.
+type shown struct {
+	path  string // canonical
+	data  []byte
+	spans [][2]int
+}
+
+// ShowedAnchors records that the call's reply showed the given lines (1-based,
+// inclusive spans) of data, the content of path (canonical), with anchors: edit_lines
+// may then name them, and the journal keeps data so that it can map them through the
+// changes made since.
+func (c *Call) ShowedAnchors(path string, data []byte, spans [][2]int) {
+	if len(spans) > 0 {
+		c.anchors = append(c.anchors, shown{path: path, data: data, spans: spans})
+	}
+}
+
+// putAnchors stores the versions shown with anchors, each as content the journal can
+// rebuild: a version it cannot (an outside change, a first read) is kept as a blob.
+func (c *Call) putAnchors(t *journal.Tx) error {
+	for _, a := range c.anchors {
+		h := journal.Hash(a.data)
+		if t.Head(a.path) != h {
+			if _, err := t.PutBlob(a.data); err != nil {
+				return err
+			}
+			if err := t.SetHead(a.path, h); err != nil {
+				return err
+			}
+		}
+		if err := t.AddAnchored(c.rec.Session, a.path, h, a.spans); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -76,6 +76,11 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	if testHookJournaled != nil {
 		testHookJournaled("pending")
 	}
+	if c.beforeFiles != nil { // folders and symlinks an undo puts back (entries.go)
+		if err := c.beforeFiles(); err != nil {
+			return e.entriesFailed(c, err)
+		}
+	}
 	if base != nil {
 		// Listed as written without fsync: noted, whatever happens next, so that a
 		// checkpoint takes it off the list; a checkpoint due by count runs here, in
@@ -320,10 +325,11 @@ func (e *Engine) markCommitted(c *Call, changes []*Change, first int) {
 	rec := c.rec
 	// Encoding is CPU the reply need not wait for: it runs beside the rest of the call,
 	// on its own copy (recovery may settle the held one), and the deferred write waits.
+	// A small change's record encodes in microseconds, less than waking a thread costs.
 	var enc *journal.Encoded
 	var encErr error
 	encoded := make(chan struct{})
-	go func(r journal.Record) {
+	encode := func(r journal.Record) {
 		defer close(encoded)
 		defer func() {
 			if p := recover(); p != nil {
@@ -331,7 +337,12 @@ func (e *Engine) markCommitted(c *Call, changes []*Change, first int) {
 			}
 		}()
 		enc, encErr = journal.Encode(&r)
-	}(rec)
+	}
+	if small(changes) {
+		encode(rec)
+	} else {
+		go encode(rec)
+	}
 	e.holdCommitted(&rec)
 	e.j.Defer(func(t *journal.Tx) error {
 		defer e.takeCommitted(rec.Seq)
@@ -445,7 +456,19 @@ func (e *Engine) safeRollback(changes []*Change) (err error) {
 // after the running one, and another processor takes it over only now and then;
 // measured on a 600 KB file, staging began 250 µs late, and in the file-durable mode
 // staging (its fsync) is the longer of the two roads to the rename.
+//
+// Changes of fewer than smallChange bytes in all are hashed here: their hashes take
+// microseconds, less than waking another thread to run them costs.
 func hashAll(changes []*Change) {
+	if small(changes) {
+		for _, ch := range changes {
+			if testHookHash != nil {
+				testHookHash(ch)
+			}
+			ch.hash()
+		}
+		return
+	}
 	var p *errs.Panic
 	done := make(chan struct{})
 	go func() {
@@ -468,6 +491,19 @@ func hashAll(changes []*Change) {
 	}
 }
 
+// smallChange is the size, before and after together, under which a call's changes
+// are hashed and its record encoded on the call's own goroutine.
+const smallChange = 64 << 10
+
+// small reports whether changes are small enough to do their CPU work in line.
+func small(changes []*Change) bool {
+	n := 0
+	for _, ch := range changes {
+		n += len(ch.Before) + len(ch.After)
+	}
+	return n < smallChange
+}
+
 // hash computes the before and after hashes. Where the before hash is known, with its
 // marks, the after hash resumes from the last mark before the first change; else the
 // prefix both share is hashed once, and the rest of each side by side.
@@ -480,6 +516,13 @@ func (ch *Change) hash() {
 		var shared hashMarks
 		if n := min(same, len(ch.Before)) / markEvery * markEvery; n > 0 && !ch.Deleted {
 			_, shared = hashFrom(ch.Before[:n], nil, 0)
+		}
+		if len(ch.Before)+len(ch.After) < smallChange {
+			if !ch.Deleted {
+				ch.afterHash, ch.afterMarks = hashFrom(ch.After, shared, same)
+			}
+			ch.beforeHash, ch.beforeMarks = hashFrom(ch.Before, shared, len(ch.Before))
+			return
 		}
 		done := make(chan struct{})
 		go func() {

@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -46,11 +50,13 @@ func (o LookOptions) scan() vfs.ScanOptions {
 
 // Look is what a look journaled.
 type Look struct {
-	Seq    uint64 // the record written, 0 when nothing changed (or on the first look)
-	First  bool   // no snapshot existed: this look took the first
-	Files  []journal.File
-	Notes  []string
-	Opened int // files opened to hash them
+	Seq   uint64 // the record written, 0 when nothing changed (or on the first look)
+	First bool   // no snapshot existed: this look took the first
+	Files []journal.File
+	// Entries are the folders and symlinks made, removed or changed.
+	Entries []journal.Entry
+	Notes   []string
+	Opened  int // files opened to hash them
 }
 
 // CheckpointOutside journals, as one record of tool outside, what changed in the workspace
@@ -59,12 +65,16 @@ type Look struct {
 // The record belongs to no session and no turn: a rewind of a session's turns never
 // reverts it (vfsctl undo N does).
 func (e *Engine) CheckpointOutside(o LookOptions) (*Look, error) {
+	w, err := e.walk(o)
+	if err != nil {
+		return nil, err
+	}
 	c, err := e.Begin("", ToolOutside, nil)
 	if err != nil {
 		return nil, err
 	}
 	c.SetOrigin(OriginOutside)
-	look, err := e.look(c, o, true)
+	look, err := e.look(c, o, w, true)
 	if ferr := c.Finish(err); err == nil && ferr != nil {
 		err = ferr
 	}
@@ -77,6 +87,9 @@ type Exec struct {
 	rec   journal.Record
 	opts  LookOptions
 	start time.Time
+	// folder is the journal folder's identity when the record was written: a command
+	// that removes or replaces the folder leaves another there, or none.
+	folder string
 	// Outside is the look that journaled outside changes before the command.
 	Outside *Look
 }
@@ -115,7 +128,7 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 		return nil, err
 	}
 	execsHere.Store(execKey{e.j.Path(), c.rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out}, nil
+	return &Exec{e: e, rec: c.rec, opts: o, start: c.start, Outside: out, folder: e.j.FolderID()}, nil
 }
 
 // execBegan is the note of an exec's pending record: the process that runs it and
@@ -169,13 +182,27 @@ func (x *Exec) Seq() uint64 { return x.rec.Seq }
 func (x *Exec) End(exit string) (*Look, error) {
 	e := x.e
 	defer execsHere.Delete(execKey{e.j.Path(), x.rec.Seq})
+	dur := time.Since(x.start)
+	// Checked before the walk takes the journal (taking it would make a new one) and
+	// again once it is held.
+	if err := x.journalInPlace(); err != nil {
+		return nil, err
+	}
+	w, werr := e.walk(x.opts)
 	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	if err := x.journalInPlace(); err != nil {
+		e.j.Release()
 		return nil, err
 	}
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
 	c.rec.Notes, c.rec.Exit = nil, exit
-	c.rec.Duration = time.Since(x.start)
-	look, err := e.look(c, x.opts, false)
+	c.rec.Duration = dur
+	look, err := (*Look)(nil), werr
+	if err == nil {
+		look, err = e.look(c, x.opts, w, false)
+	}
 	if err != nil {
 		c.rec.Notes = append(c.rec.Notes, "its changes could not be recorded: "+err.Error())
 		c.rec.State = journal.Unknown
@@ -187,11 +214,72 @@ func (x *Exec) End(exit string) (*Look, error) {
 	return look, nil
 }
 
-// look walks the workspace, tells what changed since the snapshot and writes c's
-// record with it (for an outside look, only when something changed) together with
-// the new snapshot, in one journal transaction. Changes whose content matches the
-// latest committed call about the path are that call's, and left out.
-func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
+// walked is a walk of the workspace and the snapshot it was made against.
+type walked struct {
+	base  map[string]journal.SnapEntry
+	first bool
+	scan  *vfs.Scan
+}
+
+// testHookWalked, when set by a test, runs after each walk of a look.
+var testHookWalked func()
+
+// walk reads the snapshot (holding the journal only for that) and walks the workspace
+// against it without holding the journal: a look of a big tree does not turn other
+// processes away for as long as it walks.
+func (e *Engine) walk(o LookOptions) (*walked, error) {
+	if err := e.j.Acquire(); err != nil {
+		return nil, err
+	}
+	w := &walked{}
+	err := e.j.Flush()
+	if err == nil {
+		err = e.j.View(func(t *journal.Tx) error {
+			w.first = !t.HasSnapshot()
+			w.base = t.Snapshot()
+			return nil
+		})
+	}
+	e.j.Release()
+	if err != nil {
+		return nil, err
+	}
+	if w.scan, err = e.walkAgainst(o, w.base); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
+	prev := make(map[string]vfs.Entry, len(base))
+	for p, s := range base {
+		prev[p] = fromSnap(p, s)
+	}
+	scan, err := e.fs.Snapshot(o.scan(), prev)
+	if testHookWalked != nil {
+		testHookWalked()
+	}
+	return scan, err
+}
+
+// journalInPlace refuses to record an exec whose journal folder is no longer the one
+// its record was written in: the command removed it, moved it, or put another in its
+// place. Writing then would make a new journal, or write one outside the root.
+func (x *Exec) journalInPlace() error {
+	if x.folder != "" && x.e.j.FolderID() == x.folder {
+		return nil
+	}
+	return errs.New(errs.IOError, "", "The journal %s is gone: it was removed or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; the next vfsctl command starts a new history.", x.e.j.Shown(), x.rec.Seq)
+}
+
+// look tells what changed from the snapshot to w's walk and writes c's record with
+// it (for an outside look, only when something changed) together with the new
+// snapshot, in one journal transaction; the journal is held. Should another look have
+// recorded a new snapshot since w's walk, the workspace is walked again against that
+// one (with the journal held), so that no change is recorded twice, or backwards.
+// Changes whose content matches the latest committed call about the path are that
+// call's, and left out.
+func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, err
 	}
@@ -204,13 +292,12 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 	}); err != nil {
 		return nil, err
 	}
-	prev := make(map[string]vfs.Entry, len(old))
-	for p, s := range old {
-		prev[p] = fromSnap(p, s)
-	}
-	scan, err := e.fs.Snapshot(o.scan(), prev)
-	if err != nil {
-		return nil, err
+	scan := w.scan
+	if first != w.first || !maps.Equal(old, w.base) {
+		var err error
+		if scan, err = e.walkAgainst(o, old); err != nil {
+			return nil, err
+		}
 	}
 	now := make(map[string]journal.SnapEntry, len(scan.Entries))
 	for _, en := range scan.Entries {
@@ -222,19 +309,32 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 		}
 	}
 	look := &Look{First: first, Opened: scan.Opened}
-	err = e.j.Commit(func(t *journal.Tx) error {
+	if outside && !first && len(scan.Unreadable) == 0 && maps.Equal(old, now) {
+		// Nothing changed: no record, no snapshot to write, no journal transaction.
+		c.final = true
+		return look, nil
+	}
+	err := e.j.Commit(func(t *journal.Tx) error {
 		if !first {
-			look.Files, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
+			look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
 				b, _ := t.Blob(h)
 				return b
 			})
-			// Before an exec, any call's change is left out; after it, those of
-			// calls committed while the command ran (after the exec's record).
-			since := uint64(0)
-			if !outside {
-				since = c.rec.Seq
+			if outside {
+				// Calls make and remove folders (a create's parents, an undo's
+				// cleanup) without a snapshot of them: only symlinks are told.
+				look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
+					return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
+				})
+				// Any call's change is left out.
+				look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
+			} else {
+				// Those of calls committed while the command ran (after the exec's
+				// record) are taken out of the command's.
+				var notes []string
+				look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, c.rec.Seq)
+				look.Notes = append(look.Notes, notes...)
 			}
-			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, since) })
 		}
 		for _, p := range scan.Unreadable {
 			look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
@@ -256,10 +356,13 @@ func (e *Engine) look(c *Call, o LookOptions, outside bool) (*Look, error) {
 		if err := t.UpdateSnapshot(old, now); err != nil {
 			return err
 		}
-		if outside && len(look.Files) == 0 && len(look.Notes) == 0 {
+		if outside && len(look.Files) == 0 && len(look.Entries) == 0 && len(look.Notes) == 0 {
 			return nil
 		}
-		c.rec.Files = look.Files
+		if len(look.Files) > 0 || len(look.Entries) > 0 {
+			look.Notes = append(look.Notes, e.othersRunning(t, c.rec.Seq)...)
+		}
+		c.rec.Files, c.rec.Entries = look.Files, look.Entries
 		c.rec.Notes = append(c.rec.Notes, look.Notes...)
 		c.rec.State = journal.Committed
 		if c.rec.Duration == 0 {
@@ -303,12 +406,134 @@ func callMade(t *journal.Tx, f journal.File, since uint64) bool {
 	return false
 }
 
+// othersRunning names the other execs running while a look recorded changes (two
+// commands at once in one workspace): which of them made a change cannot be told, so
+// the record says so.
+func (e *Engine) othersRunning(t *journal.Tx, self uint64) []string {
+	var notes []string
+	for _, seq := range t.Pending() {
+		if seq == self {
+			continue
+		}
+		if r, err := t.Get(seq); err == nil && r != nil && r.Tool == ToolExec && e.execRunning(r) {
+			notes = append(notes, fmt.Sprintf("exec %d (%s) was running meanwhile: some of these changes may be its", seq, argvOf(r)))
+		}
+	}
+	return notes
+}
+
+// argvOf is an exec record's command, as a line.
+func argvOf(r *journal.Record) string {
+	var a ExecArgs
+	if json.Unmarshal([]byte(r.Args), &a) != nil || len(a.Argv) == 0 {
+		return "a command"
+	}
+	return strings.Join(a.Argv, " ")
+}
+
+// leaveOutCalls takes out of an exec's files the changes that calls committed while
+// the command ran (after record since) made to the same files. A file's history over
+// the command's run is then: the command's change from its last known state to the
+// first call's prior content, each call's change, the command's change from one
+// call's result to the next call's prior content, and the command's from the last
+// call's result to the file now. The command's one change among those is recorded
+// (from and to those contents, so that its undo takes back only its lines); where the
+// command changed the file both before and after a call, the whole change is recorded,
+// the calls' included, and a note says so.
+func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+	var out []journal.File
+	var notes []string
+	for _, f := range files {
+		type point struct {
+			hash string // "" absent
+			mode uint32 // permission bits
+		}
+		var calls [][2]point
+		var by []uint64
+		for _, seq := range t.SeqsOf(f.Path, since) {
+			r, err := t.Get(seq)
+			if err != nil || r == nil || r.State != journal.Committed {
+				continue
+			}
+			for _, rf := range r.Files {
+				if rf.Path == f.Path && rf.Op.Changes() {
+					after := rf.After
+					if rf.Op == journal.OpDelete {
+						after = ""
+					}
+					calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
+					by = append(by, seq)
+				}
+			}
+		}
+		if len(calls) == 0 {
+			out = append(out, f)
+			continue
+		}
+		at := func(m map[string]journal.SnapEntry) point {
+			if e, ok := m[f.Path]; ok && e.Kind == vfs.KindFile {
+				return point{e.Hash, e.Mode}
+			}
+			return point{}
+		}
+		// The command's segments: from the last known state to the first call, between
+		// calls, from the last call to now.
+		// A record that kept no bits (0) does not tell a change of them.
+		differs := func(a, b point) bool { return a.hash != b.hash || a.mode != b.mode && a.mode != 0 && b.mode != 0 }
+		var segs [][2]point
+		from := at(old)
+		for _, c := range calls {
+			if differs(from, c[0]) {
+				segs = append(segs, [2]point{from, c[0]})
+			}
+			from = c[1]
+		}
+		if to := at(now); differs(from, to) {
+			segs = append(segs, [2]point{from, to})
+		}
+		switch len(segs) {
+		case 0:
+			continue // the calls' alone
+		case 1:
+			entry := func(p point, side map[string]journal.SnapEntry) map[string]journal.SnapEntry {
+				if p.hash == "" {
+					return nil
+				}
+				e := journal.SnapEntry{Kind: vfs.KindFile, Hash: p.hash, Mode: p.mode}
+				if s, ok := side[f.Path]; ok && s.Kind == vfs.KindFile && s.Hash == p.hash {
+					e = s
+				}
+				return map[string]journal.SnapEntry{f.Path: e}
+			}
+			content := func(h string) []byte {
+				if b, ok := data[h]; ok {
+					return b
+				}
+				b, _ := t.Content(f.Path, h)
+				return b
+			}
+			seg, _, _ := diffSnapshots(entry(segs[0][0], old), entry(segs[0][1], now), map[string][]byte{segs[0][1].hash: content(segs[0][1].hash)}, content)
+			for _, sf := range seg {
+				if sf.Path == f.Path {
+					sf.Made = f.Made
+					out = append(out, sf)
+				}
+			}
+		default:
+			out = append(out, f)
+			notes = append(notes, fmt.Sprintf("%s: calls %v changed it while the command ran, between changes of the command's; this record's change of it includes theirs", f.Path, by))
+		}
+	}
+	return out, notes
+}
+
 // diffSnapshots tells what changed from old to now: regular files created, changed
 // or removed as records' files (new content from data, prior content from the
 // journal's blobs, where the snapshot keeps it);
 // everything else as notes.
-func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) ([]journal.File, []string) {
+func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) ([]journal.File, []journal.Entry, []string) {
 	var files []journal.File
+	var entries []journal.Entry
 	var notes []string
 	paths := make([]string, 0, len(now)+len(old))
 	for p := range now {
@@ -324,6 +549,9 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 		o, had := old[p]
 		n, has := now[p]
 		wasFile, isFile := had && o.Kind == vfs.KindFile, has && n.Kind == vfs.KindFile
+		if en, ok := entryChange(p, o, had, n, has); ok {
+			entries = append(entries, en)
+		}
 		switch {
 		case isFile && !wasFile:
 			f := journal.File{Path: p, Op: journal.OpCreate, After: n.Hash, AfterMode: modeOf(n.Mode), AfterBlob: !n.Large, Made: madeDirs(p, old, now)}
@@ -373,7 +601,26 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 			notes = append(notes, fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", p))
 		}
 	}
-	return files, notes
+	return files, entries, notes
+}
+
+// entryChange is the change of the folder or symlink at p, if there is one: made,
+// removed, retargeted, given other bits, or one kind put in the other's place.
+func entryChange(p string, o journal.SnapEntry, had bool, n journal.SnapEntry, has bool) (journal.Entry, bool) {
+	en := journal.Entry{Path: p}
+	if had && (o.Kind == vfs.KindDir || o.Kind == vfs.KindSymlink) {
+		en.Before, en.BeforeTarget = o.Kind, o.Target
+		if o.Kind == vfs.KindDir {
+			en.BeforeMode = o.Mode
+		}
+	}
+	if has && (n.Kind == vfs.KindDir || n.Kind == vfs.KindSymlink) {
+		en.After, en.AfterTarget = n.Kind, n.Target
+		if n.Kind == vfs.KindDir {
+			en.AfterMode = n.Mode
+		}
+	}
+	return en, en.Before != en.After || en.BeforeTarget != en.AfterTarget || en.BeforeMode != en.AfterMode
 }
 
 func targetNote(s journal.SnapEntry) string {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -161,5 +162,81 @@ func TestExecLeavesOutCallsCommittedWhileItRan(t *testing.T) {
 	}
 	if len(look.Files) != 1 || look.Files[0].Path != "f.txt" {
 		t.Fatalf("the exec's files: %+v, want f.txt only", look.Files)
+	}
+}
+
+// A look walks the workspace without holding the journal: another process that wants
+// the journal while a look walks a big tree gets it, for a checkpoint and for the end
+// of an exec alike, and what the walk saw is recorded all the same.
+func TestLookWalksWithoutHoldingTheJournal(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	other := journal.New(e.j.Path(), journal.Options{Wait: 200 * time.Millisecond, NoSync: true})
+	var walks int
+	var held []error
+	testHookWalked = func() {
+		walks++
+		err := other.Acquire()
+		if err == nil {
+			other.Release()
+		}
+		held = append(held, err)
+	}
+	defer func() { testHookWalked = nil }()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	look := runExec(t, e, dir, "s", "echo b > b.txt")
+	if len(look.Files) != 1 || look.Files[0].Path != "b.txt" {
+		t.Fatalf("the exec's files: %+v, want b.txt", look.Files)
+	}
+	if walks < 3 {
+		t.Fatalf("%d walks, want at least 3 (a checkpoint, an exec's start and end)", walks)
+	}
+	for i, err := range held {
+		if err != nil {
+			t.Errorf("walk %d: another process could not take the journal while it walked: %v", i, err)
+		}
+	}
+}
+
+// Two processes look at once: a file changes after one has walked, and the other
+// records the change; the first, finding a newer snapshot once it holds the journal,
+// walks again and records nothing (not the change twice, nor its walk's older view of
+// the file as a change back).
+func TestLookAfterAnotherLookRecordsNothingTwice(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	fsys, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := Open(fsys, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var inner *Look
+	testHookWalked = func() {
+		testHookWalked = nil
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a, by hand\n"), 0o644)
+		var err error
+		if inner, err = e2.CheckpointOutside(LookOptions{}); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { testHookWalked = nil }()
+	outer, err := e.CheckpointOutside(LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inner == nil || inner.Seq == 0 || len(inner.Files) != 1 {
+		t.Fatalf("the other process's look: %+v, want a.txt recorded", inner)
+	}
+	if outer.Seq != 0 || len(outer.Files) != 0 {
+		t.Errorf("the look that walked first recorded %+v again as call %d", outer.Files, outer.Seq)
 	}
 }

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"fmt"
 	"os"
 	"testing"
 )
@@ -17,6 +18,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "unreadable":
 		unreadableChild(os.Getenv("VFSCTL_DIR"))
+		os.Exit(0)
+	case "execunreadable":
+		fmt.Println(execUnreadableRun(os.Getenv("VFSCTL_DIR")))
 		os.Exit(0)
 	case "killstep":
 		killChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_N"))

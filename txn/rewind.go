@@ -45,7 +45,8 @@ type RewindOptions struct {
 type RewindResult struct {
 	Reverts []uint64 // the calls reverted, newest first
 	Changes []*Change
-	Folders []string // folders the turns created that were removed, being empty then; in a dry run, those there now
+	Folders []string        // folders the turns created that were removed, being empty then; in a dry run, those there now
+	Entries []journal.Entry // the folders and symlinks the turns' commands changed, put back
 }
 
 // maxTurnsNamed bounds how many of a session's turns a message lists.
@@ -83,8 +84,12 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	unlock := e.queues.lock(paths...)
 	defer unlock()
 	res := &RewindResult{Reverts: reverts}
+	steps, err := e.rewindEntries(reverts)
+	if err != nil {
+		return nil, err
+	}
 	for _, f := range files {
-		ch, err := e.rewindFile(f)
+		ch, err := e.rewindFile(f, steps)
 		if err != nil {
 			c.Named(journal.OpEdit, f.path) // the refusal is found by the file it names
 			return nil, err
@@ -93,20 +98,48 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 			res.Changes = append(res.Changes, ch)
 		}
 	}
-	if len(res.Changes) == 0 {
+	if len(res.Changes) == 0 && len(steps) == 0 {
 		return nil, errs.New(errs.NoChange, "", "The changes of session %s since turn %q are undone already: the files are as they were before it. Nothing was written.", o.Session, o.Turn)
 	}
 	c.rec.Reverts = reverts
+	res.Entries = steps
 	if o.DryRun {
+		if err := e.checkEntries(steps); err != nil {
+			return nil, err
+		}
 		c.dryRun(res.Changes)
 		res.Folders = e.madeFoldersThere(made)
 		return res, nil
 	}
+	after, err := e.withEntries(c, steps)
+	if err != nil {
+		return nil, err
+	}
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
+	after()
 	res.Folders = e.removeMadeFolders(made)
 	return res, nil
+}
+
+// rewindEntries are the folders and symlinks the reverted calls (newest first)
+// changed, each as one step back to where the oldest found it.
+func (e *Engine) rewindEntries(reverts []uint64) ([]journal.Entry, error) {
+	var recs []*journal.Record
+	err := e.j.View(func(t *journal.Tx) error {
+		for _, seq := range reverts {
+			r, err := t.Get(seq)
+			if err != nil {
+				return err
+			}
+			if r != nil && len(r.Entries) > 0 {
+				recs = append(recs, r)
+			}
+		}
+		return nil
+	})
+	return netEntries(recs), err
 }
 
 // rewindPlan reads from the journal what the rewind reverts: per file, the steps
@@ -285,8 +318,11 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 
 // rewindFile plans one file: each step reverted against what the newer reversals
 // left, starting from the file as it is now; nil when it ends as it is.
-func (e *Engine) rewindFile(f *rewindFile) (ch *Change, err error) {
+func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry) (ch *Change, err error) {
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
+	if err != nil && underSymlinkGoing(f.path, going) {
+		now, err = fileNow{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,8 @@ type UndoResult struct {
 	// Folders are the folders the reverted creates had made that were removed, being
 	// empty then; in a dry run, those there now, which would go if empty.
 	Folders []string
+	// Entries are the folders and symlinks put back (a command's).
+	Entries []journal.Entry
 	DryRun  bool
 }
 
@@ -291,8 +293,9 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	}
 	unlock := e.queues.lock(paths...)
 	defer unlock()
+	steps := netEntries([]*journal.Record{rec})
 	for _, f := range files {
-		ch, err := e.reverse(hist, target, f)
+		ch, err := e.reverse(hist, target, f, steps)
 		if err != nil {
 			if len(files) > 1 {
 				err = errs.Prefixed(fmt.Sprintf("%s: ", f.Path), err)
@@ -313,14 +316,22 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 	}
 	if o.DryRun {
+		if err := e.checkEntries(steps); err != nil {
+			return nil, err
+		}
 		c.dryRun(res.Changes)
-		res.DryRun, res.Folders = true, e.madeFoldersThere(made)
+		res.DryRun, res.Folders, res.Entries = true, e.madeFoldersThere(made), steps
 		return res, nil
+	}
+	after, err := e.withEntries(c, steps)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
-	res.Folders = e.removeMadeFolders(made)
+	after()
+	res.Folders, res.Entries = e.removeMadeFolders(made), steps
 	return res, nil
 }
 
@@ -374,8 +385,11 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 // as it is now. It reads the file and hands the planning to reversal, whose steps take
 // the file's content as an argument: a caller that reverts several calls in one
 // transaction plans each one against the content the newer reversals leave.
-func (e *Engine) reverse(hist *history, target uint64, f journal.File) (*Change, error) {
+func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry) (*Change, error) {
 	cur, err := e.readForUndo(f, target)
+	if err != nil && underSymlinkGoing(f.Path, going) {
+		cur, err = fileNow{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -124,14 +124,18 @@ func (f *FS) Snapshot(o ScanOptions, prev map[string]Entry) (*Scan, error) {
 		fi fs.FileInfo
 	}
 	var all []seen
+	count := 0
 	w := f.Walker()
 	w.IncludeIgnored = o.IncludeIgnored
 	w.Walk(".", func(p string, fi fs.FileInfo) bool {
-		all = append(all, seen{p, fi})
+		// Past the limit the walk only counts, for the refusal to say how many.
+		if count++; count <= maxEntries {
+			all = append(all, seen{p, fi})
+		}
 		return true
 	})
-	if len(all) > maxEntries {
-		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", len(all), maxEntries)
+	if count > maxEntries {
+		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", count, maxEntries)
 	}
 	s := &Scan{Data: map[string][]byte{}}
 	for _, x := range all {

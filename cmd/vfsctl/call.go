@@ -33,7 +33,8 @@ is answered with kind invalid_input, and the next line is read.
 
 --tools chooses the tools the calls may use (see vfsctl tools --help): native by
 default, anthropic for the text editor tool, search-replace for replace_in_file,
-codex for apply_patch, gemini for Gemini CLI's tools.
+codex for apply_patch, gemini for Gemini CLI's tools, hashline for edit_lines
+on anchored lines.
 
 Exit status: 0 when every call succeeded, 1 when any was refused, 2 on a usage error.
 
@@ -46,7 +47,7 @@ func (c *callCmd) ParseFlags(args []string) error {
 	c.declare(fs, flagRoot, flagWait)
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.session, "session", "", "session the calls belong to; write_file needs a read by the same session (default: a new one)")
-	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, gemini, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
+	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, gemini, hashline, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
 	fs.StringVar(&c.durability, "durability", "file", "when a change is acknowledged: file (every file it wrote is synced) or journal (its journal record is synced; files are synced in batches and rolled forward from the journal after a crash)")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)

@@ -30,8 +30,9 @@ const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--t
 
 Runs CMD in the current folder with stdin, stdout and stderr passed through, and
 journals what it changed in the workspace as one record of tool exec: per file
-created, changed or deleted, both contents (a text file's change by its lines),
-with notes for symlinks, modes and other kinds. Before it starts, what changed since
+created, changed or deleted, both contents (a text file's change by its lines);
+folders and symlinks made, removed or retargeted; changed modes. FIFOs and other
+kinds are named in notes and never opened. Before it starts, what changed since
 vfsctl last looked that no call made (an editor, a formatter) is journaled first,
 as a record of tool outside, so that it is never taken for the command's.
 vfsctl undo N, redo and rewind take an exec record back like any call.
@@ -42,7 +43,8 @@ vfsctl records what it changed inside the root (.gitignore'd paths, .git and
 restored; a workspace of more than 100000 entries is refused.
 
 Exit status: the command's; 124 when --timeout killed it, 125 when vfsctl itself
-failed, 128+N when a signal N ended it.
+failed (the command was not run, or what it changed was not recorded: it says
+which, e.g. when the command removed .vfsctl), 128+N when a signal N ended it.
 
 Examples:
   vfsctl exec --session agent-1 --turn t3 -- gofmt -w .

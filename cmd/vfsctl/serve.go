@@ -43,7 +43,7 @@ func (c *serveCmd) ParseFlags(args []string) error {
 	c.declare(fs, flagRoot, flagWait)
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
-	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, gemini, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
+	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, gemini, hashline, all, or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
 	fs.StringVar(&c.durability, "durability", "file", "when a change is acknowledged: file (every file it wrote is synced) or journal (its journal record is synced; files are synced in batches and rolled forward from the journal after a crash)")
 	fs.StringVar(&c.guard, "guard", "refuse", "a change that breaks a file's syntax or puts a placeholder comment for real lines: refuse, warn (apply it and say so) or off")
 	return fs.parse(args)

@@ -31,7 +31,7 @@ into one that dispatches tool calls itself (and sends them to vfsctl call):
   openai-native     the Responses API's built-in tool: {type: "apply_patch"}
 
 --tools chooses the tools, as for vfsctl call and serve: native (the default), codex,
-anthropic, search-replace, gemini, all, or a comma-separated list of tool and set names. For
+anthropic, search-replace, gemini, hashline, all, or a comma-separated list of tool and set names. For
 the native formats it defaults to the vendor's set (anthropic, codex).
 
 Examples:
@@ -43,7 +43,7 @@ Examples:
 func (c *toolsCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("tools", toolsUsage)
 	fs.StringVar(&c.format, "format", "json", "json, mcp, openai, anthropic, gemini, anthropic-native or openai-native")
-	fs.StringVar(&c.tools, "tools", "", "the tools to define: native, codex, anthropic, search-replace, gemini, all, or a comma-separated list (default native; for a native format, the vendor's set)")
+	fs.StringVar(&c.tools, "tools", "", "the tools to define: native, codex, anthropic, search-replace, gemini, hashline, all, or a comma-separated list (default native; for a native format, the vendor's set)")
 	return fs.parse(args)
 }
 

@@ -39,6 +39,17 @@ const (
 // ends, and a client that writes its calls and closes its end would lose the replies
 // of calls that ran, and see others cancelled half-way.
 func NewTransport(in io.Reader, out io.Writer, log *slog.Logger) sdk.Transport {
+	return newTransport(in, out, log)
+}
+
+// transport is NewTransport's: the SDK's stdio transport over a frameReader, which
+// Serve can hand the tool calls to run where the frame is read (callFast).
+type transport struct {
+	*sdk.IOTransport
+	r *frameReader
+}
+
+func newTransport(in io.Reader, out io.Writer, log *slog.Logger) *transport {
 	w := &lockedWriter{w: out}
 	open := &openRequests{}
 	open.cond.L = &open.mu
@@ -48,8 +59,12 @@ func NewTransport(in io.Reader, out io.Writer, log *slog.Logger) sdk.Transport {
 	}
 	// The SDK's own bound stays as a backstop (a value spread over several lines is
 	// not one frame here); twice ours, since it also counts bytes read ahead.
-	return &sdk.IOTransport{Reader: r, Writer: &replyWriter{w, open}, MaxLineLength: 2 * MaxFrame}
+	return &transport{&sdk.IOTransport{Reader: r, Writer: &replyWriter{w, open}, MaxLineLength: 2 * MaxFrame}, r}
 }
+
+// callFast runs one tools/call request frame, with its id, where it was read, and
+// returns the reply to write; ok false hands the frame to the SDK instead.
+type callFast func(id json.RawMessage, frame []byte) (reply []byte, ok bool)
 
 // DrainWait bounds how long the end of the input waits for the replies of requests
 // in flight; a call waits for the journal at most --wait (10 s by default) first.
@@ -166,6 +181,13 @@ type frameReader struct {
 	frame   []byte
 	pending []byte        // the rest of an accepted frame, not yet read by the SDK
 	open    *openRequests // requests handed on, not yet answered
+	// fast, when set (Serve sets it), runs a tools/call on the reading goroutine and
+	// writes its reply before the next frame is read. Through the SDK, a request
+	// passes from its reader to its dispatcher to a handler goroutine, and a call
+	// waits for a thread to be woken at each hand-off (measured: about 0.6 ms a call
+	// on a loaded machine). Calls of one connection therefore run one at a time, in
+	// the order sent; their files' queues ordered them anyway when they share a file.
+	fast callFast
 }
 
 func (r *frameReader) Close() error {
@@ -259,6 +281,12 @@ func (r *frameReader) next() error {
 		// wait for good. MCP requires a string or number id.
 		r.invalid(&sc, "this request's id is null, and MCP requests need a string or number id (a message with no id at all is a notification, which gets no reply); it was not run. Send an id such as 1.")
 		return nil
+	}
+	if r.fast != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
+		if reply, ok := r.fast(sc.id, r.frame); ok {
+			r.out.Write(reply)
+			return nil
+		}
 	}
 	if len(sc.method) > 0 && sc.id != nil && r.open != nil {
 		r.open.add() // a request: its reply is awaited at the end of the input

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -33,14 +34,20 @@ type Options struct {
 
 // NewServer returns an MCP server over eng's tools.
 func NewServer(eng *toolapi.Engine, opts Options) *sdk.Server {
+	srv, _ := newServer(eng, opts)
+	return srv
+}
+
+func newServer(eng *toolapi.Engine, opts Options) (*sdk.Server, *server) {
 	version := opts.Version
 	if version == "" {
 		version = "dev"
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "vfsctl", Title: "vfsctl file tools", Version: version},
 		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructionsFor(eng.Tools())})
-	s := &server{eng: eng, log: opts.Logger}
+	s := &server{eng: eng, log: opts.Logger, served: map[string]bool{}}
 	for _, t := range eng.Tools() {
+		s.served[t.Name] = true
 		srv.AddTool(&sdk.Tool{
 			Name:         t.Name,
 			Description:  t.Description,
@@ -49,12 +56,18 @@ func NewServer(eng *toolapi.Engine, opts Options) *sdk.Server {
 			Annotations:  annotations(t.Name),
 		}, s.handler(t.Name))
 	}
-	return srv
+	return srv, s
 }
 
-// Serve runs a server over transport until the client disconnects or ctx ends.
+// Serve runs a server over transport until the client disconnects or ctx ends. Over
+// NewTransport, a tools/call runs on the goroutine that read it, and its reply is
+// written before the next request is read.
 func Serve(ctx context.Context, eng *toolapi.Engine, t sdk.Transport, opts Options) error {
-	return NewServer(eng, opts).Run(ctx, t)
+	srv, s := newServer(eng, opts)
+	if ft, ok := t.(*transport); ok {
+		ft.r.fast = s.fast(ctx, srv)
+	}
+	return srv.Run(ctx, t)
 }
 
 // instructionsFor is what the server tells a client about the tools it serves: only
@@ -115,6 +128,7 @@ type server struct {
 	eng      *toolapi.Engine
 	log      *slog.Logger
 	sessions sync.Map // *sdk.ServerSession -> journal session name
+	served   map[string]bool
 }
 
 // session names the journal session of an MCP connection after its client.
@@ -140,26 +154,112 @@ func (s *server) session(ss *sdk.ServerSession) string {
 
 func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		session := s.session(req.Session)
-		var res toolapi.Result
-		if ctx, err := turnOf(callID(traceParent(ctx, req.Params.Meta), req.Params.Meta), req.Params.Meta); err != nil {
-			kind := string(toolapi.KindOf(err)) // refused before it reached the tool: not journaled
-			res = toolapi.Result{Tool: name, Kind: &kind, Text: err.Error()}
-		} else {
-			res = s.eng.Call(ctx, session, name, req.Params.Arguments)
+		return s.call(ctx, s.session(req.Session), name, req.Params.Arguments, req.Params.Meta), nil
+	}
+}
+
+// call runs one tool call of the journal session session.
+func (s *server) call(ctx context.Context, session, name string, args json.RawMessage, meta sdk.Meta) *sdk.CallToolResult {
+	var res toolapi.Result
+	if ctx, err := turnOf(callID(traceParent(ctx, meta), meta), meta); err != nil {
+		kind := string(toolapi.KindOf(err)) // refused before it reached the tool: not journaled
+		res = toolapi.Result{Tool: name, Kind: &kind, Text: err.Error()}
+	} else {
+		res = s.eng.Call(ctx, session, name, args)
+	}
+	if s.log != nil {
+		kind := ""
+		if res.Kind != nil {
+			kind = *res.Kind
 		}
-		if s.log != nil {
-			kind := ""
-			if res.Kind != nil {
-				kind = *res.Kind
+		s.log.Info("call", "tool", name, "session", session, "ok", res.OK, "kind", kind)
+	}
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: res.Text}},
+		StructuredContent: map[string]any{"ok": res.OK, "kind": res.Kind, "txn": res.Txn},
+		IsError:           !res.OK,
+	}
+}
+
+// mrtrVersion is the first protocol version whose tool results carry a resultType
+// (multi-round-trip requests, SEP-2322).
+const mrtrVersion = "2026-07-28"
+
+// fast returns the transport's callFast for srv: a tools/call of a served tool, once
+// the connection is initialized, with nothing in its params but a name, arguments and
+// _meta, is run here, its reply the one the SDK would have written. Anything else
+// (an unknown tool, a call before initialization, params of another shape, _meta
+// keys of the protocol's own) goes to the SDK, which answers it as before.
+func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
+	return func(id json.RawMessage, frame []byte) ([]byte, bool) {
+		var ss *sdk.ServerSession
+		for c := range srv.Sessions() {
+			ss = c
+		}
+		if ss == nil || ss.InitializeParams() == nil {
+			return nil, false
+		}
+		var msg struct {
+			Params map[string]json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(frame, &msg) != nil {
+			return nil, false
+		}
+		var name string
+		var meta sdk.Meta
+		for k, v := range msg.Params {
+			var err error
+			switch k {
+			case "name":
+				err = json.Unmarshal(v, &name)
+			case "_meta":
+				err = json.Unmarshal(v, &meta)
+			case "arguments":
+			default:
+				return nil, false
 			}
-			s.log.Info("call", "tool", name, "session", session, "ok", res.OK, "kind", kind)
+			if err != nil {
+				return nil, false
+			}
 		}
-		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: res.Text}},
-			StructuredContent: map[string]any{"ok": res.OK, "kind": res.Kind, "txn": res.Txn},
-			IsError:           !res.OK,
-		}, nil
+		if !s.served[name] {
+			return nil, false
+		}
+		for k := range meta {
+			if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				return nil, false // the protocol's own keys (SEP-2575): the SDK reads them
+			}
+		}
+		var rid any
+		if json.Unmarshal(id, &rid) != nil {
+			return nil, false
+		}
+		if meta == nil {
+			meta = sdk.Meta{}
+		}
+		meta[metaRequestID] = rid // as withRequestID puts it for the SDK
+		res := s.call(ctx, s.session(ss), name, msg.Params["arguments"], meta)
+		// The result as the SDK writes it: with resultType for a client of the
+		// protocol's multi-round-trip version or later (mrtrVersion).
+		var result struct {
+			Content           []sdk.Content `json:"content"`
+			StructuredContent any           `json:"structuredContent,omitempty"`
+			IsError           bool          `json:"isError,omitempty"`
+			ResultType        string        `json:"resultType,omitempty"`
+		}
+		result.Content, result.StructuredContent, result.IsError = res.Content, res.StructuredContent, res.IsError
+		if ss.InitializeParams().ProtocolVersion >= mrtrVersion {
+			result.ResultType = "complete"
+		}
+		reply, err := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  any             `json:"result"`
+		}{"2.0", id, &result})
+		if err != nil {
+			return nil, false
+		}
+		return append(reply, '\n'), true
 	}
 }
 

@@ -1,0 +1,221 @@
+package txn
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// Folders and symlinks that commands made, removed or changed are the records'
+// Entries (exec.go). An undo or a rewind takes them back with the files, in the same
+// transaction: each entry goes from its Before to its After (the reversal of the
+// record's), and only from where the command left it: a symlink still with the
+// target it was given, a folder still a folder with the bits it was given. Around the
+// files: symlinks that must make way are removed and folders that come back are made
+// (shallowest first, with their bits) before any file is written, once the pending
+// record is; folders that go are removed, when empty, and symlinks that come back
+// are made, after the files. A folder that is not empty then stays, and the record
+// says so. Recovery does not redo these steps: a crash between them leaves what
+// was done, which the next look at the workspace journals.
+
+// netEntries composes the reversals of records' entries, newest record first, into
+// one step per path: from the state the newest left to the state the oldest found.
+func netEntries(recs []*journal.Record) []journal.Entry {
+	byPath := map[string]*journal.Entry{}
+	var order []string
+	for _, r := range recs {
+		for _, en := range r.Entries {
+			rev := en.Reversed()
+			if cur, ok := byPath[en.Path]; ok {
+				cur.After, cur.AfterTarget, cur.AfterMode = rev.After, rev.AfterTarget, rev.AfterMode
+				continue
+			}
+			byPath[en.Path] = &rev
+			order = append(order, en.Path)
+		}
+	}
+	var out []journal.Entry
+	for _, p := range order {
+		en := *byPath[p]
+		if en.Before != en.After || en.BeforeTarget != en.AfterTarget || en.BeforeMode != en.AfterMode {
+			out = append(out, en)
+		}
+	}
+	return out
+}
+
+func describeEntry(kind, target string, bits uint32) string {
+	switch kind {
+	case "":
+		return "nothing (or a file)"
+	case vfs.KindSymlink:
+		return "a symlink to " + target
+	case vfs.KindDir:
+		return fmt.Sprintf("a folder (mode %04o)", bits)
+	}
+	return "a " + kind
+}
+
+// checkEntries refuses, changing nothing, when an entry is not as its Before says:
+// someone changed it since the command did.
+func (e *Engine) checkEntries(steps []journal.Entry) error {
+	for _, en := range steps {
+		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		if err != nil {
+			return errs.Wrap(errs.IOError, en.Path, err, "Cannot look at %s: %v. Nothing was undone.", en.Path, err)
+		}
+		ok := true
+		switch en.Before {
+		case vfs.KindSymlink:
+			ok = kind == vfs.KindSymlink && target == en.BeforeTarget
+		case vfs.KindDir:
+			ok = kind == vfs.KindDir && (en.After != vfs.KindDir || bits == en.BeforeMode)
+		}
+		if !ok {
+			return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it (%s): it is %s now, changed since. Nothing was undone; put it back as it was, or move it aside, and retry.",
+				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits))
+		}
+	}
+	return nil
+}
+
+func depth(p string) int { return strings.Count(p, "/") }
+
+// entriesBefore removes the symlinks that go or are changed, and makes the folders
+// that come back, shallowest first: what the files need in place before they are
+// written.
+func (e *Engine) entriesBefore(steps []journal.Entry) error {
+	for _, en := range steps {
+		if en.Before == vfs.KindSymlink {
+			if err := e.fs.RemoveSymlink(en.Path); err != nil {
+				return errs.Wrap(errs.IOError, en.Path, err, "Cannot remove the symlink %s: %v.", en.Path, err)
+			}
+		}
+	}
+	made := slices.Clone(steps)
+	slices.SortStableFunc(made, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
+	for _, en := range made {
+		if en.After == vfs.KindDir && en.Before != vfs.KindDir {
+			if err := e.fs.MakeDir(en.Path, en.AfterMode); err != nil {
+				return errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// entriesAfter removes the folders that go (deepest first, only when empty), makes
+// the symlinks that come back and gives folders their bits back. It returns notes on
+// what could not be done.
+func (e *Engine) entriesAfter(steps []journal.Entry) []string {
+	var notes []string
+	gone := slices.Clone(steps)
+	slices.SortStableFunc(gone, func(a, b journal.Entry) int { return cmp.Compare(depth(b.Path), depth(a.Path)) })
+	for _, en := range gone {
+		if en.Before == vfs.KindDir && en.After != vfs.KindDir {
+			if err := e.fs.RemoveDir(en.Path); err != nil {
+				notes = append(notes, fmt.Sprintf("%s: the folder was left, not being empty (%v)", en.Path, err))
+			}
+		}
+	}
+	for _, en := range steps {
+		var err error
+		switch {
+		case en.After == vfs.KindSymlink:
+			err = e.fs.MakeSymlink(en.AfterTarget, en.Path)
+		case en.After == vfs.KindDir && en.Before == vfs.KindDir:
+			err = e.fs.SetBits(en.Path, en.AfterMode)
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
+		}
+	}
+	return notes
+}
+
+// withEntries has call c take steps back with its files: checked now, recorded in
+// its pending record, the first half run once that is written. The second half runs
+// when commit returns (after).
+func (e *Engine) withEntries(c *Call, steps []journal.Entry) (after func(), err error) {
+	// (After runs with the call's hold: the journal is held.)
+	if len(steps) == 0 {
+		return func() {}, nil
+	}
+	if err := e.checkEntries(steps); err != nil {
+		return nil, err
+	}
+	c.rec.Entries = steps
+	c.beforeFiles = func() error { return e.entriesBefore(steps) }
+	return func() {
+		notes := e.entriesAfter(steps)
+		rec := c.rec
+		rec.Notes = append(rec.Notes, notes...)
+		// With the committed record (deferred by commit, which this transaction
+		// carries first): a failure leaves the snapshot behind, and the next look
+		// journals the entries as found then.
+		e.j.Commit(func(t *journal.Tx) error {
+			if len(notes) > 0 {
+				if err := t.Put(&rec); err != nil {
+					return err
+				}
+			}
+			return e.snapEntries(t, steps)
+		})
+	}, nil
+}
+
+// snapEntries tells the snapshot what the entries' paths hold now, so that the next
+// look does not take the undo's work for a change made outside vfsctl.
+func (e *Engine) snapEntries(t *journal.Tx, steps []journal.Entry) error {
+	if !t.HasSnapshot() {
+		return nil
+	}
+	snap := t.Snapshot()
+	for _, en := range steps {
+		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		if err != nil || (kind != vfs.KindDir && kind != vfs.KindSymlink) {
+			if old, ok := snap[en.Path]; ok && old.Kind != vfs.KindFile {
+				if err := t.SetSnapshotEntry(en.Path, nil); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := t.SetSnapshotEntry(en.Path, &journal.SnapEntry{Kind: kind, Target: target, Mode: bits}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entriesFailed records call c refused: a step before its files failed (none was
+// written).
+func (e *Engine) entriesFailed(c *Call, err error) error {
+	c.final = true
+	c.rec.State = journal.Failed
+	c.rec.Kind = string(errs.KindOf(err))
+	c.rec.Message = err.Error()
+	c.rec.Duration = time.Since(c.start)
+	if cerr := e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) }); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// underSymlinkGoing reports whether p lies under a symlink that steps remove: a file
+// there is read as absent (the symlink's target is not followed), and comes back
+// once the symlink has made way.
+func underSymlinkGoing(p string, steps []journal.Entry) bool {
+	for _, en := range steps {
+		if en.Before == vfs.KindSymlink && strings.HasPrefix(p, en.Path+"/") {
+			return true
+		}
+	}
+	return false
+}
