@@ -31,6 +31,8 @@
 //   - A line matched fuzzily and changed by the model receives only the model's
 //     character-level change; the rest of the line stays as the file has it.
 //   - New lines take the file's line ending; the BOM and the presence or absence of a
-//     final newline are kept (the exact tier writes the model's bytes).
+//     final newline are kept (the exact tier writes the model's bytes, and an oldText
+//     that ends with a line break, at the file's end, replaced by a newText without
+//     one, drops it as the literal tools do).
 //   - Folding is per line, so line numbers never move between the views.
 package matcher

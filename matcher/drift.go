@@ -149,8 +149,12 @@ func (dr *drift) segment(seg string) string {
 	}
 	t, ok := dr.best(seg)
 	if !ok {
+		// Not seen in oldText: a quote or a special space stands for its category (“
+		// typed for " there, ” here), but a dash not typed there is another character
+		// than the one the model drifted: "–" typed for "-" says nothing of a "—" in a
+		// new comment.
 		c := category(seg)
-		if c < 0 || !dr.class[c] {
+		if c < 0 || !dr.class[c] || c == catDashes {
 			return seg // not drifted: written as sent
 		}
 		t = foldString(seg)

@@ -128,3 +128,52 @@ func TestNotFoundMessages(t *testing.T) {
 			msg: []string{"line 1 is not valid UTF-8", "U+FFFD"}},
 	})
 }
+
+// Three rules found by sending the changes of real commits (toolapi's
+// TestRealCommitFidelity): what the model adds in the file's own style is its own, a
+// trailing space is written once, and a final line break is dropped as sent where that
+// leaves whole lines.
+func TestRealCommitRules(t *testing.T) {
+	goFile := "func f() {\n\tif a {\n\t\tx()\n\t}\n\treturn\n}\n"
+	runCases(t, []applyCase{
+		{name: "added lines in the file's tabs kept under context sent with spaces", file: goFile,
+			edits: []Edit{e("  if a {\n    x()\n  }", "  if a {\n    x()\n\t\ty()\n\t\tz()\n  }")},
+			want:  "func f() {\n\tif a {\n\t\tx()\n\t\ty()\n\t\tz()\n\t}\n\treturn\n}\n", tier: TierIndentation},
+		{name: "a changed line in the file's tabs kept", file: goFile,
+			edits: []Edit{e("  if a {\n    x()\n  }\n  return", "  if a {\n    x()\n  }\n\treturn nil")},
+			want:  "func f() {\n\tif a {\n\t\tx()\n\t}\n\treturn nil\n}\n", tier: TierIndentation},
+		{name: "the style is the anchor line's in a file that mixes both",
+			file:  "var s = `\n    a\n    b\n    c\n    d\n`\n\nfunc f() {\n\tif a {\n\t\tx()\n\t}\n}\n",
+			edits: []Edit{e("  if a {\n    x()\n  }", "  if a {\n    x()\n\t\ty()\n  }")},
+			want:  "var s = `\n    a\n    b\n    c\n    d\n`\n\nfunc f() {\n\tif a {\n\t\tx()\n\t\ty()\n\t}\n}\n", tier: TierIndentation},
+		{name: "an em dash the model did not drift written as sent", file: "x = a - b\n",
+			edits: []Edit{e("x = a – b", "x = a – b\n// a note — in prose")}, want: "x = a - b\n// a note — in prose\n", tier: TierTypography},
+		{name: "the quoted lines' style where the anchor has no indentation",
+			file:  "var s = `\n    a\n    b\n    c\n    d\n    e\n`\n\nimport (\n\t\"fmt\"\n\t\"io\"\n)\n\nfunc f() {\n\tx()\n}\n",
+			edits: []Edit{e("import (\n    \"fmt\"\n    \"io\"\n)\n\nfunc f() {", "import (\n    \"fmt\"\n    \"io\"\n\t\"os\"\n)\n\nfunc f() {\n\t// note\n\ty := 1")},
+			want:  "var s = `\n    a\n    b\n    c\n    d\n    e\n`\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"os\"\n)\n\nfunc f() {\n\t// note\n\ty := 1\n\tx()\n}\n", tier: TierIndentation},
+		{name: "added lines in spaces still re-indented", file: goFile,
+			edits: []Edit{e("  if a {\n    x()\n  }", "  if a {\n    x()\n    y()\n  }")},
+			want:  "func f() {\n\tif a {\n\t\tx()\n\t\ty()\n\t}\n\treturn\n}\n", tier: TierIndentation},
+		{name: "trailing space written once on a changed last line", file: "x\na = 1 \nb\n",
+			edits: []Edit{e("x\na = 1", "x\na = 3 ")}, want: "x\na = 3 \nb\n", tier: TierExact},
+		{name: "trailing space written once on one line", file: "a = 1 \n",
+			edits: []Edit{e("a = 1", "a = 1 + 2 ")}, want: "a = 1 + 2 \n", tier: TierExact},
+		{name: "trailing space written once after a fuzzy match", file: "a = “x” \nb = 1 \n",
+			edits: []Edit{e("a = \"x\"\nb = 1", "a = \"x\"\nb = 2 ")}, want: "a = “x” \nb = 2 \n", tier: TierTypography},
+		{name: "the file's trailing space kept when newText ends without one", file: "x\na = 1 \n",
+			edits: []Edit{e("x\na = 1", "x\na = 3")}, want: "x\na = 3 \n", tier: TierExact},
+		{name: "final line break dropped where the next line is blank", file: "a\nb\n\nc\n",
+			edits: []Edit{e("a\nb\n", "a")}, want: "a\nc\n", tier: TierExact},
+		{name: "final line break kept where dropping it would join two lines", file: "a\nb\nc\n",
+			edits: []Edit{e("a\nb\n", "a")}, want: "a\nc\n", tier: TierExact},
+		{name: "final line break dropped at the end of the file", file: "x\na\nb\n",
+			edits: []Edit{e("a\nb\n", "a")}, want: "x\na", tier: TierExact},
+		{name: "final line break dropped at the end of the file after a fuzzy match", file: "x\n“a”\nb\n",
+			edits: []Edit{e("x\n\"a\"\nb\n", "x\n\"a\"")}, want: "x\n“a”", tier: TierTypography},
+		{name: "final line break kept after a fuzzy match where dropping it would join two lines", file: "“a”\nb\nc\n",
+			edits: []Edit{e("\"a\"\nb\n", "\"a\"")}, want: "“a”\nc\n", tier: TierTypography},
+		{name: "a deletion of whole lines still deletes them", file: "a\nb\n\nc\n",
+			edits: []Edit{e("b\n", "")}, want: "a\n\nc\n", tier: TierExact},
+	})
+}

@@ -74,11 +74,16 @@ type reindent struct {
 	valid     []bool   // a non-blank piece on a file line
 	paired    []bool   // the piece pairs with a line of newText
 	base      int      // the first valid piece, or -1
+	modelInd  []string // the model's indentation of each piece
+	// style is the file's indentation character on the lines oldText quotes (most
+	// of them), else its unit's; otherStyle: the model quoted them in the other one.
+	style      byte
+	otherStyle bool
 }
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
 	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired,
-		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), valid: make([]bool, len(P))}
+		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P))}
 	for i, s := range P {
 		if strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
 			continue
@@ -87,10 +92,12 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		r.valid[i] = true
 		r.modelW[i] = width(leadWSString(s))
 		r.fileInd[i] = string(fc[:leadWS(fc)])
+		r.modelInd[i] = leadWSString(s)
 		if r.base < 0 {
 			r.base = i
 		}
 	}
+	r.learnStyle(P)
 	if r.base < 0 {
 		r.modelUnit = tabWidth
 		return r
@@ -181,11 +188,72 @@ func (r *reindent) at(a, w int) string {
 	return ind + strings.Repeat(" ", rem)
 }
 
+// learnStyle finds the file's indentation style on the quoted lines, and whether the
+// model quoted them in the other style.
+func (r *reindent) learnStyle(P []string) {
+	n := map[byte]int{}
+	for i := range P {
+		if r.valid[i] {
+			n[styleOf(r.fileInd[i])]++
+		}
+	}
+	r.style = r.unit[0]
+	if n[' '] > n['\t'] {
+		r.style = ' '
+	} else if n['\t'] > n[' '] {
+		r.style = '\t'
+	}
+	for i := range P {
+		if ms := styleOf(r.modelInd[i]); r.valid[i] && ms != 0 && ms != r.style {
+			r.otherStyle = true
+		}
+	}
+}
+
+// own tells the indentation ws of a new line placed against piece a as the model's
+// own, kept as sent: where the model quoted the file in another style than the file's
+// (spaces where the file has tabs, or the reverse), a line it indented in the file's
+// style was written for the file. The style is the anchor line's, else the quoted
+// lines': files that mix both are common. (A line in the model's other style is
+// re-indented: it may be a context line that the diff of oldText and newText paired
+// otherwise.)
+func (r *reindent) own(ws string, a int) bool {
+	if ws == "" {
+		return false
+	}
+	fs, quotedOther := r.style, r.otherStyle
+	if a >= 0 {
+		if s := styleOf(r.fileInd[a]); s != 0 {
+			fs = s
+		}
+		if ms := styleOf(r.modelInd[a]); ms != 0 {
+			quotedOther = ms != fs
+		}
+	}
+	return quotedOther && styleOf(ws) == fs
+}
+
+// styleOf is ' ' for indentation of spaces only, '\t' for tabs only, else 0.
+func styleOf(ws string) byte {
+	switch {
+	case ws == "":
+		return 0
+	case strings.Trim(ws, " ") == "":
+		return ' '
+	case strings.Trim(ws, "\t") == "":
+		return '\t'
+	}
+	return 0
+}
+
 // added re-indents one new line the model sent; blank lines stay empty.
 func (r *reindent) added(q string, a int) string {
 	ws := leadWSString(q)
 	if len(ws) == len(q) {
 		return ""
+	}
+	if r.own(ws, a) {
+		return q
 	}
 	return r.at(a, width(ws)) + q[len(ws):]
 }

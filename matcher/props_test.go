@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -163,6 +164,9 @@ func foldFragment(s string) string {
 	return string(out)
 }
 
+// blankLines finds a line of only spaces and tabs.
+var blankLines = regexp.MustCompile(`(?m)^[ \t]+\r?$`)
+
 func checkMeaning(t *testing.T, orig []byte, edits []Edit, res *Result) {
 	t.Helper()
 	if !utf8.Valid(orig) || misordered(string(orig)) || misordered(edits[0].OldText) || misordered(edits[0].NewText) {
@@ -191,11 +195,19 @@ func checkMeaning(t *testing.T, orig []byte, edits []Edit, res *Result) {
 		endsNL := len(ol) > 1 && (last == "" || (r.Tier != TierExact && foldFragment(last) == ""))
 		nl := splitLF(toLF(e.NewText))
 		newEndsNL := len(nl) > 1 && (nl[len(nl)-1] == "" || (r.Tier != TierExact && foldFragment(nl[len(nl)-1]) == ""))
-		if endsNL && e.NewText != "" && !newEndsNL {
-			fn += "\n"
-		}
 		if fo == "" || countOverlapping(F, fo) != 1 {
 			return // where the edit goes cannot be told from the folded file alone
+		}
+		if endsNL && e.NewText != "" && !newEndsNL {
+			// The literal result is meant where it leaves whole lines: a line break
+			// follows, or the file ends there. Else a final line break is supplied.
+			at := strings.Index(F, fo) + len(fo)
+			switch {
+			case at < len(F) && F[at] == '\n' && blankLines.Match(orig):
+				return // the line after may hold only whitespace, which F does not show
+			case at < len(F) && F[at] != '\n':
+				fn += "\n"
+			}
 		}
 		puts = append(puts, put{strings.Index(F, fo), len(fo), fn})
 	}

@@ -25,8 +25,9 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 	r := &rendering{m: m, d: m.d, v: v, ei: ei, P: p.pieces, k: len(p.pieces) - 1, fuzzy: v.folded(), rep: rep}
 	r.a, r.col0 = v.locate(o.from)
 	_, r.endCol = v.locate(o.to)
+	r.oldNL = r.k > 0 && r.blank(r.P[r.k])
+	r.placePieces(q)
 	r.q = r.lineBreaks(q)
-	r.placePieces()
 	r.compareLines()
 	r.pairLines()
 	if v.indent {
@@ -88,23 +89,33 @@ func (r *rendering) blank(s string) bool {
 	return s == "" || (r.fuzzy && len(foldLine([]byte(s), false, nil).text) == 0)
 }
 
-// lineBreaks settles whether oldText and newText end with a line break, and supplies a
-// missing final one on a non-empty newText: two lines are never joined by accident,
-// while an empty newText deletes the lines.
+// lineBreaks settles whether newText ends with a line break. Where oldText ends with
+// one and a non-empty newText does not, the literal result is written when it leaves
+// whole lines (the file goes on with a line break, or ends there), as the literal
+// tools do; where it would join newText's last line with the next one, a final line
+// break is supplied: two lines are never joined by accident. An empty newText deletes
+// the lines.
 func (r *rendering) lineBreaks(q []string) []string {
-	r.oldNL = r.k > 0 && r.blank(r.P[r.k])
 	r.newNL = len(q) > 1 && r.blank(q[len(q)-1])
-	if r.oldNL && !r.newNL && !(len(q) == 1 && q[0] == "") {
+	if r.oldNL && !r.newNL && !(len(q) == 1 && q[0] == "") && r.joinsLines() {
 		q = append(q, "")
 		r.newNL = true
 	}
 	return q
 }
 
+// joinsLines tells whether text written in place of the occurrence without a final
+// line break would run into the file's next line.
+func (r *rendering) joinsLines() bool {
+	b := r.d.body
+	return r.end < len(b) && b[r.end] != '\n' && b[r.end] != '\r'
+}
+
 // placePieces finds the file's byte columns of each old line; the splice's range is
 // from the first piece's start to the last piece's end, so it never reaches past the
-// occurrence.
-func (r *rendering) placePieces() {
+// occurrence, but for the file's trailing whitespace after it where newText's last
+// line ends in whitespace of its own: that replaces the file's, not doubles it.
+func (r *rendering) placePieces(q []string) {
 	d, v := r.d, r.v
 	r.pcs = make([]piece, r.k+1)
 	for i := range r.pcs {
@@ -128,6 +139,10 @@ func (r *rendering) placePieces() {
 			pc.s = 0
 		default:
 			pc.e = v.origEnd(l, r.endCol)
+			c := d.content(l)
+			if last := q[len(q)-1]; last != "" && (last[len(last)-1] == ' ' || last[len(last)-1] == '\t') && len(bytes.TrimRight(c[pc.e:], " \t")) == 0 {
+				pc.e = len(c)
+			}
 		}
 		if pc.e < pc.s {
 			pc.e = pc.s
@@ -377,7 +392,11 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	var b []byte
 	if v.indent && width(string(fp.text[:lp])) != width(string(fq.text[:lq])) && ind != nil {
 		lead := min(fl.srcStart(fl.lead), o0)
-		b = append(b, ind.at(pi, width(string(fq.text[:lq])))...)
+		if ws := leadWSString(Q); ind.own(ws, pi) {
+			b = append(b, ws...)
+		} else {
+			b = append(b, ind.at(pi, width(string(fq.text[:lq])))...)
+		}
 		b = append(b, O[lead:o0]...)
 	} else {
 		b = append(b, O[pc.s:o0]...)
