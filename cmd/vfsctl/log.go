@@ -250,7 +250,7 @@ func writeLogTable(w io.Writer, recs []*toolapi.Record) {
 			state = "dry run"
 		}
 		fmt.Fprintf(w, "%6d  %-19s  %-*s  %s%-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
-			sw, clipMiddle(r.Session, maxNameWidth), turn(r.Turn), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, commandOf(r)+strings.Join(r.Paths(), " "))
+			sw, clipMiddle(r.Session, maxNameWidth), turn(r.Turn), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, whatOf(r))
 	}
 }
 
@@ -275,16 +275,20 @@ func clip(s string, n int) string {
 	return s
 }
 
-// commandOf is how a listing shows a command's record and how it ended, before its
-// paths: "$ gofmt -w . (exit 0): ".
-func commandOf(r *toolapi.Record) string {
+// whatOf is what a listing shows of a record after its kind: its paths, and for a
+// command how it ran and ended first ("$ gofmt -w . (exit 0): a.go b.go").
+func whatOf(r *toolapi.Record) string {
+	paths := strings.Join(r.Paths(), " ")
 	line := toolapi.CommandLine(r)
 	if line == "" {
-		return ""
+		return paths
 	}
-	cmd := clipMiddle(line, 60)
-	if r.Exit == "" {
-		return "$ " + cmd + ": "
+	cmd := "$ " + clipMiddle(line, 60)
+	if r.Exit != "" {
+		cmd += " (" + r.Exit + ")"
 	}
-	return "$ " + cmd + " (" + r.Exit + "): "
+	if paths == "" {
+		return cmd // a command that changed no file
+	}
+	return cmd + ": " + paths
 }
