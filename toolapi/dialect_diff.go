@@ -1,12 +1,9 @@
 package toolapi
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/dialect"
-	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/txn"
 )
@@ -52,37 +49,8 @@ var applyDiffDef = &toolDef{
 // changed file an edit whose hunks are placed under its queue. Any refusal changes
 // nothing.
 func (a *dispatcher) applyDiff(c *txn.Call, _ string, in *input) (string, error) {
-	text, err := a.diff(c, in)
-	if err != nil {
-		return "", errs.Prefixed(fmt.Sprintf("apply_diff refused (%s); no file was changed. ", errs.KindOf(err)), err)
-	}
-	return text, nil
-}
-
-func (a *dispatcher) diff(c *txn.Call, in *input) (string, error) {
 	ops, err := diffOps(in)
-	if err != nil {
-		return "", err
-	}
-	for _, op := range ops {
-		in.paths = append(in.paths, op.Path)
-		if op.MoveTo != "" {
-			in.paths = append(in.paths, op.MoveTo)
-		}
-	}
-	specs, err := a.patchSpecs(ops)
-	if err != nil {
-		var e *errs.Error
-		if errors.As(err, &e) && e.Path != "" {
-			c.Named(journal.OpEdit, e.Path) // the refused path first: replay reads it so
-		}
-		return "", err
-	}
-	changes, err := a.eng.Apply(c, specs, false)
-	if err != nil {
-		return "", inWords(err, hunkWords)
-	}
-	return renderPatch(ops, specs, changes), nil
+	return a.applyOps(c, ApplyDiff, in, ops, err, hunkWords)
 }
 
 // diffOps reads the diff of a decoded call.

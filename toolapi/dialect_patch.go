@@ -62,20 +62,25 @@ var patchOperation = &objectDef{
 // on the file as read under its queue, and a Move to the deletion of the old path
 // with a create of the new one from the same read. Any refusal changes nothing.
 func (a *dispatcher) applyPatch(c *txn.Call, _ string, in *input) (string, error) {
-	text, err := a.patch(c, in)
+	ops, err := patchOps(in)
+	return a.applyOps(c, ApplyPatch, in, ops, err, chunkWords)
+}
+
+// applyOps runs the file operations of a patch or a diff (ops, or err from reading
+// them) as one transaction. A refusal says first its kind and that nothing changed:
+// it may name one hunk of many, and the model must know that no hunk landed.
+func (a *dispatcher) applyOps(c *txn.Call, tool string, in *input, ops []dialect.FileOp, err error, words *strings.Replacer) (string, error) {
+	text := ""
+	if err == nil {
+		text, err = a.runOps(c, in, ops, words)
+	}
 	if err != nil {
-		// The kind and that nothing changed come first: a patch's refusal may name
-		// one hunk of many, and the model must know that no hunk landed.
-		return "", errs.Prefixed(fmt.Sprintf("apply_patch refused (%s); no file was changed. ", errs.KindOf(err)), err)
+		return "", errs.Prefixed(fmt.Sprintf("%s refused (%s); no file was changed. ", tool, errs.KindOf(err)), err)
 	}
 	return text, nil
 }
 
-func (a *dispatcher) patch(c *txn.Call, in *input) (string, error) {
-	ops, err := patchOps(in)
-	if err != nil {
-		return "", err
-	}
+func (a *dispatcher) runOps(c *txn.Call, in *input, ops []dialect.FileOp, words *strings.Replacer) (string, error) {
 	for _, op := range ops {
 		in.paths = append(in.paths, op.Path)
 		if op.MoveTo != "" {
@@ -92,7 +97,7 @@ func (a *dispatcher) patch(c *txn.Call, in *input) (string, error) {
 	}
 	changes, err := a.eng.Apply(c, specs, false)
 	if err != nil {
-		return "", inWords(err, chunkWords)
+		return "", inWords(err, words)
 	}
 	return renderPatch(ops, specs, changes), nil
 }
