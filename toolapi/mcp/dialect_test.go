@@ -25,18 +25,8 @@ func TestServesTheChosenTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
+	cs := serve(t, eng)
 	ctx := context.Background()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
 
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -90,16 +80,7 @@ func TestInstructionsNameOnlyServedTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
-		st, ct := sdk.NewInMemoryTransports()
-		ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := serve(t, eng)
 		served := map[string]bool{}
 		for _, tl := range eng.Tools() {
 			served[tl.Name] = true
@@ -124,7 +105,6 @@ func TestInstructionsNameOnlyServedTools(t *testing.T) {
 			t.Errorf("--tools %s: the instructions no longer say that changes are journaled: %q", set, text)
 		}
 		cs.Close()
-		ss.Close()
 		eng.Close()
 	}
 }

@@ -61,17 +61,5 @@ func tracedSession(t *testing.T) (*sdk.ClientSession, *tracetest.InMemoryExporte
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	ctx := context.Background()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, exp
+	return serve(t, eng), exp
 }

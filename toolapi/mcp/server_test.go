@@ -31,6 +31,13 @@ func connect(t *testing.T, files map[string]string) (*sdk.ClientSession, string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
+	return serve(t, eng), dir
+}
+
+// serve serves eng to an in-memory client, as a runtime connects to `vfsctl serve`;
+// both ends close with the test.
+func serve(t *testing.T, eng *toolapi.Engine) *sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
@@ -43,7 +50,7 @@ func connect(t *testing.T, files map[string]string) (*sdk.ClientSession, string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, dir
+	return cs
 }
 
 // The server says who it is, and lists every tool with its input schema, the output

@@ -23,18 +23,8 @@ func TestServesRunCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
+	cs := serve(t, eng)
 	ctx := context.Background()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(eng, Options{}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-runtime", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
