@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,20 +16,7 @@ import (
 // with the hints a client gates calls by; a refusal is a tool error that changes
 // nothing.
 func TestMCPHashline(t *testing.T) {
-	bin := buildVfsctl(t)
-	dir := e2eWorkspace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "hashline-client", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir, "--tools", "hashline")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, cs, dir, lt := serveE2E(t, "--tools", "hashline")
 	tools := map[string]*sdk.Tool{}
 	var names []string
 	for _, tl := range lt.Tools {

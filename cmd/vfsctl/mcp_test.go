@@ -276,24 +276,33 @@ func concurrentEdits(t *testing.T, ctx context.Context, cs *sdk.ClientSession, b
 	t.Logf("vfsctl log from another process answered in %v while 20 calls ran", logTook.Round(time.Millisecond))
 }
 
-// TestMCPFileTools drives the tools that move, delete and make files and folders, and
-// read several files, over MCP: their annotations say which may destroy and which
-// only look, and each call does over MCP what it does through vfsctl call.
-func TestMCPFileTools(t *testing.T) {
+// serveE2E starts `vfsctl serve` with args on a fresh e2eWorkspace and connects an MCP
+// client to it, as a runtime does; it returns the client's context, the session, the
+// workspace and the tools listed. The server stops with the test.
+func serveE2E(t *testing.T, args ...string) (context.Context, *sdk.ClientSession, string, *sdk.ListToolsResult) {
+	t.Helper()
 	bin := buildVfsctl(t)
 	dir := e2eWorkspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "files-client", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir)}, nil)
+	t.Cleanup(cancel)
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, append([]string{"serve", "--root", dir}, args...)...)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
 	lt, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, cs, dir, lt
+}
+
+// TestMCPFileTools drives the tools that move, delete and make files and folders, and
+// read several files, over MCP: their annotations say which may destroy and which
+// only look, and each call does over MCP what it does through vfsctl call.
+func TestMCPFileTools(t *testing.T) {
+	ctx, cs, dir, lt := serveE2E(t)
 	tools := map[string]*sdk.Tool{}
 	for _, tl := range lt.Tools {
 		tools[tl.Name] = tl
@@ -356,20 +365,7 @@ func TestMCPFileTools(t *testing.T) {
 // TestMCPGemini serves the gemini set: its tools are listed under Gemini CLI's names,
 // and replace with expected_replacements works over MCP as through vfsctl call.
 func TestMCPGemini(t *testing.T) {
-	bin := buildVfsctl(t)
-	dir := e2eWorkspace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "gemini-client", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir, "--tools", "gemini")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, cs, dir, lt := serveE2E(t, "--tools", "gemini")
 	var names []string
 	for _, tl := range lt.Tools {
 		names = append(names, tl.Name)
@@ -395,20 +391,7 @@ func TestMCPGemini(t *testing.T) {
 // a tool that changes files; a diff applies over MCP as through vfsctl call, and a
 // refused one changes nothing and says which hunk.
 func TestMCPUdiff(t *testing.T) {
-	bin := buildVfsctl(t)
-	dir := e2eWorkspace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "udiff-client", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", "--root", dir, "--tools", "udiff")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, cs, dir, lt := serveE2E(t, "--tools", "udiff")
 	var names []string
 	for _, tl := range lt.Tools {
 		names = append(names, tl.Name)
