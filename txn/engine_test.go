@@ -25,6 +25,13 @@ func diskEngine(t *testing.T, files map[string]string) (*Engine, string) {
 func diskEngineWith(t *testing.T, files map[string]string, opts Options) (*Engine, string) {
 	t.Helper()
 	dir := testutil.Workspace(t, files)
+	return diskEngineOn(t, dir, opts), dir
+}
+
+// diskEngineOn is an engine with opts over the workspace dir on disk: another process's,
+// or the next open after one closed.
+func diskEngineOn(t *testing.T, dir string, opts Options) *Engine {
+	t.Helper()
 	fs, err := vfs.Open(dir, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +40,7 @@ func diskEngineWith(t *testing.T, files map[string]string, opts Options) (*Engin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, dir
+	return e
 }
 
 // memEngine is an engine over fsys with its journal in a temp dir.

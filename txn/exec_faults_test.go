@@ -296,14 +296,7 @@ func TestExecThatMakesAFIFOAndSwapsAFolderForASymlink(t *testing.T) {
 func TestTwoExecsAtOnce(t *testing.T) {
 	a, dir := diskEngineWith(t, map[string]string{"f.txt": "f\n"}, Options{NoSync: true})
 	defer a.Close()
-	fsys, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Open(fsys, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := diskEngineOn(t, dir, Options{NoSync: true})
 	defer b.Close()
 	if _, err := a.CheckpointOutside(LookOptions{}); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/vfsctl/vfsctl/journal"
-	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // runExec runs a shell script in dir as an exec of session s.
@@ -121,14 +120,7 @@ func TestExecNeverEndedIsUnknownAfterRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	fsys, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e2, err := Open(fsys, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e2 := diskEngineOn(t, dir, Options{NoSync: true})
 	defer e2.Close()
 	if _, err := e2.CheckpointOutside(LookOptions{}); err != nil {
 		t.Fatal(err)
@@ -186,14 +178,7 @@ func TestExecStoppedIsRecordedByTheNextOpen(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new\n"), 0o644)
 	e.Close()
 
-	fsys, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e2, err := Open(fsys, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e2 := diskEngineOn(t, dir, Options{NoSync: true})
 	defer e2.Close()
 	var rec *journal.Record
 	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
@@ -256,11 +241,7 @@ func TestExecRunnerInTheOldNoteIsStillRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("F\n"), 0o644)
-	fsys, _ := vfs.Open(dir, vfs.Options{})
-	e2, err := Open(fsys, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e2 := diskEngineOn(t, dir, Options{NoSync: true})
 	var rec *journal.Record
 	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
 	defer e2.Close() // not before End: closing an engine forgets this process's execs
@@ -315,14 +296,7 @@ func TestLookWalksWithoutHoldingTheJournal(t *testing.T) {
 func TestLookAfterAnotherLookRecordsNothingTwice(t *testing.T) {
 	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
 	defer e.Close()
-	fsys, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e2, err := Open(fsys, Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e2 := diskEngineOn(t, dir, Options{NoSync: true})
 	defer e2.Close()
 	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
 		t.Fatal(err)
