@@ -285,10 +285,7 @@ func inGoRawString(path, want, got string) bool {
 	if filepath.Ext(path) != ".go" {
 		return false
 	}
-	n := 0
-	for n < len(want) && n < len(got) && want[n] == got[n] {
-		n++
-	}
+	n := commonPrefix(want, got)
 	fset := token.NewFileSet()
 	f := fset.AddFile(path, -1, len(want))
 	var sc scanner.Scanner
@@ -306,11 +303,17 @@ func inGoRawString(path, want, got string) bool {
 	}
 }
 
-func firstDifference(want, got string) string {
+// commonPrefix is how many bytes a and b share at their start.
+func commonPrefix(a, b string) int {
 	n := 0
-	for n < len(want) && n < len(got) && want[n] == got[n] {
+	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
 	}
+	return n
+}
+
+func firstDifference(want, got string) string {
+	n := commonPrefix(want, got)
 	from := max(0, strings.LastIndexByte(want[:n], '\n'))
 	cut := func(s string) string { return s[from:min(len(s), n+120)] }
 	return fmt.Sprintf("committed: %q\nwritten:   %q", cut(want), cut(got))
