@@ -21,8 +21,8 @@ import (
 // (shallowest first, with their bits) before any file is written, once the pending
 // record is; folders that go are removed, when empty, and symlinks that come back
 // are made, after the files. A folder that is not empty then stays, and the record
-// says so. Recovery does not redo these steps: a crash between them leaves what
-// was done, which the next look at the workspace journals.
+// says so. After a crash, recovery takes the steps forward or back with the files
+// (recover_entries.go).
 
 // netEntries composes the reversals of records' entries, newest record first, into
 // one step per path: from the state the newest left to the state the oldest found.
