@@ -98,7 +98,8 @@ func (e *Engine) recover(j *journal.Journal) error {
 // recordStopped records, as the changes of the execs whose vfsctl stopped before it
 // recorded them, what changed in the workspace since the snapshot (which their start
 // brought up to date), leaving out what calls committed since made: one walk, given
-// to the latest of them (the others are noted as sharing it). Written in the
+// to the latest of them (the others are noted as sharing it), walked as they were
+// to be (their records' Walk: lookOfStopped). Written in the
 // process's next journal transaction, with the new snapshot; if that never happens,
 // the next open walks again. A walk that fails (the workspace over its limits, a
 // folder unreadable) leaves the changes to the next look, which journals them as
@@ -126,7 +127,7 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	})
 	var scan *vfs.Scan
 	if err == nil {
-		scan, err = e.walkAgainst(LookOptions{}, old)
+		scan, err = e.walkAgainst(lookOfStopped(stopped), old)
 	}
 	if err != nil {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
