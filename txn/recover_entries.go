@@ -33,10 +33,11 @@ const (
 
 // entryStep is one entry of a pending record on its way to the end recovery chose.
 type entryStep struct {
-	en    journal.Entry // oriented toward that end: Before is where it leaves from
-	place entryPlace
-	kind  string // what stands at the path, when recovery looked
-	bits  uint32
+	en      journal.Entry // oriented toward that end: Before is where it leaves from
+	forward bool          // toward the record's own After
+	place   entryPlace
+	kind    string // what stands at the path, when recovery looked
+	bits    uint32
 }
 
 // entriesRecoverable reports whether r's entries are steps of its own transaction,
@@ -70,7 +71,7 @@ func (e *Engine) placeEntries(r *journal.Record, forward bool) (steps []entrySte
 		if !forward {
 			en = en.Reversed()
 		}
-		st := entryStep{en: en, place: entryUntrusted}
+		st := entryStep{en: en, forward: forward, place: entryUntrusted}
 		if e.entryWritable(en.Path) {
 			st.place, st.kind, st.bits = e.entryPlaceOf(en, files[en.Path])
 		}
@@ -110,8 +111,9 @@ func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, 
 }
 
 // entriesFirst does, of steps, what goes before the files: symlinks that go or change
-// are removed, folders that come are made, shallowest first (a folder found made
-// already gets its bits, which a crash between the two may have missed).
+// are removed, folders that come are made, shallowest first (a folder the record
+// made, found made already, gets its bits, which a crash between the two may have
+// missed).
 func (e *Engine) entriesFirst(steps []entryStep) []string {
 	var notes []string
 	for _, st := range steps {
@@ -119,7 +121,7 @@ func (e *Engine) entriesFirst(steps []entryStep) []string {
 			if err := e.fs.RemoveSymlink(st.en.Path); err != nil {
 				notes = append(notes, entryNotMade(st.en, err))
 			} else {
-				notes = append(notes, fmt.Sprintf("recovery: the symlink %s removed", st.en.Path))
+				notes = append(notes, fmt.Sprintf("the symlink %s removed", st.en.Path))
 			}
 		}
 	}
@@ -132,7 +134,9 @@ func (e *Engine) entriesFirst(steps []entryStep) []string {
 		}
 		var err error
 		switch {
-		case st.place == entryAtAfter && st.bits != en.AfterMode:
+		case st.place == entryAtAfter && st.bits != en.AfterMode && st.forward:
+			// Made, and a crash came before its bits were set. (Going back, a folder
+			// the call had still to remove has the bits someone gave it.)
 			err = e.fs.SetBits(en.Path, en.AfterMode)
 		case st.place == entryAtBefore || st.place == entryBetween:
 			err = e.fs.MakeDir(en.Path, en.AfterMode) // a file there refuses it
@@ -148,11 +152,11 @@ func entryMade(en journal.Entry, err error) string {
 	if err != nil {
 		return entryNotMade(en, err)
 	}
-	return fmt.Sprintf("recovery: %s is %s again", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode))
+	return fmt.Sprintf("%s is %s again", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode))
 }
 
 func entryNotMade(en journal.Entry, err error) string {
-	return fmt.Sprintf("recovery: %s could not be made %s (%v); it was left as found", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err)
+	return fmt.Sprintf("%s could not be made %s (%v); it was left as found", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err)
 }
 
 // entriesThen does, of steps, what comes after the files: folders that go are
@@ -178,11 +182,11 @@ func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string 
 		if err := e.fs.RemoveDir(en.Path); err != nil {
 			// As the call itself leaves it: its files are settled, the folder holds
 			// something else.
-			notes = append(notes, fmt.Sprintf("recovery: the folder %s was left, not being empty (%v)", en.Path, err))
+			notes = append(notes, fmt.Sprintf("the folder %s was left, not being empty (%v)", en.Path, err))
 			continue
 		}
 		gone[en.Path] = true
-		notes = append(notes, fmt.Sprintf("recovery: the folder %s removed", en.Path))
+		notes = append(notes, fmt.Sprintf("the folder %s removed", en.Path))
 	}
 	for _, st := range steps {
 		en := st.en
@@ -214,7 +218,7 @@ func entriesLeft(steps []entryStep, forward bool) []string {
 			if forward {
 				to = "rolled forward"
 			}
-			notes = append(notes, fmt.Sprintf("recovery: %s is %s, neither %s nor %s: someone changed it since; it was left alone, though the call was %s (move it aside and undo or redo the call again to settle it)",
+			notes = append(notes, fmt.Sprintf("recovery: %s is %s, neither %s nor %s: someone changed it since; it was left alone, though the call was %s, and the next look journals it as found",
 				en.Path, describeFound(st.kind, st.bits), describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(en.After, en.AfterTarget, en.AfterMode), to))
 		}
 	}
@@ -245,9 +249,14 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 		return func() {}, func() {}
 	}
 	steps, files := e.placeEntries(r, forward)
-	first = func() { r.Notes = append(r.Notes, e.entriesFirst(steps)...) }
+	said := func(notes []string) {
+		for _, n := range notes {
+			r.Notes = append(r.Notes, "recovery: "+n)
+		}
+	}
+	first = func() { said(e.entriesFirst(steps)) }
 	then = func() {
-		r.Notes = append(r.Notes, e.entriesThen(steps, files)...)
+		said(e.entriesThen(steps, files))
 		r.Notes = append(r.Notes, entriesLeft(steps, forward)...)
 		var settled []journal.Entry
 		for _, st := range steps {

@@ -310,3 +310,50 @@ func TestRecoveryLeavesAnEntryChangedSinceAndSaysSo(t *testing.T) {
 		})
 	}
 }
+
+// An undo refused after its first folder or symlink step ran (the next step failed,
+// or a file's write did) takes that step back: a refused call changes nothing. Here
+// the undo of a command that retargeted old, removed gone and changed a.txt has
+// removed old (to make it again with its first target) when making gone fails, or
+// writing a.txt does.
+func TestRefusedUndoTakesItsFolderAndSymlinkStepsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fail testutil.Op
+		path string
+	}{{"a folder step failed", testutil.OpMkdir, "gone"}, {"a file's write failed", testutil.OpRename, "a.txt"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newEntriesRig(t, "ln -sfn b.txt old && rmdir gone && echo A > a.txt").clone(t)
+			before := tree(t, r.dir)
+			ffs := &testutil.FaultFs{Fs: keptTargets{afero.NewBasePathFs(afero.NewOsFs(), r.dir).(*afero.BasePathFs), r.dir}}
+			e, err := Open(vfs.New(ffs, vfs.Options{}), Options{JournalPath: r.journal})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			ffs.SetHook(func(o testutil.Op, name string) error {
+				if o == tc.fail && name == tc.path {
+					return syscall.EIO
+				}
+				return nil
+			})
+			var seq uint64
+			err = do(e, "op", func(c *Call) error {
+				_, err := e.Undo(c, UndoOptions{Seq: r.exec})
+				seq = c.Seq()
+				return err
+			})
+			if err == nil {
+				t.Fatal("the undo went through")
+			}
+			if got := tree(t, r.dir); !same(got, before) {
+				t.Errorf("the refused undo (%v) changed the tree:\n got  %v\n want %v", err, got, before)
+			}
+			var rec *journal.Record
+			e.View(func(tx *journal.Tx) error { rec, _ = tx.Get(seq); return nil })
+			if rec == nil || rec.State != journal.Failed {
+				t.Errorf("the refused undo's record: %+v", rec)
+			}
+		})
+	}
+}
