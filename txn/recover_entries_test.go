@@ -20,10 +20,15 @@ import (
 )
 
 // entriesRig is a workspace on disk, its journal beside it, and an exec recorded in
-// it whose command made, removed or changed folders and symlinks.
+// it (session s, turn t1) whose command made, removed or changed folders and
+// symlinks; and how the call to kill takes it back: "undo" (of the exec), "rewind"
+// (of the turn), or "redo" (of an undo of the exec, made cleanly).
 type entriesRig struct {
 	dir, journal string
 	exec         uint64
+	how          string
+	target       uint64 // the call undone (undo), redone (redo)
+	last         uint64 // the last call before the one killed
 }
 
 // newEntriesRig runs script as an exec in a workspace holding a.txt, b.txt, the
@@ -44,13 +49,35 @@ func newEntriesRig(t *testing.T, script string) entriesRig {
 		t.Fatal(err)
 	}
 	r.exec = runExec(t, e, dir, "s", script).Seq
+	r.how, r.target, r.last = "undo", r.exec, r.exec
+	return r
+}
+
+// newEntriesRigFor is newEntriesRig, the call to kill taking the exec back as how.
+func newEntriesRigFor(t *testing.T, script, how string) entriesRig {
+	t.Helper()
+	r := newEntriesRig(t, script)
+	r.how = how
+	if how == "redo" {
+		e := r.open(t, nil)
+		defer e.Close()
+		if err := do(e, "op", func(c *Call) error {
+			_, err := e.Undo(c, UndoOptions{Seq: r.exec})
+			r.target = c.Seq()
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r.last = r.target
+	}
 	return r
 }
 
 // clone is a copy of the rig, workspace and journal, for one run of the undo.
 func (r entriesRig) clone(t *testing.T) entriesRig {
 	t.Helper()
-	c := entriesRig{dir: filepath.Join(t.TempDir(), "w"), journal: filepath.Join(t.TempDir(), "j"), exec: r.exec}
+	c := r
+	c.dir, c.journal = filepath.Join(t.TempDir(), "w"), filepath.Join(t.TempDir(), "j")
 	for _, p := range [][2]string{{r.dir, c.dir}, {filepath.Dir(r.journal), c.journal}} {
 		if out, err := exec.Command("cp", "-a", p[0], p[1]).CombinedOutput(); err != nil {
 			t.Fatalf("%s %v", out, err)
@@ -83,11 +110,12 @@ func (r entriesRig) open(t *testing.T, settled *[]Settled) *Engine {
 	return e
 }
 
-// undoKillChild undoes call seq in the workspace dir, with the journal at jpath, and
-// kills itself with SIGKILL at its nth change to the disk (a write, sync, rename,
-// mkdir, removal, symlink or change of mode). With n 0 it makes the whole undo and
-// prints how many changes that took.
-func undoKillChild(dir, jpath, seq, n string) {
+// undoKillChild undoes call seq in the workspace dir, with the journal at jpath (how
+// "undo"), redoes it ("redo") or rewinds session s's turn t1 ("rewind"), and kills
+// itself with SIGKILL at its nth change to the disk (a write, sync, rename, mkdir,
+// removal, symlink or change of mode). With n 0 it makes the whole call and prints how
+// many changes that took.
+func undoKillChild(dir, jpath, how, seq, n string) {
 	kill, _ := strconv.Atoi(n)
 	target, _ := strconv.ParseUint(seq, 10, 64)
 	ffs := &testutil.FaultFs{Fs: keptTargets{afero.NewBasePathFs(afero.NewOsFs(), dir).(*afero.BasePathFs), dir}}
@@ -107,9 +135,14 @@ func undoKillChild(dir, jpath, seq, n string) {
 		}
 		return nil
 	})
-	c, err := e.Begin("op", "undo", nil)
+	c, err := e.Begin("op", how, nil)
 	if err == nil {
-		_, err = e.Undo(c, UndoOptions{Seq: target})
+		switch how {
+		case "rewind":
+			_, err = e.Rewind(c, RewindOptions{Session: "s", Turn: "t1"})
+		default:
+			_, err = e.Undo(c, UndoOptions{Seq: target, Redo: how == "redo"})
+		}
 		err = errors.Join(err, c.Finish(err))
 	}
 	fmt.Println("steps", steps, err)
@@ -132,7 +165,7 @@ func (r entriesRig) undoKilled(t *testing.T, n int) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "VFSCTL_CHILD=undokill", "VFSCTL_DIR="+r.dir, "VFSCTL_JOURNAL="+r.journal,
-		"VFSCTL_SEQ="+strconv.FormatUint(r.exec, 10), "VFSCTL_N="+strconv.Itoa(n), "VFSCTL_DURABILITY="+string(faultDurability))
+		"VFSCTL_HOW="+r.how, "VFSCTL_SEQ="+strconv.FormatUint(r.target, 10), "VFSCTL_N="+strconv.Itoa(n), "VFSCTL_DURABILITY="+string(faultDurability))
 	out, err := cmd.Output()
 	var exit *exec.ExitError
 	killed := errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
@@ -166,8 +199,10 @@ var execEntryScripts = []struct{ name, script string }{
 // nothing left behind), and the journal must say which: no undo record, or one rolled
 // back, for the tree before; one committed for the tree after. The next look then
 // records nothing: the snapshot agrees with the tree.
+// A rewind of the command's turn and a redo of its undo are killed the same way.
 // The command that does all of it at once is killed at each of its 31 changes in the
-// full run only (VFSCTL_FULL=1, .ci/run), as are both durability modes.
+// full run only (VFSCTL_FULL=1, .ci/run), as are both durability modes, and the
+// rewind and the redo of every command.
 func TestKillAtEachStepOfAnUndoOfFoldersAndSymlinks(t *testing.T) {
 	modes := []Durability{DurableFile, DurableJournal}
 	scripts := execEntryScripts
@@ -178,15 +213,19 @@ func TestKillAtEachStepOfAnUndoOfFoldersAndSymlinks(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			faultDurability = mode
 			defer func() { faultDurability = "" }()
-			for _, tc := range scripts {
-				t.Run(tc.name, func(t *testing.T) { killEachStepOfUndo(t, tc.script) })
+			for _, how := range []string{"undo", "rewind", "redo"} {
+				for i, tc := range scripts {
+					if how != "undo" && !full() && i != 7 { // retargeted a symlink and changed a file
+						continue
+					}
+					t.Run(how+" "+tc.name, func(t *testing.T) { killEachStepOfUndo(t, newEntriesRigFor(t, tc.script, how)) })
+				}
 			}
 		})
 	}
 }
 
-func killEachStepOfUndo(t *testing.T, script string) {
-	rig := newEntriesRig(t, script)
+func killEachStepOfUndo(t *testing.T, rig entriesRig) {
 	clean := rig.clone(t)
 	before := tree(t, clean.dir)
 	var total int
@@ -211,7 +250,7 @@ func killEachStepOfUndo(t *testing.T, script string) {
 			if p := tx.Pending(); len(p) > 0 {
 				t.Errorf("%s: calls %v still pending", what, p)
 			}
-			if last := tx.Last(); last > r.exec {
+			if last := tx.Last(); last > r.last {
 				rec, _ = tx.Get(last)
 			}
 			return nil
@@ -224,8 +263,8 @@ func killEachStepOfUndo(t *testing.T, script string) {
 		want := before
 		switch {
 		case rec == nil:
-		case rec.Undo != r.exec:
-			t.Fatalf("%s: the last record is %+v, not the undo", what, rec)
+		case rec.Undo != r.exec && rec.Redo != r.target && !slices.Contains(rec.Reverts, r.exec):
+			t.Fatalf("%s: the last record is %+v, not the %s", what, rec, r.how)
 		case rec.State == journal.RolledBack:
 			state = string(rec.State)
 		case rec.State == journal.Committed:
