@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 
@@ -394,5 +395,59 @@ func TestRefusedUndoTakesItsFolderAndSymlinkStepsBack(t *testing.T) {
 				t.Errorf("the refused undo's record: %+v", rec)
 			}
 		})
+	}
+}
+
+// A pending undo crafted by someone who can write the workspace must not make
+// recovery make or remove folders and symlinks where a call could not: in .git,
+// through a symlink into it, or outside the root. Having no file, the record rolls
+// forward; every entry is left untouched and noted.
+func TestRecoveryOfEntriesObeysTheRulesOfACall(t *testing.T) {
+	dir := testutil.Workspace(t, map[string]string{".git/config": "[core]\n", "x.txt": "x\n"})
+	if err := os.Symlink(".git", filepath.Join(dir, "a")); err != nil {
+		t.Fatal(err)
+	}
+	e := diskEngineOn(t, dir, Options{})
+	if err := read(e, "s", "x.txt"); err != nil { // the workspace's own journal
+		t.Fatal(err)
+	}
+	e.Close()
+	j := journal.New(filepath.Join(dir, ".vfsctl", "journal.db"), journal.Options{})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	err := j.Update(func(tx *journal.Tx) error {
+		return tx.Put(&journal.Record{Time: time.Now(), Session: "attacker", Tool: "undo", State: journal.Pending, Undo: 1, Entries: []journal.Entry{
+			{Path: ".git/hooks", After: journal.KindDir, AfterMode: 0o755},
+			{Path: "a/hooks", After: journal.KindDir, AfterMode: 0o755},
+			{Path: "a/pre-commit", After: journal.KindSymlink, AfterTarget: "/bin/sh"},
+			{Path: "../outside", After: journal.KindSymlink, AfterTarget: "/etc"},
+		}})
+	})
+	j.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, dir)
+	e2 := diskEngineOn(t, dir, Options{})
+	defer e2.Close()
+	var rec *journal.Record
+	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(tx.Last()); return nil })
+	for _, p := range []string{".git/hooks", ".git/pre-commit", filepath.Join("..", "outside")} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("recovery made %s", p)
+		}
+	}
+	if got := tree(t, dir); !same(got, before) {
+		t.Errorf("recovery changed the tree:\n got  %v\n want %v", got, before)
+	}
+	untouched := 0
+	for _, n := range rec.Notes {
+		if strings.Contains(n, "is not a path whose folder or symlink a call could change") {
+			untouched++
+		}
+	}
+	if rec.State == journal.Pending || untouched != 4 {
+		t.Errorf("the crafted undo after recovery: %s, %d notes name an untouched path, want 4: %q", rec.State, untouched, rec.Notes)
 	}
 }
