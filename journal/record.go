@@ -188,7 +188,11 @@ type File struct {
 	// renames it back, so that the file returns as the same inode with its owner,
 	// mode, links, times and extended attributes; at the commit point it is removed.
 	Aside string `json:"aside,omitempty"`
-	Diff  string `json:"diff,omitempty"`
+	// From, on a created file, names the deletion of the same record whose file it
+	// is, renamed (a move): the file deleted at From, set aside under that deletion's
+	// Aside, is renamed to Path, the same inode. A rollback renames it back.
+	From string `json:"from,omitempty"`
+	Diff string `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`
