@@ -96,6 +96,10 @@ type Record struct {
 	Entries []Entry `json:"entries,omitempty"`
 	// Refusal is the structure of a matcher's refusal, for failure analytics.
 	Refusal *Refusal `json:"refusal,omitempty"`
+	// Anchored, on an edit_lines record, is what its anchors were read against: the
+	// versions of its file the session had been shown with anchors when the call
+	// ran, newest first. A replay places the anchors against the same versions.
+	Anchored []Anchored `json:"anchored,omitempty"`
 }
 
 // IsCommand reports whether tool's records are a command's run: vfsctl exec's, the
