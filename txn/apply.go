@@ -56,7 +56,8 @@ type Spec struct {
 	// From, on an OpCreate, names the source of a move: an OpDelete of the same call,
 	// listed before it. The new file's content is the source's as read under its
 	// queue (so nothing can change between the two), with Locate applied when set;
-	// Content is not used.
+	// Content is not used. Without Locate the file is renamed into place: the same
+	// inode, its hard links kept.
 	From string
 	// Label names the change in a refusal of a call with several changes, before the
 	// refusal's own words; "" is "changes[i] (path)", as apply_changes numbers them.
