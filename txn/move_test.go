@@ -308,3 +308,38 @@ func TestKillAtEachStepOfMoveKeepsTheInode(t *testing.T) {
 		})
 	}
 }
+
+// A call killed after its move renamed the file, rolled back by recovery after
+// someone made the old path again: the moved file stays at its new path, the same
+// inode, rather than be dropped beside theirs.
+func TestRecoveryKeepsAMovedFileWhenItsOldPathIsTaken(t *testing.T) {
+	var total int
+	if _, err := fmt.Sscanf(killAt(t, newFaultRig(t), 0), "steps %d <nil>", &total); err != nil || total == 0 {
+		t.Fatalf("a clean run: %v", err)
+	}
+	for n := 1; n <= total; n++ {
+		r := newFaultRig(t)
+		killAt(t, r, n)
+		now := testutil.Nodes(t, r.dir)
+		_, moved := now["moved/m.txt"]
+		_, old := now["old/m.txt"]
+		if !moved || old || now["b.txt"].Sum != r.before["b.txt"].Sum {
+			continue // not between the move's rename and the end of the call
+		}
+		testutil.WriteFile(t, filepath.Join(r.dir, "old/m.txt"), "someone else's\n")
+		r.e = r.engine(t)
+		rec := r.record(t, 2) // its first use: recovery rolls the call back
+		if rec.State != journal.RolledBack {
+			t.Errorf("killed at change %d: the call is %s, notes %q", n, rec.State, rec.Notes)
+		}
+		after := testutil.Nodes(t, r.dir)
+		if m, was := after["moved/m.txt"], r.before["old/m.txt"]; m.Ino != was.Ino || m.Links != 2 {
+			t.Errorf("killed at change %d of %d: moved/m.txt is %v (there: %v), want old/m.txt's inode %d with its link", n, total, m, m.Ino != 0, was.Ino)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(r.dir, "old/m.txt")); got != "someone else's\n" {
+			t.Errorf("killed at change %d: old/m.txt is %q", n, got)
+		}
+		return
+	}
+	t.Fatal("no kill fell between the move's rename and the end of the call")
+}

@@ -378,6 +378,17 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 	movedBack := map[int]bool{}
 	for i, f := range r.Files {
 		if a, ok := e.movedFrom(r, f); ok && states[i] == atAfter {
+			taken := false
+			for k, g := range r.Files {
+				taken = taken || g.Path == f.From && g.Op == journal.OpDelete && states[k] != atAfter
+			}
+			if taken {
+				// Someone has made the old path again since: the file stays where
+				// the move put it rather than be dropped beside theirs.
+				movedBack[i] = true
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s was left where the call moved it: %s was made again since", f.Path, f.From))
+				continue
+			}
 			if _, err := e.fs.MoveFile(f.Path, a, true); err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s could not be moved back to %s (%v)", f.Path, f.From, err))
 				continue
