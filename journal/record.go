@@ -101,6 +101,10 @@ type Record struct {
 	Entries []Entry `json:"entries,omitempty"`
 	// Refusal is the structure of a matcher's refusal, for failure analytics.
 	Refusal *Refusal `json:"refusal,omitempty"`
+	// Anchored, on an edit_lines record, is what its anchors were read against: the
+	// versions of its file the session had been shown with anchors when the call
+	// ran, newest first. A replay places the anchors against the same versions.
+	Anchored []Anchored `json:"anchored,omitempty"`
 }
 
 // IsCommand reports whether tool's records are a command's run: vfsctl exec's, the
@@ -201,7 +205,11 @@ type File struct {
 	// renames it back, so that the file returns as the same inode with its owner,
 	// mode, links, times and extended attributes; at the commit point it is removed.
 	Aside string `json:"aside,omitempty"`
-	Diff  string `json:"diff,omitempty"`
+	// From, on a created file, names the deletion of the same record whose file it
+	// is, renamed (a move): the file deleted at From, set aside under that deletion's
+	// Aside, is renamed to Path, the same inode. A rollback renames it back.
+	From string `json:"from,omitempty"`
+	Diff string `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`

@@ -39,7 +39,7 @@ const maxReadFiles = 50
 var moveFileDef = &toolDef{
 	name: MoveFile,
 	desc: "Move or rename a file. The destination must not exist (a move never overwrites); missing parent folders are created. " +
-		"The file keeps its content and permissions; undo_edit on either path moves it back. A folder moves with every file in it, as one change (at most 100 files; not one holding symlinks or empty folders).",
+		"The file is renamed: it keeps its content, permissions and hard links; undo_edit on either path moves it back. A folder moves with every file in it, as one change (at most 100 files; not one holding symlinks or empty folders).",
 	args: objectDef{fields: []argDef{
 		{name: "source", typ: tString, required: true, min: 1, path: true, aliases: []string{"from", "old_path", "src"}, desc: "The file to move, relative to the workspace root."},
 		{name: "destination", typ: tString, required: true, min: 1, path: true, aliases: []string{"to", "new_path", "dest"}, desc: "Its new path, relative to the workspace root; must not exist."},
@@ -115,8 +115,8 @@ const foundFullFolder = "a folder with entries"
 func isFolder(r *vfs.Resolved) bool { return r.Exists && !r.Link && r.Info.IsDir() }
 
 // moveFile moves a file as apply_patch's `*** Move to` does: the deletion of the
-// source and the create of the destination from the source's content as read under
-// its queue, one transaction.
+// source and the create of the destination, one transaction, which renames the file
+// (txn.Spec.From).
 func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) {
 	src, dst := in.str("source"), in.str("destination")
 	fsys := a.eng.FS()

@@ -160,6 +160,9 @@ type replayInput struct {
 	before  map[string][]byte // each file's content before the call, by path
 	hashes  map[string]string // and its hash
 	unbuilt error             // a file the journal cannot rebuild as it was
+	// anchored are, for an edit_lines call, the versions of its file its session had
+	// been shown with anchors (Record.Anchored), with their content.
+	anchored []txn.AnchoredVersion
 }
 
 // load reads record seq, its arguments and the files as they were before it from the
@@ -188,6 +191,17 @@ func (r *Replayer) load(seq uint64) (*replayInput, error) {
 				return nil
 			}
 			in.before[f.Path], in.hashes[f.Path] = data, f.Before
+		}
+		if in.rec.Tool == EditLines && len(in.rec.Files) > 0 {
+			p := in.rec.Files[0].Path
+			for _, a := range in.rec.Anchored {
+				data, err := t.ContentCached(p, a.Hash, r.cache, 0)
+				if err != nil || data == nil || journal.Hash(data) != a.Hash {
+					in.unbuilt = fmt.Errorf("the version of %s its anchors were read from (%.12s) is no longer in the journal", p, a.Hash)
+					return nil
+				}
+				in.anchored = append(in.anchored, txn.AnchoredVersion{Anchored: a, Data: data})
+			}
 		}
 		return nil
 	})
@@ -268,9 +282,15 @@ func (r *Replayer) stage(in *replayInput, stand standIn, session string) {
 			seen = "" // the call was refused for want of a read: it gets none
 		}
 		r.eng.Seed(seen, p, data)
-		if in.rec.Tool == EditLines && seen != "" {
-			// The journal keeps no history of what a session was shown with anchors:
-			// the replay takes them to name the file as it stood before the call.
+		switch {
+		case in.rec.Tool != EditLines:
+		case len(in.anchored) > 0:
+			// The versions the call's anchors were read against, as the record keeps
+			// them: placed through the same changes, they come to the same outcome.
+			r.eng.SeedAnchored(session, p, in.anchored)
+		case seen != "":
+			// A record made before the versions were kept: the replay takes the
+			// anchors to name the file as it stood before the call.
 			r.eng.SeedAnchors(seen, p, data)
 		}
 	}

@@ -279,8 +279,34 @@ func (e *Engine) fileStates(r *journal.Record) ([]fileState, [][]byte, error) {
 		}
 		current[i] = data
 		states[i] = e.stateOf(f, data, id, exists)
+		if a, ok := e.movedFrom(r, f); ok {
+			if _, err := e.fs.IdentityOf(a); err == nil {
+				// Still set aside: the move's rename did not happen, and what stands
+				// at its new path, if anything, is someone else's.
+				states[i] = atBefore
+				if exists {
+					states[i] = elsewhere
+				}
+			}
+		}
 	}
 	return states, current, nil
+}
+
+// movedFrom is, for a file of record r created by a move (File.From), the name its
+// deletion set the file aside under, which the move renames into place: the rename
+// happened exactly when that name is gone (it is never made again) and the new path
+// holds the file.
+func (e *Engine) movedFrom(r *journal.Record, f journal.File) (string, bool) {
+	if f.Op != journal.OpCreate || f.From == "" {
+		return "", false
+	}
+	for _, g := range r.Files {
+		if g.Op == journal.OpDelete && g.Path == f.From && g.Before == f.After {
+			return e.asideOf(g)
+		}
+	}
+	return "", false
 }
 
 // stateOf compares a file's content now with the record's before and after hashes; a
@@ -357,10 +383,37 @@ func noteLandedThenChanged(r *journal.Record, states []fileState) {
 // files someone else changed, and untrusted paths, are left alone and noted. The
 // folders its creates were to make go too, when empty, as an undo's do.
 func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte) error {
+	// A move's file goes back to the name its deletion set it aside under first, so
+	// that the deletion's rollback below renames it back, the same inode.
+	movedBack := map[int]bool{}
+	for i, f := range r.Files {
+		if a, ok := e.movedFrom(r, f); ok && states[i] == atAfter {
+			taken := false
+			for k, g := range r.Files {
+				taken = taken || g.Path == f.From && g.Op == journal.OpDelete && states[k] != atAfter
+			}
+			if taken {
+				// Someone has made the old path again since: the file stays where
+				// the move put it rather than be dropped beside theirs.
+				movedBack[i] = true
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s was left where the call moved it: %s was made again since", f.Path, f.From))
+				continue
+			}
+			if _, err := e.fs.MoveFile(f.Path, a, true); err != nil {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s could not be moved back to %s (%v)", f.Path, f.From, err))
+				continue
+			}
+			movedBack[i] = true
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s moved back to %s (the same file)", f.Path, f.From))
+		}
+	}
 	var made []string
 	for i, f := range r.Files {
 		if f.Op == journal.OpCreate && (states[i] == atBefore || states[i] == atAfter) {
 			made = append(made, madeFor(f)...) // the file is not there, or is removed below
+		}
+		if movedBack[i] {
+			continue
 		}
 		if states[i] != untrusted && f.Op == journal.OpDelete {
 			if done, err := e.putAsideBack(r, f, states[i]); err != nil {

@@ -308,6 +308,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 		res.Changes = append(res.Changes, ch)
 	}
+	res.Changes = relinkMoves(files, res.Changes)
 	if o.Redo {
 		c.rec.Redo = target
 	} else {
@@ -337,6 +338,39 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	after()
 	res.Folders, res.Entries = e.removeMadeFolders(made), steps
 	return res, nil
+}
+
+// relinkMoves pairs, in the reverse of a move (File.From), the create of the old path
+// with the deletion of the new one, so that the file is renamed back, the same inode;
+// the deletion goes first, as a move's own does. changes[i] reverses files[i].
+func relinkMoves(files []journal.File, changes []*Change) []*Change {
+	first := make([]int, len(changes)) // per change, the index of the change to write before it, or -1
+	for i := range first {
+		first[i] = -1
+	}
+	for d, f := range files {
+		if f.Op != journal.OpCreate || f.From == "" {
+			continue
+		}
+		for s, g := range files {
+			if g.Op == journal.OpDelete && g.Path == f.From && g.Before == f.After && changes[s].Created && changes[d].Deleted {
+				changes[s].from, changes[d].taken = changes[d], true
+				first[s] = d
+			}
+		}
+	}
+	out := make([]*Change, 0, len(changes))
+	done := make([]bool, len(changes))
+	for i, ch := range changes {
+		if done[i] {
+			continue
+		}
+		if d := first[i]; d >= 0 && !done[d] {
+			out, done[d] = append(out, changes[d]), true
+		}
+		out, done[i] = append(out, ch), true
+	}
+	return out
 }
 
 // madeFor are the folders f's create made (File.Made), as far as they are folders
