@@ -20,9 +20,12 @@ import (
 // files: symlinks that must make way are removed and folders that come back are made
 // (shallowest first, with their bits) before any file is written, once the pending
 // record is; folders that go are removed, when empty, and symlinks that come back
-// are made, after the files. A folder that is not empty then stays, and the record
-// says so. Recovery does not redo these steps: a crash between them leaves what
-// was done, which the next look at the workspace journals.
+// are made, after the files. A folder to remove that holds anything the transaction
+// does not remove itself, or a folder to make where something else stands, refuses
+// the whole undo first (checkFolderSteps); one filled meanwhile stays, and the record
+// says so. Recovery settles a pending record of folders only (folders.go); it does
+// not redo these steps beside files: a crash between them leaves what was done,
+// which the next look at the workspace journals.
 
 // netEntries composes the reversals of records' entries, newest record first, into
 // one step per path: from the state the newest left to the state the oldest found.
@@ -62,9 +65,10 @@ func describeEntry(kind, target string, bits uint32) string {
 	return "a " + kind
 }
 
-// checkEntries refuses, changing nothing, when an entry is not as its Before says:
-// someone changed it since the command did.
-func (e *Engine) checkEntries(steps []journal.Entry) error {
+// checkEntries refuses, changing nothing, when an entry is not as its Before says
+// (someone changed it since the command did), or a folder cannot be taken back
+// (checkFolderSteps).
+func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change) error {
 	for _, en := range steps {
 		kind, target, bits, err := e.fs.EntryAt(en.Path)
 		if err != nil {
@@ -82,7 +86,7 @@ func (e *Engine) checkEntries(steps []journal.Entry) error {
 				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits))
 		}
 	}
-	return nil
+	return e.checkFolderSteps(steps, changes)
 }
 
 func depth(p string) int { return strings.Count(p, "/") }
@@ -142,12 +146,12 @@ func (e *Engine) entriesAfter(steps []journal.Entry) []string {
 // withEntries has call c take steps back with its files: checked now, recorded in
 // its pending record, the first half run once that is written. The second half runs
 // when commit returns (after).
-func (e *Engine) withEntries(c *Call, steps []journal.Entry) (after func(), err error) {
+func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change) (after func(), err error) {
 	// (After runs with the call's hold: the journal is held.)
 	if len(steps) == 0 {
 		return func() {}, nil
 	}
-	if err := e.checkEntries(steps); err != nil {
+	if err := e.checkEntries(steps, changes); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = steps
