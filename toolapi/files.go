@@ -269,7 +269,7 @@ func (a *dispatcher) deleteFile(c *txn.Call, _ string, in *input) (string, error
 }
 
 // removeFolder removes an empty folder. A folder holds no content to keep: the record
-// names it, and create_directory makes it again.
+// names it with its bits, and its undo makes it again.
 func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (string, error) {
 	if err := c.Hold(); err != nil { // it changes the workspace itself, not through Apply
 		return "", err
@@ -288,13 +288,10 @@ func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (strin
 	if err := fsys.CheckWritable(r); err != nil {
 		return "", err
 	}
-	if err := fsys.RemoveDir(r.Path); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", errs.New(errs.FileNotFound, p, "%s was removed by someone else meanwhile; nothing was deleted.", p)
-		}
-		return "", errs.Wrap(errs.Conflict, p, err, "%s could not be removed (%v): something was put in it meanwhile. Nothing was deleted; list_files %s shows what it holds.", p, err, p)
+	if err := a.eng.RemoveFolder(c, r.Path); err != nil {
+		return "", err
 	}
-	return fmt.Sprintf("Deleted the empty folder %s/. (A folder is not kept in the journal: create_directory %s makes it again.)", p, p), nil
+	return fmt.Sprintf("Deleted the empty folder %s/. undo_edit %s makes it again, with its permissions.", p, p), nil
 }
 
 func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, error) {
@@ -315,7 +312,7 @@ func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, 
 		}
 		return "", errs.New(errs.FileExists, p, "%s already exists as %s, so no folder can be made there. Send another path.", p, what).Stood(errs.FoundFile, "")
 	}
-	made, err := fsys.MakeDirs(r.Path)
+	made, err := a.eng.MakeFolders(c, r.Path)
 	if err != nil {
 		var e *errs.Error
 		if errors.As(err, &e) {
