@@ -48,12 +48,14 @@ func workFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// Every folder create_directory makes, and every folder delete_file removes, reaches
-// the disk only while the journal holds a pending record naming it: the workspace is
+// Every folder create_directory makes, and every folder delete_file or a move of a
+// folder removes, reaches the disk only while the journal holds a pending record
+// naming it: the workspace is
 // reached through a FaultFs whose hook looks at the journal at each mkdir and rmdir.
 func TestFolderStepsAreJournaledFirst(t *testing.T) {
 	dir := t.TempDir()
-	testutil.WriteFile(t, filepath.Join(dir, "a.txt"), "a\n")
+	testutil.WriteFile(t, filepath.Join(dir, "src/x.txt"), "x\n")
+	testutil.WriteFile(t, filepath.Join(dir, "src/sub/y.txt"), "y\n")
 	ffs := &testutil.FaultFs{Fs: afero.NewBasePathFs(afero.NewOsFs(), dir)}
 	eng, err := txn.Open(vfs.New(ffs, vfs.Options{}), txn.Options{JournalPath: filepath.Join(t.TempDir(), "journal.db")})
 	if err != nil {
@@ -61,7 +63,7 @@ func TestFolderStepsAreJournaledFirst(t *testing.T) {
 	}
 	a := newDispatcher(eng)
 	defer eng.Close()
-	want := []string{"p", "p/q", "p/q/r"}
+	want := []string{"p", "p/q", "p/q/r", "src", "src/sub"}
 	var stepped, unjournaled []string
 	ffs.SetHook(func(op testutil.Op, name string) error {
 		name = strings.TrimPrefix(filepath.ToSlash(name), "/")
@@ -91,9 +93,12 @@ func TestFolderStepsAreJournaledFirst(t *testing.T) {
 	if r := call(a, "delete_file", `{"path": "p/q/r"}`); !r.OK {
 		t.Fatalf("delete_file: %s", r.Text)
 	}
+	if r := call(a, "move_file", `{"source": "src", "destination": "dst"}`); !r.OK {
+		t.Fatalf("move_file: %s", r.Text)
+	}
 	ffs.SetHook(nil)
-	if len(stepped) != 4 {
-		t.Fatalf("the hook saw %v; want three mkdirs and one removal", stepped)
+	if len(stepped) != 6 {
+		t.Fatalf("the hook saw %v; want three mkdirs and three removals", stepped)
 	}
 	if len(unjournaled) > 0 {
 		t.Errorf("reached the disk with no pending record naming the folder: %v", unjournaled)
@@ -177,5 +182,24 @@ func TestRewindOfFolderCalls(t *testing.T) {
 	}
 	if got := workFiles(t, dir); fmt.Sprint(got) != fmt.Sprint(files) {
 		t.Errorf("files after the rewind: %v, want %v", got, files)
+	}
+}
+
+// A move of a folder removes the source's folders in its own transaction, journaled
+// with their bits: its undo makes them again as they were, and the destination's
+// folders go.
+func TestUndoOfAFolderMoveKeepsItsFolders(t *testing.T) {
+	e, dir := openWorkspace(t, map[string]string{"pkg/a.txt": "a\n", "pkg/sub/b.txt": "b\n"})
+	os.Chmod(filepath.Join(dir, "pkg"), 0o750)
+	os.Chmod(filepath.Join(dir, "pkg/sub"), 0o700)
+	before, files := folders(t, dir), workFiles(t, dir)
+	mustCall(t, e, "move_file", `{"source": "pkg", "destination": "lib/pkg"}`)
+	gone(t, filepath.Join(dir, "pkg"))
+	mustCall(t, e, "undo_edit", `{"path": "lib/pkg/a.txt"}`)
+	if got := folders(t, dir); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Errorf("folders after the undo of the move: %v, want %v", got, before)
+	}
+	if got := workFiles(t, dir); fmt.Sprint(got) != fmt.Sprint(files) {
+		t.Errorf("files after the undo of the move: %v, want %v", got, files)
 	}
 }

@@ -105,7 +105,7 @@ func (e *Engine) entriesBefore(steps []journal.Entry) error {
 	made := slices.Clone(steps)
 	slices.SortStableFunc(made, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
 	for _, en := range made {
-		if en.After == vfs.KindDir && en.Before != vfs.KindDir {
+		if en.After == vfs.KindDir && en.Before != vfs.KindDir && !e.fs.IsFolder(en.Path) {
 			if err := e.fs.MakeDir(en.Path, en.AfterMode); err != nil {
 				return errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
 			}

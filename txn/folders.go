@@ -146,7 +146,7 @@ func describeFolders(steps []journal.Entry) string {
 // checkFolderSteps refuses, changing nothing, a reversal whose folders cannot be
 // taken back as they were: a folder to remove that holds anything the same
 // transaction does not remove itself (changes deleted, steps removed), or a folder to
-// make again where something stands now that the transaction does not remove.
+// make again where a file or symlink stands now that the transaction does not remove.
 func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) error {
 	going := map[string]bool{}
 	for _, ch := range changes {
@@ -180,8 +180,10 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) erro
 					en.Path, listSome(left), en.Path)
 			}
 		case en.After == vfs.KindDir && en.Before != vfs.KindDir:
+			// A folder standing there already is the folder to make (entriesBefore
+			// leaves it): a call killed between its files and its folders leaves one.
 			kind, target, bits, err := e.fs.EntryAt(en.Path)
-			if err == nil && kind != "" && !going[en.Path] {
+			if err == nil && kind != "" && kind != vfs.KindDir && !going[en.Path] {
 				return errs.New(errs.Conflict, en.Path, "%s cannot be made again as a folder: %s stands there now, put there since it was removed. Nothing was undone; move it aside first, then retry.",
 					en.Path, describeEntry(kind, target, bits))
 			}
@@ -197,6 +199,45 @@ func listSome(paths []string) string {
 		return strings.Join(paths, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(paths[:5], ", "), len(paths)-5)
+}
+
+// ApplyRemovingFolders is Apply of a move of folders: once every file is written,
+// at the commit point, it removes the folders dirs (canonical) that the move left
+// empty, deepest first. The pending record names each with its bits (Entries), so
+// that an undo makes them again as they were; one that holds something else by
+// then stays, and the committed record leaves it out. It returns the changes and
+// the folders that stayed.
+func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string) ([]*Change, []string, error) {
+	var steps []journal.Entry
+	for _, d := range dirs {
+		if kind, _, bits, err := e.fs.EntryAt(d); err == nil && kind == vfs.KindDir {
+			steps = append(steps, journal.Entry{Path: d, Before: vfs.KindDir, BeforeMode: bits})
+		}
+	}
+	var kept []string
+	c.rec.Entries = steps
+	c.afterFiles = func() {
+		var done []journal.Entry
+		for _, en := range deepestFirstEntries(steps) {
+			if err := e.fs.RemoveDir(en.Path); err != nil {
+				kept = append(kept, en.Path)
+				continue
+			}
+			done = append(done, en)
+		}
+		c.rec.Entries = done
+		if len(kept) > 0 {
+			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("these folders stayed, something else being in them: %s", strings.Join(kept, ", ")))
+		}
+		e.j.Defer(func(t *journal.Tx) error { return e.snapEntries(t, done) })
+	}
+	changes, err := e.Apply(c, specs, false)
+	c.afterFiles = nil
+	if err != nil {
+		c.rec.Entries = nil // nothing was removed
+		return nil, nil, err
+	}
+	return changes, kept, nil
 }
 
 // foldersOnly reports whether pending record r changes folders only: no file, and
