@@ -316,7 +316,10 @@ func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, 
 		}
 		return "", errs.Wrap(errs.IOError, p, err, "Could not make the folder %s: %v.", p, err)
 	}
-	if len(made) > 1 {
+	switch {
+	case len(made) == 0: // someone else made it meanwhile
+		return fmt.Sprintf("%s/ already exists as a folder; nothing was made.", p), nil
+	case len(made) > 1:
 		return fmt.Sprintf("Made the folder %s/ and its parents %s.", p, strings.Join(made[:len(made)-1], ", ")), nil
 	}
 	return fmt.Sprintf("Made the folder %s/.", p), nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -202,4 +203,40 @@ func TestUndoOfAFolderMoveKeepsItsFolders(t *testing.T) {
 	if got := workFiles(t, dir); fmt.Sprint(got) != fmt.Sprint(files) {
 		t.Errorf("files after the undo of the move: %v, want %v", got, files)
 	}
+}
+
+// A create_directory that fails part-way is refused and changes nothing: the folders
+// it made before the failure go again, and its record says failed.
+func TestFailedCreateDirectoryChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(dir, "a.txt"), "a\n")
+	ffs := &testutil.FaultFs{Fs: afero.NewBasePathFs(afero.NewOsFs(), dir)}
+	eng, err := txn.Open(vfs.New(ffs, vfs.Options{}), txn.Options{JournalPath: filepath.Join(t.TempDir(), "journal.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	a := newDispatcher(eng)
+	before := folders(t, dir)
+	ffs.SetHook(func(op testutil.Op, name string) error {
+		if op == testutil.OpMkdir && strings.TrimPrefix(filepath.ToSlash(name), "/") == "p/q" {
+			return syscall.EIO
+		}
+		return nil
+	})
+	r := call(a, "create_directory", `{"path": "p/q/r"}`)
+	ffs.SetHook(nil)
+	if r.OK || kindOf(r) != "io_error" || !strings.Contains(r.Text, "Nothing was made") {
+		t.Fatalf("want io_error saying nothing was made, got ok=%v %s: %s", r.OK, kindOf(r), r.Text)
+	}
+	if got := folders(t, dir); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Errorf("a refused create_directory left folders: %v, want %v", got, before)
+	}
+	eng.View(func(tx *journal.Tx) error {
+		rec, _ := tx.Get(uint64(*r.Txn))
+		if rec == nil || rec.State != journal.Failed {
+			t.Errorf("the record: %+v, want failed", rec)
+		}
+		return nil
+	})
 }

@@ -46,6 +46,14 @@ func (e *Engine) MakeFolders(c *Call, p string) ([]string, error) {
 		}
 		if err != nil {
 			e.fs.RemoveDirs(made)
+			var x *errs.Error
+			if !errors.As(err, &x) {
+				cause := err
+				if u := errors.Unwrap(err); u != nil {
+					cause = u // the OS's words, without the path
+				}
+				err = errs.Wrap(errs.IOError, p, err, "Could not make the folder %s: %v. Nothing was made.", p, cause)
+			}
 			return e.foldersLeft(made), err
 		}
 		done := make([]journal.Entry, 0, len(made))
