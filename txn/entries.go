@@ -20,12 +20,9 @@ import (
 // files: symlinks that must make way are removed and folders that come back are made
 // (shallowest first, with their bits) before any file is written, once the pending
 // record is; folders that go are removed, when empty, and symlinks that come back
-// are made, after the files. A folder to remove that holds anything the transaction
-// does not remove itself, or a folder to make where something else stands, refuses
-// the whole undo first (checkFolderSteps); one filled meanwhile stays, and the record
-// says so. Recovery settles a pending record of folders only (folders.go); it does
-// not redo these steps beside files: a crash between them leaves what was done,
-// which the next look at the workspace journals.
+// are made, after the files. A folder that is not empty then stays, and the record
+// says so. Recovery does not redo these steps: a crash between them leaves what
+// was done, which the next look at the workspace journals.
 
 // netEntries composes the reversals of records' entries, newest record first, into
 // one step per path: from the state the newest left to the state the oldest found.
