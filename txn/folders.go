@@ -310,6 +310,20 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 		if !anyElsewhere {
 			r.Notes = append(r.Notes, "recovery: every folder was as the call left it; the call was rolled forward")
 		}
+		// A folder made again with its bits is made first, then given them: killed
+		// in between, it is given them now.
+		for i, en := range r.Entries {
+			if states[i] != atAfter || en.After != vfs.KindDir || en.AfterMode == 0 {
+				continue
+			}
+			if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && bits != en.AfterMode {
+				if err := e.fs.SetBits(en.Path, en.AfterMode); err != nil {
+					r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ could not be given its bits %04o back: %v", en.Path, en.AfterMode&0o7777, err))
+					continue
+				}
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ given its bits %04o (the call had made it, and was stopped before it set them)", en.Path, en.AfterMode&0o7777))
+			}
+		}
 	default:
 		r.State = journal.RolledBack
 		var back []journal.Entry

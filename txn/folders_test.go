@@ -159,13 +159,16 @@ func TestRecoveryOfFolderCalls(t *testing.T) {
 	})
 }
 
-// TestRecoveryMakesARemovedFolderAgain: an undo of a folder's removal is killed after
-// its pending record, with the folder made; the pending undo rolls forward. Killed
-// before it is made, it rolls back, and the folder stays away.
+// TestRecoveryOfAFolderRemovalsUndo: an undo of a folder's removal is killed after
+// its pending record: with the folder made, it rolls forward; with the folder made
+// but not yet given its bits (MakeDir makes it 0700, then sets them), it rolls
+// forward and recovery gives them; with no folder made yet, it rolls back, and the
+// folder stays away.
 func TestRecoveryOfAFolderRemovalsUndo(t *testing.T) {
-	for _, made := range []bool{true, false} {
+	for _, killed := range []string{"after", "before its bits", "before"} {
 		r := newFaultRig(t)
-		r.mem.Mkdir("empty", 0o700)
+		r.mem.Mkdir("empty", 0o750)
+		r.mem.Chmod("empty", 0o750)
 		if _, err := removeFolder(r.e, "empty"); err != nil {
 			t.Fatal(err)
 		}
@@ -174,18 +177,28 @@ func TestRecoveryOfAFolderRemovalsUndo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fi, err := r.mem.Stat("empty"); err != nil || fi.Mode().Perm() != 0o700 {
-			t.Fatalf("the undo made empty/ with %v (%v), want 0700", fi.Mode().Perm(), err)
+		if fi, err := r.mem.Stat("empty"); err != nil || fi.Mode().Perm() != 0o750 {
+			t.Fatalf("the undo made empty/ with %v (%v), want 0750", fi.Mode().Perm(), err)
 		}
-		if !made {
-			r.mem.Remove("empty") // killed before the folder was made
+		switch killed {
+		case "before its bits":
+			r.mem.Chmod("empty", 0o700)
+		case "before":
+			r.mem.Remove("empty")
 		}
 		restore()
 		r.e = r.engine(t)
 		rec := r.record(t, seq)
-		there, _ := afero.DirExists(r.mem, "empty")
-		if want := map[bool]journal.State{true: journal.Committed, false: journal.RolledBack}[made]; rec.State != want || there != made {
-			t.Errorf("folder made %v: state %s (want %s), folder there %v, notes %q", made, rec.State, want, there, rec.Notes)
+		fi, err := r.mem.Stat("empty")
+		want, there := journal.Committed, err == nil && fi.IsDir()
+		if killed == "before" {
+			want = journal.RolledBack
+		}
+		if rec.State != want || there != (killed != "before") {
+			t.Errorf("killed %s: state %s (want %s), folder there %v, notes %q", killed, rec.State, want, there, rec.Notes)
+		}
+		if there && fi.Mode().Perm() != 0o750 {
+			t.Errorf("killed %s: empty/ has %v after recovery, want 0750", killed, fi.Mode().Perm())
 		}
 	}
 }
