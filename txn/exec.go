@@ -279,11 +279,13 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 	if err == nil {
 		err = e.j.View(func(t *journal.Tx) error {
 			w.first = !t.HasSnapshot()
-			if _, w.digest = t.SnapshotDigest(false); from != nil && from.snap != nil && w.digest == from.digest && !w.first {
-				w.base = from.snap
-			} else {
-				w.base, w.digest = t.SnapshotDigest(true)
+			if from != nil && from.snap != nil && !w.first {
+				if _, w.digest = t.SnapshotDigest(false); w.digest == from.digest {
+					w.base = from.snap
+					return nil
+				}
 			}
+			w.base, w.digest = t.SnapshotDigest(true)
 			return nil
 		})
 	}
@@ -298,11 +300,10 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 }
 
 func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
-	prev := make(map[string]vfs.Entry, len(base))
-	for p, s := range base {
-		prev[p] = fromSnap(p, s)
-	}
-	scan, err := e.fs.Snapshot(o.scan(), prev)
+	scan, err := e.fs.SnapshotFrom(o.scan(), func(p string) (vfs.Entry, bool) {
+		s, ok := base[p]
+		return fromSnap(p, s), ok
+	})
 	if testHookWalked != nil {
 		testHookWalked()
 	}
@@ -359,9 +360,9 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
 			return err
 		}
-		look.snap, look.digest = now, 0
-		if _, d := t.SnapshotDigest(false); d != 0 {
-			look.digest = d
+		if outside { // the look a command's look starts from
+			look.snap = now
+			_, look.digest = t.SnapshotDigest(false)
 		}
 		if outside && len(look.Files) == 0 && len(look.Entries) == 0 && len(look.Notes) == 0 {
 			return nil
@@ -436,12 +437,16 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 	for _, p := range scan.Unreadable {
 		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
 	}
+	// The first snapshot stores the whole workspace: packed tighter. A later look's
+	// few contents are stored as a call's are, at the speed the command waits for.
+	put := t.PutBlob
 	if first {
 		t.PackFull()
+		put = t.PutBlobCompact
 	}
 	for _, en := range scan.Entries {
 		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
-			if _, err := t.PutBlobCompact(data); err != nil {
+			if _, err := put(data); err != nil {
 				return err
 			}
 		}
