@@ -181,38 +181,39 @@ func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
 	if err != nil {
 		return
 	}
-	if d != nil {
-		defer d.Close()
+	if d >= 0 {
+		defer closeFd(d)
 	}
 	w.visit(root, d, 1, fn)
 }
 
 // openFolder opens the folder the walk starts at, on the real filesystem: its own
 // open of the folder, so that listing it moves no offset another walk shares. On
-// another filesystem it is nil: the walk goes by path.
-func (w *Walker) openFolder(dir string) (*os.File, error) {
+// another filesystem it is -1: the walk goes by path.
+func (w *Walker) openFolder(dir string) (int, error) {
 	rf, ok := w.fs.fs.(rootFs)
 	if !ok {
-		return nil, nil
+		return -1, nil
 	}
 	dfd, base, err := rf.parent("open", dir)
 	if err != nil {
-		return nil, err
+		return -1, err
 	}
 	fd, err := openDir(dfd, base)
 	rf.release(dfd)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		return -1, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	return os.NewFile(uintptr(fd), dir), nil
+	return fd, nil
 }
 
-// visit walks one folder at level, held as d (nil: by path); false stops the walk.
-func (w *Walker) visit(dir string, d *os.File, level int, fn func(p string, fi fs.FileInfo) bool) bool {
+// visit walks one folder at level, held as descriptor d (-1: by path); false stops
+// the walk.
+func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.FileInfo) bool) bool {
 	var entries []fs.FileInfo
 	var err error
-	if d != nil {
-		entries, err = d.Readdir(-1) // each entry by fstatat in d, not followed
+	if d >= 0 {
+		entries, err = listAt(d, dir)
 	} else {
 		entries, err = afero.ReadDir(w.fs.fs, dir)
 	}
@@ -241,17 +242,15 @@ func (w *Walker) visit(dir string, d *os.File, level int, fn func(p string, fi f
 			}
 			continue
 		}
-		var sub *os.File
-		if d != nil {
-			fd, err := openDir(int(d.Fd()), e.Name())
-			if err != nil {
+		sub := -1
+		if d >= 0 {
+			if sub, err = openDir(d, e.Name()); err != nil {
 				continue // gone, or swapped for a symlink or a file since it was listed
 			}
-			sub = os.NewFile(uintptr(fd), p)
 		}
 		more := w.visit(p, sub, level+1, fn)
-		if sub != nil {
-			sub.Close()
+		if sub >= 0 {
+			closeFd(sub)
 		}
 		if !more {
 			return false
