@@ -282,7 +282,7 @@ func (r *rendering) writeLine(h hunk, j, pi int) {
 	default:
 		s := r.q[j]
 		if r.ind != nil {
-			s = r.ind.added(s, r.ind.anchor(h))
+			s = r.ind.added(h, j)
 		}
 		r.out.WriteString(r.dr.trimAdded(r.dr.translate(s)))
 	}
