@@ -235,23 +235,20 @@ func (r *reindent) own(ws string, a int) bool {
 	return quotedOther && styleOf(ws) == fs
 }
 
-// quotedAsIs tells the indentation ws of a new line at the place of old pieces [i1, i2)
-// as the file's own there: the nearest indented line oldText quotes (one the line
-// replaces, else the closest before or after it) has the same indentation in oldText
-// as in the file, and in ws's style. The model then wrote the file's indentation at
-// this place, as sent; elsewhere it may have sent the file's tabs as spaces. Lines
-// indented with spaces in a tab-indented file (the text of a Go raw string, a heredoc)
-// are quoted so, and a line added among them is indented as they are.
+// quotedAsIs tells the indentation ws of a new line in place of old pieces [i1, i2)
+// (none, for a line inserted) as the file's own there: the nearest indented line
+// oldText quotes around them (the closest before, else after) has the same
+// indentation in oldText as in the file, and in ws's style. The model then wrote the
+// file's indentation at this place, as sent; elsewhere it may have sent the file's
+// tabs as spaces. Lines indented with spaces in a tab-indented file (the text of a Go
+// raw string, a heredoc) are quoted so, and a line added or changed among them is
+// indented as they are. The lines replaced say nothing: their indentation is what the
+// change may mend.
 func (r *reindent) quotedAsIs(ws string, i1, i2 int) bool {
 	if ws == "" {
 		return false
 	}
 	n := -1
-	for i := i1; i < i2 && n < 0; i++ {
-		if r.indented(i) {
-			n = i
-		}
-	}
 	for d := 0; n < 0 && (i1-1-d >= 0 || i2+d < len(r.valid)); d++ {
 		if r.indented(i1 - 1 - d) {
 			n = i1 - 1 - d

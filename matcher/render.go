@@ -392,7 +392,7 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	var b []byte
 	if v.indent && width(string(fp.text[:lp])) != width(string(fq.text[:lq])) && ind != nil {
 		lead := min(fl.srcStart(fl.lead), o0)
-		if ws := leadWSString(Q); ind.own(ws, pi) {
+		if ws := leadWSString(Q); ind.own(ws, pi) || ind.quotedAsIs(ws, pi, pi+1) {
 			b = append(b, ws...)
 		} else {
 			b = append(b, ind.at(pi, width(string(fq.text[:lq])))...)
