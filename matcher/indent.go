@@ -232,7 +232,9 @@ func (r *reindent) own(ws string, a int) bool {
 			quotedOther = ms != fs
 		}
 	}
-	return quotedOther && styleOf(ws) == fs
+	// A tab in a line of a model that quoted the file's tabs as spaces is its own too
+	// (tabs, then spaces that align).
+	return quotedOther && (styleOf(ws) == fs || fs == '\t' && ws[0] == '\t')
 }
 
 // quotedAsIs tells the indentation ws of a new line in place of old pieces [i1, i2)
