@@ -9,8 +9,8 @@ import (
 // ("12:a3|text", tool set hashline): edit_lines names lines of such a version, and
 // vfsctl maps them through the changes made since.
 type Anchored struct {
-	Hash  string
-	Spans [][2]int // the lines shown (1-based, inclusive), merged
+	Hash  string   `json:"hash"`
+	Spans [][2]int `json:"spans"` // the lines shown (1-based, inclusive), merged
 }
 
 // maxAnchored bounds the versions of one file kept per session: a model edits from

@@ -92,6 +92,9 @@ type Journal struct {
 	// and the timer that ends the linger.
 	watch     *queueWatch
 	lingerEnd *time.Timer
+	// queueNews: the watch reported a change of the queue that no look has seen yet.
+	// While a watch runs, only then does a call look at the queue (waiting).
+	queueNews bool
 
 	// Group commit (commit.go).
 	gmu      sync.Mutex
@@ -147,7 +150,7 @@ func (j *Journal) Exists() bool {
 func (j *Journal) Acquire() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for j.refs > 0 && (j.yielding || j.othersWaiting()) {
+	for j.refs > 0 && (j.yielding || j.waiting()) {
 		j.yielding = true
 		j.cond.Wait()
 	}
@@ -160,7 +163,7 @@ func (j *Journal) Acquire() error {
 		j.lingering = false
 		j.lingerGen++
 		j.stopLingerEnd()
-		if j.broken.Load() == nil && j.handle() != nil && !j.othersWaiting() {
+		if j.broken.Load() == nil && j.handle() != nil && !j.waiting() {
 			j.refs = 1
 			return nil
 		}
@@ -216,14 +219,15 @@ func (j *Journal) Release() {
 	j.trimMarks()
 	if j.watch == nil {
 		j.watch = j.startWatch(j.dir)
+		j.queueNews = true // what came before the watch: looked for below
 	}
 	if j.watch == nil {
 		go j.linger(j.lingerGen)
 		return
 	}
 	// Watched: a ticket made from now on wakes queueChanged; one made before, while
-	// the calls ran, is looked for now.
-	if j.othersWaiting() {
+	// the calls ran, is looked for now (if the watch saw it, or was just started).
+	if j.waiting() {
 		j.lingering = false
 		j.endHold()
 		return
@@ -251,13 +255,31 @@ func (j *Journal) queueChanged(w *queueWatch, turns bool) bool {
 	if turns {
 		w.watchTurns(j.dir)
 	}
-	if j.lingering && j.othersWaiting() {
+	if !j.lingering {
+		j.queueNews = true // for the next call's look, or the look as the hold lingers
+		return true
+	}
+	if j.othersWaiting() {
 		j.lingering = false
 		j.lingerGen++
 		j.stopLingerEnd()
 		j.endHold()
 	}
 	return true
+}
+
+// waiting reports whether another process waits in the queue. Where the queue is
+// watched, the watch reports every ticket made since it started (the start is
+// followed by a look), so the queue is looked at only when it reported a change
+// since the last look: a stream of calls costs no look per call. A ticket whose news
+// comes while a call runs is looked for at that call's end, and one whose news comes
+// after it, by queueChanged, which ends the lingering hold. j.mu is held.
+func (j *Journal) waiting() bool {
+	if j.watch != nil && !j.queueNews {
+		return false
+	}
+	j.queueNews = false
+	return j.othersWaiting()
 }
 
 func (j *Journal) stopLingerEnd() {

@@ -134,6 +134,24 @@ func TestIdleLingerDoesNothing(t *testing.T) {
 	}
 }
 
+// TestWatchedHoldLooksOnNews: calls that follow one another in a watched hold do not
+// look at the queue each (four looks a call, each a system call or more, before): the
+// watch says when there is something to see.
+func TestWatchedHoldLooksOnNews(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the queue is watched with inotify on Linux; elsewhere each call looks")
+	}
+	j, _ := lingering(t, filepath.Join(t.TempDir(), "journal.db"))
+	call(t, j) // the hold begins, and its watch
+	n := queueLooks.Load()
+	for range 50 {
+		call(t, j)
+	}
+	if looks := queueLooks.Load() - n; looks > 5 {
+		t.Errorf("50 calls in a watched hold looked at the queue %d times", looks)
+	}
+}
+
 // TestLingerGivesWayEachTime: a hold gives way to a process that queues while it
 // lingers, whether the queue's folder is new or there already, and to one that
 // queued while a call ran (its ticket made before the hold began to linger).

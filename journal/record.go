@@ -89,6 +89,11 @@ type Record struct {
 	// command: recovery leaves the record to it while it lives, and records what
 	// changed as the exec's (state Unknown) once it is gone. Cleared when settled.
 	Runner *Runner `json:"runner,omitempty"`
+	// Walk is how an exec's command's changes are looked for, when not by the
+	// defaults: recovery walks the workspace with it for an exec whose vfsctl
+	// stopped. nil in records written before it was kept: those are walked with the
+	// defaults.
+	Walk *Walk `json:"walk,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 	// Entries are the folders and symlinks a command made, removed or changed (tool
@@ -96,6 +101,10 @@ type Record struct {
 	Entries []Entry `json:"entries,omitempty"`
 	// Refusal is the structure of a matcher's refusal, for failure analytics.
 	Refusal *Refusal `json:"refusal,omitempty"`
+	// Anchored, on an edit_lines record, is what its anchors were read against: the
+	// versions of its file the session had been shown with anchors when the call
+	// ran, newest first. A replay places the anchors against the same versions.
+	Anchored []Anchored `json:"anchored,omitempty"`
 }
 
 // IsCommand reports whether tool's records are a command's run: vfsctl exec's, the
@@ -109,6 +118,14 @@ func IsCommand(tool string) bool { return tool == "exec" || tool == "run_command
 type Runner struct {
 	PID  int    `json:"pid"`
 	Boot string `json:"boot,omitempty"`
+}
+
+// Walk bounds a walk of the workspace for an exec (txn.LookOptions): a zero limit
+// is the default one.
+type Walk struct {
+	IncludeIgnored bool  `json:"include_ignored,omitempty"`
+	MaxFile        int64 `json:"max_file,omitempty"`
+	MaxEntries     int   `json:"max_entries,omitempty"`
 }
 
 // Refusal is where and how an edit was refused.
@@ -188,7 +205,11 @@ type File struct {
 	// renames it back, so that the file returns as the same inode with its owner,
 	// mode, links, times and extended attributes; at the commit point it is removed.
 	Aside string `json:"aside,omitempty"`
-	Diff  string `json:"diff,omitempty"`
+	// From, on a created file, names the deletion of the same record whose file it
+	// is, renamed (a move): the file deleted at From, set aside under that deletion's
+	// Aside, is renamed to Path, the same inode. A rollback renames it back.
+	From string `json:"from,omitempty"`
+	Diff string `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`

@@ -219,6 +219,19 @@ func tree(t *testing.T, dir string) map[string]string {
 func TestMoveFolderAndUndo(t *testing.T) {
 	e, dir := openWorkspace(t, map[string]string{"pkg/a.go": "package pkg\n", "pkg/sub/b.txt": "b\r\nno break", "other/c.txt": "c\n"})
 	os.Chmod(filepath.Join(dir, "pkg/sub/b.txt"), 0o600)
+	// A hard link outside the folder: each file is renamed, not copied, so the link
+	// still shares its inode after the move and after the undo.
+	if err := os.Link(filepath.Join(dir, "pkg/sub/b.txt"), filepath.Join(dir, "other/b.link")); err != nil {
+		t.Fatal(err)
+	}
+	ino := testutil.Nodes(t, dir)["pkg/sub/b.txt"].Ino
+	linked := func(p, when string) {
+		t.Helper()
+		nodes := testutil.Nodes(t, dir)
+		if n := nodes[p]; n.Ino != ino || n.Links != 2 || nodes["other/b.link"].Ino != ino {
+			t.Errorf("%s: %s is %v, want inode %d shared with other/b.link", when, p, n, ino)
+		}
+	}
 	before := tree(t, filepath.Join(dir, "pkg"))
 	text := mustCall(t, e, "move_file", `{"source": "pkg", "destination": "lib/pkg2"}`)
 	if !strings.Contains(text, "Moved the folder pkg/ to lib/pkg2/ (2 files)") {
@@ -228,10 +241,12 @@ func TestMoveFolderAndUndo(t *testing.T) {
 	if got := tree(t, filepath.Join(dir, "lib/pkg2")); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("moved tree:\n%v\nwant\n%v", got, before)
 	}
+	linked("lib/pkg2/sub/b.txt", "after the move")
 	mustCall(t, e, "undo_edit", `{"path": "lib/pkg2/sub/b.txt"}`)
 	if got := tree(t, filepath.Join(dir, "pkg")); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("after undo:\n%v\nwant\n%v", got, before)
 	}
+	linked("pkg/sub/b.txt", "after the undo")
 	gone(t, filepath.Join(dir, "lib"))
 
 	refused(t, e, "move_file", `{"source": "pkg", "destination": "pkg/sub/x"}`, "invalid_input")

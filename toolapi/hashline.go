@@ -670,6 +670,7 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 	if err != nil {
 		return "", err
 	}
+	c.AnchoredFrom(versions)
 	fit, err := fittingVersions(p, ops, versions)
 	if err != nil {
 		return "", err

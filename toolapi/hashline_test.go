@@ -495,3 +495,55 @@ func TestEditLinesAmbiguousAnchors(t *testing.T) {
 		t.Fatalf("%v %s: %s\n%q", r.OK, kindOf(r), r.Text, readBack(t, dir, "f.txt"))
 	}
 }
+
+// A replay of edit_lines calls that went through changes (the session's own edit,
+// another session's, an outside write) places their anchors against the versions the
+// session had read, as the recorded calls did: each replays as the same outcome, the
+// conflict included.
+func TestReplayOfEditLinesThroughChanges(t *testing.T) {
+	e, dir := openHashline(t, map[string]string{"f.txt": "a\nb\nc\nd\ne\n"})
+	hcall(t, e, "s", "read_file", `{"path": "f.txt"}`)
+	var seqs []int64
+	wantOK := func(r Result) {
+		t.Helper()
+		if !r.OK {
+			t.Fatal(r.Text)
+		}
+		seqs = append(seqs, *r.Txn)
+	}
+	// The session's own edit of line 1, by the anchors it read.
+	wantOK(hcall(t, e, "s", "edit_lines", fmt.Sprintf(`{"path": "f.txt", "edits": [{"op": "insert_before", "start": %q, "lines": ["zero"]}]}`, anchorFor(1, "a"))))
+	// Another session's edit, and a write outside vfsctl.
+	if r := hcall(t, e, "o", "edit_file", `{"path": "f.txt", "edits": [{"oldText": "a\n", "newText": "top\na\n"}]}`); !r.OK {
+		t.Fatal(r.Text)
+	}
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("zero\ntop\na\nb\nC!\nd\ne\n"), 0o644)
+	// Line 3 of the read changed since: a conflict.
+	r := hcall(t, e, "s", "edit_lines", fmt.Sprintf(`{"path": "f.txt", "edits": [{"op": "replace", "start": %q, "lines": ["x"]}]}`, anchorFor(3, "c")))
+	if r.OK || kindOf(r) != "conflict" {
+		t.Fatalf("%v %s: %s", r.OK, kindOf(r), r.Text)
+	}
+	seqs = append(seqs, *r.Txn)
+	// Lines 2 and 5 of the read, unchanged: edited where they are now.
+	wantOK(hcall(t, e, "s", "edit_lines", fmt.Sprintf(`{"path": "f.txt", "edits": [{"op": "replace", "start": %q, "lines": ["B"]}, {"op": "delete", "start": %q}]}`, anchorFor(2, "b"), anchorFor(5, "e"))))
+	if got := readBack(t, dir, "f.txt"); got != "zero\ntop\na\nB\nC!\nd\n" {
+		t.Fatalf("f.txt is %q", got)
+	}
+	rp, err := e.Replayer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	for _, seq := range seqs {
+		res, err := rp.Replay(uint64(seq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Replayable || !res.Same {
+			t.Errorf("call %d replays as another outcome: %+v", seq, res)
+		}
+	}
+	if got := readBack(t, dir, "f.txt"); got != "zero\ntop\na\nB\nC!\nd\n" {
+		t.Errorf("the replays changed f.txt: %q", got)
+	}
+}

@@ -160,6 +160,9 @@ type replayInput struct {
 	before  map[string][]byte // each file's content before the call, by path
 	hashes  map[string]string // and its hash
 	unbuilt error             // a file the journal cannot rebuild as it was
+	// anchored are, for an edit_lines call, the versions of its file its session had
+	// been shown with anchors (Record.Anchored), with their content.
+	anchored []txn.AnchoredVersion
 }
 
 // load reads record seq, its arguments and the files as they were before it from the
@@ -188,6 +191,17 @@ func (r *Replayer) load(seq uint64) (*replayInput, error) {
 				return nil
 			}
 			in.before[f.Path], in.hashes[f.Path] = data, f.Before
+		}
+		if in.rec.Tool == EditLines && len(in.rec.Files) > 0 {
+			p := in.rec.Files[0].Path
+			for _, a := range in.rec.Anchored {
+				data, err := t.ContentCached(p, a.Hash, r.cache, 0)
+				if err != nil || data == nil || journal.Hash(data) != a.Hash {
+					in.unbuilt = fmt.Errorf("the version of %s its anchors were read from (%.12s) is no longer in the journal", p, a.Hash)
+					return nil
+				}
+				in.anchored = append(in.anchored, txn.AnchoredVersion{Anchored: a, Data: data})
+			}
 		}
 		return nil
 	})
@@ -226,6 +240,9 @@ func (in *replayInput) notReplayable() (standIn, string) {
 	if in.rec.State == journal.Pending || in.rec.State == journal.Unknown {
 		return standIn{}, "its outcome was never settled"
 	}
+	if d, ok := removedFolder(in.rec); ok {
+		return standIn{path: d, dir: true}, "" // the record keeps the folder it removed
+	}
 	if why := folderCall(in.rec); why != "" {
 		return standIn{}, why
 	}
@@ -248,6 +265,16 @@ func folderCall(rec *journal.Record) string {
 	return ""
 }
 
+// removedFolder is the folder a committed delete_file removed, as its record keeps it
+// (Entries): an empty folder stands in for it.
+func removedFolder(rec *journal.Record) (string, bool) {
+	if rec.Tool != DeleteFile || rec.State != journal.Committed || len(rec.Entries) != 1 {
+		return "", false
+	}
+	en := rec.Entries[0]
+	return en.Path, en.Before == journal.KindDir && en.After == ""
+}
+
 // stage puts the files as they were before the call in a fresh in-memory filesystem,
 // with the session's reads of them: the replayed call sees what the recorded one saw.
 func (r *Replayer) stage(in *replayInput, stand standIn, session string) {
@@ -268,9 +295,15 @@ func (r *Replayer) stage(in *replayInput, stand standIn, session string) {
 			seen = "" // the call was refused for want of a read: it gets none
 		}
 		r.eng.Seed(seen, p, data)
-		if in.rec.Tool == EditLines && seen != "" {
-			// The journal keeps no history of what a session was shown with anchors:
-			// the replay takes them to name the file as it stood before the call.
+		switch {
+		case in.rec.Tool != EditLines:
+		case len(in.anchored) > 0:
+			// The versions the call's anchors were read against, as the record keeps
+			// them: placed through the same changes, they come to the same outcome.
+			r.eng.SeedAnchored(session, p, in.anchored)
+		case seen != "":
+			// A record made before the versions were kept: the replay takes the
+			// anchors to name the file as it stood before the call.
 			r.eng.SeedAnchors(seen, p, data)
 		}
 	}
@@ -314,6 +347,15 @@ func (r *Replayer) sameContent(rec *journal.Record, now Result) bool {
 			same = same && err == nil && journal.Hash(data) == f.After
 		case f.Op == journal.OpDryRun:
 			same = same && r.nowAfter(now, f.Path) == f.After
+		}
+	}
+	for _, en := range rec.Entries { // the folders made or removed
+		fi, err := r.swap.Stat(en.Path)
+		switch en.After {
+		case journal.KindDir:
+			same = same && err == nil && fi.IsDir()
+		case "":
+			same = same && err != nil
 		}
 	}
 	return same

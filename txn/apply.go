@@ -56,7 +56,8 @@ type Spec struct {
 	// From, on an OpCreate, names the source of a move: an OpDelete of the same call,
 	// listed before it. The new file's content is the source's as read under its
 	// queue (so nothing can change between the two), with Locate applied when set;
-	// Content is not used.
+	// Content is not used. Without Locate the file is renamed into place: the same
+	// inode, its hard links kept.
 	From string
 	// Label names the change in a refusal of a call with several changes, before the
 	// refusal's own words; "" is "changes[i] (path)", as apply_changes numbers them.
@@ -86,6 +87,8 @@ type Change struct {
 	dirs                    []string      // folders a create made, for its rollback
 	planned                 []string      // folders a create was to make (its record's Made)
 	aside                   string        // where a deleted file waits for the commit point
+	from                    *Change       // a create that is a move: the deletion whose set-aside file it renames into place
+	taken                   bool          // a deletion whose set-aside file a move renames (from): not removed at the commit point
 	creating                bool          // its create began and never returned: a panic
 	chmod                   fs.FileMode   // not 0: the bits the change sets (the undo of a command's chmod)
 	view                    *matcher.View // what the matcher planned on, kept after the commit
@@ -592,6 +595,10 @@ func (e *Engine) moved(ch *Change, s Spec, from string, specs []Spec, planned []
 		d := plan.Diff(s.Path)
 		ch.diff = &d
 	} else {
+		// The content does not change: the move renames the file, which keeps its
+		// inode and with it its hard links, owner and times. (A move that also
+		// changes the file writes it new, as every change of content does.)
+		ch.from, src.taken = src, true
 		d := fmt.Sprintf("(moved from %s, content unchanged)\n", s.From)
 		ch.diff = &d
 	}

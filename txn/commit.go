@@ -50,6 +50,9 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			// keeps them all the same (markCommitted records those it made).
 			f.Made = e.fs.MissingFolders(ch.Path)
 			ch.planned = f.Made
+			if ch.from != nil {
+				f.From = ch.from.Path
+			}
 		}
 		if ch.Deleted {
 			// Where the file waits for the commit point: named in the pending record,
@@ -108,6 +111,9 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	// The commit point: every file is written. Only now do the deleted files go.
 	e.dropAsides(c, changes)
+	if c.afterFiles != nil { // the folders a move of a folder leaves empty (folders.go)
+		c.afterFiles()
+	}
 	e.markCommitted(c, changes, first)
 	return nil
 }
@@ -119,7 +125,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 // noted in the record.
 func (e *Engine) dropAsides(c *Call, changes []*Change) {
 	for _, ch := range changes {
-		if !ch.Deleted || ch.aside == "" {
+		if !ch.Deleted || ch.aside == "" || ch.taken {
 			continue
 		}
 		if err := e.dropAside(ch); err != nil {
@@ -275,6 +281,9 @@ func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error
 		done = changes[:i]
 	}
 	rerr := e.rollback(done)
+	if rerr == nil {
+		e.entriesTakenBack(c) // an undo's folders and symlinks (entries.go)
+	}
 	c.final = true
 	c.rec.State = journal.Failed
 	c.rec.Kind = string(errs.KindOf(err))
@@ -576,7 +585,16 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 	var id vfs.Identity
 	var err error
 	lazy := e.durability == DurableJournal
-	if ch.Created {
+	if ch.Created && ch.from != nil {
+		// A move: the file its deletion set aside (a change before this one) is
+		// renamed into place, the same inode. In the journal-durable mode the
+		// checkpoint syncs both folders; a power loss before it has recovery
+		// rebuild the file from the journal, a copy with the same content.
+		ch.creating = true
+		ch.dirs, err = e.fs.MoveFile(ch.from.aside, ch.Path, !lazy)
+		ch.creating = false
+		id, _ = e.fs.IdentityOf(ch.Path)
+	} else if ch.Created {
 		ch.creating = true
 		if lazy {
 			id, ch.dirs, err = e.fs.CreateDirsNoSync(ch.Path, ch.After, ch.mode)
@@ -660,6 +678,12 @@ func (e *Engine) rollback(done []*Change) error {
 	var all []error
 	for i := len(done) - 1; i >= 0; i-- {
 		ch := done[i]
+		if ch.from != nil {
+			if err := e.unmove(ch); err != nil {
+				all = append(all, fmt.Errorf("%s: %w", ch.Path, err))
+			}
+			continue
+		}
 		if ch.Deleted {
 			if err := e.putBack(ch); err != nil {
 				all = append(all, fmt.Errorf("%s: %w", ch.Path, err))
@@ -695,4 +719,32 @@ func (e *Engine) rollback(done []*Change) error {
 		}
 	}
 	return errors.Join(all...)
+}
+
+// unmove takes back a move that has not reached its commit point: the file is renamed
+// from its new path to the name its deletion set it aside under, for that deletion's
+// rollback (putBack) to rename it back to its path, the same inode. Where the set-aside
+// name is still there the rename never happened; where the new path holds other
+// content, that is someone else's, and the deletion's rollback makes the file again
+// from the content the call read.
+func (e *Engine) unmove(ch *Change) error {
+	if _, err := e.fs.IdentityOf(ch.from.aside); err == nil {
+		if ch.creating {
+			e.fs.RemoveDirs(ch.planned) // a panic came before the move said what it made
+		}
+		return nil
+	}
+	now, err := e.fs.ReadCanonical(ch.Path)
+	if err != nil || !bytes.Equal(now, ch.After) {
+		return nil
+	}
+	if _, err := e.fs.MoveFile(ch.Path, ch.from.aside, true); err != nil {
+		return err
+	}
+	dirs := ch.dirs
+	if ch.creating {
+		dirs = ch.planned
+	}
+	e.fs.RemoveDirs(dirs)
+	return nil
 }

@@ -35,6 +35,10 @@
 //     own folder that the pending record holds (vfs.SetAside), a rollback or recovery
 //     renames that same inode back, and only the commit point, or recovery rolling
 //     the call forward, removes it.
+//   - A move that keeps the content renames the file its deletion set aside to the
+//     new path (vfs.MoveFile, never over a file): the same inode, hard links kept.
+//     The pending record names it (File.From); recovery knows the rename happened by
+//     the set-aside name being gone, and a rollback, or an undo, renames it back.
 //   - Calls on one file run one after another (a queue per canonical path); across
 //     processes the journal's lock does the same. A call begun by Begin holds it for
 //     the whole call. One begun by BeginWrite plans without it, then holds it from the

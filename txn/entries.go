@@ -21,8 +21,8 @@ import (
 // (shallowest first, with their bits) before any file is written, once the pending
 // record is; folders that go are removed, when empty, and symlinks that come back
 // are made, after the files. A folder that is not empty then stays, and the record
-// says so. Recovery does not redo these steps: a crash between them leaves what
-// was done, which the next look at the workspace journals.
+// says so. After a crash, recovery takes the steps forward or back with the files
+// (recover_entries.go).
 
 // netEntries composes the reversals of records' entries, newest record first, into
 // one step per path: from the state the newest left to the state the oldest found.
@@ -62,9 +62,10 @@ func describeEntry(kind, target string, bits uint32) string {
 	return "a " + kind
 }
 
-// checkEntries refuses, changing nothing, when an entry is not as its Before says:
-// someone changed it since the command did.
-func (e *Engine) checkEntries(steps []journal.Entry) error {
+// checkEntries refuses, changing nothing, when an entry is not as its Before says
+// (someone changed it since the command did), or a folder cannot be taken back
+// (checkFolderSteps).
+func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change) error {
 	for _, en := range steps {
 		kind, target, bits, err := e.fs.EntryAt(en.Path)
 		if err != nil {
@@ -82,7 +83,7 @@ func (e *Engine) checkEntries(steps []journal.Entry) error {
 				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits))
 		}
 	}
-	return nil
+	return e.checkFolderSteps(steps, changes)
 }
 
 func depth(p string) int { return strings.Count(p, "/") }
@@ -101,7 +102,7 @@ func (e *Engine) entriesBefore(steps []journal.Entry) error {
 	made := slices.Clone(steps)
 	slices.SortStableFunc(made, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
 	for _, en := range made {
-		if en.After == vfs.KindDir && en.Before != vfs.KindDir {
+		if en.After == vfs.KindDir && en.Before != vfs.KindDir && !e.fs.IsFolder(en.Path) {
 			if err := e.fs.MakeDir(en.Path, en.AfterMode); err != nil {
 				return errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
 			}
@@ -142,12 +143,12 @@ func (e *Engine) entriesAfter(steps []journal.Entry) []string {
 // withEntries has call c take steps back with its files: checked now, recorded in
 // its pending record, the first half run once that is written. The second half runs
 // when commit returns (after).
-func (e *Engine) withEntries(c *Call, steps []journal.Entry) (after func(), err error) {
+func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change) (after func(), err error) {
 	// (After runs with the call's hold: the journal is held.)
 	if len(steps) == 0 {
 		return func() {}, nil
 	}
-	if err := e.checkEntries(steps); err != nil {
+	if err := e.checkEntries(steps, changes); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = steps
@@ -195,8 +196,9 @@ func (e *Engine) snapEntries(t *journal.Tx, steps []journal.Entry) error {
 }
 
 // entriesFailed records call c refused: a step before its files failed (none was
-// written).
+// written). The steps done before it are taken back.
 func (e *Engine) entriesFailed(c *Call, err error) error {
+	e.entriesTakenBack(c)
 	c.final = true
 	c.rec.State = journal.Failed
 	c.rec.Kind = string(errs.KindOf(err))
@@ -206,6 +208,23 @@ func (e *Engine) entriesFailed(c *Call, err error) error {
 		return cerr
 	}
 	return err
+}
+
+// entriesTakenBack puts back, for call c refused after its first steps ran (a step
+// or a file failed), what those steps changed: a refused call changes nothing. What
+// was put back, and what could not be, is in the record's notes.
+func (e *Engine) entriesTakenBack(c *Call) {
+	if c.beforeFiles == nil {
+		return
+	}
+	steps, files := e.placeEntries(&c.rec, false)
+	notes := append(e.entriesFirst(steps), e.entriesThen(steps, files)...)
+	for _, st := range steps {
+		if st.place == entryElsewhere || st.place == entryUntrusted {
+			notes = append(notes, fmt.Sprintf("%s is %s, not as the call found it: it was left alone", st.en.Path, describeFound(st.kind, st.bits)))
+		}
+	}
+	c.rec.Notes = append(c.rec.Notes, notes...)
 }
 
 // underSymlinkGoing reports whether p lies under a symlink that steps remove: a file

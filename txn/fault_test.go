@@ -69,8 +69,10 @@ func newFaultRig(t *testing.T) *faultRig {
 	for p, c := range faultFiles {
 		testutil.WriteFile(t, filepath.Join(dir, p), c)
 	}
-	if err := os.Link(filepath.Join(dir, "gone.txt"), filepath.Join(dir, "gone.link")); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"gone", "old/m"} {
+		if err := os.Link(filepath.Join(dir, p+".txt"), filepath.Join(dir, p+".link")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	giveAway(t, filepath.Join(dir, "gone.txt"), 0o755|os.ModeSetuid)
 	giveAway(t, filepath.Join(dir, "old/m.txt"), 0o640)
@@ -144,7 +146,7 @@ func (r *faultRig) landed(t *testing.T, what string) {
 	t.Helper()
 	now := testutil.Nodes(t, r.dir)
 	want := map[string]string{"a.txt": "alpha\nBETA\n", "b.txt": "ONE\ntwo\n", "c.txt": "new whole file\n",
-		"moved/m.txt": "moved\n", "new/d.txt": "created\n", "gone.link": "deleted\n"}
+		"moved/m.txt": "moved\n", "new/d.txt": "created\n", "gone.link": "deleted\n", "old/m.link": "moved\n"}
 	for p := range now {
 		if _, ok := want[p]; !ok && !now[p].Mode.IsDir() {
 			t.Errorf("%s: %s is there", what, p)
@@ -157,6 +159,11 @@ func (r *faultRig) landed(t *testing.T, what string) {
 	}
 	if n := now["gone.link"]; n.Ino != r.before["gone.link"].Ino || n.Links != 1 {
 		t.Errorf("%s: gone.link is %v, want the same inode as before with one link", what, n)
+	}
+	// The move renamed old/m.txt: the same file, still sharing its inode with the
+	// hard link old/m.link.
+	if n, was := now["moved/m.txt"], r.before["old/m.txt"]; n.Ino != was.Ino || n.Links != 2 || now["old/m.link"].Ino != was.Ino {
+		t.Errorf("%s: moved/m.txt is %v, want old/m.txt's inode %d, shared with old/m.link (%v)", what, n, was.Ino, now["old/m.link"])
 	}
 }
 

@@ -57,13 +57,15 @@ func (e *Engine) recover(j *journal.Journal) error {
 		}
 		r.Notes = append(r.Notes, notes[r.Seq]...)
 		delete(notes, r.Seq)
+		noted := len(r.Notes)
 		if err := e.settle(j, r, landed[r.Seq]); err != nil {
 			return fmt.Errorf("settling call %d: %w", r.Seq, err)
 		}
 		// A call its marks list as landed was acknowledged by its process, which only
 		// had not yet folded its record (it may run still, holding the journal between
-		// its calls): settling it decides nothing, and is not said.
-		if e.onSettle != nil && !landed[r.Seq] {
+		// its calls): settling it decides nothing, and is not said, unless recovery
+		// did or left undone a step of its folders and symlinks (settleEntries).
+		if e.onSettle != nil && (!landed[r.Seq] || len(r.Notes) > noted) {
 			st := Settled{Seq: r.Seq, Tool: r.Tool, State: string(r.State)}
 			if len(r.Notes) > 0 {
 				st.Note = r.Notes[len(r.Notes)-1]
@@ -96,7 +98,8 @@ func (e *Engine) recover(j *journal.Journal) error {
 // recordStopped records, as the changes of the execs whose vfsctl stopped before it
 // recorded them, what changed in the workspace since the snapshot (which their start
 // brought up to date), leaving out what calls committed since made: one walk, given
-// to the latest of them (the others are noted as sharing it). Written in the
+// to the latest of them (the others are noted as sharing it), walked as they were
+// to be (their records' Walk: lookOfStopped). Written in the
 // process's next journal transaction, with the new snapshot; if that never happens,
 // the next open walks again. A walk that fails (the workspace over its limits, a
 // folder unreadable) leaves the changes to the next look, which journals them as
@@ -124,7 +127,7 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	})
 	var scan *vfs.Scan
 	if err == nil {
-		scan, err = e.walkAgainst(LookOptions{}, old)
+		scan, err = e.walkAgainst(lookOfStopped(stopped), old)
 	}
 	if err != nil {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
@@ -176,6 +179,9 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		e.settleLanded(j, r)
 		return nil
 	}
+	if foldersOnly(r) {
+		return e.settleFolders(j, r) // folders.go
+	}
 	if journal.IsCommand(r.Tool) && len(r.Files) == 0 {
 		// An exec whose command's changes were never recorded: vfsctl stopped before
 		// or while it ran, or while it recorded them. recordStopped records them.
@@ -204,6 +210,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		r.State = journal.Committed
 		r.Notes = append(r.Notes, "recovery: every file was at its new content; the call was rolled forward")
 		e.dropRecordAsides(r)
+		e.rollEntriesForward(j, r)
 		rollForward(j, r)
 		return nil
 	case !anyBefore && !anyAfter:
@@ -211,6 +218,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// told, and nothing is undone.
 		r.State = journal.Unknown
 		noteUnknown(r, states)
+		e.noteEntriesUnsettled(r)
 		e.dropRecordAsides(r)
 		put()
 		return nil
@@ -220,14 +228,18 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		r.State = journal.Committed
 		noteLandedThenChanged(r, states)
 		e.dropRecordAsides(r)
+		e.rollEntriesForward(j, r)
 		put()
 		return nil
 	}
 	// A file still at its prior content: the call did not finish writing, so it was
-	// never acknowledged. Roll back what it wrote.
+	// never acknowledged. Roll back what it wrote, its folders and symlinks around it.
+	entriesFirst, entriesThen := e.settleEntries(j, r, false)
+	entriesFirst()
 	if err := e.rollBackPending(j, r, states, current); err != nil {
 		return err
 	}
+	entriesThen()
 	r.State = journal.RolledBack
 	put()
 	return nil
@@ -245,6 +257,7 @@ func (e *Engine) settleLanded(j *journal.Journal, r *journal.Record) {
 	}
 	r.State = journal.Committed
 	e.dropRecordAsides(r)
+	e.rollEntriesForward(j, r)
 	rollForward(j, r)
 }
 
@@ -269,8 +282,34 @@ func (e *Engine) fileStates(r *journal.Record) ([]fileState, [][]byte, error) {
 		}
 		current[i] = data
 		states[i] = e.stateOf(f, data, id, exists)
+		if a, ok := e.movedFrom(r, f); ok {
+			if _, err := e.fs.IdentityOf(a); err == nil {
+				// Still set aside: the move's rename did not happen, and what stands
+				// at its new path, if anything, is someone else's.
+				states[i] = atBefore
+				if exists {
+					states[i] = elsewhere
+				}
+			}
+		}
 	}
 	return states, current, nil
+}
+
+// movedFrom is, for a file of record r created by a move (File.From), the name its
+// deletion set the file aside under, which the move renames into place: the rename
+// happened exactly when that name is gone (it is never made again) and the new path
+// holds the file.
+func (e *Engine) movedFrom(r *journal.Record, f journal.File) (string, bool) {
+	if f.Op != journal.OpCreate || f.From == "" {
+		return "", false
+	}
+	for _, g := range r.Files {
+		if g.Op == journal.OpDelete && g.Path == f.From && g.Before == f.After {
+			return e.asideOf(g)
+		}
+	}
+	return "", false
 }
 
 // stateOf compares a file's content now with the record's before and after hashes; a
@@ -347,10 +386,37 @@ func noteLandedThenChanged(r *journal.Record, states []fileState) {
 // files someone else changed, and untrusted paths, are left alone and noted. The
 // folders its creates were to make go too, when empty, as an undo's do.
 func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte) error {
+	// A move's file goes back to the name its deletion set it aside under first, so
+	// that the deletion's rollback below renames it back, the same inode.
+	movedBack := map[int]bool{}
+	for i, f := range r.Files {
+		if a, ok := e.movedFrom(r, f); ok && states[i] == atAfter {
+			taken := false
+			for k, g := range r.Files {
+				taken = taken || g.Path == f.From && g.Op == journal.OpDelete && states[k] != atAfter
+			}
+			if taken {
+				// Someone has made the old path again since: the file stays where
+				// the move put it rather than be dropped beside theirs.
+				movedBack[i] = true
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s was left where the call moved it: %s was made again since", f.Path, f.From))
+				continue
+			}
+			if _, err := e.fs.MoveFile(f.Path, a, true); err != nil {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s could not be moved back to %s (%v)", f.Path, f.From, err))
+				continue
+			}
+			movedBack[i] = true
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s moved back to %s (the same file)", f.Path, f.From))
+		}
+	}
 	var made []string
 	for i, f := range r.Files {
 		if f.Op == journal.OpCreate && (states[i] == atBefore || states[i] == atAfter) {
 			made = append(made, madeFor(f)...) // the file is not there, or is removed below
+		}
+		if movedBack[i] {
+			continue
 		}
 		if states[i] != untrusted && f.Op == journal.OpDelete {
 			if done, err := e.putAsideBack(r, f, states[i]); err != nil {

@@ -59,9 +59,10 @@ type UndoResult struct {
 	// Folders are the folders the reverted creates had made that were removed, being
 	// empty then; in a dry run, those there now, which would go if empty.
 	Folders []string
-	// Entries are the folders and symlinks put back (a command's).
+	// Entries are the folders and symlinks put back (a command's, or a folder call's).
 	Entries []journal.Entry
 	DryRun  bool
+	Seq     uint64 // the undo's own call, once committed
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -308,6 +309,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 		res.Changes = append(res.Changes, ch)
 	}
+	res.Changes = relinkMoves(files, res.Changes)
 	if o.Redo {
 		c.rec.Redo = target
 	} else {
@@ -320,14 +322,14 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 	}
 	if o.DryRun {
-		if err := e.checkEntries(steps); err != nil {
+		if err := e.checkEntries(steps, res.Changes); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
 		res.DryRun, res.Folders, res.Entries = true, e.madeFoldersThere(made), steps
 		return res, nil
 	}
-	after, err := e.withEntries(c, steps)
+	after, err := e.withEntries(c, steps, res.Changes)
 	if err != nil {
 		return nil, err
 	}
@@ -335,8 +337,41 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		return nil, err
 	}
 	after()
-	res.Folders, res.Entries = e.removeMadeFolders(made), steps
+	res.Folders, res.Entries, res.Seq = e.removeMadeFolders(made), steps, c.rec.Seq
 	return res, nil
+}
+
+// relinkMoves pairs, in the reverse of a move (File.From), the create of the old path
+// with the deletion of the new one, so that the file is renamed back, the same inode;
+// the deletion goes first, as a move's own does. changes[i] reverses files[i].
+func relinkMoves(files []journal.File, changes []*Change) []*Change {
+	first := make([]int, len(changes)) // per change, the index of the change to write before it, or -1
+	for i := range first {
+		first[i] = -1
+	}
+	for d, f := range files {
+		if f.Op != journal.OpCreate || f.From == "" {
+			continue
+		}
+		for s, g := range files {
+			if g.Op == journal.OpDelete && g.Path == f.From && g.Before == f.After && changes[s].Created && changes[d].Deleted {
+				changes[s].from, changes[d].taken = changes[d], true
+				first[s] = d
+			}
+		}
+	}
+	out := make([]*Change, 0, len(changes))
+	done := make([]bool, len(changes))
+	for i, ch := range changes {
+		if done[i] {
+			continue
+		}
+		if d := first[i]; d >= 0 && !done[d] {
+			out, done[d] = append(out, changes[d]), true
+		}
+		out, done[i] = append(out, ch), true
+	}
+	return out
 }
 
 // madeFor are the folders f's create made (File.Made), as far as they are folders

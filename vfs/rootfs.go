@@ -523,22 +523,28 @@ var errNoExchange = errors.New("no exchange of entries here")
 // Where the file system has no such rename, a hard link does the same, then
 // oldname is removed; where it has neither, the error is errNoNoReplace.
 func (d fdFolder) RenameNoReplace(oldname, newname string) error {
-	err := renameAt(d.fd, oldname, newname, renameNoReplace)
+	return d.MoveTo(oldname, d, newname)
+}
+
+// MoveTo is RenameNoReplace into another folder, to, held open as well: oldname in d
+// becomes newname in to, the same inode.
+func (d fdFolder) MoveTo(oldname string, to fdFolder, newname string) error {
+	err := renameBetween(d.fd, oldname, to.fd, newname, renameNoReplace)
 	switch err {
 	case nil:
 		return nil
 	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP, enotsup:
-		switch err := unix.Linkat(d.fd, oldname, d.fd, newname, 0); err {
+		switch err := unix.Linkat(d.fd, oldname, to.fd, newname, 0); err {
 		case nil:
 			d.Remove(oldname) // else a second name of the new file: cleaned up with the temp files
 			return nil
 		case unix.EPERM, unix.EOPNOTSUPP, unix.ENOSYS, enotsup:
 			return errNoNoReplace // no hard links here either
 		default:
-			return &os.LinkError{Op: "link", Old: d.full(oldname), New: d.full(newname), Err: err}
+			return &os.LinkError{Op: "link", Old: d.full(oldname), New: to.full(newname), Err: err}
 		}
 	}
-	return &os.LinkError{Op: "rename", Old: d.full(oldname), New: d.full(newname), Err: err}
+	return &os.LinkError{Op: "rename", Old: d.full(oldname), New: to.full(newname), Err: err}
 }
 
 // errNoNoReplace: the folder's file system cannot rename without replacing.

@@ -21,6 +21,12 @@ func renameAt(fd int, oldname, newname string, flags uint) error {
 	return unix.RenameatxNp(fd, oldname, fd, newname, uint32(flags))
 }
 
+// renameBetween renames oldname in folder oldfd to newname in folder newfd, with
+// renameatx_np's flags.
+func renameBetween(oldfd int, oldname string, newfd int, newname string, flags uint) error {
+	return unix.RenameatxNp(oldfd, oldname, newfd, newname, uint32(flags))
+}
+
 // enotsup is ENOTSUP, which on macOS differs from EOPNOTSUPP.
 var enotsup error = unix.ENOTSUP
 

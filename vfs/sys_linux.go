@@ -20,6 +20,12 @@ func renameAt(fd int, oldname, newname string, flags uint) error {
 	return unix.Renameat2(fd, oldname, fd, newname, flags)
 }
 
+// renameBetween renames oldname in folder oldfd to newname in folder newfd, with
+// renameat2's flags.
+func renameBetween(oldfd int, oldname string, newfd int, newname string, flags uint) error {
+	return unix.Renameat2(oldfd, oldname, newfd, newname, flags)
+}
+
 // enotsup is ENOTSUP, which is EOPNOTSUPP on Linux (a variable: a case may repeat it).
 var enotsup error = unix.ENOTSUP
 
