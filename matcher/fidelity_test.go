@@ -177,3 +177,53 @@ func TestRealCommitRules(t *testing.T) {
 			edits: []Edit{e("b\n", "")}, want: "a\n\nc\n", tier: TierExact},
 	})
 }
+
+// Lines a model adds inside a Go raw string whose lines are indented with spaces, in a
+// file otherwise indented with tabs that the model quoted with spaces (found by
+// TestRealCommitFidelity on this repository's own usage texts and embedded
+// JavaScript). The matcher parses no language: what tells these lines from the model's
+// own indentation is what the file does where they go, and what the model does in the
+// other lines it adds.
+func TestRawStringLinesKeptAsSent(t *testing.T) {
+	usage := "package main\n\nconst usage = `Usage: tool run [--fast]\n\nRuns the thing.\n\nExamples:\n  tool run --fast\n  tool run\n`\n\nfunc main() {\n\tif len(os.Args) > 1 {\n\t\tfmt.Print(usage)\n\t}\n}\n"
+	// More lines indented with tabs than with spaces, as in a Go file.
+	tabbed := "\nfunc b() {\n\tif x {\n\t\ty()\n\t}\n\tz()\n}\n"
+	formats := "package main\n\nconst formats = `Formats:\n  json            one object per line\n  text            aligned columns, for people,\n                  widths from the terminal\n`\n\nfunc main() {\n\tfmt.Print(formats)\n}\n" + tabbed
+	code := "package main\n\nfunc a() int {\n\treturn 1\n}\n"
+	runCases(t, []applyCase{
+		{name: "a line aligned under the first line of the string, where its nearest indented lines have spaces", file: usage,
+			edits: []Edit{e("const usage = `Usage: tool run [--fast]\n\nRuns the thing.\n\nExamples:\n  tool run --fast\n  tool run\n`\n\nfunc main() {\n    if len(os.Args) > 1 {",
+				"const usage = `Usage: tool run [--fast]\n       tool run --list\n\nRuns the thing.\n\nExamples:\n  tool run --fast\n  tool run\n`\n\nfunc main() {\n    if len(os.Args) > 1 {")},
+			want: "package main\n\nconst usage = `Usage: tool run [--fast]\n       tool run --list\n\nRuns the thing.\n\nExamples:\n  tool run --fast\n  tool run\n`\n\nfunc main() {\n\tif len(os.Args) > 1 {\n\t\tfmt.Print(usage)\n\t}\n}\n",
+			tier: TierIndentation},
+		{name: "an entry and its continuation beside entries quoted with the file's spaces", file: formats,
+			edits: []Edit{e("  json            one object per line\n  text            aligned columns, for people,\n                  widths from the terminal\n`\n\nfunc main() {\n    fmt.Print(formats)",
+				"  json            one object per line\n  csv             comma-separated values,\n                  one row per call\n  text            aligned columns, for people,\n                  widths from the terminal\n`\n\nfunc main() {\n    fmt.Print(formats)")},
+			want: "package main\n\nconst formats = `Formats:\n  json            one object per line\n  csv             comma-separated values,\n                  one row per call\n  text            aligned columns, for people,\n                  widths from the terminal\n`\n\nfunc main() {\n\tfmt.Print(formats)\n}\n" + tabbed,
+			tier: TierIndentation},
+		{name: "a line of the string mended from tabs to the spaces of the lines around it", file: "package main\n\nconst script = `\nif [ -n \"$a\" ]; then\n\t\t  echo a\n    echo b\nfi\n`\n\nfunc main() {\n\tfmt.Print(script)\n\tos.Exit(0)\n}\n",
+			edits: []Edit{e("if [ -n \"$a\" ]; then\n          echo a\n    echo b\nfi\n`\n\nfunc main() {\n    fmt.Print(script)",
+				"if [ -n \"$a\" ]; then\n    echo a\n    echo b\nfi\n`\n\nfunc main() {\n    fmt.Print(script)")},
+			want: "package main\n\nconst script = `\nif [ -n \"$a\" ]; then\n    echo a\n    echo b\nfi\n`\n\nfunc main() {\n\tfmt.Print(script)\n\tos.Exit(0)\n}\n",
+			tier: TierIndentation},
+		{name: "added lines in tabs, then spaces that align, kept under context sent with spaces",
+			file: "package main\n\nconst want = `{\n\t\t\t\"name\": \"a\",\n\t\t\t\"flags\": null\n}`\n\nfunc f() {\n\tg()\n}\n",
+			edits: []Edit{e("            \"name\": \"a\",\n            \"flags\": null",
+				"            \"name\": \"a\",\n\t\t\t\"flags\": [\n\t\t\t  {\n\t\t\t\t\"name\": \"x\"\n\t\t\t  }\n\t\t\t]")},
+			want: "package main\n\nconst want = `{\n\t\t\t\"name\": \"a\",\n\t\t\t\"flags\": [\n\t\t\t  {\n\t\t\t\t\"name\": \"x\"\n\t\t\t  }\n\t\t\t]\n}`\n\nfunc f() {\n\tg()\n}\n",
+			tier: TierIndentation},
+		{name: "a string of spaces among added lines in the file's tabs", file: code,
+			edits: []Edit{e("func a() int {\n    return 1\n}",
+				"func a() int {\n    return 1\n}\n\nfunc b() string {\n\treturn script\n}\n\nconst script = `\nfor (;;) {\n  if (x) {\n    y();\n  }\n}\n`")},
+			want: "package main\n\nfunc a() int {\n\treturn 1\n}\n\nfunc b() string {\n\treturn script\n}\n\nconst script = `\nfor (;;) {\n  if (x) {\n    y();\n  }\n}\n`\n",
+			tier: TierIndentation},
+		{name: "a context line in spaces among added lines in tabs still re-indented", file: "func f() {\n\tif a {\n\t\tx()\n\t}\n\treturn\n}\n",
+			edits: []Edit{e("    if a {\n        x()\n    }\n    return", "    if a {\n        x()\n\t\tz()\n    }\n\tif b {\n\t\ty()\n\t}\n    return")},
+			want:  "func f() {\n\tif a {\n\t\tx()\n\t\tz()\n\t}\n\tif b {\n\t\ty()\n\t}\n\treturn\n}\n", tier: TierIndentation},
+		{name: "code added after a string still re-indented where its nearest lines have tabs", file: usage,
+			edits: []Edit{e("  tool run\n`\n\nfunc main() {\n    if len(os.Args) > 1 {\n        fmt.Print(usage)\n    }",
+				"  tool run\n`\n\nfunc main() {\n    if len(os.Args) > 1 {\n        fmt.Print(usage)\n        os.Exit(2)\n    }")},
+			want: "package main\n\nconst usage = `Usage: tool run [--fast]\n\nRuns the thing.\n\nExamples:\n  tool run --fast\n  tool run\n`\n\nfunc main() {\n\tif len(os.Args) > 1 {\n\t\tfmt.Print(usage)\n\t\tos.Exit(2)\n\t}\n}\n",
+			tier: TierIndentation},
+	})
+}

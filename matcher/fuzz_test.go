@@ -30,6 +30,7 @@ func FuzzApply(f *testing.F) {
 		{"x = 1 - 2  \ny\n", "x = 1 – 2\ny", "x = 1 – 2 – 3\n\u00a0z\ny"},
 		{"caf\xe9\n\tb\n", "caf\ufffd\n    b", "caf\ufffd\n    b\n    c\ufffd"},
 		{"\tif a {\n\t\tx()\n\t}\n\ty()\n", "if a {\n  x()\n}\n  y()", "if a {\n  x()\n}\n  y()\n  z()"},
+		{"s := `\n  a\n`\n\tb\n\tc\n", "s := `\n  a\n`\n    b", "s := `\n  a\n       d\n`\n\te()\n  f\n    b"},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.file), s.old, s.new, false)

@@ -67,14 +67,16 @@ func (m *matcher) indentUnit() string {
 // indentation of the anchor, plus the model's offset from the anchor in levels of the
 // file's unit.
 type reindent struct {
-	unit      string   // the file's unit
-	modelUnit int      // model columns per level
-	modelW    []int    // the model's indentation width of each piece of oldText
-	fileInd   []string // the file's indentation of each piece's line
-	valid     []bool   // a non-blank piece on a file line
-	paired    []bool   // the piece pairs with a line of newText
-	base      int      // the first valid piece, or -1
-	modelInd  []string // the model's indentation of each piece
+	unit      string         // the file's unit
+	modelUnit int            // model columns per level
+	modelW    []int          // the model's indentation width of each piece of oldText
+	fileInd   []string       // the file's indentation of each piece's line
+	valid     []bool         // a non-blank piece on a file line
+	paired    []bool         // the piece pairs with a line of newText
+	base      int            // the first valid piece, or -1
+	modelInd  []string       // the model's indentation of each piece
+	q         []string       // the model's new lines
+	runs      map[int][]bool // ownRuns of each hunk, by its j1
 	// style is the file's indentation character on the lines oldText quotes (most
 	// of them), else its unit's; otherStyle: the model quoted them in the other one.
 	style      byte
@@ -82,7 +84,7 @@ type reindent struct {
 }
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
-	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired,
+	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired, q: Q, runs: map[int][]bool{},
 		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P))}
 	for i, s := range P {
 		if strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
@@ -230,7 +232,86 @@ func (r *reindent) own(ws string, a int) bool {
 			quotedOther = ms != fs
 		}
 	}
-	return quotedOther && styleOf(ws) == fs
+	// A tab in a line of a model that quoted the file's tabs as spaces is its own too
+	// (tabs, then spaces that align).
+	return quotedOther && (styleOf(ws) == fs || fs == '\t' && ws[0] == '\t')
+}
+
+// quotedAsIs tells the indentation ws of a new line in place of old pieces [i1, i2)
+// (none, for a line inserted) as the file's own there: the nearest indented line
+// oldText quotes around them (the closest before, else after) has the same
+// indentation in oldText as in the file, and in ws's style. The model then wrote the
+// file's indentation at this place, as sent; elsewhere it may have sent the file's
+// tabs as spaces. Lines indented with spaces in a tab-indented file (the text of a Go
+// raw string, a heredoc) are quoted so, and a line added or changed among them is
+// indented as they are. The lines replaced say nothing: their indentation is what the
+// change may mend.
+func (r *reindent) quotedAsIs(ws string, i1, i2 int) bool {
+	if ws == "" {
+		return false
+	}
+	n := -1
+	for d := 0; n < 0 && (i1-1-d >= 0 || i2+d < len(r.valid)); d++ {
+		if r.indented(i1 - 1 - d) {
+			n = i1 - 1 - d
+		} else if r.indented(i2 + d) {
+			n = i2 + d
+		}
+	}
+	return n >= 0 && r.modelInd[n] == r.fileInd[n] && styleOf(ws) == styleOf(r.fileInd[n])
+}
+
+// indented tells a piece oldText quotes whose file line is indented.
+func (r *reindent) indented(i int) bool {
+	return i >= 0 && i < len(r.valid) && r.valid[i] && r.fileInd[i] != ""
+}
+
+// ownRuns tells which lines hunk h adds are the model's own though indented in the
+// other style than the file's (spaces where it has tabs), by the hunk's index: where
+// the model indented some of the hunk's lines in the file's style (own), a run of its
+// other lines (up to the next line in the file's style) in which some line's
+// indentation is not a whole number of the model's levels from the anchor is text
+// indented with spaces (a string of JavaScript among Go code in tabs), not the file's
+// tabs sent as spaces. A line in spaces at whole levels, alone among tabs, is still
+// re-indented: it may be a context line the diff of oldText and newText paired
+// otherwise.
+func (r *reindent) ownRuns(h hunk) []bool {
+	if keep, ok := r.runs[h.j1]; ok {
+		return keep
+	}
+	keep := make([]bool, h.j2-h.j1)
+	r.runs[h.j1] = keep
+	a, q := r.anchor(h), r.q[h.j1:h.j2]
+	own := make([]bool, len(q))
+	anyOwn := false
+	for j, s := range q {
+		if ws := leadWSString(s); len(ws) < len(s) && r.own(ws, a) {
+			own[j], anyOwn = true, true
+		}
+	}
+	if !anyOwn {
+		return keep
+	}
+	base := 0
+	if a >= 0 {
+		base = r.modelW[a]
+	}
+	for j := 0; j < len(q); {
+		if own[j] {
+			j++
+			continue
+		}
+		e, offLevel := j, false
+		for ; e < len(q) && !own[e]; e++ {
+			if ws := leadWSString(q[e]); ws != "" && len(ws) < len(q[e]) {
+				offLevel = offLevel || (width(ws)-base)%r.modelUnit != 0
+			}
+		}
+		for ; j < e; j++ {
+			keep[j] = offLevel
+		}
+	}
+	return keep
 }
 
 // styleOf is ' ' for indentation of spaces only, '\t' for tabs only, else 0.
@@ -246,13 +327,17 @@ func styleOf(ws string) byte {
 	return 0
 }
 
-// added re-indents one new line the model sent; blank lines stay empty.
-func (r *reindent) added(q string, a int) string {
+// added re-indents new line j, of hunk h, that the model sent; blank lines stay
+// empty. A line whose indentation is the model's own (own, quotedAsIs, ownRuns) is
+// kept.
+func (r *reindent) added(h hunk, j int) string {
+	q := r.q[j]
 	ws := leadWSString(q)
 	if len(ws) == len(q) {
 		return ""
 	}
-	if r.own(ws, a) {
+	a := r.anchor(h)
+	if r.own(ws, a) || r.quotedAsIs(ws, h.i1, h.i2) || r.ownRuns(h)[j-h.j1] {
 		return q
 	}
 	return r.at(a, width(ws)) + q[len(ws):]

@@ -282,7 +282,7 @@ func (r *rendering) writeLine(h hunk, j, pi int) {
 	default:
 		s := r.q[j]
 		if r.ind != nil {
-			s = r.ind.added(s, r.ind.anchor(h))
+			s = r.ind.added(h, j)
 		}
 		r.out.WriteString(r.dr.trimAdded(r.dr.translate(s)))
 	}
@@ -392,7 +392,7 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	var b []byte
 	if v.indent && width(string(fp.text[:lp])) != width(string(fq.text[:lq])) && ind != nil {
 		lead := min(fl.srcStart(fl.lead), o0)
-		if ws := leadWSString(Q); ind.own(ws, pi) {
+		if ws := leadWSString(Q); ind.own(ws, pi) || ind.quotedAsIs(ws, pi, pi+1) {
 			b = append(b, ws...)
 		} else {
 			b = append(b, ind.at(pi, width(string(fq.text[:lq])))...)
