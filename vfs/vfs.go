@@ -645,9 +645,4 @@ func (f *FS) readAll(p string) ([]byte, Identity, fs.FileInfo, error) {
 }
 
 // Links returns the hard-link count of a file, 1 where the filesystem does not say.
-func Links(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
-}
+func Links(fi fs.FileInfo) uint64 { return linksOf(fi) }
