@@ -18,6 +18,9 @@ type handle = int
 
 const noHandle handle = -1
 
+// keepsLog: a log may be kept here (where the file system keeps extended attributes).
+const keepsLog = true
+
 func closeHandle(fd handle) { unix.Close(fd) }
 
 // openRoot opens the folder dir by its path, which is trusted as named.

@@ -23,6 +23,10 @@ type handle = winfs.Handle
 
 const noHandle handle = windows.InvalidHandle
 
+// keepsLog: no log is kept on Windows (walKey), so bbolt's map is not made large for
+// one: on Windows bbolt grows the file to the size of its map.
+const keepsLog = false
+
 func closeHandle(h handle) { winfs.Close(h) }
 
 func openRoot(dir string) (handle, error) { return winfs.OpenRoot(dir) }

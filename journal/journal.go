@@ -502,7 +502,7 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists, readOnly bool, siz
 		// Timeout (0 would wait for ever); the queue above already took the wait.
 		wait := max(time.Until(deadline), 0) + 100*time.Millisecond
 		j.mapped = 0
-		if !j.opts.NoSync && !j.opts.NoLog {
+		if !j.opts.NoSync && !j.opts.NoLog && keepsLog {
 			// A map that the log's held read transaction never has to wait to grow
 			// (wal.go); only address space until pages are read.
 			j.mapped = max(walMap, (size+walMap-1)/walMap*walMap)

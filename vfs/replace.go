@@ -767,7 +767,7 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 	if err != nil {
 		return nil, f.osError(p, err)
 	}
-	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != mode {
+	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != storedMode(mode) {
 		return nil, errs.New(errs.PermissionDenied, p, "%s has mode %v, and its replacement could not be given that mode (it got %v); nothing was written.", p, mode, got)
 	}
 	if old == nil {

@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -39,10 +38,16 @@ func (f rootFs) Name() string { return "nofollow:" + f.root.Name() }
 // checkComponent refuses a name Windows would not store as it is (winfs.CheckName).
 func checkComponent(c string) error {
 	if err := winfs.CheckName(c); err != nil {
-		return fmt.Errorf("%w (%v)", errBadName, err)
+		return badName{err}
 	}
 	return nil
 }
+
+// badName is a name winfs.CheckName refused: errBadName, saying why.
+type badName struct{ err error }
+
+func (e badName) Error() string        { return e.err.Error() }
+func (e badName) Is(target error) bool { return target == errBadName }
 
 func (f rootFs) rootHandle() winfs.Handle { return winfs.Handle(f.root.Fd()) }
 
@@ -106,6 +111,19 @@ func (h file) Stat() (os.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: h.Name(), Err: err}
 	}
 	return in.Named(path.Base(h.Name())), nil
+}
+
+// Sync flushes the file (FlushFileBuffers); a folder's, which a handle open for
+// listing cannot flush, is logged by NTFS itself (winfs.Sync).
+func (h file) Sync() error {
+	in, err := winfs.Stat(winfs.Handle(h.Fd()))
+	if err == nil {
+		err = winfs.Sync(winfs.Handle(h.Fd()), in.IsDir())
+	}
+	if err != nil {
+		return &fs.PathError{Op: "sync", Path: h.Name(), Err: err}
+	}
+	return nil
 }
 
 // openAt opens base inside dir: no reparse point followed, only a regular file or a

@@ -48,6 +48,9 @@ func ownerOf(fi fs.FileInfo) (owner, bool) {
 	return owner{st.Uid, st.Gid}, true
 }
 
+// storedMode is the mode a file given mode has: the same.
+func storedMode(mode fs.FileMode) fs.FileMode { return mode }
+
 // osFile is the *os.File an open file of the filesystem is, if it is one.
 func osFile(h afero.File) (*os.File, bool) {
 	f, ok := h.(*os.File)

@@ -39,6 +39,15 @@ type owner struct{ Uid, Gid uint32 }
 
 func ownerOf(fs.FileInfo) (owner, bool) { return owner{}, false }
 
+// storedMode is the mode a file given mode has on Windows, which keeps one bit of it:
+// read-only (0o444) when no one may write, else 0o666.
+func storedMode(mode fs.FileMode) fs.FileMode {
+	if mode&0o222 == 0 {
+		return 0o444
+	}
+	return 0o666
+}
+
 // osFile is the *os.File an open file of the filesystem is, if it is one.
 func osFile(h afero.File) (*os.File, bool) {
 	switch f := h.(type) {

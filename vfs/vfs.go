@@ -478,6 +478,8 @@ func (f *FS) osError(p string, err error) error {
 		return errs.Wrap(errs.NotAFile, p, err, "%s is not a regular file. The file tools read and edit regular files only.", p)
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return errs.Wrap(errs.InvalidInput, p, err, "A name in %s is too long for the filesystem (names are at most 255 bytes). Send a shorter name.", p)
+	case errors.Is(err, errBadName):
+		return errs.Wrap(errs.InvalidInput, p, err, "%s cannot be a file's path on this system: %v. Send another name.", p, errors.Unwrap(err))
 	case errors.Is(err, errEscapes):
 		return errs.Wrap(errs.PathOutsideRoot, p, err, "%s leads outside the workspace. Send a path inside it.", p)
 	case errors.Is(err, syscall.ENOSPC):
