@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -44,7 +43,7 @@ func TestPaths(t *testing.T) {
 	must(os.Symlink("missing.go", filepath.Join(ws, "dangling.go")))
 	must(os.Symlink("loop2", filepath.Join(ws, "loop1")))
 	must(os.Symlink("loop1", filepath.Join(ws, "loop2")))
-	must(syscall.Mkfifo(filepath.Join(ws, "fifo"), 0o644))
+	mkfifo(t, filepath.Join(ws, "fifo"))
 
 	ok := map[string]string{
 		"src/a.go":                    "src/a.go",
