@@ -24,6 +24,7 @@ func setup(t *testing.T) (*FS, string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.Close() })
 	return f, ws, parent
 }
 
