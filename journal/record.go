@@ -89,6 +89,11 @@ type Record struct {
 	// command: recovery leaves the record to it while it lives, and records what
 	// changed as the exec's (state Unknown) once it is gone. Cleared when settled.
 	Runner *Runner `json:"runner,omitempty"`
+	// Walk is how an exec's command's changes are looked for, when not by the
+	// defaults: recovery walks the workspace with it for an exec whose vfsctl
+	// stopped. nil in records written before it was kept: those are walked with the
+	// defaults.
+	Walk *Walk `json:"walk,omitempty"`
 	// Notes say what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 	// Entries are the folders and symlinks a command made, removed or changed (tool
@@ -109,6 +114,14 @@ func IsCommand(tool string) bool { return tool == "exec" || tool == "run_command
 type Runner struct {
 	PID  int    `json:"pid"`
 	Boot string `json:"boot,omitempty"`
+}
+
+// Walk bounds a walk of the workspace for an exec (txn.LookOptions): a zero limit
+// is the default one.
+type Walk struct {
+	IncludeIgnored bool  `json:"include_ignored,omitempty"`
+	MaxFile        int64 `json:"max_file,omitempty"`
+	MaxEntries     int   `json:"max_entries,omitempty"`
 }
 
 // Refusal is where and how an edit was refused.

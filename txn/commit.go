@@ -275,6 +275,9 @@ func (e *Engine) writeFailed(c *Call, changes []*Change, i int, err error) error
 		done = changes[:i]
 	}
 	rerr := e.rollback(done)
+	if rerr == nil {
+		e.entriesTakenBack(c) // an undo's folders and symlinks (entries.go)
+	}
 	c.final = true
 	c.rec.State = journal.Failed
 	c.rec.Kind = string(errs.KindOf(err))

@@ -21,8 +21,8 @@ import (
 // (shallowest first, with their bits) before any file is written, once the pending
 // record is; folders that go are removed, when empty, and symlinks that come back
 // are made, after the files. A folder that is not empty then stays, and the record
-// says so. Recovery does not redo these steps: a crash between them leaves what
-// was done, which the next look at the workspace journals.
+// says so. After a crash, recovery takes the steps forward or back with the files
+// (recover_entries.go).
 
 // netEntries composes the reversals of records' entries, newest record first, into
 // one step per path: from the state the newest left to the state the oldest found.
@@ -195,8 +195,9 @@ func (e *Engine) snapEntries(t *journal.Tx, steps []journal.Entry) error {
 }
 
 // entriesFailed records call c refused: a step before its files failed (none was
-// written).
+// written). The steps done before it are taken back.
 func (e *Engine) entriesFailed(c *Call, err error) error {
+	e.entriesTakenBack(c)
 	c.final = true
 	c.rec.State = journal.Failed
 	c.rec.Kind = string(errs.KindOf(err))
@@ -206,6 +207,23 @@ func (e *Engine) entriesFailed(c *Call, err error) error {
 		return cerr
 	}
 	return err
+}
+
+// entriesTakenBack puts back, for call c refused after its first steps ran (a step
+// or a file failed), what those steps changed: a refused call changes nothing. What
+// was put back, and what could not be, is in the record's notes.
+func (e *Engine) entriesTakenBack(c *Call) {
+	if c.beforeFiles == nil {
+		return
+	}
+	steps, files := e.placeEntries(&c.rec, false)
+	notes := append(e.entriesFirst(steps), e.entriesThen(steps, files)...)
+	for _, st := range steps {
+		if st.place == entryElsewhere || st.place == entryUntrusted {
+			notes = append(notes, fmt.Sprintf("%s is %s, not as the call found it: it was left alone", st.en.Path, describeFound(st.kind, st.bits)))
+		}
+	}
+	c.rec.Notes = append(c.rec.Notes, notes...)
 }
 
 // underSymlinkGoing reports whether p lies under a symlink that steps remove: a file

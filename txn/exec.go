@@ -47,6 +47,46 @@ func (o LookOptions) scan() vfs.ScanOptions {
 	return vfs.ScanOptions{IncludeIgnored: o.IncludeIgnored, MaxFile: o.MaxFile, MaxEntries: o.MaxEntries}
 }
 
+// walk is o as an exec's record keeps it: nil for the defaults.
+func (o LookOptions) walk() *journal.Walk {
+	if o == (LookOptions{}) {
+		return nil
+	}
+	return &journal.Walk{IncludeIgnored: o.IncludeIgnored, MaxFile: o.MaxFile, MaxEntries: o.MaxEntries}
+}
+
+// lookOfStopped is how recovery walks for execs whose vfsctl stopped: as each was
+// to be walked (the defaults for records that do not say), and, for several, the
+// widest of them: ignored paths included if any included them, each limit the
+// largest. One walk records what all of them changed.
+func lookOfStopped(stopped []*journal.Record) LookOptions {
+	var o LookOptions
+	for _, r := range stopped {
+		w := r.Walk
+		if w == nil {
+			w = &journal.Walk{}
+		}
+		o.IncludeIgnored = o.IncludeIgnored || w.IncludeIgnored
+		o.MaxFile = widest(o.MaxFile, w.MaxFile, vfs.DefaultSnapshotMaxFile)
+		o.MaxEntries = int(widest(int64(o.MaxEntries), int64(w.MaxEntries), vfs.DefaultSnapshotMaxEntries))
+	}
+	return o
+}
+
+// widest is the larger of two limits, 0 standing for def; 0 when both are def.
+func widest(a, b, def int64) int64 {
+	if a <= 0 {
+		a = def
+	}
+	if b <= 0 {
+		b = def
+	}
+	if m := max(a, b); m != def {
+		return m
+	}
+	return 0
+}
+
 // Look is what a look journaled.
 type Look struct {
 	Seq   uint64 // the record written, 0 when nothing changed (or on the first look)
@@ -128,6 +168,7 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
 	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot}
+	c.rec.Walk = o.walk() // should vfsctl stop, recovery walks as this exec would have
 	err = e.j.Commit(func(t *journal.Tx) error {
 		c.rec.Seq = seq0 // a failed shared transaction is retried alone
 		if err := c.putArgs(t); err != nil {
@@ -137,7 +178,7 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	})
 	e.j.Release()
 	if err != nil {
-		c.rec.Seq, c.rec.State, c.rec.Runner = seq0, "", nil
+		c.rec.Seq, c.rec.State, c.rec.Runner, c.rec.Walk = seq0, "", nil, nil
 		return nil, err
 	}
 	c.final = true

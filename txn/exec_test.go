@@ -322,3 +322,55 @@ func TestLookAfterAnotherLookRecordsNothingTwice(t *testing.T) {
 		t.Errorf("the look that walked first recorded %+v again as call %d", outer.Files, outer.Seq)
 	}
 }
+
+// An exec run with its own walk options (here: ignored paths included) whose vfsctl
+// stops is recorded by the next open as it would have recorded it: the change of an
+// ignored file is the command's. Before, recovery walked with the defaults and missed
+// it.
+func TestExecStoppedIsRecordedWithItsOwnWalk(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{".gitignore": "gen/\n", "gen/out.txt": "old\n", "f.txt": "f\n"}, Options{NoSync: true})
+	o := LookOptions{IncludeIgnored: true, MaxFile: 1 << 20}
+	x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"gen"}, Cwd: "."}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command changes the ignored file, then vfsctl stops.
+	os.WriteFile(filepath.Join(dir, "gen/out.txt"), []byte("new\n"), 0o644)
+	e.Close()
+
+	e2 := diskEngineOn(t, dir, Options{NoSync: true})
+	defer e2.Close()
+	var rec *journal.Record
+	e2.View(func(tx *journal.Tx) error { rec, _ = tx.Get(x.Seq()); return nil })
+	if rec == nil || rec.State != journal.Unknown {
+		t.Fatalf("the exec's record after the next open: %+v", rec)
+	}
+	var got []string
+	for _, f := range rec.Files {
+		got = append(got, fmt.Sprintf("%s %s", f.Op, f.Path))
+	}
+	if want := []string{"edit gen/out.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("the stopped exec's files: %v, want %v (notes %q)", got, want, rec.Notes)
+	}
+	if rec.Walk == nil || *rec.Walk != (journal.Walk{IncludeIgnored: true, MaxFile: 1 << 20}) {
+		t.Errorf("the record's walk: %+v", rec.Walk)
+	}
+	// Undone like any command's change.
+	if err := do(e2, "op", func(c *Call) error { _, err := e2.Undo(c, UndoOptions{Seq: x.Seq()}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "gen/out.txt")); string(b) != "old\n" {
+		t.Errorf("gen/out.txt after the undo: %q", b)
+	}
+}
+
+// The walk recovery makes for several stopped execs is the widest of theirs.
+func TestLookOfStoppedIsTheWidest(t *testing.T) {
+	recs := []*journal.Record{{}, {Walk: &journal.Walk{IncludeIgnored: true, MaxFile: 1 << 10}}, {Walk: &journal.Walk{MaxFile: 1 << 30, MaxEntries: 10}}}
+	if got, want := lookOfStopped(recs), (LookOptions{IncludeIgnored: true, MaxFile: 1 << 30}); got != want {
+		t.Errorf("lookOfStopped: %+v, want %+v", got, want)
+	}
+	if got := lookOfStopped(recs[:1]); got != (LookOptions{}) {
+		t.Errorf("lookOfStopped of a record written before walks were kept: %+v, want the defaults", got)
+	}
+}

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	case "killstep":
 		killChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)
+	case "undokill":
+		undoKillChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_HOW"), os.Getenv("VFSCTL_SEQ"), os.Getenv("VFSCTL_N"))
+		os.Exit(0)
 	case "owner":
 		ownerChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)

@@ -57,13 +57,15 @@ func (e *Engine) recover(j *journal.Journal) error {
 		}
 		r.Notes = append(r.Notes, notes[r.Seq]...)
 		delete(notes, r.Seq)
+		noted := len(r.Notes)
 		if err := e.settle(j, r, landed[r.Seq]); err != nil {
 			return fmt.Errorf("settling call %d: %w", r.Seq, err)
 		}
 		// A call its marks list as landed was acknowledged by its process, which only
 		// had not yet folded its record (it may run still, holding the journal between
-		// its calls): settling it decides nothing, and is not said.
-		if e.onSettle != nil && !landed[r.Seq] {
+		// its calls): settling it decides nothing, and is not said, unless recovery
+		// did or left undone a step of its folders and symlinks (settleEntries).
+		if e.onSettle != nil && (!landed[r.Seq] || len(r.Notes) > noted) {
 			st := Settled{Seq: r.Seq, Tool: r.Tool, State: string(r.State)}
 			if len(r.Notes) > 0 {
 				st.Note = r.Notes[len(r.Notes)-1]
@@ -96,7 +98,8 @@ func (e *Engine) recover(j *journal.Journal) error {
 // recordStopped records, as the changes of the execs whose vfsctl stopped before it
 // recorded them, what changed in the workspace since the snapshot (which their start
 // brought up to date), leaving out what calls committed since made: one walk, given
-// to the latest of them (the others are noted as sharing it). Written in the
+// to the latest of them (the others are noted as sharing it), walked as they were
+// to be (their records' Walk: lookOfStopped). Written in the
 // process's next journal transaction, with the new snapshot; if that never happens,
 // the next open walks again. A walk that fails (the workspace over its limits, a
 // folder unreadable) leaves the changes to the next look, which journals them as
@@ -124,7 +127,7 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	})
 	var scan *vfs.Scan
 	if err == nil {
-		scan, err = e.walkAgainst(LookOptions{}, old)
+		scan, err = e.walkAgainst(lookOfStopped(stopped), old)
 	}
 	if err != nil {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
@@ -204,6 +207,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		r.State = journal.Committed
 		r.Notes = append(r.Notes, "recovery: every file was at its new content; the call was rolled forward")
 		e.dropRecordAsides(r)
+		e.rollEntriesForward(j, r)
 		rollForward(j, r)
 		return nil
 	case !anyBefore && !anyAfter:
@@ -211,6 +215,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// told, and nothing is undone.
 		r.State = journal.Unknown
 		noteUnknown(r, states)
+		e.noteEntriesUnsettled(r)
 		e.dropRecordAsides(r)
 		put()
 		return nil
@@ -220,14 +225,18 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		r.State = journal.Committed
 		noteLandedThenChanged(r, states)
 		e.dropRecordAsides(r)
+		e.rollEntriesForward(j, r)
 		put()
 		return nil
 	}
 	// A file still at its prior content: the call did not finish writing, so it was
-	// never acknowledged. Roll back what it wrote.
+	// never acknowledged. Roll back what it wrote, its folders and symlinks around it.
+	entriesFirst, entriesThen := e.settleEntries(j, r, false)
+	entriesFirst()
 	if err := e.rollBackPending(j, r, states, current); err != nil {
 		return err
 	}
+	entriesThen()
 	r.State = journal.RolledBack
 	put()
 	return nil
@@ -245,6 +254,7 @@ func (e *Engine) settleLanded(j *journal.Journal, r *journal.Record) {
 	}
 	r.State = journal.Committed
 	e.dropRecordAsides(r)
+	e.rollEntriesForward(j, r)
 	rollForward(j, r)
 }
 

@@ -18,6 +18,7 @@ const (
 	OpMkdir  Op = "mkdir" // Mkdir and MkdirAll
 	OpRemove Op = "remove"
 	OpChmod  Op = "chmod"
+	OpLink   Op = "symlink" // SymlinkIfPossible
 )
 
 // FaultFs wraps an afero.Fs and calls Hook before each intercepted operation; an error
@@ -110,6 +111,26 @@ func (f *FaultFs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 	}
 	fi, err := f.Fs.Stat(name)
 	return fi, false, err
+}
+
+// SymlinkIfPossible makes a symlink where the wrapped filesystem can, as an
+// intercepted operation (named by the new link).
+func (f *FaultFs) SymlinkIfPossible(oldname, newname string) error {
+	if err := f.call(OpLink, newname); err != nil {
+		return err
+	}
+	if l, ok := f.Fs.(afero.Linker); ok {
+		return l.SymlinkIfPossible(oldname, newname)
+	}
+	return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: afero.ErrNoSymlink}
+}
+
+// ReadlinkIfPossible passes through, as LstatIfPossible does.
+func (f *FaultFs) ReadlinkIfPossible(name string) (string, error) {
+	if l, ok := f.Fs.(afero.LinkReader); ok {
+		return l.ReadlinkIfPossible(name)
+	}
+	return "", &os.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
 }
 
 type faultFile struct {
