@@ -47,10 +47,6 @@ var errFolderGone = errors.New("a folder in the path was removed or moved meanwh
 // errReservedInPath is returned for a reserved name in a path given to the filesystem.
 var errReservedInPath = errors.New("path goes through a reserved folder")
 
-// errBadName is returned for a name the system would not store as it is (on Windows:
-// a colon, a device name such as NUL, a trailing dot).
-var errBadName = errors.New("a name this system does not store as it is")
-
 // errEscapes is returned for a path that leaves the root; osError maps it to
 // path_outside_root.
 var errEscapes = errors.New("path escapes from parent")

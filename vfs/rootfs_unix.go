@@ -3,6 +3,7 @@
 package vfs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -546,6 +547,10 @@ func xattrsAt(dirfd int, name string) ([]xattr, error) {
 	}
 	return out, nil
 }
+
+// errBadName is returned for a name the system would not store as it is: never on
+// Linux and macOS (rootfs_windows.go: a colon, NUL, a trailing dot).
+var errBadName = errors.New("a name this system does not store as it is")
 
 // checkComponent: every name but "", ".", ".." and one with a NUL or a slash (which
 // split has dealt with) is a name the kernel takes literally.

@@ -37,17 +37,11 @@ func (f rootFs) Name() string { return "nofollow:" + f.root.Name() }
 
 // checkComponent refuses a name Windows would not store as it is (winfs.CheckName).
 func checkComponent(c string) error {
-	if err := winfs.CheckName(c); err != nil {
-		return badName{err}
-	}
-	return nil
+	return winfs.CheckName(c)
 }
 
-// badName is a name winfs.CheckName refused: errBadName, saying why.
-type badName struct{ err error }
-
-func (e badName) Error() string        { return e.err.Error() }
-func (e badName) Is(target error) bool { return target == errBadName }
+// errBadName is what checkComponent refuses.
+var errBadName = winfs.ErrBadName
 
 func (f rootFs) rootHandle() winfs.Handle { return winfs.Handle(f.root.Fd()) }
 

@@ -28,13 +28,7 @@ const (
 )
 
 // ErrBadName is what a name CheckName refuses is (errors.Is).
-var ErrBadName = errors.New("a name Windows does not store as it is")
-
-// NameError is a name CheckName refuses, and why.
-type NameError struct{ Name, Why string }
-
-func (e *NameError) Error() string        { return fmt.Sprintf("%q %s", e.Name, e.Why) }
-func (e *NameError) Is(target error) bool { return target == ErrBadName }
+var ErrBadName = errors.New("not a name Windows stores as it is")
 
 // CheckName refuses a path component that Windows would not take literally: "", "."
 // and "..", a character NTFS forbids (a colon names an alternate data stream), a
@@ -42,7 +36,7 @@ func (e *NameError) Is(target error) bool { return target == ErrBadName }
 // be opened by its name), and a DOS device name (CON, NUL, COM1, ... with any
 // extension), which Win32 opens as the device.
 func CheckName(name string) error {
-	bad := func(why string) error { return &NameError{name, why} }
+	bad := func(why string) error { return fmt.Errorf("%q %s: %w", name, why, ErrBadName) }
 	switch name {
 	case "", ".", "..":
 		return bad("is not a file name")
