@@ -51,7 +51,7 @@ func (j *Journal) compact() (before, after int64, err error) {
 		return before, 0, errs.Wrap(errs.IOError, "", err, "Cannot compact the journal %s: %v. It is unchanged.", j.showPath(), err)
 	}
 	var file *os.File // the copy, for bbolt; a second handle to it, kept past dst.Close
-	dst, err := bolt.Open(filepath.Join(filepath.Dir(j.path), tmp), os.FileMode(st.Mode).Perm()&0o700, &bolt.Options{
+	dst, err := bolt.Open(filepath.Join(filepath.Dir(j.path), tmp), st.perm&0o700, &bolt.Options{
 		NoSync: j.opts.NoSync,
 		OpenFile: func(_ string, flag int, perm os.FileMode) (*os.File, error) {
 			f, err := d.open(tmp, flag|os.O_EXCL, perm)

@@ -6,8 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
+	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -35,9 +34,38 @@ var ownFiles = []string{"journal.db", "holder", "marks", "temps", "lock", ".giti
 
 // dirHandle is the journal's folder, open.
 type dirHandle struct {
-	fd   int
+	fd   handle
 	name string // the folder as messages name it, relative to the root ("" if unknown)
 }
+
+// entryKind is what an entry of the folder is.
+type entryKind int
+
+const (
+	kindOther entryKind = iota
+	kindFile
+	kindDir
+	kindLink // a symlink, or on Windows any reparse point
+	kindFIFO
+	kindSocket
+	kindDevice
+)
+
+// entry is what the journal reads of a stat, on every system.
+type entry struct {
+	kind     entryKind
+	Links    uint64
+	mine     bool   // this process's user owns it
+	owner    string // who does, for messages: "uid 1000", or a Windows SID
+	Size     int64
+	perm     os.FileMode
+	mtime    time.Time
+	Dev, Ino uint64
+}
+
+// errNotOurs is the cause of an open refused for what stands at the name: a symlink,
+// a FIFO, a folder where a file belongs, or the reverse. The caller says which.
+var errNotOurs = errors.New("not what vfsctl makes there")
 
 // show names a file of the folder in a message: relative to the workspace root, never
 // a host path outside it.
@@ -49,9 +77,9 @@ func (d *dirHandle) show(name string) string {
 }
 
 func (d *dirHandle) close() {
-	if d != nil && d.fd >= 0 {
-		unix.Close(d.fd)
-		d.fd = -1
+	if d != nil && d.fd != noHandle {
+		closeHandle(d.fd)
+		d.fd = noHandle
 	}
 }
 
@@ -76,8 +104,8 @@ func (j *Journal) showPath() string {
 }
 
 // openDir opens the journal's folder, creating it when create is set. With a Root, the
-// root is trusted as the user named it and every component below it is opened with
-// O_NOFOLLOW; without one, the folder is trusted as named.
+// root is trusted as the user named it and every component below it is opened without
+// following a symlink; without one, the folder is trusted as named.
 func (j *Journal) openDir(create bool) (*dirHandle, error) {
 	dir := filepath.Dir(j.path)
 	name := j.folderName()
@@ -87,13 +115,13 @@ func (j *Journal) openDir(create bool) (*dirHandle, error) {
 				return nil, errs.Wrap(errs.IOError, "", err, "Cannot create the journal's folder: %v.", errors.Unwrap(err))
 			}
 		}
-		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err := openRoot(dir)
 		if err != nil {
 			return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the journal's folder: %v.", err)
 		}
 		return &dirHandle{fd: fd}, nil
 	}
-	fd, err := unix.Open(j.opts.Root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := openRoot(j.opts.Root)
 	if err != nil {
 		return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the workspace root: %v.", err)
 	}
@@ -101,7 +129,7 @@ func (j *Journal) openDir(create bool) (*dirHandle, error) {
 	for _, c := range strings.Split(name, "/") {
 		done = filepath.ToSlash(filepath.Join(done, c))
 		sub, err := openSubdir(fd, c, done, create)
-		unix.Close(fd)
+		closeHandle(fd)
 		if err != nil {
 			return nil, err
 		}
@@ -112,51 +140,51 @@ func (j *Journal) openDir(create bool) (*dirHandle, error) {
 
 // openSubdir opens folder name in at without following a symlink; show names it in
 // messages.
-func openSubdir(at int, name, show string, create bool) (int, error) {
+func openSubdir(at handle, name, show string, create bool) (handle, error) {
 	for try := 0; ; try++ {
-		fd, err := unix.Openat(at, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		fd, err := openDirAt(at, name)
 		switch {
 		case err == nil:
 			return fd, nil
-		case err == unix.ENOENT && create && try == 0:
-			if err := unix.Mkdirat(at, name, 0o755); err != nil && err != unix.EEXIST {
-				return -1, errs.Wrap(errs.IOError, "", err, "Cannot create %s: %v.", show, err)
+		case errors.Is(err, os.ErrNotExist) && create && try == 0:
+			if err := mkdirAt(at, name); err != nil && !errors.Is(err, os.ErrExist) {
+				return noHandle, errs.Wrap(errs.IOError, "", err, "Cannot create %s: %v.", show, err)
 			}
 			continue
-		case err == unix.ENOENT:
-			return -1, errs.Wrap(errs.IOError, "", os.ErrNotExist, "%s does not exist.", show)
-		case err == unix.ELOOP || err == unix.ENOTDIR:
-			return -1, notOurs(at, name, show, "folder")
+		case errors.Is(err, os.ErrNotExist):
+			return noHandle, errs.Wrap(errs.IOError, "", os.ErrNotExist, "%s does not exist.", show)
+		case errors.Is(err, errNotOurs):
+			return noHandle, notOurs(at, name, show, "folder")
 		}
-		return -1, errs.Wrap(errs.IOError, "", err, "Cannot open %s: %v.", show, err)
+		return noHandle, errs.Wrap(errs.IOError, "", err, "Cannot open %s: %v.", show, err)
 	}
 }
 
 // describe says what the entry name in at is, for a refusal.
-func describe(at int, name string) string {
-	var st unix.Stat_t
-	if unix.Fstatat(at, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+func describe(at handle, name string) string {
+	st, err := statAt(at, name)
+	if err != nil {
 		return "not what vfsctl made"
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFLNK:
+	switch st.kind {
+	case kindLink:
 		return "a symlink"
-	case unix.S_IFIFO:
+	case kindFIFO:
 		return "a FIFO"
-	case unix.S_IFSOCK:
+	case kindSocket:
 		return "a socket"
-	case unix.S_IFCHR, unix.S_IFBLK:
+	case kindDevice:
 		return "a device"
-	case unix.S_IFDIR:
+	case kindDir:
 		return "a folder"
-	case unix.S_IFREG:
+	case kindFile:
 		return "a file" // where a folder belongs
 	}
 	return "not a regular file"
 }
 
 // notOurs refuses a journal file that is not what vfsctl makes there.
-func notOurs(at int, name, show, want string) error {
+func notOurs(at handle, name, show, want string) error {
 	return errs.New(errs.IOError, "", "The journal's %s %s is %s, which vfsctl never makes there and does not follow. Remove %s (vfsctl makes a new one) and retry.", want, show, describe(at, name), show)
 }
 
@@ -166,17 +194,17 @@ func notOurs(at int, name, show, want string) error {
 // naming every one.
 func (d *dirHandle) check() error {
 	for _, n := range ownFiles {
-		if err := d.checkEntry(n, unix.S_IFREG, "file"); err != nil {
+		if err := d.checkEntry(n, kindFile, "file"); err != nil {
 			return err
 		}
 	}
-	if err := d.checkEntry(queueDir, unix.S_IFDIR, "folder"); err != nil {
+	if err := d.checkEntry(queueDir, kindDir, "folder"); err != nil {
 		return err
 	}
 	var all []string
 	for _, n := range ownFiles {
-		var st unix.Stat_t
-		if n == ".gitignore" || unix.Fstatat(d.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		st, ok := d.stat(n)
+		if n == ".gitignore" || !ok {
 			continue
 		}
 		if err := d.unwritable(n, &st, n != "journal.db"); err != nil {
@@ -191,13 +219,13 @@ func (d *dirHandle) check() error {
 
 // writable reports whether st is a file vfsctl may write: a regular file with one
 // link, of this process's user.
-func writable(st *unix.Stat_t) bool {
-	return st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 && int(st.Uid) == os.Geteuid()
+func writable(st *entry) bool {
+	return st.kind == kindFile && st.Links == 1 && st.mine
 }
 
 // unwritable says why the folder's regular file name (st) is not one vfsctl writes: a
 // hard link, or, when mine is set, a file of another user. nil if it is neither.
-func (d *dirHandle) unwritable(name string, st *unix.Stat_t, mine bool) error {
+func (d *dirHandle) unwritable(name string, st *entry, mine bool) error {
 	show := d.show(name)
 	again := fmt.Sprintf("Remove %s (vfsctl makes a new one) and retry.", show)
 	if name == "journal.db" {
@@ -205,27 +233,27 @@ func (d *dirHandle) unwritable(name string, st *unix.Stat_t, mine bool) error {
 		again = fmt.Sprintf("To keep its history, replace it by a copy of its own (cp %s %s.copy && mv %s.copy %s) and retry.", show, show, show, show)
 	}
 	switch {
-	case st.Nlink > 1:
+	case st.Links > 1:
 		// A hard link: writing it would write another file, wherever that is.
-		return errs.New(errs.IOError, "", "The journal's file %s is a hard link to another file (%d links), which vfsctl never makes and does not write. %s", show, st.Nlink, again)
-	case mine && int(st.Uid) != os.Geteuid():
-		return errs.New(errs.IOError, "", "The journal's file %s belongs to another user (uid %d), and vfsctl writes no file of another user's there. %s", show, st.Uid, again)
+		return errs.New(errs.IOError, "", "The journal's file %s is a hard link to another file (%d links), which vfsctl never makes and does not write. %s", show, st.Links, again)
+	case mine && !st.mine:
+		return errs.New(errs.IOError, "", "The journal's file %s belongs to another user (%s), and vfsctl writes no file of another user's there. %s", show, st.owner, again)
 	}
 	return nil
 }
 
-func (d *dirHandle) checkEntry(name string, want uint32, what string) error {
-	var st unix.Stat_t
-	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	if err != nil || uint32(st.Mode&unix.S_IFMT) == want {
+func (d *dirHandle) checkEntry(name string, want entryKind, what string) error {
+	st, err := statAt(d.fd, name)
+	if err != nil || st.kind == want {
 		return nil // absent (or unreadable: its open reports it)
 	}
 	return notOurs(d.fd, name, d.show(name), what)
 }
 
 // stat returns the entry name without following a symlink; ok is false if it is absent.
-func (d *dirHandle) stat(name string) (st unix.Stat_t, ok bool) {
-	return st, unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+func (d *dirHandle) stat(name string) (entry, bool) {
+	st, err := statAt(d.fd, name)
+	return st, err == nil
 }
 
 // open opens the folder's file name: never through a symlink, without blocking on a
@@ -233,55 +261,55 @@ func (d *dirHandle) stat(name string) (st unix.Stat_t, ok bool) {
 // this process's user owns it. O_TRUNC truncates it once that is known.
 func (d *dirHandle) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 	trunc := flag&os.O_TRUNC != 0
-	fd, err := unix.Openat(d.fd, name, flag&^os.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, uint32(perm.Perm()))
+	fd, err := openFileAt(d.fd, name, flag&^os.O_TRUNC, perm)
 	if err != nil {
-		if err == unix.ENOENT {
+		if errors.Is(err, os.ErrNotExist) {
 			return nil, &os.PathError{Op: "open", Path: d.show(name), Err: os.ErrNotExist}
 		}
-		if err == unix.ELOOP || err == unix.ENXIO || err == unix.EISDIR {
+		if errors.Is(err, errNotOurs) {
 			return nil, notOurs(d.fd, name, d.show(name), "file")
 		}
 		return nil, &os.PathError{Op: "open", Path: d.show(name), Err: err}
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+	f := os.NewFile(uintptr(fd), d.show(name))
+	st, err := statHandle(fd)
+	if err != nil {
+		f.Close()
 		return nil, &os.PathError{Op: "stat", Path: d.show(name), Err: err}
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
+	if st.kind != kindFile {
+		f.Close()
 		return nil, notOurs(d.fd, name, d.show(name), "file")
 	}
 	if err := d.unwritable(name, &st, flag&(os.O_WRONLY|os.O_RDWR) != 0); err != nil {
-		unix.Close(fd)
+		f.Close()
 		return nil, err
 	}
 	if trunc {
-		if err := unix.Ftruncate(fd, 0); err != nil {
-			unix.Close(fd)
+		if err := f.Truncate(0); err != nil {
+			f.Close()
 			return nil, &os.PathError{Op: "truncate", Path: d.show(name), Err: err}
 		}
 	}
-	unix.SetNonblock(fd, false)
-	return os.NewFile(uintptr(fd), d.show(name)), nil
+	return f, nil
 }
 
 // remove removes the folder's file name if it is one vfsctl may write (writable);
 // anything else is left for the next open to refuse, naming it. Between the check and
 // the removal someone may swap the entry: removing a name harms no other file.
 func (d *dirHandle) remove(name string) error {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	st, err := statAt(d.fd, name)
+	if err != nil {
 		return err
 	}
 	if !writable(&st) {
-		return &os.PathError{Op: "remove", Path: d.show(name), Err: unix.EPERM}
+		return &os.PathError{Op: "remove", Path: d.show(name), Err: os.ErrPermission}
 	}
-	return unix.Unlinkat(d.fd, name, 0)
+	return unlinkAt(d.fd, name, false)
 }
 
 // rename replaces the folder's file to with from.
-func (d *dirHandle) rename(from, to string) error { return unix.Renameat(d.fd, from, d.fd, to) }
+func (d *dirHandle) rename(from, to string) error { return renameAt(d.fd, from, to) }
 
 // cutShort reports, from the file's meta pages, whether a bbolt file of size bytes lost
 // its end: bbolt maps what its meta pages claim, and reading a page past the end of
@@ -335,11 +363,11 @@ func (j *Journal) FolderID() string {
 		return ""
 	}
 	defer d.close()
-	if st, ok := d.stat(filepath.Base(j.path)); !ok || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if st, ok := d.stat(filepath.Base(j.path)); !ok || st.kind != kindFile {
 		return ""
 	}
-	var st unix.Stat_t
-	if unix.Fstat(d.fd, &st) != nil {
+	st, err := statHandle(d.fd)
+	if err != nil {
 		return ""
 	}
 	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	bolt "go.etcd.io/bbolt"
-	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -22,8 +21,8 @@ import (
 
 // identity is the journal folder's device and inode.
 func (j *Journal) identity() (string, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(j.dir.fd, &st); err != nil {
+	st, err := statHandle(j.dir.fd)
+	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), nil
@@ -44,9 +43,10 @@ func (j *Journal) recordIdentity(meta *bolt.Bucket) error {
 func (j *Journal) checkOwn(meta *bolt.Bucket) error {
 	p := j.showPath()
 	what := "Nothing in it was read or acted on. If it is this workspace's own, run `vfsctl adopt`; if not, move " + j.showFolder() + " aside (a new journal starts with the next call)."
-	var st unix.Stat_t
-	if j.file != nil && unix.Fstat(int(j.file.Fd()), &st) == nil && int(st.Uid) != os.Geteuid() {
-		return errs.New(errs.IOError, "", "The journal %s belongs to another user (uid %d). %s", p, st.Uid, what)
+	if j.file != nil {
+		if st, err := statHandle(handle(j.file.Fd())); err == nil && !st.mine {
+			return errs.New(errs.IOError, "", "The journal %s belongs to another user (%s). %s", p, st.owner, what)
+		}
 	}
 	id, err := j.identity()
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -438,7 +437,7 @@ func (j *Journal) open(adopting bool) (*bolt.DB, error) {
 	}
 	// A journal of another user's is read, never written: checkOwn refuses it, and
 	// Adopt copies it into a file of this user's. So its log is not recovered either.
-	mine := !exists || int(st.Uid) == os.Geteuid()
+	mine := !exists || st.mine
 	var live bool
 	var frames [][]byte
 	j.resume = nil
@@ -525,7 +524,7 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists, readOnly bool, siz
 		// Timeout (0 would wait for ever); the queue above already took the wait.
 		wait := max(time.Until(deadline), 0) + 100*time.Millisecond
 		j.mapped = 0
-		if !j.opts.NoSync && !j.opts.NoLog {
+		if !j.opts.NoSync && !j.opts.NoLog && keepsLog {
 			// A map that the log's held read transaction never has to wait to grow
 			// (wal.go); only address space until pages are read.
 			j.mapped = max(walMap, (size+walMap-1)/walMap*walMap)
@@ -556,10 +555,8 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists, readOnly bool, siz
 // ownerOnly takes group and other permissions off a journal file an older vfsctl
 // left readable to them; a file of another owner is left as it is.
 func ownerOnly(f *os.File) {
-	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Geteuid() {
-			f.Chmod(fi.Mode().Perm() & 0o700)
-		}
+	if st, err := statHandle(handle(f.Fd())); err == nil && st.perm&0o077 != 0 && st.mine {
+		f.Chmod(st.perm & 0o700)
 	}
 }
 

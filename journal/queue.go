@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The queue of processes for the journal. bbolt's own file lock is exclusive and
@@ -51,11 +49,11 @@ func (j *Journal) othersWaiting() bool {
 	if j.dir == nil {
 		return false
 	}
-	fd, err := unix.Openat(j.dir.fd, queueDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openDirAt(j.dir.fd, queueDir)
 	if err != nil {
 		return false
 	}
-	defer unix.Close(fd)
+	defer closeHandle(fd)
 	for _, n := range readNames(fd) {
 		t, ok := parseTicket(n)
 		if !ok {
@@ -71,18 +69,6 @@ func (j *Journal) othersWaiting() bool {
 
 // queueLooks counts the looks at the queue, for tests of how often a hold looks.
 var queueLooks atomic.Int64
-
-// readNames lists the folder open at fd, from its start.
-func readNames(fd int) []string {
-	h, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
-	}
-	f := os.NewFile(uintptr(h), queueDir)
-	defer f.Close()
-	names, _ := f.Readdirnames(-1)
-	return names
-}
 
 type ticket struct {
 	name  string
@@ -107,15 +93,12 @@ func parseTicket(name string) (ticket, bool) {
 // ticket lately. A ticket touched in the future (beyond a clock's small step) is not
 // live: anyone can set a file's time, and a ticket dated ahead would otherwise stand
 // in line for good, as would a folder, which nobody touches.
-func (t ticket) live(queue int) bool {
-	var st unix.Stat_t
-	if unix.Fstatat(queue, t.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+func (t ticket) live(queue handle) bool {
+	st, err := statAt(queue, t.name)
+	if err != nil || !writable(&st) {
 		return false
 	}
-	if !writable(&st) {
-		return false
-	}
-	if age := time.Since(time.Unix(st.Mtim.Unix())); age > staleTicket || age < -staleTicket {
+	if age := time.Since(st.mtime); age > staleTicket || age < -staleTicket {
 		return false
 	}
 	return alive(t.pid)
@@ -124,42 +107,36 @@ func (t ticket) live(queue int) bool {
 // clearTicket removes a ticket that is not live, if it is a file of this user's with
 // one link (dirHandle.remove's rule); anything else is left, and is never live. A
 // folder goes if it is empty.
-func clearTicket(queue int, name string) {
-	var st unix.Stat_t
-	if unix.Fstatat(queue, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+func clearTicket(queue handle, name string) {
+	st, err := statAt(queue, name)
+	if err != nil {
 		return
 	}
 	switch {
-	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
-		unix.Unlinkat(queue, name, unix.AT_REMOVEDIR)
+	case st.kind == kindDir:
+		unlinkAt(queue, name, true)
 	case writable(&st):
-		unix.Unlinkat(queue, name, 0)
+		unlinkAt(queue, name, false)
 	}
 }
 
 // touchTicket makes ticket name in queue, or touches it: only a file of this user's
 // with one link, so that a hard link put in its place (to a file anywhere on the
 // filesystem) never has its time set.
-func touchTicket(queue int, name string) error {
-	fd, err := unix.Openat(queue, name, unix.O_RDONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0o644)
+func touchTicket(queue handle, name string) error {
+	fd, err := openFileAt(queue, name, os.O_RDONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	defer closeHandle(fd)
+	st, err := statHandle(fd)
+	if err != nil {
 		return err
 	}
 	if !writable(&st) {
 		return fmt.Errorf("the queue's ticket %s/%s is not a file vfsctl made", queueDir, name)
 	}
-	return unix.Futimes(fd, nil)
-}
-
-// alive reports whether process pid exists.
-func alive(pid int) bool {
-	err := unix.Kill(pid, 0)
-	return err == nil || err == unix.EPERM
+	return touch(fd)
 }
 
 // waitInQueue waits in line for the journal's lock file until deadline and returns it
@@ -169,17 +146,17 @@ func (j *Journal) waitInQueue(deadline time.Time) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	flock := func() bool { return unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil }
+	flock := func() bool { return tryLock(lock) }
 	if flock() && !j.othersWaiting() {
 		return lock, nil // free, and no one in line before us
 	}
-	unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	unlock(lock)
 	queue, err := openSubdir(j.dir.fd, queueDir, j.dir.show(queueDir), true)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	defer unix.Close(queue)
+	defer closeHandle(queue)
 	me := fmt.Sprintf("%020d-%d", time.Now().UnixNano(), os.Getpid())
 	touch := func() error { return touchTicket(queue, me) }
 	if err := touch(); err != nil {
@@ -206,7 +183,7 @@ func (j *Journal) waitInQueue(deadline time.Time) (*os.File, error) {
 
 // first reports whether ticket me is the oldest live one, removing tickets that are
 // not live.
-func (j *Journal) first(queue int, me string) bool {
+func (j *Journal) first(queue handle, me string) bool {
 	names := readNames(queue)
 	sort.Strings(names)
 	for _, n := range names {
@@ -230,11 +207,11 @@ func (j *Journal) firstWaiter() int {
 	if j.dir == nil {
 		return 0
 	}
-	fd, err := unix.Openat(j.dir.fd, queueDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openDirAt(j.dir.fd, queueDir)
 	if err != nil {
 		return 0
 	}
-	defer unix.Close(fd)
+	defer closeHandle(fd)
 	names := readNames(fd)
 	sort.Strings(names)
 	for _, n := range names {

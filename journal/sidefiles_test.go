@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // victim is a file outside the journal's folder, on the same filesystem, with a time
@@ -111,11 +109,11 @@ func TestTicketNotTouchedThroughLink(t *testing.T) {
 	if err := os.Link(v, filepath.Join(queue, name)); err != nil {
 		t.Fatal(err)
 	}
-	fd, err := unix.Open(queue, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := openRoot(queue)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Close(fd)
+	defer closeHandle(fd)
 	if err := touchTicket(fd, name); err == nil {
 		t.Errorf("touched a hard link as a ticket")
 	}

@@ -12,7 +12,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
-	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -237,37 +236,6 @@ func frameMAC(key []byte, gen uint64, i int, payload []byte) []byte {
 	return mac(key, 'f', pre[:], payload)[:16]
 }
 
-// walKey returns the journal file's log key, making one when make is set and it has
-// none. ok is false where the file system keeps no extended attributes.
-func walKey(f *os.File, create bool) (key []byte, err error) {
-	buf := make([]byte, 64)
-	n, err := unix.Fgetxattr(int(f.Fd()), walXattr, buf)
-	if err == nil && n == 32 {
-		return buf[:32], nil
-	}
-	if err != nil && err != errNoAttr || !create {
-		if err == nil {
-			err = fmt.Errorf("the journal's log key is %d bytes", n)
-		}
-		return nil, err
-	}
-	// Whoever can read the journal file can read its attributes: only its owner may,
-	// or anyone who can write .vfsctl/ could sign a log.
-	if err := f.Chmod(0o600); err != nil {
-		return nil, err
-	}
-	key = make([]byte, 32)
-	rand.Read(key)
-	if err := unix.Fsetxattr(int(f.Fd()), walXattr, key, 0); err != nil {
-		return nil, err
-	}
-	// The key must outlive a power loss with the log that it signs.
-	if err := f.Sync(); err != nil {
-		return nil, err
-	}
-	return key, nil
-}
-
 // startLog starts the log of this hold, from the synced state of bbolt: the caller
 // holds j.wmu, and every earlier commit of the hold was synced. A live log found at
 // open (j.resume) is taken over when the file's meta pages are still the ones it
@@ -282,14 +250,14 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		return nil, err
 	}
 	w := &wal{f: f, key: key, pageSize: db.Info().PageSize}
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	if st.Size < walPrealloc {
+	if size := st.Size(); size < walPrealloc {
 		// Zeros once, synced with the file's length: later frames overwrite them.
-		if _, err := f.WriteAt(make([]byte, walPrealloc-st.Size), st.Size); err != nil {
+		if _, err := f.WriteAt(make([]byte, walPrealloc-size), size); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -351,7 +319,7 @@ func (w *wal) restart(db *bolt.DB, file *os.File, gen uint64) error {
 		w.gen = gen
 		h := w.header(walLive, metas)
 		if _, err = w.f.WriteAt(h, 0); err == nil {
-			err = dataSync(int(w.f.Fd()))
+			err = dataSync(handle(w.f.Fd()))
 		}
 		w.hdrLen = int64(len(h))
 	}
@@ -402,7 +370,7 @@ func (w *wal) append(ops []byte) error {
 	if _, err := w.f.WriteAt(fr, w.end); err != nil {
 		return err
 	}
-	if err := dataSync(int(w.f.Fd())); err != nil {
+	if err := dataSync(handle(w.f.Fd())); err != nil {
 		return err
 	}
 	w.end += int64(len(fr))
@@ -423,7 +391,7 @@ func (w *wal) void() error {
 	if _, err := w.f.WriteAt(h, 0); err != nil {
 		return err
 	}
-	return dataSync(int(w.f.Fd()))
+	return dataSync(handle(w.f.Fd()))
 }
 
 // room reports whether tx, which noted ops, can be committed without bbolt
@@ -661,17 +629,17 @@ func readHeader(lf, jf *os.File) (*wal, bool) {
 // unless the frame after it verifies: then a frame in the middle is damaged, and
 // acknowledged commits after it would be lost, which is an error.
 func (w *wal) readFrames() ([][]byte, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(int(w.f.Fd()), &st); err != nil {
+	st, err := w.f.Stat()
+	if err != nil {
 		return nil, err
 	}
 	var out [][]byte
 	off := w.hdrLen
 	for i := 0; ; i++ {
-		p, n, ok := w.frameAt(off, i, st.Size)
+		p, n, ok := w.frameAt(off, i, st.Size())
 		if !ok {
 			if n > 0 {
-				if _, _, next := w.frameAt(off+20+n, i+1, st.Size); next {
+				if _, _, next := w.frameAt(off+20+n, i+1, st.Size()); next {
 					return nil, fmt.Errorf("frame %d does not verify, and frame %d after it does", i+1, i+2)
 				}
 			}
@@ -708,19 +676,19 @@ func startedFrom(jf *os.File, w *wal) bool {
 	if !holds(jf, w.metas, w.pageSize) {
 		return false
 	}
-	var st unix.Stat_t
-	if unix.Fstat(int(jf.Fd()), &st) != nil {
+	st, err := jf.Stat()
+	if err != nil {
 		return false
 	}
-	v, ok := metaValue(jf, st.Size, w.metas, w.pageSize, logGenKey)
+	v, ok := metaValue(jf, st.Size(), w.metas, w.pageSize, logGenKey)
 	return ok && len(v) == 8 && binary.LittleEndian.Uint64(v) == w.gen
 }
 
 // holds reports whether the journal file f is long enough for the pages the meta
 // pages metas (of pageSize bytes each) count, in whole pages.
 func holds(f *os.File, metas []byte, pageSize int) bool {
-	var st unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &st) != nil || st.Size%int64(pageSize) != 0 {
+	st, err := f.Stat()
+	if err != nil || st.Size()%int64(pageSize) != 0 {
 		return false
 	}
 	var pages int64
@@ -731,7 +699,7 @@ func holds(f *os.File, metas []byte, pageSize int) bool {
 		}
 		pages = max(pages, m.pages)
 	}
-	return pages >= 2 && st.Size >= pages*int64(pageSize)
+	return pages >= 2 && st.Size() >= pages*int64(pageSize)
 }
 
 // replayLog applies the frames recoverLog returned, in one synced transaction, and

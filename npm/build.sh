@@ -6,19 +6,22 @@
 #   @vfsctl/linux-arm64   bin/vfsctl, CGO_ENABLED=0
 #   @vfsctl/darwin-x64    bin/vfsctl, CGO_ENABLED=0 (macOS on Intel)
 #   @vfsctl/darwin-arm64  bin/vfsctl, CGO_ENABLED=0 (macOS on Apple silicon)
-# VERSION sets the packages' version (default 0.0.0-dev); PLATFORMS narrows the
-# platform packages built (default: all of them). Windows has none yet: vfsctl's
-# confined walk and its journal's files are opened by handle with POSIX calls
-# (openat, O_NOFOLLOW, renameat) that have no Windows build (docs/runtime.md).
+#   @vfsctl/win32-x64     bin/vfsctl.exe, CGO_ENABLED=0 (Windows on x64)
+#   @vfsctl/win32-arm64   bin/vfsctl.exe, CGO_ENABLED=0 (Windows on Arm)
+# Packages are named by Node's process.platform and process.arch (win32, not
+# windows). VERSION sets the packages' version (default 0.0.0-dev); PLATFORMS narrows
+# the platform packages built (default: all of them). The Windows build has run under
+# Wine only, never on Windows (docs/runtime.md#platforms).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version="${VERSION:-0.0.0-dev}"
-platforms="${PLATFORMS:-linux-x64 linux-arm64 darwin-x64 darwin-arm64}"
+platforms="${PLATFORMS:-linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64 win32-arm64}"
 out=npm/dist
 rm -rf "$out"
 mkdir -p "$out"
 
 goarch() { case "$1" in x64) echo amd64 ;; arm64) echo arm64 ;; *) echo "unknown cpu $1" >&2; exit 2 ;; esac; }
+goos() { case "$1" in win32) echo windows ;; *) echo "$1" ;; esac; }
 
 deps=""
 for p in $platforms; do
@@ -30,7 +33,9 @@ for p in $platforms; do
     CGO_ENABLED=1 go build -trimpath -o "$dir/bin/vfsctl" ./cmd/vfsctl
     CGO_ENABLED=0 go build -trimpath -o "$dir/bin/vfsctl-nocgo" ./cmd/vfsctl
   else
-    CGO_ENABLED=0 GOOS="$os" GOARCH="$(goarch "$cpu")" go build -trimpath -o "$dir/bin/vfsctl" ./cmd/vfsctl
+    exe=vfsctl
+    [ "$os" = win32 ] && exe=vfsctl.exe
+    CGO_ENABLED=0 GOOS="$(goos "$os")" GOARCH="$(goarch "$cpu")" go build -trimpath -o "$dir/bin/$exe" ./cmd/vfsctl
   fi
   cat > "$dir/package.json" <<JSON
 {

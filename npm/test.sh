@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-expected="linux-x64 linux-arm64 darwin-x64 darwin-arm64"
+expected="linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64 win32-arm64"
 PLATFORMS="$expected" npm/build.sh
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
@@ -12,7 +12,7 @@ mkdir -p "$scratch/tgz" "$scratch/project" "$scratch/ws" "$scratch/unpacked"
 for d in npm/dist/*/; do (cd "$d" && npm pack --silent --pack-destination "$scratch/tgz" >/dev/null); done
 ls "$scratch/tgz"
 # Each platform package, as packed: its os and cpu, and a binary of that system and
-# processor, read from the executable's own header (ELF or Mach-O), not from the
+# processor, read from the executable's own header (ELF, Mach-O or PE), not from the
 # package's name. The launcher must depend on each and know its name.
 echo "== the platform packages' contents"
 tar -xzf "$scratch"/tgz/vfsctl-0*.tgz -C "$scratch/unpacked" && mv "$scratch/unpacked/package" "$scratch/unpacked/vfsctl"

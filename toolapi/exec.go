@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -175,17 +174,19 @@ const (
 	ExitNotStarted = 127
 )
 
-// runCommand runs argv in dir, in its own process group, sending o.Signals on to it,
-// killing the group at the timeout or when ctx ends. It returns the exit status and
-// how the command ended, as the record says it.
+// runCommand runs argv in dir, in a group of its own (a process group; on Windows
+// a job object) that its children join, sending o.Signals on to it, killing the
+// group at the timeout or when ctx ends. It returns the exit status and how the
+// command ended, as the record says it.
 func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (int, string) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, o.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	g, err := startGroup(cmd)
+	if err != nil {
 		return ExitNotStarted, fmt.Sprintf("not started: %v", err)
 	}
+	defer g.close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var timer <-chan time.Time
@@ -198,18 +199,16 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 	for {
 		select {
 		case s := <-o.Signals:
-			if sig, ok := s.(syscall.Signal); ok {
-				syscall.Kill(-cmd.Process.Pid, sig)
-			}
+			g.signal(s)
 		case <-timer:
 			killed = fmt.Sprintf("killed after the timeout of %s", o.Timeout)
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			g.kill()
 			timer = nil
 		case <-ctx.Done():
 			if killed == "" {
 				killed = fmt.Sprintf("killed: %v", context.Cause(ctx))
 			}
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			g.kill()
 			ctx = context.Background() // once
 		case err := <-done:
 			var ee *exec.ExitError
@@ -217,14 +216,7 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 			case err == nil:
 				return 0, "exit 0"
 			case errors.As(err, &ee):
-				st := ee.Sys().(syscall.WaitStatus)
-				if st.Signaled() {
-					if killed != "" {
-						return ExitTimeout, killed
-					}
-					return 128 + int(st.Signal()), "signal " + st.Signal().String()
-				}
-				return st.ExitStatus(), fmt.Sprintf("exit %d", st.ExitStatus())
+				return exitOf(ee, killed)
 			}
 			// Output that could not be copied (a closed pipe) after the command ended.
 			if cmd.ProcessState != nil && cmd.ProcessState.Exited() {

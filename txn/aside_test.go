@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
-	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
@@ -36,7 +35,7 @@ func giveAway(t *testing.T, p string, mode os.FileMode) {
 	if err := os.Chmod(p, mode); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Setxattr(p, "user.vfsctl-test", []byte("kept"), 0); err != nil && err != unix.ENOTSUP {
+	if err := setTestXattr(p); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Date(2001, 2, 3, 4, 5, 6, 7, time.UTC)
@@ -142,7 +141,7 @@ func killChild(dir, jpath, n string) {
 			return nil // a read
 		}
 		if steps++; steps == kill {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			killSelf()
 			select {}
 		}
 		return nil

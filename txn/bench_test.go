@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/vfs"
 )
 
@@ -73,7 +72,7 @@ func BenchmarkDurableEdit(b *testing.B) {
 					content, old, nw = alt, nw, old
 				}
 				t0 := time.Now()
-				if err := renameio.WriteFile(floorPath, []byte(content), 0o644, renameio.WithTempDir(dir)); err != nil {
+				if err := testutil.FloorWrite(b, floorPath, []byte(content), dir); err != nil {
 					b.Fatal(err)
 				}
 				h, _ := os.Open(dir)
@@ -114,7 +113,7 @@ func BenchmarkParallelEdits(b *testing.B) {
 			wg.Go(func() {
 				p := filepath.Join(dir, fmt.Sprintf("f%d.go", g))
 				for range per {
-					if err := renameio.WriteFile(p, data, 0o644, renameio.WithTempDir(dir)); err != nil {
+					if err := testutil.FloorWrite(b, p, data, dir); err != nil {
 						b.Error(err)
 						return
 					}

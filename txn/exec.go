@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -251,8 +250,7 @@ func (e *Engine) execRunning(r *journal.Record) bool {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
+	return processAlive(pid)
 }
 
 // Seq is the exec's record.

@@ -212,7 +212,7 @@ func killMoveChild(dir, jpath, what, n string) {
 			return nil // a read
 		}
 		if steps++; steps == kill {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			killSelf()
 			select {}
 		}
 		return nil

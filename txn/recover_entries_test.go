@@ -131,7 +131,7 @@ func undoKillChild(dir, jpath, how, seq, n string) {
 			return nil // a read
 		}
 		if steps++; steps == kill {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			killSelf()
 			select {}
 		}
 		return nil

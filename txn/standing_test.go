@@ -2,6 +2,7 @@ package txn
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -242,11 +243,11 @@ func TestCheckpointPastAFileReplacedSince(t *testing.T) {
 		path    string // what is replaced: the file, or its folder
 		replace func(p string) error
 	}{
-		{"fifo", "d/x.txt", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"fifo", "d/x.txt", mkfifo},
 		{"folder", "d/x.txt", func(p string) error { return os.Mkdir(p, 0o755) }},
 		{"symlink", "d/x.txt", func(p string) error { return os.Symlink("../b.txt", p) }},
 		{"folder a symlink", "d", func(p string) error { return os.Symlink(".", p) }},
-		{"folder a fifo", "d", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"folder a fifo", "d", mkfifo},
 		{"folder a file", "d", func(p string) error { return os.WriteFile(p, []byte("x\n"), 0o644) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -275,7 +276,9 @@ func TestCheckpointPastAFileReplacedSince(t *testing.T) {
 			if err := os.RemoveAll(p); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.replace(p); err != nil {
+			if err := c.replace(p); errors.Is(err, errNoFIFO) {
+				t.Skip(err)
+			} else if err != nil {
 				t.Fatal(err)
 			}
 			if err := e.Checkpoint(); err != nil {
@@ -315,7 +318,9 @@ func TestRecoveryPastAFIFO(t *testing.T) {
 				t.Fatal(err)
 			}
 			os.Remove(filepath.Join(ws, "a.txt"))
-			if err := syscall.Mkfifo(filepath.Join(ws, "a.txt"), 0o644); err != nil {
+			if err := mkfifo(filepath.Join(ws, "a.txt")); errors.Is(err, errNoFIFO) {
+				t.Skip(err)
+			} else if err != nil {
 				t.Fatal(err)
 			}
 			var b *Engine

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/journal"
@@ -58,7 +57,7 @@ func asNobody(t *testing.T, child string, scenario func(ws string) string) strin
 	}
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Env = append(os.Environ(), "VFSCTL_CHILD="+child, "VFSCTL_DIR="+ws)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	runAs(cmd, nobody)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the child as nobody: %v\n%s", err, out)

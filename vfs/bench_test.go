@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/google/renameio/v2"
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 // BenchmarkReplace measures a durable atomic replace of a 1.5 MB file through the
@@ -34,7 +34,7 @@ func BenchmarkReplace(b *testing.B) {
 	b.Run("renameio-floor", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if err := renameio.WriteFile(p, data, 0o644, renameio.WithTempDir(dir)); err != nil {
+			if err := testutil.FloorWrite(b, p, data, dir); err != nil {
 				b.Fatal(err)
 			}
 			d, err := os.Open(dir)

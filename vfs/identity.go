@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"io/fs"
-	"syscall"
 )
 
 // Identity tells whether a file is still the one that was read, without reading it:
@@ -44,16 +43,11 @@ func (f *FS) IdentityOf(p string) (Identity, error) {
 	return identityOf(fi), nil
 }
 
+// identityOf is the identity in fi, zero where fi carries none (stat_unix.go,
+// stat_windows.go).
 func identityOf(fi fs.FileInfo) Identity {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return Identity{}
-	}
-	return Identity{
-		Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size,
-		Mtime: nanos(mtimeOf(st)),
-		Ctime: nanos(ctimeOf(st)),
-	}
+	id, _ := statIdentity(fi)
+	return id
 }
 
 // Unchanged reports whether the file at canonical path p still holds want, read when
@@ -71,5 +65,3 @@ func (f *FS) Unchanged(p string, id Identity, want []byte) (bool, error) {
 	}
 	return f.SameContent(p, want)
 }
-
-func nanos(sec, nsec int64) int64 { return sec*1e9 + nsec }

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
 )
@@ -204,8 +202,8 @@ func TestHeldFilesGiveWayAtTheDescriptorLimit(t *testing.T) {
 	if !onExt4(ws) {
 		t.Skip("files are held on ext4 only")
 	}
-	var limit unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &limit); err != nil {
+	limit, err := fileLimit()
+	if err != nil {
 		t.Skip(err)
 	}
 	const n = 3 * maxHeld
@@ -217,9 +215,7 @@ func TestHeldFilesGiveWayAtTheDescriptorLimit(t *testing.T) {
 			testutil.WriteFile(t, filepath.Join(ws, fmt.Sprintf("f%d.txt", i)), data)
 		}
 		f.WaitFreed()
-		low := limit
-		low.Cur = uint64(openFDs(t) + spare)
-		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+		if err := setFileLimit(uint64(openFDs(t) + spare)); err != nil {
 			t.Skip(err)
 		}
 		var staged []*Staged
@@ -230,7 +226,7 @@ func TestHeldFilesGiveWayAtTheDescriptorLimit(t *testing.T) {
 				staged = append(staged, st)
 			}
 		}
-		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &limit); err != nil {
+		if err := setFileLimit(limit); err != nil {
 			t.Fatal(err)
 		}
 		for _, st := range staged {

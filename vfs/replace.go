@@ -14,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/afero"
-	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -647,15 +646,9 @@ func shedding[T any](f *FS, open func() (T, error)) (T, error) {
 	return v, err
 }
 
-// outOfDescriptors reports whether err is the process's, or the system's, running out
-// of file descriptors.
-func outOfDescriptors(err error) bool {
-	return errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE)
-}
-
 // unhold closes fd, a descriptor hold returned, and counts it as no longer held.
 func (f *FS) unhold(fd int) {
-	unix.Close(fd)
+	closeHeld(fd)
 	f.held.Add(-1)
 }
 
@@ -737,14 +730,14 @@ func (f *FS) syncDir(dir string) error {
 // and setgid bits and file capabilities, which are then set again. It returns the stat
 // of h it took last, after every change of its metadata, where it took one.
 func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileInfo, mode fs.FileMode) (fs.FileInfo, error) {
-	osf, real := h.(*os.File)
+	osf, real := osFile(h)
 	if old != nil {
-		if want, ok := old.Sys().(*syscall.Stat_t); ok {
+		if want, ok := ownerOf(old); ok {
 			fi, err := h.Stat()
 			if err != nil {
 				return nil, f.osError(p, err)
 			}
-			if have, ok := fi.Sys().(*syscall.Stat_t); !ok || have.Uid != want.Uid || have.Gid != want.Gid {
+			if have, ok := ownerOf(fi); !ok || have.Uid != want.Uid || have.Gid != want.Gid {
 				var err error
 				if real {
 					err = osf.Chown(int(want.Uid), int(want.Gid))
@@ -770,11 +763,11 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 		return nil, nil
 	}
 	// The kernel silently drops a setgid bit for a group the process is not in.
-	fi, err := osf.Stat()
+	fi, err := h.Stat()
 	if err != nil {
 		return nil, f.osError(p, err)
 	}
-	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != mode {
+	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != storedMode(mode) {
 		return nil, errs.New(errs.PermissionDenied, p, "%s has mode %v, and its replacement could not be given that mode (it got %v); nothing was written.", p, mode, got)
 	}
 	if old == nil {
@@ -792,7 +785,7 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 		return nil, errs.Wrap(errs.PermissionDenied, p, err, "The extended attributes of %s could not be read (%v), so its replacement could not keep them; nothing was written.", p, err)
 	}
 	for _, a := range attrs {
-		if err := unix.Fsetxattr(int(osf.Fd()), a.name, a.value, 0); err != nil {
+		if err := setXattr(osf, a); err != nil {
 			return nil, errs.Wrap(errs.PermissionDenied, p, err, "%s has the extended attribute %s, which its replacement could not be given (%v); nothing was written.", p, a.name, err)
 		}
 	}
@@ -811,37 +804,6 @@ func (f *FS) CheckWritable(r *Resolved) error {
 		return nil
 	}
 	return errs.New(errs.PermissionDenied, r.Name, "%s is read-only (mode %v); the file tools do not change read-only files. Leave it as it is, or ask the user to make it writable.", r.Name, r.Info.Mode().Perm())
-}
-
-func writable(fi fs.FileInfo) bool {
-	perm := fi.Mode().Perm()
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return perm&0o200 != 0
-	}
-	euid := os.Geteuid()
-	switch {
-	case euid == 0:
-		return perm&0o222 != 0
-	case int(st.Uid) == euid:
-		return perm&0o200 != 0
-	case inGroup(int(st.Gid)):
-		return perm&0o020 != 0
-	}
-	return perm&0o002 != 0
-}
-
-func inGroup(gid int) bool {
-	if os.Getegid() == gid {
-		return true
-	}
-	groups, _ := os.Getgroups()
-	for _, g := range groups {
-		if g == gid {
-			return true
-		}
-	}
-	return false
 }
 
 // MakeDirs makes folder dir (a canonical path) and its missing parents, each a real

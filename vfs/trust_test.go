@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
-	"golang.org/x/sys/unix"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
@@ -136,7 +135,7 @@ func TestFilesystemRefusesReservedAndDotDot(t *testing.T) {
 // A FIFO is refused at once, never opened for reading (that open would block).
 func TestFIFONeverOpened(t *testing.T) {
 	f, ws, _ := setup(t)
-	if err := syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o644); err != nil {
+	if err := syscallMkfifo(filepath.Join(ws, "pipe"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan error, 1)
@@ -175,7 +174,7 @@ func TestReplaceKeepsSpecialBitsAndXattrs(t *testing.T) {
 		t.Fatal(err)
 	}
 	xattrs := true
-	if err := unix.Setxattr(p, "user.vfsctl-test", []byte("kept"), 0); err != nil {
+	if err := setTestXattr(p, "user.vfsctl-test", []byte("kept")); err != nil {
 		xattrs = false
 		t.Logf("no user xattrs here: %v", err)
 	}
@@ -189,12 +188,12 @@ func TestReplaceKeepsSpecialBitsAndXattrs(t *testing.T) {
 	if got := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky); got != mode {
 		t.Errorf("mode after replace: %v, want %v", got, mode)
 	}
-	if st := fi.Sys().(*syscall.Stat_t); os.Geteuid() == 0 && (st.Uid != 1234 || st.Gid != 5678) {
-		t.Errorf("owner after replace: %d:%d", st.Uid, st.Gid)
+	if uid, gid := testOwner(fi); os.Geteuid() == 0 && (uid != 1234 || gid != 5678) {
+		t.Errorf("owner after replace: %d:%d", uid, gid)
 	}
 	if xattrs {
 		buf := make([]byte, 64)
-		n, err := unix.Getxattr(p, "user.vfsctl-test", buf)
+		n, err := getXattr(p, "user.vfsctl-test", buf)
 		if err != nil || string(buf[:n]) != "kept" {
 			t.Errorf("xattr after replace: %q, %v", buf[:max(n, 0)], err)
 		}

@@ -126,6 +126,16 @@ func New(fsys afero.Fs, opts Options) *FS {
 // absolute path, and the path its symlinks resolve to.
 func (f *FS) Aliases() []string { return slices.Clone(f.aliases) }
 
+// Close lets go of the root's handle. An FS is usually kept for the life of its
+// process; on Windows a folder held open cannot be removed, which a test that
+// removes its workspace needs.
+func (f *FS) Close() error {
+	if r, ok := f.fs.(rootFs); ok {
+		return r.root.Close()
+	}
+	return nil
+}
+
 // Afero returns the underlying filesystem, for callers that keep their own files in the
 // root (the journal) and for tests.
 func (f *FS) Afero() afero.Fs { return f.fs }
@@ -148,7 +158,7 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", errs.New(errs.InvalidInput, p[:64], "path is %d bytes long; paths are at most 4096 bytes.", len(p))
 	}
 	q := filepath.ToSlash(p)
-	if path.IsAbs(q) {
+	if isAbs(q) {
 		// Outside the root is the first thing to say of "/" or "/etc/".
 		if _, ok := f.relToRoot(path.Clean(q)); !ok {
 			return "", errs.New(errs.PathOutsideRoot, p, "%s is outside the workspace. Send a path relative to the workspace root.", p)
@@ -157,7 +167,7 @@ func (f *FS) Clean(p string) (string, error) {
 	if strings.HasSuffix(q, "/") {
 		return "", errs.New(errs.InvalidInput, p, "%s ends with a slash, which names a folder. Send the path of a file, without the trailing slash.", p)
 	}
-	if !path.IsAbs(q) {
+	if !isAbs(q) {
 		// Before the names' own checks: ".git " is reserved before it ends in a space.
 		if err := f.checkReserved(p, q); err != nil {
 			return "", err
@@ -166,7 +176,7 @@ func (f *FS) Clean(p string) (string, error) {
 	if err := checkNames(p, q); err != nil {
 		return "", err
 	}
-	if path.IsAbs(q) {
+	if isAbs(q) {
 		// Clean first: an absolute path whose .. stays inside the root is inside it.
 		rel, ok := f.relToRoot(path.Clean(q))
 		if !ok {
@@ -186,6 +196,9 @@ func (f *FS) Clean(p string) (string, error) {
 	}
 	return q, nil
 }
+
+// isAbs reports whether the slash path q is absolute: "/x", or on Windows "C:/x".
+func isAbs(q string) bool { return path.IsAbs(q) || filepath.IsAbs(filepath.FromSlash(q)) }
 
 func (f *FS) relToRoot(abs string) (string, bool) {
 	for _, a := range f.aliases {
@@ -478,6 +491,8 @@ func (f *FS) osError(p string, err error) error {
 		return errs.Wrap(errs.NotAFile, p, err, "%s is not a regular file. The file tools read and edit regular files only.", p)
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return errs.Wrap(errs.InvalidInput, p, err, "A name in %s is too long for the filesystem (names are at most 255 bytes). Send a shorter name.", p)
+	case errors.Is(err, errBadName):
+		return errs.Wrap(errs.InvalidInput, p, err, "%s cannot be a file's path on this system: %v. Send another name.", p, errors.Unwrap(err))
 	case errors.Is(err, errEscapes):
 		return errs.Wrap(errs.PathOutsideRoot, p, err, "%s leads outside the workspace. Send a path inside it.", p)
 	case errors.Is(err, syscall.ENOSPC):
@@ -645,9 +660,4 @@ func (f *FS) readAll(p string) ([]byte, Identity, fs.FileInfo, error) {
 }
 
 // Links returns the hard-link count of a file, 1 where the filesystem does not say.
-func Links(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
-}
+func Links(fi fs.FileInfo) uint64 { return linksOf(fi) }

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -25,6 +24,7 @@ func setup(t *testing.T) (*FS, string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.Close() })
 	return f, ws, parent
 }
 
@@ -44,7 +44,7 @@ func TestPaths(t *testing.T) {
 	must(os.Symlink("missing.go", filepath.Join(ws, "dangling.go")))
 	must(os.Symlink("loop2", filepath.Join(ws, "loop1")))
 	must(os.Symlink("loop1", filepath.Join(ws, "loop2")))
-	must(syscall.Mkfifo(filepath.Join(ws, "fifo"), 0o644))
+	mkfifo(t, filepath.Join(ws, "fifo"))
 
 	ok := map[string]string{
 		"src/a.go":                    "src/a.go",

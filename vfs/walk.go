@@ -187,26 +187,6 @@ func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
 	w.visit(root, d, 1, fn)
 }
 
-// openFolder opens the folder the walk starts at, on the real filesystem: its own
-// open of the folder, so that listing it moves no offset another walk shares. On
-// another filesystem it is -1: the walk goes by path.
-func (w *Walker) openFolder(dir string) (int, error) {
-	rf, ok := w.fs.fs.(rootFs)
-	if !ok {
-		return -1, nil
-	}
-	dfd, base, err := rf.parent("open", dir)
-	if err != nil {
-		return -1, err
-	}
-	fd, err := openDir(dfd, base)
-	rf.release(dfd)
-	if err != nil {
-		return -1, &fs.PathError{Op: "open", Path: dir, Err: err}
-	}
-	return fd, nil
-}
-
 // visit walks one folder at level, held as descriptor d (-1: by path); false stops
 // the walk.
 func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.FileInfo) bool) bool {
@@ -244,7 +224,7 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 		}
 		sub := -1
 		if d >= 0 {
-			if sub, err = openDir(d, e.Name()); err != nil {
+			if sub, err = openSubfolder(d, e.Name()); err != nil {
 				continue // gone, or swapped for a symlink or a file since it was listed
 			}
 		}

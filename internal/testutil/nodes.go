@@ -9,11 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
-	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // Node is what a walk of a workspace on disk sees of one entry: more than its bytes.
@@ -51,10 +47,8 @@ func Nodes(t testing.TB, dir string) map[string]Node {
 		if err != nil {
 			return err
 		}
-		st := fi.Sys().(*syscall.Stat_t)
-		n := Node{Mode: fi.Mode(), Ino: st.Ino, Uid: st.Uid, Gid: st.Gid}
+		n := nodeOf(p, fi)
 		if fi.Mode().IsRegular() { // (a folder's links follow its subfolders: .vfsctl/ made)
-			n.Links = uint64(st.Nlink)
 			n.Mtime = fi.ModTime().UnixNano()
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -70,29 +64,6 @@ func Nodes(t testing.TB, dir string) map[string]Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
-}
-
-func xattrsOf(p string) []string {
-	size, err := unix.Llistxattr(p, nil)
-	if err != nil || size == 0 {
-		return nil
-	}
-	buf := make([]byte, size)
-	n, err := unix.Llistxattr(p, buf)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, name := range strings.Split(strings.TrimRight(string(buf[:n]), "\x00"), "\x00") {
-		v := make([]byte, 4096)
-		vn, err := unix.Lgetxattr(p, name, v)
-		if err != nil {
-			continue
-		}
-		out = append(out, name+"="+string(v[:vn]))
-	}
-	sort.Strings(out)
 	return out
 }
 

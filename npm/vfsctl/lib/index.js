@@ -9,13 +9,16 @@ import { createInterface } from "node:readline";
 const require = createRequire(import.meta.url);
 
 // The per-platform packages this one may have installed, by `${platform}-${arch}`.
-// Each holds bin/vfsctl (Windows has no build yet: docs/runtime.md); linux-x64's is built with cgo (the tree-sitter guards) and
-// needs glibc, so it also holds bin/vfsctl-nocgo for other libcs.
+// Each holds bin/vfsctl (bin/vfsctl.exe on Windows, which has run under Wine only:
+// docs/runtime.md#platforms); linux-x64's is built with cgo (the tree-sitter guards)
+// and needs glibc, so it also holds bin/vfsctl-nocgo for other libcs.
 const platforms = {
   "linux-x64": "@vfsctl/linux-x64",
   "linux-arm64": "@vfsctl/linux-arm64",
   "darwin-x64": "@vfsctl/darwin-x64",
   "darwin-arm64": "@vfsctl/darwin-arm64",
+  "win32-x64": "@vfsctl/win32-x64",
+  "win32-arm64": "@vfsctl/win32-arm64",
 };
 
 function glibc() {
@@ -49,6 +52,7 @@ export function binaryPath() {
         "Reinstall vfsctl without --no-optional (or --omit=optional), or set VFSCTL to a vfsctl binary.",
     );
   }
+  if (process.platform === "win32") return `${dir}bin/vfsctl.exe`;
   const cgo = `${dir}bin/vfsctl`;
   const plain = `${dir}bin/vfsctl-nocgo`;
   if (existsSync(plain) && !glibc()) return plain;
