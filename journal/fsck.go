@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -65,6 +66,11 @@ func (t *Tx) Verify() (problems []Problem, blobs, records int) {
 				problems = append(problems, Problem{"reference", fmt.Sprintf("call %d: the new content of %s (blob %.12s) is missing", seq, f.Path, f.After)})
 			}
 		}
+		for _, en := range r.Entries {
+			if why := badEntry(en); why != "" {
+				problems = append(problems, Problem{"record", fmt.Sprintf("call %d: its entry for %q %s; an undo or recovery would not act on it as recorded", seq, en.Path, why)})
+			}
+		}
 	}
 	// The snapshot's files are the prior content of the next command's changes: one
 	// missing could not be taken back.
@@ -89,4 +95,24 @@ func (t *Tx) Verify() (problems []Problem, blobs, records int) {
 		problems = append(problems, Problem{"bbolt", msg})
 	}
 	return problems, blobs, records
+}
+
+// badEntry says what is wrong with a record's folder or symlink entry ("" when
+// nothing): a kind the journal does not know, a symlink without a target, a path that
+// is not a relative one below the root, or a step that changes nothing.
+func badEntry(en Entry) string {
+	for _, k := range []string{en.Before, en.After} {
+		if k != "" && k != KindDir && k != KindSymlink {
+			return fmt.Sprintf("names the unknown kind %q", k)
+		}
+	}
+	switch {
+	case en.Before == KindSymlink && en.BeforeTarget == "" || en.After == KindSymlink && en.AfterTarget == "":
+		return "names a symlink without its target"
+	case en.Path == "" || path.IsAbs(en.Path) || path.Clean(en.Path) != en.Path || en.Path == ".." || strings.HasPrefix(en.Path, "../"):
+		return "is not a path inside the workspace"
+	case en == Entry{Path: en.Path}:
+		return "changes nothing"
+	}
+	return ""
 }

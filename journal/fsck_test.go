@@ -66,3 +66,41 @@ func TestVerifyFindsASnapshotBlobMissing(t *testing.T) {
 		t.Errorf("problems: %+v, want lost.txt's missing content only", problems)
 	}
 }
+
+// A record's folder or symlink entry that undo and recovery could not act on as
+// recorded (an unknown kind, a path outside the workspace, a symlink without its
+// target) is a problem; a folder made or removed is none.
+func TestVerifyChecksEntries(t *testing.T) {
+	j := New(filepath.Join(t.TempDir(), "journal.db"), Options{NoSync: true})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Release()
+	err := j.Commit(func(tx *Tx) error {
+		return tx.Put(&Record{Tool: "create_directory", State: Committed, Entries: []Entry{
+			{Path: "ok", After: KindDir, AfterMode: 0o755},
+			{Path: "gone", Before: KindDir, BeforeMode: 0o700},
+			{Path: "odd", After: "fifo"},
+			{Path: "../up", After: KindDir},
+			{Path: "link", After: KindSymlink},
+		}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []Problem
+	j.View(func(tx *Tx) error { problems, _, _ = tx.Verify(); return nil })
+	var all []string
+	for _, p := range problems {
+		all = append(all, p.What+": "+p.Text)
+	}
+	got := strings.Join(all, "\n")
+	for _, want := range []string{`"odd" names the unknown kind "fifo"`, `"../up" is not a path inside the workspace`, `"link" names a symlink without its target`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+	if len(problems) != 3 {
+		t.Errorf("want 3 problems (the folder made and the folder removed are sound), got:\n%s", got)
+	}
+}

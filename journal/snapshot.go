@@ -1,12 +1,17 @@
 package journal
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/maphash"
 )
 
 // The snapshot: the last known state of every path of the workspace (bucket
-// "snapshot", path -> JSON of SnapEntry), kept so that what commands and other
+// "snapshot", path -> SnapEntry in the form of encodeSnap; the first journals with a
+// snapshot wrote JSON, which is still read), kept so that what commands and other
 // writers changed between two looks can be told and journaled (txn's exec and
 // checkpoint). The contents of its regular files are blobs (PutBlob), stored once
 // whatever number of paths or records name them; a file over the snapshot's size
@@ -38,19 +43,183 @@ func (t *Tx) HasSnapshot() bool { return t.b(bSnapshot) != nil }
 // does not decode (a damaged or hostile journal) is left out: the next look records
 // its path as new.
 func (t *Tx) Snapshot() map[string]SnapEntry {
-	out := map[string]SnapEntry{}
+	out, _ := t.SnapshotDigest(true)
+	return out
+}
+
+// snapSeed keys the digests of SnapshotDigest: they are compared within a process only.
+var snapSeed = maphash.MakeSeed()
+
+// SnapshotDigest is a digest of the snapshot as stored, every path and entry, and,
+// when decode is set, the snapshot by path too. Two equal digests in one process mean
+// the same snapshot: a look tells by it whether another look recorded one since it
+// read it, without decoding it again.
+func (t *Tx) SnapshotDigest(decode bool) (map[string]SnapEntry, uint64) {
+	var out map[string]SnapEntry
+	var h maphash.Hash
+	h.SetSeed(snapSeed)
 	b := t.b(bSnapshot)
 	if b == nil {
-		return out
+		return map[string]SnapEntry{}, 0
+	}
+	if decode {
+		out = map[string]SnapEntry{}
 	}
 	b.ForEach(func(k, v []byte) error {
-		var e SnapEntry
-		if json.Unmarshal(v, &e) == nil {
-			out[string(k)] = e
+		h.Write(k)
+		h.WriteByte(0) // no path holds a NUL
+		var n [4]byte
+		binary.LittleEndian.PutUint32(n[:], uint32(len(v)))
+		h.Write(n[:])
+		h.Write(v)
+		if decode {
+			if e, err := decodeSnap(v); err == nil {
+				out[string(k)] = e
+			}
 		}
 		return nil
 	})
-	return out
+	return out, h.Sum64() | 1 // never 0, which is no snapshot
+}
+
+// The stored forms of a snapshot entry: JSON (the first journals with a snapshot;
+// it starts with '{'), or snapBinary followed by, in order: the kind's index in
+// snapKinds, uvarint mode, size, dev, ino, varint mtime, ctime, a flags byte
+// (snapLarge, snapRawHash), the hash (32 bytes where snapRawHash, else uvarint length
+// and the text), uvarint length and the symlink's target. About a third of the JSON's
+// size, and decoded without reflection: a look decodes every entry of the workspace.
+const (
+	snapBinary  = 1
+	snapLarge   = 1 << 0
+	snapRawHash = 1 << 1
+)
+
+// snapKinds are the kinds the binary form names by index; another is stored as JSON.
+var snapKinds = []string{"file", "dir", "symlink", "fifo", "socket", "device", "other"}
+
+var errSnapForm = errors.New("a snapshot entry that does not decode")
+
+// encodeSnap is the stored form of e.
+func encodeSnap(e SnapEntry) ([]byte, error) {
+	kind := -1
+	for i, k := range snapKinds {
+		if k == e.Kind {
+			kind = i
+		}
+	}
+	if kind < 0 {
+		return json.Marshal(e)
+	}
+	out := make([]byte, 0, 64+len(e.Target))
+	out = append(out, snapBinary, byte(kind))
+	out = binary.AppendUvarint(out, uint64(e.Mode))
+	out = binary.AppendUvarint(out, uint64(e.Size))
+	out = binary.AppendUvarint(out, e.Dev)
+	out = binary.AppendUvarint(out, e.Ino)
+	out = binary.AppendVarint(out, e.Mtime)
+	out = binary.AppendVarint(out, e.Ctime)
+	var flags byte
+	if e.Large {
+		flags |= snapLarge
+	}
+	raw, err := hex.DecodeString(e.Hash)
+	// Only a hash that hex gives back as it was is stored raw.
+	if err == nil && len(raw) == 32 && hex.EncodeToString(raw) == e.Hash {
+		flags |= snapRawHash
+	}
+	out = append(out, flags)
+	if flags&snapRawHash != 0 {
+		out = append(out, raw...)
+	} else {
+		out = binary.AppendUvarint(out, uint64(len(e.Hash)))
+		out = append(out, e.Hash...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(e.Target)))
+	return append(out, e.Target...), nil
+}
+
+// decodeSnap reads a stored entry in either form.
+func decodeSnap(v []byte) (SnapEntry, error) {
+	var e SnapEntry
+	if len(v) == 0 {
+		return e, errSnapForm
+	}
+	if v[0] != snapBinary {
+		err := json.Unmarshal(v, &e)
+		return e, err
+	}
+	d := snapDecoder{v: v[1:]}
+	kind := d.byte()
+	if int(kind) >= len(snapKinds) {
+		return e, errSnapForm
+	}
+	e.Kind = snapKinds[kind]
+	mode := d.uvarint()
+	if mode > 0xffffffff {
+		return e, errSnapForm
+	}
+	e.Mode = uint32(mode)
+	e.Size = int64(d.uvarint())
+	e.Dev, e.Ino = d.uvarint(), d.uvarint()
+	e.Mtime, e.Ctime = d.varint(), d.varint()
+	flags := d.byte()
+	e.Large = flags&snapLarge != 0
+	if flags&snapRawHash != 0 {
+		e.Hash = hex.EncodeToString(d.bytes(32))
+	} else {
+		e.Hash = string(d.bytes(d.uvarint()))
+	}
+	e.Target = string(d.bytes(d.uvarint()))
+	if d.bad || len(d.v) != 0 || e.Size < 0 {
+		return SnapEntry{}, errSnapForm
+	}
+	return e, nil
+}
+
+// snapDecoder reads the binary form; the first fault sticks.
+type snapDecoder struct {
+	v   []byte
+	bad bool
+}
+
+func (d *snapDecoder) byte() byte {
+	if len(d.v) == 0 {
+		d.bad = true
+		return 0
+	}
+	c := d.v[0]
+	d.v = d.v[1:]
+	return c
+}
+
+func (d *snapDecoder) uvarint() uint64 {
+	x, n := binary.Uvarint(d.v)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.v = d.v[n:]
+	return x
+}
+
+func (d *snapDecoder) varint() int64 {
+	x, n := binary.Varint(d.v)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.v = d.v[n:]
+	return x
+}
+
+func (d *snapDecoder) bytes(n uint64) []byte {
+	if d.bad || n > uint64(len(d.v)) {
+		d.bad = true
+		return nil
+	}
+	b := d.v[:n]
+	d.v = d.v[n:]
+	return b
 }
 
 // UpdateSnapshot writes the entries that differ from old, the previous snapshot, and
@@ -66,7 +235,7 @@ func (t *Tx) UpdateSnapshot(old, now map[string]SnapEntry) error {
 		if o, ok := old[p]; ok && o == e {
 			continue
 		}
-		v, err := json.Marshal(e)
+		v, err := encodeSnap(e)
 		if err != nil {
 			return err
 		}
@@ -95,7 +264,7 @@ func (t *Tx) SetSnapshotEntry(path string, e *SnapEntry) error {
 	if e == nil {
 		return b.Delete([]byte(path))
 	}
-	v, err := json.Marshal(e)
+	v, err := encodeSnap(*e)
 	if err != nil {
 		return err
 	}

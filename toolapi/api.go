@@ -573,9 +573,18 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 	for _, ch := range res.Changes {
 		paths = append(paths, ch.Name)
 	}
+	for _, en := range res.Entries {
+		if en.Before == journal.KindDir || en.After == journal.KindDir {
+			paths = append(paths, en.Path+"/")
+		} else {
+			paths = append(paths, en.Path)
+		}
+	}
 	fmt.Fprintf(&b, "%s call %d (%s)", what, res.Target, strings.Join(paths, ", "))
-	if seq := res.Changes[0].Seq; seq > 0 {
-		fmt.Fprintf(&b, " as call %d", seq)
+	if res.Seq > 0 {
+		fmt.Fprintf(&b, " as call %d", res.Seq)
+	} else if len(res.Changes) > 0 && res.Changes[0].Seq > 0 {
+		fmt.Fprintf(&b, " as call %d", res.Changes[0].Seq)
 	}
 	b.WriteString(".\n")
 	for _, ch := range res.Changes {
@@ -586,6 +595,13 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
 		default:
 			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
+		}
+	}
+	for _, en := range res.Entries {
+		if res.DryRun {
+			fmt.Fprintf(&b, "would be: %s.\n", EntryText(en))
+		} else {
+			fmt.Fprintf(&b, "%s.\n", EntryText(en))
 		}
 	}
 	for _, d := range res.Folders {

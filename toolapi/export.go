@@ -72,9 +72,10 @@ type exportLine struct {
 	Reverts    []uint64        `json:"reverts"` // the calls a rewind reverted
 	Exit       *string         `json:"exit"`    // how a command ended (tool exec); null for other calls
 	Files      []exportFile    `json:"files"`
+	Entries    []exportEntry   `json:"entries"` // folders and symlinks the call made, removed or changed
 	Refusal    *exportRefusal  `json:"refusal"`
 	Notes      []string        `json:"notes"`
-	Paths      []string        `json:"paths"` // the files the call named, relative to the root, each once
+	Paths      []string        `json:"paths"` // the files and folders the call named, relative to the root, each once
 }
 
 // exportTime is the time layout of export: DuckDB and most warehouses read RFC 3339
@@ -103,6 +104,18 @@ type exportFile struct {
 	Edits   []exportEdit `json:"edits"`
 }
 
+// exportEntry is a folder or symlink step, every field present: a warehouse that is
+// told the type of the column still needs each key in each row.
+type exportEntry struct {
+	Path         string `json:"path"`
+	Before       string `json:"before"` // "dir", "symlink", "file" or "" (nothing there)
+	After        string `json:"after"`
+	BeforeTarget string `json:"before_target"`
+	AfterTarget  string `json:"after_target"`
+	BeforeMode   uint32 `json:"before_mode"`
+	AfterMode    uint32 `json:"after_mode"`
+}
+
 type exportEdit struct {
 	Index        int      `json:"index"`
 	Tier         string   `json:"tier"`
@@ -129,7 +142,10 @@ func toExport(r *journal.Record, args []byte) exportLine {
 	l := exportLine{Schema: ExportSchema, Seq: r.Seq, Time: TimeJSON(r.Time),
 		DurationMS: Millis(r.Duration), Paths: recordPaths(r), Session: r.Session, Tool: r.Tool, Origin: r.OriginOf(),
 		State: string(r.State), Message: r.Message, DryRun: r.DryRun(), ArgsSize: r.ArgsSize, Undo: r.Undo, Redo: r.Redo,
-		Notes: nonNil(r.Notes), Files: []exportFile{}, Reverts: nonNil(r.Reverts)}
+		Notes: nonNil(r.Notes), Files: []exportFile{}, Entries: []exportEntry{}, Reverts: nonNil(r.Reverts)}
+	for _, e := range r.Entries {
+		l.Entries = append(l.Entries, exportEntry(e))
+	}
 	if r.Exit != "" {
 		x := r.Exit
 		l.Exit = &x
@@ -172,12 +188,16 @@ func argsJSON(args []byte) (json.RawMessage, *string) {
 	return nil, nil
 }
 
-// recordPaths lists the files r names, each once, in the record's order. The record keeps
-// them relative to the root, however the call sent them (the text editor tool sends
-// absolute paths).
+// recordPaths lists the files r names, then its folders and symlinks, each once, in
+// the record's order. The record keeps them relative to the root, however the call
+// sent them (the text editor tool sends absolute paths).
 func recordPaths(r *journal.Record) []string {
 	paths := []string{}
-	for _, p := range r.Paths() {
+	all := r.Paths()
+	for _, e := range r.Entries {
+		all = append(all, e.Path)
+	}
+	for _, p := range all {
 		if !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}

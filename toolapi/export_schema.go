@@ -17,8 +17,10 @@ const (
 	duckEdits = `STRUCT("index" INTEGER, tier VARCHAR, gutter BOOLEAN, folded VARCHAR[], lines INTEGER[][], context_lines INTEGER, context_bytes INTEGER)[]`
 	duckFiles = `STRUCT(path VARCHAR, op VARCHAR, before VARCHAR, after VARCHAR, splices INTEGER, edits ` + duckEdits + `)[]`
 	duckRef   = `STRUCT(change INTEGER, edit INTEGER, lines INTEGER[], tiers VARCHAR[], closeness DOUBLE, language VARCHAR, "column" INTEGER, node VARCHAR)`
+	duckEnts  = `STRUCT(path VARCHAR, before VARCHAR, after VARCHAR, before_target VARCHAR, after_target VARCHAR, before_mode UINTEGER, after_mode UINTEGER)[]`
 	chEdits   = `Array(Tuple(index Int32, tier String, gutter Bool, folded Array(String), lines Array(Array(Int32)), context_lines Int32, context_bytes Int32))`
 	chFiles   = `Array(Tuple(path String, op String, before String, after String, splices Int32, edits ` + chEdits + `))`
+	chEnts    = `Array(Tuple(path String, before String, after String, before_target String, after_target String, before_mode UInt32, after_mode UInt32))`
 	chRef     = `Tuple(change Int32, edit Int32, lines Array(Int32), tiers Array(String), closeness Float64, language String, column Int32, node String)`
 )
 
@@ -44,6 +46,7 @@ var exportColumns = []exportColumn{
 	{"reverts", "UBIGINT[]", "Array(UInt64)"},
 	{"exit", "VARCHAR", "Nullable(String)"},
 	{"files", duckFiles, chFiles},
+	{"entries", duckEnts, chEnts},
 	{"refusal", duckRef, chRef},
 	{"notes", "VARCHAR[]", "Array(String)"},
 	{"paths", "VARCHAR[]", "Array(String)"},

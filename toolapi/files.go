@@ -167,7 +167,8 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 const maxMovedFiles = 100
 
 // moveFolder moves every file of a folder as moveFile moves one, in one transaction
-// (so undo moves them all back), then removes the source's folders, empty by then.
+// (so undo moves them all back, and makes the source's folders again with their
+// bits), and removes the source's folders, empty by then, at its commit point.
 // A folder holding what the journal cannot move back (a symlink, a special file, an
 // empty folder, a reserved name) is refused, naming it.
 func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolved) (string, error) {
@@ -184,7 +185,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 			bad = fmt.Sprintf("%s could not be read (%v)", dir, err)
 		}
 		if len(list) == 0 && dir != rs.Path && bad == "" {
-			bad = dir + " is an empty folder, which the journal cannot move back"
+			bad = dir + " is an empty folder, which a move of its folder does not take (it moves files)"
 		}
 		dirs = append(dirs, dir)
 		for _, e := range list {
@@ -213,7 +214,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 	case bad != "":
 		return "", errs.New(errs.NotAFile, src, "move_file refused to move the folder %s: %s. Move its files one by one instead; nothing was moved.", src, bad).Stood(errs.FoundDir, "")
 	case len(files) == 0:
-		return "", errs.New(errs.NotAFile, src, "%s is an empty folder, and a folder is not kept in the journal: make %s with create_directory and delete_file %s instead; nothing was moved.", src, dst, src).Stood(errs.FoundDir, "")
+		return "", errs.New(errs.NotAFile, src, "%s is an empty folder, and move_file moves a folder's files: make %s with create_directory and delete_file %s instead (undo takes both back); nothing was moved.", src, dst, src).Stood(errs.FoundDir, "")
 	case len(files) > maxMovedFiles:
 		return "", errs.New(errs.TooLarge, src, "the folder %s holds %d files; one move takes at most %d, so that it stays one transaction. Move its subfolders one by one; nothing was moved.", src, len(files), maxMovedFiles)
 	}
@@ -224,16 +225,11 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 		specs = append(specs, txn.Spec{Path: from, Op: journal.OpDelete, Label: "source " + from},
 			txn.Spec{Path: to, Op: journal.OpCreate, From: from, Label: "destination " + to})
 	}
-	if _, err := a.eng.Apply(c, specs, false); err != nil {
+	// The source's folders go at the commit point, deepest first, journaled with
+	// their bits; one someone put a file in meanwhile stays, with that file.
+	_, kept, err := a.eng.ApplyRemovingFolders(c, specs, dirs)
+	if err != nil {
 		return "", err
-	}
-	// The source's folders, deepest first: empty now, unless someone put a file there
-	// meanwhile, which then stays with its folder.
-	var kept []string
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if err := a.eng.FS().RemoveDir(dirs[i]); err != nil {
-			kept = append(kept, dirs[i])
-		}
 	}
 	text := fmt.Sprintf("Moved the folder %s/ to %s/ (%s). undo_edit on any of its files moves them all back.", src, dst, plural(len(files), "file"))
 	if len(kept) > 0 {
@@ -269,7 +265,7 @@ func (a *dispatcher) deleteFile(c *txn.Call, _ string, in *input) (string, error
 }
 
 // removeFolder removes an empty folder. A folder holds no content to keep: the record
-// names it, and create_directory makes it again.
+// names it with its bits, and its undo makes it again.
 func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (string, error) {
 	if err := c.Hold(); err != nil { // it changes the workspace itself, not through Apply
 		return "", err
@@ -288,13 +284,10 @@ func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (strin
 	if err := fsys.CheckWritable(r); err != nil {
 		return "", err
 	}
-	if err := fsys.RemoveDir(r.Path); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", errs.New(errs.FileNotFound, p, "%s was removed by someone else meanwhile; nothing was deleted.", p)
-		}
-		return "", errs.Wrap(errs.Conflict, p, err, "%s could not be removed (%v): something was put in it meanwhile. Nothing was deleted; list_files %s shows what it holds.", p, err, p)
+	if err := a.eng.RemoveFolder(c, r.Path); err != nil {
+		return "", err
 	}
-	return fmt.Sprintf("Deleted the empty folder %s/. (A folder is not kept in the journal: create_directory %s makes it again.)", p, p), nil
+	return fmt.Sprintf("Deleted the empty folder %s/. undo_edit %s makes it again, with its permissions.", p, p), nil
 }
 
 func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, error) {
@@ -315,7 +308,7 @@ func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, 
 		}
 		return "", errs.New(errs.FileExists, p, "%s already exists as %s, so no folder can be made there. Send another path.", p, what).Stood(errs.FoundFile, "")
 	}
-	made, err := fsys.MakeDirs(r.Path)
+	made, err := a.eng.MakeFolders(c, r.Path)
 	if err != nil {
 		var e *errs.Error
 		if errors.As(err, &e) {
@@ -323,7 +316,10 @@ func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, 
 		}
 		return "", errs.Wrap(errs.IOError, p, err, "Could not make the folder %s: %v.", p, err)
 	}
-	if len(made) > 1 {
+	switch {
+	case len(made) == 0: // someone else made it meanwhile
+		return fmt.Sprintf("%s/ already exists as a folder; nothing was made.", p), nil
+	case len(made) > 1:
 		return fmt.Sprintf("Made the folder %s/ and its parents %s.", p, strings.Join(made[:len(made)-1], ", ")), nil
 	}
 	return fmt.Sprintf("Made the folder %s/.", p), nil

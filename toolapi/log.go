@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/vfsctl/vfsctl/journal"
 )
@@ -90,4 +91,53 @@ func (e *Engine) CanonicalPath(path string) (string, error) {
 		return p, nil
 	}
 	return e.api.eng.FS().Clean(path)
+}
+
+// EntryText says what a record did to a folder or symlink (Record.Entries), as
+// vfsctl show and log, and an undo's reply, say it: "src/gen/ made (0755)",
+// "build/ removed (was 0700)", "link: symlink to a.txt, was a folder (0755)".
+func EntryText(en journal.Entry) string {
+	what := func(kind, target string, bits uint32) string {
+		switch kind {
+		case "":
+			return "nothing"
+		case journal.KindDir:
+			return fmt.Sprintf("a folder (%04o)", bits&0o7777)
+		case journal.KindSymlink:
+			return "a symlink to " + target
+		}
+		return "a " + kind
+	}
+	switch {
+	case en.Before == "" && en.After == journal.KindDir:
+		if en.AfterMode == 0 {
+			return en.Path + "/ made"
+		}
+		return fmt.Sprintf("%s/ made (%04o)", en.Path, en.AfterMode&0o7777)
+	case en.Before == journal.KindDir && en.After == "":
+		return fmt.Sprintf("%s/ removed (was %04o)", en.Path, en.BeforeMode&0o7777)
+	}
+	return fmt.Sprintf("%s: %s, was %s", en.Path, what(en.After, en.AfterTarget, en.AfterMode), what(en.Before, en.BeforeTarget, en.BeforeMode))
+}
+
+// EntryPaths are the paths of r's folders and symlinks that its files do not name,
+// a folder's with a trailing slash: what a listing shows of them.
+func EntryPaths(r *Record) []string {
+	named := map[string]bool{}
+	for _, f := range r.Files {
+		named[f.Path] = true
+	}
+	var out []string
+	for _, en := range r.Entries {
+		if named[en.Path] {
+			continue
+		}
+		named[en.Path] = true
+		if en.Before == journal.KindDir || en.After == journal.KindDir {
+			out = append(out, en.Path+"/")
+		} else {
+			out = append(out, en.Path)
+		}
+	}
+	return out
 }

@@ -240,6 +240,9 @@ func (in *replayInput) notReplayable() (standIn, string) {
 	if in.rec.State == journal.Pending || in.rec.State == journal.Unknown {
 		return standIn{}, "its outcome was never settled"
 	}
+	if d, ok := removedFolder(in.rec); ok {
+		return standIn{path: d, dir: true}, "" // the record keeps the folder it removed
+	}
 	if why := folderCall(in.rec); why != "" {
 		return standIn{}, why
 	}
@@ -260,6 +263,16 @@ func folderCall(rec *journal.Record) string {
 		return fmt.Sprintf("it looked at %s, a folder or special file, which the journal does not keep", rec.Files[0].Path)
 	}
 	return ""
+}
+
+// removedFolder is the folder a committed delete_file removed, as its record keeps it
+// (Entries): an empty folder stands in for it.
+func removedFolder(rec *journal.Record) (string, bool) {
+	if rec.Tool != DeleteFile || rec.State != journal.Committed || len(rec.Entries) != 1 {
+		return "", false
+	}
+	en := rec.Entries[0]
+	return en.Path, en.Before == journal.KindDir && en.After == ""
 }
 
 // stage puts the files as they were before the call in a fresh in-memory filesystem,
@@ -334,6 +347,15 @@ func (r *Replayer) sameContent(rec *journal.Record, now Result) bool {
 			same = same && err == nil && journal.Hash(data) == f.After
 		case f.Op == journal.OpDryRun:
 			same = same && r.nowAfter(now, f.Path) == f.After
+		}
+	}
+	for _, en := range rec.Entries { // the folders made or removed
+		fi, err := r.swap.Stat(en.Path)
+		switch en.After {
+		case journal.KindDir:
+			same = same && err == nil && fi.IsDir()
+		case "":
+			same = same && err != nil
 		}
 	}
 	return same

@@ -42,6 +42,9 @@ type UndoReport struct {
 	// Folders are the folders the reverted creates had made that were removed, being
 	// empty then; with DryRun, those there now, which would go if empty then.
 	Folders []string `json:"folders,omitempty"`
+	// Entries say what was done to folders and symlinks the call made, removed or
+	// changed ("build/ removed (was 0755)"), as EntryText says it.
+	Entries []string `json:"entries,omitempty"`
 }
 
 // UndoFile is one file an undo changed, or with DryRun would change.
@@ -75,7 +78,13 @@ func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
 	if req.DryRun {
 		rep.Text = "Dry run, nothing written: " + rep.Text
 	}
-	rep.Txn, rep.Target, rep.Origin, rep.Folders = u.Changes[0].Seq, u.Target, u.Origin, u.Folders
+	rep.Txn, rep.Target, rep.Origin, rep.Folders = u.Seq, u.Target, u.Origin, u.Folders
+	if rep.Txn == 0 && len(u.Changes) > 0 {
+		rep.Txn = u.Changes[0].Seq
+	}
+	for _, en := range u.Entries {
+		rep.Entries = append(rep.Entries, EntryText(en))
+	}
 	for _, ch := range u.Changes {
 		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
 	}

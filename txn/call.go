@@ -30,6 +30,10 @@ type Call struct {
 
 	seen    []seen  // content the call looked at, for reads and failures
 	anchors []shown // versions its reply showed with anchors (tool set hashline)
+
+	// afterFiles runs in commit at its commit point, before the committed record is
+	// made: the source folders a move of a folder removes (folders.go).
+	afterFiles func()
 }
 
 // seen is content a call looked at without committing a change of it.

@@ -111,6 +111,9 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	// The commit point: every file is written. Only now do the deleted files go.
 	e.dropAsides(c, changes)
+	if c.afterFiles != nil { // the folders a move of a folder leaves empty (folders.go)
+		c.afterFiles()
+	}
 	e.markCommitted(c, changes, first)
 	return nil
 }

@@ -62,9 +62,10 @@ func describeEntry(kind, target string, bits uint32) string {
 	return "a " + kind
 }
 
-// checkEntries refuses, changing nothing, when an entry is not as its Before says:
-// someone changed it since the command did.
-func (e *Engine) checkEntries(steps []journal.Entry) error {
+// checkEntries refuses, changing nothing, when an entry is not as its Before says
+// (someone changed it since the command did), or a folder cannot be taken back
+// (checkFolderSteps).
+func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change) error {
 	for _, en := range steps {
 		kind, target, bits, err := e.fs.EntryAt(en.Path)
 		if err != nil {
@@ -82,7 +83,7 @@ func (e *Engine) checkEntries(steps []journal.Entry) error {
 				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits))
 		}
 	}
-	return nil
+	return e.checkFolderSteps(steps, changes)
 }
 
 func depth(p string) int { return strings.Count(p, "/") }
@@ -101,7 +102,7 @@ func (e *Engine) entriesBefore(steps []journal.Entry) error {
 	made := slices.Clone(steps)
 	slices.SortStableFunc(made, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
 	for _, en := range made {
-		if en.After == vfs.KindDir && en.Before != vfs.KindDir {
+		if en.After == vfs.KindDir && en.Before != vfs.KindDir && !e.fs.IsFolder(en.Path) {
 			if err := e.fs.MakeDir(en.Path, en.AfterMode); err != nil {
 				return errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
 			}
@@ -142,12 +143,12 @@ func (e *Engine) entriesAfter(steps []journal.Entry) []string {
 // withEntries has call c take steps back with its files: checked now, recorded in
 // its pending record, the first half run once that is written. The second half runs
 // when commit returns (after).
-func (e *Engine) withEntries(c *Call, steps []journal.Entry) (after func(), err error) {
+func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change) (after func(), err error) {
 	// (After runs with the call's hold: the journal is held.)
 	if len(steps) == 0 {
 		return func() {}, nil
 	}
-	if err := e.checkEntries(steps); err != nil {
+	if err := e.checkEntries(steps, changes); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = steps

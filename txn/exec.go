@@ -97,6 +97,12 @@ type Look struct {
 	Entries []journal.Entry
 	Notes   []string
 	Opened  int // files opened to hash them
+
+	// snap is the snapshot as this look left it, and digest its digest as stored
+	// (journal.Tx.SnapshotDigest): the next look of the same engine starts from it
+	// when the journal still holds that snapshot, without decoding it again.
+	snap   map[string]journal.SnapEntry
+	digest uint64
 }
 
 // CheckpointOutside journals, as one record of tool outside, what changed in the workspace
@@ -105,7 +111,13 @@ type Look struct {
 // The record belongs to no session and no turn: a rewind of a session's turns never
 // reverts it (vfsctl undo N does).
 func (e *Engine) CheckpointOutside(o LookOptions) (*Look, error) {
-	w, err := e.walk(o)
+	return e.checkpointOutside(o, nil)
+}
+
+// checkpointOutside is CheckpointOutside starting from the snapshot a previous look
+// left (nil: none).
+func (e *Engine) checkpointOutside(o LookOptions, from *Look) (*Look, error) {
+	w, err := e.walk(o, from)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +171,7 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // the one that runs the command. Exec.End writes the record's end; c's own Finish
 // then writes nothing. On an error c is left as it was, for Finish to record.
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
-	out, err := e.CheckpointOutside(o)
+	out, err := e.checkpointOutside(o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +269,7 @@ func (x *Exec) End(exit string) (*Look, error) {
 	if err := x.journalInPlace(); err != nil {
 		return nil, err
 	}
-	w, werr := e.walk(x.opts)
+	w, werr := e.walk(x.opts, x.Outside)
 	if err := e.j.Acquire(); err != nil {
 		return nil, err
 	}
@@ -285,9 +297,10 @@ func (x *Exec) End(exit string) (*Look, error) {
 
 // walked is a walk of the workspace and the snapshot it was made against.
 type walked struct {
-	base  map[string]journal.SnapEntry
-	first bool
-	scan  *vfs.Scan
+	base   map[string]journal.SnapEntry
+	digest uint64 // of base as stored
+	first  bool
+	scan   *vfs.Scan
 }
 
 // testHookWalked, when set by a test, runs after each walk of a look.
@@ -295,8 +308,10 @@ var testHookWalked func()
 
 // walk reads the snapshot (holding the journal only for that) and walks the workspace
 // against it without holding the journal: a look of a big tree does not turn other
-// processes away for as long as it walks.
-func (e *Engine) walk(o LookOptions) (*walked, error) {
+// processes away for as long as it walks. from is a previous look of this engine
+// (nil: none): where the journal still holds the snapshot it left, that is taken
+// without decoding the journal's.
+func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 	if err := e.j.Acquire(); err != nil {
 		return nil, err
 	}
@@ -305,7 +320,13 @@ func (e *Engine) walk(o LookOptions) (*walked, error) {
 	if err == nil {
 		err = e.j.View(func(t *journal.Tx) error {
 			w.first = !t.HasSnapshot()
-			w.base = t.Snapshot()
+			if from != nil && from.snap != nil && !w.first {
+				if _, w.digest = t.SnapshotDigest(false); w.digest == from.digest {
+					w.base = from.snap
+					return nil
+				}
+			}
+			w.base, w.digest = t.SnapshotDigest(true)
 			return nil
 		})
 	}
@@ -320,11 +341,10 @@ func (e *Engine) walk(o LookOptions) (*walked, error) {
 }
 
 func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
-	prev := make(map[string]vfs.Entry, len(base))
-	for p, s := range base {
-		prev[p] = fromSnap(p, s)
-	}
-	scan, err := e.fs.Snapshot(o.scan(), prev)
+	scan, err := e.fs.SnapshotFrom(o.scan(), func(p string) (vfs.Entry, bool) {
+		s, ok := base[p]
+		return fromSnap(p, s), ok
+	})
 	if testHookWalked != nil {
 		testHookWalked()
 	}
@@ -352,17 +372,18 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 	if err := e.j.Flush(); err != nil {
 		return nil, err
 	}
-	var old map[string]journal.SnapEntry
-	first := false
+	// The snapshot is decoded again only when another look recorded one since w's.
+	old, scan, first, digest := w.base, w.scan, false, uint64(0)
 	if err := e.j.View(func(t *journal.Tx) error {
 		first = !t.HasSnapshot()
-		old = t.Snapshot()
+		if _, digest = t.SnapshotDigest(false); first != w.first || digest != w.digest {
+			old = t.Snapshot()
+		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	scan := w.scan
-	if first != w.first || !maps.Equal(old, w.base) {
+	if first != w.first || digest != w.digest {
 		var err error
 		if scan, err = e.walkAgainst(o, old); err != nil {
 			return nil, err
@@ -373,11 +394,16 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 	if outside && !first && len(scan.Unreadable) == 0 && maps.Equal(old, now) {
 		// Nothing changed: no record, no snapshot to write, no journal transaction.
 		c.final = true
+		look.snap, look.digest = old, digest
 		return look, nil
 	}
 	err := e.j.Commit(func(t *journal.Tx) error {
 		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
 			return err
+		}
+		if outside { // the look a command's look starts from
+			look.snap = now
+			_, look.digest = t.SnapshotDigest(false)
 		}
 		if outside && len(look.Files) == 0 && len(look.Entries) == 0 && len(look.Notes) == 0 {
 			return nil
@@ -452,9 +478,16 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 	for _, p := range scan.Unreadable {
 		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
 	}
+	// The first snapshot stores the whole workspace: packed tighter. A later look's
+	// few contents are stored as a call's are, at the speed the command waits for.
+	put := t.PutBlob
+	if first {
+		t.PackFull()
+		put = t.PutBlobCompact
+	}
 	for _, en := range scan.Entries {
 		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
-			if _, err := t.PutBlob(data); err != nil {
+			if _, err := put(data); err != nil {
 				return err
 			}
 		}

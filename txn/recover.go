@@ -179,6 +179,9 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		e.settleLanded(j, r)
 		return nil
 	}
+	if foldersOnly(r) {
+		return e.settleFolders(j, r) // folders.go
+	}
 	if journal.IsCommand(r.Tool) && len(r.Files) == 0 {
 		// An exec whose command's changes were never recorded: vfsctl stopped before
 		// or while it ran, or while it recorded them. recordStopped records them.

@@ -104,14 +104,14 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	c.rec.Reverts = reverts
 	res.Entries = steps
 	if o.DryRun {
-		if err := e.checkEntries(steps); err != nil {
+		if err := e.checkEntries(steps, res.Changes); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
 		res.Folders = e.madeFoldersThere(made)
 		return res, nil
 	}
-	after, err := e.withEntries(c, steps)
+	after, err := e.withEntries(c, steps, res.Changes)
 	if err != nil {
 		return nil, err
 	}

@@ -59,9 +59,10 @@ type UndoResult struct {
 	// Folders are the folders the reverted creates had made that were removed, being
 	// empty then; in a dry run, those there now, which would go if empty.
 	Folders []string
-	// Entries are the folders and symlinks put back (a command's).
+	// Entries are the folders and symlinks put back (a command's, or a folder call's).
 	Entries []journal.Entry
 	DryRun  bool
+	Seq     uint64 // the undo's own call, once committed
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -321,14 +322,14 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 	}
 	if o.DryRun {
-		if err := e.checkEntries(steps); err != nil {
+		if err := e.checkEntries(steps, res.Changes); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
 		res.DryRun, res.Folders, res.Entries = true, e.madeFoldersThere(made), steps
 		return res, nil
 	}
-	after, err := e.withEntries(c, steps)
+	after, err := e.withEntries(c, steps, res.Changes)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +337,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		return nil, err
 	}
 	after()
-	res.Folders, res.Entries = e.removeMadeFolders(made), steps
+	res.Folders, res.Entries, res.Seq = e.removeMadeFolders(made), steps, c.rec.Seq
 	return res, nil
 }
 

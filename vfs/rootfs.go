@@ -704,3 +704,6 @@ func xattrsAt(dirfd int, name string) ([]xattr, error) {
 	}
 	return out, nil
 }
+
+// closeFd closes a descriptor the walk opened.
+func closeFd(fd int) { unix.Close(fd) }

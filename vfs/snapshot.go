@@ -16,7 +16,7 @@ import (
 // respected unless asked, reserved folders never), with its kind, permission bits,
 // identity and, for a regular file, the hash of its content. A file whose identity is
 // what the previous snapshot recorded is not opened: its hash is taken from there (a
-// stat cache). Anything that is neither a file, a folder nor a symlink is named by
+// stat cache); nor is a symlink's target read again. Anything that is neither a file, a folder nor a symlink is named by
 // its kind and never opened.
 
 // The kinds of a snapshot entry.
@@ -112,6 +112,14 @@ func FileModeOf(bits uint32) fs.FileMode {
 // not opened. The walk first lists every entry, and refuses with the count, before
 // opening any file, when there are more than the limit.
 func (f *FS) Snapshot(o ScanOptions, prev map[string]Entry) (*Scan, error) {
+	return f.SnapshotFrom(o, func(p string) (Entry, bool) {
+		e, ok := prev[p]
+		return e, ok
+	})
+}
+
+// SnapshotFrom is Snapshot with the previous snapshot given as a lookup by path.
+func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Scan, error) {
 	maxFile, maxEntries := o.MaxFile, o.MaxEntries
 	if maxFile <= 0 {
 		maxFile = DefaultSnapshotMaxFile
@@ -142,6 +150,11 @@ func (f *FS) Snapshot(o ScanOptions, prev map[string]Entry) (*Scan, error) {
 		e := Entry{Path: x.p, Kind: entryKind(x.fi.Mode()), Mode: PermBits(x.fi.Mode()), ID: identityOf(x.fi)}
 		switch e.Kind {
 		case KindSymlink:
+			// A symlink cannot be changed in place: a new target is a new inode.
+			if old, ok := prev(x.p); ok && old.Kind == KindSymlink && e.ID.SameFile(old.ID) {
+				e.Target = old.Target
+				break
+			}
 			t, err := f.readlink(x.p)
 			if err != nil {
 				s.Unreadable = append(s.Unreadable, x.p)
@@ -150,7 +163,7 @@ func (f *FS) Snapshot(o ScanOptions, prev map[string]Entry) (*Scan, error) {
 			e.Target = t
 		case KindFile:
 			e.Size = x.fi.Size()
-			if old, ok := prev[x.p]; ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
+			if old, ok := prev(x.p); ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
 				e.Hash, e.Large = old.Hash, old.Large
 				break
 			}

@@ -2,6 +2,8 @@ package vfs
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -69,4 +71,16 @@ func toSyscall(u *unix.Stat_t) syscall.Stat_t {
 		Atimespec: syscall.Timespec(u.Atim), Mtimespec: syscall.Timespec(u.Mtim),
 		Ctimespec: syscall.Timespec(u.Ctim), Birthtimespec: syscall.Timespec(u.Btim),
 	}
+}
+
+// listAt lists the folder held as fd, each entry as fstatat in it sees it (a symlink
+// as itself).
+func listAt(fd int, dir string) ([]fs.FileInfo, error) {
+	dup, err := unix.Dup(fd) // the os.File closes its own
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: err}
+	}
+	d := os.NewFile(uintptr(dup), dir)
+	defer d.Close()
+	return d.Readdir(-1)
 }

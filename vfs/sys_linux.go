@@ -1,6 +1,8 @@
 package vfs
 
 import (
+	"errors"
+	"io/fs"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -58,4 +60,36 @@ func toSyscall(u *unix.Stat_t) syscall.Stat_t {
 		Rdev: u.Rdev, Size: u.Size, Blksize: u.Blksize, Blocks: u.Blocks,
 		Atim: syscall.Timespec(u.Atim), Mtim: syscall.Timespec(u.Mtim), Ctim: syscall.Timespec(u.Ctim),
 	}
+}
+
+// listAt lists the folder held as fd (getdents), each entry as fstatat in it sees it (a
+// symlink as itself). An entry gone between the listing and its stat is left out.
+func listAt(fd int, dir string) ([]fs.FileInfo, error) {
+	buf := make([]byte, 16<<10)
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+	out := make([]fs.FileInfo, 0, len(names))
+	for _, name := range names {
+		fi, err := lstatAt(fd, name, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fi)
+	}
+	return out, nil
 }

@@ -165,23 +165,65 @@ func (f *FS) Walker() *Walker { return &Walker{fs: f} }
 // Walk calls fn for every entry below root (a canonical folder, "." for the root),
 // depth-first in name order, with the entry as it is (a symlink as itself). fn
 // returns false to stop the walk.
+//
+// On the real filesystem the walk holds each folder open while it lists it and its
+// subfolders, and opens a subfolder by its name in the folder held, with O_NOFOLLOW
+// and O_DIRECTORY: a folder swapped for a symlink meanwhile is not entered, and no
+// folder is resolved from the root again (which cost one openat per level for every
+// folder). Contents (a .gitignore here, files for the callers) are still opened by
+// their path from the root, so that no byte is read through a folder that was moved
+// out of the root while the walk held it.
 func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
 	if w.NoteDeep {
 		w.Skipped.DeeperThan = w.Depth
 	}
-	w.visit(root, 1, fn)
+	d, err := w.openFolder(root)
+	if err != nil {
+		return
+	}
+	if d >= 0 {
+		defer closeFd(d)
+	}
+	w.visit(root, d, 1, fn)
 }
 
-// visit walks one folder at level; false stops the walk.
-func (w *Walker) visit(dir string, level int, fn func(p string, fi fs.FileInfo) bool) bool {
-	if !w.IncludeIgnored && w.readIgnore(dir) {
-		defer func() { w.ignores = w.ignores[:len(w.ignores)-1] }()
+// openFolder opens the folder the walk starts at, on the real filesystem: its own
+// open of the folder, so that listing it moves no offset another walk shares. On
+// another filesystem it is -1: the walk goes by path.
+func (w *Walker) openFolder(dir string) (int, error) {
+	rf, ok := w.fs.fs.(rootFs)
+	if !ok {
+		return -1, nil
 	}
-	entries, err := afero.ReadDir(w.fs.fs, dir)
+	dfd, base, err := rf.parent("open", dir)
+	if err != nil {
+		return -1, err
+	}
+	fd, err := openDir(dfd, base)
+	rf.release(dfd)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return fd, nil
+}
+
+// visit walks one folder at level, held as descriptor d (-1: by path); false stops
+// the walk.
+func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.FileInfo) bool) bool {
+	var entries []fs.FileInfo
+	var err error
+	if d >= 0 {
+		entries, err = listAt(d, dir)
+	} else {
+		entries, err = afero.ReadDir(w.fs.fs, dir)
+	}
 	if err != nil {
 		return true
 	}
 	slices.SortFunc(entries, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
+	if !w.IncludeIgnored && w.readIgnore(dir, entries) {
+		defer func() { w.ignores = w.ignores[:len(w.ignores)-1] }()
+	}
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())
 		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
@@ -200,7 +242,17 @@ func (w *Walker) visit(dir string, level int, fn func(p string, fi fs.FileInfo) 
 			}
 			continue
 		}
-		if !w.visit(p, level+1, fn) {
+		sub := -1
+		if d >= 0 {
+			if sub, err = openDir(d, e.Name()); err != nil {
+				continue // gone, or swapped for a symlink or a file since it was listed
+			}
+		}
+		more := w.visit(p, sub, level+1, fn)
+		if sub >= 0 {
+			closeFd(sub)
+		}
+		if !more {
 			return false
 		}
 	}
@@ -214,13 +266,14 @@ func (w *Walker) hidden(p, name string, isDir bool) bool {
 	return w.fs.Reserved(name) || strings.HasPrefix(name, TempPrefix) || strings.HasPrefix(name, AsidePrefix) || w.ignored(p, isDir)
 }
 
-// readIgnore reads dir's .gitignore onto the stack of rules; true if it did.
-func (w *Walker) readIgnore(dir string) bool {
-	name := path.Join(dir, ".gitignore")
-	info, err := w.fs.lstat(name)
-	if err != nil {
+// readIgnore reads dir's .gitignore, if its listing has one, onto the stack of
+// rules; true if it did. The file is read by its path from the root.
+func (w *Walker) readIgnore(dir string, entries []fs.FileInfo) bool {
+	i, found := slices.BinarySearchFunc(entries, ".gitignore", func(e fs.FileInfo, name string) int { return strings.Compare(e.Name(), name) })
+	if !found {
 		return false
 	}
+	name, info := path.Join(dir, ".gitignore"), entries[i]
 	data, why := w.fs.ReadRegular(name, info, MaxIgnoreBytes)
 	switch why {
 	case NotSkipped:

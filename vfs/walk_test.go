@@ -94,3 +94,36 @@ func TestWalkSkips(t *testing.T) {
 		}
 	}
 }
+
+// A folder swapped for a symlink after its parent was listed and before the walk
+// enters it is not entered: the walk opens it in the folder it holds, without
+// following a symlink, so neither the folder outside the root nor .git is listed.
+func TestWalkDoesNotEnterAFolderSwappedForASymlink(t *testing.T) {
+	for _, target := range []string{"../../ws2", "../.git"} {
+		t.Run(target, func(t *testing.T) {
+			f, ws, parent := setup(t)
+			testutil.WriteFile(t, filepath.Join(ws, "src/sub/c.go"), "package c\n")
+			var got []string
+			f.Walker().Walk(".", func(p string, fi fs.FileInfo) bool {
+				got = append(got, p)
+				if p == "src/sub" {
+					if err := os.Rename(filepath.Join(ws, "src/sub"), filepath.Join(parent, "moved")); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(target, filepath.Join(ws, "src/sub")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return true
+			})
+			for _, p := range got {
+				if strings.HasPrefix(p, "src/sub/") {
+					t.Errorf("the walk entered the symlink swapped in for src/sub: %q", got)
+				}
+			}
+			if !slices.Contains(got, "src/a.go") {
+				t.Errorf("the walk stopped: %q", got)
+			}
+		})
+	}
+}

@@ -84,6 +84,9 @@ func TestExportInDuckDB(t *testing.T) {
 		t.Fatalf("docs/operators.md: %d DuckDB queries, this test checks 3: update both", len(queries))
 	}
 
+	// Not a documented query: the folders create_directory made, from their column.
+	queries = append(queries, "SELECT e.path AS path, e.after AS after, e.after_mode AS mode FROM (SELECT unnest(entries) AS e FROM calls) ORDER BY path")
+
 	dir, start, end := exportForDuckDB(t)
 	got := runDuckDB(t, node, prefix, dir, queries)
 	checkDuckDBTypes(t, got.Types)
@@ -119,7 +122,18 @@ func TestExportInDuckDB(t *testing.T) {
 		n := byTool[fmt.Sprint(r["tool"])]
 		byTool[fmt.Sprint(r["tool"])] = [2]int{n[0] + calls, n[1] + failed}
 	}
-	want := map[string][2]int{"edit_file": {5, 3}, "read_file": {1, 1}, "unknown": {1, 1}, "apply_changes": {1, 0}, "undo": {2, 1}}
+	var modes []string
+	for _, p := range []string{"d", "d/e"} {
+		fi, err := os.Stat(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes = append(modes, fmt.Sprintf("%s dir %d", p, fi.Mode().Perm()))
+	}
+	if g, w := rows(3, "path", "after", "mode"), strings.Join(modes, "; "); g != w {
+		t.Errorf("folders made, from entries: %s\nwant %s", g, w)
+	}
+	want := map[string][2]int{"edit_file": {5, 3}, "read_file": {1, 1}, "unknown": {1, 1}, "apply_changes": {1, 0}, "create_directory": {1, 0}, "undo": {2, 1}}
 	if fmt.Sprint(byTool) != fmt.Sprint(want) {
 		t.Errorf("calls and failures per tool: %v, want %v", byTool, want)
 	}
@@ -144,6 +158,7 @@ func exportForDuckDB(t *testing.T) (dir string, start, end time.Time) {
 		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": "[{\"oldText\": \"zzz\", \"newText\": \"y\"}]"}}`,
 		`{"tool": "apply_changes", "args": {"changes": [{"path": "c.txt", "create": "c\n"}]}}`,
 		`{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}], "dryRun": true}}`,
+		`{"tool": "create_directory", "args": {"path": "d/e"}}`,
 	}, "\n")
 	var out, errb bytes.Buffer
 	run([]string{"call", "--root", dir, "--session", "a"}, strings.NewReader(calls), &out, &errb)

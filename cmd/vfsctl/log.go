@@ -278,7 +278,7 @@ func clip(s string, n int) string {
 // whatOf is what a listing shows of a record after its kind: its paths, and for a
 // command how it ran and ended first ("$ gofmt -w . (exit 0): a.go b.go").
 func whatOf(r *toolapi.Record) string {
-	paths := strings.Join(r.Paths(), " ")
+	paths := strings.Join(append(r.Paths(), toolapi.EntryPaths(r)...), " ")
 	line := toolapi.CommandLine(r)
 	if line == "" {
 		return paths

@@ -137,6 +137,9 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 			fmt.Fprintf(w, "(the diff cannot be shown: %s)\n", f.DiffError)
 		}
 	}
+	for _, en := range r.Entries {
+		fmt.Fprintf(w, "entry    %s\n", toolapi.EntryText(en))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note     %s\n", n)
 	}

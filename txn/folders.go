@@ -1,0 +1,375 @@
+package txn
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// Folders that calls make or remove (create_directory, delete_file of an empty
+// folder) are journaled as the record's Entries, as a command's are (entries.go): the
+// pending record names each folder, synced, before the first is touched; then the
+// folders are made (shallowest first) or removed; then the record is marked
+// committed. Undo, redo and rewind take them back as they take a command's. Recovery
+// settles a pending record of folders only by what stands on disk (settleFolders):
+// all done rolls forward, partly done rolls back.
+
+// MakeFolders makes folder p (canonical, where nothing stands) and its missing
+// parents as call c's change, and returns the folders made, shallowest first. The
+// pending record names every folder to make; the committed one has each folder with
+// the bits it was made with (the process's umask applies, as for mkdir -p).
+func (e *Engine) MakeFolders(c *Call, p string) ([]string, error) {
+	if err := c.Hold(); err != nil {
+		return nil, err
+	}
+	plan := append(e.fs.MissingFolders(p), p)
+	steps := make([]journal.Entry, len(plan))
+	for i, d := range plan {
+		steps[i] = journal.Entry{Path: d, After: vfs.KindDir}
+	}
+	var made []string
+	err := e.commitFolders(c, steps, func() ([]journal.Entry, error) {
+		var err error
+		made, err = e.fs.MakeDirs(p)
+		for i := 1; err == nil && i < len(made); i++ {
+			err = e.fs.SyncDir(made[i-1]) // the entry of made[i] lives in the folder above it
+		}
+		if err != nil {
+			e.fs.RemoveDirs(made)
+			var x *errs.Error
+			if !errors.As(err, &x) {
+				cause := err
+				if u := errors.Unwrap(err); u != nil {
+					cause = u // the OS's words, without the path
+				}
+				err = errs.Wrap(errs.IOError, p, err, "Could not make the folder %s: %v. Nothing was made.", p, cause)
+			}
+			return e.foldersLeft(made), err
+		}
+		done := make([]journal.Entry, 0, len(made))
+		for _, d := range made {
+			_, _, bits, _ := e.fs.EntryAt(d)
+			done = append(done, journal.Entry{Path: d, After: vfs.KindDir, AfterMode: bits})
+		}
+		return done, nil
+	})
+	return made, err
+}
+
+// foldersLeft are the steps of made that a failed make could not take back.
+func (e *Engine) foldersLeft(made []string) []journal.Entry {
+	var left []journal.Entry
+	for _, d := range made {
+		if e.fs.IsFolder(d) {
+			left = append(left, journal.Entry{Path: d, After: vfs.KindDir})
+		}
+	}
+	return left
+}
+
+// RemoveFolder removes the empty folder p (canonical) as call c's change; the record
+// keeps its bits, for an undo to make it again with them.
+func (e *Engine) RemoveFolder(c *Call, p string) error {
+	if err := c.Hold(); err != nil {
+		return err
+	}
+	kind, _, bits, err := e.fs.EntryAt(p)
+	if err != nil || kind != vfs.KindDir {
+		return errs.New(errs.FileNotFound, p, "%s is no longer a folder (someone else removed or replaced it meanwhile); nothing was deleted.", p)
+	}
+	steps := []journal.Entry{{Path: p, Before: vfs.KindDir, BeforeMode: bits}}
+	return e.commitFolders(c, steps, func() ([]journal.Entry, error) {
+		if err := e.fs.RemoveDir(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, errs.New(errs.FileNotFound, p, "%s was removed by someone else meanwhile; nothing was deleted.", p)
+			}
+			return nil, errs.Wrap(errs.Conflict, p, err, "%s could not be removed (%v): something was put in it meanwhile. Nothing was deleted; list_files %s shows what it holds.", p, err, p)
+		}
+		return steps, nil
+	})
+}
+
+// testHookFolderStep, when set by a test, runs once a folder call's pending record is
+// written, before its first folder is touched.
+var testHookFolderStep func(rec journal.Record)
+
+// commitFolders is the commit of a call whose change is folders only: the pending
+// record with steps as its Entries, then run (which returns the steps done), then the
+// committed mark, with the snapshot told. When run fails, what it could not take back
+// (left) keeps the record pending, for recovery to settle; else the call is refused
+// and nothing was changed.
+func (e *Engine) commitFolders(c *Call, steps []journal.Entry, run func() (done []journal.Entry, err error)) error {
+	if err := c.cancelled(); err != nil {
+		return err
+	}
+	c.rec.State = journal.Pending
+	c.rec.Entries = steps
+	if err := e.putPending(c, nil, 0, nil); err != nil {
+		c.rec.Entries = nil
+		return c.pendingFailed(err)
+	}
+	if testHookFolderStep != nil {
+		testHookFolderStep(c.rec)
+	}
+	done, err := run()
+	if err != nil {
+		c.final = true
+		c.rec.Kind, c.rec.Message = string(errs.KindOf(err)), err.Error()
+		c.rec.Duration = time.Since(c.start)
+		c.rec.State = journal.Failed
+		if len(done) > 0 {
+			// A folder made that could not be removed again: recovery settles it.
+			c.rec.State = journal.Pending
+			c.rec.Notes = append(c.rec.Notes, "rollback failed: "+describeFolders(done)+" could not be removed")
+		}
+		if cerr := e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) }); cerr != nil {
+			return errs.Suffixed(err, fmt.Sprintf(" The journal could not record this refusal (%s).", journalCause(cerr)))
+		}
+		return err
+	}
+	c.rec.Entries = done
+	e.markCommitted(c, nil, 0)
+	e.j.Defer(func(t *journal.Tx) error { return e.snapEntries(t, done) })
+	return nil
+}
+
+func describeFolders(steps []journal.Entry) string {
+	names := make([]string, len(steps))
+	for i, en := range steps {
+		names[i] = en.Path + "/"
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkFolderSteps refuses, changing nothing, a reversal whose folders cannot be
+// taken back as they were: a folder to remove that holds anything the same
+// transaction does not remove itself (changes deleted, steps removed), or a folder to
+// make again where a file or symlink stands now that the transaction does not remove.
+func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) error {
+	going := map[string]bool{}
+	for _, ch := range changes {
+		if ch.Deleted {
+			going[ch.Path] = true
+		}
+	}
+	for _, en := range steps {
+		if (en.Before == vfs.KindDir || en.Before == vfs.KindSymlink) && en.After != en.Before {
+			going[en.Path] = true
+		}
+	}
+	for _, en := range steps {
+		switch {
+		case en.Before == vfs.KindDir && en.After != vfs.KindDir:
+			names, err := afero.ReadDir(e.fs.Afero(), en.Path)
+			if err != nil {
+				continue // not a folder now: checkEntries says so
+			}
+			var left []string
+			for _, fi := range names {
+				if q := path.Join(en.Path, fi.Name()); !going[q] {
+					if fi.IsDir() {
+						q += "/"
+					}
+					left = append(left, q)
+				}
+			}
+			if len(left) > 0 {
+				return errs.New(errs.Conflict, en.Path, "The folder %s/ is not empty: it holds %s, put there since it was made. Nothing was undone; move or delete what is in it first (list_files %s shows it), then retry.",
+					en.Path, listSome(left), en.Path)
+			}
+		case en.After == vfs.KindDir && en.Before != vfs.KindDir:
+			// A folder standing there already is the folder to make (entriesBefore
+			// leaves it): a call killed between its files and its folders leaves one.
+			kind, target, bits, err := e.fs.EntryAt(en.Path)
+			if err == nil && kind != "" && kind != vfs.KindDir && !going[en.Path] {
+				return errs.New(errs.Conflict, en.Path, "%s cannot be made again as a folder: %s stands there now, put there since it was removed. Nothing was undone; move it aside first, then retry.",
+					en.Path, describeEntry(kind, target, bits))
+			}
+		}
+	}
+	return nil
+}
+
+// listSome names up to five paths, and how many more there are.
+func listSome(paths []string) string {
+	slices.Sort(paths)
+	if len(paths) <= 5 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:5], ", "), len(paths)-5)
+}
+
+// ApplyRemovingFolders is Apply of a move of folders: once every file is written,
+// at the commit point, it removes the folders dirs (canonical) that the move left
+// empty, deepest first. The pending record names each with its bits (Entries), so
+// that an undo makes them again as they were; one that holds something else by
+// then stays, and the committed record leaves it out. It returns the changes and
+// the folders that stayed.
+func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string) ([]*Change, []string, error) {
+	var steps []journal.Entry
+	for _, d := range dirs {
+		if kind, _, bits, err := e.fs.EntryAt(d); err == nil && kind == vfs.KindDir {
+			steps = append(steps, journal.Entry{Path: d, Before: vfs.KindDir, BeforeMode: bits})
+		}
+	}
+	var kept []string
+	c.rec.Entries = steps
+	c.afterFiles = func() {
+		var done []journal.Entry
+		for _, en := range deepestFirstEntries(steps) {
+			if err := e.fs.RemoveDir(en.Path); err != nil {
+				kept = append(kept, en.Path)
+				continue
+			}
+			done = append(done, en)
+		}
+		c.rec.Entries = done
+		if len(kept) > 0 {
+			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("these folders stayed, something else being in them: %s", strings.Join(kept, ", ")))
+		}
+		e.j.Defer(func(t *journal.Tx) error { return e.snapEntries(t, done) })
+	}
+	changes, err := e.Apply(c, specs, false)
+	c.afterFiles = nil
+	if err != nil {
+		c.rec.Entries = nil // nothing was removed
+		return nil, nil, err
+	}
+	return changes, kept, nil
+}
+
+// foldersOnly reports whether pending record r changes folders only: no file, and
+// every entry a folder made or removed (a create_directory, a delete_file of a
+// folder, or an undo, redo or rewind of those). settleFolders settles it.
+func foldersOnly(r *journal.Record) bool {
+	if journal.IsCommand(r.Tool) || len(r.Entries) == 0 {
+		return false
+	}
+	for _, f := range r.Files {
+		if f.Op.Changes() {
+			return false
+		}
+	}
+	for _, en := range r.Entries {
+		made := en.Before == "" && en.After == vfs.KindDir
+		removed := en.Before == vfs.KindDir && en.After == ""
+		if !made && !removed {
+			return false
+		}
+	}
+	return true
+}
+
+// settleFolders settles a pending record of folders only by what stands at each path,
+// as settle does a call's files: every step done (or the rest changed by someone
+// else) rolls forward; a step not done rolls back the steps that were (a folder made
+// is removed when empty, a folder removed is made again with its bits); every path
+// changed by someone else leaves the state unknown. A path no call could write is
+// never touched.
+func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
+	states := make([]fileState, len(r.Entries))
+	var anyBefore, anyAfter, anyElsewhere bool
+	for i, en := range r.Entries {
+		if !e.writable(en.Path) {
+			states[i], anyElsewhere = untrusted, true
+			r.Notes = append(r.Notes, untrustedNote(en.Path))
+			continue
+		}
+		kind, _, bits, err := e.fs.EntryAt(en.Path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", en.Path, err)
+		}
+		switch {
+		case kind == en.After:
+			states[i], anyAfter = atAfter, true
+			if en.After == vfs.KindDir && en.AfterMode == 0 {
+				r.Entries[i].AfterMode = bits // made: the pending record did not know its bits yet
+			}
+		case kind == en.Before:
+			states[i], anyBefore = atBefore, true
+		default:
+			states[i], anyElsewhere = elsewhere, true
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s is %s now, put there by someone else; left alone", en.Path, describeEntry(kind, "", bits)))
+		}
+	}
+	switch {
+	case !anyBefore && !anyAfter:
+		r.State = journal.Unknown
+	case !anyBefore:
+		r.State = journal.Committed
+		if !anyElsewhere {
+			r.Notes = append(r.Notes, "recovery: every folder was as the call left it; the call was rolled forward")
+		}
+		// A folder made again with its bits is made first, then given them: killed
+		// in between, it is given them now.
+		for i, en := range r.Entries {
+			if states[i] != atAfter || en.After != vfs.KindDir || en.AfterMode == 0 {
+				continue
+			}
+			if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && bits != en.AfterMode {
+				if err := e.fs.SetBits(en.Path, en.AfterMode); err != nil {
+					r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ could not be given its bits %04o back: %v", en.Path, en.AfterMode&0o7777, err))
+					continue
+				}
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ given its bits %04o (the call had made it, and was stopped before it set them)", en.Path, en.AfterMode&0o7777))
+			}
+		}
+	default:
+		r.State = journal.RolledBack
+		var back []journal.Entry
+		for i, en := range r.Entries {
+			if states[i] == atAfter {
+				back = append(back, en.Reversed())
+			}
+		}
+		if err := e.entriesBefore(back); err != nil { // folders removed are made again
+			return err
+		}
+		for _, en := range back {
+			if en.After == vfs.KindDir {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ made again (the call had removed it)", en.Path))
+			}
+		}
+		left := e.entriesAfter(back) // folders made go, when empty
+		for _, en := range deepestFirstEntries(back) {
+			if en.Before == vfs.KindDir && !e.fs.IsFolder(en.Path) {
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", en.Path))
+			}
+		}
+		for _, n := range left {
+			r.Notes = append(r.Notes, "recovery: "+n)
+		}
+	}
+	var trusted []journal.Entry
+	for i, en := range r.Entries {
+		if states[i] != untrusted {
+			trusted = append(trusted, en)
+		}
+	}
+	// Written in this process's next journal transaction, with the snapshot told what
+	// stands now; if that never happens, the next open settles the record again.
+	j.Defer(func(t *journal.Tx) error {
+		if err := e.snapEntries(t, trusted); err != nil {
+			return err
+		}
+		return t.Put(r)
+	})
+	return nil
+}
+
+// deepestFirstEntries is steps with a folder's subfolders before it.
+func deepestFirstEntries(steps []journal.Entry) []journal.Entry {
+	out := slices.Clone(steps)
+	slices.SortStableFunc(out, func(a, b journal.Entry) int { return depth(b.Path) - depth(a.Path) })
+	return out
+}
