@@ -101,20 +101,69 @@ func encodeRecord(r *Record) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(body)/2 + 64)
-	w := recordWriters.Get().(*kflate.Writer)
-	w.Reset(&buf)
-	w.Write(body)
-	w.Close()
-	recordWriters.Put(w)
-	out := make([]byte, 0, buf.Len()+70*len(r.Files)+32)
+	z := compressed.get(body)
+	if z == nil {
+		var buf bytes.Buffer
+		buf.Grow(len(body)/2 + 64)
+		w := recordWriters.Get().(*kflate.Writer)
+		w.Reset(&buf)
+		w.Write(body)
+		w.Close()
+		recordWriters.Put(w)
+		z = buf.Bytes()
+		compressed.put(body, z)
+	}
+	out := make([]byte, 0, len(z)+70*len(r.Files)+32)
 	out = append(out, codecNoDiff)
-	out = binary.AppendUvarint(out, uint64(buf.Len()))
-	out = append(out, buf.Bytes()...)
+	out = binary.AppendUvarint(out, uint64(len(z)))
+	out = append(out, z...)
 	out = appendHashes(out, r, nil)
 	out = appendSymbol(out, string(r.State))
 	return binary.AppendUvarint(out, uint64(max(r.Duration, 0))), nil
+}
+
+// compressed remembers the last few bodies compressed and what they compressed to. A
+// call's record is encoded twice, pending and then committed, and its body is the
+// same both times (the state and the duration are outside it): the second encoding
+// finds it here instead of compressing it again, the most costly step of an
+// encoding. Any body equal byte for byte compresses to the same bytes, so whatever
+// record a hit came from, the form is the one compression would have made.
+var compressed bodyMemo
+
+// maxMemoBody bounds the bodies remembered: a small edit's is a few hundred bytes.
+const maxMemoBody = 16 << 10
+
+type bodyMemo struct {
+	mu   sync.Mutex
+	next int
+	e    [4]struct{ body, z []byte }
+}
+
+// get is the compressed form of body if remembered, or nil. The caller must not
+// change it.
+func (m *bodyMemo) get(body []byte) []byte {
+	if len(body) > maxMemoBody {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.e {
+		if e.z != nil && bytes.Equal(e.body, body) {
+			return e.z
+		}
+	}
+	return nil
+}
+
+// put remembers that body compresses to z; neither may change afterwards.
+func (m *bodyMemo) put(body, z []byte) {
+	if len(body) > maxMemoBody {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.e[m.next].body, m.e[m.next].z = body, z
+	m.next = (m.next + 1) % len(m.e)
 }
 
 // recordText is the body of r's compact form in codec, before compression: with each

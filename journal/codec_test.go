@@ -516,3 +516,36 @@ func TestCodecRecordRead(t *testing.T) {
 		}
 	}
 }
+
+// A call's record is encoded pending, then committed: the second encoding reuses the
+// compressed body of the first, and a record whose body differs, even by one byte of
+// the same length, is compressed afresh and reads as itself.
+func TestRecordCompressedOnce(t *testing.T) {
+	r := &Record{Seq: 7, Time: time.Now(), Tool: "edit_file", State: Pending, Args: `{"path":"a.go"}`,
+		Files: []File{{Path: "a.go", Op: OpEdit, Before: Hash([]byte("x := 0")), After: Hash([]byte("x := 1")),
+			Splices: []Splice{{Start: 5, Old: []byte("0"), New: []byte("1")}}}}}
+	pending, err := encodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := *r
+	done.State, done.Duration = Committed, 3*time.Millisecond
+	committed, _ := encodeRecord(&done)
+	if !sameRecord(pending, committed) {
+		t.Fatal("the committed record's body differs from the pending one's")
+	}
+	other := done
+	other.Files = []File{r.Files[0]}
+	other.Files[0].Splices = []Splice{{Start: 5, Old: []byte("0"), New: []byte("2")}}
+	data, _ := encodeRecord(&other)
+	got, err := decodeRecord(7, data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := got.Files[0].Splices; len(s) != 1 || string(s[0].New) != "2" || got.State != Committed {
+		t.Fatalf("a record one byte away from the one before reads as %+v, state %s", s, got.State)
+	}
+	if got, err := decodeRecord(7, committed, nil, nil); err != nil || got.State != Committed || got.Duration != done.Duration || string(got.Files[0].Splices[0].New) != "1" {
+		t.Fatalf("the committed record reads as %+v, %v", got, err)
+	}
+}

@@ -80,6 +80,7 @@ type Journal struct {
 	temps     *os.File   // the temps file, open for appending during a hold (marks.go)
 	marks     *os.File   // the marks file, likewise
 	markBytes int        // bytes this hold appended to the marks file
+	tempSize  int64      // the temps file's size while open: its size at open and what was appended since
 	sideKey   []byte     // signs the lines of marks and temps (marks.go); from the journal's meta
 	legacy    bool       // this open gave an older journal its key: its unsigned lines are its own
 	file      *os.File   // the bbolt file, as opened for bbolt

@@ -194,9 +194,13 @@ func (j *Journal) NoteTemp(name string) {
 		if err != nil {
 			return
 		}
-		j.temps = f
+		j.temps, j.tempSize = f, 0
+		if st, err := f.Stat(); err == nil {
+			j.tempSize = st.Size()
+		}
 	}
-	j.temps.Write(j.signed("temps", name))
+	n, _ := j.temps.Write(j.signed("temps", name))
+	j.tempSize += int64(n)
 }
 
 // closeTemps closes the temps and marks files at the end of a hold.
@@ -222,10 +226,9 @@ const maxTemps = 64 << 10
 func (j *Journal) trimTemps() {
 	j.tmu.Lock()
 	defer j.tmu.Unlock()
-	if j.temps == nil {
-		return
-	}
-	if st, err := j.temps.Stat(); err == nil && st.Size() > maxTemps {
+	// The size is counted, not asked of the file: this runs at every Release, and
+	// only this process appends to the file during its hold.
+	if j.temps != nil && j.tempSize > maxTemps {
 		j.temps.Close()
 		j.temps = nil
 		j.dir.remove("temps")

@@ -62,6 +62,10 @@ func DuplicateKey(raw []byte) (string, string) {
 	return duplicateKeyTokens(raw)
 }
 
+// DuplicateKeyValid is DuplicateKey of raw already known to be valid JSON (it
+// decoded): it skips the validation pass.
+func DuplicateKeyValid(raw []byte) (string, string) { return duplicateKeyValid(raw) }
+
 // duplicateKeyValid is DuplicateKey of raw known to be valid JSON, in one pass over its
 // bytes: a token decoder allocates for every value.
 func duplicateKeyValid(raw []byte) (string, string) {

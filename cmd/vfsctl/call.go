@@ -148,7 +148,8 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" must be a string or a number, echoed in the reply.`)), false
 	}
 	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
-	if k, _ := toolapi.DuplicateKey(line); k != "" && (k == "tool" || k == "args" || k == "id" || k == "turn") {
+	// The line decoded above, so it is valid JSON: not validated a third time.
+	if k, _ := toolapi.DuplicateKeyValid(line); k != "" && (k == "tool" || k == "args" || k == "id" || k == "turn") {
 		return withID(refusal("", toolapi.NewError(toolapi.InvalidInput, `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k))), false
 	}
 	var tool string
