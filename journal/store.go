@@ -421,20 +421,7 @@ var compactWriters = sync.Pool{New: func() any {
 }}
 
 // packCompact is pack at level 6.
-func packCompact(data []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(data)/3 + 64)
-	buf.WriteByte(codecFlate)
-	w := compactWriters.Get().(*kflate.Writer)
-	w.Reset(&buf)
-	w.Write(data)
-	w.Close()
-	compactWriters.Put(w)
-	if buf.Len() < len(data)+1 {
-		return buf.Bytes()
-	}
-	return append([]byte{codecRaw}, data...)
-}
+func packCompact(data []byte) []byte { return packWith(data, &compactWriters, len(data)/3) }
 
 // flateWriters are reused: a flate writer holds several hundred KiB of state, which
 // would otherwise be allocated and cleared for every record and blob. BestSpeed: a
@@ -450,15 +437,24 @@ var flateWriters = sync.Pool{New: func() any {
 var flateReaders = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 
 // pack prefixes data with its codec, compressing it when that makes it smaller.
-func pack(data []byte) []byte {
+func pack(data []byte) []byte { return packWith(data, &flateWriters, len(data)/2) }
+
+// deflater is a flate writer of either package, reset for each use.
+type deflater interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// packWith is pack with a writer from pool, its buffer grown by guess first.
+func packWith(data []byte, pool *sync.Pool, guess int) []byte {
 	var buf bytes.Buffer
-	buf.Grow(len(data)/2 + 64)
+	buf.Grow(guess + 64)
 	buf.WriteByte(codecFlate)
-	w := flateWriters.Get().(*flate.Writer)
+	w := pool.Get().(deflater)
 	w.Reset(&buf)
 	w.Write(data)
 	w.Close()
-	flateWriters.Put(w)
+	pool.Put(w)
 	if buf.Len() < len(data)+1 {
 		return buf.Bytes()
 	}
