@@ -121,6 +121,23 @@ func TestRefusedCallKeepsDeletedAndMovedFiles(t *testing.T) {
 	}
 }
 
+// killAtChange makes the process kill itself with SIGKILL at its kill-th change to
+// the disk through ffs (reads do not count); the count so far is at the pointer.
+func killAtChange(ffs *testutil.FaultFs, kill int) *int {
+	steps := 0
+	ffs.SetHook(func(o testutil.Op, name string) error {
+		if o == testutil.OpOpen && !strings.Contains(name, vfs.TempPrefix) {
+			return nil // a read
+		}
+		if steps++; steps == kill {
+			killSelf()
+			select {}
+		}
+		return nil
+	})
+	return &steps
+}
+
 // killChild makes the call of faultSpecs in the workspace dir, with the journal at
 // jpath, as session s (which has read c.txt), and kills itself with SIGKILL at its nth
 // change to the disk (a write, sync, rename, mkdir, removal or change of mode, or the
@@ -135,19 +152,9 @@ func killChild(dir, jpath, n string) {
 		fmt.Println("err", err)
 		os.Exit(3)
 	}
-	steps := 0
-	ffs.SetHook(func(o testutil.Op, name string) error {
-		if o == testutil.OpOpen && !strings.Contains(name, vfs.TempPrefix) {
-			return nil // a read
-		}
-		if steps++; steps == kill {
-			killSelf()
-			select {}
-		}
-		return nil
-	})
+	steps := killAtChange(ffs, kill)
 	err = do(e, "s", func(c *Call) error { _, err := e.Apply(c, faultSpecs(), false); return err })
-	fmt.Println("steps", steps, err)
+	fmt.Println("steps", *steps, err)
 }
 
 // killAt runs killChild over r's workspace, to be killed at its nth change (0: never),

@@ -206,17 +206,7 @@ func killMoveChild(dir, jpath, what, n string) {
 		fmt.Println("err", err)
 		os.Exit(3)
 	}
-	steps := 0
-	ffs.SetHook(func(o testutil.Op, name string) error {
-		if o == testutil.OpOpen && !strings.Contains(name, vfs.TempPrefix) {
-			return nil // a read
-		}
-		if steps++; steps == kill {
-			killSelf()
-			select {}
-		}
-		return nil
-	})
+	steps := killAtChange(ffs, kill)
 	err = do(e, "s", func(c *Call) error {
 		if what == "undo" {
 			_, err := e.Undo(c, UndoOptions{Session: "s"})
@@ -225,7 +215,7 @@ func killMoveChild(dir, jpath, what, n string) {
 		_, err := e.Apply(c, moveSpecs(), false)
 		return err
 	})
-	fmt.Println("steps", steps, err)
+	fmt.Println("steps", *steps, err)
 }
 
 // TestKillAtEachStepOfMoveKeepsTheInode kills a process (SIGKILL) at each change to

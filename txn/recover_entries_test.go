@@ -125,17 +125,7 @@ func undoKillChild(dir, jpath, how, seq, n string) {
 		fmt.Println("err", err)
 		os.Exit(3)
 	}
-	steps := 0
-	ffs.SetHook(func(o testutil.Op, name string) error {
-		if o == testutil.OpOpen && !strings.Contains(name, vfs.TempPrefix) {
-			return nil // a read
-		}
-		if steps++; steps == kill {
-			killSelf()
-			select {}
-		}
-		return nil
-	})
+	steps := killAtChange(ffs, kill)
 	c, err := e.Begin("op", how, nil)
 	if err == nil {
 		switch how {
@@ -146,7 +136,7 @@ func undoKillChild(dir, jpath, how, seq, n string) {
 		}
 		err = errors.Join(err, c.Finish(err))
 	}
-	fmt.Println("steps", steps, err)
+	fmt.Println("steps", *steps, err)
 }
 
 // keptTargets is a folder of the disk as its own root, which makes a symlink with
