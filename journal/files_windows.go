@@ -58,18 +58,7 @@ func mkdirAt(at handle, name string) error { return winfs.Mkdir(at, name, false)
 // openFileAt opens name in at as itself (a reparse point is not followed); a folder
 // there is errNotOurs. The caller checks what it opened.
 func openFileAt(at handle, name string, flag int, perm os.FileMode) (handle, error) {
-	access := uint32(windows.FILE_READ_ATTRIBUTES | windows.READ_CONTROL)
-	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
-	case os.O_RDONLY:
-		access |= windows.GENERIC_READ
-	case os.O_WRONLY:
-		access |= windows.GENERIC_WRITE
-	case os.O_RDWR:
-		access |= windows.GENERIC_READ | windows.GENERIC_WRITE
-	}
-	if flag&os.O_APPEND != 0 {
-		access = access&^windows.FILE_WRITE_DATA | windows.FILE_APPEND_DATA
-	}
+	access := winfs.Access(flag, windows.FILE_READ_ATTRIBUTES|windows.READ_CONTROL)
 	disposition := uint32(windows.FILE_OPEN)
 	switch {
 	case flag&(os.O_CREATE|os.O_EXCL) == os.O_CREATE|os.O_EXCL:
@@ -186,15 +175,7 @@ func touch(h handle) error {
 }
 
 // alive reports whether process pid exists (and has not exited).
-func alive(pid int) bool {
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if err != nil {
-		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
-	}
-	defer windows.CloseHandle(h)
-	var code uint32
-	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
-}
+func alive(pid int) bool { return winfs.ProcessAlive(pid) }
 
 // tryLock takes the exclusive lock of f's first byte if it is free; unlock lets it
 // go. LockFileEx locks byte ranges: every process locks the same one.

@@ -1,11 +1,11 @@
 package txn
 
 import (
-	"errors"
 	"strconv"
 
-	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
+
+	"github.com/vfsctl/vfsctl/internal/winfs"
 )
 
 // readBootID is Windows's BootId, a count of the machine's boots that the kernel
@@ -24,12 +24,4 @@ func readBootID() string {
 }
 
 // processAlive reports whether process pid exists and has not exited.
-func processAlive(pid int) bool {
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if err != nil {
-		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
-	}
-	defer windows.CloseHandle(h)
-	var code uint32
-	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
-}
+func processAlive(pid int) bool { return winfs.ProcessAlive(pid) }

@@ -123,19 +123,7 @@ func (h file) Sync() error {
 // openAt opens base inside dir: no reparse point followed, only a regular file or a
 // folder kept, and a file truncated (O_TRUNC) only once it is known to be one.
 func openAt(dir winfs.Handle, base, name string, flag int, perm fs.FileMode) (afero.File, error) {
-	access := uint32(windows.FILE_READ_ATTRIBUTES)
-	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
-	case os.O_RDONLY:
-		access |= windows.GENERIC_READ
-	case os.O_WRONLY:
-		access |= windows.GENERIC_WRITE
-	case os.O_RDWR:
-		access |= windows.GENERIC_READ | windows.GENERIC_WRITE
-	}
-	if flag&os.O_APPEND != 0 {
-		access &^= windows.FILE_WRITE_DATA
-		access |= windows.FILE_APPEND_DATA
-	}
+	access := winfs.Access(flag, windows.FILE_READ_ATTRIBUTES)
 	disposition := uint32(windows.FILE_OPEN)
 	var options uint32
 	switch {

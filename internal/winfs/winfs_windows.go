@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -453,4 +454,33 @@ func SetTimes(h Handle, atime, mtime time.Time) error {
 	a := windows.NsecToFiletime(atime.UnixNano())
 	m := windows.NsecToFiletime(mtime.UnixNano())
 	return windows.SetFileTime(h, nil, &a, &m)
+}
+
+// Access is the access an open(2)-style flag asks for, beside base: read, write or
+// both, and appending only where O_APPEND is given.
+func Access(flag int, base uint32) uint32 {
+	access := base
+	switch flag & (os.O_RDONLY | os.O_WRONLY | os.O_RDWR) {
+	case os.O_RDONLY:
+		access |= windows.GENERIC_READ
+	case os.O_WRONLY:
+		access |= windows.GENERIC_WRITE
+	case os.O_RDWR:
+		access |= windows.GENERIC_READ | windows.GENERIC_WRITE
+	}
+	if flag&os.O_APPEND != 0 {
+		access = access&^windows.FILE_WRITE_DATA | windows.FILE_APPEND_DATA
+	}
+	return access
+}
+
+// ProcessAlive reports whether process pid exists and has not exited.
+func ProcessAlive(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
 }
