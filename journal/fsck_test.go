@@ -27,13 +27,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var problems []Problem
-	j.View(func(tx *Tx) error { problems, _, _ = tx.Verify(); return nil })
-	var all []string
-	for _, p := range problems {
-		all = append(all, p.What+": "+p.Text)
-	}
-	got := strings.Join(all, "\n")
+	_, got := verifyProblems(j)
 	for _, want := range []string{"blob: blob", "holds content with another hash", "reference: call 1: the new content of a.txt", "pending: call 1 is still pending"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
@@ -88,13 +82,7 @@ func TestVerifyChecksEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var problems []Problem
-	j.View(func(tx *Tx) error { problems, _, _ = tx.Verify(); return nil })
-	var all []string
-	for _, p := range problems {
-		all = append(all, p.What+": "+p.Text)
-	}
-	got := strings.Join(all, "\n")
+	problems, got := verifyProblems(j)
 	for _, want := range []string{`"odd" names the unknown kind "fifo"`, `"../up" is not a path inside the workspace`, `"link" names a symlink without its target`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
@@ -103,4 +91,16 @@ func TestVerifyChecksEntries(t *testing.T) {
 	if len(problems) != 3 {
 		t.Errorf("want 3 problems (the folder made and the folder removed are sound), got:\n%s", got)
 	}
+}
+
+// verifyProblems is what Verify finds in j, and the same a line each: what, then the
+// text.
+func verifyProblems(j *Journal) ([]Problem, string) {
+	var problems []Problem
+	j.View(func(tx *Tx) error { problems, _, _ = tx.Verify(); return nil })
+	var all []string
+	for _, p := range problems {
+		all = append(all, p.What+": "+p.Text)
+	}
+	return problems, strings.Join(all, "\n")
 }
