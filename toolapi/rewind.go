@@ -91,7 +91,7 @@ func (e *Engine) Rewind(ctx context.Context, session, turn string) Result {
 	if err != nil {
 		res = fail("rewind", err)
 	} else {
-		res = Result{OK: true, Tool: "rewind", Text: renderRewind(u, RewindRequest{Session: session, Turn: turn})}
+		res = Result{OK: true, Tool: "rewind", Text: renderRewind(u, RewindRequest{Session: session, Turn: turn}, seq)}
 	}
 	if seq > 0 {
 		s := int64(seq)
@@ -108,7 +108,7 @@ func (e *Engine) RewindTurns(ctx context.Context, req RewindRequest) *RewindRepo
 		rep.Kind, rep.Text = string(errs.KindOf(err)), err.Error()
 		return rep
 	}
-	rep.Text, rep.Reverts, rep.Folders = renderRewind(u, req), u.Reverts, u.Folders
+	rep.Text, rep.Reverts, rep.Folders = renderRewind(u, req, seq), u.Reverts, u.Folders
 	if !req.DryRun {
 		rep.Txn = seq
 	}
@@ -148,9 +148,10 @@ func (e *Engine) rewind(ctx context.Context, req RewindRequest) (u *txn.RewindRe
 	return u, 0, withAdvice(err, req.FirstAdvice)
 }
 
-// renderRewind says what a rewind did, or with DryRun would do: the calls reverted,
-// then per file its diff, removal or return.
-func renderRewind(u *txn.RewindResult, req RewindRequest) string {
+// renderRewind says what a rewind did as call seq, or with DryRun would do: the calls
+// reverted, then per file its diff, removal or return, and the folders and symlinks
+// put back. A turn may have changed only folders: there is no file change then.
+func renderRewind(u *txn.RewindResult, req RewindRequest, seq uint64) string {
 	var b strings.Builder
 	if req.DryRun {
 		b.WriteString("Dry run, nothing written: ")
@@ -160,7 +161,7 @@ func renderRewind(u *txn.RewindResult, req RewindRequest) string {
 		calls[i] = fmt.Sprint(s)
 	}
 	fmt.Fprintf(&b, "Rewound session %s to before turn %q", req.Session, req.Turn)
-	if seq := u.Changes[0].Seq; seq > 0 {
+	if !req.DryRun && seq > 0 {
 		fmt.Fprintf(&b, " as call %d", seq)
 	}
 	fmt.Fprintf(&b, ", reverting %s %s.\n", pluralWord(len(calls), "call"), strings.Join(calls, ", "))
@@ -172,6 +173,13 @@ func renderRewind(u *txn.RewindResult, req RewindRequest) string {
 			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
 		default:
 			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
+		}
+	}
+	for _, en := range u.Entries {
+		if req.DryRun {
+			fmt.Fprintf(&b, "would be: %s.\n", EntryText(en))
+		} else {
+			fmt.Fprintf(&b, "%s.\n", EntryText(en))
 		}
 	}
 	for _, d := range u.Folders {
