@@ -240,3 +240,39 @@ func TestFailedCreateDirectoryChangesNothing(t *testing.T) {
 		return nil
 	})
 }
+
+// A folder the undo of a move would make again that someone made meanwhile is left as
+// it is, with its own bits: the reply and the record do not say it was made, and the
+// redo of that undo leaves it too (it removed it, and a second undo made it 0755).
+func TestUndoLeavesAFolderStandingAsItIs(t *testing.T) {
+	e, dir := openWorkspace(t, map[string]string{"src/in/a.txt": "a\n"})
+	os.Chmod(filepath.Join(dir, "src/in"), 0o750)
+	mustCall(t, e, "move_file", `{"source": "src", "destination": "dst"}`)
+	if err := os.Mkdir(filepath.Join(dir, "src"), 0o700); err != nil { // the user's
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(dir, "src"), 0o700)
+	text := mustCall(t, e, "undo_edit", `{"path": "dst/in/a.txt"}`)
+	if strings.Contains(text, "src/ made") {
+		t.Errorf("the undo says it made src/, which stood there already:\n%s", text)
+	}
+	want := map[string]string{"src": "-rwx------", "src/in": "-rwxr-x---"}
+	if got := folders(t, dir); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("folders after the undo: %v, want %v", got, want)
+	}
+	rec, _, err := e.Show(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range rec.Entries {
+		if en.Path == "src" {
+			t.Errorf("the undo's record names src: %+v", en)
+		}
+	}
+	if res := e.Redo(context.Background(), 2); !res.OK {
+		t.Fatalf("redo: %s", res.Text)
+	}
+	if got := folders(t, dir); fmt.Sprint(got["src"]) != "-rwx------" {
+		t.Errorf("after the redo, src is %q, want the user's folder as it was (-rwx------); folders %v", got["src"], got)
+	}
+}

@@ -140,6 +140,20 @@ func (e *Engine) entriesAfter(steps []journal.Entry) []string {
 	return notes
 }
 
+// leaveStanding drops from steps each folder to make that already stands: it is left
+// as it is, with its own bits, so it is no step of the call. Neither the record nor
+// the reply says it was made, and a redo does not remove it.
+func (e *Engine) leaveStanding(steps []journal.Entry) []journal.Entry {
+	var kept []journal.Entry
+	for _, en := range steps {
+		if en.After == vfs.KindDir && en.Before != vfs.KindDir && e.fs.IsFolder(en.Path) {
+			continue
+		}
+		kept = append(kept, en)
+	}
+	return kept
+}
+
 // withEntries has call c take steps back with its files: checked now, recorded in
 // its pending record, the first half run once that is written. The second half runs
 // when commit returns (after).

@@ -88,6 +88,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	steps = e.leaveStanding(steps)
 	for _, f := range files {
 		ch, err := e.rewindFile(f, steps)
 		if err != nil {

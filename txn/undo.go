@@ -298,7 +298,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	}
 	unlock := e.queues.lock(paths...)
 	defer unlock()
-	steps := netEntries([]*journal.Record{rec})
+	steps := e.leaveStanding(netEntries([]*journal.Record{rec}))
 	for _, f := range files {
 		ch, err := e.reverse(hist, target, f, steps)
 		if err != nil {
