@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/journal"
 )
@@ -179,6 +180,17 @@ func toExport(r *journal.Record, args []byte) exportLine {
 // JSON, an array): a warehouse looks inside args only if it is always an object.
 func argsJSON(args []byte) (json.RawMessage, *string) {
 	if isObject(args) {
+		if !utf8.Valid(args) {
+			// Kept as received, but a JSON line must be UTF-8: decoding and encoding
+			// again writes U+FFFD for each invalid byte, as the call itself read them.
+			var v any
+			json.Unmarshal(args, &v)
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			enc.Encode(v)
+			args = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		}
 		return args, nil
 	}
 	if len(args) > 0 {
