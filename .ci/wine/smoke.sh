@@ -34,6 +34,8 @@ out=$(wine "$scratch/vfsctl.exe" call --tools all 2>&1 <<'CALLS' || true
 {"tool":"edit_file","args":{"path":"app.py","edits":[{"oldText":"print(“Hello, ” + name)","newText":"print(\"Hi, \" + name)"}]}}
 {"tool":"create_file","args":{"path":"sub/new.txt","content":"x\n"}}
 {"tool":"list_files","args":{"path":"."}}
+{"tool":"move_file","args":{"source":"sub/new.txt","destination":"moved/new.txt"}}
+{"tool":"move_file","args":{"source":"moved/new.txt","destination":"sub/new.txt"}}
 {"tool":"create_file","args":{"path":"NUL.txt","content":"x\n"}}
 {"tool":"create_file","args":{"path":"a.txt:stream","content":"x\n"}}
 {"tool":"read_file","args":{"path":".vfsctl/journal.db"}}
@@ -43,7 +45,7 @@ CALLS
 echo "$out"
 fail() { echo "wine smoke: $*"; exit 1; }
 kinds=$(echo "$out" | grep -o '"kind":[^,]*' | tr '\n' ' ')
-[ "$kinds" = '"kind":null "kind":null "kind":null "kind":null "kind":"invalid_input" "kind":"invalid_input" "kind":"path_reserved" "kind":null ' ] ||
+[ "$kinds" = '"kind":null "kind":null "kind":null "kind":null "kind":null "kind":null "kind":"invalid_input" "kind":"invalid_input" "kind":"path_reserved" "kind":null ' ] ||
   fail "the replies' kinds are $kinds"
 echo "$out" | grep -q '"tool":"list_files".*sub/new.txt' || fail "list_files did not walk into sub/"
 [ "$(cat app.py)" = 'print("Hi, " + name)' ] || fail "app.py holds $(cat app.py)"
