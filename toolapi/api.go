@@ -597,13 +597,7 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
 		}
 	}
-	for _, en := range res.Entries {
-		if res.DryRun {
-			fmt.Fprintf(&b, "would be: %s.\n", EntryText(en))
-		} else {
-			fmt.Fprintf(&b, "%s.\n", EntryText(en))
-		}
-	}
+	writeEntries(&b, res.Entries, res.DryRun)
 	for _, d := range res.Folders {
 		if res.DryRun {
 			fmt.Fprintf(&b, "%s/ would go too, if nothing else is in it then (the call had made it).\n", d)
@@ -612,6 +606,18 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeEntries says, a line each, what an undo or rewind did (or with dryRun would
+// do) to folders and symlinks.
+func writeEntries(b *strings.Builder, entries []journal.Entry, dryRun bool) {
+	for _, en := range entries {
+		if dryRun {
+			fmt.Fprintf(b, "would be: %s.\n", EntryText(en))
+		} else {
+			fmt.Fprintf(b, "%s.\n", EntryText(en))
+		}
+	}
 }
 
 // opOf is the journal op a tool's files get when it is refused before it planned.

@@ -175,13 +175,7 @@ func renderRewind(u *txn.RewindResult, req RewindRequest, seq uint64) string {
 			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
 		}
 	}
-	for _, en := range u.Entries {
-		if req.DryRun {
-			fmt.Fprintf(&b, "would be: %s.\n", EntryText(en))
-		} else {
-			fmt.Fprintf(&b, "%s.\n", EntryText(en))
-		}
-	}
+	writeEntries(&b, u.Entries, req.DryRun)
 	for _, d := range u.Folders {
 		if req.DryRun {
 			fmt.Fprintf(&b, "%s/ would go too, if nothing else is in it then (the turns made it).\n", d)

@@ -188,8 +188,8 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) erro
 					en.Path, listSome(left), en.Path)
 			}
 		case en.After == vfs.KindDir && en.Before != vfs.KindDir:
-			// A folder standing there already is the folder to make (entriesBefore
-			// leaves it): a call killed between its files and its folders leaves one.
+			// A folder standing there already was left out of the steps
+			// (leaveStanding); anything else standing there is in the way.
 			kind, target, bits, err := e.fs.EntryAt(en.Path)
 			if err == nil && kind != "" && kind != vfs.KindDir && !going[en.Path] {
 				return errs.New(errs.Conflict, en.Path, "%s cannot be made again as a folder: %s stands there now, put there since it was removed. Nothing was undone; move it aside first, then retry.",
