@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -428,6 +429,11 @@ func (e *Engine) stageReplace(ch *Change) (st *vfs.Staged, err error) {
 	}()
 	// The file is staged by the stat it was planned from: writeFile renames only while
 	// the file still has that identity, so a stat of its own would find the same.
+	if ch.chmod != 0 {
+		// The undo of a command's chmod: the content goes with the bits recorded, in
+		// one rename, read-only or not (what the command made read-only it takes back).
+		return e.fs.StageReplaceAs(ch.Path, ch.After, ch.info, ch.chmod, e.durability != DurableJournal)
+	}
 	return e.fs.StageReplaceStat(ch.Path, ch.After, ch.info, e.durability != DurableJournal)
 }
 
@@ -702,6 +708,9 @@ func (e *Engine) rollback(done []*Change) error {
 		if rerr == nil && !bytes.Equal(now, ch.After) {
 			continue // never written
 		}
+		if rerr == nil && ch.chmod != 0 && bytes.Equal(now, ch.Before) && !e.hasBits(ch.Path, ch.chmod) {
+			continue // a change of bits only, never written: the file has its own still
+		}
 		var err error
 		if ch.Created {
 			if err = e.fs.Remove(ch.Path); err == nil {
@@ -711,6 +720,8 @@ func (e *Engine) rollback(done []*Change) error {
 				}
 				e.fs.RemoveDirs(dirs)
 			}
+		} else if ch.chmod != 0 {
+			_, err = e.fs.ReplaceAs(ch.Path, ch.Before, ch.mode) // its bits back too, read-only or not
 		} else {
 			err = e.fs.Replace(ch.Path, ch.Before)
 		}
@@ -719,6 +730,13 @@ func (e *Engine) rollback(done []*Change) error {
 		}
 	}
 	return errors.Join(all...)
+}
+
+// hasBits says whether the file at p has the permission bits mode.
+func (e *Engine) hasBits(p string, mode fs.FileMode) bool {
+	const bits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	fi, err := e.fs.Afero().Stat(p)
+	return err == nil && fi.Mode()&bits == mode&bits
 }
 
 // unmove takes back a move that has not reached its commit point: the file is renamed

@@ -464,7 +464,14 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 				return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
 			})
 			// Any call's change is left out.
-			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
+			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool {
+				if !callMade(t, f, 0) {
+					return false
+				}
+				// A call's change of bits (an undo of a chmod) goes with its note.
+				look.Notes = slices.DeleteFunc(look.Notes, func(n string) bool { return strings.HasPrefix(n, f.Path+": mode ") })
+				return true
+			})
 		} else {
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
@@ -515,7 +522,7 @@ func callMade(t *journal.Tx, f journal.File, since uint64) bool {
 				if f.Op == journal.OpDelete {
 					return rf.Op == journal.OpDelete
 				}
-				return rf.After == f.After && rf.Op != journal.OpDelete
+				return rf.After == f.After && rf.Op != journal.OpDelete && (rf.AfterMode == f.AfterMode || rf.AfterMode == 0 || f.AfterMode == 0)
 			}
 		}
 	}

@@ -236,11 +236,15 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 	// never acknowledged. Roll back what it wrote, its folders and symlinks around it.
 	entriesFirst, entriesThen := e.settleEntries(j, r, false)
 	entriesFirst()
-	if err := e.rollBackPending(j, r, states, current); err != nil {
+	stuck, err := e.rollBackPending(j, r, states, current)
+	if err != nil {
 		return err
 	}
 	entriesThen()
 	r.State = journal.RolledBack
+	if stuck {
+		r.State = journal.Unknown // a file keeps the call's content: not rolled back
+	}
 	put()
 	return nil
 }
@@ -282,6 +286,17 @@ func (e *Engine) fileStates(r *journal.Record) ([]fileState, [][]byte, error) {
 		}
 		current[i] = data
 		states[i] = e.stateOf(f, data, id, exists)
+		if exists && f.Before == f.After && chmodOf(f) {
+			// Only the bits changed: where the file stands is told by them.
+			switch {
+			case e.hasBits(f.Path, fs.FileMode(f.AfterMode)):
+				states[i] = atAfter
+			case e.hasBits(f.Path, fs.FileMode(f.BeforeMode)):
+				states[i] = atBefore
+			default:
+				states[i] = elsewhere
+			}
+		}
 		if a, ok := e.movedFrom(r, f); ok {
 			if _, err := e.fs.IdentityOf(a); err == nil {
 				// Still set aside: the move's rename did not happen, and what stands
@@ -310,6 +325,12 @@ func (e *Engine) movedFrom(r *journal.Record, f journal.File) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// chmodOf says whether file f of a record changes the permission bits of a file
+// that stays (a command's chmod, or its undo).
+func chmodOf(f journal.File) bool {
+	return f.Op != journal.OpDelete && f.Before != "" && f.After != "" && f.BeforeMode != 0 && f.AfterMode != 0 && f.BeforeMode != f.AfterMode
 }
 
 // stateOf compares a file's content now with the record's before and after hashes; a
@@ -385,7 +406,11 @@ func noteLandedThenChanged(r *journal.Record, states []fileState) {
 // rollBackPending restores the files of an unfinished call that hold its new content;
 // files someone else changed, and untrusted paths, are left alone and noted. The
 // folders its creates were to make go too, when empty, as an undo's do.
-func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte) error {
+//
+// A file that cannot be put back (made read-only, or no longer a regular file since)
+// is noted and left as it is, stuck reporting it, rather than stop every command
+// until someone moves it: the other files are still rolled back.
+func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte) (stuck bool, err error) {
 	// A move's file goes back to the name its deletion set it aside under first, so
 	// that the deletion's rollback below renames it back, the same inode.
 	movedBack := map[int]bool{}
@@ -420,7 +445,7 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 		}
 		if states[i] != untrusted && f.Op == journal.OpDelete {
 			if done, err := e.putAsideBack(r, f, states[i]); err != nil {
-				return fmt.Errorf("%s: %w", f.Path, err)
+				return stuck, fmt.Errorf("%s: %w", f.Path, err)
 			} else if done {
 				continue
 			}
@@ -428,7 +453,12 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 		switch states[i] {
 		case atAfter:
 			if err := e.restore(j, f, current[i]); err != nil {
-				return fmt.Errorf("%s: %w", f.Path, err)
+				if k := errs.KindOf(err); k != errs.PermissionDenied && k != errs.NotAFile {
+					return stuck, fmt.Errorf("%s: %w", f.Path, err)
+				}
+				stuck = true
+				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s holds the call's new content and could not be put back (%v); it was left as it is", f.Path, err))
+				continue
 			}
 			switch {
 			case f.Op == journal.OpDelete:
@@ -447,7 +477,7 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 	for _, d := range e.removeMadeFolders(made) {
 		r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", d))
 	}
-	return nil
+	return stuck, nil
 }
 
 // asideOf is where file f of a record set its deleted file aside until the commit
@@ -575,6 +605,12 @@ func (e *Engine) restore(j *journal.Journal, f journal.File, after []byte) error
 	}
 	if before == nil || journal.Hash(before) != f.Before {
 		return fmt.Errorf("its prior content cannot be rebuilt from the journal")
+	}
+	if chmodOf(f) {
+		// The call changed the bits (an undo of a command's chmod): they go back
+		// with the content, read-only or not.
+		_, err := e.fs.ReplaceAs(f.Path, before, fs.FileMode(f.BeforeMode))
+		return err
 	}
 	return e.fs.Replace(f.Path, before)
 }

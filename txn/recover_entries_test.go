@@ -180,6 +180,8 @@ var execEntryScripts = []struct{ name, script string }{
 	{"retargeted a symlink and changed a file", "ln -sfn b.txt old && echo A > a.txt"},
 	{"changed a folder's bits", "chmod 0700 keep"},
 	{"changed a folder's bits and a file", "chmod 0700 keep && echo B > b.txt"},
+	{"made a file read-only", "chmod 444 a.txt"},
+	{"changed a file and made it read-only", "echo A > a.txt && chmod 444 a.txt"},
 	{"all of it", "mkdir -m 0711 made && echo n > made/n.txt && rm -r full && rmdir gone && ln -s a.txt link && ln -sfn b.txt old && chmod 0700 keep && echo A > a.txt"},
 }
 

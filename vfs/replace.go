@@ -55,11 +55,16 @@ func (f *FS) checkReplace(p string) (fs.FileInfo, error) {
 
 // checkInfo is checkReplace's refusal, of the file with stat fi.
 func (f *FS) checkInfo(p string, fi fs.FileInfo) error {
+	if fi.Mode().IsRegular() && !writable(fi) {
+		return errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
+	}
+	return checkSingle(p, fi)
+}
+
+// checkSingle refuses to replace what is not a regular file or has other hard links.
+func checkSingle(p string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
 		return errs.New(errs.NotAFile, p, "%s is not a regular file.", p)
-	}
-	if !writable(fi) {
-		return errs.New(errs.PermissionDenied, p, "%s is read-only (mode %v); nothing was written.", p, fi.Mode().Perm())
 	}
 	if n := Links(fi); n > 1 {
 		return errs.New(errs.NotAFile, p, "%s has %d hard links; replacing it would detach it from its other names. Break the link outside vfsctl first, or edit another file.", p, n).Stood(errs.FoundHardLinks, "")
@@ -370,6 +375,37 @@ func (f *FS) StageReplaceStat(p string, data []byte, fi fs.FileInfo, sync bool) 
 	return f.stage(p, data, fi, 0, sync)
 }
 
+// StageReplaceAs is StageReplaceStat giving the new content the permission bits
+// mode, and replacing a read-only file all the same: an undo putting back the bits
+// and content a command changed (a command's chmod 444 is part of what it takes
+// back). Only the journal's recorded bits are ever passed; a file that is not
+// regular or has other hard links is still refused.
+func (f *FS) StageReplaceAs(p string, data []byte, fi fs.FileInfo, mode fs.FileMode, sync bool) (*Staged, error) {
+	if fi == nil {
+		var err error
+		if fi, err = f.fs.Stat(p); err != nil {
+			return nil, f.osError(p, err)
+		}
+	}
+	if err := checkSingle(p, fi); err != nil {
+		return nil, err
+	}
+	if mode == 0 {
+		mode = fi.Mode()
+	}
+	return f.stage(p, data, fi, mode, sync)
+}
+
+// ReplaceAs is Replace through StageReplaceAs: data with the bits mode, read-only or
+// not (a rollback or recovery putting back a file as the journal recorded it).
+func (f *FS) ReplaceAs(p string, data []byte, mode fs.FileMode) (Identity, error) {
+	st, err := f.StageReplaceAs(p, data, nil, mode, true)
+	if err != nil {
+		return Identity{}, err
+	}
+	return st.Commit()
+}
+
 // folder opens dir by handle where the filesystem has handles.
 func (f *FS) folder(dir string) (folder, error) {
 	if r, ok := f.fs.(rootFs); ok {
@@ -419,9 +455,13 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 			return nil, f.osError(p, err)
 		}
 	}
-	mode = CreatedMode(mode)
-	if old != nil {
+	switch {
+	case old != nil && mode != 0: // StageReplaceAs: the bits asked for
+		mode &= fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	case old != nil:
 		mode = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	default:
+		mode = CreatedMode(mode)
 	}
 	fi, err := f.keepMeta(p, d, tmp, h, old, mode)
 	if err != nil {

@@ -1,0 +1,227 @@
+package txn
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+)
+
+// fileAt is a file's bits and content as read from disk ("none" when absent).
+func fileAt(t *testing.T, dir, p string) string {
+	t.Helper()
+	fi, err := os.Lstat(filepath.Join(dir, p))
+	if err != nil {
+		return "none"
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, p))
+	return fmt.Sprintf("%04o %q", fi.Mode().Perm(), data)
+}
+
+// recordState is the state and error kind the journal holds for call seq; nothing of
+// the journal may be left pending.
+func recordState(t *testing.T, e *Engine, seq uint64) string {
+	t.Helper()
+	var r *journal.Record
+	e.View(func(tx *journal.Tx) error {
+		if p := tx.Pending(); len(p) > 0 {
+			t.Errorf("calls %v left pending", p)
+		}
+		r, _ = tx.Get(seq)
+		return nil
+	})
+	if r == nil {
+		return "missing"
+	}
+	return string(r.State) + " " + r.Kind
+}
+
+// A command that makes a file read-only (with or without changing its content) is
+// taken back whole: the undo puts back the content and the bits it recorded, the redo
+// does the command's work again, and a rewind of its turn does the same as the undo.
+// The oracle is each file read from disk before the command and after it.
+func TestUndoOfACommandThatMadeAFileReadOnly(t *testing.T) {
+	for _, tc := range []struct{ name, script string }{
+		{"bits only", "chmod 444 k.txt"},
+		{"bits and another file", "chmod 444 k.txt; echo n > n.txt"},
+		{"content and bits", "echo 3 >> k.txt; chmod a-w k.txt"},
+		{"no bits left", "echo 3 >> k.txt; chmod 000 k.txt"},
+	} {
+		for _, how := range []string{"undo", "rewind"} {
+			t.Run(how+" "+tc.name, func(t *testing.T) {
+				e, dir := diskEngineWith(t, map[string]string{"k.txt": "keep\n"}, Options{NoSync: true})
+				defer e.Close()
+				os.Chmod(filepath.Join(dir, "k.txt"), 0o644)
+				if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				state := func() string { return fileAt(t, dir, "k.txt") + " " + fileAt(t, dir, "n.txt") }
+				before := state()
+				look := runExec(t, e, dir, "s", tc.script)
+				after := state()
+				var seq uint64
+				err := do(e, "op", func(c *Call) error {
+					var err error
+					if how == "undo" {
+						_, err = e.Undo(c, UndoOptions{Seq: look.Seq})
+					} else {
+						_, err = e.Rewind(c, RewindOptions{Session: "s", Turn: "t1"})
+					}
+					seq = c.Seq()
+					return err
+				})
+				if err != nil {
+					t.Fatalf("the %s: %v", how, err)
+				}
+				if got := state(); got != before {
+					t.Errorf("after the %s: %s, want %s", how, got, before)
+				}
+				if got := recordState(t, e, seq); got != "committed " {
+					t.Errorf("the %s's record: %s, want committed", how, got)
+				}
+				if next, err := e.CheckpointOutside(LookOptions{}); err != nil || next.Seq != 0 {
+					t.Errorf("the look after the %s recorded %+v (%v), want nothing", how, next, err)
+				}
+				if how == "rewind" || tc.name == "no bits left" {
+					return // a record keeps bits 0000 as "not kept": its redo cannot set them
+				}
+				if err := do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: seq, Redo: true}); return err }); err != nil {
+					t.Fatalf("the redo: %v", err)
+				}
+				if got := state(); got != after {
+					t.Errorf("after the redo: %s, want %s", got, after)
+				}
+			})
+		}
+	}
+}
+
+// An undo refused because a file was made read-only since (by someone else, not by
+// the call undone) ends failed, with nothing written and nothing left pending: the
+// next call works.
+func TestRefusedUndoOfAReadOnlyFileEndsFailed(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"k.txt": "keep\n", "n.txt": "n\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	look := runExec(t, e, dir, "s", "echo m >> k.txt; echo x >> n.txt")
+	os.Chmod(filepath.Join(dir, "k.txt"), 0o444)
+	found := fileAt(t, dir, "k.txt") + " " + fileAt(t, dir, "n.txt")
+	var seq uint64
+	err := do(e, "op", func(c *Call) error {
+		_, err := e.Undo(c, UndoOptions{Seq: look.Seq})
+		seq = c.Seq()
+		return err
+	})
+	if errs.KindOf(err) != errs.PermissionDenied {
+		t.Fatalf("the undo: %v, want permission_denied", err)
+	}
+	if got := fileAt(t, dir, "k.txt") + " " + fileAt(t, dir, "n.txt"); got != found {
+		t.Errorf("the refused undo wrote: %s, was %s", got, found)
+	}
+	if got := recordState(t, e, seq); got != "failed permission_denied" {
+		t.Errorf("the undo's record: %s, want failed permission_denied", got)
+	}
+	if err := edit(e, "s", "n.txt", "x", "y"); err != nil {
+		t.Errorf("the next call: %v", err)
+	}
+}
+
+// An undo of a command's chmod refused at its write (the file has a second hard link
+// since) ends failed, the bits as found: it is never left pending, nor recovered as
+// committed because the content was already what the undo writes.
+func TestRefusedUndoOfAChmodEndsFailed(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"k.txt": "keep\n"}, Options{NoSync: true})
+	os.Chmod(filepath.Join(dir, "k.txt"), 0o644)
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	look := runExec(t, e, dir, "s", "chmod 755 k.txt")
+	if err := os.Link(filepath.Join(dir, "k.txt"), filepath.Join(dir, "k2")); err != nil {
+		t.Fatal(err)
+	}
+	var seq uint64
+	err := do(e, "op", func(c *Call) error {
+		_, err := e.Undo(c, UndoOptions{Seq: look.Seq})
+		seq = c.Seq()
+		return err
+	})
+	if errs.KindOf(err) != errs.NotAFile {
+		t.Fatalf("the undo: %v, want not_a_file", err)
+	}
+	if got := recordState(t, e, seq); got != "failed not_a_file" {
+		t.Errorf("the undo's record: %s, want failed not_a_file", got)
+	}
+	e.Close()
+	e = diskEngineOn(t, dir, Options{NoSync: true}) // the next process: recovery has nothing to settle
+	defer e.Close()
+	if got := recordState(t, e, seq); got != "failed not_a_file" {
+		t.Errorf("the undo's record after the next open: %s, want failed not_a_file", got)
+	}
+	if got := fileAt(t, dir, "k.txt"); got != `0755 "keep\n"` {
+		t.Errorf("k.txt: %s, want it as the command left it", got)
+	}
+}
+
+// Recovery never jams the workspace on a read-only file: an undo of two files is
+// killed at each of its changes to the disk, both files are made read-only before
+// the next open, and that open settles the undo all the same. Where a file it had
+// to put back could not be (read-only), the record says so and is not called rolled
+// back; the other commands go on.
+func TestRecoveryGoesOnPastAReadOnlyFile(t *testing.T) {
+	rig := newEntriesRig(t, "echo A > a.txt && echo B > b.txt")
+	var total int
+	if out := rig.clone(t).undoKilled(t, 0); !strings.HasSuffix(out, " <nil>\n") {
+		t.Fatalf("a clean run: %s", out)
+	} else if _, err := fmt.Sscanf(out, "steps %d", &total); err != nil || total == 0 {
+		t.Fatalf("a clean run: %s", out)
+	}
+	stuck := 0
+	for n := 1; n <= total; n++ {
+		r := rig.clone(t)
+		r.undoKilled(t, n)
+		os.Chmod(filepath.Join(r.dir, "a.txt"), 0o444)
+		os.Chmod(filepath.Join(r.dir, "b.txt"), 0o444)
+		e := r.open(t, nil)
+		var rec *journal.Record
+		err := e.View(func(tx *journal.Tx) error {
+			if p := tx.Pending(); len(p) > 0 {
+				t.Errorf("killed at change %d: calls %v still pending", n, p)
+			}
+			if tx.Last() > r.last {
+				rec, _ = tx.Get(tx.Last())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("killed at change %d: the next open: %v", n, err)
+		}
+		a, b := fileAt(t, r.dir, "a.txt"), fileAt(t, r.dir, "b.txt")
+		undone := a == `0444 "a\n"` && b == `0444 "b\n"`
+		if rec != nil && rec.State == journal.Unknown {
+			stuck++
+			if !slices.ContainsFunc(rec.Notes, func(s string) bool { return strings.Contains(s, "could not be put back") }) {
+				t.Errorf("killed at change %d: the undo is unknown, its notes say not why: %q", n, rec.Notes)
+			}
+		}
+		if rec != nil && rec.State == journal.RolledBack && (a != `0444 "A\n"` || b != `0444 "B\n"`) {
+			t.Errorf("killed at change %d: the undo is rolled back, the files are %s and %s", n, a, b)
+		}
+		if rec != nil && rec.State == journal.Committed && !undone {
+			t.Errorf("killed at change %d: the undo is committed, the files are %s and %s", n, a, b)
+		}
+		if err := edit(e, "s", "keep/k.txt", "k", "K"); err != nil {
+			t.Errorf("killed at change %d: the next call: %v", n, err)
+		}
+		e.Close()
+	}
+	if stuck == 0 {
+		t.Errorf("no kill left a file to put back: the test tested nothing")
+	}
+}
