@@ -239,6 +239,14 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 			if err != nil {
 				return files, nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot rebuild %s as call %d found or left it: %v. Nothing was written.", f.Path, seq, err)
 			}
+			// A command's change that includes other calls' (undo_theirs.go): those
+			// the rewind does not revert keep their lines.
+			theirs := slices.DeleteFunc(theirsIn(r, f.Path), func(s uint64) bool { return slices.Contains(reverts, s) })
+			if len(theirs) > 0 {
+				if st.before, err = withTheirs(t, f, seq, st.before, theirs); err != nil {
+					return files, nil, err
+				}
+			}
 			rf := byPath[f.Path]
 			if rf == nil {
 				rf = &rewindFile{path: f.Path, by: map[uint64]string{}}

@@ -433,6 +433,11 @@ func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []j
 		return nil, err
 	}
 	rv := &reversal{e: e, hist: hist, target: target, f: f, later: hist.laterChanges(target, f.Path)}
+	if theirs := theirsIn(hist.recs[target], f.Path); len(theirs) > 0 {
+		if err := rv.keepTheirs(theirs); err != nil {
+			return nil, err
+		}
+	}
 	return rv.plan(cur)
 }
 
