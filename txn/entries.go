@@ -241,12 +241,14 @@ func (e *Engine) entriesTakenBack(c *Call) {
 	c.rec.Notes = append(c.rec.Notes, notes...)
 }
 
-// underSymlinkGoing reports whether p lies under a symlink that steps remove: a file
-// there is read as absent (the symlink's target is not followed), and comes back
-// once the symlink has made way.
+// underSymlinkGoing reports whether p is, or lies under, a symlink that steps remove
+// (a command's `ln -sf t.txt a.txt` taken back): a file there is read as absent (the
+// symlink's target is not followed), and comes back once the symlink has made way.
+// checkEntries then refuses the whole undo if the symlink is not as the command
+// left it.
 func underSymlinkGoing(p string, steps []journal.Entry) bool {
 	for _, en := range steps {
-		if en.Before == vfs.KindSymlink && strings.HasPrefix(p, en.Path+"/") {
+		if en.Before == vfs.KindSymlink && en.After != vfs.KindSymlink && (p == en.Path || strings.HasPrefix(p, en.Path+"/")) {
 			return true
 		}
 	}
