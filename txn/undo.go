@@ -462,6 +462,13 @@ func (e *Engine) readForUndo(f journal.File, target uint64) (fileNow, error) {
 	if errors.Is(err, vfs.ErrSymlinkNow) {
 		return fileNow{}, errs.Wrap(errs.NotAFile, f.Path, err, "%s is a symlink now (put at its path since call %d), which was not followed; nothing was undone. Move it aside first.", f.Path, target)
 	}
+	if errors.Is(err, vfs.ErrNotRegular) {
+		if kind, _, _, kerr := e.fs.EntryAt(f.Path); kerr == nil && kind != "" && e.madeThere(target, f.Path, kind) {
+			// A FIFO, socket or device the command put in the file's place: never
+			// opened nor removed by an undo (it may be in use).
+			return fileNow{}, errs.Wrap(errs.NotAFile, f.Path, err, "%s is a %s now, which call %d's command put in the file's place (its record says so); an undo does not remove a %s. Nothing was undone. Move it aside (or remove it), then undo again.", f.Path, kind, target, kind)
+		}
+	}
 	if errors.Is(err, syscall.EISDIR) || errors.Is(err, vfs.ErrNotRegular) {
 		return fileNow{}, errs.Wrap(errs.NotAFile, f.Path, err, "%s is no longer a regular file (something else was put at its path since call %d); nothing was undone. Move it aside first.", f.Path, target)
 	}
@@ -470,6 +477,19 @@ func (e *Engine) readForUndo(f journal.File, target uint64) (fileNow, error) {
 		cause = u // the OS's words, without the path it was opened by
 	}
 	return fileNow{}, errs.Wrap(errs.IOError, f.Path, err, "Cannot read %s: %v.", f.Path, cause)
+}
+
+// madeThere says whether record seq (a command's) notes that it replaced the file at
+// path by something of kind (diffSnapshots' note).
+func (e *Engine) madeThere(seq uint64, path, kind string) bool {
+	made := false
+	e.j.View(func(t *journal.Tx) error {
+		if r, err := t.Get(seq); err == nil && r != nil && journal.IsCommand(r.Tool) {
+			made = slices.Contains(r.Notes, path+": a file became a "+kind)
+		}
+		return nil
+	})
+	return made
 }
 
 // laterChanges are the calls after target that changed path, oldest first. A later
