@@ -1,11 +1,13 @@
 package toolapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -576,7 +578,7 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 	for _, en := range res.Entries {
 		if en.Before == journal.KindDir || en.After == journal.KindDir {
 			paths = append(paths, en.Path+"/")
-		} else {
+		} else if !slices.Contains(paths, en.Path) { // a file that was, or becomes, a symlink
 			paths = append(paths, en.Path)
 		}
 	}
@@ -594,10 +596,10 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 		case ch.Created:
 			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
 		default:
-			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
+			writeChanged(&b, ch)
 		}
 	}
-	writeEntries(&b, res.Entries, res.DryRun)
+	writeEntries(&b, res.Entries, res.Changes, res.DryRun)
 	for _, d := range res.Folders {
 		if res.DryRun {
 			fmt.Fprintf(&b, "%s/ would go too, if nothing else is in it then (the call had made it).\n", d)
@@ -610,14 +612,42 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 
 // writeEntries says, a line each, what an undo or rewind did (or with dryRun would
 // do) to folders and symlinks.
-func writeEntries(b *strings.Builder, entries []journal.Entry, dryRun bool) {
-	for _, en := range entries {
+func writeEntries(b *strings.Builder, entries []journal.Entry, changes []*txn.Change, dryRun bool) {
+	for _, text := range entryTexts(entries, changes) {
 		if dryRun {
-			fmt.Fprintf(b, "would be: %s.\n", EntryText(en))
+			fmt.Fprintf(b, "would be: %s.\n", text)
 		} else {
-			fmt.Fprintf(b, "%s.\n", EntryText(en))
+			fmt.Fprintf(b, "%s.\n", text)
 		}
 	}
+}
+
+// entryTexts say what an undo or rewind does to each folder or symlink, naming a
+// file that one of its changes leaves or finds at the same path.
+func entryTexts(entries []journal.Entry, changes []*txn.Change) []string {
+	var out []string
+	for _, en := range entries {
+		before, after := false, false
+		for _, ch := range changes {
+			if ch.Path == en.Path {
+				before, after = !ch.Created, !ch.Deleted
+			}
+		}
+		out = append(out, EntryTextFiles(en, before, after))
+	}
+	return out
+}
+
+// writeChanged writes a changed file's diff, and its change of bits where it has one
+// (then without the diff if the content stays).
+func writeChanged(b *strings.Builder, ch *txn.Change) {
+	if from, to, ok := ch.ModeChange(); ok {
+		fmt.Fprintf(b, "%s: mode %v → %v.\n", ch.Name, from, to)
+		if bytes.Equal(ch.Before, ch.After) {
+			return
+		}
+	}
+	b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
 }
 
 // opOf is the journal op a tool's files get when it is refused before it planned.

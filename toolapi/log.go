@@ -96,14 +96,21 @@ func (e *Engine) CanonicalPath(path string) (string, error) {
 // EntryText says what a record did to a folder or symlink (Record.Entries), as
 // vfsctl show and log, and an undo's reply, say it: "src/gen/ made (0755)",
 // "build/ removed (was 0700)", "link: symlink to a.txt, was a folder (0755)".
-func EntryText(en journal.Entry) string {
-	what := func(kind, target string, bits uint32) string {
-		switch kind {
-		case "":
+func EntryText(en journal.Entry) string { return EntryTextFiles(en, false, false) }
+
+// EntryTextFiles is EntryText where the record says whether a file stood at the
+// entry's path before (fileBefore) and after: "a.txt: a symlink to t.txt, was a
+// file" rather than "was nothing".
+func EntryTextFiles(en journal.Entry, fileBefore, fileAfter bool) string {
+	what := func(kind, target string, bits uint32, file bool) string {
+		switch {
+		case kind == "" && file:
+			return "a file"
+		case kind == "":
 			return "nothing"
-		case journal.KindDir:
+		case kind == journal.KindDir:
 			return fmt.Sprintf("a folder (%04o)", bits&0o7777)
-		case journal.KindSymlink:
+		case kind == journal.KindSymlink:
 			return "a symlink to " + target
 		}
 		return "a " + kind
@@ -117,7 +124,7 @@ func EntryText(en journal.Entry) string {
 	case en.Before == journal.KindDir && en.After == "":
 		return fmt.Sprintf("%s/ removed (was %04o)", en.Path, en.BeforeMode&0o7777)
 	}
-	return fmt.Sprintf("%s: %s, was %s", en.Path, what(en.After, en.AfterTarget, en.AfterMode), what(en.Before, en.BeforeTarget, en.BeforeMode))
+	return fmt.Sprintf("%s: %s, was %s", en.Path, what(en.After, en.AfterTarget, en.AfterMode, fileAfter), what(en.Before, en.BeforeTarget, en.BeforeMode, fileBefore))
 }
 
 // EntryPaths are the paths of r's folders and symlinks that its files do not name,

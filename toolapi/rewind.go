@@ -172,10 +172,10 @@ func renderRewind(u *txn.RewindResult, req RewindRequest, seq uint64) string {
 		case ch.Created:
 			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
 		default:
-			b.WriteString(boundedDiff(ch.Diff(), ch.Seq))
+			writeChanged(&b, ch)
 		}
 	}
-	writeEntries(&b, u.Entries, req.DryRun)
+	writeEntries(&b, u.Entries, u.Changes, req.DryRun)
 	for _, d := range u.Folders {
 		if req.DryRun {
 			fmt.Fprintf(&b, "%s/ would go too, if nothing else is in it then (the turns made it).\n", d)

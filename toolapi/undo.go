@@ -82,9 +82,7 @@ func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
 	if rep.Txn == 0 && len(u.Changes) > 0 {
 		rep.Txn = u.Changes[0].Seq
 	}
-	for _, en := range u.Entries {
-		rep.Entries = append(rep.Entries, EntryText(en))
-	}
+	rep.Entries = entryTexts(u.Entries, u.Changes)
 	for _, ch := range u.Changes {
 		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
 	}

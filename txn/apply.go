@@ -99,6 +99,17 @@ type Change struct {
 
 // priorHash is the hash of the content the change replaces, "" for a create. It does
 // not fill beforeHash: the commit computes that with its marks (hash).
+// ModeChange is the change of permission bits c makes to a file that stays (the
+// undo of a command's chmod): from and to, ok false when it keeps them.
+func (c *Change) ModeChange() (from, to fs.FileMode, ok bool) {
+	if c.chmod == 0 || c.Created || c.Deleted {
+		return 0, 0, false
+	}
+	const bits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	from, to = c.mode&bits, c.chmod&bits
+	return from, to, from != to
+}
+
 func (c *Change) priorHash() string {
 	switch {
 	case c.Created:

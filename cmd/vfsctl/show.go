@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -138,7 +139,13 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 		}
 	}
 	for _, en := range r.Entries {
-		fmt.Fprintf(w, "entry    %s\n", toolapi.EntryText(en))
+		before, after := false, false // a file at the entry's path, before or after
+		for _, f := range r.Files {
+			if f.Path == en.Path && f.Op.Changes() {
+				before, after = f.Before != "", f.Op != journal.OpDelete && f.After != ""
+			}
+		}
+		fmt.Fprintf(w, "entry    %s\n", toolapi.EntryTextFiles(en, before, after))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note     %s\n", n)
