@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -62,5 +64,31 @@ func TestSmallEditWakesNoThread(t *testing.T) {
 				t.Errorf("a one-line edit of a 300-line file started %.2f goroutines a call, want at most %.1f", per, c.max)
 			}
 		})
+	}
+}
+
+// TestStagingStartsFirst: in the file-durable mode a replaced file's staging, whose
+// fsync is the longer road to the rename, begins before the call goes on to hash the
+// change and make its record, rather than wait on a thread woken to take it over.
+// With one processor the order is deterministic: a goroutine just started runs only
+// once the one that started it yields.
+func TestStagingStartsFirst(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	e, _ := diskEngineWith(t, map[string]string{"g.go": "alpha\nbeta\n"}, Options{Durability: DurableFile})
+	defer e.Close()
+	var mu sync.Mutex
+	var order []string
+	note := func(what string) func(*Change) {
+		return func(*Change) { mu.Lock(); order = append(order, what); mu.Unlock() }
+	}
+	testHookStage, testHookHash = note("stage"), note("hash")
+	defer func() { testHookStage, testHookHash = nil, nil }()
+	if err := edit(e, "s", "g.go", "beta", "gamma"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != 2 || order[0] != "stage" {
+		t.Errorf("order of the commit's work: %v, want the staging first", order)
 	}
 }
