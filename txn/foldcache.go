@@ -60,8 +60,9 @@ func (c *foldCache) view(path string, id vfs.Identity, h string, data []byte) *m
 }
 
 // put keeps the View of path while it has identity id and content of hash h: v,
-// which derives it and runs in the background, so that the call that committed the
-// content does not wait for it; the next call of the file may. n is the content's size.
+// which derives it, in the background for a large file, so that the call that
+// committed the content does not wait for it; the next call of the file may, and
+// derives a small file's itself (keepLocked). n is the content's size.
 func (c *foldCache) put(path string, id vfs.Identity, h string, n int, v func() *matcher.View) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
