@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -142,7 +141,7 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 		before, after := false, false // a file at the entry's path, before or after
 		for _, f := range r.Files {
 			if f.Path == en.Path && f.Op.Changes() {
-				before, after = f.Before != "", f.Op != journal.OpDelete && f.After != ""
+				before, after = f.Before != "", f.After != "" // a deletion has no After
 			}
 		}
 		fmt.Fprintf(w, "entry    %s\n", toolapi.EntryTextFiles(en, before, after))
