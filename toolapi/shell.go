@@ -111,7 +111,7 @@ func commandReply(res *ExecResult, dir string, timeout time.Duration, stdout, st
 	if len(res.Files) == 0 {
 		b.WriteString("It changed no file in the workspace.")
 	} else {
-		fmt.Fprintf(&b, "It changed %s in the workspace:\n%s", plural(len(res.Files), "file"), diffstat(res.Files))
+		fmt.Fprintf(&b, "It changed %s in the workspace:\n%s", plural(len(res.Files), "file"), strings.TrimSuffix(diffstat(res.Files), "\n"))
 	}
 	for _, n := range res.Notes {
 		b.WriteString("\nNote: " + n)
