@@ -153,9 +153,10 @@ func describeFolders(steps []journal.Entry) string {
 
 // checkFolderSteps refuses, changing nothing, a reversal whose folders cannot be
 // taken back as they were: a folder to remove that holds anything the same
-// transaction does not remove itself (changes deleted, steps removed), or a folder to
-// make again where a file or symlink stands now that the transaction does not remove.
-func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) error {
+// transaction does not remove itself (changes deleted, steps removed, folders its
+// reverted creates made, made empty by then), or a folder to make again where a file
+// or symlink stands now that the transaction does not remove.
+func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change, made []string) error {
 	going := map[string]bool{}
 	for _, ch := range changes {
 		if ch.Deleted {
@@ -167,21 +168,16 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) erro
 			going[en.Path] = true
 		}
 	}
+	madeSet := map[string]bool{}
+	for _, d := range made {
+		madeSet[d] = true
+	}
 	for _, en := range steps {
 		switch {
 		case en.Before == vfs.KindDir && en.After != vfs.KindDir:
-			names, err := afero.ReadDir(e.fs.Afero(), en.Path)
+			left, err := e.leftIn(en.Path, going, madeSet)
 			if err != nil {
 				continue // not a folder now: checkEntries says so
-			}
-			var left []string
-			for _, fi := range names {
-				if q := path.Join(en.Path, fi.Name()); !going[q] {
-					if fi.IsDir() {
-						q += "/"
-					}
-					left = append(left, q)
-				}
 			}
 			if len(left) > 0 {
 				return errs.New(errs.Conflict, en.Path, "The folder %s/ is not empty: it holds %s, put there since it was made. Nothing was undone; move or delete what is in it first (list_files %s shows it), then retry.",
@@ -198,6 +194,34 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) erro
 		}
 	}
 	return nil
+}
+
+// leftIn is what stays in folder dir once the transaction has removed what is going:
+// a folder its reverted creates made goes when emptied, so what stays in it is
+// named instead of it (folders with a slash).
+func (e *Engine) leftIn(dir string, going, made map[string]bool) ([]string, error) {
+	names, err := afero.ReadDir(e.fs.Afero(), dir)
+	if err != nil {
+		return nil, err
+	}
+	var left []string
+	for _, fi := range names {
+		q := path.Join(dir, fi.Name())
+		switch {
+		case fi.IsDir() && made[q]:
+			in, err := e.leftIn(q, going, made)
+			if err != nil {
+				return nil, err
+			}
+			left = append(left, in...)
+		case going[q]:
+		case fi.IsDir():
+			left = append(left, q+"/")
+		default:
+			left = append(left, q)
+		}
+	}
+	return left, nil
 }
 
 // listSome names up to five paths, and how many more there are.
@@ -340,7 +364,7 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ made again (the call had removed it)", en.Path))
 			}
 		}
-		left := e.entriesAfter(back) // folders made go, when empty
+		left, _ := e.entriesAfter(back, nil) // folders made go, when empty
 		for _, en := range deepestFirstEntries(back) {
 			if en.Before == vfs.KindDir && !e.fs.IsFolder(en.Path) {
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", en.Path))

@@ -105,22 +105,21 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	c.rec.Reverts = reverts
 	res.Entries = steps
 	if o.DryRun {
-		if err := e.checkEntries(steps, res.Changes); err != nil {
+		if err := e.checkEntries(steps, res.Changes, made); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
 		res.Folders = e.madeFoldersThere(made)
 		return res, nil
 	}
-	after, err := e.withEntries(c, steps, res.Changes)
+	after, err := e.withEntries(c, steps, res.Changes, made)
 	if err != nil {
 		return nil, err
 	}
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
-	after()
-	res.Folders = e.removeMadeFolders(made)
+	res.Folders = after()
 	return res, nil
 }
 

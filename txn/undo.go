@@ -322,22 +322,21 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 	}
 	if o.DryRun {
-		if err := e.checkEntries(steps, res.Changes); err != nil {
+		if err := e.checkEntries(steps, res.Changes, made); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
 		res.DryRun, res.Folders, res.Entries = true, e.madeFoldersThere(made), steps
 		return res, nil
 	}
-	after, err := e.withEntries(c, steps, res.Changes)
+	after, err := e.withEntries(c, steps, res.Changes, made)
 	if err != nil {
 		return nil, err
 	}
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
-	after()
-	res.Folders, res.Entries, res.Seq = e.removeMadeFolders(made), steps, c.rec.Seq
+	res.Folders, res.Entries, res.Seq = after(), steps, c.rec.Seq
 	return res, nil
 }
 
