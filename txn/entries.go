@@ -69,6 +69,9 @@ func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []s
 	for _, en := range steps {
 		kind, target, bits, err := e.fs.EntryAt(en.Path)
 		if err != nil {
+			if berr := e.blockedFolder(en.Path); berr != nil {
+				return berr
+			}
 			return errs.Wrap(errs.IOError, en.Path, err, "Cannot look at %s: %v. Nothing was undone.", en.Path, err)
 		}
 		ok := true

@@ -397,3 +397,25 @@ func deepestFirstEntries(steps []journal.Entry) []journal.Entry {
 	slices.SortStableFunc(out, func(a, b journal.Entry) int { return depth(b.Path) - depth(a.Path) })
 	return out
 }
+
+// blockedFolder is the refusal of an undo of p whose folders are in the way: the
+// nearest folder above p that is something else now (a file, a symlink), named with
+// what to do; nil when every folder above p is a folder or absent (an undo that puts
+// p back makes those).
+func (e *Engine) blockedFolder(p string) error {
+	for i := range len(p) {
+		if p[i] != '/' {
+			continue
+		}
+		d := p[:i]
+		kind, target, bits, err := e.fs.EntryAt(d)
+		if err != nil || kind == "" {
+			return nil
+		}
+		if kind != vfs.KindDir {
+			what := describeEntry(kind, target, bits)
+			return errs.New(errs.Conflict, p, "%s cannot be put back as it was: its folder %s is %s now, put there since. Nothing was undone; move %s aside, or make it a folder again, then retry.", p, d, what, d)
+		}
+	}
+	return nil
+}

@@ -97,3 +97,62 @@ func TestRewindEmptiesTheTurnsFoldersFirst(t *testing.T) {
 		}
 	})
 }
+
+// An undo whose path's folder has been replaced by a file is a conflict that names
+// the path and what stands in the way, and writes nothing; so is a rewind.
+func TestUndoUnderAFolderReplacedByAFile(t *testing.T) {
+	cases := []struct {
+		name string
+		do   func(e *Engine) error // the call undone; d/ is then replaced by a file
+		path string
+	}{
+		{"deleted file", func(e *Engine) error {
+			must(t, turnCreate(e, "s", "t0", "d/f.txt", "hi\n"))
+			return turnDelete(e, "s", "t1", "d/f.txt")
+		}, "d/f.txt"},
+		{"edited file", func(e *Engine) error {
+			must(t, turnCreate(e, "s", "t0", "d/f.txt", "one\n"))
+			return turnCall(e, "s", "t1", func(c *Call) error {
+				_, err := e.Write(c, "d/f.txt", []byte("two\n"))
+				return err
+			})
+		}, "d/f.txt"},
+		{"removed folder", func(e *Engine) error {
+			must(t, turnMkdir(e, "s", "t0", "d/sub"))
+			return turnDelete(e, "s", "t1", "d/sub")
+		}, "d/sub"},
+		{"created file two folders down", func(e *Engine) error {
+			must(t, turnMkdir(e, "s", "t0", "d"))
+			return turnCreate(e, "s", "t1", "d/sub/f.txt", "x\n")
+		}, "d/sub/f.txt"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{"keep.txt": "k\n"}, Options{NoSync: true})
+			defer e.Close()
+			must(t, read(e, "s", "keep.txt"))
+			must(t, tc.do(e))
+			var last uint64
+			e.View(func(tx *journal.Tx) error { last = tx.Last(); return nil })
+			must(t, os.RemoveAll(filepath.Join(dir, "d")))
+			must(t, os.WriteFile(filepath.Join(dir, "d"), []byte("a file\n"), 0o644))
+			now := tree(t, dir)
+			for _, how := range []string{"undo", "dry rewind", "rewind"} {
+				err := do(e, "op", func(c *Call) error {
+					if how == "undo" {
+						_, err := e.Undo(c, UndoOptions{Seq: last})
+						return err
+					}
+					_, err := e.Rewind(c, RewindOptions{Session: "s", Turn: "t1", DryRun: how == "dry rewind"})
+					return err
+				})
+				if k := errs.KindOf(err); k != errs.Conflict || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), "d is a file") {
+					t.Errorf("%s: %v (%s), want a conflict naming %s and saying d is a file", how, err, k, tc.path)
+				}
+				if got := tree(t, dir); !same(got, now) {
+					t.Fatalf("%s: a refused call changed the tree:\n got  %v\n want %v", how, got, now)
+				}
+			}
+		})
+	}
+}

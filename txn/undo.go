@@ -453,6 +453,9 @@ func (e *Engine) readForUndo(f journal.File, target uint64) (fileNow, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileNow{}, nil
 	}
+	if berr := e.blockedFolder(f.Path); berr != nil {
+		return fileNow{}, berr
+	}
 	if errors.Is(err, vfs.ErrSymlinkNow) {
 		return fileNow{}, errs.Wrap(errs.NotAFile, f.Path, err, "%s is a symlink now (put at its path since call %d), which was not followed; nothing was undone. Move it aside first.", f.Path, target)
 	}
