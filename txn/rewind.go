@@ -68,6 +68,9 @@ type rewindFile struct {
 	steps  []rewindStep // newest first
 	others []uint64     // changes of the file by calls outside the rewind, after its first step
 	by     map[uint64]string
+	// touching, set by the engine, are those of others after step st whose change
+	// meets lines (first, last as st left the file, 1-based).
+	touching func(st rewindStep, lines []int, others []uint64) []uint64
 }
 
 // Rewind reverts the changes of o.Session from its turn o.Turn on, as the transaction
@@ -327,6 +330,7 @@ func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry) (ch *Change, e
 		return nil, err
 	}
 	cur, exists := now.data, now.exists
+	f.touching = e.touching(f.path)
 	mode := fs.FileMode(0o644)
 	if exists {
 		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
@@ -419,6 +423,9 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 	if fact != "" {
 		fact = fmt.Sprintf(fact, f.path, st.seq)
 	} else {
+		if f.touching != nil {
+			after = f.touching(st, lines, after) // only they are in the way
+		}
 		where := fmt.Sprintf("line %d", lines[0])
 		if lines[1] > lines[0] {
 			where = fmt.Sprintf("lines %d-%d", lines[0], lines[1])
@@ -443,6 +450,73 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 		return &errs.Error{Kind: errs.Conflict, Path: f.path, Message: fmt.Sprintf("%s Undo call %d first.", fact, last), Blocker: last, Fact: fact}
 	}
 	return errs.New(errs.Conflict, f.path, "%s", fact)
+}
+
+// touching returns the function that finds, among later calls of path, those whose
+// change meets lines of a step's result: each line range is carried, through a line
+// diff, from the step's result to the content the call found, and compared with the
+// lines the call changed there (adjacent lines meet, as in merge3).
+func (e *Engine) touching(path string) func(st rewindStep, lines []int, others []uint64) []uint64 {
+	return func(st rewindStep, lines []int, others []uint64) []uint64 {
+		var out []uint64
+		base := splitLines(st.after)
+		lo, hi := lines[0]-1, lines[1]
+		e.j.View(func(t *journal.Tx) error {
+			for _, seq := range others {
+				r, err := t.Get(seq)
+				if err != nil || r == nil {
+					continue
+				}
+				for _, f := range r.Files {
+					if f.Path != path || !f.Op.Changes() {
+						continue
+					}
+					before, err1 := versionOf(t, path, f.Before)
+					after, err2 := versionOf(t, path, f.After)
+					if err1 != nil || err2 != nil {
+						out = append(out, seq) // cannot tell: named, as before
+						break
+					}
+					bl := splitLines(before)
+					a, b := carryLines(base, bl, lo, hi)
+					for _, h := range matcher.ChangedLines(bl, splitLines(after)) {
+						if h.A1 <= b && a <= h.A2 {
+							out = append(out, seq)
+							break
+						}
+					}
+					break
+				}
+			}
+			return nil
+		})
+		return out
+	}
+}
+
+// carryLines carries the lines [lo, hi) of from (0-based) to where they are in to,
+// by a line diff: a run changed across an end, or lines inserted at it, widen the
+// range to all they became.
+func carryLines(from, to []string, lo, hi int) (int, int) {
+	hunks := matcher.ChangedLines(from, to)
+	carry := func(k int, lower bool) int {
+		shift := 0
+		for _, h := range hunks {
+			switch {
+			case h.A2 < k || h.A2 == k && h.A1 < k: // wholly before k
+				shift += (h.B2 - h.B1) - (h.A2 - h.A1)
+				continue
+			case h.A1 > k || h.A1 == k && h.A2 > k: // wholly after k
+			case lower: // across k, or inserted at it
+				return h.B1
+			default:
+				return h.B2
+			}
+			break
+		}
+		return k + shift
+	}
+	return carry(lo, true), carry(hi, false)
 }
 
 // splitLines splits data after each line break, keeping the breaks (a lone CR ends a

@@ -1,6 +1,8 @@
 package txn
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/matcher"
 )
 
 // turnCall runs fn as one call of session s labelled with turn.
@@ -155,4 +158,68 @@ func TestUndoUnderAFolderReplacedByAFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A rewind's conflict names the calls whose changes meet the lines in conflict, and
+// only those: the command it advises to run first is one that clears the way.
+func TestRewindConflictNamesTheCallInTheWay(t *testing.T) {
+	var lines strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&lines, "line %d\n", i)
+	}
+	seqOf := func(e *Engine) (last uint64) {
+		e.View(func(tx *journal.Tx) error { last = tx.Last(); return nil })
+		return last
+	}
+	t.Run("another session's calls", func(t *testing.T) {
+		e, _ := diskEngineWith(t, map[string]string{"f.txt": lines.String()}, Options{NoSync: true})
+		defer e.Close()
+		must(t, read(e, "s", "f.txt"))
+		must(t, turnCall(e, "s", "t1", func(c *Call) error {
+			_, err := e.Edit(c, "f.txt", []matcher.Edit{{OldText: "line 2\n", NewText: "line two\n"}}, false)
+			return err
+		}))
+		must(t, edit(e, "o", "f.txt", "line 1\n", "zero\nline 1\n")) // shifts the lines, meets none
+		top := seqOf(e)
+		must(t, edit(e, "o", "f.txt", "line 15\n", "line fifteen\n"))
+		fifteen := seqOf(e)
+		must(t, edit(e, "o", "f.txt", "line two\n", "line TWO\n"))
+		two := seqOf(e)
+		must(t, edit(e, "o", "f.txt", "line 18\n", "line eighteen\n"))
+		eighteen := seqOf(e)
+		err := rewindTo(e, "s", "t1", false)
+		var x *errs.Error
+		if !errors.As(err, &x) || x.Kind != errs.Conflict || x.Blocker != two {
+			t.Fatalf("%v, want a conflict blocked by call %d", err, two)
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("Call %d (session o) changed f.txt", two)) {
+			t.Errorf("%v: want call %d named", err, two)
+		}
+		for _, s := range []uint64{top, fifteen, eighteen} {
+			if strings.Contains(err.Error(), fmt.Sprintf(" %d ", s)) || strings.Contains(err.Error(), fmt.Sprintf("%d (session", s)) {
+				t.Errorf("%v: names call %d, which changed other lines", err, s)
+			}
+		}
+	})
+	t.Run("a change outside vfsctl", func(t *testing.T) {
+		e, dir := diskEngineWith(t, map[string]string{"f.txt": lines.String()}, Options{NoSync: true})
+		defer e.Close()
+		must(t, read(e, "s", "f.txt"))
+		must(t, turnCall(e, "s", "t1", func(c *Call) error {
+			_, err := e.Edit(c, "f.txt", []matcher.Edit{{OldText: "line 2\n", NewText: "line two\n"}}, false)
+			return err
+		}))
+		must(t, edit(e, "o", "f.txt", "line 15\n", "line fifteen\n"))
+		fifteen := seqOf(e)
+		data, _ := os.ReadFile(filepath.Join(dir, "f.txt"))
+		os.WriteFile(filepath.Join(dir, "f.txt"), []byte(strings.Replace(string(data), "line two\n", "line 2 by hand\n", 1)), 0o644)
+		err := rewindTo(e, "s", "t1", false)
+		var x *errs.Error
+		if !errors.As(err, &x) || x.Kind != errs.Conflict || x.Blocker != 0 || !strings.Contains(err.Error(), "outside vfsctl") {
+			t.Fatalf("%v, want a conflict with a change made outside vfsctl", err)
+		}
+		if strings.Contains(err.Error(), fmt.Sprintf("%d (session", fifteen)) {
+			t.Errorf("%v: names call %d, which changed other lines", err, fifteen)
+		}
+	})
 }
