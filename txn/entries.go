@@ -68,6 +68,9 @@ func describeEntry(kind, target string, bits uint32) string {
 func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []string) error {
 	for _, en := range steps {
 		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		if err != nil && en.Before == "" && underDeleted(en.Path, changes) {
+			kind, err = "", nil // under a file the same transaction removes
+		}
 		if err != nil {
 			if berr := e.blockedFolder(en.Path); berr != nil {
 				return berr
@@ -175,19 +178,47 @@ func (e *Engine) leaveStanding(steps []journal.Entry) []journal.Entry {
 // withEntries has call c take steps back with its files: checked now, recorded in
 // its pending record, the first half run once that is written. The second half runs
 // when commit returns (after); it removes too the folders made (by the reverted
-// creates) that are empty then, and returns those.
+// creates) that are empty then, and returns those. Where a folder and a file trade
+// places (swaps), what goes is removed before what comes is put back.
 func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, made []string) (after func() []string, err error) {
 	// (After runs with the call's hold: the journal is held.)
-	if len(steps) == 0 {
+	sw := e.swapsOf(steps, changes, made)
+	if len(sw.cleared) > 0 || len(sw.later) > 0 || createdUnderDeleted(changes) {
+		// The deletions go first: a file put back where a folder goes waits for the
+		// folder, and a folder put back where a file goes waits for the file.
+		slices.SortStableFunc(changes, func(a, b *Change) int {
+			switch {
+			case a.Deleted == b.Deleted:
+				return 0
+			case a.Deleted:
+				return -1
+			}
+			return 1
+		})
+	}
+	if len(steps) == 0 && len(sw.cleared) == 0 {
 		return func() []string { return e.removeMadeFolders(made) }, nil
 	}
 	if err := e.checkEntries(steps, changes, made); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = steps
-	c.beforeFiles = func() error { return e.entriesBefore(steps) }
+	c.beforeFiles = func() error { return e.entriesBefore(sw.first) }
+	var cleared []string // the made folders among them, for the reply
+	if len(sw.cleared) > 0 {
+		c.afterDeletes = func(done []*Change) error {
+			for _, d := range sw.cleared {
+				if slices.Contains(made, d) {
+					cleared = append(cleared, d)
+				}
+			}
+			return e.clearFolders(sw.cleared, done)
+		}
+	}
 	return func() []string {
-		notes, removed := e.entriesAfter(steps, made)
+		notes := e.laterFolders(sw.later)
+		more, removed := e.entriesAfter(sw.then, made)
+		notes = append(notes, more...)
 		rec := c.rec
 		rec.Notes = append(rec.Notes, notes...)
 		// With the committed record (deferred by commit, which this transaction
@@ -201,8 +232,33 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 			}
 			return e.snapEntries(t, steps)
 		})
-		return removed
+		return append(removed, cleared...)
 	}, nil
+}
+
+// underDeleted reports whether a folder above p is a file one of changes deletes.
+func underDeleted(p string, changes []*Change) bool {
+	for _, ch := range changes {
+		if ch.Deleted && strings.HasPrefix(p, ch.Path+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// createdUnderDeleted reports whether a change creates a file under the path of a
+// file another deletes: the deletion must come first.
+func createdUnderDeleted(changes []*Change) bool {
+	for _, ch := range changes {
+		if ch.Deleted {
+			for _, in := range changes {
+				if in.Created && strings.HasPrefix(in.Path, ch.Path+"/") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // snapEntries tells the snapshot what the entries' paths hold now, so that the next

@@ -93,7 +93,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	}
 	steps = e.leaveStanding(steps)
 	for _, f := range files {
-		ch, err := e.rewindFile(f, steps)
+		ch, err := e.rewindFile(f, steps, made)
 		if err != nil {
 			c.Named(journal.OpEdit, f.path) // the refusal is found by the file it names
 			return nil, err
@@ -321,9 +321,9 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 
 // rewindFile plans one file: each step reverted against what the newer reversals
 // left, starting from the file as it is now; nil when it ends as it is.
-func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry) (ch *Change, err error) {
+func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made []string) (ch *Change, err error) {
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
-	if err != nil && underSymlinkGoing(f.path, going) {
+	if err != nil && (underSymlinkGoing(f.path, going) || swappedAway(f.path, going, made)) {
 		now, err = fileNow{}, nil
 	}
 	if err != nil {

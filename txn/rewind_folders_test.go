@@ -223,3 +223,110 @@ func TestRewindConflictNamesTheCallInTheWay(t *testing.T) {
 		}
 	})
 }
+
+// A rewind where a folder and a file trade places removes what goes before it puts
+// back what comes, as undoing the calls one by one would: a file comes back where a
+// folder the turns made stands, a folder where a file the turns made stands. Its dry
+// run gives the same verdict as the real run on the same tree, and the undo of the
+// rewind brings the turns back.
+func TestRewindSwapsAFolderAndAFile(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, e *Engine, dir string)
+		turns func(t *testing.T, e *Engine)
+		after func(t *testing.T, dir string) // someone's change after the turns
+		want  errs.Kind                      // "": the rewind passes
+	}{
+		{name: "file back where a made folder stands", setup: func(t *testing.T, e *Engine, dir string) {
+			must(t, turnCreate(e, "setup", "", "x", "old\n"))
+		}, turns: func(t *testing.T, e *Engine) {
+			must(t, turnDelete(e, "s", "t1", "x"))
+			must(t, turnCreate(e, "s", "t1", "x/in/f.txt", "in\n"))
+		}},
+		{name: "file back where a created folder stands", setup: func(t *testing.T, e *Engine, dir string) {
+			must(t, turnCreate(e, "setup", "", "x", "old\n"))
+		}, turns: func(t *testing.T, e *Engine) {
+			must(t, turnDelete(e, "s", "t1", "x"))
+			must(t, turnMkdir(e, "s", "t1", "x/in"))
+			must(t, turnCreate(e, "s", "t2", "x/in/f.txt", "in\n"))
+			must(t, turnMkdir(e, "s", "t2", "x/empty"))
+		}},
+		{name: "empty folder back where a created file stands", setup: func(t *testing.T, e *Engine, dir string) {
+			must(t, turnMkdir(e, "setup", "", "d"))
+		}, turns: func(t *testing.T, e *Engine) {
+			must(t, turnDelete(e, "s", "t1", "d"))
+			must(t, turnCreate(e, "s", "t1", "d", "a file\n"))
+		}},
+		{name: "folder back where a created file stands", setup: func(t *testing.T, e *Engine, dir string) {
+			must(t, turnMkdir(e, "setup", "", "d"))
+			must(t, turnCreate(e, "setup", "", "d/k.txt", "k\n"))
+			must(t, os.Chmod(filepath.Join(dir, "d"), 0o750))
+			must(t, turnCreate(e, "setup", "", "e/sub/j.txt", "j\n"))
+		}, turns: func(t *testing.T, e *Engine) {
+			must(t, turnDelete(e, "s", "t1", "d/k.txt"))
+			must(t, turnDelete(e, "s", "t1", "d"))
+			must(t, turnCreate(e, "s", "t1", "d", "a file\n"))
+			must(t, turnDelete(e, "s", "t2", "e/sub/j.txt"))
+			must(t, turnDelete(e, "s", "t2", "e/sub"))
+			must(t, turnCreate(e, "s", "t2", "e/sub", "a file\n"))
+		}},
+		{name: "someone else's file in the folder", setup: func(t *testing.T, e *Engine, dir string) {
+			must(t, turnCreate(e, "setup", "", "x", "old\n"))
+		}, turns: func(t *testing.T, e *Engine) {
+			must(t, turnDelete(e, "s", "t1", "x"))
+			must(t, turnCreate(e, "s", "t1", "x/in/f.txt", "in\n"))
+		}, after: func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "x/in/mine.txt"), []byte("mine\n"), 0o644))
+		}, want: errs.Conflict},
+		{name: "someone else's file in the created folder", setup: func(t *testing.T, e *Engine, dir string) {
+			must(t, turnCreate(e, "setup", "", "x", "old\n"))
+		}, turns: func(t *testing.T, e *Engine) {
+			must(t, turnDelete(e, "s", "t1", "x"))
+			must(t, turnMkdir(e, "s", "t1", "x"))
+		}, after: func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "x/mine.txt"), []byte("mine\n"), 0o644))
+		}, want: errs.Conflict},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{"keep.txt": "k\n"}, Options{NoSync: true})
+			defer e.Close()
+			tc.setup(t, e, dir)
+			before := tree(t, dir)
+			tc.turns(t, e)
+			if tc.after != nil {
+				tc.after(t, dir)
+			}
+			now := tree(t, dir)
+			dry := rewindTo(e, "s", "t1", true)
+			if got := tree(t, dir); !same(got, now) {
+				t.Fatalf("the dry run changed the tree:\n got  %v\n want %v", got, now)
+			}
+			err := rewindTo(e, "s", "t1", false)
+			if errs.KindOf(dry) != errs.KindOf(err) {
+				t.Fatalf("the dry run said %v, the rewind %v", dry, err)
+			}
+			if tc.want != "" {
+				if errs.KindOf(err) != tc.want {
+					t.Fatalf("%v, want %s", err, tc.want)
+				}
+				if got := tree(t, dir); !same(got, now) {
+					t.Fatalf("a refused rewind changed the tree:\n got  %v\n want %v", got, now)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tree(t, dir); !same(got, before) {
+				t.Fatalf("after the rewind:\n got  %v\n want %v", got, before)
+			}
+			var seq uint64
+			e.View(func(tx *journal.Tx) error { seq = tx.Last(); return nil })
+			must(t, do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: seq}); return err }))
+			if got := tree(t, dir); !same(got, now) {
+				t.Fatalf("after the undo of the rewind:\n got  %v\n want %v", got, now)
+			}
+		})
+	}
+}

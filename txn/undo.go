@@ -299,8 +299,18 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	unlock := e.queues.lock(paths...)
 	defer unlock()
 	steps := e.leaveStanding(netEntries([]*journal.Record{rec}))
+	var gone []string // the files the undo removes: a file put back under one reads as absent
+	var made []string // the folders the reverted creates made: a file put back at one reads as absent
 	for _, f := range files {
-		ch, err := e.reverse(hist, target, f, steps)
+		if f.Before == "" {
+			gone = append(gone, f.Path)
+		}
+		if f.Op == journal.OpCreate {
+			made = append(made, madeFor(f)...)
+		}
+	}
+	for _, f := range files {
+		ch, err := e.reverse(hist, target, f, steps, gone, made)
 		if err != nil {
 			if len(files) > 1 {
 				err = errs.Prefixed(fmt.Sprintf("%s: ", f.Path), err)
@@ -314,12 +324,6 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		c.rec.Redo = target
 	} else {
 		c.rec.Undo = target
-	}
-	var made []string
-	for _, f := range files {
-		if f.Op == journal.OpCreate {
-			made = append(made, madeFor(f)...)
-		}
 	}
 	if o.DryRun {
 		if err := e.checkEntries(steps, res.Changes, made); err != nil {
@@ -423,9 +427,9 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 // as it is now. It reads the file and hands the planning to reversal, whose steps take
 // the file's content as an argument: a caller that reverts several calls in one
 // transaction plans each one against the content the newer reversals leave.
-func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry) (*Change, error) {
+func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry, gone, made []string) (*Change, error) {
 	cur, err := e.readForUndo(f, target)
-	if err != nil && underSymlinkGoing(f.Path, going) {
+	if err != nil && (underSymlinkGoing(f.Path, going) || swappedAway(f.Path, going, made) || underFileGoing(f.Path, gone)) {
 		cur, err = fileNow{}, nil
 	}
 	if err != nil {
