@@ -577,3 +577,46 @@ func underFileGoing(p string, gone []string) bool {
 	}
 	return false
 }
+
+// withParents adds to steps a step for each missing folder above a folder that comes
+// back, which nothing else makes first: a folder a create made, removed when an
+// undo or rewind left it empty (not journaled), that an undo of that undo needs
+// again. It is made with the bits mkdir -p gives under the usual umask.
+func (e *Engine) withParents(steps []journal.Entry) []journal.Entry {
+	have := map[string]bool{}
+	for _, en := range steps {
+		if en.After == vfs.KindDir {
+			have[en.Path] = true
+		}
+	}
+	var add []journal.Entry
+	for _, en := range steps {
+		if en.After != vfs.KindDir || en.Before == vfs.KindDir {
+			continue
+		}
+		for d := path.Dir(en.Path); d != "." && !have[d]; d = path.Dir(d) {
+			if kind, _, _, err := e.fs.EntryAt(d); err != nil || kind != "" {
+				break // a folder, or something checkEntries names
+			}
+			have[d] = true
+			add = append(add, journal.Entry{Path: d, After: vfs.KindDir, AfterMode: 0o755})
+		}
+	}
+	return append(add, steps...)
+}
+
+// notComing drops from made the folders that steps (before leaveStanding) bring
+// back as folders: those stay.
+func notComing(made []string, steps []journal.Entry) []string {
+	var out []string
+	for _, d := range made {
+		coming := false
+		for _, en := range steps {
+			coming = coming || en.Path == d && en.After == vfs.KindDir
+		}
+		if !coming {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // A rewind puts a session's files back as they were before one of its turns: it
@@ -91,7 +92,10 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps = e.leaveStanding(steps)
+	if made, steps, err = e.settleMade(reverts, made, steps); err != nil {
+		return nil, err
+	}
+	steps = e.withParents(e.leaveStanding(steps))
 	for _, f := range files {
 		ch, err := e.rewindFile(f, steps, made)
 		if err != nil {
@@ -143,6 +147,59 @@ func (e *Engine) rewindEntries(reverts []uint64) ([]journal.Entry, error) {
 		return nil
 	})
 	return netEntries(recs), err
+}
+
+// settleMade settles each folder that both a reverted create made and a reverted
+// folder step changed, by which came first, as undoing the calls one by one would:
+// made first, or first made by a folder step, it did not stand before the turns and
+// goes (the step that would make it again is dropped); found as a folder by the
+// first folder step, it stood before them and stays (it is no longer among the made
+// folders to remove).
+func (e *Engine) settleMade(reverts []uint64, made []string, steps []journal.Entry) ([]string, []journal.Entry, error) {
+	if len(made) == 0 || len(steps) == 0 {
+		return made, steps, nil
+	}
+	entryAt, madeAt := map[string]uint64{}, map[string]uint64{} // the oldest call of each
+	found := map[string]string{}                                // what the oldest folder step found
+	err := e.j.View(func(t *journal.Tx) error {
+		for _, seq := range reverts { // newest first: the last seen is the oldest
+			r, err := t.Get(seq)
+			if err != nil || r == nil {
+				return err
+			}
+			for _, en := range r.Entries {
+				entryAt[en.Path], found[en.Path] = seq, en.Before
+			}
+			for _, f := range r.Files {
+				if f.Op == journal.OpCreate {
+					for _, d := range madeFor(f) {
+						madeAt[d] = seq
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var keepMade []string
+	goes := map[string]bool{}
+	for _, d := range made {
+		if at, ok := entryAt[d]; ok && at < madeAt[d] && found[d] == vfs.KindDir {
+			continue // stood before the turns
+		}
+		keepMade = append(keepMade, d)
+		goes[d] = true
+	}
+	var keepSteps []journal.Entry
+	for _, en := range steps {
+		if goes[en.Path] && en.After == vfs.KindDir && en.Before != vfs.KindDir {
+			continue
+		}
+		keepSteps = append(keepSteps, en)
+	}
+	return keepMade, keepSteps, nil
 }
 
 // rewindPlan reads from the journal what the rewind reverts: per file, the steps

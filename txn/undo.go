@@ -298,7 +298,8 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	}
 	unlock := e.queues.lock(paths...)
 	defer unlock()
-	steps := e.leaveStanding(netEntries([]*journal.Record{rec}))
+	net := netEntries([]*journal.Record{rec})
+	steps := e.withParents(e.leaveStanding(net))
 	var gone []string // the files the undo removes: a file put back under one reads as absent
 	var made []string // the folders the reverted creates made: a file put back at one reads as absent
 	for _, f := range files {
@@ -309,6 +310,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 			made = append(made, madeFor(f)...)
 		}
 	}
+	made = notComing(made, net)
 	for _, f := range files {
 		ch, err := e.reverse(hist, target, f, steps, gone, made)
 		if err != nil {
