@@ -138,9 +138,10 @@ type Exec struct {
 	rec   journal.Record
 	opts  LookOptions
 	start time.Time
-	// folder is the journal folder's identity when the record was written: a command
-	// that removes or replaces the folder leaves another there, or none.
-	folder string
+	// place is the journal's identity (its folder's and its file's) when the record
+	// was written: a command that removes, moves or replaces either leaves another
+	// there, or none.
+	place string
 	// Outside is the look that journaled outside changes before the command.
 	Outside *Look
 }
@@ -196,7 +197,7 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	c.final = true
 	rec := c.rec
 	execsHere.Store(execKey{e.j.Path(), rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, folder: e.j.FolderID()}, nil
+	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, place: e.j.PlaceID()}, nil
 }
 
 // execBegan is the note by which the first journals with exec records named the
@@ -349,14 +350,18 @@ func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (
 	return scan, err
 }
 
-// journalInPlace refuses to record an exec whose journal folder is no longer the one
-// its record was written in: the command removed it, moved it, or put another in its
-// place. Writing then would make a new journal, or write one outside the root.
+// journalInPlace refuses to record an exec whose journal is no longer the one its
+// record was written in: the command removed or moved the journal's folder or file,
+// or put another in its place. Writing then would make a new journal, or write one
+// outside the root or into a deleted file. The journal is marked gone for this
+// process (journal.Journal.Gone): a long-lived one (vfsctl call, serve) refuses
+// every later call instead of writing into the file it still holds.
 func (x *Exec) journalInPlace() error {
-	if x.folder != "" && x.e.j.FolderID() == x.folder {
+	if x.place != "" && x.e.j.PlaceID() == x.place {
 		return nil
 	}
-	return errs.New(errs.IOError, "", "The journal %s is gone: it was removed or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; the next vfsctl command starts a new history.", x.e.j.Shown(), x.rec.Seq)
+	x.e.j.Gone(fmt.Sprintf("by call %d's command?", x.rec.Seq))
+	return errs.New(errs.IOError, "", "The journal %s is gone: it was removed, moved or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; restart vfsctl, and the next command starts from the journal at the root, or a new history.", x.e.j.Shown(), x.rec.Seq)
 }
 
 // look tells what changed from the snapshot to w's walk and writes c's record with
