@@ -396,7 +396,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return look, nil
 	}
 	err := e.j.Commit(func(t *journal.Tx) error {
-		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
+		if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
 			return err
 		}
 		if outside { // the look a command's look starts from
@@ -451,12 +451,19 @@ func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal
 // made; else, a command's, leaving out what calls committed after record since made.
 // It stores the new contents as blobs, moves the heads of the changed files and makes
 // now the snapshot; the record that owns the changes is the caller's to write.
-func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
+func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
 	if !first {
-		look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
+		content := func(h string) []byte {
+			if b, ok := scan.Data[h]; ok {
+				return b
+			}
 			b, _ := t.Blob(h)
 			return b
-		})
+		}
+		// What a change of .gitignore brought into the walk's sight or took out of
+		// it is no change of the workspace (exec_sight.go).
+		seen, sight := inSight(fsys, old, now, content)
+		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, scan.Data, content)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
 			// cleanup) without a snapshot of them: only symlinks are told.
@@ -469,8 +476,12 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
 			var notes []string
-			look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, since)
+			look.Files, notes = leaveOutCalls(t, look.Files, old, seen, scan.Data, since)
 			look.Notes = append(look.Notes, notes...)
+		}
+		// An outside look that found nothing else records nothing for them.
+		if !outside || len(look.Files) > 0 || len(look.Entries) > 0 {
+			look.Notes = append(look.Notes, sight...)
 		}
 	}
 	for _, p := range scan.Unreadable {
