@@ -476,7 +476,10 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
 			var notes []string
-			look.Files, notes = leaveOutCalls(t, look.Files, old, seen, scan.Data, since)
+			var err error
+			if look.Files, notes, err = leaveOutCalls(t, look.Files, old, seen, scan.Data, since); err != nil {
+				return err
+			}
 			look.Notes = append(look.Notes, notes...)
 		}
 		// An outside look that found nothing else records nothing for them.
@@ -567,7 +570,7 @@ func argvOf(r *journal.Record) string {
 // (from and to those contents, so that its undo takes back only its lines); where the
 // command changed the file both before and after a call, the whole change is recorded,
 // the calls' included, and a note says so.
-func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string, error) {
 	var out []journal.File
 	var notes []string
 	for _, f := range files {
@@ -643,6 +646,9 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			for _, sf := range seg {
 				if sf.Path == f.Path {
 					sf.Made = f.Made
+					if err := keepBlobs(t, &sf, content); err != nil {
+						return nil, nil, err
+					}
 					out = append(out, sf)
 				}
 			}
@@ -651,7 +657,34 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			notes = append(notes, fmt.Sprintf("%s: calls %v changed it while the command ran, between changes of the command's; this record's change of it includes theirs", f.Path, by))
 		}
 	}
-	return out, notes
+	return out, notes, nil
+}
+
+// keepBlobs stores the contents f says it keeps as blobs. A change that starts or ends
+// at a call's content (the command's change beside a call) refers to a content the
+// call's record may hold only as its lines; where the content cannot be rebuilt, f
+// says it is not kept.
+func keepBlobs(t *journal.Tx, f *journal.File, content func(h string) []byte) error {
+	for _, side := range []struct {
+		hash string
+		kept *bool
+	}{{f.Before, &f.BeforeBlob}, {f.After, &f.AfterBlob}} {
+		if !*side.kept {
+			continue
+		}
+		b := content(side.hash)
+		if b == nil {
+			b = []byte{} // an empty content may read as none
+		}
+		if journal.Hash(b) != side.hash {
+			*side.kept = false
+			continue
+		}
+		if _, err := t.PutBlob(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // diffSnapshots tells what changed from old to now: regular files created, changed

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,10 +23,19 @@ func recordOf(t *testing.T, e *Engine, seq uint64) *journal.Record {
 }
 
 func undoSeq(e *Engine, seq uint64) error {
-	return do(e, "op", func(c *Call) error {
-		_, err := e.Undo(c, UndoOptions{Seq: seq})
+	_, err := undoRedo(e, seq, false)
+	return err
+}
+
+// undoRedo undoes call seq, or redoes it (seq an undo), and returns its own call.
+func undoRedo(e *Engine, seq uint64, redo bool) (uint64, error) {
+	var self uint64
+	err := do(e, "op", func(c *Call) error {
+		self = c.Seq()
+		_, err := e.Undo(c, UndoOptions{Seq: seq, Redo: redo})
 		return err
 	})
+	return self, err
 }
 
 // An exec that changes .gitignore: a file it stops ignoring was the user's, not made
@@ -117,5 +127,64 @@ func runScript(t *testing.T, dir, script string) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v", out, err)
+	}
+}
+
+// An exec beside a call on the same file keeps what its record refers to: the
+// command's change runs from the call's result (or to the call's prior content),
+// contents the call's record may hold only as lines. fsck finds every blob the
+// record says it kept, and the exec's undo and redo still go by lines, keeping the
+// call's.
+func TestExecBesideACallKeepsWhatItRefersTo(t *testing.T) {
+	for _, cmdFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("command first %v", cmdFirst), func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"}, Options{NoSync: true})
+			defer e.Close()
+			x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"sed"}}, LookOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sed := func() { runScript(t, dir, "sed -i s/four/FOUR/ f.txt") }
+			if cmdFirst {
+				sed()
+			}
+			if err := edit(e, "other", "f.txt", "one\n", "ONE\n"); err != nil {
+				t.Fatal(err)
+			}
+			if !cmdFirst {
+				sed()
+			}
+			look, err := x.End("exit 0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := e.Fsck(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK() {
+				t.Errorf("fsck after the exec: %+v", rep.Problems)
+			}
+			read := func() string {
+				b, _ := os.ReadFile(filepath.Join(dir, "f.txt"))
+				return string(b)
+			}
+			undo, err := undoRedo(e, look.Seq, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := read(); got != "ONE\ntwo\nthree\nfour\nfive\n" {
+				t.Errorf("after undoing the exec: %q, want the call's line 1 kept", got)
+			}
+			if _, err := undoRedo(e, undo, true); err != nil {
+				t.Fatal(err)
+			}
+			if got := read(); got != "ONE\ntwo\nthree\nFOUR\nfive\n" {
+				t.Errorf("after the redo: %q", got)
+			}
+			if rep, err := e.Fsck(false); err != nil || !rep.OK() {
+				t.Errorf("fsck at the end: %+v %v", rep, err)
+			}
+		})
 	}
 }
