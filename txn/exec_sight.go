@@ -88,8 +88,9 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, content func(h
 	return seen, notes
 }
 
-// ignoresOf are the rules of the .gitignore files in snapshot s (each as a walk used
-// it: a file; one whose content the journal does not hold counts as unknown rules).
+// ignoresOf are the rules of the .gitignore files in snapshot s, each as a walk used
+// it: a file, of at most vfs.MaxIgnoreBytes; one whose content the journal does not
+// hold counts as unknown rules, which hide everything below its folder.
 func ignoresOf(s map[string]journal.SnapEntry, content func(hash string) []byte) *vfs.Ignores {
 	files := map[string][]byte{}
 	for p, e := range s {
@@ -97,11 +98,11 @@ func ignoresOf(s map[string]journal.SnapEntry, content func(hash string) []byte)
 		if !ok || e.Kind != vfs.KindFile {
 			continue
 		}
-		var data []byte
-		if !e.Large {
-			data = content(e.Hash)
+		if e.Large || e.Size > vfs.MaxIgnoreBytes {
+			continue // a walk does not use it either
 		}
-		if data == nil && e.Size == 0 && !e.Large {
+		data := content(e.Hash)
+		if data == nil && e.Size == 0 {
 			data = []byte{}
 		}
 		files[dir] = data
