@@ -98,10 +98,13 @@ func ignoresOf(s map[string]journal.SnapEntry, content func(hash string) []byte)
 		if !ok || e.Kind != vfs.KindFile {
 			continue
 		}
-		if e.Large || e.Size > vfs.MaxIgnoreBytes {
+		if e.Size > vfs.MaxIgnoreBytes {
 			continue // a walk does not use it either
 		}
-		data := content(e.Hash)
+		var data []byte // nil: not held (over a snapshot's size limit, or missing)
+		if !e.Large {
+			data = content(e.Hash)
+		}
 		if data == nil && e.Size == 0 {
 			data = []byte{}
 		}

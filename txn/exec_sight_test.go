@@ -6,9 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // recordOf is record seq as the journal holds it.
@@ -184,6 +186,42 @@ func TestExecBesideACallKeepsWhatItRefersTo(t *testing.T) {
 			}
 			if rep, err := e.Fsck(false); err != nil || !rep.OK() {
 				t.Errorf("fsck at the end: %+v %v", rep, err)
+			}
+		})
+	}
+}
+
+// The rules a look applies to the last snapshot are those the walk used: a .gitignore
+// over what a walk reads is not used, so a file made where its lines would match is
+// the command's, even when the snapshot holds it by hash only; one held by hash only
+// that the walk did read (under a small size limit) is of unknown rules, which hide
+// everything below its folder: the careful answer.
+func TestLookAppliesTheGitignoresTheWalkUsed(t *testing.T) {
+	big := "made.txt\n" + strings.Repeat("# filler\n", vfs.MaxIgnoreBytes/9+1)
+	for _, c := range []struct {
+		name   string
+		ignore string
+		o      LookOptions
+		made   bool
+	}{
+		{"over the walk's limit", big, LookOptions{MaxFile: 4}, true},
+		{"held by hash only", "other.txt\n", LookOptions{MaxFile: 4}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{"sub/.gitignore": c.ignore}, Options{NoSync: true})
+			defer e.Close()
+			x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runScript(t, dir, "echo made > sub/made.txt && echo '' >> sub/.gitignore")
+			look, err := x.End("exit 0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.ContainsFunc(look.Files, func(f journal.File) bool { return f.Path == "sub/made.txt" && f.Op == journal.OpCreate })
+			if got != c.made {
+				t.Errorf("sub/made.txt recorded as made: %v, want %v (files %v, notes %q)", got, c.made, journalPaths(look.Files), look.Notes)
 			}
 		})
 	}
