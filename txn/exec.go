@@ -462,7 +462,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 		// What a change of .gitignore brought into the walk's sight or took out of
 		// it is no change of the workspace (exec_sight.go).
-		seen, sight := inSight(fsys, old, now, content)
+		seen, sight := inSight(fsys, old, now, scan.Data, content)
 		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, scan.Data, content)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
@@ -505,6 +505,12 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 	}
 	for _, f := range look.Files {
+		// A file told that the walk no longer sees (inSight) has its content here only.
+		if data, ok := scan.Data[f.After]; ok && f.AfterBlob {
+			if _, err := put(data); err != nil {
+				return err
+			}
+		}
 		if f.After != "" {
 			if err := t.SetHead(f.Path, f.After); err != nil {
 				return err

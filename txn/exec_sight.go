@@ -24,14 +24,16 @@ import (
 //     undo would remove it.
 //   - a path of the snapshot that the walk does not see but that still stands, of the
 //     same kind (an lstat), is not removed. Left out by the rules of now, it leaves
-//     the snapshot (a later look that sees it again meets the first rule); else (a
-//     folder that could not be listed) the snapshot keeps its last known state.
+//     the snapshot (a later look that sees it again meets the first rule), and a file
+//     of it that changed meanwhile is read, its change told as any; else (a folder
+//     that could not be listed) the snapshot keeps its last known state.
 //
 // inSight returns the map to tell changes against (now, less the paths that came into
-// sight, plus the last known state of those that went out of it), and notes that name
+// sight, plus the state of those that went out of it: as last known, or as read now
+// when a file changed as it went, its content added to data), and notes that name
 // both; it takes out of now the paths that the rules of now leave out, still standing.
-func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
-	var came, went, wentChanged []string
+func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
+	var came, went, unread []string
 	seen, cloned := now, false
 	clone := func() {
 		if !cloned {
@@ -69,7 +71,15 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, content func(h
 			delete(now, p)
 			went = append(went, p)
 			if o.Kind == vfs.KindFile && !st.ID.SameFile(fromSnap(p, o).ID) {
-				wentChanged = append(wentChanged, p)
+				// It changed too: read as the walk would have, the change is told.
+				b, err := fsys.ReadSnapFile(p, vfs.DefaultSnapshotMaxFile)
+				if err != nil {
+					unread = append(unread, p)
+					continue
+				}
+				h := journal.Hash(b)
+				data[h] = b
+				seen[p] = journal.SnapEntry{Kind: vfs.KindFile, Mode: st.Mode, Size: int64(len(b)), Dev: st.ID.Dev, Ino: st.ID.Ino, Mtime: st.ID.Mtime, Ctime: st.ID.Ctime, Hash: h}
 			}
 			continue
 		}
@@ -82,8 +92,8 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, content func(h
 	if len(went) > 0 {
 		notes = append(notes, fmt.Sprintf(".gitignore now leaves out %s; still there, %s not taken as removed, and no longer followed", names(went), itThey(went)))
 	}
-	if len(wentChanged) > 0 {
-		notes = append(notes, fmt.Sprintf("%s changed as .gitignore came to leave %s out; this record does not hold that change", names(wentChanged), itThem(wentChanged)))
+	if len(unread) > 0 {
+		notes = append(notes, fmt.Sprintf("%s changed as .gitignore came to leave %s out, and could not be read again; this record does not hold that change", names(unread), itThem(unread)))
 	}
 	return seen, notes
 }

@@ -41,9 +41,10 @@ func undoRedo(e *Engine, seq uint64, redo bool) (uint64, error) {
 }
 
 // An exec that changes .gitignore: a file it stops ignoring was the user's, not made
-// by the command, and one it starts ignoring is still there, not deleted. The undo of
-// the exec removes only what the command made and is not refused; the user's files
-// are kept (and one it removed comes back), whether the exec ended, vfsctl stopped while it ran (recovery records it),
+// by the command, and one it starts ignoring is still there, not deleted (its change,
+// if the command changed it too, is the command's). The undo of the exec takes back
+// only what the command did and is not refused; the user's files are as they were
+// (one it removed comes back, one it changed is changed back), whether the exec ended, vfsctl stopped while it ran (recovery records it),
 // or the .gitignore was changed by hand (an outside record).
 func TestExecThatChangesGitignore(t *testing.T) {
 	files := map[string]string{
@@ -53,10 +54,12 @@ func TestExecThatChangesGitignore(t *testing.T) {
 		"notes.txt":       "the user's notes\n",
 		"sub/.gitignore":  "",
 		"sub/private.txt": "the user's, seen\n",
+		"sub/kept.txt":    "the user's, seen too\n",
 	}
-	// secret.txt and build/out.o come into sight, sub/private.txt goes out of it;
-	// notes.txt goes out of sight removed, a delete.
-	script := "echo notes.txt > .gitignore && rm notes.txt && echo made > made.txt && echo private.txt > sub/.gitignore"
+	// secret.txt and build/out.o come into sight, sub/private.txt and sub/kept.txt go
+	// out of it, private.txt changed on the way (an edit); notes.txt goes out of sight
+	// removed, a delete.
+	script := "echo notes.txt > .gitignore && rm notes.txt && echo made > made.txt && printf 'private.txt\nkept.txt\n' > sub/.gitignore && echo more >> sub/private.txt"
 	// The oracle: the user's files as the test wrote them, and what the command made.
 	check := func(t *testing.T, e *Engine, dir string, seq uint64) {
 		t.Helper()
@@ -66,9 +69,12 @@ func TestExecThatChangesGitignore(t *testing.T) {
 			paths = append(paths, f.Path+":"+string(f.Op))
 		}
 		slices.Sort(paths)
-		want := []string{".gitignore:edit", "made.txt:create", "notes.txt:delete", "sub/.gitignore:edit"}
+		want := []string{".gitignore:edit", "made.txt:create", "notes.txt:delete", "sub/.gitignore:edit", "sub/private.txt:edit"}
 		if !slices.Equal(paths, want) {
 			t.Errorf("the record's files: %v, want %v", paths, want)
+		}
+		if rep, err := e.Fsck(false); err != nil || !rep.OK() {
+			t.Errorf("fsck after the exec: %+v %v", rep, err)
 		}
 		if err := undoSeq(e, seq); err != nil {
 			t.Fatalf("undo of the exec: %v", err)

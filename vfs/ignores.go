@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -86,4 +87,18 @@ func IgnoreFolder(p string) (string, bool) {
 		return "", false
 	}
 	return path.Dir(p), true
+}
+
+// ReadSnapFile reads the regular file at canonical path p as a snapshot walk reads
+// one (a FIFO put in its place is not waited on), if it holds at most limit bytes.
+func (f *FS) ReadSnapFile(p string, limit int64) ([]byte, error) {
+	fi, err := f.lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	data, why := f.ReadRegular(p, fi, limit)
+	if why != NotSkipped {
+		return nil, fmt.Errorf("%s: %s", p, (&Skipped{LargeOver: limit}).what(why, 1))
+	}
+	return data, nil
 }
