@@ -2,6 +2,7 @@ package txn
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,6 +229,73 @@ func TestLookAppliesTheGitignoresTheWalkUsed(t *testing.T) {
 			got := slices.ContainsFunc(look.Files, func(f journal.File) bool { return f.Path == "sub/made.txt" && f.Op == journal.OpCreate })
 			if got != c.made {
 				t.Errorf("sub/made.txt recorded as made: %v, want %v (files %v, notes %q)", got, c.made, journalPaths(look.Files), look.Notes)
+			}
+		})
+	}
+}
+
+// Random commands rewrite .gitignore (ignoring and unignoring the user's files and a
+// folder of them), make a new file, and change a file they can see; each exec is
+// undone at once. The oracle is the whole tree read from the disk before the
+// command, ignored files included: the undo must give it back exactly, never
+// removing a file the command did not make, never refused.
+func TestUndoOfExecsThatToggleGitignoreGivesBackTheTree(t *testing.T) {
+	seeds := 3
+	if testing.Short() {
+		seeds = 1
+	}
+	names := []string{"u0.txt", "u1.txt", "u2.txt", "dir/", "dir/u3.txt"}
+	for seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 36))
+			e, dir := diskEngineWith(t, map[string]string{
+				".gitignore": "u1.txt\n", "u0.txt": "u0\n", "u1.txt": "u1\n", "u2.txt": "u2\n",
+				"dir/u3.txt": "u3\n", "dir/u4.txt": "u4\n",
+			}, Options{NoSync: true})
+			defer e.Close()
+			if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ignored := map[string]bool{"u1.txt": true}
+			hidden := func(p string) bool { return ignored[p] || ignored["dir/"] && strings.HasPrefix(p, "dir/") }
+			rules := func() (string, map[string]bool) {
+				var lines []string
+				set := map[string]bool{}
+				for _, n := range names {
+					if rng.IntN(2) == 0 {
+						lines, set[n] = append(lines, n), true
+					}
+				}
+				return fmt.Sprintf("printf '%s' > .gitignore", strings.Join(append(lines, ""), "\\n")), set
+			}
+			for round := range 12 {
+				if rng.IntN(2) == 0 {
+					// Rules that stay: the next command starts from them.
+					var set string
+					set, ignored = rules()
+					runExec(t, e, dir, "s", set)
+				}
+				before := tree(t, dir)
+				var script []string
+				// A change of a file the command sees before it rewrites the rules.
+				if u := []string{"u0.txt", "u1.txt", "u2.txt", "dir/u3.txt", "dir/u4.txt"}[rng.IntN(5)]; !hidden(u) {
+					script = append(script, []string{"echo more >> " + u, "chmod 0600 " + u}[rng.IntN(2)])
+				}
+				set, _ := rules()
+				script = append(script, set)
+				if rng.IntN(2) == 0 {
+					script = append(script, fmt.Sprintf("echo made > n%d.txt", round))
+				}
+				look := runExec(t, e, dir, "s", strings.Join(script, " && "))
+				if err := undoSeq(e, look.Seq); err != nil {
+					t.Fatalf("round %d (%s): undo: %v", round, strings.Join(script, " && "), err)
+				}
+				if got := tree(t, dir); !same(got, before) {
+					t.Fatalf("round %d (%s): after the undo:\n got  %v\n want %v", round, strings.Join(script, " && "), got, before)
+				}
+				if rep, err := e.Fsck(false); err != nil || !rep.OK() {
+					t.Fatalf("round %d: fsck: %+v %v", round, rep, err)
+				}
 			}
 		})
 	}
