@@ -240,7 +240,7 @@ func TestLookAppliesTheGitignoresTheWalkUsed(t *testing.T) {
 // command, ignored files included: the undo must give it back exactly, never
 // removing a file the command did not make, never refused.
 func TestUndoOfExecsThatToggleGitignoreGivesBackTheTree(t *testing.T) {
-	seeds := 3
+	seeds := 2
 	if testing.Short() {
 		seeds = 1
 	}
@@ -268,7 +268,7 @@ func TestUndoOfExecsThatToggleGitignoreGivesBackTheTree(t *testing.T) {
 				}
 				return fmt.Sprintf("printf '%s' > .gitignore", strings.Join(append(lines, ""), "\\n")), set
 			}
-			for round := range 12 {
+			for round := range 10 {
 				if rng.IntN(2) == 0 {
 					// Rules that stay: the next command starts from them.
 					var set string
