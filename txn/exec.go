@@ -401,7 +401,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return look, nil
 	}
 	err := e.j.Commit(func(t *journal.Tx) error {
-		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
+		if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
 			return err
 		}
 		if outside { // the look a command's look starts from
@@ -456,12 +456,19 @@ func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal
 // made; else, a command's, leaving out what calls committed after record since made.
 // It stores the new contents as blobs, moves the heads of the changed files and makes
 // now the snapshot; the record that owns the changes is the caller's to write.
-func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
+func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
 	if !first {
-		look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
+		content := func(h string) []byte {
+			if b, ok := scan.Data[h]; ok {
+				return b
+			}
 			b, _ := t.Blob(h)
 			return b
-		})
+		}
+		// What a change of .gitignore brought into the walk's sight or took out of
+		// it is no change of the workspace (exec_sight.go).
+		seen, sight := inSight(fsys, old, now, scan.Data, content)
+		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, scan.Data, content)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
 			// cleanup) without a snapshot of them: only symlinks are told.
@@ -474,8 +481,15 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
 			var notes []string
-			look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, since)
+			var err error
+			if look.Files, notes, err = leaveOutCalls(t, look.Files, old, seen, scan.Data, since); err != nil {
+				return err
+			}
 			look.Notes = append(look.Notes, notes...)
+		}
+		// An outside look that found nothing else records nothing for them.
+		if !outside || len(look.Files) > 0 || len(look.Entries) > 0 {
+			look.Notes = append(look.Notes, sight...)
 		}
 	}
 	for _, p := range scan.Unreadable {
@@ -496,6 +510,12 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 		}
 	}
 	for _, f := range look.Files {
+		// A file told that the walk no longer sees (inSight) has its content here only.
+		if data, ok := scan.Data[f.After]; ok && f.AfterBlob {
+			if _, err := put(data); err != nil {
+				return err
+			}
+		}
 		if f.After != "" {
 			if err := t.SetHead(f.Path, f.After); err != nil {
 				return err
@@ -561,7 +581,7 @@ func argvOf(r *journal.Record) string {
 // (from and to those contents, so that its undo takes back only its lines); where the
 // command changed the file both before and after a call, the whole change is recorded,
 // the calls' included, and a note says so.
-func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string, error) {
 	var out []journal.File
 	var notes []string
 	for _, f := range files {
@@ -637,6 +657,9 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			for _, sf := range seg {
 				if sf.Path == f.Path {
 					sf.Made = f.Made
+					if err := keepBlobs(t, &sf, content); err != nil {
+						return nil, nil, err
+					}
 					out = append(out, sf)
 				}
 			}
@@ -645,7 +668,34 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			notes = append(notes, fmt.Sprintf("%s: calls %v changed it while the command ran, between changes of the command's; this record's change of it includes theirs", f.Path, by))
 		}
 	}
-	return out, notes
+	return out, notes, nil
+}
+
+// keepBlobs stores the contents f says it keeps as blobs. A change that starts or ends
+// at a call's content (the command's change beside a call) refers to a content the
+// call's record may hold only as its lines; where the content cannot be rebuilt, f
+// says it is not kept.
+func keepBlobs(t *journal.Tx, f *journal.File, content func(h string) []byte) error {
+	for _, side := range []struct {
+		hash string
+		kept *bool
+	}{{f.Before, &f.BeforeBlob}, {f.After, &f.AfterBlob}} {
+		if !*side.kept {
+			continue
+		}
+		b := content(side.hash)
+		if b == nil {
+			b = []byte{} // an empty content may read as none
+		}
+		if journal.Hash(b) != side.hash {
+			*side.kept = false
+			continue
+		}
+		if _, err := t.PutBlob(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // diffSnapshots tells what changed from old to now: regular files created, changed
