@@ -498,19 +498,24 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 	for _, p := range scan.Unreadable {
 		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
 	}
-	// The first snapshot stores the whole workspace: packed tighter. A later look's
-	// few contents are stored as a call's are, at the speed the command waits for.
-	put := t.PutBlob
+	// The first snapshot stores the whole workspace: compressed harder, in packs that
+	// leave no page's rest behind each content. A later look's few contents are
+	// stored as a call's are, at the speed the command waits for.
+	var bulk [][]byte
 	if first {
 		t.PackFull()
-		put = t.PutBlobCompact
 	}
 	for _, en := range scan.Entries {
 		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
-			if _, err := put(data); err != nil {
+			if first {
+				bulk = append(bulk, data)
+			} else if _, err := t.PutBlob(data); err != nil {
 				return err
 			}
 		}
+	}
+	if err := t.PutBlobsPacked(bulk); err != nil {
+		return err
 	}
 	for _, f := range look.Files {
 		if f.After != "" {
