@@ -491,6 +491,10 @@ func (t *Tx) Blob(hash string) ([]byte, error) {
 	if v == nil {
 		return nil, nil
 	}
+	v, err = t.blobValue(v)
+	if err != nil {
+		return nil, fmt.Errorf("journal blob %s: %w", hash, err)
+	}
 	data, err := unpack(v)
 	if err != nil {
 		return nil, fmt.Errorf("journal blob %s: %w", hash, err)

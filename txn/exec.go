@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"slices"
@@ -392,17 +391,24 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 			return nil, err
 		}
 	}
-	now := snapOf(scan, old)
 	look := &Look{First: first, Opened: scan.Opened}
-	if outside && !first && len(scan.Unreadable) == 0 && maps.Equal(old, now) {
+	same := !first && unchanged(scan, old)
+	if outside && same {
 		// Nothing changed: no record, no snapshot to write, no journal transaction.
 		c.final = true
 		look.snap, look.digest = old, digest
 		return look, nil
 	}
+	now := old
+	if !same {
+		now = snapOf(scan, old)
+	}
 	err := e.j.Commit(func(t *journal.Tx) error {
-		if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
-			return err
+		// A command that changed nothing: its record alone, the snapshot as it was.
+		if !same {
+			if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
+				return err
+			}
 		}
 		if outside { // the look a command's look starts from
 			look.snap = now
@@ -434,6 +440,22 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return nil, err
 	}
 	return look, nil
+}
+
+// unchanged reports whether scan's walk found the workspace as old records it: every
+// entry read, each as old has it, and no other (a walk names each path once). It
+// tells so without building the walk's snapshot, which for the Go tree's 12,000
+// entries cost more than comparing them.
+func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
+	if len(scan.Unreadable) > 0 || len(scan.Entries) != len(old) {
+		return false
+	}
+	for _, en := range scan.Entries {
+		if o, ok := old[en.Path]; !ok || o != toSnap(en) {
+			return false
+		}
+	}
+	return true
 }
 
 // snapOf is the snapshot of scan's walk; an entry that could not be read keeps its
@@ -495,24 +517,29 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 	for _, p := range scan.Unreadable {
 		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
 	}
-	// The first snapshot stores the whole workspace: packed tighter. A later look's
-	// few contents are stored as a call's are, at the speed the command waits for.
-	put := t.PutBlob
+	// The first snapshot stores the whole workspace: compressed harder, in packs that
+	// leave no page's rest behind each content. A later look's few contents are
+	// stored as a call's are, at the speed the command waits for.
+	var bulk [][]byte
 	if first {
 		t.PackFull()
-		put = t.PutBlobCompact
 	}
 	for _, en := range scan.Entries {
 		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
-			if _, err := put(data); err != nil {
+			if first {
+				bulk = append(bulk, data)
+			} else if _, err := t.PutBlob(data); err != nil {
 				return err
 			}
 		}
 	}
+	if err := t.PutBlobsPacked(bulk); err != nil {
+		return err
+	}
 	for _, f := range look.Files {
 		// A file told that the walk no longer sees (inSight) has its content here only.
 		if data, ok := scan.Data[f.After]; ok && f.AfterBlob {
-			if _, err := put(data); err != nil {
+			if _, err := t.PutBlob(data); err != nil {
 				return err
 			}
 		}
@@ -706,9 +733,13 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 	var files []journal.File
 	var entries []journal.Entry
 	var notes []string
-	paths := make([]string, 0, len(now)+len(old))
-	for p := range now {
-		paths = append(paths, p)
+	// Only the paths whose entry differs: an equal entry tells no change, and sorting
+	// every path of a large tree cost more than the rest of the diff.
+	var paths []string
+	for p, n := range now {
+		if o, ok := old[p]; !ok || o != n {
+			paths = append(paths, p)
+		}
 	}
 	for p := range old {
 		if _, ok := now[p]; !ok {

@@ -135,17 +135,16 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	count := 0
 	w := f.Walker()
 	w.IncludeIgnored = o.IncludeIgnored
-	w.Walk(".", func(p string, fi fs.FileInfo) bool {
+	w.WalkAll(".", func(p string, fi fs.FileInfo) {
 		// Past the limit the walk only counts, for the refusal to say how many.
 		if count++; count <= maxEntries {
 			all = append(all, seen{p, fi})
 		}
-		return true
 	})
 	if count > maxEntries {
 		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", count, maxEntries)
 	}
-	s := &Scan{Data: map[string][]byte{}}
+	s := &Scan{Data: map[string][]byte{}, Entries: make([]Entry, 0, len(all))}
 	for _, x := range all {
 		e := Entry{Path: x.p, Kind: entryKind(x.fi.Mode()), Mode: PermBits(x.fi.Mode()), ID: identityOf(x.fi)}
 		switch e.Kind {
