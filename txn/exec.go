@@ -457,6 +457,7 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 			b, _ := t.Blob(h)
 			return b
 		})
+		calls := newCallChanges(t)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
 			// cleanup) without a snapshot of them: only symlinks are told.
@@ -464,12 +465,12 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 				return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
 			})
 			// Any call's change is left out.
-			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
+			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return calls.made(f, 0) })
 		} else {
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
 			var notes []string
-			look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, since)
+			look.Files, notes = leaveOutCalls(calls, look.Files, old, now, scan.Data, since)
 			look.Notes = append(look.Notes, notes...)
 		}
 	}
@@ -500,23 +501,50 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 	return t.UpdateSnapshot(old, now)
 }
 
-// callMade reports whether f's new state is what the latest committed call about its
+// callChanges reads, for one look, the changes that committed records made to the
+// paths the look found changed. Each record is decoded once, however many of its
+// paths changed, and its files are found by path: a rewind names thousands of files,
+// and decoding it once for each of them made a look quadratic while it held the
+// journal.
+type callChanges struct {
+	t    *journal.Tx
+	recs map[uint64]map[string][]journal.File // nil for a record not committed
+}
+
+func newCallChanges(t *journal.Tx) *callChanges {
+	return &callChanges{t: t, recs: map[uint64]map[string][]journal.File{}}
+}
+
+// of are the changes of path in record seq, in the record's order; none when the
+// record is not committed.
+func (c *callChanges) of(seq uint64, path string) []journal.File {
+	byPath, ok := c.recs[seq]
+	if !ok {
+		if r, err := c.t.Get(seq); err == nil && r != nil && r.State == journal.Committed {
+			byPath = make(map[string][]journal.File, len(r.Files))
+			for _, f := range r.Files {
+				if f.Op.Changes() {
+					byPath[f.Path] = append(byPath[f.Path], f)
+				}
+			}
+		}
+		c.recs[seq] = byPath
+	}
+	return byPath[path]
+}
+
+// made reports whether f's new state is what the latest committed call about its
 // path after call since left: then a call made it, not the command or an outside
 // writer.
-func callMade(t *journal.Tx, f journal.File, since uint64) bool {
-	seqs := t.SeqsOf(f.Path, since)
+func (c *callChanges) made(f journal.File, since uint64) bool {
+	seqs := c.t.SeqsOf(f.Path, since)
 	for i := len(seqs) - 1; i >= 0; i-- {
-		r, err := t.Get(seqs[i])
-		if err != nil || r == nil || r.State != journal.Committed {
-			continue
-		}
-		for _, rf := range r.Files {
-			if rf.Path == f.Path && rf.Op.Changes() {
-				if f.Op == journal.OpDelete {
-					return rf.Op == journal.OpDelete
-				}
-				return rf.After == f.After && rf.Op != journal.OpDelete
+		if rfs := c.of(seqs[i], f.Path); len(rfs) > 0 {
+			rf := rfs[0]
+			if f.Op == journal.OpDelete {
+				return rf.Op == journal.OpDelete
 			}
+			return rf.After == f.After && rf.Op != journal.OpDelete
 		}
 	}
 	return false
@@ -556,7 +584,8 @@ func argvOf(r *journal.Record) string {
 // (from and to those contents, so that its undo takes back only its lines); where the
 // command changed the file both before and after a call, the whole change is recorded,
 // the calls' included, and a note says so.
-func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+func leaveOutCalls(cc *callChanges, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+	t := cc.t
 	var out []journal.File
 	var notes []string
 	for _, f := range files {
@@ -567,19 +596,13 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 		var calls [][2]point
 		var by []uint64
 		for _, seq := range t.SeqsOf(f.Path, since) {
-			r, err := t.Get(seq)
-			if err != nil || r == nil || r.State != journal.Committed {
-				continue
-			}
-			for _, rf := range r.Files {
-				if rf.Path == f.Path && rf.Op.Changes() {
-					after := rf.After
-					if rf.Op == journal.OpDelete {
-						after = ""
-					}
-					calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
-					by = append(by, seq)
+			for _, rf := range cc.of(seq, f.Path) {
+				after := rf.After
+				if rf.Op == journal.OpDelete {
+					after = ""
 				}
+				calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
+				by = append(by, seq)
 			}
 		}
 		if len(calls) == 0 {
