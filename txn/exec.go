@@ -179,7 +179,7 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	}
 	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
-	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot}
+	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot, Start: procStart(os.Getpid())}
 	c.rec.Walk = o.walk() // should vfsctl stop, recovery walks as this exec would have
 	err = e.j.Commit(func(t *journal.Tx) error {
 		c.rec.Seq = seq0 // a failed shared transaction is retried alone
@@ -249,6 +249,12 @@ func (e *Engine) execRunning(r *journal.Record) bool {
 	if pid == os.Getpid() {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
+	}
+	if run.Start != "" {
+		// Another process under the number, once the runner ended: not it.
+		if s := procStart(pid); s != "" && s != run.Start {
+			return false
+		}
 	}
 	return processAlive(pid)
 }
