@@ -170,6 +170,9 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // the one that runs the command. Exec.End writes the record's end; c's own Finish
 // then writes nothing. On an error c is left as it was, for Finish to record.
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
+	if err := e.refuseWhileLeftRunning(); err != nil {
+		return nil, err
+	}
 	out, err := e.checkpointOutside(o, nil)
 	if err != nil {
 		return nil, err
@@ -405,6 +408,10 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
 			return err
 		}
+		left, err := e.leftNotes(t)
+		if err != nil {
+			return err
+		}
 		if outside { // the look a command's look starts from
 			look.snap = now
 			_, look.digest = t.SnapshotDigest(false)
@@ -414,6 +421,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		}
 		if len(look.Files) > 0 || len(look.Entries) > 0 {
 			look.Notes = append(look.Notes, e.othersRunning(t, c.rec.Seq)...)
+			look.Notes = append(look.Notes, left...)
 		}
 		c.rec.Files, c.rec.Entries = look.Files, look.Entries
 		c.rec.Notes = append(c.rec.Notes, look.Notes...)
