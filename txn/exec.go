@@ -701,6 +701,12 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 	for _, p := range paths {
 		o, had := old[p]
 		n, has := now[p]
+		if !utf8.ValidString(p) { // never a file or an entry: vfs.SnapshotFrom
+			if had != has {
+				notes = append(notes, badNameNote(p, has))
+			}
+			continue
+		}
 		wasFile, isFile := had && o.Kind == vfs.KindFile, has && n.Kind == vfs.KindFile
 		if en, ok := entryChange(p, o, had, n, has); ok {
 			entries = append(entries, en)
@@ -755,6 +761,16 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 		}
 	}
 	return files, entries, notes
+}
+
+// badNameNote says that p, a name that is not UTF-8, was made or removed: a
+// record would carry it as another name, so it is named here only, escaped.
+func badNameNote(p string, made bool) string {
+	what := "removed"
+	if made {
+		what = "made"
+	}
+	return fmt.Sprintf("%q: an entry whose name is not UTF-8 was %s; vfsctl does not record or restore such a name (rename it to UTF-8 to have it kept)", p, what)
 }
 
 // entryChange is the change of the folder or symlink at p, if there is one: made,
