@@ -170,6 +170,9 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // the one that runs the command. Exec.End writes the record's end; c's own Finish
 // then writes nothing. On an error c is left as it was, for Finish to record.
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
+	if err := e.refuseWhileLeftRunning(); err != nil {
+		return nil, err
+	}
 	out, err := e.checkpointOutside(o, nil)
 	if err != nil {
 		return nil, err
@@ -179,7 +182,7 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	}
 	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
-	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot}
+	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot, Start: procStart(os.Getpid())}
 	c.rec.Walk = o.walk() // should vfsctl stop, recovery walks as this exec would have
 	err = e.j.Commit(func(t *journal.Tx) error {
 		c.rec.Seq = seq0 // a failed shared transaction is retried alone
@@ -249,6 +252,12 @@ func (e *Engine) execRunning(r *journal.Record) bool {
 	if pid == os.Getpid() {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
+	}
+	if run.Start != "" {
+		// Another process under the number, once the runner ended: not it.
+		if s := procStart(pid); s != "" && s != run.Start {
+			return false
+		}
 	}
 	return processAlive(pid)
 }
@@ -410,6 +419,10 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 				return err
 			}
 		}
+		left, err := e.leftNotes(t)
+		if err != nil {
+			return err
+		}
 		if outside { // the look a command's look starts from
 			look.snap = now
 			_, look.digest = t.SnapshotDigest(false)
@@ -419,6 +432,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		}
 		if len(look.Files) > 0 || len(look.Entries) > 0 {
 			look.Notes = append(look.Notes, e.othersRunning(t, c.rec.Seq)...)
+			look.Notes = append(look.Notes, left...)
 		}
 		c.rec.Files, c.rec.Entries = look.Files, look.Entries
 		c.rec.Notes = append(c.rec.Notes, look.Notes...)
@@ -491,6 +505,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		// it is no change of the workspace (exec_sight.go).
 		seen, sight := inSight(fsys, old, now, scan.Data, content)
 		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, scan.Data, content)
+		calls := newCallChanges(t)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
 			// cleanup) without a snapshot of them: only symlinks are told.
@@ -498,13 +513,13 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 				return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
 			})
 			// Any call's change is left out.
-			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return callMade(t, f, 0) })
+			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool { return calls.made(f, 0) })
 		} else {
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
 			var notes []string
 			var err error
-			if look.Files, notes, err = leaveOutCalls(t, look.Files, old, seen, scan.Data, since); err != nil {
+			if look.Files, notes, err = leaveOutCalls(calls, look.Files, old, seen, scan.Data, since); err != nil {
 				return err
 			}
 			look.Notes = append(look.Notes, notes...)
@@ -552,23 +567,50 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 	return t.UpdateSnapshot(old, now)
 }
 
-// callMade reports whether f's new state is what the latest committed call about its
+// callChanges reads, for one look, the changes that committed records made to the
+// paths the look found changed. Each record is decoded once, however many of its
+// paths changed, and its files are found by path: a rewind names thousands of files,
+// and decoding it once for each of them made a look quadratic while it held the
+// journal.
+type callChanges struct {
+	t    *journal.Tx
+	recs map[uint64]map[string][]journal.File // nil for a record not committed
+}
+
+func newCallChanges(t *journal.Tx) *callChanges {
+	return &callChanges{t: t, recs: map[uint64]map[string][]journal.File{}}
+}
+
+// of are the changes of path in record seq, in the record's order; none when the
+// record is not committed.
+func (c *callChanges) of(seq uint64, path string) []journal.File {
+	byPath, ok := c.recs[seq]
+	if !ok {
+		if r, err := c.t.Get(seq); err == nil && r != nil && r.State == journal.Committed {
+			byPath = make(map[string][]journal.File, len(r.Files))
+			for _, f := range r.Files {
+				if f.Op.Changes() {
+					byPath[f.Path] = append(byPath[f.Path], f)
+				}
+			}
+		}
+		c.recs[seq] = byPath
+	}
+	return byPath[path]
+}
+
+// made reports whether f's new state is what the latest committed call about its
 // path after call since left: then a call made it, not the command or an outside
 // writer.
-func callMade(t *journal.Tx, f journal.File, since uint64) bool {
-	seqs := t.SeqsOf(f.Path, since)
+func (c *callChanges) made(f journal.File, since uint64) bool {
+	seqs := c.t.SeqsOf(f.Path, since)
 	for i := len(seqs) - 1; i >= 0; i-- {
-		r, err := t.Get(seqs[i])
-		if err != nil || r == nil || r.State != journal.Committed {
-			continue
-		}
-		for _, rf := range r.Files {
-			if rf.Path == f.Path && rf.Op.Changes() {
-				if f.Op == journal.OpDelete {
-					return rf.Op == journal.OpDelete
-				}
-				return rf.After == f.After && rf.Op != journal.OpDelete
+		if rfs := c.of(seqs[i], f.Path); len(rfs) > 0 {
+			rf := rfs[0]
+			if f.Op == journal.OpDelete {
+				return rf.Op == journal.OpDelete
 			}
+			return rf.After == f.After && rf.Op != journal.OpDelete
 		}
 	}
 	return false
@@ -608,7 +650,8 @@ func argvOf(r *journal.Record) string {
 // (from and to those contents, so that its undo takes back only its lines); where the
 // command changed the file both before and after a call, the whole change is recorded,
 // the calls' included, and a note says so.
-func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string, error) {
+func leaveOutCalls(cc *callChanges, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string, error) {
+	t := cc.t
 	var out []journal.File
 	var notes []string
 	for _, f := range files {
@@ -619,19 +662,13 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 		var calls [][2]point
 		var by []uint64
 		for _, seq := range t.SeqsOf(f.Path, since) {
-			r, err := t.Get(seq)
-			if err != nil || r == nil || r.State != journal.Committed {
-				continue
-			}
-			for _, rf := range r.Files {
-				if rf.Path == f.Path && rf.Op.Changes() {
-					after := rf.After
-					if rf.Op == journal.OpDelete {
-						after = ""
-					}
-					calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
-					by = append(by, seq)
+			for _, rf := range cc.of(seq, f.Path) {
+				after := rf.After
+				if rf.Op == journal.OpDelete {
+					after = ""
 				}
+				calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
+				by = append(by, seq)
 			}
 		}
 		if len(calls) == 0 {
@@ -750,6 +787,12 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 	for _, p := range paths {
 		o, had := old[p]
 		n, has := now[p]
+		if !utf8.ValidString(p) { // never a file or an entry: vfs.SnapshotFrom
+			if had != has {
+				notes = append(notes, badNameNote(p, has))
+			}
+			continue
+		}
 		wasFile, isFile := had && o.Kind == vfs.KindFile, has && n.Kind == vfs.KindFile
 		if en, ok := entryChange(p, o, had, n, has); ok {
 			entries = append(entries, en)
@@ -804,6 +847,16 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 		}
 	}
 	return files, entries, notes
+}
+
+// badNameNote says that p, a name that is not UTF-8, was made or removed: a
+// record would carry it as another name, so it is named here only, escaped.
+func badNameNote(p string, made bool) string {
+	what := "removed"
+	if made {
+		what = "made"
+	}
+	return fmt.Sprintf("%q: an entry whose name is not UTF-8 was %s; vfsctl does not record or restore such a name (rename it to UTF-8 to have it kept)", p, what)
 }
 
 // entryChange is the change of the folder or symlink at p, if there is one: made,

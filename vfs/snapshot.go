@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -147,6 +149,17 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	s := &Scan{Data: map[string][]byte{}, Entries: make([]Entry, 0, len(all))}
 	for _, x := range all {
 		e := Entry{Path: x.p, Kind: entryKind(x.fi.Mode()), Mode: PermBits(x.fi.Mode()), ID: identityOf(x.fi)}
+		if !utf8.ValidString(x.p) {
+			// Records and replies carry paths as UTF-8 text, where such a name would
+			// read as another (U+FFFD for each bad byte), and two such names as one:
+			// it is kept under its own bytes as an entry of kind other, named in notes,
+			// never opened, restored or removed. What is inside such a folder is left out.
+			if utf8.ValidString(path.Dir(x.p)) {
+				e.Kind = KindOther
+				s.Entries = append(s.Entries, e)
+			}
+			continue
+		}
 		switch e.Kind {
 		case KindSymlink:
 			// A symlink cannot be changed in place: a new target is a new inode.
@@ -160,6 +173,9 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 				continue
 			}
 			e.Target = t
+			if !utf8.ValidString(t) { // as a name that is not UTF-8, above
+				e.Kind, e.Target = KindOther, ""
+			}
 		case KindFile:
 			e.Size = x.fi.Size()
 			if old, ok := prev(x.p); ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
