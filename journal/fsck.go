@@ -32,6 +32,11 @@ type Problem struct {
 func (t *Tx) Verify() (problems []Problem, blobs, records int) {
 	t.b(bBlobs).ForEach(func(k, v []byte) error {
 		blobs++
+		v, err := t.blobValue(v)
+		if err != nil {
+			problems = append(problems, Problem{"blob", fmt.Sprintf("blob %x: %v", k, err)})
+			return nil
+		}
 		data, err := unpack(v)
 		switch {
 		case err != nil:

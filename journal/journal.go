@@ -22,8 +22,9 @@ import (
 // SchemaVersion is the layout version this code writes and reads: 2 since the log
 // (wal.go) and record codec 3, which a vfsctl that reads 1 must not write behind; 3
 // since record codec 4 and the indexes' runs (index.go), which a vfsctl that reads 2
-// cannot read (a record) or would misread (a run as its first record only).
-const SchemaVersion = 3
+// cannot read (a record) or would misread (a run as its first record only); 4 since
+// blob packs (blobpack.go), whose references a vfsctl that reads 3 cannot read.
+const SchemaVersion = 4
 
 const appName = "vfsctl"
 

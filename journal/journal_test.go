@@ -322,12 +322,12 @@ func TestPutEncoded(t *testing.T) {
 	})
 }
 
-// TestOlderSchemaBroughtUp: a journal of schema 1 or 2 is declared schema 3 when
+// TestOlderSchemaBroughtUp: a journal of schema 1, 2 or 3 is declared schema 4 when
 // this vfsctl opens it, so a vfsctl that reads only an older one (and knows neither
-// the log, nor codec 4, nor the indexes' runs) refuses it from then on instead of
-// writing behind them or misreading them.
+// the log, nor codec 4, nor the indexes' runs, nor blob packs) refuses it from then
+// on instead of writing behind them or misreading them.
 func TestOlderSchemaBroughtUp(t *testing.T) {
-	for _, old := range []string{"1", "2"} {
+	for _, old := range []string{"1", "2", "3"} {
 		path := filepath.Join(t.TempDir(), ".vfsctl", "journal.db")
 		j := New(path, Options{})
 		if err := j.Acquire(); err != nil {
@@ -338,7 +338,7 @@ func TestOlderSchemaBroughtUp(t *testing.T) {
 		j = open(t, path)
 		var got string
 		j.View(func(t *Tx) error { got = string(t.b(bMeta).Get([]byte("schema"))); return nil })
-		if got != "3" {
+		if got != "4" {
 			t.Fatalf("schema after opening a schema-%s journal: %q", old, got)
 		}
 	}

@@ -118,6 +118,15 @@ func IsCommand(tool string) bool { return tool == "exec" || tool == "run_command
 type Runner struct {
 	PID  int    `json:"pid"`
 	Boot string `json:"boot,omitempty"`
+	// Start is when the process started, as the system tells it ("" where it
+	// cannot): a number the system gave a process that has ended may name another.
+	Start string `json:"start,omitempty"`
+	// Group is the process group the command runs in, numbered by its first
+	// process (0 until the command started, and on Windows, where the command's
+	// job ends with vfsctl), and GroupStart when that process started. The command
+	// may outlive the vfsctl that ran it.
+	Group      int    `json:"group,omitempty"`
+	GroupStart string `json:"group_start,omitempty"`
 }
 
 // Walk bounds a walk of the workspace for an exec (txn.LookOptions): a zero limit

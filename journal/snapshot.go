@@ -63,7 +63,9 @@ func (t *Tx) SnapshotDigest(decode bool) (map[string]SnapEntry, uint64) {
 		return map[string]SnapEntry{}, 0
 	}
 	if decode {
-		out = map[string]SnapEntry{}
+		// Sized from the pages' counts: grown from empty, the map of a tree of
+		// 12,000 entries was built several times over.
+		out = make(map[string]SnapEntry, b.Stats().KeyN)
 	}
 	b.ForEach(func(k, v []byte) error {
 		h.Write(k)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	kflate "github.com/klauspost/compress/flate"
 	bolt "go.etcd.io/bbolt"
@@ -267,6 +268,14 @@ func (t *Tx) put(r *Record, packed []byte) error {
 	return nil
 }
 
+// recordsDecoded counts the records Get decoded, for tests of how often a caller
+// decodes the same record (RecordsDecoded).
+var recordsDecoded atomic.Int64
+
+// RecordsDecoded is how many records Get has decoded in this process: tests count
+// with it that a look decodes each record it needs once, not once per path.
+func RecordsDecoded() int64 { return recordsDecoded.Load() }
+
 // Get returns the record seq, or nil.
 func (t *Tx) Get(seq uint64) (*Record, error) {
 	key := seqKey(seq)
@@ -274,6 +283,7 @@ func (t *Tx) Get(seq uint64) (*Record, error) {
 	if v == nil {
 		return nil, nil
 	}
+	recordsDecoded.Add(1)
 	r, err := decodeRecord(seq, v, t.b(bFacts).Get(key), t.afterHash)
 	if err != nil {
 		return nil, fmt.Errorf("journal record %d: %w", seq, err)
@@ -490,6 +500,10 @@ func (t *Tx) Blob(hash string) ([]byte, error) {
 	v := t.b(bBlobs).Get(key)
 	if v == nil {
 		return nil, nil
+	}
+	v, err = t.blobValue(v)
+	if err != nil {
+		return nil, fmt.Errorf("journal blob %s: %w", hash, err)
 	}
 	data, err := unpack(v)
 	if err != nil {

@@ -80,6 +80,8 @@ type ExecOptions struct {
 	Signals <-chan os.Signal
 	// Look bounds the looks before and after.
 	Look LookOptions
+
+	started func(pid int) // told the command's process once it started
 }
 
 // ExecResult is how a command ended and what it changed.
@@ -161,6 +163,7 @@ func (a *dispatcher) execFolder(cwd string) (string, error) {
 
 // runExec runs the command of x, begun, in dir and writes its end.
 func (a *dispatcher) runExec(ctx context.Context, x *txn.Exec, argv []string, dir string, o ExecOptions) (*ExecResult, error) {
+	o.started = func(pid int) { x.Started(pid) } // its group, should vfsctl stop (txn/running.go)
 	code, how, notes := runCommand(ctx, argv, filepath.Join(a.eng.FS().Dir(), filepath.FromSlash(dir)), o)
 	look, err := x.End(how)
 	if err != nil {
@@ -201,6 +204,9 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 	if err != nil {
 		outs.cut()
 		return ExitNotStarted, fmt.Sprintf("not started: %v", err), nil
+	}
+	if o.started != nil {
+		o.started(cmd.Process.Pid)
 	}
 	defer g.close()
 	done := make(chan error, 1)

@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sys/windows/registry"
 
 	"github.com/vfsctl/vfsctl/internal/winfs"
+	"github.com/vfsctl/vfsctl/journal"
 )
 
 // readBootID is Windows's BootId, a count of the machine's boots that the kernel
@@ -25,3 +26,10 @@ func readBootID() string {
 
 // processAlive reports whether process pid exists and has not exited.
 func processAlive(pid int) bool { return winfs.ProcessAlive(pid) }
+
+// procStart is "" on Windows: a process number is checked by processAlive alone.
+func procStart(int) string { return "" }
+
+// groupAlive is false on Windows: a command runs in a job object that ends with the
+// vfsctl that made it (toolapi), so no command outlives its vfsctl.
+func groupAlive(journal.Runner) bool { return false }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"slices"
@@ -171,6 +170,9 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // the one that runs the command. Exec.End writes the record's end; c's own Finish
 // then writes nothing. On an error c is left as it was, for Finish to record.
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
+	if err := e.refuseWhileLeftRunning(); err != nil {
+		return nil, err
+	}
 	out, err := e.checkpointOutside(o, nil)
 	if err != nil {
 		return nil, err
@@ -180,7 +182,7 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	}
 	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
-	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot}
+	c.rec.Runner = &journal.Runner{PID: os.Getpid(), Boot: e.boot, Start: procStart(os.Getpid())}
 	c.rec.Walk = o.walk() // should vfsctl stop, recovery walks as this exec would have
 	err = e.j.Commit(func(t *journal.Tx) error {
 		c.rec.Seq = seq0 // a failed shared transaction is retried alone
@@ -250,6 +252,12 @@ func (e *Engine) execRunning(r *journal.Record) bool {
 	if pid == os.Getpid() {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
+	}
+	if run.Start != "" {
+		// Another process under the number, once the runner ended: not it.
+		if s := procStart(pid); s != "" && s != run.Start {
+			return false
+		}
 	}
 	return processAlive(pid)
 }
@@ -392,16 +400,27 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 			return nil, err
 		}
 	}
-	now := snapOf(scan, old)
 	look := &Look{First: first, Opened: scan.Opened}
-	if outside && !first && len(scan.Unreadable) == 0 && maps.Equal(old, now) {
+	same := !first && unchanged(scan, old)
+	if outside && same {
 		// Nothing changed: no record, no snapshot to write, no journal transaction.
 		c.final = true
 		look.snap, look.digest = old, digest
 		return look, nil
 	}
+	now := old
+	if !same {
+		now = snapOf(scan, old)
+	}
 	err := e.j.Commit(func(t *journal.Tx) error {
-		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
+		// A command that changed nothing: its record alone, the snapshot as it was.
+		if !same {
+			if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
+				return err
+			}
+		}
+		left, err := e.leftNotes(t)
+		if err != nil {
 			return err
 		}
 		if outside { // the look a command's look starts from
@@ -413,6 +432,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		}
 		if len(look.Files) > 0 || len(look.Entries) > 0 {
 			look.Notes = append(look.Notes, e.othersRunning(t, c.rec.Seq)...)
+			look.Notes = append(look.Notes, left...)
 		}
 		c.rec.Files, c.rec.Entries = look.Files, look.Entries
 		c.rec.Notes = append(c.rec.Notes, look.Notes...)
@@ -436,6 +456,22 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 	return look, nil
 }
 
+// unchanged reports whether scan's walk found the workspace as old records it: every
+// entry read, each as old has it, and no other (a walk names each path once). It
+// tells so without building the walk's snapshot, which for the Go tree's 12,000
+// entries cost more than comparing them.
+func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
+	if len(scan.Unreadable) > 0 || len(scan.Entries) != len(old) {
+		return false
+	}
+	for _, en := range scan.Entries {
+		if o, ok := old[en.Path]; !ok || o != toSnap(en) {
+			return false
+		}
+	}
+	return true
+}
+
 // snapOf is the snapshot of scan's walk; an entry that could not be read keeps its
 // state in old.
 func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal.SnapEntry {
@@ -456,12 +492,20 @@ func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal
 // made; else, a command's, leaving out what calls committed after record since made.
 // It stores the new contents as blobs, moves the heads of the changed files and makes
 // now the snapshot; the record that owns the changes is the caller's to write.
-func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
+func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
 	if !first {
-		look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
+		content := func(h string) []byte {
+			if b, ok := scan.Data[h]; ok {
+				return b
+			}
 			b, _ := t.Blob(h)
 			return b
-		})
+		}
+		// What a change of .gitignore brought into the walk's sight or took out of
+		// it is no change of the workspace (exec_sight.go).
+		seen, sight := inSight(fsys, old, now, scan.Data, content)
+		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, scan.Data, content)
+		calls := newCallChanges(t)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
 			// cleanup) without a snapshot of them: only symlinks are told.
@@ -470,7 +514,7 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 			})
 			// Any call's change is left out.
 			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool {
-				if !callMade(t, f, 0) {
+				if !calls.made(f, 0) {
 					return false
 				}
 				// A call's change of bits (an undo of a chmod) goes with its note.
@@ -481,28 +525,46 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
 			var notes []string
-			look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, since)
+			var err error
+			if look.Files, notes, err = leaveOutCalls(calls, look.Files, old, seen, scan.Data, since); err != nil {
+				return err
+			}
 			look.Notes = append(look.Notes, notes...)
+		}
+		// An outside look that found nothing else records nothing for them.
+		if !outside || len(look.Files) > 0 || len(look.Entries) > 0 {
+			look.Notes = append(look.Notes, sight...)
 		}
 	}
 	for _, p := range scan.Unreadable {
 		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
 	}
-	// The first snapshot stores the whole workspace: packed tighter. A later look's
-	// few contents are stored as a call's are, at the speed the command waits for.
-	put := t.PutBlob
+	// The first snapshot stores the whole workspace: compressed harder, in packs that
+	// leave no page's rest behind each content. A later look's few contents are
+	// stored as a call's are, at the speed the command waits for.
+	var bulk [][]byte
 	if first {
 		t.PackFull()
-		put = t.PutBlobCompact
 	}
 	for _, en := range scan.Entries {
 		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
-			if _, err := put(data); err != nil {
+			if first {
+				bulk = append(bulk, data)
+			} else if _, err := t.PutBlob(data); err != nil {
 				return err
 			}
 		}
 	}
+	if err := t.PutBlobsPacked(bulk); err != nil {
+		return err
+	}
 	for _, f := range look.Files {
+		// A file told that the walk no longer sees (inSight) has its content here only.
+		if data, ok := scan.Data[f.After]; ok && f.AfterBlob {
+			if _, err := t.PutBlob(data); err != nil {
+				return err
+			}
+		}
 		if f.After != "" {
 			if err := t.SetHead(f.Path, f.After); err != nil {
 				return err
@@ -512,23 +574,50 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 	return t.UpdateSnapshot(old, now)
 }
 
-// callMade reports whether f's new state is what the latest committed call about its
+// callChanges reads, for one look, the changes that committed records made to the
+// paths the look found changed. Each record is decoded once, however many of its
+// paths changed, and its files are found by path: a rewind names thousands of files,
+// and decoding it once for each of them made a look quadratic while it held the
+// journal.
+type callChanges struct {
+	t    *journal.Tx
+	recs map[uint64]map[string][]journal.File // nil for a record not committed
+}
+
+func newCallChanges(t *journal.Tx) *callChanges {
+	return &callChanges{t: t, recs: map[uint64]map[string][]journal.File{}}
+}
+
+// of are the changes of path in record seq, in the record's order; none when the
+// record is not committed.
+func (c *callChanges) of(seq uint64, path string) []journal.File {
+	byPath, ok := c.recs[seq]
+	if !ok {
+		if r, err := c.t.Get(seq); err == nil && r != nil && r.State == journal.Committed {
+			byPath = make(map[string][]journal.File, len(r.Files))
+			for _, f := range r.Files {
+				if f.Op.Changes() {
+					byPath[f.Path] = append(byPath[f.Path], f)
+				}
+			}
+		}
+		c.recs[seq] = byPath
+	}
+	return byPath[path]
+}
+
+// made reports whether f's new state is what the latest committed call about its
 // path after call since left: then a call made it, not the command or an outside
 // writer.
-func callMade(t *journal.Tx, f journal.File, since uint64) bool {
-	seqs := t.SeqsOf(f.Path, since)
+func (c *callChanges) made(f journal.File, since uint64) bool {
+	seqs := c.t.SeqsOf(f.Path, since)
 	for i := len(seqs) - 1; i >= 0; i-- {
-		r, err := t.Get(seqs[i])
-		if err != nil || r == nil || r.State != journal.Committed {
-			continue
-		}
-		for _, rf := range r.Files {
-			if rf.Path == f.Path && rf.Op.Changes() {
-				if f.Op == journal.OpDelete {
-					return rf.Op == journal.OpDelete
-				}
-				return rf.After == f.After && rf.Op != journal.OpDelete && (rf.AfterMode == f.AfterMode || rf.AfterMode == 0 || f.AfterMode == 0)
+		if rfs := c.of(seqs[i], f.Path); len(rfs) > 0 {
+			rf := rfs[0]
+			if f.Op == journal.OpDelete {
+				return rf.Op == journal.OpDelete
 			}
+			return rf.After == f.After && rf.Op != journal.OpDelete && (rf.AfterMode == f.AfterMode || rf.AfterMode == 0 || f.AfterMode == 0)
 		}
 	}
 	return false
@@ -568,7 +657,8 @@ func argvOf(r *journal.Record) string {
 // (from and to those contents, so that its undo takes back only its lines); where the
 // command changed the file both before and after a call, the whole change is recorded,
 // the calls' included, and a note says so.
-func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+func leaveOutCalls(cc *callChanges, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string, error) {
+	t := cc.t
 	var out []journal.File
 	var notes []string
 	for _, f := range files {
@@ -579,19 +669,13 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 		var calls [][2]point
 		var by []uint64
 		for _, seq := range t.SeqsOf(f.Path, since) {
-			r, err := t.Get(seq)
-			if err != nil || r == nil || r.State != journal.Committed {
-				continue
-			}
-			for _, rf := range r.Files {
-				if rf.Path == f.Path && rf.Op.Changes() {
-					after := rf.After
-					if rf.Op == journal.OpDelete {
-						after = ""
-					}
-					calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
-					by = append(by, seq)
+			for _, rf := range cc.of(seq, f.Path) {
+				after := rf.After
+				if rf.Op == journal.OpDelete {
+					after = ""
 				}
+				calls = append(calls, [2]point{{rf.Before, vfs.PermBits(fs.FileMode(rf.BeforeMode))}, {after, vfs.PermBits(fs.FileMode(rf.AfterMode))}})
+				by = append(by, seq)
 			}
 		}
 		if len(calls) == 0 {
@@ -644,6 +728,9 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			for _, sf := range seg {
 				if sf.Path == f.Path {
 					sf.Made = f.Made
+					if err := keepBlobs(t, &sf, content); err != nil {
+						return nil, nil, err
+					}
 					out = append(out, sf)
 				}
 			}
@@ -652,7 +739,34 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			notes = append(notes, fmt.Sprintf("%s: calls %v changed it while the command ran, between changes of the command's; this record's change of it includes theirs", f.Path, by))
 		}
 	}
-	return out, notes
+	return out, notes, nil
+}
+
+// keepBlobs stores the contents f says it keeps as blobs. A change that starts or ends
+// at a call's content (the command's change beside a call) refers to a content the
+// call's record may hold only as its lines; where the content cannot be rebuilt, f
+// says it is not kept.
+func keepBlobs(t *journal.Tx, f *journal.File, content func(h string) []byte) error {
+	for _, side := range []struct {
+		hash string
+		kept *bool
+	}{{f.Before, &f.BeforeBlob}, {f.After, &f.AfterBlob}} {
+		if !*side.kept {
+			continue
+		}
+		b := content(side.hash)
+		if b == nil {
+			b = []byte{} // an empty content may read as none
+		}
+		if journal.Hash(b) != side.hash {
+			*side.kept = false
+			continue
+		}
+		if _, err := t.PutBlob(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // diffSnapshots tells what changed from old to now: regular files created, changed
@@ -663,9 +777,13 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 	var files []journal.File
 	var entries []journal.Entry
 	var notes []string
-	paths := make([]string, 0, len(now)+len(old))
-	for p := range now {
-		paths = append(paths, p)
+	// Only the paths whose entry differs: an equal entry tells no change, and sorting
+	// every path of a large tree cost more than the rest of the diff.
+	var paths []string
+	for p, n := range now {
+		if o, ok := old[p]; !ok || o != n {
+			paths = append(paths, p)
+		}
 	}
 	for p := range old {
 		if _, ok := now[p]; !ok {
@@ -676,6 +794,12 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 	for _, p := range paths {
 		o, had := old[p]
 		n, has := now[p]
+		if !utf8.ValidString(p) { // never a file or an entry: vfs.SnapshotFrom
+			if had != has {
+				notes = append(notes, badNameNote(p, has))
+			}
+			continue
+		}
 		wasFile, isFile := had && o.Kind == vfs.KindFile, has && n.Kind == vfs.KindFile
 		if en, ok := entryChange(p, o, had, n, has); ok {
 			entries = append(entries, en)
@@ -730,6 +854,16 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 		}
 	}
 	return files, entries, notes
+}
+
+// badNameNote says that p, a name that is not UTF-8, was made or removed: a
+// record would carry it as another name, so it is named here only, escaped.
+func badNameNote(p string, made bool) string {
+	what := "removed"
+	if made {
+		what = "made"
+	}
+	return fmt.Sprintf("%q: an entry whose name is not UTF-8 was %s; vfsctl does not record or restore such a name (rename it to UTF-8 to have it kept)", p, what)
 }
 
 // entryChange is the change of the folder or symlink at p, if there is one: made,

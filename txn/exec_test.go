@@ -374,3 +374,58 @@ func TestLookOfStoppedIsTheWidest(t *testing.T) {
 		t.Errorf("lookOfStopped of a record written before walks were kept: %+v, want the defaults", got)
 	}
 }
+
+// A command whose changes leave the tree's count of entries, and a file's size and
+// modification time, as they were is still seen: a file rewritten in place with
+// content of the same size and its time put back (only its change time tells), one
+// file removed and another made in the same command. The look that finds nothing
+// changed compares every entry whole, not only the count.
+func TestExecSeesChangesThatKeepCountSizeAndTime(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "aaaa\n", "b.txt": "bbbb\n", "keep.txt": "k\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "a.txt")
+	fi, err := os.Stat(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"edit"}, Cwd: "."}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(a, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("AAAA\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(a, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	look, err := x.End("exit 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := func(look *Look) string {
+		got := map[string]journal.Op{}
+		for _, f := range look.Files {
+			got[f.Path] = f.Op
+		}
+		return fmt.Sprint(got)
+	}
+	if got, want := ops(look), fmt.Sprint(map[string]journal.Op{"a.txt": journal.OpEdit}); got != want {
+		t.Errorf("the exec that rewrote a.txt in place recorded %v, want %v", got, want)
+	}
+	look = runExec(t, e, dir, "s", "mv b.txt c.txt")
+	if got, want := ops(look), fmt.Sprint(map[string]journal.Op{"b.txt": journal.OpDelete, "c.txt": journal.OpCreate}); got != want {
+		t.Errorf("the exec that renamed b.txt recorded %v, want %v", got, want)
+	}
+	// And a command that changes nothing records its run, with no file.
+	if look := runExec(t, e, dir, "s", "true"); look.Seq == 0 || len(look.Files) != 0 || len(look.Entries) != 0 {
+		t.Errorf("an exec that changed nothing: record %d, files %+v, entries %+v", look.Seq, look.Files, look.Entries)
+	}
+}

@@ -137,7 +137,7 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	now := snapOf(scan, old)
 	j.Defer(func(t *journal.Tx) error {
 		look := &Look{}
-		if err := tell(t, look, old, now, scan, first, false, last.Seq); err != nil {
+		if err := tell(t, e.fs, look, old, now, scan, first, false, last.Seq); err != nil {
 			return err
 		}
 		r := *last // a batch may run this again: last stays as recovery left it
@@ -186,8 +186,14 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// An exec whose command's changes were never recorded: vfsctl stopped before
 		// or while it ran, or while it recorded them. recordStopped records them.
 		r.State = journal.Unknown
-		r.Runner = nil
 		r.Notes = append(r.Notes, "recovery: vfsctl stopped before it recorded what the command changed; what changed in the workspace since the command began, as recovery found it, is recorded as the command's (a change someone else made meanwhile cannot be told apart)")
+		if run, ok := runnerOf(r); ok && e.leftAlive(run) {
+			// The command outlived its vfsctl (running.go).
+			r.Notes = append(r.Notes, fmt.Sprintf("recovery: the command still runs, in process group %d: what it changes from now on is journaled by the next look as outside, and no exec starts until the group ends", run.Group))
+			seq := r.Seq
+			j.Defer(func(t *journal.Tx) error { return t.SetLeftRunning(seq, run) })
+		}
+		r.Runner = nil
 		return nil
 	}
 	states, current, err := e.fileStates(r)

@@ -212,6 +212,9 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 		e.buildHistory()
 	}
 	err = e.j.View(func(t *journal.Tx) error {
+		if err := e.refuseWhileRunning(t, o.Session); err != nil {
+			return err
+		}
 		hist, err := openHistory(t)
 		if err != nil {
 			return err

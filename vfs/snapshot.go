@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
@@ -135,19 +137,29 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	count := 0
 	w := f.Walker()
 	w.IncludeIgnored = o.IncludeIgnored
-	w.Walk(".", func(p string, fi fs.FileInfo) bool {
+	w.WalkAll(".", func(p string, fi fs.FileInfo) {
 		// Past the limit the walk only counts, for the refusal to say how many.
 		if count++; count <= maxEntries {
 			all = append(all, seen{p, fi})
 		}
-		return true
 	})
 	if count > maxEntries {
 		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", count, maxEntries)
 	}
-	s := &Scan{Data: map[string][]byte{}}
+	s := &Scan{Data: map[string][]byte{}, Entries: make([]Entry, 0, len(all))}
 	for _, x := range all {
 		e := Entry{Path: x.p, Kind: entryKind(x.fi.Mode()), Mode: PermBits(x.fi.Mode()), ID: identityOf(x.fi)}
+		if !utf8.ValidString(x.p) {
+			// Records and replies carry paths as UTF-8 text, where such a name would
+			// read as another (U+FFFD for each bad byte), and two such names as one:
+			// it is kept under its own bytes as an entry of kind other, named in notes,
+			// never opened, restored or removed. What is inside such a folder is left out.
+			if utf8.ValidString(path.Dir(x.p)) {
+				e.Kind = KindOther
+				s.Entries = append(s.Entries, e)
+			}
+			continue
+		}
 		switch e.Kind {
 		case KindSymlink:
 			// A symlink cannot be changed in place: a new target is a new inode.
@@ -161,6 +173,9 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 				continue
 			}
 			e.Target = t
+			if !utf8.ValidString(t) { // as a name that is not UTF-8, above
+				e.Kind, e.Target = KindOther, ""
+			}
 		case KindFile:
 			e.Size = x.fi.Size()
 			if old, ok := prev(x.p); ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {

@@ -3,6 +3,10 @@ package vfs
 import (
 	"io/fs"
 	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/afero"
 )
 
 // suggestLimit bounds the walk for a suggestion, so a missing file in a huge tree
@@ -17,7 +21,7 @@ func (f *FS) Suggest(p string) string {
 	w := f.Walker()
 	w.IncludeIgnored, w.Limit = true, suggestLimit
 	w.Walk(".", func(q string, fi fs.FileInfo) bool {
-		if fi.IsDir() {
+		if fi.IsDir() || !utf8.ValidString(q) { // a name no call can send (badName)
 			return true
 		}
 		score := -1
@@ -54,4 +58,23 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// badName is the name, not UTF-8, of the entry in p's folder that reads as p's name
+// once each bad byte is read as U+FFFD, as JSON decodes it; "" if none. No call can
+// send such a name: a model that sends what it was shown gets another name.
+func (f *FS) badName(p string) string {
+	if !strings.ContainsRune(path.Base(p), utf8.RuneError) {
+		return ""
+	}
+	entries, err := afero.ReadDir(f.fs, path.Dir(p))
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if n := e.Name(); !utf8.ValidString(n) && string([]rune(n)) == path.Base(p) {
+			return n
+		}
+	}
+	return ""
 }

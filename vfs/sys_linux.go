@@ -3,6 +3,7 @@ package vfs
 import (
 	"errors"
 	"io/fs"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -62,10 +63,17 @@ func toSyscall(u *unix.Stat_t) syscall.Stat_t {
 	}
 }
 
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
 // listAt lists the folder held as fd (getdents), each entry as fstatat in it sees it (a
 // symlink as itself). An entry gone between the listing and its stat is left out.
 func listAt(fd int, dir string) ([]fs.FileInfo, error) {
-	buf := make([]byte, 16<<10)
+	// The buffer is reused: a walk lists every folder, and a fresh 16 KiB for each
+	// (about 21 MiB for the Go tree's 1,300 folders) cost more in clearing and
+	// collecting than the listing.
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	var names []string
 	for {
 		n, err := unix.Getdents(fd, buf)

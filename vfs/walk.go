@@ -187,9 +187,9 @@ func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
 	w.visit(root, d, 1, fn)
 }
 
-// visit walks one folder at level, held as descriptor d (-1: by path); false stops
-// the walk.
-func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.FileInfo) bool) bool {
+// list lists one folder, held as descriptor d (-1: by path), in name order; nil when
+// it cannot be listed.
+func (w *Walker) list(dir string, d int) []fs.FileInfo {
 	var entries []fs.FileInfo
 	var err error
 	if d >= 0 {
@@ -198,16 +198,26 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 		entries, err = afero.ReadDir(w.fs.fs, dir)
 	}
 	if err != nil {
-		return true
+		return nil
 	}
 	slices.SortFunc(entries, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
-	if !w.IncludeIgnored && w.readIgnore(dir, entries) {
-		defer func() { w.ignores = w.ignores[:len(w.ignores)-1] }()
+	return entries
+}
+
+// visit walks one folder at level, held as descriptor d (-1: by path); false stops
+// the walk.
+func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.FileInfo) bool) bool {
+	entries := w.list(dir, d)
+	if !w.IncludeIgnored {
+		if rules, ok := w.readIgnore(dir, entries, w.Skipped.Add); ok {
+			w.ignores = append(w.ignores, rules)
+			defer func() { w.ignores = w.ignores[:len(w.ignores)-1] }()
+		}
 	}
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())
 		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
-		if w.hidden(p, e.Name(), isDir) {
+		if w.hidden(w.ignores, p, e.Name(), isDir) {
 			continue
 		}
 		if w.seen++; w.Limit > 0 && w.seen > w.Limit || !fn(p, e) {
@@ -224,6 +234,7 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 		}
 		sub := -1
 		if d >= 0 {
+			var err error
 			if sub, err = openSubfolder(d, e.Name()); err != nil {
 				continue // gone, or swapped for a symlink or a file since it was listed
 			}
@@ -242,31 +253,31 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 // hidden reports whether the walk leaves an entry out: a reserved folder, a
 // temporary file of a write, a deleted file set aside until its call's commit point,
 // or what a .gitignore ignores.
-func (w *Walker) hidden(p, name string, isDir bool) bool {
-	return w.fs.Reserved(name) || strings.HasPrefix(name, TempPrefix) || strings.HasPrefix(name, AsidePrefix) || w.ignored(p, isDir)
+func (w *Walker) hidden(ignores []ignoreFile, p, name string, isDir bool) bool {
+	return w.fs.Reserved(name) || strings.HasPrefix(name, TempPrefix) || strings.HasPrefix(name, AsidePrefix) || w.ignored(ignores, p, isDir)
 }
 
-// readIgnore reads dir's .gitignore, if its listing has one, onto the stack of
-// rules; true if it did. The file is read by its path from the root.
-func (w *Walker) readIgnore(dir string, entries []fs.FileInfo) bool {
+// readIgnore reads dir's .gitignore, if its listing has one, and returns its rules;
+// false if there is none to use, noting why through skip. The file is read by its
+// path from the root.
+func (w *Walker) readIgnore(dir string, entries []fs.FileInfo, skip func(SkipReason, string)) (ignoreFile, bool) {
 	i, found := slices.BinarySearchFunc(entries, ".gitignore", func(e fs.FileInfo, name string) int { return strings.Compare(e.Name(), name) })
 	if !found {
-		return false
+		return ignoreFile{}, false
 	}
 	name, info := path.Join(dir, ".gitignore"), entries[i]
 	data, why := w.fs.ReadRegular(name, info, MaxIgnoreBytes)
 	switch why {
 	case NotSkipped:
-		w.ignores = append(w.ignores, parseIgnore(dir, data))
-		return true
+		return parseIgnore(dir, data), true
 	case SkipLarge:
-		w.Skipped.Add(SkipIgnoreLarge, name)
+		skip(SkipIgnoreLarge, name)
 	case SkipSpecial, SkipSymlink:
-		w.Skipped.Add(SkipIgnoreSpecial, name)
+		skip(SkipIgnoreSpecial, name)
 	default:
-		w.Skipped.Add(SkipUnreadable, name)
+		skip(SkipUnreadable, name)
 	}
-	return false
+	return ignoreFile{}, false
 }
 
 // ignoreFile is one .gitignore: its folder and its rules, in order.
@@ -309,12 +320,14 @@ func parseIgnore(dir string, data []byte) ignoreFile {
 
 // ignored applies the .gitignore files above p (a path from the root), the nearest
 // last, as git does (the last matching rule wins).
-func (w *Walker) ignored(p string, dir bool) bool {
-	if w.IncludeIgnored {
-		return false
-	}
+func (w *Walker) ignored(ignores []ignoreFile, p string, dir bool) bool {
+	return !w.IncludeIgnored && ignoredBy(ignores, p, dir)
+}
+
+// ignoredBy applies files, the shallowest first, to p.
+func ignoredBy(files []ignoreFile, p string, dir bool) bool {
 	out := false
-	for _, f := range w.ignores {
+	for _, f := range files {
 		rel, ok := below(p, f.dir)
 		if !ok {
 			continue

@@ -1,0 +1,114 @@
+package txn
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+)
+
+// Commands still running. A pending exec record names the process that runs its
+// command (Runner: its number, its start time, the machine's boot): while that
+// process lives the command may still change files, and its record is written when
+// it ends. A rewind of the exec's session waits for none of that, so it refuses
+// while one runs: the command's changes would commit after the rewind, and the
+// session would not be as it was before the turn.
+
+// refuseWhileRunning refuses a rewind of session's turns while an exec of session
+// runs: its changes are not recorded yet, and would land after the rewind.
+func (e *Engine) refuseWhileRunning(t *journal.Tx, session string) error {
+	for _, seq := range t.Pending() {
+		r, err := t.Get(seq)
+		if err != nil || r == nil || r.Session != session || !journal.IsCommand(r.Tool) || !e.execRunning(r) {
+			continue
+		}
+		run, _ := runnerOf(r)
+		return errs.New(errs.Conflict, "", "exec %d of session %s is still running (%s; its vfsctl is process %d): its changes would be recorded after the rewind. Wait for it to end or stop it, then rewind again. Nothing was written.", seq, session, argvOf(r), run.PID)
+	}
+	return nil
+}
+
+// A command can outlive the vfsctl that ran it: kill -9 of vfsctl leaves its
+// process group running (only Windows's job object ends with it). Recovery records
+// what the command changed by then as its exec's, and lists the exec as left running
+// (journal.Tx.SetLeftRunning) while the group lives. What the group writes after
+// that cannot be told from what another command writes at the same time, so no exec
+// starts while it lives (it would be credited with those writes, and a rewind of its
+// turn would take them back); a look journals them as outside, naming the group.
+
+// Started records in the exec's pending record the process group its command runs
+// in, numbered pid, its first process's: should this vfsctl stop while the command
+// runs on, recovery knows which group goes on writing. Best effort: a record that
+// could not be written leaves the group unknown, as before the command started.
+func (x *Exec) Started(pid int) error {
+	e := x.e
+	if err := x.journalInPlace(); err != nil {
+		return err
+	}
+	if err := e.j.Acquire(); err != nil {
+		return err
+	}
+	defer e.j.Release()
+	if err := x.journalInPlace(); err != nil {
+		return err
+	}
+	run := journal.Runner{}
+	if x.rec.Runner != nil {
+		run = *x.rec.Runner
+	}
+	run.Group, run.GroupStart = pid, procStart(pid)
+	r := x.rec
+	r.Runner = &run
+	if err := e.j.Commit(func(t *journal.Tx) error { return t.Put(&r) }); err != nil {
+		return err
+	}
+	x.rec.Runner = &run
+	return nil
+}
+
+// leftAlive reports whether run's command's process group still runs, in this boot.
+func (e *Engine) leftAlive(run journal.Runner) bool {
+	return e.boot != "" && run.Boot == e.boot && groupAlive(run)
+}
+
+// refuseWhileLeftRunning refuses to start a command while a command left running by
+// a vfsctl that stopped still runs.
+func (e *Engine) refuseWhileLeftRunning() error {
+	var refusal error
+	err := e.View(func(t *journal.Tx) error {
+		for seq, run := range t.LeftRunning() {
+			if !e.leftAlive(run) {
+				continue
+			}
+			what := "a command"
+			if r, err := t.Get(seq); err == nil && r != nil {
+				what = argvOf(r)
+			}
+			refusal = errs.New(errs.Conflict, "", "The command of exec %d (%s) still runs, in process group %d, though the vfsctl that ran it was stopped: what it writes now could not be told from what this command writes. Stop it (kill -- -%d) or wait for it to end, then run the command again", seq, what, run.Group, run.Group)
+			return nil
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return refusal
+}
+
+// leftNotes name the commands left running whose groups still run (a look's
+// changes may be theirs), and take off the list, in t, those whose groups ended.
+func (e *Engine) leftNotes(t *journal.Tx) ([]string, error) {
+	var notes []string
+	for seq, run := range t.LeftRunning() {
+		if e.leftAlive(run) {
+			notes = append(notes, fmt.Sprintf("the command of exec %d still ran, in process group %d, its vfsctl stopped: some of these changes may be its", seq, run.Group))
+			continue
+		}
+		if err := t.ClearLeftRunning(seq); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(notes)
+	return notes, nil
+}

@@ -1,0 +1,124 @@
+package vfs
+
+import (
+	"io/fs"
+	"path"
+	"runtime"
+	"sync"
+)
+
+// WalkAll is Walk for a caller that takes every entry of the tree (the snapshot): its
+// folders are listed and their entries stat'ed on up to GOMAXPROCS goroutines, as
+// git spreads its stat pass over threads, and fn is then called, on the caller's
+// goroutine, with the same entries in the same order as Walk calls it, and the same
+// notes in Skipped. The rules are Walk's, by the same code: a subfolder is opened by
+// its name in its folder held, without following a symlink; .gitignore files are
+// read from the root. Limit and Depth are Walk's alone: with either set, WalkAll
+// walks as Walk does.
+func (w *Walker) WalkAll(root string, fn func(p string, fi fs.FileInfo)) {
+	if w.Limit > 0 || w.Depth > 0 {
+		w.Walk(root, func(p string, fi fs.FileInfo) bool { fn(p, fi); return true })
+		return
+	}
+	d, err := w.openFolder(root)
+	if err != nil {
+		return
+	}
+	var top listing
+	g := &forks{free: make(chan struct{}, runtime.GOMAXPROCS(0)-1)}
+	w.collect(&top, root, d, w.ignores, g)
+	g.wg.Wait()
+	w.emit(&top, fn)
+}
+
+// testHookListed, when a test sets it, runs once WalkAll has listed a folder and
+// before it opens the folder's subfolders.
+var testHookListed func(dir string)
+
+// listing is one folder as WalkAll lists it: its entries the walk keeps, in name
+// order, the listing of each folder among them (nil for the others, and for one that
+// could not be opened), and the notes its walk made, in order.
+type listing struct {
+	paths   []string
+	entries []fs.FileInfo
+	subs    []*listing
+	skipped []skipNote
+}
+
+type skipNote struct {
+	why SkipReason
+	p   string
+}
+
+// forks runs a subfolder's listing on another goroutine while one is free, else on
+// the caller's: the walk never waits for a goroutine, and uses at most GOMAXPROCS.
+type forks struct {
+	free chan struct{}
+	wg   sync.WaitGroup
+}
+
+func (g *forks) run(fn func()) {
+	select {
+	case g.free <- struct{}{}:
+		g.wg.Add(1)
+		go func() {
+			defer func() { <-g.free; g.wg.Done() }()
+			fn()
+		}()
+	default:
+		fn()
+	}
+}
+
+// collect lists dir, held as descriptor d (-1: by path, and closed here), into l,
+// with ignores the rules of the folders above it.
+func (w *Walker) collect(l *listing, dir string, d int, ignores []ignoreFile, g *forks) {
+	if d >= 0 {
+		defer closeFd(d)
+	}
+	entries := w.list(dir, d)
+	if testHookListed != nil {
+		testHookListed(dir)
+	}
+	if !w.IncludeIgnored {
+		if rules, ok := w.readIgnore(dir, entries, func(why SkipReason, p string) { l.skipped = append(l.skipped, skipNote{why, p}) }); ok {
+			// Its own copy: the folders beside it are listed with the rules above.
+			ignores = append(ignores[:len(ignores):len(ignores)], rules)
+		}
+	}
+	for _, e := range entries {
+		p := path.Join(dir, e.Name())
+		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
+		if w.hidden(ignores, p, e.Name(), isDir) {
+			continue
+		}
+		l.paths, l.entries, l.subs = append(l.paths, p), append(l.entries, e), append(l.subs, nil)
+		if !isDir {
+			continue
+		}
+		sub := -1
+		if d >= 0 {
+			var err error
+			if sub, err = openSubfolder(d, e.Name()); err != nil {
+				continue // gone, or swapped for a symlink or a file since it was listed
+			}
+		}
+		s := &listing{}
+		l.subs[len(l.subs)-1] = s
+		g.run(func() { w.collect(s, p, sub, ignores, g) })
+	}
+}
+
+// emit calls fn with l's entries, each folder's followed by its own, and notes what
+// each walk skipped, in Walk's order.
+func (w *Walker) emit(l *listing, fn func(p string, fi fs.FileInfo)) {
+	for _, n := range l.skipped {
+		w.Skipped.Add(n.why, n.p)
+	}
+	for i, p := range l.paths {
+		fn(p, l.entries[i])
+		if l.subs[i] != nil {
+			w.emit(l.subs[i], fn)
+		}
+	}
+}
