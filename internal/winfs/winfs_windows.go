@@ -284,8 +284,11 @@ func Rename(h Handle, dir Handle, newname string, replace bool) error {
 	// FileName starts right after FileNameLength: at 20 on 64-bit Windows.
 	start := unsafe.Offsetof(ri.FileNameLength) + 4
 	copy(unsafe.Slice((*uint16)(unsafe.Pointer(&buf[start])), len(name)), name)
+	// The length given is the whole buffer: Windows refuses one under
+	// sizeof(FILE_RENAME_INFORMATION), 24 bytes with its padding, as
+	// STATUS_INVALID_PARAMETER, which the name's own end (20+2) was for a one-letter name.
 	var iosb windows.IO_STATUS_BLOCK
-	err = windows.NtSetInformationFile(h, &iosb, &buf[0], uint32(start)+ri.FileNameLength, windows.FileRenameInformation)
+	err = windows.NtSetInformationFile(h, &iosb, &buf[0], uint32(len(buf)), windows.FileRenameInformation)
 	if err != nil {
 		return errorOf(err)
 	}
