@@ -472,7 +472,13 @@ func Access(flag int, base uint32) uint32 {
 		access |= windows.GENERIC_READ | windows.GENERIC_WRITE
 	}
 	if flag&os.O_APPEND != 0 {
-		access = access&^windows.FILE_WRITE_DATA | windows.FILE_APPEND_DATA
+		// Only a handle without FILE_WRITE_DATA writes at the end whatever its
+		// offset; GENERIC_WRITE grants it, so it goes, and the rest of what it
+		// stands for is asked by name (as Go's syscall.Open does). Clearing only the
+		// FILE_WRITE_DATA bit left GENERIC_WRITE: every "append" wrote from offset 0
+		// over the file's first lines (the marks and temps files).
+		access = access&^windows.GENERIC_WRITE | windows.FILE_APPEND_DATA | windows.FILE_WRITE_ATTRIBUTES |
+			windows.FILE_WRITE_EA | windows.STANDARD_RIGHTS_WRITE | windows.SYNCHRONIZE
 	}
 	return access
 }
