@@ -207,9 +207,8 @@ func (f rootFs) reopenRoot(name string, flag int) (afero.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_TRUNC|os.O_CREATE) != 0 {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	}
-	var h windows.Handle
-	p := windows.CurrentProcess()
-	if err := windows.DuplicateHandle(p, f.rootHandle(), p, &h, 0, false, windows.DUPLICATE_SAME_ACCESS); err != nil {
+	h, err := winfs.Reopen(f.rootHandle(), winfs.ReadDir) // a listing of its own
+	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return file{os.NewFile(uintptr(h), f.root.Name())}, nil

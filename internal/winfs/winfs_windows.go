@@ -101,6 +101,24 @@ func OpenAt(dir Handle, name string, access, disposition, options, attrs uint32)
 	return h, nil
 }
 
+// Reopen opens the folder open at dir again, as a new open of it: a listing of the
+// new handle starts at the folder's beginning and shows it as it is now. A handle
+// made by DuplicateHandle shares the first one's open, and with it where its listing
+// stands (Wine even keeps the names it listed first): a second walk through it saw
+// no file made since the first.
+func Reopen(dir Handle, access uint32) (Handle, error) {
+	oa := windows.OBJECT_ATTRIBUTES{RootDirectory: dir, ObjectName: new(windows.NTUnicodeString)}
+	oa.Length = uint32(unsafe.Sizeof(oa))
+	var h Handle
+	var iosb windows.IO_STATUS_BLOCK
+	err := windows.NtCreateFile(&h, access|windows.SYNCHRONIZE, &oa, &iosb, nil, 0, share, windows.FILE_OPEN,
+		windows.FILE_DIRECTORY_FILE|windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
+	if err != nil {
+		return windows.InvalidHandle, errorOf(err)
+	}
+	return h, nil
+}
+
 // OpenRoot opens the folder dir by its path, which is trusted as the user named it.
 func OpenRoot(dir string) (Handle, error) {
 	p, err := windows.UTF16PtrFromString(dir)
