@@ -107,16 +107,21 @@ func OpenAt(dir Handle, name string, access, disposition, options, attrs uint32)
 // stands (Wine even keeps the names it listed first): a second walk through it saw
 // no file made since the first.
 func Reopen(dir Handle, access uint32) (Handle, error) {
-	oa := windows.OBJECT_ATTRIBUTES{RootDirectory: dir, ObjectName: new(windows.NTUnicodeString)}
+	return reopen(dir, access, windows.FILE_DIRECTORY_FILE)
+}
+
+// reopen opens what h is open on again, with access and the create options given.
+func reopen(h Handle, access, options uint32) (Handle, error) {
+	oa := windows.OBJECT_ATTRIBUTES{RootDirectory: h, ObjectName: new(windows.NTUnicodeString)}
 	oa.Length = uint32(unsafe.Sizeof(oa))
-	var h Handle
+	var r Handle
 	var iosb windows.IO_STATUS_BLOCK
-	err := windows.NtCreateFile(&h, access|windows.SYNCHRONIZE, &oa, &iosb, nil, 0, share, windows.FILE_OPEN,
-		windows.FILE_DIRECTORY_FILE|windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
+	err := windows.NtCreateFile(&r, access|windows.SYNCHRONIZE, &oa, &iosb, nil, 0, share, windows.FILE_OPEN,
+		options|windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
 	if err != nil {
 		return windows.InvalidHandle, errorOf(err)
 	}
-	return h, nil
+	return r, nil
 }
 
 // OpenRoot opens the folder dir by its path, which is trusted as the user named it.
@@ -412,10 +417,23 @@ func SetReadOnly(h Handle, readOnly bool) error {
 // Sync flushes what was written to h to the disk (FlushFileBuffers). A folder's
 // handle opened for reading cannot be flushed: NTFS logs the changes of its entries
 // (creations, renames) in its own journal, so that is not an error.
+//
+// A file's handle opened only for reading cannot be flushed either (the flush needs
+// write or append access), and vfs syncs files it wrote earlier through such a handle
+// (a checkpoint, recovery): the file is then opened again for appending, which
+// writes nothing, and flushed through that.
 func Sync(h Handle, folder bool) error {
 	err := windows.FlushFileBuffers(h)
 	if folder && (err == windows.ERROR_ACCESS_DENIED || err == windows.ERROR_INVALID_FUNCTION || err == windows.ERROR_INVALID_HANDLE) {
 		return nil
+	}
+	if !folder && err == windows.ERROR_ACCESS_DENIED {
+		w, rerr := reopen(h, windows.FILE_APPEND_DATA, windows.FILE_NON_DIRECTORY_FILE)
+		if rerr != nil {
+			return err
+		}
+		defer windows.CloseHandle(w)
+		return windows.FlushFileBuffers(w)
 	}
 	return err
 }
