@@ -427,7 +427,8 @@ func (e *Engine) decide(c *Call, specs []Spec, p *planned) bool {
 // keepViews keeps, for each committed edit planned by the matcher, the View of the
 // new content, derived from the one it was planned on; other changes' files lose
 // theirs. It runs under the files' queues, before the next call of the same file;
-// the new View is derived, and prepared, in the background.
+// the new View is derived, and prepared, in the background for a large file, and by
+// the next call that needs it for a small one (foldCache.keepLocked).
 func (e *Engine) keepViews(changes []*Change) {
 	for _, ch := range changes {
 		k, ok := e.knownOf(ch.Path)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -17,6 +18,9 @@ import (
 
 // testHookHash, when set by a test, runs before each change of a commit is hashed.
 var testHookHash func(*Change)
+
+// testHookStage, when set by a test, runs as a replaced file's staging begins.
+var testHookStage func(*Change)
 
 // testHookRefusal, when set by a test, runs inside the transaction that records a
 // call refused after its pending record; an error from it fails that transaction.
@@ -157,6 +161,12 @@ type staging struct {
 }
 
 // stage starts staging every replaced file; created and deleted files are not staged.
+// Staging runs on a goroutine of its own, beside the pending record's commit: in the
+// file-durable mode its fsync overlaps the record's, and in both modes the creation
+// of the temp file does (on an ext4 without a journal, which looks past every inode
+// deleted in the last seconds, that took a median 460 µs a call under load; staged
+// on the call's goroutine, the journal-durable median was 10-15% higher in five
+// alternated runs of five).
 func (e *Engine) stage(changes []*Change) *staging {
 	st := &staging{files: make([]*vfs.Staged, len(changes)), errs: make([]error, len(changes))}
 	st.wait.Go(func() {
@@ -166,6 +176,11 @@ func (e *Engine) stage(changes []*Change) *staging {
 			}
 		}
 	})
+	// Go puts a goroutine just started next in line on this thread, and another thread
+	// takes it over only after a pause while this one runs (a 3 µs sleep, 50 µs or
+	// more with the kernel's timer slack): the staging began a median 266 µs late.
+	// Yielding runs it here at once; the call goes on on the thread its start woke.
+	runtime.Gosched()
 	return st
 }
 
@@ -426,6 +441,9 @@ func (e *Engine) stageReplace(ch *Change) (st *vfs.Staged, err error) {
 			st, err = nil, errs.New(errs.IOError, ch.Name, "Internal error while writing %s (%v); nothing was written.", ch.Name, p)
 		}
 	}()
+	if testHookStage != nil {
+		testHookStage(ch)
+	}
 	// The file is staged by the stat it was planned from: writeFile renames only while
 	// the file still has that identity, so a stat of its own would find the same.
 	return e.fs.StageReplaceStat(ch.Path, ch.After, ch.info, e.durability != DurableJournal)

@@ -60,8 +60,9 @@ func (c *foldCache) view(path string, id vfs.Identity, h string, data []byte) *m
 }
 
 // put keeps the View of path while it has identity id and content of hash h: v,
-// which derives it and runs in the background, so that the call that committed the
-// content does not wait for it; the next call of the file may. n is the content's size.
+// which derives it, in the background for a large file, so that the call that
+// committed the content does not wait for it; the next call of the file may, and
+// derives a small file's itself (keepLocked). n is the content's size.
 func (c *foldCache) put(path string, id vfs.Identity, h string, n int, v func() *matcher.View) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -72,14 +73,19 @@ func (c *foldCache) put(path string, id vfs.Identity, h string, n int, v func() 
 	c.keepLocked(path, foldEntry{id: id, hash: h, size: n, view: sync.OnceValue(v)})
 }
 
-// keepLocked keeps en as path's entry and starts deriving its View.
+// keepLocked keeps en as path's entry and, for a file of warmFold bytes or more,
+// starts deriving its View. A smaller file's View is derived by the next call that
+// needs it: that takes less than waking another thread to do it, which a process fed
+// one call at a time would pay at each call, its threads asleep between calls.
 func (c *foldCache) keepLocked(path string, en foldEntry) {
 	c.dropLocked(path)
 	if c.files == nil || len(c.files) >= maxFoldFiles || c.bytes+en.size > foldBudget {
 		c.files, c.bytes = map[string]foldEntry{}, 0 // rare: start over rather than track ages
 	}
 	c.files[path] = en
-	go en.view()
+	if en.size >= warmFold {
+		go en.view()
+	}
 	c.bytes += en.size
 }
 

@@ -76,6 +76,7 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl call: --durability: %v\n", err)
 		return exitUsage
 	}
+	defer runtimeTrace("call", stderr)()
 	tp, flush := tracing("call", stderr)
 	defer flush()
 	c.root = root

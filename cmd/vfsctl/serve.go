@@ -75,6 +75,7 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl serve: --durability: %v\n", err)
 		return exitUsage
 	}
+	defer runtimeTrace("serve", logw)()
 	tp, flush := tracing("serve", logw)
 	defer flush()
 	c.root = root
