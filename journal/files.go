@@ -350,27 +350,71 @@ func cutShort(f *os.File, size int64) string {
 	return ""
 }
 
-// FolderID is the identity of the journal's folder at its place now (device and inode,
-// as the journal records it), looked up from the root one component at a time without
+// PlaceID is the identity of the journal at its place now: its folder's and its file's
+// (device and inode), looked up from the root one component at a time without
 // following a symlink and without creating anything. It is "" when no folder holding
 // a journal file stands there: removed, moved away, or replaced by a symlink. A
-// process that ran something able to remove or replace the folder (a command)
-// compares it with the identity before it, and writes nothing when they differ: a
-// journal made anew, or one moved elsewhere, is not the workspace's history.
-func (j *Journal) FolderID() string {
+// process that ran something able to remove or replace them (a command) compares it
+// with the identity before it, and writes nothing when they differ: a journal made
+// anew, one moved elsewhere, or a copy put in its place is not the workspace's history.
+func (j *Journal) PlaceID() string {
 	d, err := j.openDir(false)
 	if err != nil {
 		return ""
 	}
 	defer d.close()
-	if st, ok := d.stat(filepath.Base(j.path)); !ok || st.kind != kindFile {
+	f, ok := d.stat(filepath.Base(j.path))
+	if !ok || f.kind != kindFile {
 		return ""
 	}
 	st, err := statHandle(d.fd)
 	if err != nil {
 		return ""
 	}
+	return fmt.Sprintf("%d:%d/%d:%d", st.Dev, st.Ino, f.Dev, f.Ino)
+}
+
+// fileID is the identity of the bbolt file as this process holds it open ("" when
+// it is not), and atPlace that of the file at the journal's place now, looked up as
+// PlaceID does ("" when none is there).
+func (j *Journal) fileID() string {
+	if j.file == nil {
+		return ""
+	}
+	st, err := statHandle(handle(j.file.Fd()))
+	if err != nil {
+		return ""
+	}
 	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+}
+
+func (j *Journal) atPlace() string {
+	d, err := j.openDir(false)
+	if err != nil {
+		return ""
+	}
+	defer d.close()
+	f, ok := d.stat(filepath.Base(j.path))
+	if !ok || f.kind != kindFile {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", f.Dev, f.Ino)
+}
+
+// Gone marks the journal gone for this process: the file it opened was removed,
+// moved or replaced under it (why says by what, e.g. "call 2's command"). Every
+// Acquire from then on is refused with the error returned, and the hold ends when
+// its last call does: nothing is written to a journal that is not the workspace's,
+// nor to a new one in its place, which would start another history unseen.
+func (j *Journal) Gone(why string) error {
+	if why != "" {
+		why = " (" + why + ")"
+	}
+	err := error(errs.New(errs.IOError, "", "The journal %s is gone or was replaced since this process opened it%s. Nothing was written, and this process writes no journal from now on: one moved elsewhere, or a new one in its place, is not this workspace's history. Restart vfsctl: it opens the journal at the root, or starts a new history.", j.showPath(), why))
+	if j.gone.CompareAndSwap(nil, &err) {
+		return err
+	}
+	return *j.gone.Load()
 }
 
 // Shown names the journal file as messages do: relative to the workspace root.

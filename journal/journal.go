@@ -87,6 +87,9 @@ type Journal struct {
 	db        atomic.Pointer[bolt.DB]
 	broken    atomic.Pointer[error] // bbolt failed on a damaged file during this hold
 	leaked    atomic.Pointer[leak]  // a file bbolt failed to open and left mapped
+	// gone: the journal this process opened was removed, moved or replaced under it
+	// while it held it (Gone): every Acquire is refused.
+	gone atomic.Pointer[error]
 
 	// A lingering hold's watch of the queue (watch_linux.go; nil: the hold polls),
 	// and the timer that ends the linger.
@@ -150,6 +153,9 @@ func (j *Journal) Exists() bool {
 func (j *Journal) Acquire() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if g := j.gone.Load(); g != nil {
+		return *g
+	}
 	for j.refs > 0 && (j.yielding || j.waiting()) {
 		j.yielding = true
 		j.cond.Wait()
@@ -164,6 +170,12 @@ func (j *Journal) Acquire() error {
 		j.lingerGen++
 		j.stopLingerEnd()
 		if j.broken.Load() == nil && j.handle() != nil && !j.waiting() {
+			// No other vfsctl may replace the file while this process holds it, but
+			// a command it ran, or a hand, may have moved or swapped it since.
+			if id := j.fileID(); id == "" || id != j.atPlace() {
+				j.endHold()
+				return j.Gone("moved, removed or replaced while this process held it")
+			}
 			j.refs = 1
 			return nil
 		}
@@ -209,7 +221,7 @@ func (j *Journal) Release() {
 	if j.refs > 0 {
 		return
 	}
-	if j.opts.Linger <= 0 || j.noLinger || j.yielding || j.broken.Load() != nil || j.handle() == nil {
+	if j.opts.Linger <= 0 || j.noLinger || j.yielding || j.broken.Load() != nil || j.gone.Load() != nil || j.handle() == nil {
 		j.endHold()
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -163,12 +164,12 @@ func (a *dispatcher) execFolder(cwd string) (string, error) {
 
 // runExec runs the command of x, begun, in dir and writes its end.
 func (a *dispatcher) runExec(ctx context.Context, x *txn.Exec, argv []string, dir string, o ExecOptions) (*ExecResult, error) {
-	code, how := runCommand(ctx, argv, filepath.Join(a.eng.FS().Dir(), filepath.FromSlash(dir)), o)
+	code, how, notes := runCommand(ctx, argv, filepath.Join(a.eng.FS().Dir(), filepath.FromSlash(dir)), o)
 	look, err := x.End(how)
 	if err != nil {
 		return nil, fmt.Errorf("the command ended (%s) but what it changed could not be journaled: %w", how, err)
 	}
-	return &ExecResult{Seq: x.Seq(), Code: code, Exit: how, Files: look.Files, Notes: look.Notes, Outside: x.Outside}, nil
+	return &ExecResult{Seq: x.Seq(), Code: code, Exit: how, Files: look.Files, Notes: append(notes, look.Notes...), Outside: x.Outside}, nil
 }
 
 // Exit statuses of a command that did not end by itself, as env and timeout use them.
@@ -177,20 +178,35 @@ const (
 	ExitNotStarted = 127
 )
 
+// outputGrace is how long the output of a command that ended is still read: a
+// process it left behind (`cmd &`, a daemon) may hold the pipe open for ever.
+const outputGrace = 500 * time.Millisecond
+
 // runCommand runs argv in dir, in a group of its own (a process group; on Windows
 // a job object) that its children join, sending o.Signals on to it, killing the
 // group at the timeout or when ctx ends. It returns the exit status and how the
-// command ended, as the record says it.
-func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (int, string) {
+// command ended, as the record says it, and notes for the caller: a process that the
+// command left behind holding its output open, whose output was cut.
+func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (int, string, []string) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, o.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
 	if o.cmdLine != "" {
 		setCmdLine(cmd, o.cmdLine)
 	}
-	g, err := startGroup(cmd)
+	cmd.WaitDelay = outputGrace // for a Stdin that is not a file
+	// Output to a writer that is not a file is read here, not by exec.Cmd, whose Wait
+	// waits for the pipe to close: after the command ends it is read for outputGrace
+	// more, then cut.
+	outs, err := pipeOutputs(cmd)
 	if err != nil {
-		return ExitNotStarted, fmt.Sprintf("not started: %v", err)
+		return ExitNotStarted, fmt.Sprintf("not started: %v", err), nil
+	}
+	g, err := startGroup(cmd)
+	outs.started()
+	if err != nil {
+		outs.cut()
+		return ExitNotStarted, fmt.Sprintf("not started: %v", err), nil
 	}
 	defer g.close()
 	done := make(chan error, 1)
@@ -217,19 +233,97 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 			g.kill()
 			ctx = context.Background() // once
 		case err := <-done:
+			var notes []string
+			if !outs.drained(outputGrace) {
+				notes = append(notes, fmt.Sprintf("A process the command started kept its output open after the command ended (it runs in the background, or in a session of its own): the output was read for %s more, then cut. That process was left running; what it changes from now on is not this call's.", outputGrace))
+			}
 			var ee *exec.ExitError
 			switch {
 			case err == nil:
-				return 0, "exit 0"
+				return 0, "exit 0", notes
 			case errors.As(err, &ee):
-				return exitOf(ee, killed)
+				code, how := exitOf(ee, killed)
+				return code, how, notes
 			}
 			// Output that could not be copied (a closed pipe) after the command ended.
 			if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
-				return cmd.ProcessState.ExitCode(), fmt.Sprintf("exit %d (%v)", cmd.ProcessState.ExitCode(), err)
+				return cmd.ProcessState.ExitCode(), fmt.Sprintf("exit %d (%v)", cmd.ProcessState.ExitCode(), err), notes
 			}
-			return 125, fmt.Sprintf("wait failed: %v", err)
+			return 125, fmt.Sprintf("wait failed: %v", err), notes
 		}
+	}
+}
+
+// outputs are the pipes that carry a command's output to writers that are not files.
+type outputs struct {
+	child []*os.File // the ends the command writes, closed here once it started
+	read  []*os.File
+	wg    sync.WaitGroup
+}
+
+// pipeOutputs gives cmd a pipe for each of its Stdout and Stderr that is not a file
+// (one for both when they are the same writer), copied to it as the command writes.
+func pipeOutputs(cmd *exec.Cmd) (*outputs, error) {
+	o := &outputs{}
+	pipe := func(w io.Writer) (io.Writer, error) {
+		if _, ok := w.(*os.File); ok || w == nil {
+			return w, nil
+		}
+		r, pw, err := os.Pipe()
+		if err != nil {
+			o.cut()
+			return nil, err
+		}
+		o.child, o.read = append(o.child, pw), append(o.read, r)
+		o.wg.Add(1)
+		go func() {
+			defer o.wg.Done()
+			io.Copy(w, r)
+		}()
+		return pw, nil
+	}
+	same := cmd.Stdout == cmd.Stderr
+	var err error
+	if cmd.Stdout, err = pipe(cmd.Stdout); err != nil {
+		return nil, err
+	}
+	if same {
+		cmd.Stderr = cmd.Stdout
+	} else if cmd.Stderr, err = pipe(cmd.Stderr); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// started closes this process's copy of the command's ends: the pipes then close
+// when the command and whatever it started have closed theirs.
+func (o *outputs) started() {
+	for _, f := range o.child {
+		f.Close()
+	}
+	o.child = nil
+}
+
+// drained waits at most grace for the output to be read to its end; when it was not
+// (a process the command started holds a pipe open), it stops reading and says so.
+func (o *outputs) drained(grace time.Duration) bool {
+	done := make(chan struct{})
+	go func() { o.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(grace):
+	}
+	o.cut()
+	<-done
+	return false
+}
+
+// cut stops reading: the copies end.
+func (o *outputs) cut() {
+	o.started()
+	for _, f := range o.read {
+		f.Close()
 	}
 }
 

@@ -74,7 +74,7 @@ func (a *dispatcher) runCommand(c *txn.Call, _ string, in *input) (string, error
 	stdout, stderr := newBounded(MaxCommandOutput), newBounded(MaxCommandOutput)
 	res, err := a.runExec(c.Context(), x, argv, dir, ExecOptions{Timeout: timeout, Stdout: stdout, Stderr: stderr, cmdLine: shellLine(command)})
 	if err != nil {
-		return "", errs.Wrap(errs.IOError, "", err, "%v. The command ran; what it changed is recorded by the next look at the workspace.", err)
+		return "", errs.Wrap(errs.IOError, "", err, "%s. The command ran; what it changed is recorded by the next look at the workspace.", strings.TrimSuffix(err.Error(), "."))
 	}
 	in.command = &commandTrace{argv: argv, code: res.Code, exit: res.Exit, files: len(res.Files)}
 	return commandReply(res, dir, timeout, stdout, stderr), nil
@@ -112,7 +112,7 @@ func commandReply(res *ExecResult, dir string, timeout time.Duration, stdout, st
 	if len(res.Files) == 0 {
 		b.WriteString("It changed no file in the workspace.")
 	} else {
-		fmt.Fprintf(&b, "It changed %s in the workspace:\n%s", plural(len(res.Files), "file"), diffstat(res.Files))
+		fmt.Fprintf(&b, "It changed %s in the workspace:\n%s", plural(len(res.Files), "file"), strings.TrimSuffix(diffstat(res.Files), "\n"))
 	}
 	for _, n := range res.Notes {
 		b.WriteString("\nNote: " + n)

@@ -34,6 +34,10 @@ type Call struct {
 	// afterFiles runs in commit at its commit point, before the committed record is
 	// made: the source folders a move of a folder removes (folders.go).
 	afterFiles func()
+	// afterDeletes runs in commit once the deletions listed first among its changes
+	// are set aside, before any other file is written: the folders a rewind removes
+	// where a file comes back (entries.go).
+	afterDeletes func(changes []*Change) error
 }
 
 // seen is content a call looked at without committing a change of it.

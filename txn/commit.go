@@ -108,7 +108,14 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			err = e.settleAfterPanic(c, changes, p)
 		}
 	}()
+	mid := c.afterDeletes
 	for i, ch := range changes {
+		if mid != nil && !ch.Deleted {
+			if err := mid(changes[:i]); err != nil {
+				return e.writeFailed(c, changes, i, err)
+			}
+			mid = nil
+		}
 		if err := e.writeFile(ch, st.files[i], st.errs[i]); err != nil {
 			return e.writeFailed(c, changes, i, err)
 		}

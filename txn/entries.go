@@ -65,10 +65,16 @@ func describeEntry(kind, target string, bits uint32) string {
 // checkEntries refuses, changing nothing, when an entry is not as its Before says
 // (someone changed it since the command did), or a folder cannot be taken back
 // (checkFolderSteps).
-func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change) error {
+func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []string) error {
 	for _, en := range steps {
 		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		if err != nil && en.Before == "" && underDeleted(en.Path, changes) {
+			kind, err = "", nil // under a file the same transaction removes
+		}
 		if err != nil {
+			if berr := e.blockedFolder(en.Path); berr != nil {
+				return berr
+			}
 			return errs.Wrap(errs.IOError, en.Path, err, "Cannot look at %s: %v. Nothing was undone.", en.Path, err)
 		}
 		ok := true
@@ -83,7 +89,7 @@ func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change) error {
 				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits))
 		}
 	}
-	return e.checkFolderSteps(steps, changes)
+	return e.checkFolderSteps(steps, changes, made)
 }
 
 func depth(p string) int { return strings.Count(p, "/") }
@@ -111,18 +117,33 @@ func (e *Engine) entriesBefore(steps []journal.Entry) error {
 	return nil
 }
 
-// entriesAfter removes the folders that go (deepest first, only when empty), makes
-// the symlinks that come back and gives folders their bits back. It returns notes on
-// what could not be done.
-func (e *Engine) entriesAfter(steps []journal.Entry) []string {
-	var notes []string
-	gone := slices.Clone(steps)
-	slices.SortStableFunc(gone, func(a, b journal.Entry) int { return cmp.Compare(depth(b.Path), depth(a.Path)) })
-	for _, en := range gone {
+// entriesAfter removes the folders that go (deepest first, only when empty), with
+// the folders made (by the reverted creates) among them, so that a folder goes after
+// whatever of either kind it holds; then it makes the symlinks that come back and
+// gives folders their bits back. It returns notes on what could not be done, and the
+// made folders removed, deepest first.
+func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []string, removed []string) {
+	type gone struct {
+		path string
+		made bool
+	}
+	var all []gone
+	for _, en := range steps {
 		if en.Before == vfs.KindDir && en.After != vfs.KindDir {
-			if err := e.fs.RemoveDir(en.Path); err != nil {
-				notes = append(notes, fmt.Sprintf("%s: the folder was left, not being empty (%v)", en.Path, err))
-			}
+			all = append(all, gone{path: en.Path})
+		}
+	}
+	for _, d := range deepestFirst(made) {
+		all = append(all, gone{path: d, made: true})
+	}
+	slices.SortStableFunc(all, func(a, b gone) int { return cmp.Compare(depth(b.path), depth(a.path)) })
+	for _, g := range all {
+		err := e.fs.RemoveDir(g.path)
+		switch {
+		case g.made && err == nil:
+			removed = append(removed, g.path)
+		case !g.made && err != nil:
+			notes = append(notes, fmt.Sprintf("%s: the folder was left, not being empty (%v)", g.path, err))
 		}
 	}
 	for _, en := range steps {
@@ -137,7 +158,7 @@ func (e *Engine) entriesAfter(steps []journal.Entry) []string {
 			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
 		}
 	}
-	return notes
+	return notes, removed
 }
 
 // leaveStanding drops from steps each folder to make that already stands: it is left
@@ -156,19 +177,48 @@ func (e *Engine) leaveStanding(steps []journal.Entry) []journal.Entry {
 
 // withEntries has call c take steps back with its files: checked now, recorded in
 // its pending record, the first half run once that is written. The second half runs
-// when commit returns (after).
-func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change) (after func(), err error) {
+// when commit returns (after); it removes too the folders made (by the reverted
+// creates) that are empty then, and returns those. Where a folder and a file trade
+// places (swaps), what goes is removed before what comes is put back.
+func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, made []string) (after func() []string, err error) {
 	// (After runs with the call's hold: the journal is held.)
-	if len(steps) == 0 {
-		return func() {}, nil
+	sw := e.swapsOf(steps, changes, made)
+	if len(sw.cleared) > 0 || len(sw.later) > 0 || createdUnderDeleted(changes) {
+		// The deletions go first: a file put back where a folder goes waits for the
+		// folder, and a folder put back where a file goes waits for the file.
+		slices.SortStableFunc(changes, func(a, b *Change) int {
+			switch {
+			case a.Deleted == b.Deleted:
+				return 0
+			case a.Deleted:
+				return -1
+			}
+			return 1
+		})
 	}
-	if err := e.checkEntries(steps, changes); err != nil {
+	if len(steps) == 0 && len(sw.cleared) == 0 {
+		return func() []string { return e.removeMadeFolders(made) }, nil
+	}
+	if err := e.checkEntries(steps, changes, made); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = steps
-	c.beforeFiles = func() error { return e.entriesBefore(steps) }
-	return func() {
-		notes := e.entriesAfter(steps)
+	c.beforeFiles = func() error { return e.entriesBefore(sw.first) }
+	var cleared []string // the made folders among them, for the reply
+	if len(sw.cleared) > 0 {
+		c.afterDeletes = func(done []*Change) error {
+			for _, d := range sw.cleared {
+				if slices.Contains(made, d) {
+					cleared = append(cleared, d)
+				}
+			}
+			return e.clearFolders(sw.cleared, done)
+		}
+	}
+	return func() []string {
+		notes := e.laterFolders(sw.later)
+		more, removed := e.entriesAfter(sw.then, made)
+		notes = append(notes, more...)
 		rec := c.rec
 		rec.Notes = append(rec.Notes, notes...)
 		// With the committed record (deferred by commit, which this transaction
@@ -182,7 +232,33 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change) 
 			}
 			return e.snapEntries(t, steps)
 		})
+		return append(removed, cleared...)
 	}, nil
+}
+
+// underDeleted reports whether a folder above p is a file one of changes deletes.
+func underDeleted(p string, changes []*Change) bool {
+	for _, ch := range changes {
+		if ch.Deleted && strings.HasPrefix(p, ch.Path+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// createdUnderDeleted reports whether a change creates a file under the path of a
+// file another deletes: the deletion must come first.
+func createdUnderDeleted(changes []*Change) bool {
+	for _, ch := range changes {
+		if ch.Deleted {
+			for _, in := range changes {
+				if in.Created && strings.HasPrefix(in.Path, ch.Path+"/") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // snapEntries tells the snapshot what the entries' paths hold now, so that the next

@@ -138,9 +138,10 @@ type Exec struct {
 	rec   journal.Record
 	opts  LookOptions
 	start time.Time
-	// folder is the journal folder's identity when the record was written: a command
-	// that removes or replaces the folder leaves another there, or none.
-	folder string
+	// place is the journal's identity (its folder's and its file's) when the record
+	// was written: a command that removes, moves or replaces either leaves another
+	// there, or none.
+	place string
 	// Outside is the look that journaled outside changes before the command.
 	Outside *Look
 }
@@ -196,7 +197,7 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	c.final = true
 	rec := c.rec
 	execsHere.Store(execKey{e.j.Path(), rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, folder: e.j.FolderID()}, nil
+	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, place: e.j.PlaceID()}, nil
 }
 
 // execBegan is the note by which the first journals with exec records named the
@@ -349,14 +350,18 @@ func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (
 	return scan, err
 }
 
-// journalInPlace refuses to record an exec whose journal folder is no longer the one
-// its record was written in: the command removed it, moved it, or put another in its
-// place. Writing then would make a new journal, or write one outside the root.
+// journalInPlace refuses to record an exec whose journal is no longer the one its
+// record was written in: the command removed or moved the journal's folder or file,
+// or put another in its place. Writing then would make a new journal, or write one
+// outside the root or into a deleted file. The journal is marked gone for this
+// process (journal.Journal.Gone): a long-lived one (vfsctl call, serve) refuses
+// every later call instead of writing into the file it still holds.
 func (x *Exec) journalInPlace() error {
-	if x.folder != "" && x.e.j.FolderID() == x.folder {
+	if x.place != "" && x.e.j.PlaceID() == x.place {
 		return nil
 	}
-	return errs.New(errs.IOError, "", "The journal %s is gone: it was removed or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; the next vfsctl command starts a new history.", x.e.j.Shown(), x.rec.Seq)
+	x.e.j.Gone(fmt.Sprintf("by call %d's command?", x.rec.Seq))
+	return errs.New(errs.IOError, "", "The journal %s is gone: it was removed, moved or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; restart vfsctl, and the next command starts from the journal at the root, or a new history.", x.e.j.Shown(), x.rec.Seq)
 }
 
 // look tells what changed from the snapshot to w's walk and writes c's record with
@@ -396,7 +401,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return look, nil
 	}
 	err := e.j.Commit(func(t *journal.Tx) error {
-		if err := tell(t, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
+		if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
 			return err
 		}
 		if outside { // the look a command's look starts from
@@ -451,12 +456,19 @@ func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal
 // made; else, a command's, leaving out what calls committed after record since made.
 // It stores the new contents as blobs, moves the heads of the changed files and makes
 // now the snapshot; the record that owns the changes is the caller's to write.
-func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
+func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
 	if !first {
-		look.Files, look.Entries, look.Notes = diffSnapshots(old, now, scan.Data, func(h string) []byte {
+		content := func(h string) []byte {
+			if b, ok := scan.Data[h]; ok {
+				return b
+			}
 			b, _ := t.Blob(h)
 			return b
-		})
+		}
+		// What a change of .gitignore brought into the walk's sight or took out of
+		// it is no change of the workspace (exec_sight.go).
+		seen, sight := inSight(fsys, old, now, scan.Data, content)
+		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, scan.Data, content)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
 			// cleanup) without a snapshot of them: only symlinks are told.
@@ -469,8 +481,15 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 			// Those of calls committed while the command ran (after the exec's
 			// record) are taken out of the command's.
 			var notes []string
-			look.Files, notes = leaveOutCalls(t, look.Files, old, now, scan.Data, since)
+			var err error
+			if look.Files, notes, err = leaveOutCalls(t, look.Files, old, seen, scan.Data, since); err != nil {
+				return err
+			}
 			look.Notes = append(look.Notes, notes...)
+		}
+		// An outside look that found nothing else records nothing for them.
+		if !outside || len(look.Files) > 0 || len(look.Entries) > 0 {
+			look.Notes = append(look.Notes, sight...)
 		}
 	}
 	for _, p := range scan.Unreadable {
@@ -491,6 +510,12 @@ func tell(t *journal.Tx, look *Look, old, now map[string]journal.SnapEntry, scan
 		}
 	}
 	for _, f := range look.Files {
+		// A file told that the walk no longer sees (inSight) has its content here only.
+		if data, ok := scan.Data[f.After]; ok && f.AfterBlob {
+			if _, err := put(data); err != nil {
+				return err
+			}
+		}
 		if f.After != "" {
 			if err := t.SetHead(f.Path, f.After); err != nil {
 				return err
@@ -556,7 +581,7 @@ func argvOf(r *journal.Record) string {
 // (from and to those contents, so that its undo takes back only its lines); where the
 // command changed the file both before and after a call, the whole change is recorded,
 // the calls' included, and a note says so.
-func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string) {
+func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]journal.SnapEntry, data map[string][]byte, since uint64) ([]journal.File, []string, error) {
 	var out []journal.File
 	var notes []string
 	for _, f := range files {
@@ -632,6 +657,9 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			for _, sf := range seg {
 				if sf.Path == f.Path {
 					sf.Made = f.Made
+					if err := keepBlobs(t, &sf, content); err != nil {
+						return nil, nil, err
+					}
 					out = append(out, sf)
 				}
 			}
@@ -640,7 +668,34 @@ func leaveOutCalls(t *journal.Tx, files []journal.File, old, now map[string]jour
 			notes = append(notes, fmt.Sprintf("%s: calls %v changed it while the command ran, between changes of the command's; this record's change of it includes theirs", f.Path, by))
 		}
 	}
-	return out, notes
+	return out, notes, nil
+}
+
+// keepBlobs stores the contents f says it keeps as blobs. A change that starts or ends
+// at a call's content (the command's change beside a call) refers to a content the
+// call's record may hold only as its lines; where the content cannot be rebuilt, f
+// says it is not kept.
+func keepBlobs(t *journal.Tx, f *journal.File, content func(h string) []byte) error {
+	for _, side := range []struct {
+		hash string
+		kept *bool
+	}{{f.Before, &f.BeforeBlob}, {f.After, &f.AfterBlob}} {
+		if !*side.kept {
+			continue
+		}
+		b := content(side.hash)
+		if b == nil {
+			b = []byte{} // an empty content may read as none
+		}
+		if journal.Hash(b) != side.hash {
+			*side.kept = false
+			continue
+		}
+		if _, err := t.PutBlob(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // diffSnapshots tells what changed from old to now: regular files created, changed

@@ -153,9 +153,10 @@ func describeFolders(steps []journal.Entry) string {
 
 // checkFolderSteps refuses, changing nothing, a reversal whose folders cannot be
 // taken back as they were: a folder to remove that holds anything the same
-// transaction does not remove itself (changes deleted, steps removed), or a folder to
-// make again where a file or symlink stands now that the transaction does not remove.
-func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) error {
+// transaction does not remove itself (changes deleted, steps removed, folders its
+// reverted creates made, made empty by then), or a folder to make again where a file
+// or symlink stands now that the transaction does not remove.
+func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change, made []string) error {
 	going := map[string]bool{}
 	for _, ch := range changes {
 		if ch.Deleted {
@@ -167,21 +168,25 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) erro
 			going[en.Path] = true
 		}
 	}
+	madeSet := map[string]bool{}
+	for _, d := range made {
+		madeSet[d] = true
+	}
+	for _, ch := range changes {
+		if ch.Created && madeSet[ch.Path] {
+			left, err := e.leftIn(ch.Path, going, madeSet)
+			if err == nil && len(left) > 0 {
+				return errs.New(errs.Conflict, ch.Path, "%s cannot be put back: the folder %s/ stands there, made by the calls reverted, and it holds %s, put there since. Nothing was undone; move or delete what is in it first (list_files %s shows it), then retry.",
+					ch.Path, ch.Path, listSome(left), ch.Path)
+			}
+		}
+	}
 	for _, en := range steps {
 		switch {
 		case en.Before == vfs.KindDir && en.After != vfs.KindDir:
-			names, err := afero.ReadDir(e.fs.Afero(), en.Path)
+			left, err := e.leftIn(en.Path, going, madeSet)
 			if err != nil {
 				continue // not a folder now: checkEntries says so
-			}
-			var left []string
-			for _, fi := range names {
-				if q := path.Join(en.Path, fi.Name()); !going[q] {
-					if fi.IsDir() {
-						q += "/"
-					}
-					left = append(left, q)
-				}
 			}
 			if len(left) > 0 {
 				return errs.New(errs.Conflict, en.Path, "The folder %s/ is not empty: it holds %s, put there since it was made. Nothing was undone; move or delete what is in it first (list_files %s shows it), then retry.",
@@ -198,6 +203,34 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change) erro
 		}
 	}
 	return nil
+}
+
+// leftIn is what stays in folder dir once the transaction has removed what is going:
+// a folder its reverted creates made goes when emptied, so what stays in it is
+// named instead of it (folders with a slash).
+func (e *Engine) leftIn(dir string, going, made map[string]bool) ([]string, error) {
+	names, err := afero.ReadDir(e.fs.Afero(), dir)
+	if err != nil {
+		return nil, err
+	}
+	var left []string
+	for _, fi := range names {
+		q := path.Join(dir, fi.Name())
+		switch {
+		case fi.IsDir() && made[q]:
+			in, err := e.leftIn(q, going, made)
+			if err != nil {
+				return nil, err
+			}
+			left = append(left, in...)
+		case going[q]:
+		case fi.IsDir():
+			left = append(left, q+"/")
+		default:
+			left = append(left, q)
+		}
+	}
+	return left, nil
 }
 
 // listSome names up to five paths, and how many more there are.
@@ -340,7 +373,7 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ made again (the call had removed it)", en.Path))
 			}
 		}
-		left := e.entriesAfter(back) // folders made go, when empty
+		left, _ := e.entriesAfter(back, nil) // folders made go, when empty
 		for _, en := range deepestFirstEntries(back) {
 			if en.Before == vfs.KindDir && !e.fs.IsFolder(en.Path) {
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", en.Path))
@@ -371,5 +404,219 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 func deepestFirstEntries(steps []journal.Entry) []journal.Entry {
 	out := slices.Clone(steps)
 	slices.SortStableFunc(out, func(a, b journal.Entry) int { return depth(b.Path) - depth(a.Path) })
+	return out
+}
+
+// blockedFolder is the refusal of an undo of p whose folders are in the way: the
+// nearest folder above p that is something else now (a file, a symlink), named with
+// what to do; nil when every folder above p is a folder or absent (an undo that puts
+// p back makes those).
+func (e *Engine) blockedFolder(p string) error {
+	for i := range len(p) {
+		if p[i] != '/' {
+			continue
+		}
+		d := p[:i]
+		kind, target, bits, err := e.fs.EntryAt(d)
+		if err != nil || kind == "" {
+			return nil
+		}
+		if kind != vfs.KindDir {
+			what := describeEntry(kind, target, bits)
+			return errs.New(errs.Conflict, p, "%s cannot be put back as it was: its folder %s is %s now, put there since. Nothing was undone; move %s aside, or make it a folder again, then retry.", p, d, what, d)
+		}
+	}
+	return nil
+}
+
+// swaps sorts a reversal's steps where a folder and a file trade places, as undoing
+// the calls one by one would: the file goes before its folder comes, and the folder
+// goes before its file comes.
+type swaps struct {
+	first   []journal.Entry // the steps before the files (entriesBefore)
+	cleared []string        // folders that go where a file comes back: removed once the deletions are set aside
+	later   []journal.Entry // folders that come back where a file goes, or under one: made after the files
+	then    []journal.Entry // the steps after the files (entriesAfter)
+}
+
+func (e *Engine) swapsOf(steps []journal.Entry, changes []*Change, made []string) swaps {
+	created := map[string]bool{}
+	var sw swaps
+	for _, ch := range changes {
+		if ch.Created {
+			created[ch.Path] = true
+			if slices.Contains(made, ch.Path) && e.fs.IsFolder(ch.Path) {
+				sw.cleared = append(sw.cleared, ch.Path) // a folder a reverted create made
+			}
+		}
+	}
+	var roots []string // folders coming back where something other than a folder stands
+	for _, ch := range changes {
+		if ch.Deleted {
+			roots = append(roots, ch.Path) // a folder at or under it waits for the deletion
+		}
+	}
+	for _, en := range steps {
+		if en.Before == vfs.KindDir && en.After != vfs.KindDir && created[en.Path] {
+			sw.cleared = append(sw.cleared, en.Path)
+		}
+	}
+	slices.Sort(sw.cleared)
+	sw.cleared = slices.Compact(sw.cleared)
+	within := func(p string, dirs []string) bool {
+		for _, d := range dirs {
+			if p == d || strings.HasPrefix(p, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, en := range steps {
+		switch {
+		case en.After == vfs.KindDir && en.Before != vfs.KindDir && within(en.Path, roots):
+			sw.later = append(sw.later, en)
+		case en.Before == vfs.KindDir && en.After != vfs.KindDir && within(en.Path, sw.cleared):
+			// removed by clearFolders
+		default:
+			sw.first = append(sw.first, en)
+			sw.then = append(sw.then, en)
+		}
+	}
+	return sw
+}
+
+// swappedAway reports whether a file at p is read as absent by a reversal with
+// steps: a folder stands at p that the steps remove or that a reverted create made, or something other than a
+// folder stands above p where the steps make a folder again. checkFolderSteps
+// refuses the reversal where what stands there does not go.
+func swappedAway(p string, steps []journal.Entry, made []string) bool {
+	if slices.Contains(made, p) {
+		return true // a folder a reverted create made: it goes when emptied
+	}
+	for _, en := range steps {
+		if en.Path == p && en.Before == vfs.KindDir && en.After != vfs.KindDir {
+			return true
+		}
+		if en.After == vfs.KindDir && en.Before != vfs.KindDir && strings.HasPrefix(p, en.Path+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// clearFolders removes, once the deletions done are set aside, the folders dirs and
+// what is left in them (the set-aside files, and empty folders going too), so that a
+// file can come back at their path. A set-aside file removed here is gone before the
+// commit point: a rollback makes it again from the content read.
+func (e *Engine) clearFolders(dirs []string, done []*Change) error {
+	for _, ch := range done {
+		for _, d := range dirs {
+			if ch.Deleted && ch.aside != "" && strings.HasPrefix(ch.Path, d+"/") {
+				if err := e.fs.DropAside(ch.aside, e.durability != DurableJournal); err != nil {
+					return errs.Wrap(errs.IOError, ch.Path, err, "Cannot remove %s: %v.", ch.Path, err)
+				}
+				ch.aside = ""
+			}
+		}
+	}
+	for _, d := range dirs {
+		if !e.fs.IsFolder(d) {
+			continue // named twice, or inside one removed already
+		}
+		if err := e.removeEmptyTree(d); err != nil {
+			return errs.Wrap(errs.Conflict, d, err, "The folder %s/ could not be removed to put the file %s back (%v): something was put in it meanwhile. Nothing was changed.", d, d, err)
+		}
+	}
+	return nil
+}
+
+// removeEmptyTree removes folder d and the empty folders in it, deepest first.
+func (e *Engine) removeEmptyTree(d string) error {
+	names, err := afero.ReadDir(e.fs.Afero(), d)
+	if err != nil {
+		return err
+	}
+	for _, fi := range names {
+		if fi.IsDir() {
+			if err := e.removeEmptyTree(path.Join(d, fi.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return e.fs.RemoveDir(d)
+}
+
+// laterFolders makes the folders steps bring back where a file stood, shallowest
+// first, with their bits (a create in one may have made it already, with the
+// default bits). It returns notes on what could not be done.
+func (e *Engine) laterFolders(steps []journal.Entry) []string {
+	var notes []string
+	order := slices.Clone(steps)
+	slices.SortStableFunc(order, func(a, b journal.Entry) int { return depth(a.Path) - depth(b.Path) })
+	for _, en := range order {
+		var err error
+		if e.fs.IsFolder(en.Path) {
+			err = e.fs.SetBits(en.Path, en.AfterMode)
+		} else {
+			err = e.fs.MakeDir(en.Path, en.AfterMode)
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
+		}
+	}
+	return notes
+}
+
+// underFileGoing reports whether a folder above p is one of the files gone that the
+// same reversal removes: p is read as absent, and its create makes the folder.
+func underFileGoing(p string, gone []string) bool {
+	for _, g := range gone {
+		if strings.HasPrefix(p, g+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// withParents adds to steps a step for each missing folder above a folder that comes
+// back, which nothing else makes first: a folder a create made, removed when an
+// undo or rewind left it empty (not journaled), that an undo of that undo needs
+// again. It is made with the bits mkdir -p gives under the usual umask.
+func (e *Engine) withParents(steps []journal.Entry) []journal.Entry {
+	have := map[string]bool{}
+	for _, en := range steps {
+		if en.After == vfs.KindDir {
+			have[en.Path] = true
+		}
+	}
+	var add []journal.Entry
+	for _, en := range steps {
+		if en.After != vfs.KindDir || en.Before == vfs.KindDir {
+			continue
+		}
+		for d := path.Dir(en.Path); d != "." && !have[d]; d = path.Dir(d) {
+			if kind, _, _, err := e.fs.EntryAt(d); err != nil || kind != "" {
+				break // a folder, or something checkEntries names
+			}
+			have[d] = true
+			add = append(add, journal.Entry{Path: d, After: vfs.KindDir, AfterMode: 0o755})
+		}
+	}
+	return append(add, steps...)
+}
+
+// notComing drops from made the folders that steps (before leaveStanding) bring
+// back as folders: those stay.
+func notComing(made []string, steps []journal.Entry) []string {
+	var out []string
+	for _, d := range made {
+		coming := false
+		for _, en := range steps {
+			coming = coming || en.Path == d && en.After == vfs.KindDir
+		}
+		if !coming {
+			out = append(out, d)
+		}
+	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // A rewind puts a session's files back as they were before one of its turns: it
@@ -68,6 +69,9 @@ type rewindFile struct {
 	steps  []rewindStep // newest first
 	others []uint64     // changes of the file by calls outside the rewind, after its first step
 	by     map[uint64]string
+	// touching, set by the engine, are those of others after step st whose change
+	// meets lines (first, last as st left the file, 1-based).
+	touching func(st rewindStep, lines []int, others []uint64) []uint64
 }
 
 // Rewind reverts the changes of o.Session from its turn o.Turn on, as the transaction
@@ -88,9 +92,12 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps = e.leaveStanding(steps)
+	if made, steps, err = e.settleMade(reverts, made, steps); err != nil {
+		return nil, err
+	}
+	steps = e.withParents(e.leaveStanding(steps))
 	for _, f := range files {
-		ch, err := e.rewindFile(f, steps)
+		ch, err := e.rewindFile(f, steps, made)
 		if err != nil {
 			c.Named(journal.OpEdit, f.path) // the refusal is found by the file it names
 			return nil, err
@@ -105,22 +112,21 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	c.rec.Reverts = reverts
 	res.Entries = steps
 	if o.DryRun {
-		if err := e.checkEntries(steps, res.Changes); err != nil {
+		if err := e.checkEntries(steps, res.Changes, made); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
 		res.Folders = e.madeFoldersThere(made)
 		return res, nil
 	}
-	after, err := e.withEntries(c, steps, res.Changes)
+	after, err := e.withEntries(c, steps, res.Changes, made)
 	if err != nil {
 		return nil, err
 	}
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
-	after()
-	res.Folders = e.removeMadeFolders(made)
+	res.Folders = after()
 	return res, nil
 }
 
@@ -141,6 +147,59 @@ func (e *Engine) rewindEntries(reverts []uint64) ([]journal.Entry, error) {
 		return nil
 	})
 	return netEntries(recs), err
+}
+
+// settleMade settles each folder that both a reverted create made and a reverted
+// folder step changed, by which came first, as undoing the calls one by one would:
+// made first, or first made by a folder step, it did not stand before the turns and
+// goes (the step that would make it again is dropped); found as a folder by the
+// first folder step, it stood before them and stays (it is no longer among the made
+// folders to remove).
+func (e *Engine) settleMade(reverts []uint64, made []string, steps []journal.Entry) ([]string, []journal.Entry, error) {
+	if len(made) == 0 || len(steps) == 0 {
+		return made, steps, nil
+	}
+	entryAt, madeAt := map[string]uint64{}, map[string]uint64{} // the oldest call of each
+	found := map[string]string{}                                // what the oldest folder step found
+	err := e.j.View(func(t *journal.Tx) error {
+		for _, seq := range reverts { // newest first: the last seen is the oldest
+			r, err := t.Get(seq)
+			if err != nil || r == nil {
+				return err
+			}
+			for _, en := range r.Entries {
+				entryAt[en.Path], found[en.Path] = seq, en.Before
+			}
+			for _, f := range r.Files {
+				if f.Op == journal.OpCreate {
+					for _, d := range madeFor(f) {
+						madeAt[d] = seq
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var keepMade []string
+	goes := map[string]bool{}
+	for _, d := range made {
+		if at, ok := entryAt[d]; ok && at < madeAt[d] && found[d] == vfs.KindDir {
+			continue // stood before the turns
+		}
+		keepMade = append(keepMade, d)
+		goes[d] = true
+	}
+	var keepSteps []journal.Entry
+	for _, en := range steps {
+		if goes[en.Path] && en.After == vfs.KindDir && en.Before != vfs.KindDir {
+			continue
+		}
+		keepSteps = append(keepSteps, en)
+	}
+	return keepMade, keepSteps, nil
 }
 
 // rewindPlan reads from the journal what the rewind reverts: per file, the steps
@@ -319,15 +378,16 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 
 // rewindFile plans one file: each step reverted against what the newer reversals
 // left, starting from the file as it is now; nil when it ends as it is.
-func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry) (ch *Change, err error) {
+func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made []string) (ch *Change, err error) {
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
-	if err != nil && underSymlinkGoing(f.path, going) {
+	if err != nil && (underSymlinkGoing(f.path, going) || swappedAway(f.path, going, made)) {
 		now, err = fileNow{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	cur, exists := now.data, now.exists
+	f.touching = e.touching(f.path)
 	mode := fs.FileMode(0o644)
 	if exists {
 		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
@@ -420,6 +480,9 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 	if fact != "" {
 		fact = fmt.Sprintf(fact, f.path, st.seq)
 	} else {
+		if f.touching != nil {
+			after = f.touching(st, lines, after) // only they are in the way
+		}
 		where := fmt.Sprintf("line %d", lines[0])
 		if lines[1] > lines[0] {
 			where = fmt.Sprintf("lines %d-%d", lines[0], lines[1])
@@ -444,6 +507,73 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 		return &errs.Error{Kind: errs.Conflict, Path: f.path, Message: fmt.Sprintf("%s Undo call %d first.", fact, last), Blocker: last, Fact: fact}
 	}
 	return errs.New(errs.Conflict, f.path, "%s", fact)
+}
+
+// touching returns the function that finds, among later calls of path, those whose
+// change meets lines of a step's result: each line range is carried, through a line
+// diff, from the step's result to the content the call found, and compared with the
+// lines the call changed there (adjacent lines meet, as in merge3).
+func (e *Engine) touching(path string) func(st rewindStep, lines []int, others []uint64) []uint64 {
+	return func(st rewindStep, lines []int, others []uint64) []uint64 {
+		var out []uint64
+		base := splitLines(st.after)
+		lo, hi := lines[0]-1, lines[1]
+		e.j.View(func(t *journal.Tx) error {
+			for _, seq := range others {
+				r, err := t.Get(seq)
+				if err != nil || r == nil {
+					continue
+				}
+				for _, f := range r.Files {
+					if f.Path != path || !f.Op.Changes() {
+						continue
+					}
+					before, err1 := versionOf(t, path, f.Before)
+					after, err2 := versionOf(t, path, f.After)
+					if err1 != nil || err2 != nil {
+						out = append(out, seq) // cannot tell: named, as before
+						break
+					}
+					bl := splitLines(before)
+					a, b := carryLines(base, bl, lo, hi)
+					for _, h := range matcher.ChangedLines(bl, splitLines(after)) {
+						if h.A1 <= b && a <= h.A2 {
+							out = append(out, seq)
+							break
+						}
+					}
+					break
+				}
+			}
+			return nil
+		})
+		return out
+	}
+}
+
+// carryLines carries the lines [lo, hi) of from (0-based) to where they are in to,
+// by a line diff: a run changed across an end, or lines inserted at it, widen the
+// range to all they became.
+func carryLines(from, to []string, lo, hi int) (int, int) {
+	hunks := matcher.ChangedLines(from, to)
+	carry := func(k int, lower bool) int {
+		shift := 0
+		for _, h := range hunks {
+			switch {
+			case h.A2 < k || h.A2 == k && h.A1 < k: // wholly before k
+				shift += (h.B2 - h.B1) - (h.A2 - h.A1)
+				continue
+			case h.A1 > k || h.A1 == k && h.A2 > k: // wholly after k
+			case lower: // across k, or inserted at it
+				return h.B1
+			default:
+				return h.B2
+			}
+			break
+		}
+		return k + shift
+	}
+	return carry(lo, true), carry(hi, false)
 }
 
 // splitLines splits data after each line break, keeping the breaks (a lone CR ends a

@@ -298,9 +298,21 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	}
 	unlock := e.queues.lock(paths...)
 	defer unlock()
-	steps := e.leaveStanding(netEntries([]*journal.Record{rec}))
+	net := netEntries([]*journal.Record{rec})
+	steps := e.withParents(e.leaveStanding(net))
+	var gone []string // the files the undo removes: a file put back under one reads as absent
+	var made []string // the folders the reverted creates made: a file put back at one reads as absent
 	for _, f := range files {
-		ch, err := e.reverse(hist, target, f, steps)
+		if f.Before == "" {
+			gone = append(gone, f.Path)
+		}
+		if f.Op == journal.OpCreate {
+			made = append(made, madeFor(f)...)
+		}
+	}
+	made = notComing(made, net)
+	for _, f := range files {
+		ch, err := e.reverse(hist, target, f, steps, gone, made)
 		if err != nil {
 			if len(files) > 1 {
 				err = errs.Prefixed(fmt.Sprintf("%s: ", f.Path), err)
@@ -315,29 +327,22 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	} else {
 		c.rec.Undo = target
 	}
-	var made []string
-	for _, f := range files {
-		if f.Op == journal.OpCreate {
-			made = append(made, madeFor(f)...)
-		}
-	}
 	if o.DryRun {
-		if err := e.checkEntries(steps, res.Changes); err != nil {
+		if err := e.checkEntries(steps, res.Changes, made); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
 		res.DryRun, res.Folders, res.Entries = true, e.madeFoldersThere(made), steps
 		return res, nil
 	}
-	after, err := e.withEntries(c, steps, res.Changes)
+	after, err := e.withEntries(c, steps, res.Changes, made)
 	if err != nil {
 		return nil, err
 	}
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
-	after()
-	res.Folders, res.Entries, res.Seq = e.removeMadeFolders(made), steps, c.rec.Seq
+	res.Folders, res.Entries, res.Seq = after(), steps, c.rec.Seq
 	return res, nil
 }
 
@@ -424,9 +429,9 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 // as it is now. It reads the file and hands the planning to reversal, whose steps take
 // the file's content as an argument: a caller that reverts several calls in one
 // transaction plans each one against the content the newer reversals leave.
-func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry) (*Change, error) {
+func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry, gone, made []string) (*Change, error) {
 	cur, err := e.readForUndo(f, target)
-	if err != nil && underSymlinkGoing(f.Path, going) {
+	if err != nil && (underSymlinkGoing(f.Path, going) || swappedAway(f.Path, going, made) || underFileGoing(f.Path, gone)) {
 		cur, err = fileNow{}, nil
 	}
 	if err != nil {
@@ -453,6 +458,9 @@ func (e *Engine) readForUndo(f journal.File, target uint64) (fileNow, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileNow{}, nil
+	}
+	if berr := e.blockedFolder(f.Path); berr != nil {
+		return fileNow{}, berr
 	}
 	if errors.Is(err, vfs.ErrSymlinkNow) {
 		return fileNow{}, errs.Wrap(errs.NotAFile, f.Path, err, "%s is a symlink now (put at its path since call %d), which was not followed; nothing was undone. Move it aside first.", f.Path, target)

@@ -310,11 +310,13 @@ func parseIgnore(dir string, data []byte) ignoreFile {
 // ignored applies the .gitignore files above p (a path from the root), the nearest
 // last, as git does (the last matching rule wins).
 func (w *Walker) ignored(p string, dir bool) bool {
-	if w.IncludeIgnored {
-		return false
-	}
+	return !w.IncludeIgnored && ignoredBy(w.ignores, p, dir)
+}
+
+// ignoredBy applies files, the shallowest first, to p.
+func ignoredBy(files []ignoreFile, p string, dir bool) bool {
 	out := false
-	for _, f := range w.ignores {
+	for _, f := range files {
 		rel, ok := below(p, f.dir)
 		if !ok {
 			continue

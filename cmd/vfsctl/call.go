@@ -16,6 +16,7 @@ type callCmd struct {
 	session, guard, tools string
 	durability            string
 	verbose               bool
+	intr                  *interrupts // ends the running call on SIGINT, SIGTERM, SIGHUP
 }
 
 func (c *callCmd) Name() string    { return "call" }
@@ -95,20 +96,48 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
+	// A signal ends the call that runs (its command's group is killed and its end
+	// recorded), which replies; then vfsctl exits. Lines are read on their own so
+	// that a signal while none runs ends it at once.
+	c.intr = watchInterrupts("vfsctl call")
+	defer c.intr.stop()
+	type read struct {
+		line    []byte
+		tooLong bool
+		err     error
+	}
+	lines := make(chan read, 1)
+	go func() {
+		for {
+			line, tooLong, err := readLine(in, maxLine)
+			lines <- read{line, tooLong, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	code := exitOK
 	for {
-		line, tooLong, err := readLine(in, maxLine)
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			res := c.answer(eng, session, line, tooLong)
+		var r read
+		select {
+		case r = <-lines:
+		case <-c.intr.ctx.Done():
+			return c.intr.status()
+		}
+		if len(bytes.TrimSpace(r.line)) > 0 || r.tooLong {
+			res := c.answer(eng, session, r.line, r.tooLong)
 			if !res.OK {
 				code = exitRefused
 			}
 			enc.Encode(res)
 			out.Flush()
 		}
-		if err != nil {
-			if err != io.EOF {
-				fmt.Fprintf(stderr, "vfsctl call: reading stdin: %v\n", err)
+		if c.intr.ctx.Err() != nil {
+			return c.intr.status()
+		}
+		if r.err != nil {
+			if r.err != io.EOF {
+				fmt.Fprintf(stderr, "vfsctl call: reading stdin: %v\n", r.err)
 				return exitUsage
 			}
 			return code
@@ -171,6 +200,11 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line's "turn" must be %s.`, toolapi.TurnRule))), false
 		}
 		ctx = toolapi.WithTurn(ctx, turn)
+	}
+	if c.intr != nil {
+		var stop func()
+		ctx, stop = c.intr.bind(ctx)
+		defer stop()
 	}
 	return withID(eng.Call(ctx, session, tool, env["args"])), true
 }

@@ -25,7 +25,7 @@ type execCmd struct {
 func (c *execCmd) Name() string    { return "exec" }
 func (c *execCmd) Summary() string { return "run a command and journal what it changed" }
 
-const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] -- CMD ARGS...
+const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] [--json] -- CMD ARGS...
 
 Runs CMD in the current folder (inside the workspace) with stdin, stdout and stderr
 passed through, and journals what it changed in the workspace as one record of tool
@@ -42,6 +42,10 @@ vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
 .vfsctl left out). Files over 16 MB are recorded by hash only and cannot be
 restored; a workspace of more than 100000 entries is refused.
+
+--json prints vfsctl's summary as one JSON line on stdout after the command's own
+output: {"ok", "text", "txn", "exit", "code", "outside", "files": [{"path", "op"}],
+"notes"}; a failure of vfsctl's own is {"ok": false, "kind", "text"}.
 
 Exit status: the command's; 124 when --timeout killed it, 125 when vfsctl itself
 failed (the command was not run, or what it changed was not recorded: it says
@@ -84,14 +88,14 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	defer flush()
 	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl exec", TracerProvider: tp})
 	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl exec: %v\n", err)
+		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), err.Error())
 		return exitVfsctl
 	}
 	defer eng.Close()
 	cwd, _ := os.Getwd()
 	rel, err := filepath.Rel(eng.Root(), cwd)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		fmt.Fprintf(stderr, "vfsctl exec: the current folder %s is outside the workspace %s; the command was not run: cd into the workspace, or give --root the folder it runs in\n", cwd, eng.Root())
+		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.Kind("path_outside_root"), fmt.Sprintf("the current folder %s is outside the workspace %s; the command was not run: cd into the workspace, or give --root the folder it runs in", cwd, eng.Root()))
 		return exitVfsctl
 	}
 	sigs := make(chan os.Signal, 4)
@@ -101,8 +105,13 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	res, err := eng.Exec(ctx, c.session, c.argv, toolapi.ExecOptions{Cwd: filepath.ToSlash(rel), Timeout: c.timeout,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Signals: sigs})
 	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl exec: %v\n", err)
+		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), err.Error())
 		return exitVfsctl
+	}
+	summary := fmt.Sprintf("call %d: %s, %s changed", res.Seq, res.Exit, plural(len(res.Files), "file"))
+	if c.json {
+		printExecJSON(stdout, res, summary)
+		return res.Code
 	}
 	if res.Outside != nil && res.Outside.Seq != 0 {
 		fmt.Fprintf(stderr, "vfsctl exec: changes made outside vfsctl since its last look were journaled first as call %d\n", res.Outside.Seq)
@@ -110,8 +119,39 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, n := range res.Notes {
 		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
 	}
-	fmt.Fprintf(stderr, "vfsctl exec: call %d: %s, %s changed\n", res.Seq, res.Exit, plural(len(res.Files), "file"))
+	fmt.Fprintf(stderr, "vfsctl exec: %s\n", summary)
 	return res.Code
+}
+
+// execFile is a file an exec changed, as --json lists it (vfsctl show N has its diff).
+type execFile struct {
+	Path string `json:"path"`
+	Op   string `json:"op"`
+}
+
+// printExecJSON prints the exec's summary as one JSON line after the command's own
+// output, in the shape of the other commands' --json: ok, text, txn, then what is the
+// exec's own.
+func printExecJSON(w io.Writer, res *toolapi.ExecResult, text string) {
+	out := struct {
+		OK      bool       `json:"ok"`
+		Text    string     `json:"text"`
+		Txn     uint64     `json:"txn"`
+		Exit    string     `json:"exit"`
+		Code    int        `json:"code"`
+		Outside uint64     `json:"outside,omitempty"` // the record of outside changes journaled first
+		Files   []execFile `json:"files"`
+		Notes   []string   `json:"notes,omitempty"`
+	}{OK: true, Text: text, Txn: res.Seq, Exit: res.Exit, Code: res.Code, Notes: res.Notes, Files: []execFile{}}
+	if res.Outside != nil {
+		out.Outside = res.Outside.Seq
+	}
+	for _, f := range res.Files {
+		out.Files = append(out.Files, execFile{f.Path, string(f.Op)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
 }
 
 // checkpointCmd is `vfsctl checkpoint`.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -275,11 +276,25 @@ func clip(s string, n int) string {
 	return s
 }
 
+// oneLine is s as a row shows it: quoted, with its escapes, when it holds a control
+// character (a newline in a file name would split the row, an escape would reach the
+// terminal); as it is otherwise.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
 // whatOf is what a listing shows of a record after its kind: its paths, and for a
 // command how it ran and ended first ("$ gofmt -w . (exit 0): a.go b.go").
 func whatOf(r *toolapi.Record) string {
-	paths := strings.Join(append(r.Paths(), toolapi.EntryPaths(r)...), " ")
-	line := toolapi.CommandLine(r)
+	var shownPaths []string
+	for _, p := range append(r.Paths(), toolapi.EntryPaths(r)...) {
+		shownPaths = append(shownPaths, oneLine(p))
+	}
+	paths := strings.Join(shownPaths, " ")
+	line := oneLine(toolapi.CommandLine(r))
 	if line == "" {
 		return paths
 	}

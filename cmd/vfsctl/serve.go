@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/toolapi/mcp"
@@ -85,8 +82,11 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer eng.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// A signal ends the server; a command run_command runs is killed and its end
+	// recorded first.
+	intr := watchInterrupts("vfsctl serve")
+	defer intr.stop()
+	ctx := intr.ctx
 	logger := slog.New(slog.NewTextHandler(logw, nil))
 	logger.Info("serving", "root", root)
 	if err := mcp.Serve(ctx, eng, mcp.NewTransport(os.Stdin, os.Stdout, logger), mcp.Options{Logger: logger, Version: toolapi.Version()}); err != nil && ctx.Err() == nil {

@@ -60,14 +60,20 @@ func newServer(eng *toolapi.Engine, opts Options) (*sdk.Server, *server) {
 }
 
 // Serve runs a server over transport until the client disconnects or ctx ends. Over
-// NewTransport, a tools/call runs on the goroutine that read it, and its reply is
-// written before the next request is read.
+// NewTransport, a tools/call of a file tool runs on the goroutine that read it, and
+// its reply is written before the next request is read; run_command, which may run
+// for minutes, runs beside, with a context of its own that the client's
+// notifications/cancelled ends, while other requests are answered. When ctx ends,
+// a command still running is killed, and Serve returns once its end is recorded.
 func Serve(ctx context.Context, eng *toolapi.Engine, t sdk.Transport, opts Options) error {
 	srv, s := newServer(eng, opts)
+	s.stop = ctx
 	if ft, ok := t.(*transport); ok {
 		ft.r.fast = s.fast(ctx, srv)
 	}
-	return srv.Run(ctx, t)
+	err := srv.Run(ctx, t)
+	s.slow.Wait()
+	return err
 }
 
 // instructionsFor is what the server tells a client about the tools it serves: only
@@ -130,6 +136,9 @@ type server struct {
 	log      *slog.Logger
 	sessions sync.Map // *sdk.ServerSession -> journal session name
 	served   map[string]bool
+	// stop is Serve's context: its end ends the slow calls too, which slow counts.
+	stop context.Context
+	slow sync.WaitGroup
 }
 
 // session names the journal session of an MCP connection after its client.
@@ -155,6 +164,14 @@ func (s *server) session(ss *sdk.ServerSession) string {
 
 func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if s.stop != nil && slowTool(name) {
+			s.slow.Add(1)
+			defer s.slow.Done()
+			var cancel context.CancelCauseFunc
+			ctx, cancel = context.WithCancelCause(ctx)
+			defer cancel(nil)
+			defer context.AfterFunc(s.stop, func() { cancel(context.Cause(s.stop)) })()
+		}
 		return s.call(ctx, s.session(req.Session), name, req.Params.Arguments, req.Params.Meta), nil
 	}
 }
@@ -181,6 +198,12 @@ func (s *server) call(ctx context.Context, session, name string, args json.RawMe
 		IsError:           !res.OK,
 	}
 }
+
+// slowTool reports whether a tool may run for long (run_command): it is not run on
+// the reading goroutine, which would read neither its cancellation nor a ping until
+// it ended, but handed to the SDK, which runs it beside with a context that
+// notifications/cancelled ends.
+func slowTool(name string) bool { return name == toolapi.RunCommand }
 
 // mrtrVersion is the first protocol version whose tool results carry a resultType
 // (multi-round-trip requests, SEP-2322).
@@ -223,7 +246,7 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 				return nil, false
 			}
 		}
-		if !s.served[name] {
+		if !s.served[name] || slowTool(name) {
 			return nil, false
 		}
 		for k := range meta {

@@ -1,0 +1,71 @@
+package journal
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+)
+
+// A journal moved away, removed or swapped for a copy while a lingering process holds
+// it open is never written again by that process: every Acquire is refused, saying
+// so, and the file it held gets nothing.
+func TestGoneWhileHeld(t *testing.T) {
+	for _, how := range []string{"moved", "removed", "swapped"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, ".vfsctl", "journal.db")
+			j := New(p, Options{Root: dir, Linger: time.Hour, NoSync: true})
+			defer j.Close()
+			put := func() error {
+				if err := j.Acquire(); err != nil {
+					return err
+				}
+				defer j.Release()
+				return j.Update(func(tx *Tx) error {
+					return tx.Put(&Record{Time: time.Now(), Session: "s", Tool: "read_file", State: Committed})
+				})
+			}
+			if err := put(); err != nil {
+				t.Fatal(err)
+			}
+			held := p
+			switch how {
+			case "moved":
+				held = filepath.Join(dir, "elsewhere", "journal.db")
+				os.Rename(filepath.Join(dir, ".vfsctl"), filepath.Join(dir, "elsewhere"))
+			case "removed":
+				held = ""
+				os.RemoveAll(filepath.Join(dir, ".vfsctl"))
+			case "swapped":
+				b, _ := os.ReadFile(p)
+				os.Rename(p, p+".held")
+				os.WriteFile(p, b, 0o644)
+				held = p + ".held"
+			}
+			var was []byte
+			if held != "" {
+				was, _ = os.ReadFile(held)
+			}
+			for i := range 2 {
+				err := put()
+				if errs.KindOf(err) != errs.IOError || !strings.Contains(err.Error(), "is gone or was replaced") {
+					t.Fatalf("put %d after the journal was %s: %v, want io_error saying it is gone", i, how, err)
+				}
+			}
+			if held != "" {
+				if now, _ := os.ReadFile(held); string(now) != string(was) {
+					t.Fatal("the held file was written")
+				}
+			}
+			if how == "removed" {
+				if _, err := os.Stat(filepath.Join(dir, ".vfsctl")); err == nil {
+					t.Fatal("a new journal was made")
+				}
+			}
+		})
+	}
+}

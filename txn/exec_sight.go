@@ -1,0 +1,147 @@
+package txn
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// A look compares two walks, each under the .gitignore files of its time. When a
+// .gitignore changed in between, some paths came into the walk's sight and others went
+// out of it without being made or removed: a file that stops being ignored is not the
+// command's creation (its undo would remove the user's file), and a file that becomes
+// ignored is not deleted (its undo would be refused, the file being there).
+//
+// The rules:
+//   - a path that the earlier walk's rules (the .gitignore files of the snapshot)
+//     left out, and that is seen now, was there or not, unknown: it is not a change;
+//     the snapshot takes it from now on. A file a command made where .gitignore hid
+//     it before is therefore not recorded as made: the careful side, since its
+//     undo would remove it.
+//   - a path of the snapshot that the walk does not see but that still stands, of the
+//     same kind (an lstat), is not removed. Left out by the rules of now, it leaves
+//     the snapshot (a later look that sees it again meets the first rule), and a file
+//     of it that changed meanwhile is read, its change told as any; else (a folder
+//     that could not be listed) the snapshot keeps its last known state.
+//
+// inSight returns the map to tell changes against (now, less the paths that came into
+// sight, plus the state of those that went out of it: as last known, or as read now
+// when a file changed as it went, its content added to data), and notes that name
+// both; it takes out of now the paths that the rules of now leave out, still standing.
+func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
+	var came, went, unread []string
+	seen, cloned := now, false
+	clone := func() {
+		if !cloned {
+			seen, cloned = maps.Clone(now), true
+		}
+	}
+	var before, after *vfs.Ignores
+	for p, n := range now {
+		if _, had := old[p]; had {
+			continue
+		}
+		if before == nil {
+			before = ignoresOf(old, content)
+		}
+		if before.Hid(p, n.Kind == vfs.KindDir) {
+			clone()
+			delete(seen, p)
+			came = append(came, p)
+		}
+	}
+	for p, o := range old {
+		if _, has := now[p]; has {
+			continue
+		}
+		st, ok, err := fsys.Lstat(p)
+		if err != nil || !ok || st.Kind != o.Kind {
+			continue // gone, another kind, or not to be looked at: told as removed
+		}
+		clone()
+		seen[p] = o
+		if after == nil {
+			after = ignoresOf(now, content)
+		}
+		if after.Hid(p, o.Kind == vfs.KindDir) {
+			delete(now, p)
+			went = append(went, p)
+			if o.Kind == vfs.KindFile && !st.ID.SameFile(fromSnap(p, o).ID) {
+				// It changed too: read as the walk would have, the change is told.
+				b, err := fsys.ReadSnapFile(p, vfs.DefaultSnapshotMaxFile)
+				if err != nil {
+					unread = append(unread, p)
+					continue
+				}
+				h := journal.Hash(b)
+				data[h] = b
+				seen[p] = journal.SnapEntry{Kind: vfs.KindFile, Mode: st.Mode, Size: int64(len(b)), Dev: st.ID.Dev, Ino: st.ID.Ino, Mtime: st.ID.Mtime, Ctime: st.ID.Ctime, Hash: h}
+			}
+			continue
+		}
+		now[p] = o // not seen, for a reason of its own: kept as last known
+	}
+	var notes []string
+	if len(came) > 0 {
+		notes = append(notes, fmt.Sprintf(".gitignore left out %s before this look; now seen, %s not taken as made here (what stood there before was not recorded)", names(came), itThey(came)))
+	}
+	if len(went) > 0 {
+		notes = append(notes, fmt.Sprintf(".gitignore now leaves out %s; still there, %s not taken as removed, and no longer followed", names(went), itThey(went)))
+	}
+	if len(unread) > 0 {
+		notes = append(notes, fmt.Sprintf("%s changed as .gitignore came to leave %s out, and could not be read again; this record does not hold that change", names(unread), itThem(unread)))
+	}
+	return seen, notes
+}
+
+// ignoresOf are the rules of the .gitignore files in snapshot s, each as a walk used
+// it: a file, of at most vfs.MaxIgnoreBytes; one whose content the journal does not
+// hold counts as unknown rules, which hide everything below its folder.
+func ignoresOf(s map[string]journal.SnapEntry, content func(hash string) []byte) *vfs.Ignores {
+	files := map[string][]byte{}
+	for p, e := range s {
+		dir, ok := vfs.IgnoreFolder(p)
+		if !ok || e.Kind != vfs.KindFile {
+			continue
+		}
+		if e.Size > vfs.MaxIgnoreBytes {
+			continue // a walk does not use it either
+		}
+		var data []byte // nil: not held (over a snapshot's size limit, or missing)
+		if !e.Large {
+			data = content(e.Hash)
+		}
+		if data == nil && e.Size == 0 {
+			data = []byte{}
+		}
+		files[dir] = data
+	}
+	return vfs.NewIgnores(files)
+}
+
+// names lists paths for a note, sorted, at most 5 by name.
+func names(ps []string) string {
+	slices.Sort(ps)
+	if len(ps) > 5 {
+		return strings.Join(ps[:5], ", ") + fmt.Sprintf(" and %d more", len(ps)-5)
+	}
+	return strings.Join(ps, ", ")
+}
+
+func itThey(ps []string) string {
+	if len(ps) == 1 {
+		return "it is"
+	}
+	return "they are"
+}
+
+func itThem(ps []string) string {
+	if len(ps) == 1 {
+		return "it"
+	}
+	return "them"
+}

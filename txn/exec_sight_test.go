@@ -1,0 +1,302 @@
+package txn
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// recordOf is record seq as the journal holds it.
+func recordOf(t *testing.T, e *Engine, seq uint64) *journal.Record {
+	t.Helper()
+	var r *journal.Record
+	e.View(func(tx *journal.Tx) error { r, _ = tx.Get(seq); return nil })
+	if r == nil {
+		t.Fatalf("no record %d", seq)
+	}
+	return r
+}
+
+func undoSeq(e *Engine, seq uint64) error {
+	_, err := undoRedo(e, seq, false)
+	return err
+}
+
+// undoRedo undoes call seq, or redoes it (seq an undo), and returns its own call.
+func undoRedo(e *Engine, seq uint64, redo bool) (uint64, error) {
+	var self uint64
+	err := do(e, "op", func(c *Call) error {
+		self = c.Seq()
+		_, err := e.Undo(c, UndoOptions{Seq: seq, Redo: redo})
+		return err
+	})
+	return self, err
+}
+
+// An exec that changes .gitignore: a file it stops ignoring was the user's, not made
+// by the command, and one it starts ignoring is still there, not deleted (its change,
+// if the command changed it too, is the command's). The undo of the exec takes back
+// only what the command did and is not refused; the user's files are as they were
+// (one it removed comes back, one it changed is changed back), whether the exec ended, vfsctl stopped while it ran (recovery records it),
+// or the .gitignore was changed by hand (an outside record).
+func TestExecThatChangesGitignore(t *testing.T) {
+	files := map[string]string{
+		".gitignore":      "secret.txt\nbuild/\n",
+		"secret.txt":      "the user's, ignored\n",
+		"build/out.o":     "the user's build\n",
+		"notes.txt":       "the user's notes\n",
+		"sub/.gitignore":  "",
+		"sub/private.txt": "the user's, seen\n",
+		"sub/kept.txt":    "the user's, seen too\n",
+	}
+	// secret.txt and build/out.o come into sight, sub/private.txt and sub/kept.txt go
+	// out of it, private.txt changed on the way (an edit); notes.txt goes out of sight
+	// removed, a delete.
+	script := "echo notes.txt > .gitignore && rm notes.txt && echo made > made.txt && printf 'private.txt\nkept.txt\n' > sub/.gitignore && echo more >> sub/private.txt"
+	// The oracle: the user's files as the test wrote them, and what the command made.
+	check := func(t *testing.T, e *Engine, dir string, seq uint64) {
+		t.Helper()
+		r := recordOf(t, e, seq)
+		var paths []string
+		for _, f := range r.Files {
+			paths = append(paths, f.Path+":"+string(f.Op))
+		}
+		slices.Sort(paths)
+		want := []string{".gitignore:edit", "made.txt:create", "notes.txt:delete", "sub/.gitignore:edit", "sub/private.txt:edit"}
+		if !slices.Equal(paths, want) {
+			t.Errorf("the record's files: %v, want %v", paths, want)
+		}
+		if rep, err := e.Fsck(false); err != nil || !rep.OK() {
+			t.Errorf("fsck after the exec: %+v %v", rep, err)
+		}
+		if err := undoSeq(e, seq); err != nil {
+			t.Fatalf("undo of the exec: %v", err)
+		}
+		for p, want := range files {
+			if got, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(got) != want {
+				t.Errorf("%s after the undo: %q, %v; want %q", p, got, err, want)
+			}
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "made.txt")); !os.IsNotExist(err) {
+			t.Errorf("made.txt after the undo: %v, want it removed", err)
+		}
+		// The next look after the undo (the rules are back) records nothing.
+		look, err := e.CheckpointOutside(LookOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if look.Seq != 0 {
+			t.Errorf("the look after the undo journaled %+v", look.Files)
+		}
+	}
+	t.Run("ended", func(t *testing.T) {
+		e, dir := diskEngineWith(t, files, Options{NoSync: true})
+		defer e.Close()
+		look := runExec(t, e, dir, "s", script)
+		check(t, e, dir, look.Seq)
+	})
+	t.Run("stopped", func(t *testing.T) {
+		e, dir := diskEngineWith(t, files, Options{NoSync: true})
+		x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"sh", "-c", script}, Cwd: "."}, LookOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runScript(t, dir, script)
+		e.Close()
+		e2 := diskEngineOn(t, dir, Options{NoSync: true})
+		defer e2.Close()
+		check(t, e2, dir, x.Seq())
+	})
+	t.Run("outside", func(t *testing.T) {
+		e, dir := diskEngineWith(t, files, Options{NoSync: true})
+		defer e.Close()
+		if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		runScript(t, dir, script)
+		look, err := e.CheckpointOutside(LookOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, e, dir, look.Seq)
+	})
+}
+
+func runScript(t *testing.T, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+}
+
+// An exec beside a call on the same file keeps what its record refers to: the
+// command's change runs from the call's result (or to the call's prior content),
+// contents the call's record may hold only as lines. fsck finds every blob the
+// record says it kept, and the exec's undo and redo still go by lines, keeping the
+// call's.
+func TestExecBesideACallKeepsWhatItRefersTo(t *testing.T) {
+	for _, cmdFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("command first %v", cmdFirst), func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"}, Options{NoSync: true})
+			defer e.Close()
+			x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"sed"}}, LookOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sed := func() { runScript(t, dir, "sed -i s/four/FOUR/ f.txt") }
+			if cmdFirst {
+				sed()
+			}
+			if err := edit(e, "other", "f.txt", "one\n", "ONE\n"); err != nil {
+				t.Fatal(err)
+			}
+			if !cmdFirst {
+				sed()
+			}
+			look, err := x.End("exit 0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := e.Fsck(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK() {
+				t.Errorf("fsck after the exec: %+v", rep.Problems)
+			}
+			read := func() string {
+				b, _ := os.ReadFile(filepath.Join(dir, "f.txt"))
+				return string(b)
+			}
+			undo, err := undoRedo(e, look.Seq, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := read(); got != "ONE\ntwo\nthree\nfour\nfive\n" {
+				t.Errorf("after undoing the exec: %q, want the call's line 1 kept", got)
+			}
+			if _, err := undoRedo(e, undo, true); err != nil {
+				t.Fatal(err)
+			}
+			if got := read(); got != "ONE\ntwo\nthree\nFOUR\nfive\n" {
+				t.Errorf("after the redo: %q", got)
+			}
+			if rep, err := e.Fsck(false); err != nil || !rep.OK() {
+				t.Errorf("fsck at the end: %+v %v", rep, err)
+			}
+		})
+	}
+}
+
+// The rules a look applies to the last snapshot are those the walk used: a .gitignore
+// over what a walk reads is not used, so a file made where its lines would match is
+// the command's, even when the snapshot holds it by hash only; one held by hash only
+// that the walk did read (under a small size limit) is of unknown rules, which hide
+// everything below its folder: the careful answer.
+func TestLookAppliesTheGitignoresTheWalkUsed(t *testing.T) {
+	big := "made.txt\n" + strings.Repeat("# filler\n", vfs.MaxIgnoreBytes/9+1)
+	for _, c := range []struct {
+		name   string
+		ignore string
+		o      LookOptions
+		made   bool
+	}{
+		{"over the walk's limit", big, LookOptions{MaxFile: 4}, true},
+		{"held by hash only", "other.txt\n", LookOptions{MaxFile: 4}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{"sub/.gitignore": c.ignore}, Options{NoSync: true})
+			defer e.Close()
+			x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"gen"}}, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runScript(t, dir, "echo made > sub/made.txt && echo '' >> sub/.gitignore")
+			look, err := x.End("exit 0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.ContainsFunc(look.Files, func(f journal.File) bool { return f.Path == "sub/made.txt" && f.Op == journal.OpCreate })
+			if got != c.made {
+				t.Errorf("sub/made.txt recorded as made: %v, want %v (files %v, notes %q)", got, c.made, journalPaths(look.Files), look.Notes)
+			}
+		})
+	}
+}
+
+// Random commands rewrite .gitignore (ignoring and unignoring the user's files and a
+// folder of them), make a new file, and change a file they can see; each exec is
+// undone at once. The oracle is the whole tree read from the disk before the
+// command, ignored files included: the undo must give it back exactly, never
+// removing a file the command did not make, never refused.
+func TestUndoOfExecsThatToggleGitignoreGivesBackTheTree(t *testing.T) {
+	seeds := 2
+	if testing.Short() {
+		seeds = 1
+	}
+	names := []string{"u0.txt", "u1.txt", "u2.txt", "dir/", "dir/u3.txt"}
+	for seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(seed), 36))
+			e, dir := diskEngineWith(t, map[string]string{
+				".gitignore": "u1.txt\n", "u0.txt": "u0\n", "u1.txt": "u1\n", "u2.txt": "u2\n",
+				"dir/u3.txt": "u3\n", "dir/u4.txt": "u4\n",
+			}, Options{NoSync: true})
+			defer e.Close()
+			if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ignored := map[string]bool{"u1.txt": true}
+			hidden := func(p string) bool { return ignored[p] || ignored["dir/"] && strings.HasPrefix(p, "dir/") }
+			rules := func() (string, map[string]bool) {
+				var lines []string
+				set := map[string]bool{}
+				for _, n := range names {
+					if rng.IntN(2) == 0 {
+						lines, set[n] = append(lines, n), true
+					}
+				}
+				return fmt.Sprintf("printf '%s' > .gitignore", strings.Join(append(lines, ""), "\\n")), set
+			}
+			for round := range 10 {
+				if rng.IntN(2) == 0 {
+					// Rules that stay: the next command starts from them.
+					var set string
+					set, ignored = rules()
+					runExec(t, e, dir, "s", set)
+				}
+				before := tree(t, dir)
+				var script []string
+				// A change of a file the command sees before it rewrites the rules.
+				if u := []string{"u0.txt", "u1.txt", "u2.txt", "dir/u3.txt", "dir/u4.txt"}[rng.IntN(5)]; !hidden(u) {
+					script = append(script, []string{"echo more >> " + u, "chmod 0600 " + u}[rng.IntN(2)])
+				}
+				set, _ := rules()
+				script = append(script, set)
+				if rng.IntN(2) == 0 {
+					script = append(script, fmt.Sprintf("echo made > n%d.txt", round))
+				}
+				look := runExec(t, e, dir, "s", strings.Join(script, " && "))
+				if err := undoSeq(e, look.Seq); err != nil {
+					t.Fatalf("round %d (%s): undo: %v", round, strings.Join(script, " && "), err)
+				}
+				if got := tree(t, dir); !same(got, before) {
+					t.Fatalf("round %d (%s): after the undo:\n got  %v\n want %v", round, strings.Join(script, " && "), got, before)
+				}
+				if rep, err := e.Fsck(false); err != nil || !rep.OK() {
+					t.Fatalf("round %d: fsck: %+v %v", round, rep, err)
+				}
+			}
+		})
+	}
+}
