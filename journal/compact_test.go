@@ -53,6 +53,7 @@ func reopen(t *testing.T, dir string) (*toolapi.Engine, *txn.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	eng, err := txn.Open(fs, txn.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)

@@ -108,7 +108,7 @@ func TestOtherUsersJournal(t *testing.T) {
 // opening keeps answering with the damage (not busy after a wait on its own leftover
 // lock), and once the file is moved aside it starts a new journal.
 func TestDamagedInLongProcess(t *testing.T) {
-	dir := t.TempDir()
+	dir := keptOpenDir(t)
 	p := filepath.Join(dir, ".vfsctl", "journal.db")
 	j := New(p, Options{Root: dir, Wait: 5 * time.Second})
 	if err := j.Acquire(); err != nil {

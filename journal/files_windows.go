@@ -154,12 +154,11 @@ func unlinkAt(at handle, name string, dir bool) error {
 
 func renameAt(at handle, from, to string) error { return winfs.RenameAt(at, from, to, true) }
 
-// readNames lists the folder open at h, from its start: a new handle to it, so that
-// each listing starts over.
+// readNames lists the folder open at h as it is now: through a new open of it
+// (winfs.Reopen), as a duplicate of h would go on from, or repeat, the last listing.
 func readNames(h handle) []string {
-	var dup windows.Handle
-	p := windows.CurrentProcess()
-	if windows.DuplicateHandle(p, h, p, &dup, 0, false, windows.DUPLICATE_SAME_ACCESS) != nil {
+	dup, err := winfs.Reopen(h, dirAccess)
+	if err != nil {
 		return nil
 	}
 	f := os.NewFile(uintptr(dup), queueDir)

@@ -44,6 +44,7 @@ func editWorkspace(tb testing.TB) (*toolapi.Engine, *txn.Engine, string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	eng, err := txn.Open(fs, txn.Options{NoSync: true})
 	if err != nil {
 		tb.Fatal(err)

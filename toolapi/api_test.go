@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
@@ -26,6 +25,7 @@ func newAPI(t *testing.T, files map[string]string) (*dispatcher, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	eng, err := txn.Open(fs, txn.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,12 +63,12 @@ func TestBadInputCatalog(t *testing.T) {
 	must(os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
 	must(os.Symlink("..", filepath.Join(dir, "up")))
 	must(os.Link(filepath.Join(dir, "src/main.go"), filepath.Join(dir, "hard.go")))
-	must(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	makeFIFO(t, filepath.Join(dir, "pipe"))
 	testutil.WriteFile(t, filepath.Join(dir, "bin.dat"), "a\x00b")
 	testutil.WriteFile(t, filepath.Join(dir, "ro.txt"), "fixed\n")
 	must(os.Chmod(filepath.Join(dir, "ro.txt"), 0o444))
 	// A character device inside the root (mknod needs root, which CI has).
-	hasDevice := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3) == nil
+	hasDevice := makeNullDevice(filepath.Join(dir, "null"))
 	cases := badInputCases()
 	if hasDevice {
 		cases = append(cases,

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
@@ -35,7 +33,7 @@ func TestApplyPatchRefusedKeepsDeletedAndMovedFiles(t *testing.T) {
 		if err := os.Chmod(full, mode); err != nil { // after the chown, which clears setuid
 			t.Fatal(err)
 		}
-		if err := unix.Setxattr(full, "user.vfsctl-test", []byte("kept"), 0); err != nil && err != unix.ENOTSUP {
+		if err := setTestXattr(full); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chtimes(full, old, old); err != nil {

@@ -289,6 +289,7 @@ func newCommitAPI(t *testing.T) (*dispatcher, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	// No syntax guard: one hunk of a commit sent alone may leave a file that does not
 	// parse until the commit's other hunks are in; the guard has checks of its own.
 	eng, err := txn.Open(fs, txn.Options{NoSync: true, Guard: guard.Off})

@@ -418,6 +418,7 @@ func TestApplyPatchJournalDurable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	eng, err := txn.Open(fs, txn.Options{Durability: txn.DurableJournal})
 	if err != nil {
 		t.Fatal(err)

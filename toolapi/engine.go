@@ -136,6 +136,7 @@ const (
 type Engine struct {
 	api    *dispatcher
 	tracer trace.Tracer // nil: calls are not traced
+	fs     *vfs.FS      // the root Open opened, which Close lets go of; nil for OpenTxn's
 }
 
 // Open returns an Engine over the directory root. The journal is opened (and, after a
@@ -165,9 +166,12 @@ func Open(root string, opts Options) (*Engine, error) {
 	}
 	eng, err := txn.Open(fs, txn.Options{JournalPath: opts.JournalPath, Wait: opts.Wait, Holder: opts.Holder, Guard: opts.Guard, Linger: linger, Durability: opts.Durability, OnSettle: opts.OnSettle})
 	if err != nil {
+		fs.Close()
 		return nil, err
 	}
-	return over(eng, opts, tools), nil
+	e := over(eng, opts, tools)
+	e.fs = fs
+	return e, nil
 }
 
 // OpenTxn returns an Engine over a transaction engine the caller opened, on a
@@ -229,8 +233,16 @@ func (e *Engine) HasJournal() bool { return e.api.eng.HasJournal() }
 
 // Close stores what the engine still holds for the journal (the records of its last
 // calls as they measured them) and releases it; the journal is held only while calls
-// run. It may wait for another process's turn on the journal, as a call does.
-func (e *Engine) Close() error { return e.api.eng.Close() }
+// run. It may wait for another process's turn on the journal, as a call does. An
+// Engine of Open lets go of its root's handle too (on Windows a folder held open
+// cannot be removed); it is not to be used after.
+func (e *Engine) Close() error {
+	err := e.api.eng.Close()
+	if e.fs != nil {
+		e.fs.Close()
+	}
+	return err
+}
 
 // toolSetName is the tool set spec as the journal keeps it: trimmed, the default
 // named.

@@ -80,7 +80,9 @@ type ExecOptions struct {
 	Signals <-chan os.Signal
 	// Look bounds the looks before and after.
 	Look LookOptions
-
+	// cmdLine, where set, is the command line the process gets as it is, on Windows
+	// (run_command's cmd.exe parses its own line, not as Go quotes argv).
+	cmdLine string
 	started func(pid int) // told the command's process once it started
 }
 
@@ -191,6 +193,9 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, o.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if o.cmdLine != "" {
+		setCmdLine(cmd, o.cmdLine)
+	}
 	cmd.WaitDelay = outputGrace // for a Stdin that is not a file
 	// Output to a writer that is not a file is read here, not by exec.Cmd, whose Wait
 	// waits for the pipe to close: after the command ends it is read for outputGrace
@@ -328,7 +333,7 @@ func (o *outputs) cut() {
 }
 
 // CommandArgv is the command a command's record ran (tool exec, run_command), from its
-// arguments: run_command's as /bin/sh -c runs it; nil for other records, and for one
+// arguments: run_command's as this system's shell runs it (shellArgv); nil for other records, and for one
 // whose arguments do not decode.
 func CommandArgv(r *Record) []string {
 	switch r.Tool {
@@ -345,7 +350,7 @@ func CommandArgv(r *Record) []string {
 		if json.Unmarshal([]byte(r.Args), &a) != nil || a.Command == "" {
 			return nil
 		}
-		return []string{"/bin/sh", "-c", a.Command}
+		return shellArgv(a.Command)
 	}
 	return nil
 }

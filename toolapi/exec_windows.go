@@ -31,7 +31,10 @@ func startGroup(cmd *exec.Cmd) (procGroup, error) {
 		windows.CloseHandle(job)
 		return procGroup{}, fmt.Errorf("job object: %w", err)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED // a command line set stays
 	if err := cmd.Start(); err != nil {
 		windows.CloseHandle(job)
 		return procGroup{}, err

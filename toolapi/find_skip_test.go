@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -34,9 +33,7 @@ func TestListFilesSkipsSpecialIgnoreFiles(t *testing.T) {
 		"big/.gitignore": "c.txt\n" + strings.Repeat("# padding\n", 40000),
 	})
 	for _, p := range []string{".gitignore", "sub/.gitignore"} {
-		if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		makeFIFO(t, filepath.Join(dir, p))
 	}
 	r := callWithin(t, a, ListFiles, `{}`)
 	if !r.OK {
@@ -70,9 +67,7 @@ func TestSearchFilesSaysWhatItSkipped(t *testing.T) {
 		"big.log":   "needle\n" + strings.Repeat("x", maxSearchBytes),
 		deep:        "needle\n",
 	})
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.txt"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	makeFIFO(t, filepath.Join(dir, "pipe.txt"))
 	r := callWithin(t, a, SearchFiles, `{"pattern": "needle"}`)
 	if !r.OK || !strings.Contains(r.Text, "small.txt:1: needle") {
 		t.Fatalf("search_files: %+v", r)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
@@ -43,8 +42,6 @@ func TestRepliesShowNoHostPath(t *testing.T) {
 		t.Logf("%s: %s: %s", name, *r.Kind, r.Text)
 	}
 }
-
-func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
 
 // A symlink that points outside the workspace is refused without naming where it
 // points: a model that could plant links would otherwise map the host's folders.

@@ -30,6 +30,7 @@ func TestMovedAndRestoredFilesKeepTheirMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { vf.Close() }) // a folder held open cannot be removed on Windows
 			eng, err := txn.Open(vf, txn.Options{Durability: dur})
 			if err != nil {
 				t.Fatal(err)

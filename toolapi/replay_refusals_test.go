@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -16,9 +15,7 @@ import (
 // cannot rebuild is reported as not replayable, with why, and the others go on.
 func TestReplayRefusalsFromTheirStructure(t *testing.T) {
 	a, dir := newAPI(t, map[string]string{"a.txt": "alpha\n", "d/in.txt": "in\n", "bin.dat": "a\x00b"})
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	makeFIFO(t, filepath.Join(dir, "pipe"))
 	same := map[string]string{
 		"create over a file":        `create_file {"path": "a.txt", "content": "x"}`,
 		"create over a folder":      `create_file {"path": "d", "content": "x"}`,

@@ -12,6 +12,7 @@ import (
 )
 
 // The tool set "shell": run_command, a command run with /bin/sh -c in the workspace
+// (cmd.exe /c on Windows: shell_unix.go, shell_windows.go)
 // and journaled as what it changed there. No default set has it, nor "all": a runtime
 // asks for it (--tools native,shell). vfsctl does not sandbox the command.
 
@@ -31,12 +32,12 @@ const (
 
 var runCommandDef = &toolDef{
 	name: RunCommand,
-	desc: "Run a shell command in the workspace with /bin/sh -c (stdin is empty). The reply gives its exit status, stdout and stderr " +
+	desc: "Run a shell command in the workspace with " + shellName + " (stdin is empty). The reply gives its exit status, stdout and stderr " +
 		"(each cut to its first and last 16 KB when longer, saying so) and the files it changed in the workspace, with a diffstat. " +
 		"What it changes in the workspace is journaled, so undo and rewind take it back; it is not sandboxed, and what it does elsewhere is not undone. " +
 		"Edit files with the file tools, not with sed or echo: their refusals say what went wrong.",
 	args: objectDef{fields: []argDef{
-		{name: "command", typ: tString, required: true, min: 1, desc: "The command line, as /bin/sh -c takes it, e.g. \"go test ./...\"."},
+		{name: "command", typ: tString, required: true, min: 1, desc: "The command line, as " + shellName + " takes it, e.g. \"go test ./...\"."},
 		{name: "cwd", typ: tString, path: true, defDoc: "the workspace root", desc: "The folder to run it in, relative to the workspace root."},
 		{name: "timeoutMs", typ: tInteger, min: 1, def: int(DefaultCommandTimeout / time.Millisecond), aliases: []string{"timeout_ms", "timeout"},
 			desc: fmt.Sprintf("Kill the command after this many milliseconds (at most %d).", MaxCommandTimeout/time.Millisecond)},
@@ -69,9 +70,9 @@ func (a *dispatcher) runCommand(c *txn.Call, _ string, in *input) (string, error
 	if err != nil {
 		return "", err
 	}
-	argv := []string{"/bin/sh", "-c", command}
+	argv := shellArgv(command)
 	stdout, stderr := newBounded(MaxCommandOutput), newBounded(MaxCommandOutput)
-	res, err := a.runExec(c.Context(), x, argv, dir, ExecOptions{Timeout: timeout, Stdout: stdout, Stderr: stderr})
+	res, err := a.runExec(c.Context(), x, argv, dir, ExecOptions{Timeout: timeout, Stdout: stdout, Stderr: stderr, cmdLine: shellLine(command)})
 	if err != nil {
 		return "", errs.Wrap(errs.IOError, "", err, "%s. The command ran; what it changed is recorded by the next look at the workspace.", strings.TrimSuffix(err.Error(), "."))
 	}

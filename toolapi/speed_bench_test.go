@@ -26,8 +26,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -187,7 +185,7 @@ func BenchmarkFloor(b *testing.B) {
 					}
 					if fd >= 0 {
 						b.StopTimer()
-						unix.Close(fd)
+						closeFd(fd)
 						b.StartTimer()
 					}
 				}

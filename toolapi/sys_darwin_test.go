@@ -14,3 +14,8 @@ func openPath(b *testing.B, p string) int {
 
 // exchangePaths swaps two entries atomically (renamex_np with RENAME_SWAP).
 func exchangePaths(a, b string) error { return unix.RenamexNp(a, b, unix.RENAME_SWAP) }
+
+// closeFd closes a descriptor openPath opened.
+func closeFd(fd int) { unix.Close(fd) }
+
+func mkfifo(p string) error { return unix.Mkfifo(p, 0o644) }

@@ -19,3 +19,8 @@ func openPath(b *testing.B, p string) int {
 func exchangePaths(a, b string) error {
 	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 }
+
+// closeFd closes a descriptor openPath opened.
+func closeFd(fd int) { unix.Close(fd) }
+
+func mkfifo(p string) error { return unix.Mkfifo(p, 0o644) }

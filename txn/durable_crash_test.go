@@ -237,6 +237,7 @@ func (run *durableRun) checkState(t *testing.T, point int, st testutil.State, jf
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fsys.Close() }) // a folder held open cannot be removed on Windows
 	e, err := afterRestart(func() (*Engine, error) {
 		return Open(fsys, Options{JournalPath: filepath.Join(jdir, "journal.db"), NoSync: true, Wait: 10 * time.Second})
 	})

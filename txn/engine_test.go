@@ -36,6 +36,7 @@ func diskEngineOn(t *testing.T, dir string, opts Options) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	e, err := Open(fs, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -245,21 +245,24 @@ func forgetExecs(journal string) {
 // this boot: the one that will record it.
 func (e *Engine) execRunning(r *journal.Record) bool {
 	run, ok := runnerOf(r)
-	if !ok || e.boot == "" || run.Boot != e.boot || run.PID <= 0 {
+	if !ok || run.PID <= 0 {
 		return false
 	}
-	pid := run.PID
-	if pid == os.Getpid() {
+	if run.PID == os.Getpid() {
+		// Known here whatever the boot, which may be unknown (Wine has no BootId).
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
 	}
+	if e.boot == "" || run.Boot != e.boot {
+		return false
+	}
 	if run.Start != "" {
 		// Another process under the number, once the runner ended: not it.
-		if s := procStart(pid); s != "" && s != run.Start {
+		if s := procStart(run.PID); s != "" && s != run.Start {
 			return false
 		}
 	}
-	return processAlive(pid)
+	return processAlive(run.PID)
 }
 
 // Seq is the exec's record.

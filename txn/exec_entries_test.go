@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 )
 
@@ -98,6 +99,7 @@ func TestExecFoldersAndSymlinksAreUndone(t *testing.T) {
 func TestRewindPastAnOverlapWritesNothing(t *testing.T) {
 	for _, tc := range []struct{ name, want string }{{"line", "f.txt"}, {"symlink", "link is no longer as the command left it"}} {
 		t.Run(tc.name, func(t *testing.T) {
+			winetest.NeedPOSIXShell(t)
 			e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\nthree\n"}, Options{NoSync: true})
 			defer e.Close()
 			if _, err := e.CheckpointOutside(LookOptions{}); err != nil {

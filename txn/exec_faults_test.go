@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -38,6 +39,7 @@ func TestExecWhoseJournalIsGoneWritesNoJournal(t *testing.T) {
 		{"replaced", "mv .vfsctl \"$AWAY\" && mkdir .vfsctl && echo b > b.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			winetest.NeedPOSIXShell(t)
 			e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
 			defer e.Close()
 			away := filepath.Join(t.TempDir(), "away")
@@ -74,6 +76,7 @@ func TestExecWhoseJournalIsGoneWritesNoJournal(t *testing.T) {
 // the other files it changed, and says which file it could not read (which keeps its
 // last known state until a look can read it).
 func TestExecPastAFileMadeUnreadable(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
 	got := asNobody(t, "execunreadable", execUnreadableRun)
 	if got != "ok: g.txt; f.txt could not be read; it keeps its last known state" {
 		t.Fatal(got)
@@ -124,6 +127,7 @@ func journalPaths(files []journal.File) []string {
 func TestExecBesideACallOnTheSameFile(t *testing.T) {
 	for _, cmdFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("command first %v", cmdFirst), func(t *testing.T) {
+			winetest.NeedPOSIXShell(t)
 			e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"}, Options{NoSync: true})
 			defer e.Close()
 			if _, err := e.CheckpointOutside(LookOptions{}); err != nil {

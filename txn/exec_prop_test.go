@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/matcher"
 )
 
@@ -66,6 +67,7 @@ func withLine(shown string, i int, line string) string {
 // as it is now; undoing the rewind gives back the tree before the rewind. The oracle
 // is the disk as it was and what the test did, not what the journal says.
 func TestRewindOfTurnsWithCommandsGivesBackEachTree(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
 	seeds := 3
 	if testing.Short() {
 		seeds = 1

@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 )
 
 // runExec runs a shell script in dir as an exec of session s.
 func runExec(t *testing.T, e *Engine, dir, s, script string) *Look {
 	t.Helper()
+	winetest.NeedPOSIXShell(t)
 	x, err := e.BeginExec(s, "t1", ExecArgs{Argv: []string{"sh", "-c", script}, Cwd: "."}, LookOptions{})
 	if err != nil {
 		t.Fatal(err)

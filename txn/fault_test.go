@@ -14,6 +14,7 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -487,6 +488,7 @@ func TestRecoveryOfWriteAndCreate(t *testing.T) {
 // is set aside and the second fails, and so does the rollback's renaming the first
 // back, the next open puts it back: the same file, with its own mode.
 func TestRecoveryOfDelete(t *testing.T) {
+	winetest.NeedPOSIXModes(t, "permission bits (the test checks 0700 is put back)")
 	r := newFaultRig(t)
 	err := do(r.e, "s", func(c *Call) error {
 		_, err := r.e.Apply(c, []Spec{

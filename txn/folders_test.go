@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 )
 
@@ -165,6 +166,7 @@ func TestRecoveryOfFolderCalls(t *testing.T) {
 // forward and recovery gives them; with no folder made yet, it rolls back, and the
 // folder stays away.
 func TestRecoveryOfAFolderRemovalsUndo(t *testing.T) {
+	winetest.NeedPOSIXModes(t, "folder permission bits (the test checks 0750 is put back)")
 	for _, killed := range []string{"after", "before its bits", "before"} {
 		r := newFaultRig(t)
 		r.mem.Mkdir("empty", 0o750)

@@ -28,6 +28,7 @@ func TestReadDoesNotHoldTheJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	b, err := Open(fs, Options{Wait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +102,7 @@ func otherEngine(t *testing.T, dir string) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	b, err := Open(fs, Options{Wait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -308,6 +310,7 @@ func TestUnheldEditsOfOneFile(t *testing.T) {
 	a, dir := diskEngine(t, map[string]string{"f.txt": b.String()})
 	fs, err := vfs.Open(dir, vfs.Options{})
 	mustOK(t, err)
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	o, err := Open(fs, Options{})
 	mustOK(t, err)
 	var wg sync.WaitGroup

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
 )
@@ -70,6 +71,7 @@ func TestLocatorRefusalChangesNothing(t *testing.T) {
 // Deleting through a symlink is refused: it would remove the file the link points to,
 // name the link in the reply, and leave the link dangling.
 func TestDeleteThroughSymlinkRefused(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	e, dir := diskEngine(t, map[string]string{"g.txt": "x\n"})
 	if err := os.Symlink("g.txt", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)

@@ -100,6 +100,7 @@ func (r entriesRig) open(t *testing.T, settled *[]Settled) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fs.Close() }) // a folder held open cannot be removed on Windows
 	o := Options{JournalPath: r.journal, Durability: faultDurability}
 	if settled != nil {
 		o.OnSettle = func(s Settled) { *settled = append(*settled, s) }

@@ -261,6 +261,7 @@ func TestCheckpointPastAFileReplacedSince(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { fsys.Close() }) // a folder held open cannot be removed on Windows
 			e, err := Open(fsys, Options{Durability: DurableJournal, CheckpointEvery: 1000, CheckpointInterval: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -307,6 +308,7 @@ func TestRecoveryPastAFIFO(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { fsys.Close() }) // a folder held open cannot be removed on Windows
 			open := func() (*Engine, error) {
 				return Open(fsys, Options{Durability: DurableJournal, CheckpointEvery: 1000, CheckpointInterval: -1})
 			}

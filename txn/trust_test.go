@@ -35,6 +35,7 @@ func TestRecoveryObeysTheRulesOfACall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { fsys.Close() }) // a folder held open cannot be removed on Windows
 	e, err := Open(fsys, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -18,6 +19,7 @@ import (
 // off the list, rather than failing every time after. Root reads any file, so as
 // root the scenario runs in a child process as nobody.
 func TestCheckpointPastAFileMadeUnreadable(t *testing.T) {
+	winetest.NeedPOSIXModes(t, "chmod 000 to make a file unreadable")
 	if got := asNobody(t, "unreadable", unreadableRun); got != "ok, 0 listed" {
 		t.Fatal(got)
 	}

@@ -20,6 +20,10 @@ import (
 // tests dropped without closing them are closed by their finalizers.
 func openFDs(t *testing.T) int {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		// Under Wine /proc/self/fd is there, and lists Wine's own Linux descriptors.
+		t.Skip("descriptors are counted in Linux's /proc/self/fd; Windows has none")
+	}
 	runtime.GC()
 	runtime.GC()
 	ents, err := os.ReadDir("/proc/self/fd")

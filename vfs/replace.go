@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -757,11 +758,16 @@ func (f *FS) syncDir(dir string) error {
 		return f.osError(dir, err)
 	}
 	defer h.Close()
-	if err := h.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+	if err := h.Sync(); err != nil && !noFolderSync(err) {
 		return f.osError(dir, err)
 	}
 	return nil
 }
+
+// memName is name as afero's MemMapFs keys it: its Chmod and Chown look the name up
+// without cleaning it, and it keeps its files under the system's separator, so on
+// Windows a Chmod of "a/b" missed the file `a\b` it had just made.
+func memName(name string) string { return filepath.FromSlash(name) }
 
 // keepMeta gives the temp file h (named tmp in d) the mode, and for a replace the
 // owner, group and extended attributes of old; where one cannot be kept the call is
@@ -782,7 +788,7 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 				if real {
 					err = osf.Chown(int(want.Uid), int(want.Gid))
 				} else {
-					err = f.fs.Chown(path.Join(path.Dir(p), tmp), int(want.Uid), int(want.Gid))
+					err = f.fs.Chown(memName(path.Join(path.Dir(p), tmp)), int(want.Uid), int(want.Gid))
 				}
 				if err != nil {
 					return nil, errs.Wrap(errs.PermissionDenied, p, err, "%s belongs to user %d, group %d, and its replacement could not be given the same owner (%v); nothing was written.", p, want.Uid, want.Gid, err)
@@ -794,7 +800,7 @@ func (f *FS) keepMeta(p string, d folder, tmp string, h afero.File, old fs.FileI
 	if real {
 		err = osf.Chmod(mode)
 	} else {
-		err = f.fs.Chmod(path.Join(path.Dir(p), tmp), mode)
+		err = f.fs.Chmod(memName(path.Join(path.Dir(p), tmp)), mode)
 	}
 	if err != nil {
 		return nil, f.osError(p, err)

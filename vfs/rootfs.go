@@ -138,7 +138,7 @@ func (d pathFolder) Sync() error {
 		return err
 	}
 	defer h.Close()
-	if err := h.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+	if err := h.Sync(); err != nil && !noFolderSync(err) {
 		return err
 	}
 	return nil

@@ -107,6 +107,27 @@ func (h file) Stat() (os.FileInfo, error) {
 	return in.Named(path.Base(h.Name())), nil
 }
 
+// Readdir lists the folder with each entry's winfs.Info, read through the folder's
+// handle: os.File's own listing carries no file index or change time, and without
+// them a walk knows no identity, so every snapshot of an exec hashed every file
+// again. An entry gone since it was listed is left out, as if listed a moment later.
+func (h file) Readdir(count int) ([]os.FileInfo, error) {
+	list, err := h.File.Readdir(count)
+	out := list[:0]
+	for _, fi := range list {
+		in, lerr := winfs.Lstat(winfs.Handle(h.Fd()), fi.Name())
+		if errors.Is(lerr, fs.ErrNotExist) {
+			continue
+		}
+		if lerr != nil {
+			out = append(out, fi) // its identity unknown: read again, never trusted
+			continue
+		}
+		out = append(out, in)
+	}
+	return out, err
+}
+
 // Sync flushes the file (FlushFileBuffers); a folder's, which a handle open for
 // listing cannot flush, is logged by NTFS itself (winfs.Sync).
 func (h file) Sync() error {
@@ -186,9 +207,8 @@ func (f rootFs) reopenRoot(name string, flag int) (afero.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_TRUNC|os.O_CREATE) != 0 {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
 	}
-	var h windows.Handle
-	p := windows.CurrentProcess()
-	if err := windows.DuplicateHandle(p, f.rootHandle(), p, &h, 0, false, windows.DUPLICATE_SAME_ACCESS); err != nil {
+	h, err := winfs.Reopen(f.rootHandle(), winfs.ReadDir) // a listing of its own
+	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return file{os.NewFile(uintptr(h), f.root.Name())}, nil

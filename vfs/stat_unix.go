@@ -66,6 +66,10 @@ func outOfDescriptors(err error) bool {
 	return errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE)
 }
 
+// noFolderSync reports whether err is a folder's fsync refused as meaningless
+// there (EINVAL: some filesystems cannot sync a folder).
+func noFolderSync(err error) bool { return errors.Is(err, syscall.EINVAL) }
+
 // closeHeld closes a descriptor FS.hold kept.
 func closeHeld(fd int) { unix.Close(fd) }
 

@@ -70,6 +70,13 @@ func outOfDescriptors(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, windows.ERROR_TOO_MANY_OPEN_FILES) || errors.Is(err, windows.ERROR_NO_SYSTEM_RESOURCES)
 }
 
+// noFolderSync reports whether err is a folder's flush refused as meaningless: a
+// folder opened by os.Open (an afero.OsFs under vfs.New) has no write access, which
+// FlushFileBuffers needs, and NTFS logs a folder's changes itself (winfs.Sync).
+func noFolderSync(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, windows.ERROR_ACCESS_DENIED)
+}
+
 // closeHeld is never called on Windows: worthHolding is false.
 func closeHeld(int) {}
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 )
 
 // walked lists what a walk of ws reaches, folders with a trailing slash.
@@ -28,6 +29,7 @@ func walked(w *Walker, root string) []string {
 // files and what .gitignore files ignore (the nearest rule last) left out, symlinks
 // not followed, folders past the depth noted.
 func TestWalk(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	f, ws, _ := setup(t)
 	for p, c := range map[string]string{
 		".gitignore":             "*.log\nbuild/\n",
@@ -67,6 +69,7 @@ func TestWalk(t *testing.T) {
 
 // A .gitignore that cannot be used is said so, and a file is read only if regular.
 func TestWalkSkips(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	f, ws, _ := setup(t)
 	testutil.WriteFile(t, filepath.Join(ws, "big/.gitignore"), strings.Repeat("#\n", MaxIgnoreBytes))
 	testutil.WriteFile(t, filepath.Join(ws, "target.txt"), "twelve bytes")

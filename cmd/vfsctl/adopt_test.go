@@ -131,8 +131,7 @@ func workingTree(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		st := fi.Sys().(*syscall.Stat_t)
-		v := fmt.Sprintf("%v ino %d mtime %d", fi.Mode(), st.Ino, fi.ModTime().UnixNano())
+		v := fmt.Sprintf("%v ino %d mtime %d", fi.Mode(), inodeOf(fi), fi.ModTime().UnixNano())
 		if fi.Mode().IsRegular() {
 			b, err := os.ReadFile(p)
 			if err != nil {

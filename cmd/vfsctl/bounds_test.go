@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -178,9 +177,7 @@ func TestBoundsHold(t *testing.T) {
 				attack.Process.Kill()
 				t.Fatalf("the attack still ran after 10 minutes")
 			}
-			ru := attack.ProcessState.SysUsage().(*syscall.Rusage)
-			rss := ru.Maxrss << 10 // Linux reports kilobytes
-			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			rss, cpu := resourcesOf(attack.ProcessState)
 			t.Logf("%s: %v (cpu %v), max RSS %d MB", at.name, took.Round(time.Millisecond), cpu.Round(time.Millisecond), rss>>20)
 
 			var res struct {

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -78,9 +77,7 @@ func treeSize(dir string) (size, disk int64) {
 		if err == nil && d.Type().IsRegular() {
 			if fi, err := d.Info(); err == nil {
 				size += fi.Size()
-				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-					disk += st.Blocks * 512
-				}
+				disk += diskBytes(fi)
 			}
 		}
 		return nil

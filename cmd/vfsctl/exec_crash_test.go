@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -198,7 +197,7 @@ func stopCommand(t *testing.T, token string) {
 			return
 		}
 		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
+			killNow(pid)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

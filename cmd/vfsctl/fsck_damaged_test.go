@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -79,9 +78,7 @@ func TestFsckDoesNotOpenAFIFO(t *testing.T) {
 		t.Fatalf("call: %d %s %s", code, out.String(), errb.String())
 	}
 	os.Remove(filepath.Join(dir, "p.txt"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "p.txt"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	makeFIFO(t, filepath.Join(dir, "p.txt"))
 	done := make(chan int, 1)
 	out.Reset()
 	go func() { done <- run([]string{"fsck", "--root", dir}, nil, &out, &errb) }()

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -123,8 +122,8 @@ func TestJournalFilesNotFollowed(t *testing.T) {
 					if err := os.Mkdir(p, 0o755); err != nil {
 						t.Fatal(err)
 					}
-				} else if err := syscall.Mkfifo(p, 0o644); err != nil {
-					t.Fatal(err)
+				} else {
+					makeFIFO(t, p)
 				}
 				before, outBefore := testutil.Snapshot(t, dir), snapshotDir(t, outside)
 				shown := ".vfsctl/" + name

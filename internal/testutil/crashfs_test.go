@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -335,6 +336,9 @@ func TestCrashRenameBeforeSync(t *testing.T) {
 // A whole engine over CrashFs: an edit_file call is recorded step by step, and at
 // every crash point the file is its old content or its new one.
 func TestCrashEngineEdit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the crash model needs the folder's fsync after the rename, which a folder opened through os cannot do on Windows (NTFS logs folder changes itself)")
+	}
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644))
 	fs, err := testutil.NewCrashFs(afero.NewBasePathFs(afero.NewOsFs(), dir))

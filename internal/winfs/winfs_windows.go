@@ -101,6 +101,29 @@ func OpenAt(dir Handle, name string, access, disposition, options, attrs uint32)
 	return h, nil
 }
 
+// Reopen opens the folder open at dir again, as a new open of it: a listing of the
+// new handle starts at the folder's beginning and shows it as it is now. A handle
+// made by DuplicateHandle shares the first one's open, and with it where its listing
+// stands (Wine even keeps the names it listed first): a second walk through it saw
+// no file made since the first.
+func Reopen(dir Handle, access uint32) (Handle, error) {
+	return reopen(dir, access, windows.FILE_DIRECTORY_FILE)
+}
+
+// reopen opens what h is open on again, with access and the create options given.
+func reopen(h Handle, access, options uint32) (Handle, error) {
+	oa := windows.OBJECT_ATTRIBUTES{RootDirectory: h, ObjectName: new(windows.NTUnicodeString)}
+	oa.Length = uint32(unsafe.Sizeof(oa))
+	var r Handle
+	var iosb windows.IO_STATUS_BLOCK
+	err := windows.NtCreateFile(&r, access|windows.SYNCHRONIZE, &oa, &iosb, nil, 0, share, windows.FILE_OPEN,
+		options|windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
+	if err != nil {
+		return windows.InvalidHandle, errorOf(err)
+	}
+	return r, nil
+}
+
 // OpenRoot opens the folder dir by its path, which is trusted as the user named it.
 func OpenRoot(dir string) (Handle, error) {
 	p, err := windows.UTF16PtrFromString(dir)
@@ -284,8 +307,11 @@ func Rename(h Handle, dir Handle, newname string, replace bool) error {
 	// FileName starts right after FileNameLength: at 20 on 64-bit Windows.
 	start := unsafe.Offsetof(ri.FileNameLength) + 4
 	copy(unsafe.Slice((*uint16)(unsafe.Pointer(&buf[start])), len(name)), name)
+	// The length given is the whole buffer: Windows refuses one under
+	// sizeof(FILE_RENAME_INFORMATION), 24 bytes with its padding, as
+	// STATUS_INVALID_PARAMETER, which the name's own end (20+2) was for a one-letter name.
 	var iosb windows.IO_STATUS_BLOCK
-	err = windows.NtSetInformationFile(h, &iosb, &buf[0], uint32(start)+ri.FileNameLength, windows.FileRenameInformation)
+	err = windows.NtSetInformationFile(h, &iosb, &buf[0], uint32(len(buf)), windows.FileRenameInformation)
 	if err != nil {
 		return errorOf(err)
 	}
@@ -391,10 +417,23 @@ func SetReadOnly(h Handle, readOnly bool) error {
 // Sync flushes what was written to h to the disk (FlushFileBuffers). A folder's
 // handle opened for reading cannot be flushed: NTFS logs the changes of its entries
 // (creations, renames) in its own journal, so that is not an error.
+//
+// A file's handle opened only for reading cannot be flushed either (the flush needs
+// write or append access), and vfs syncs files it wrote earlier through such a handle
+// (a checkpoint, recovery): the file is then opened again for appending, which
+// writes nothing, and flushed through that.
 func Sync(h Handle, folder bool) error {
 	err := windows.FlushFileBuffers(h)
 	if folder && (err == windows.ERROR_ACCESS_DENIED || err == windows.ERROR_INVALID_FUNCTION || err == windows.ERROR_INVALID_HANDLE) {
 		return nil
+	}
+	if !folder && err == windows.ERROR_ACCESS_DENIED {
+		w, rerr := reopen(h, windows.FILE_APPEND_DATA, windows.FILE_NON_DIRECTORY_FILE)
+		if rerr != nil {
+			return err
+		}
+		defer windows.CloseHandle(w)
+		return windows.FlushFileBuffers(w)
 	}
 	return err
 }
@@ -469,7 +508,13 @@ func Access(flag int, base uint32) uint32 {
 		access |= windows.GENERIC_READ | windows.GENERIC_WRITE
 	}
 	if flag&os.O_APPEND != 0 {
-		access = access&^windows.FILE_WRITE_DATA | windows.FILE_APPEND_DATA
+		// Only a handle without FILE_WRITE_DATA writes at the end whatever its
+		// offset; GENERIC_WRITE grants it, so it goes, and the rest of what it
+		// stands for is asked by name (as Go's syscall.Open does). Clearing only the
+		// FILE_WRITE_DATA bit left GENERIC_WRITE: every "append" wrote from offset 0
+		// over the file's first lines (the marks and temps files).
+		access = access&^windows.GENERIC_WRITE | windows.FILE_APPEND_DATA | windows.FILE_WRITE_ATTRIBUTES |
+			windows.FILE_WRITE_EA | windows.STANDARD_RIGHTS_WRITE | windows.SYNCHRONIZE
 	}
 	return access
 }

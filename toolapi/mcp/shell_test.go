@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -16,6 +17,7 @@ import (
 // reaching beyond the workspace; a call runs the command in the workspace and its
 // reply gives the exit status, the output and what it changed.
 func TestServesRunCommand(t *testing.T) {
+	winetest.NeedPOSIXShell(t) // toolapi's TestRunCommandRunsCmdExe runs cmd.exe on Windows
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
 	eng, err := toolapi.Open(dir, toolapi.Options{Tools: "native,shell"})

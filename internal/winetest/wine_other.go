@@ -1,0 +1,5 @@
+//go:build !windows
+
+package winetest
+
+func wine() bool { return false }
