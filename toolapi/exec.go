@@ -211,7 +211,12 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 		return ExitNotStarted, fmt.Sprintf("not started: %v", err), nil
 	}
 	if o.started != nil {
-		o.started(cmd.Process.Pid)
+		// Recording the group takes the journal, which may wait: beside, so that the
+		// timeout, signals and cancellation below reach the command meanwhile; the
+		// command's end waits for it.
+		recorded := make(chan struct{})
+		go func(pid int) { defer close(recorded); o.started(pid) }(cmd.Process.Pid)
+		defer func() { <-recorded }()
 	}
 	defer g.close()
 	done := make(chan error, 1)
@@ -359,8 +364,8 @@ func CommandArgv(r *Record) []string {
 // run_command's command line as sent; "" for other records.
 func CommandLine(r *Record) string {
 	argv := CommandArgv(r)
-	if r.Tool == RunCommand && len(argv) == 3 {
-		return argv[2]
+	if r.Tool == RunCommand && len(argv) >= 3 {
+		return argv[len(argv)-1] // sh -c LINE, or cmd.exe /d /s /c LINE
 	}
 	return strings.Join(argv, " ")
 }

@@ -620,7 +620,7 @@ func (c *callChanges) made(f journal.File, since uint64) bool {
 			if f.Op == journal.OpDelete {
 				return rf.Op == journal.OpDelete
 			}
-			return rf.After == f.After && rf.Op != journal.OpDelete && (rf.AfterMode == f.AfterMode || rf.AfterMode == 0 || f.AfterMode == 0)
+			return rf.After == f.After && rf.Op != journal.OpDelete && (vfs.SameBits(rf.AfterMode, f.AfterMode) || rf.AfterMode == 0 || f.AfterMode == 0)
 		}
 	}
 	return false

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vfsctl/vfsctl/journal"
 )
@@ -62,7 +63,7 @@ func TestExecLeftRunningIsNotCreditedToTheNextExec(t *testing.T) {
 		if i == 5000 {
 			t.Fatal("the command did not write one.txt")
 		}
-		syscall.Nanosleep(&syscall.Timespec{Nsec: 1e6}, nil)
+		time.Sleep(time.Millisecond)
 	}
 	e.Close() // vfsctl killed while the command runs
 

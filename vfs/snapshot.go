@@ -94,6 +94,13 @@ func entryKind(m fs.FileMode) string {
 // (as chmod takes them).
 func PermBits(m fs.FileMode) uint32 { return syscallMode(m) }
 
+// SameBits reports whether two recorded permission bits are the same as this system
+// stores them: Windows keeps only whether a file is read-only, so a create recorded
+// 0644 reads back 0666 there.
+func SameBits(a, b uint32) bool {
+	return a&^0o777 == b&^0o777 && storedMode(fs.FileMode(a&0o777)) == storedMode(fs.FileMode(b&0o777))
+}
+
 // FileModeOf is the fs.FileMode of permission bits as PermBits gives them.
 func FileModeOf(bits uint32) fs.FileMode {
 	m := fs.FileMode(bits & 0o777)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -102,5 +103,20 @@ func TestSnapshotRefusesATreeOverTheEntryLimit(t *testing.T) {
 	}
 	if errs.KindOf(err) != errs.TooLarge || err == nil || !strings.Contains(err.Error(), fmt.Sprintf("holds %d entries, over the snapshot limit of 3", want)) {
 		t.Fatalf("err = %v, want too_large naming %d entries over 3", err, want)
+	}
+}
+
+// A create recorded with 0644 reads back 0666 on Windows, which keeps only whether a
+// file is read-only: the same bits there, not here. Read-only and writable, or a
+// setuid bit, differ everywhere.
+func TestSameBitsAsTheSystemStoresThem(t *testing.T) {
+	if got, want := SameBits(0o644, 0o666), runtime.GOOS == "windows"; got != want {
+		t.Errorf("SameBits(0644, 0666) = %v on %s, want %v", got, runtime.GOOS, want)
+	}
+	if SameBits(0o644, 0o444) {
+		t.Error("SameBits(0644, 0444): a writable file taken for a read-only one")
+	}
+	if SameBits(0o4755, 0o755) {
+		t.Error("SameBits(04755, 0755): a setuid bit not told")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
@@ -79,7 +78,10 @@ func TestWalkAllIsWalk(t *testing.T) {
 			case 4:
 				testutil.WriteFile(t, filepath.Join(ws, dir, ".gitignore"), strings.Repeat("#\n", MaxIgnoreBytes))
 			case 5:
-				if err := syscall.Mkfifo(filepath.Join(ws, dir, ".gitignore"), 0o644); err != nil {
+				if err := syscallMkfifo(filepath.Join(ws, dir, ".gitignore"), 0o644); err != nil {
+					if runtime.GOOS == "windows" {
+						break // no FIFOs there: the folder keeps no .gitignore
+					}
 					t.Fatal(err)
 				}
 			}
