@@ -3,6 +3,7 @@ package journal
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,9 @@ func TestGoneWhileHeld(t *testing.T) {
 			case "removed":
 				held = ""
 				os.RemoveAll(filepath.Join(dir, ".vfsctl"))
+				if _, err := os.Stat(p); err == nil && runtime.GOOS == "windows" {
+					t.Skip("Windows does not remove a file another handle holds open: the journal stays, and is not gone")
+				}
 			case "swapped":
 				b, _ := os.ReadFile(p)
 				os.Rename(p, p+".held")

@@ -50,7 +50,8 @@ for pkg in $(go list ./...); do
     if [ -n "$only" ] && [ -n "$again" ] && (cd "$rel" && wine "$bin" -test.short -test.v -test.timeout 10m -test.run "^($again)\$") > "$scratch/again" 2>&1; then
       echo "FLAKY under Wine in $rel: $again failed, then passed run alone"
     else
-      [ -z "$again" ] || grep -E '^(--- FAIL|panic:)' "$scratch/again" 2>/dev/null | head -20
+      [ ! -f "$scratch/again" ] || grep -E '^(--- FAIL|panic:)' "$scratch/again" | head -20 || true
+      rm -f "$scratch/again"
       failed+=("$rel")
     fi
   fi
