@@ -358,20 +358,11 @@ func cutShort(f *os.File, size int64) string {
 // with the identity before it, and writes nothing when they differ: a journal made
 // anew, one moved elsewhere, or a copy put in its place is not the workspace's history.
 func (j *Journal) PlaceID() string {
-	d, err := j.openDir(false)
-	if err != nil {
+	dir, file := j.place()
+	if file == "" {
 		return ""
 	}
-	defer d.close()
-	f, ok := d.stat(filepath.Base(j.path))
-	if !ok || f.kind != kindFile {
-		return ""
-	}
-	st, err := statHandle(d.fd)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%d:%d/%d:%d", st.Dev, st.Ino, f.Dev, f.Ino)
+	return dir + "/" + file
 }
 
 // fileID is the identity of the bbolt file as this process holds it open ("" when
@@ -389,16 +380,27 @@ func (j *Journal) fileID() string {
 }
 
 func (j *Journal) atPlace() string {
+	_, file := j.place()
+	return file
+}
+
+// place looks up the identities of the journal's folder and of the file at its place
+// ("dev:ino" each; "" when none stands there), without following a symlink.
+func (j *Journal) place() (dir, file string) {
 	d, err := j.openDir(false)
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	defer d.close()
 	f, ok := d.stat(filepath.Base(j.path))
 	if !ok || f.kind != kindFile {
-		return ""
+		return "", ""
 	}
-	return fmt.Sprintf("%d:%d", f.Dev, f.Ino)
+	st, err := statHandle(d.fd)
+	if err != nil {
+		return "", ""
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), fmt.Sprintf("%d:%d", f.Dev, f.Ino)
 }
 
 // Gone marks the journal gone for this process: the file it opened was removed,
