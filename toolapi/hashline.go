@@ -666,6 +666,10 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 	if !r.Exists {
 		return "", errs.New(errs.FileNotFound, p, "%s does not exist. edit_lines changes lines of a file read with anchors; use create_file for a new file.", p)
 	}
+	if r.Info != nil && r.Info.Mode().IsRegular() && r.Info.Size() == 0 {
+		// No line, so no anchor: a read of it showed none, and allows write_file.
+		return "", errs.New(errs.InvalidInput, p, "%s is empty, so it has no line for an anchor to name. Fill it with write_file (after read_file, which sees all of an empty file).", p)
+	}
 	versions, err := a.eng.AnchoredVersions(session, r.Path)
 	if err != nil {
 		return "", err

@@ -269,10 +269,14 @@ func (c *Call) file(f journal.File) int {
 }
 
 // Shown narrows the call's read to the lines its reply showed (1-based, inclusive
-// spans) of a file of total lines: write_file later needs every line seen.
+// spans) of a file of total lines: write_file later needs every line seen. A reply
+// about a file of no lines has seen all of it, whatever it showed.
 func (c *Call) Shown(spans [][2]int, total int) {
 	for i := len(c.seen) - 1; i >= 0; i-- {
 		if c.seen[i].read {
+			if total == 0 {
+				return
+			}
 			c.seen[i].spans, c.seen[i].total = spans, total
 			if spans == nil {
 				c.seen[i].spans = [][2]int{}
