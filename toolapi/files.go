@@ -128,6 +128,9 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 	if err != nil {
 		return "", errs.Prefixed("destination: ", err)
 	}
+	if err := fsys.CheckNewName(rd); err != nil {
+		return "", errs.Prefixed("destination: ", err)
+	}
 	// The refused path is named first: replay rebuilds what stood there.
 	switch {
 	case rs.Path == rd.Path:
@@ -298,6 +301,9 @@ func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, 
 		return "", err
 	}
 	c.Looked(r.Path)
+	if err := fsys.CheckNewName(r); err != nil {
+		return "", err
+	}
 	switch {
 	case r.Exists && r.Info.IsDir():
 		return fmt.Sprintf("%s/ already exists as a folder; nothing was made.", p), nil

@@ -519,6 +519,11 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		if r.Exists || r.Link {
 			return nil, nil, named(r.Path, s.Op), existsError(s.Path, r)
 		}
+		if s.From == "" { // a move checks the name the model sent (a folder's files keep theirs)
+			if err := e.fs.CheckNewName(r); err != nil {
+				return nil, nil, named(r.Path, s.Op), err
+			}
+		}
 		ch.After, ch.Created = s.Content, true
 		return ch, nil, sight{}, nil
 	}
