@@ -108,8 +108,13 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	lines := make(chan read, 1)
 	go func() {
-		for {
+		for first := true; ; first = false {
 			line, tooLong, err := readLine(in, maxLine)
+			if first {
+				// A byte order mark (a file saved by Notepad or PowerShell) is no part
+				// of the first line's JSON.
+				line = bytes.TrimPrefix(line, []byte("\ufeff"))
+			}
 			lines <- read{line, tooLong, err}
 			if err != nil {
 				return

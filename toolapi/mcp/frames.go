@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"sync"
 	"time"
 
@@ -31,8 +32,10 @@ const (
 // error. A notification gets no answer; the log says what was dropped. A line that is
 // not valid JSON is answered with a parse error (id null), and one that is JSON but
 // not a JSON-RPC 2.0 request object (a batch, a bare value, another version tag, an
-// id that is an object) with an Invalid Request error, instead of ending the
-// connection.
+// id that is an object, or a number id that is not a whole number within ±2^53,
+// which the SDK would answer under another id) with an Invalid Request error, instead
+// of ending the connection. A UTF-8 byte order mark at the start of the input is
+// skipped.
 //
 // At the end of the input, the reader waits (at most DrainWait) until every request
 // it handed on has its reply: the SDK cancels the requests in flight when its reader
@@ -181,6 +184,7 @@ type frameReader struct {
 	frame   []byte
 	pending []byte        // the rest of an accepted frame, not yet read by the SDK
 	open    *openRequests // requests handed on, not yet answered
+	begun   bool          // the first frame was read
 	// fast, when set (Serve sets it), runs a tools/call on the reading goroutine and
 	// writes its reply before the next frame is read. Through the SDK, a request
 	// passes from its reader to its dispatcher to a handler goroutine, and a call
@@ -246,6 +250,11 @@ func (r *frameReader) next() error {
 		}
 		break
 	}
+	if !r.begun {
+		// A byte order mark before the first frame (a file saved by Notepad or
+		// PowerShell) is no part of the JSON.
+		r.begun, r.frame = true, bytes.TrimPrefix(r.frame, utf8BOM)
+	}
 	if len(bytes.TrimSpace(r.frame)) == 0 {
 		return nil // a blank line carries nothing
 	}
@@ -282,6 +291,12 @@ func (r *frameReader) next() error {
 		r.invalid(&sc, "this request's id is null, and MCP requests need a string or number id (a message with no id at all is a notification, which gets no reply); it was not run. Send an id such as 1.")
 		return nil
 	}
+	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] != '"' && !exactID(id) {
+		// The SDK reads a number id as a float64 made an int64: 1.5 would be answered
+		// as 1 (another request's id), 2^53+1 as 2^53, 2^63-1 as -2^63.
+		r.invalid(&sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992), and a reply could not carry it exactly; it was not run. Send a string id, or a whole number such as 1.", id))
+		return nil
+	}
 	if r.fast != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
 		if reply, ok := r.fast(sc.id, r.frame); ok {
 			r.out.Write(reply)
@@ -294,6 +309,17 @@ func (r *frameReader) next() error {
 	r.pending = withRequestID(r.frame)
 	return nil
 }
+
+var utf8BOM = []byte("\ufeff")
+
+// exactID reports whether id, a JSON number, is a whole number within ±2^53: one
+// that a float64, and so the SDK, holds exactly.
+func exactID(id []byte) bool {
+	v, ok := new(big.Rat).SetString(string(id))
+	return ok && v.IsInt() && new(big.Int).Abs(v.Num()).Cmp(maxExactID) <= 0
+}
+
+var maxExactID = big.NewInt(1 << 53)
 
 // invalid answers a frame that is JSON but not a JSON-RPC request the SDK can read:
 // an Invalid Request error, with the frame's id when it is one JSON-RPC allows.
