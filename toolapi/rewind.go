@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -35,8 +36,10 @@ const MaxTurnLen = 200
 
 // TurnLabel reads a turn label as a runtime sends it, decoded from JSON: a string,
 // or a whole number (a turn counter), which becomes its decimal text. It returns false
-// for anything else, a label over MaxTurnLen bytes, and one with a NUL: a label that
-// is dropped would leave the runtime unable to rewind to it, so it is refused instead.
+// for anything else, a label over MaxTurnLen bytes, and one with a control character
+// (an escape would reach the terminal of whoever lists the calls) or a bidirectional
+// control: a label that is dropped would leave the runtime unable to rewind to it, so
+// it is refused instead.
 func TurnLabel(v any) (string, bool) {
 	var t string
 	switch v := v.(type) {
@@ -50,11 +53,13 @@ func TurnLabel(v any) (string, bool) {
 	default:
 		return "", false
 	}
-	return t, len(t) <= MaxTurnLen && !strings.ContainsRune(t, 0)
+	return t, len(t) <= MaxTurnLen && strings.IndexFunc(t, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	}) < 0
 }
 
 // TurnRule says, in a refusal, what a turn label may be.
-var TurnRule = fmt.Sprintf("a string of at most %d bytes without NUL, or a whole number, e.g. \"t3\" or 3", MaxTurnLen)
+var TurnRule = fmt.Sprintf("a string of at most %d bytes without control characters, or a whole number, e.g. \"t3\" or 3", MaxTurnLen)
 
 // RewindRequest says which session to take back to before which of its turns.
 type RewindRequest struct {

@@ -77,6 +77,9 @@ func (c *execCmd) ParseFlags(args []string) error {
 	if len(c.argv) == 0 {
 		return fmt.Errorf("no command given: vfsctl exec [flags] -- CMD ARGS... (see --help)")
 	}
+	if _, ok := toolapi.TurnLabel(c.turn); c.turn != "" && !ok {
+		return fmt.Errorf("--turn must be %s", toolapi.TurnRule)
+	}
 	return nil
 }
 

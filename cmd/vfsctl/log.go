@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -233,16 +233,16 @@ func writeLogTable(w io.Writer, recs []*toolapi.Record) {
 	// The TURN column is shown when a call listed carries a turn.
 	sw, tw, uw := len("SESSION"), len("TOOL"), 0
 	for _, r := range recs {
-		sw, tw = max(sw, min(len(r.Session), maxNameWidth)), max(tw, min(len(r.Tool), maxNameWidth))
+		sw, tw = max(sw, min(len(oneLine(r.Session)), maxNameWidth)), max(tw, min(len(r.Tool), maxNameWidth))
 		if r.Turn != "" {
-			uw = max(uw, len("TURN"), min(len(r.Turn), maxNameWidth))
+			uw = max(uw, len("TURN"), min(len(oneLine(r.Turn)), maxNameWidth))
 		}
 	}
 	turn := func(s string) string {
 		if uw == 0 {
 			return ""
 		}
-		return fmt.Sprintf("%-*s  ", uw, clipMiddle(s, maxNameWidth))
+		return fmt.Sprintf("%-*s  ", uw, clipMiddle(oneLine(s), maxNameWidth))
 	}
 	fmt.Fprintf(w, "%6s  %-19s  %-*s  %s%-*s  %-11s  %-17s  %s\n", "SEQ", "TIME", sw, "SESSION", turn("TURN"), tw, "TOOL", "STATE", "KIND", "PATHS")
 	for _, r := range recs {
@@ -251,7 +251,7 @@ func writeLogTable(w io.Writer, recs []*toolapi.Record) {
 			state = "dry run"
 		}
 		fmt.Fprintf(w, "%6d  %-19s  %-*s  %s%-*s  %-11s  %-17s  %s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
-			sw, clipMiddle(r.Session, maxNameWidth), turn(r.Turn), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, whatOf(r))
+			sw, clipMiddle(oneLine(r.Session), maxNameWidth), turn(r.Turn), tw, clipMiddle(r.Tool, maxNameWidth), state, r.Kind, whatOf(r))
 	}
 }
 
@@ -276,14 +276,40 @@ func clip(s string, n int) string {
 	return s
 }
 
-// oneLine is s as a row shows it: quoted, with its escapes, when it holds a control
-// character (a newline in a file name would split the row, an escape would reach the
-// terminal); as it is otherwise.
+// oneLine is s as a row shows it: quoted, with its escapes, when it holds a character
+// that does not print as itself (a newline in a file name would split the row, an
+// escape would reach the terminal, U+202E would show "gnp.exe" as "exe.png") or a byte
+// that is not UTF-8; as it is otherwise.
 func oneLine(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) < 0 {
 		return s
 	}
 	return strconv.Quote(s)
+}
+
+// escaped is s with each character that does not print as itself written as its
+// escape (\u001b, \u202e; \xff for a byte that is not UTF-8), in place: for text
+// shown whole, such as a call's arguments, where quoting all of it would not help.
+func escaped(s string) string {
+	if oneLine(s) == s {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[0])
+		case !strconv.IsPrint(r) && r < 0x10000:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		case !strconv.IsPrint(r):
+			fmt.Fprintf(&b, "\\U%08x", r)
+		default:
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
 }
 
 // whatOf is what a listing shows of a record after its kind: its paths, and for a

@@ -85,15 +85,15 @@ func (c *showCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 func writeRecord(w io.Writer, r *toolapi.Record) {
 	fmt.Fprintf(w, "call %d: %s, %s\n", r.Seq, r.Tool, r.State)
 	fmt.Fprintf(w, "time     %s (%s)\n", r.Time.Local().Format("2006-01-02 15:04:05.000"), r.Duration.Round(10*time.Microsecond))
-	fmt.Fprintf(w, "session  %s\n", r.Session)
+	fmt.Fprintf(w, "session  %s\n", oneLine(r.Session))
 	if r.Turn != "" {
-		fmt.Fprintf(w, "turn     %s\n", r.Turn)
+		fmt.Fprintf(w, "turn     %s\n", oneLine(r.Turn))
 	}
 	if len(r.Reverts) > 0 {
 		fmt.Fprintf(w, "reverts  calls %s\n", strings.Trim(fmt.Sprint(r.Reverts), "[]"))
 	}
 	if line := toolapi.CommandLine(r); line != "" {
-		fmt.Fprintf(w, "command  %s\n", line)
+		fmt.Fprintf(w, "command  %s\n", oneLine(line))
 	}
 	if r.Exit != "" {
 		fmt.Fprintf(w, "ended    %s\n", r.Exit)
@@ -102,7 +102,7 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 	case r.ArgsBlob != "":
 		fmt.Fprintf(w, "args     (%d bytes, kept as blob %s)\n", r.ArgsSize, r.ArgsBlob[:12])
 	case len(r.Args) > 0:
-		fmt.Fprintf(w, "args     %s\n", compact(r.Args))
+		fmt.Fprintf(w, "args     %s\n", escaped(compact(r.Args)))
 		for _, f := range patchArgs(r.Tool, r.Args) {
 			fmt.Fprintf(w, "%-8s |%s\n", f[0], strings.ReplaceAll(strings.TrimSuffix(f[1], "\n"), "\n", "\n         |"))
 		}
@@ -115,7 +115,7 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 		if f.Op == toolapi.OpDelete {
 			after = "(removed)"
 		}
-		fmt.Fprintf(w, "file     %s  %s  %s -> %s", f.Path, f.Op, short(f.Before, "(none)"), short(f.After, after))
+		fmt.Fprintf(w, "file     %s  %s  %s -> %s", oneLine(f.Path), f.Op, short(f.Before, "(none)"), short(f.After, after))
 		if f.BeforeBlob {
 			fmt.Fprint(w, "  [prior content kept]")
 		}
@@ -144,7 +144,7 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 				before, after = f.Before != "", f.After != "" // a deletion has no After
 			}
 		}
-		fmt.Fprintf(w, "entry    %s\n", toolapi.EntryTextFiles(en, before, after))
+		fmt.Fprintf(w, "entry    %s\n", oneLine(toolapi.EntryTextFiles(en, before, after)))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note     %s\n", n)
