@@ -261,12 +261,14 @@ func selectTools(spec string) ([]*toolDef, error) {
 		spec = setNative
 	}
 	chosen := map[*toolDef]bool{}
+	withAll := false // "all" among others (all,glob): its rule, the first of a name, holds
 	for _, name := range strings.Split(spec, ",") {
 		name = strings.TrimSpace(name)
+		withAll = withAll || name == setAll
 		got := toolsNamed(name)
 		if len(got) == 0 && !slices.Contains(toolSets, name) {
 			return nil, fmt.Errorf("unknown tool or tool set %q in %q: use %s, or a comma-separated list of the tools %s",
-				name, spec, orList(toolSets), andList(toolNames(toolTable)))
+				name, spec, orList(toolSets), andList(slices.Compact(slices.Sorted(slices.Values(toolNames(toolTable))))))
 		}
 		for _, d := range got {
 			chosen[d] = true
@@ -278,7 +280,7 @@ func selectTools(spec string) ([]*toolDef, error) {
 			continue
 		}
 		if o := lookupTool(out, d.name); o != nil {
-			if strings.TrimSpace(spec) == setAll {
+			if withAll {
 				continue
 			}
 			return nil, fmt.Errorf("%q chooses two tools named %s (the %s set's and the %s set's), which take different arguments: choose one of those sets", spec, d.name, o.sets[0], d.sets[0])
