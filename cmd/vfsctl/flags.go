@@ -34,7 +34,8 @@ func (c *common) declare(fs *flagSet, names ...string) {
 		case flagRoot:
 			fs.StringVar(&c.root, flagRoot, "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
 		case flagWait:
-			fs.DurationVar(&c.wait, flagWait, toolapi.DefaultWait, "how long to wait while another process uses the workspace journal, then fail with busy")
+			c.wait = toolapi.DefaultWait
+			fs.Var(waitFlag{&c.wait}, flagWait, "how long (a `duration`, 0 or more) to wait while another process uses the workspace journal, then fail with busy")
 		case flagJSON:
 			fs.BoolVar(&c.json, flagJSON, false, "print JSON instead of text")
 		case flagSince:
@@ -96,3 +97,26 @@ func settledLine(s toolapi.Settled) string {
 // setStderr gives the command's stderr to open, which reports there what recovery
 // settled.
 func (c *common) setStderr(w io.Writer) { c.stderr = w }
+
+// waitFlag is --wait: a duration of 0 or more (0 does not wait), as --since refuses
+// what is in the future.
+type waitFlag struct{ d *time.Duration }
+
+func (w waitFlag) String() string {
+	if w.d == nil {
+		return "0s"
+	}
+	return w.d.String()
+}
+
+func (w waitFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("not a duration such as 10s or 2m")
+	}
+	if d < 0 {
+		return fmt.Errorf("%s is negative; send 0 or more (0 does not wait)", s)
+	}
+	*w.d = d
+	return nil
+}

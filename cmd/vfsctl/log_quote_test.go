@@ -54,3 +54,14 @@ func TestExecTurnLabel(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
 	}
 }
+
+// --wait takes 0 or more, as --since refuses what cannot be meant; -1s was taken.
+func TestWaitNotNegative(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"call", "--root", t.TempDir(), "--wait", "-1s"}, strings.NewReader(""), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "negative") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if code := run([]string{"call", "--root", t.TempDir(), "--wait", "0"}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Fatalf("--wait 0: exit %d: %s", code, errb.String())
+	}
+}
