@@ -63,29 +63,35 @@ func (g *glob) match(p string) bool {
 }
 
 // matchParts matches a path's names against a pattern's segments, ** standing for
-// any number of names.
+// any number of names. As a * in a wildcard match, only the latest ** needs trying
+// again with one more name: each other segment takes exactly one name, so the walk
+// is linear in the path per **, not exponential in the number of **.
 func matchParts(pat, parts []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for len(pat) > 1 && pat[1] == "**" {
-				pat = pat[1:] // **/** is **: no need to try every split twice
-			}
-			for i := 0; i <= len(parts); i++ {
-				if matchParts(pat[1:], parts[i:]) {
-					return true
-				}
-			}
+	pi, si := 0, 0
+	star, mark := -1, 0 // the latest ** and the first name it has not taken
+	for si < len(parts) {
+		switch {
+		case pi < len(pat) && pat[pi] == "**":
+			star, mark = pi, si
+			pi++
+		case pi < len(pat) && nameMatch(pat[pi], parts[si]):
+			pi, si = pi+1, si+1
+		case star >= 0:
+			mark++ // the ** takes one more name
+			pi, si = star+1, mark
+		default:
 			return false
 		}
-		if len(parts) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], parts[0]); !ok {
-			return false
-		}
-		pat, parts = pat[1:], parts[1:]
 	}
-	return len(parts) == 0
+	for pi < len(pat) && pat[pi] == "**" {
+		pi++
+	}
+	return pi == len(pat)
+}
+
+func nameMatch(pattern, name string) bool {
+	ok, _ := path.Match(pattern, name)
+	return ok
 }
 
 // expandBraces returns the alternatives pattern's braces stand for, in order. Escapes

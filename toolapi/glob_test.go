@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -201,4 +202,58 @@ func globbedFiles(text string) []string {
 		return []string{fmt.Sprintf("(no list: %s)", head)}
 	}
 	return strings.Split(rest, "\n")
+}
+
+// matchParts against the definition read recursively (a ** takes none, or one name
+// and stays), over every pattern and path of a small alphabet up to a few segments:
+// the linear walk answers as the definition does.
+func TestMatchPartsAgreesWithDefinition(t *testing.T) {
+	var byDefinition func(pat, parts []string) bool
+	byDefinition = func(pat, parts []string) bool {
+		switch {
+		case len(pat) == 0:
+			return len(parts) == 0
+		case pat[0] == "**":
+			return byDefinition(pat[1:], parts) || len(parts) > 0 && byDefinition(pat, parts[1:])
+		case len(parts) == 0:
+			return false
+		}
+		ok, _ := path.Match(pat[0], parts[0])
+		return ok && byDefinition(pat[1:], parts[1:])
+	}
+	all := func(alphabet []string, n int) [][]string {
+		out := [][]string{{}}
+		for k := 0; k < len(out); k++ {
+			if len(out[k]) < n {
+				for _, s := range alphabet {
+					out = append(out, append(slices.Clone(out[k]), s))
+				}
+			}
+		}
+		return out
+	}
+	pats, paths := all([]string{"**", "a", "*", "b?"}, 5), all([]string{"a", "bc", "b"}, 5)
+	checked := 0
+	for _, pat := range pats {
+		for _, p := range paths {
+			if got, want := matchParts(pat, p), byDefinition(pat, p); got != want {
+				t.Fatalf("%q against %q: %v, by definition %v", strings.Join(pat, "/"), strings.Join(p, "/"), got, want)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d pairs", checked)
+}
+
+// Many ** against a deep path: linear per **, where trying every split of the path
+// among them took half a second a path.
+func BenchmarkGlobManyDoubleStars(b *testing.B) {
+	g, err := parseGlob(strings.Repeat("**/a/", 7) + "x")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := strings.Repeat("a/", 30) + "y"
+	for range b.N {
+		g.match(p)
+	}
 }
