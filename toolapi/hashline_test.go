@@ -465,7 +465,15 @@ func (p *lineProp) edits() []propEdit {
 		}
 		if e.op != "delete" {
 			for range 1 + p.rng.Intn(2) {
-				e.lines = append(e.lines, p.fresh())
+				l := p.fresh()
+				switch p.rng.Intn(8) {
+				case 0:
+					l = ""
+				case 1: // text that looks like an anchor, but its hash is not the text's
+					h := (crc32.ChecksumIEEE([]byte(l)) + 1 + uint32(p.rng.Intn(255))) & 0xff
+					l = fmt.Sprintf("%d:%02x|%s", 1+p.rng.Intn(30), h, l)
+				}
+				e.lines = append(e.lines, l)
 			}
 		}
 		out = append(out, e)
@@ -526,6 +534,25 @@ func (p *lineProp) expect(eds []propEdit) ([]propLine, bool) {
 	return out, true
 }
 
+// send is how a model may send the lines it means: as they are, each with a line
+// break after it (as readlines() gives them), or behind anchors as read_file shows
+// them, numbered from anywhere.
+func (p *lineProp) send(lines []string) []string {
+	out := append([]string(nil), lines...)
+	if p.rng.Intn(3) == 0 {
+		n := 1 + p.rng.Intn(40)
+		for i, l := range out {
+			out[i] = anchorFor(n+i, l) + "|" + l
+		}
+	}
+	if p.rng.Intn(3) == 0 {
+		for i := range out {
+			out[i] += []string{"", "\n", "\r\n", "\r"}[p.rng.Intn(4)]
+		}
+	}
+	return out
+}
+
 // run reads, changes, edits and checks; it reports whether the edit was applied.
 func (p *lineProp) run() bool {
 	t := p.t
@@ -543,7 +570,7 @@ func (p *lineProp) run() bool {
 			it["end"] = anchorFor(e.to+1, p.read[e.to].text)
 		}
 		if e.lines != nil {
-			it["lines"] = e.lines
+			it["lines"] = p.send(e.lines)
 		}
 		items = append(items, it)
 	}
