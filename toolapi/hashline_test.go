@@ -247,6 +247,14 @@ func TestEditLinesPastedAnchors(t *testing.T) {
 		if !strings.Contains(r.Text, "Removed the anchors N:hh| pasted before the lines of edits[0], edits[1]") {
 			t.Errorf("the reply does not say the anchors were removed: %s", r.Text)
 		}
+		// The journal keeps the rescue, as it keeps edit_file's pasted gutter.
+		rec, _, err := e.Show(uint64(*r.Txn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if eds := rec.Files[0].Edits; len(eds) != 2 || !eds[0].Gutter || !eds[1].Gutter {
+			t.Errorf("the record's edits %+v do not say a gutter was stripped", eds)
+		}
 	})
 	t.Run("text that looks like an anchor", func(t *testing.T) {
 		// A log whose lines really begin with "12:ab|": read with anchors, one line
