@@ -44,6 +44,11 @@ func ParseUnifiedDiff(text string) ([]FileOp, error) {
 		return nil, err
 	}
 	if len(p.ops) == 0 {
+		for _, l := range lines {
+			if strings.HasPrefix(l, "new mode ") || strings.HasPrefix(l, "old mode ") {
+				return nil, invalid("apply_diff: the diff only changes a file's mode (old mode/new mode lines, no hunk), and apply_diff does not change modes; nothing was changed. To change the content, send hunks headed `@@ -12,7 +12,8 @@`; a mode is changed outside the file tools (chmod).")
+			}
+		}
 		return nil, invalid("apply_diff: the diff names no file. Send a unified diff: `--- a/path` and `+++ b/path` lines, then hunks headed `@@ -12,7 +12,8 @@` with ' ' context, '-' removed and '+' added lines.")
 	}
 	return p.ops, nil

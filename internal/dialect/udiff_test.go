@@ -145,6 +145,7 @@ func TestParseUnifiedDiffRefusals(t *testing.T) {
 		{"combined", "diff --cc f\nindex 1,2..3\n--- a/f\n+++ b/f\n@@@ -1,1 -1,1 +1,1 @@@\n", "combined diff"},
 		{"garbled header", "--- a/f\n+++ b/f\n@@-1 +1@@\n-a\n+b\n", "expected a hunk header"},
 		{"empty hunk", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n", "has no lines"},
+		{"mode only", "diff --git a/u.txt b/u.txt\nold mode 100644\nnew mode 100755\n", "only changes a file's mode"},
 		{"context in new file", "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n a\n+b\n", "hunk 1 has ' ' or '-' lines"},
 	}
 	for _, c := range cases {
