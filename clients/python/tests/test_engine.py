@@ -97,6 +97,17 @@ class TestCalls(Workspace):
         # The process goes on after refusals.
         self.assertTrue(eng.call("read_file", {"path": "app.py"}).ok)
 
+    def test_args_that_are_not_json_are_a_refusal(self) -> None:
+        # NaN and a lone surrogate (os.listdir's name for bytes that are not UTF-8)
+        # cannot be sent: each is an invalid_input Reply, and the process goes on.
+        eng = self.engine()
+        for args in ({"path": "app.py", "offset": float("nan")}, {"path": "\udcff"}):
+            r = eng.call("read_file", args)
+            self.assertFalse(r.ok)
+            self.assertEqual(r.kind, "invalid_input", r.text)
+            self.assertIn("nothing was sent", r.text)
+        self.assertTrue(eng.call("read_file", {"path": "app.py"}).ok)
+
     def test_create_never_overwrites(self) -> None:
         eng = self.engine()
         r = eng.call("create_file", {"path": "app.py", "content": "oops\n"})

@@ -191,6 +191,20 @@ class Engine:
         line: Dict[str, Any] = {"tool": tool, "args": args}
         if turn is not None:
             line["turn"] = turn
+        try:
+            # NaN and Infinity are not JSON, and a lone surrogate (what os.listdir
+            # gives for a name that is not UTF-8) is no text vfsctl can read: vfsctl
+            # would answer without the id, and the Engine take that as out of turn.
+            json.dumps(line, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except ValueError as e:  # UnicodeEncodeError is one
+            return Reply(
+                ok=False,
+                kind="invalid_input",
+                text=f"The call's arguments cannot be sent as JSON ({e}); nothing was sent. "
+                "Send finite numbers, and text without lone surrogates.",
+                txn=None,
+                tool=tool,
+            )
         with self._lock:
             if self._closed:
                 raise VfsctlError("This Engine is closed.")
