@@ -47,7 +47,12 @@ if (now !== 'print("Hi, " + name)\n') throw new Error(`file is ${JSON.stringify(
 const s = open({ root: ws, session: "npm-test" });
 const refused = await s.call("create_file", { path: "app.py", content: "x" }, { turn: "t2" });
 if (refused.ok || refused.kind !== "file_exists") throw new Error(`create over a file: ${JSON.stringify(refused)}`);
+const big = await s.call("read_file", { path: "app.py", offset: 1n }).then(() => "sent", (e) => e.message);
+if (!big.includes("cannot be sent as JSON")) throw new Error(`a BigInt argument: ${big}`);
+if (!(await s.call("read_file", { path: "app.py" })).ok) throw new Error("no call after the BigInt");
 await s.close();
+const nope = await call("read_file", { path: "a" }, { root: `${ws}/nope` }).then(() => "ran", (e) => e.message);
+if (!nope.includes("is not a folder")) throw new Error(`a missing root: ${nope}`);
 console.log("ok:", r.text.split("\n")[0], "/", refused.kind);
 JS
 node check.mjs "$scratch/ws"

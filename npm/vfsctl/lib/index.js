@@ -2,7 +2,7 @@
 // server over stdio (spawnServe) or a process that takes tool calls as JSON lines
 // (open, call).
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 
@@ -143,13 +143,26 @@ export function open(opts = {}) {
   return {
     call(tool, args, callOpts = {}) {
       if (closed) return Promise.reject(new Error("This vfsctl session is closed."));
-      if (!child) start();
       const id = nextId++;
       const line = { tool, args, id };
       if (callOpts.turn != null) line.turn = callOpts.turn;
+      let data;
+      try {
+        data = JSON.stringify(line) + "\n";
+      } catch (e) {
+        // A BigInt or a cycle: nothing is sent, and no entry waits for a reply.
+        return Promise.reject(new Error(`vfsctl: the call's arguments cannot be sent as JSON (${e.message}); nothing was sent.`));
+      }
+      if (!child) {
+        // spawn says ENOENT for a missing cwd as for a missing binary.
+        if (opts.root != null && !isFolder(opts.root)) {
+          return Promise.reject(new Error(`vfsctl: the workspace root ${opts.root} is not a folder; nothing was run.`));
+        }
+        start();
+      }
       return new Promise((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        child.stdin.write(JSON.stringify(line) + "\n");
+        child.stdin.write(data);
       });
     },
     close() {
@@ -163,6 +176,14 @@ export function open(opts = {}) {
       });
     },
   };
+}
+
+function isFolder(p) {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
