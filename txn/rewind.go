@@ -218,7 +218,7 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 		e.buildHistory()
 	}
 	err = e.j.View(func(t *journal.Tx) error {
-		if err := e.refuseWhileRunning(t, o.Session); err != nil {
+		if err := e.refuseWhileRunning(t, o.Session, "rewind"); err != nil {
 			return err
 		}
 		hist, err := openHistory(t)
