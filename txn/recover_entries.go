@@ -311,9 +311,10 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 
 // rollEntriesForward brings r's entries to their After: its files are at theirs.
 func (e *Engine) rollEntriesForward(j *journal.Journal, r *journal.Record) {
-	first, then, _ := e.settleEntries(j, r, true)
+	first, then, again := e.settleEntries(j, r, true)
 	first()
 	then()
+	again()
 }
 
 // noteEntriesUnsettled notes, for a record recovery neither rolls forward nor back
