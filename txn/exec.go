@@ -359,7 +359,9 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 }
 
 func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
-	scan, err := e.fs.SnapshotFrom(o.scan(), func(p string) (vfs.Entry, bool) {
+	so := o.scan()
+	so.SizeHint = len(base) + len(base)/8 // room for some made since
+	scan, err := e.fs.SnapshotFrom(so, func(p string) (vfs.Entry, bool) {
 		s, ok := base[p]
 		return fromSnap(p, s), ok
 	})
