@@ -227,7 +227,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 	}
 	// The source's folders go at the commit point, deepest first, journaled with
 	// their bits; one someone put a file in meanwhile stays, with that file.
-	_, kept, err := a.eng.ApplyRemovingFolders(c, specs, dirs)
+	_, kept, err := a.eng.ApplyRemovingFolders(c, specs, dirs, rd.Path)
 	if err != nil {
 		return "", err
 	}

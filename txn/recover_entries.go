@@ -273,6 +273,15 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 
 // rollEntriesForward brings r's entries to their After: its files are at theirs.
 func (e *Engine) rollEntriesForward(j *journal.Journal, r *journal.Record) {
+	for i, en := range r.Entries {
+		// A folder made above a folder moved has no bits in the pending record (the
+		// umask gave them): those it stands with are its own, not to be changed.
+		if en.Before == "" && en.After == vfs.KindDir && en.AfterMode == 0 && e.entryWritable(en.Path) {
+			if kind, _, bits, err := e.fs.EntryAt(en.Path); err == nil && kind == vfs.KindDir {
+				r.Entries[i].AfterMode = bits
+			}
+		}
+	}
 	first, then := e.settleEntries(j, r, true)
 	first()
 	then()
