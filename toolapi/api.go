@@ -583,7 +583,7 @@ func (a *dispatcher) apply(c *txn.Call, _ string, in *input) (string, error) {
 }
 
 func (a *dispatcher) undoEdit(c *txn.Call, session string, in *input) (string, error) {
-	path := in.str("path")
+	path, _ := trimFolder(in.str("path")) // a folder's change too: create_directory, delete_file, move_file
 	return a.undoLast(c, session, path, fmt.Sprintf("read_file %s and edit the lines back with edit_file", path))
 }
 
