@@ -229,7 +229,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 			switch {
 			case bad != "":
 				return
-			case a.eng.FS().Reserved(e.Name()) || strings.HasPrefix(e.Name(), vfs.TempPrefix):
+			case a.eng.FS().Reserved(e.Name()) || vfs.StagingPrefix(e.Name()) != "":
 				bad = p + " is reserved (or a write in progress), which the file tools do not touch"
 			case e.Mode()&fs.ModeSymlink != 0:
 				bad = p + " is a symlink, which move_file does not move"

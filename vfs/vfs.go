@@ -253,6 +253,9 @@ func (f *FS) Reserved(name string) bool {
 // which git refuses too.
 func (f *FS) checkReserved(orig, q string) error {
 	for _, comp := range strings.Split(q, "/") {
+		if pre := StagingPrefix(comp); pre != "" {
+			return errs.New(errs.PathReserved, orig, "%s uses a name starting with %s, a prefix vfsctl keeps for its own files while it writes (hidden from listings, not tracked by the journal). Send another name, e.g. without the leading %s.", orig, pre, ".vfsctl-")
+		}
 		r := f.reserved.as(comp)
 		switch {
 		case r == "":
@@ -263,6 +266,18 @@ func (f *FS) checkReserved(orig, q string) error {
 		}
 	}
 	return nil
+}
+
+// StagingPrefix returns the prefix of vfsctl's own staging names that name starts
+// with (TempPrefix, AsidePrefix), or "". The walker hides such names and recovery
+// acts on them, so the file tools never create, move to or touch one.
+func StagingPrefix(name string) string {
+	for _, p := range []string{TempPrefix, AsidePrefix} {
+		if strings.HasPrefix(name, p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // Resolved is a path resolved inside the root.
