@@ -1,6 +1,7 @@
 package toolapi
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,5 +33,28 @@ func TestStagingNamesAreReserved(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, p)); !os.IsNotExist(err) {
 			t.Errorf("%s was made", p)
 		}
+	}
+}
+
+// A file someone else named with a staging prefix (.vfsctl-tmp-notes: not of the
+// shape vfsctl stages under) is theirs: listed, and a command's removal of it is
+// recorded, so undo brings it back.
+func TestOthersStagingLikeNamesAreTracked(t *testing.T) {
+	e, dir := openWorkspace(t, map[string]string{"sub/.vfsctl-tmp-notes": "mine\n", "a.txt": "a\n"})
+	if r := mustCall(t, e, "list_files", `{"path": "sub"}`); !strings.Contains(r, "sub/.vfsctl-tmp-notes") {
+		t.Errorf("list_files sub: %s", r)
+	}
+	res, err := e.Exec(context.Background(), "s", []string{"sh", "-c", "rm sub/.vfsctl-tmp-notes"}, ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 || res.Files[0].Path != "sub/.vfsctl-tmp-notes" {
+		t.Fatalf("the exec recorded %+v, want the removal of sub/.vfsctl-tmp-notes", res.Files)
+	}
+	if r := e.Undo(context.Background(), res.Seq); !r.OK {
+		t.Fatalf("undo: %s", r.Text)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sub/.vfsctl-tmp-notes")); err != nil || string(b) != "mine\n" {
+		t.Errorf("after the undo: %q, %v", b, err)
 	}
 }

@@ -269,8 +269,8 @@ func (f *FS) checkReserved(orig, q string) error {
 }
 
 // StagingPrefix returns the prefix of vfsctl's own staging names that name starts
-// with (TempPrefix, AsidePrefix), or "". The walker hides such names and recovery
-// acts on them, so the file tools never create, move to or touch one.
+// with (TempPrefix, AsidePrefix), or "". The file tools never create, move to or
+// touch such a name: path_reserved.
 func StagingPrefix(name string) string {
 	for _, p := range []string{TempPrefix, AsidePrefix} {
 		if strings.HasPrefix(name, p) {
@@ -278,6 +278,23 @@ func StagingPrefix(name string) string {
 		}
 	}
 	return ""
+}
+
+// IsStaging reports whether name has the very shape of a name vfsctl stages under:
+// a staging prefix and 16 lowercase hex digits. Only those are hidden from walks and
+// removed by recovery's cleanup; a file someone else named .vfsctl-tmp-notes is
+// theirs, listed and tracked like any other.
+func IsStaging(name string) bool {
+	h := strings.TrimPrefix(strings.TrimPrefix(name, TempPrefix), AsidePrefix)
+	if len(h) != 16 || len(h) == len(name) {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolved is a path resolved inside the root.
