@@ -384,9 +384,15 @@ func (j *Journal) atPlace() string {
 	return file
 }
 
+// testHookPlace, when set by a test, runs at each look-up of the journal's place.
+var testHookPlace func()
+
 // place looks up the identities of the journal's folder and of the file at its place
 // ("dev:ino" each; "" when none stands there), without following a symlink.
 func (j *Journal) place() (dir, file string) {
+	if testHookPlace != nil {
+		testHookPlace()
+	}
 	d, err := j.openDir(false)
 	if err != nil {
 		return "", ""

@@ -213,6 +213,26 @@ func (j *Journal) Acquire() error {
 	return nil
 }
 
+// Recovered makes sure that no call a crashed process left pending is still to settle,
+// before a call plans on the workspace without holding the journal: it acquires the
+// journal (which recovers it on open) and releases it, busy as Acquire. Where this
+// process holds the journal open already (a call of its own runs, or its hold
+// lingers), recovery ran when the hold began and nothing is done: the Acquire that
+// commits the call looks at the journal's place then, once.
+func (j *Journal) Recovered() error {
+	j.mu.Lock()
+	open := (j.refs > 0 || j.lingering) && j.gone.Load() == nil && j.broken.Load() == nil && j.handle() != nil
+	j.mu.Unlock()
+	if open {
+		return nil
+	}
+	if err := j.Acquire(); err != nil {
+		return err
+	}
+	j.Release()
+	return nil
+}
+
 // Release ends one Acquire; the last one closes the file so other processes may use
 // it, at once or, with Options.Linger, once no call came for that long.
 func (j *Journal) Release() {

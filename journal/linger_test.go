@@ -234,3 +234,39 @@ func TestLongHoldKeepsMarksSmall(t *testing.T) {
 		t.Error("the mark of the pending call was lost in the rewrite")
 	}
 }
+
+// TestRecoveredLooksOnce: a call that plans before it commits makes sure of recovery
+// (Recovered), then takes the journal to commit. While the hold lingers, Recovered
+// opens nothing and the journal's place (moved or replaced since?) is looked up once a
+// call, by the Acquire that commits; on a journal not held, Recovered opens it, with
+// recovery. Once the journal is found gone, Recovered says so too.
+func TestRecoveredLooksOnce(t *testing.T) {
+	dir := t.TempDir()
+	j, opens := lingering(t, filepath.Join(dir, "journal.db"))
+	if err := j.Recovered(); err != nil {
+		t.Fatal(err)
+	}
+	if *opens != 1 {
+		t.Fatalf("Recovered on a journal not held: %d opens, want 1", *opens)
+	}
+	looks := 0
+	testHookPlace = func() { looks++ }
+	defer func() { testHookPlace = nil }()
+	for range 3 {
+		if err := j.Recovered(); err != nil {
+			t.Fatal(err)
+		}
+		call(t, j)
+	}
+	if looks != 3 || *opens != 1 {
+		t.Errorf("3 calls while the hold lingered: %d looks at the journal's place, %d opens; want 3 and 1", looks, *opens)
+	}
+	os.Rename(filepath.Join(dir, "journal.db"), filepath.Join(dir, "moved.db"))
+	if err := j.Acquire(); err == nil {
+		j.Release()
+		t.Fatal("Acquire took a journal moved away")
+	}
+	if err := j.Recovered(); err == nil {
+		t.Error("Recovered after the journal was found gone: no error")
+	}
+}

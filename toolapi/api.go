@@ -639,6 +639,9 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 			fmt.Fprintf(&b, "%s removed (the call had created it).\n", ch.Name)
 		case ch.Created:
 			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
+			if dirs := ch.MadeFolders(); len(dirs) > 0 {
+				fmt.Fprintf(&b, "%s/ made again for it, with the default bits.\n", strings.Join(dirs, "/, "))
+			}
 		default:
 			writeChanged(&b, ch)
 		}

@@ -96,7 +96,7 @@ var geminiListDirectoryDef = &toolDef{
 	desc: "List the files and folders directly inside a folder, folders first (marked [DIR]). What .gitignore ignores is left out unless respect_git_ignore is false; .git and .vfsctl are never listed.",
 	args: objectDef{fields: []argDef{
 		{name: "path", typ: tString, required: true, path: true, aliases: []string{"dir_path"}, desc: "The folder to list, absolute (inside the workspace) or relative to the workspace root."},
-		{name: "ignore", typ: tArray, elem: tString, maxItems: 100, desc: "Glob patterns of names to leave out, e.g. [\"*.log\"]."},
+		{name: "ignore", typ: tArray, elem: tString, maxItems: 100, desc: "Glob patterns of names to leave out, e.g. [\"*.log\", \"*.{tmp,bak}\"]."},
 		{name: "respect_git_ignore", typ: tBoolean, def: true, desc: "Leave out what .gitignore ignores."},
 	}},
 	shape: `{"path": "src"}`,
@@ -107,10 +107,10 @@ var geminiListDirectoryDef = &toolDef{
 
 var geminiGlobDef = &toolDef{
 	name: GeminiGlob,
-	desc: "Find files whose path matches a glob pattern such as src/**/*.ts or *.md (** crosses folders), newest first. " +
+	desc: "Find files whose path matches a glob pattern such as src/**/*.ts or *.{md,txt} (** crosses folders, {a,b} is either), newest first. " +
 		"What .gitignore ignores is left out unless respect_git_ignore is false. At most 1000 paths.",
 	args: objectDef{fields: []argDef{
-		{name: "pattern", typ: tString, required: true, min: 1, desc: "The glob, matched against paths relative to path, e.g. **/*.py."},
+		{name: "pattern", typ: tString, required: true, min: 1, desc: "The glob, matched against paths relative to path, e.g. **/*.py or src/**/*.{js,ts}."},
 		{name: "path", typ: tString, path: true, aliases: []string{"dir_path"}, defDoc: "the workspace root", desc: "The folder to search in."},
 		{name: "case_sensitive", typ: tBoolean, def: false, desc: "Match letter case exactly."},
 		{name: "respect_git_ignore", typ: tBoolean, def: true, desc: "Leave out what .gitignore ignores."},
@@ -128,7 +128,7 @@ var geminiSearchDef = &toolDef{
 	args: objectDef{fields: []argDef{
 		{name: "pattern", typ: tString, required: true, min: 1, desc: "The regular expression, e.g. func\\s+main."},
 		{name: "path", typ: tString, path: true, aliases: []string{"dir_path"}, defDoc: "the workspace root", desc: "The folder to search in."},
-		{name: "include", typ: tString, desc: "Only files whose name matches this glob, e.g. *.js."},
+		{name: "include", typ: tString, desc: "Only files whose name matches this glob, e.g. *.js or *.{ts,tsx}."},
 	}},
 	shape: `{"pattern": "TODO", "include": "*.ts"}`,
 	op:    journal.OpRead,
@@ -246,17 +246,19 @@ func (a *dispatcher) geminiListDirectory(c *txn.Call, _ string, in *input) (stri
 		return "", err
 	}
 	c.Looked(dir)
-	ignore := in.strs("ignore")
-	for _, g := range ignore {
-		if _, err := path.Match(g, ""); err != nil {
-			return "", errs.New(errs.InvalidInput, "", "list_directory.ignore %q is not a valid glob (%v). Send e.g. \"*.log\".", g, err)
+	var ignore []*glob
+	for _, p := range in.strs("ignore") {
+		g, err := globArg("list_directory.ignore", p, `"*.log", "*.{tmp,bak}"`)
+		if err != nil {
+			return "", err
 		}
+		ignore = append(ignore, g)
 	}
 	w := a.walker(!in.flag("respect_git_ignore"), 1)
 	var dirs, files []string
 	w.Walk(dir, func(q string, fi fs.FileInfo) bool {
 		name := path.Base(q)
-		if slices.ContainsFunc(ignore, func(g string) bool { ok, _ := path.Match(g, name); return ok }) {
+		if slices.ContainsFunc(ignore, func(g *glob) bool { return g.match(name) }) {
 			return true
 		}
 		if fi.IsDir() {
@@ -283,10 +285,11 @@ func (a *dispatcher) geminiGlob(c *txn.Call, _ string, in *input) (string, error
 	pattern := in.str("pattern")
 	fold := !in.flag("case_sensitive")
 	if fold {
-		pattern = strings.ToLower(pattern)
+		pattern = strings.ToLower(pattern) // matched against the lowered paths
 	}
-	if _, err := path.Match(strings.ReplaceAll(pattern, "**", "*"), ""); err != nil {
-		return "", errs.New(errs.InvalidInput, "", "glob.pattern %q is not a valid glob (%v). Send e.g. \"**/*.ts\".", in.str("pattern"), err)
+	g, err := globArg("glob.pattern", pattern, `"**/*.ts", "src/**/*.{js,ts}"`)
+	if err != nil {
+		return "", err
 	}
 	dir, err := a.folder(a.relative(in.str("path")))
 	if err != nil {
@@ -313,7 +316,7 @@ func (a *dispatcher) geminiGlob(c *txn.Call, _ string, in *input) (string, error
 		if fold {
 			rel = strings.ToLower(rel)
 		}
-		if !globPath(pattern, rel) {
+		if !g.match(rel) {
 			return true
 		}
 		if len(hits) >= maxGlobbed {
@@ -346,42 +349,10 @@ func (a *dispatcher) geminiGlob(c *txn.Call, _ string, in *input) (string, error
 	return strings.TrimRight(b.String(), "\n") + w.Skipped.Note(), nil
 }
 
-// globPath matches a slash-separated path against a glob whose ** stands for any
-// number of folders (none included); a pattern without a slash matches the name at any
-// depth, as Gemini's glob takes *.md to mean every Markdown file.
-func globPath(pattern, p string) bool {
-	if !strings.Contains(pattern, "/") && pattern != "**" {
-		ok, _ := path.Match(pattern, path.Base(p))
-		return ok
-	}
-	return matchParts(strings.Split(pattern, "/"), strings.Split(p, "/"))
-}
-
-func matchParts(pat, parts []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(parts); i++ {
-				if matchParts(pat[1:], parts[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(parts) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], parts[0]); !ok {
-			return false
-		}
-		pat, parts = pat[1:], parts[1:]
-	}
-	return len(parts) == 0
-}
-
 // geminiSearch is search_files with Gemini's argument names.
 func (a *dispatcher) geminiSearch(c *txn.Call, _ string, in *input) (string, error) {
 	args := &findArgs{path: a.relative(in.str("path")), pattern: in.str("pattern"), glob: in.str("include")}
-	re, err := searchPattern(args)
+	re, g, err := searchPattern(args)
 	if err != nil {
 		return "", inWords(err, strings.NewReplacer("search_files.glob", "search_file_content.include", "search_files", "search_file_content", ", or set literal: true", ""))
 	}
@@ -390,7 +361,7 @@ func (a *dispatcher) geminiSearch(c *txn.Call, _ string, in *input) (string, err
 		return "", err
 	}
 	c.Looked(dir)
-	s := &search{fs: a.eng.FS(), re: re, glob: args.glob, w: a.walker(false, maxSearchDepth)}
+	s := &search{fs: a.eng.FS(), re: re, glob: g, w: a.walker(false, maxSearchDepth)}
 	s.w.NoteDeep, s.w.Skipped.LargeOver = true, maxSearchBytes
 	s.w.Walk(dir, s.file)
 	if len(s.out) == 0 {

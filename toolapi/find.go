@@ -79,9 +79,11 @@ func findArgsOf(in *input) *findArgs {
 
 func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error) {
 	args := findArgsOf(in)
+	var g *glob
 	if args.pattern != "" {
-		if _, err := path.Match(args.pattern, ""); err != nil {
-			return "", errs.New(errs.InvalidInput, "", "list_files.pattern %q is not a valid glob (%v). Send e.g. \"*.go\" or \"src/*.ts\".", args.pattern, err)
+		var err error
+		if g, err = globArg("list_files.pattern", args.pattern, `"*.go", "src/**/*.{ts,tsx}"`); err != nil {
+			return "", err
 		}
 	}
 	dir, err := a.folder(args.path)
@@ -97,7 +99,7 @@ func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error)
 	var out []listed
 	more := 0
 	w.Walk(dir, func(p string, d fs.FileInfo) bool {
-		if args.pattern != "" && !globMatch(args.pattern, p) {
+		if g != nil && !g.match(p) {
 			return true
 		}
 		if len(out) >= maxListed {
@@ -226,7 +228,7 @@ func relTo(dir, p string) string {
 
 func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, error) {
 	args := findArgsOf(in)
-	re, err := searchPattern(args)
+	re, g, err := searchPattern(args)
 	if err != nil {
 		return "", err
 	}
@@ -235,7 +237,7 @@ func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, erro
 		return "", err
 	}
 	c.Looked(dir)
-	s := &search{fs: a.eng.FS(), re: re, step: stepsPerByte(re), glob: args.glob, w: a.walker(args.ignored, maxSearchDepth)}
+	s := &search{fs: a.eng.FS(), re: re, step: stepsPerByte(re), glob: g, w: a.walker(args.ignored, maxSearchDepth)}
 	s.w.NoteDeep, s.w.Skipped.LargeOver = true, maxSearchBytes
 	_, s.literal = re.LiteralPrefix()
 	s.w.Walk(dir, s.file)
@@ -257,25 +259,37 @@ func (a *dispatcher) searchFiles(c *txn.Call, _ string, in *input) (string, erro
 	return text + s.w.Skipped.Note(), nil
 }
 
-// searchPattern compiles search_files' pattern and checks its glob.
-func searchPattern(args *findArgs) (*regexp.Regexp, error) {
+// searchPattern compiles search_files' pattern and its glob (nil: every file).
+func searchPattern(args *findArgs) (*regexp.Regexp, *glob, error) {
 	expr := args.pattern
 	if args.literal {
 		expr = regexp.QuoteMeta(expr)
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, errs.New(errs.InvalidInput, "", "search_files.pattern is not a valid regular expression (RE2 syntax): %v. Escape special characters, or set literal: true.", err)
+		return nil, nil, errs.New(errs.InvalidInput, "", "search_files.pattern is not a valid regular expression (RE2 syntax): %v. Escape special characters, or set literal: true.", err)
 	}
 	if n := patternInsts(expr); n > maxPatternInsts {
-		return nil, errs.New(errs.TooLarge, "", "search_files.pattern compiles to %d instructions; at most %d are searched with (repetitions such as {1000} and nested groups multiply them). Send a simpler pattern, or a plain string with literal: true.", n, maxPatternInsts)
+		return nil, nil, errs.New(errs.TooLarge, "", "search_files.pattern compiles to %d instructions; at most %d are searched with (repetitions such as {1000} and nested groups multiply them). Send a simpler pattern, or a plain string with literal: true.", n, maxPatternInsts)
 	}
-	if args.glob != "" {
-		if _, err := path.Match(args.glob, ""); err != nil {
-			return nil, errs.New(errs.InvalidInput, "", "search_files.glob %q is not a valid glob (%v). Send e.g. \"*.go\".", args.glob, err)
-		}
+	if args.glob == "" {
+		return re, nil, nil
 	}
-	return re, nil
+	g, err := globArg("search_files.glob", args.glob, `"*.go", "*.{ts,tsx}"`)
+	if err != nil {
+		return nil, nil, err
+	}
+	return re, g, nil
+}
+
+// globArg compiles the glob a tool's argument holds, or refuses it as invalid_input,
+// saying what is wrong and what to send (examples: two globs, quoted).
+func globArg(arg, pattern, examples string) (*glob, error) {
+	g, err := parseGlob(pattern)
+	if err != nil {
+		return nil, errs.New(errs.InvalidInput, "", "%s %q is not a valid glob: %v. Send e.g. %s.", arg, pattern, err, examples)
+	}
+	return g, nil
 }
 
 // patternInsts is the size of expr's compiled program, as regexp compiles it.
@@ -304,8 +318,8 @@ func stepsPerByte(re *regexp.Regexp) int {
 type search struct {
 	fs          *vfs.FS
 	re          *regexp.Regexp
-	step        int // steps per byte searched
-	glob        string
+	step        int   // steps per byte searched
+	glob        *glob // nil: every file
 	w           *vfs.Walker
 	out         []string // the matches shown
 	more, files int      // the matches not shown; the files searched
@@ -317,7 +331,7 @@ type search struct {
 
 // file searches one entry of the walk, if it is a text file the glob takes.
 func (s *search) file(p string, d fs.FileInfo) bool {
-	if d.IsDir() || s.glob != "" && !globMatch(s.glob, p) {
+	if d.IsDir() || s.glob != nil && !s.glob.match(p) {
 		return true
 	}
 	data, why := s.fs.ReadRegular(p, d, maxSearchBytes)
@@ -353,17 +367,6 @@ func (s *search) file(p string, d fs.FileInfo) bool {
 		return true
 	})
 	return true
-}
-
-// globMatch matches a glob against a path's base name, or against the whole path when
-// the glob names folders.
-func globMatch(glob, p string) bool {
-	if strings.Contains(glob, "/") {
-		ok, _ := path.Match(strings.TrimPrefix(glob, "**/"), p)
-		return ok
-	}
-	ok, _ := path.Match(glob, path.Base(p))
-	return ok
 }
 
 func shown(dir string) string {

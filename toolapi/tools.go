@@ -149,7 +149,7 @@ var listFilesDef = &toolDef{
 		"Files that .gitignore ignores are left out unless includeIgnored is set; .git and .vfsctl are never listed. At most 1000 entries; the reply says how to narrow it.",
 	args: objectDef{fields: []argDef{
 		folderArg("Folder to list, relative to the workspace root."),
-		{name: "pattern", typ: tString, aliases: []string{"query", "regex"}, desc: "Glob on names, e.g. *.go; with a slash, on paths, e.g. src/*.ts."},
+		{name: "pattern", typ: tString, aliases: []string{"query", "regex"}, desc: "Glob on names, e.g. *.go or *.{ts,tsx}; with a slash, on paths from the workspace root, e.g. src/**/*.ts."},
 		{name: "depth", typ: tInteger, min: 1, def: defaultDepth, desc: "Folder levels to descend."},
 		includeIgnoredArg("list"),
 		{name: "sizes", typ: tBoolean, def: false, desc: "Show each file's size in bytes."},
@@ -170,7 +170,7 @@ var searchFilesDef = &toolDef{
 	args: objectDef{fields: []argDef{
 		{name: "pattern", typ: tString, required: true, min: 1, aliases: []string{"query", "regex"}, desc: "RE2 regular expression, or a plain string with literal."},
 		folderArg("Folder to search, relative to the workspace root."),
-		{name: "glob", typ: tString, aliases: []string{"include"}, desc: "Only files whose name matches, e.g. *.py."},
+		{name: "glob", typ: tString, aliases: []string{"include"}, desc: "Only files whose name matches, e.g. *.py or *.{ts,tsx}; with a slash, whose path does, e.g. src/**/*.go."},
 		{name: "literal", typ: tBoolean, def: false, desc: "Treat pattern as a plain string."},
 		includeIgnoredArg("search"),
 	}},

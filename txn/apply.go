@@ -97,6 +97,10 @@ type Change struct {
 	Warnings, Notes []string
 }
 
+// MadeFolders are the folders a committed create made for its file, shallowest
+// first (a file put back where its folder had gone).
+func (c *Change) MadeFolders() []string { return c.dirs }
+
 // priorHash is the hash of the content the change replaces, "" for a create. It does
 // not fill beforeHash: the commit computes that with its marks (hash).
 // ModeChange is the change of permission bits c makes to a file that stays (the

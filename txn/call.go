@@ -94,7 +94,15 @@ func (e *Engine) BeginRead(ctx context.Context, session, tool string, args json.
 // before it looks at it; a handler that changes the workspace other than through
 // Apply or Undo takes it first (Hold). The call holds it from then until Finish.
 func (e *Engine) BeginWrite(ctx context.Context, session, tool string, args json.RawMessage) (*Call, error) {
-	return e.BeginRead(ctx, session, tool, args)
+	if strings.IndexByte(session, 0) >= 0 || strings.IndexByte(tool, 0) >= 0 {
+		return nil, errs.New(errs.InvalidInput, "", "session and tool names must not contain NUL bytes.")
+	}
+	// Hold's Acquire looks at the journal's place (moved or replaced while the hold
+	// lingered?); taking it here too would look twice a call.
+	if err := e.j.Recovered(); err != nil {
+		return nil, err
+	}
+	return e.newCall(ctx, session, tool, args), nil
 }
 
 // Hold takes the journal for a call begun by BeginRead or BeginWrite, until Finish;

@@ -67,12 +67,25 @@ func (e *Engine) placeEntries(r *journal.Record, forward bool) (steps []entrySte
 		files[f.Path] = true
 	}
 	steps = make([]entryStep, 0, len(r.Entries))
-	for _, en := range r.Entries {
+	for i, en := range r.Entries {
 		if !forward {
 			en = en.Reversed()
 		}
 		st := entryStep{en: en, forward: forward, place: entryUntrusted}
 		if e.entryWritable(en.Path) {
+			if forward && en.After == vfs.KindDir && en.Before != vfs.KindDir && en.AfterMode == 0 {
+				// A folder call's pending record does not know the bits of the folders
+				// it makes (MakeFolders learns them once made, for the committed
+				// record): one found there has the bits it was made with, one made
+				// again gets those of a folder made under the usual umask. Zero is
+				// never given to it.
+				st.en.AfterMode = 0o755
+				if kind, _, bits, err := e.fs.EntryAt(en.Path); err == nil && kind == vfs.KindDir {
+					st.en.AfterMode = bits
+				}
+				r.Entries[i].AfterMode = st.en.AfterMode
+			}
+			en = st.en
 			st.place, st.kind, st.bits = e.entryPlaceOf(en, files[en.Path])
 		}
 		steps = append(steps, st)

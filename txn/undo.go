@@ -300,6 +300,26 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	defer unlock()
 	net := netEntries([]*journal.Record{rec})
 	steps := e.withParents(e.leaveStanding(net))
+	if len(files) == 0 && len(net) > 0 && len(steps) == 0 {
+		// Every folder to make stands already (leaveStanding leaves it as it is, with
+		// its own bits): an undo of nothing is not recorded as a change.
+		var names, other []string
+		for _, en := range net {
+			names = append(names, en.Path+"/")
+			if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && en.AfterMode != 0 && !vfs.SameBits(bits, en.AfterMode) {
+				other = append(other, fmt.Sprintf("%s/ has mode %04o, where call %d found %04o (chmod %o %s gives it those)", en.Path, bits&0o7777, target, en.AfterMode&0o7777, en.AfterMode&0o7777, en.Path))
+			}
+		}
+		stand := "stand"
+		if len(names) == 1 {
+			stand = "stands"
+		}
+		msg := fmt.Sprintf("Nothing to %s: %s %s again already, and a folder that stands is left as it is.", verb(o), strings.Join(names, ", "), stand)
+		if len(other) > 0 {
+			msg += " " + strings.Join(other, "; ") + "."
+		}
+		return nil, errs.New(errs.NoChange, net[0].Path, "%s", msg)
+	}
 	var gone []string // the files the undo removes: a file put back under one reads as absent
 	var made []string // the folders the reverted creates made: a file put back at one reads as absent
 	for _, f := range files {

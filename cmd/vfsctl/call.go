@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -96,52 +97,54 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	// A signal ends the call that runs (its command's group is killed and its end
-	// recorded), which replies; then vfsctl exits. Lines are read on their own so
-	// that a signal while none runs ends it at once.
+	// Lines are read and answered on a goroutine of their own, each answered before
+	// the next is read: a read of stdin left waiting while a call runs holds a
+	// processor in a system call, which the runtime takes back each time, waking
+	// threads. Run waits for the end of the input or a signal, so that a signal while
+	// no call runs ends vfsctl at once; one during a call ends that call (its
+	// command's group is killed and its end recorded), which replies first.
 	c.intr = watchInterrupts("vfsctl call")
 	defer c.intr.stop()
-	type read struct {
-		line    []byte
-		tooLong bool
-		err     error
-	}
-	lines := make(chan read, 1)
+	var answering sync.Mutex // held while a line is answered
+	done := make(chan int, 1)
 	go func() {
+		code := exitOK
 		for {
 			line, tooLong, err := readLine(in, maxLine)
-			lines <- read{line, tooLong, err}
+			answering.Lock()
+			if c.intr.ctx.Err() != nil {
+				answering.Unlock()
+				return // the signal came while the line was read: Run ends
+			}
+			if len(bytes.TrimSpace(line)) > 0 || tooLong {
+				res := c.answer(eng, session, line, tooLong)
+				if !res.OK {
+					code = exitRefused
+				}
+				enc.Encode(res)
+				out.Flush()
+			}
+			answering.Unlock()
 			if err != nil {
+				if err != io.EOF {
+					fmt.Fprintf(stderr, "vfsctl call: reading stdin: %v\n", err)
+					code = exitUsage
+				}
+				done <- code
 				return
 			}
 		}
 	}()
-	code := exitOK
-	for {
-		var r read
-		select {
-		case r = <-lines:
-		case <-c.intr.ctx.Done():
-			return c.intr.status()
-		}
-		if len(bytes.TrimSpace(r.line)) > 0 || r.tooLong {
-			res := c.answer(eng, session, r.line, r.tooLong)
-			if !res.OK {
-				code = exitRefused
-			}
-			enc.Encode(res)
-			out.Flush()
-		}
+	select {
+	case code := <-done:
 		if c.intr.ctx.Err() != nil {
 			return c.intr.status()
 		}
-		if r.err != nil {
-			if r.err != io.EOF {
-				fmt.Fprintf(stderr, "vfsctl call: reading stdin: %v\n", r.err)
-				return exitUsage
-			}
-			return code
-		}
+		return code
+	case <-c.intr.ctx.Done():
+		// The running call, if any, ends and replies; no line is answered after.
+		answering.Lock()
+		return c.intr.status()
 	}
 }
 

@@ -25,6 +25,9 @@ type pyLine struct {
 	col, alt   int    // its indentation, tabs to 8 columns and tabs as 1
 	kw         string // its first word, "@" for a decorator; "async" is skipped
 	opensBlock bool   // it ends in ':'
+	colon      bool   // it holds a ':' outside brackets (a walrus's is not one)
+	end        int    // just past its last token: where a missing ':' goes
+	header     bool   // it begins as a compound statement does (def, if, match x, ...)
 }
 
 // pyLogicalLines splits src into logical lines as CPython's tokenizer does.
@@ -83,6 +86,10 @@ func pyLogicalLines(src []byte) []pyLine {
 			}
 			l.kw, _ = pyWord(src, j)
 		}
+		l.header = compound[l.kw]
+		if w, j := pyWord(src, i); w == "match" || w == "case" {
+			l.header = softHeader(src[j:])
+		}
 		// The tokens to the end of the logical line: the newline outside brackets that
 		// no backslash escapes.
 		depth, last := 0, byte(0)
@@ -108,15 +115,17 @@ func pyLogicalLines(src []byte) []pyLine {
 				continue
 			case c == '"' || c == '\'':
 				i, _ = skipPyString(src, i)
-				last = c
+				last, l.end = c, i
 				continue
+			case c == ':' && depth == 0 && (i+1 >= len(src) || src[i+1] != '='):
+				l.colon = true
 			case c == '(' || c == '[' || c == '{':
 				depth++
 			case c == ')' || c == ']' || c == '}':
 				depth = max(depth-1, 0)
 			}
 			if c != ' ' && c != '\t' && c != '\f' && c != '\r' {
-				last = c
+				last, l.end = c, i+1
 			}
 			i++
 		}
@@ -139,6 +148,36 @@ func pyWord(src []byte, i int) (string, int) {
 	return string(src[i:j]), j
 }
 
+// compound holds the keywords that begin a compound statement, whose first line ends
+// in ':' (match and case are names too, and are told apart by softHeader).
+var compound = map[string]bool{
+	"def": true, "class": true, "if": true, "elif": true, "else": true, "for": true,
+	"while": true, "with": true, "try": true, "except": true, "finally": true,
+}
+
+// softHeader reports whether rest, what follows a leading "match" or "case", goes on
+// as a match statement or a case clause would, not as a statement using a name
+// match or case (match = 1, match.group(), case += 1).
+func softHeader(rest []byte) bool {
+	t := bytes.TrimLeft(rest, " \t")
+	if len(t) == len(rest) || len(t) == 0 {
+		return false // match(x) is a call; a header puts a space after its keyword
+	}
+	if bytes.IndexByte([]byte("=.,;:)]}\r\n#"), t[0]) >= 0 {
+		return false
+	}
+	return !(len(t) > 1 && t[1] == '=' && bytes.IndexByte([]byte("+-*/%&|^<>!@"), t[0]) >= 0)
+}
+
+// missingColon is the message for a compound statement's first line without its ':'.
+func missingColon(l pyLine) string {
+	a := "a"
+	if strings.ContainsRune("aeiou", rune(l.kw[0])) {
+		a = "an"
+	}
+	return fmt.Sprintf("expected ':' at the end of this line, which begins %s %s block: add the ':' here, where the line ends", a, l.kw)
+}
+
 // follows lists the statements (by first word) each clause may follow in its block;
 // "tryelse" is the else of a try.
 var follows = map[string][]string{
@@ -152,9 +191,12 @@ var follows = map[string][]string{
 // structure, at most the first error (the rest follow from it).
 func pyIndentErrors(src []byte) []synErr {
 	lines := pyLogicalLines(src)
-	flag := func(l pyLine, format string, args ...any) []synErr {
-		line, col := lineCol(src, l.off)
+	flagAt := func(off int, format string, args ...any) []synErr {
+		line, col := lineCol(src, off)
 		return []synErr{{line: line, col: col, msg: fmt.Sprintf(format, args...)}}
+	}
+	flag := func(l pyLine, format string, args ...any) []synErr {
+		return flagAt(l.off, format, args...)
 	}
 	levels := func(stack []pyLine) string {
 		var cols []string
@@ -178,6 +220,12 @@ func pyIndentErrors(src []byte) []synErr {
 			if l.alt <= top.alt {
 				return flag(l, "inconsistent use of tabs and spaces in indentation (TabError): indent with spaces only, as the lines around do")
 			}
+			if prev != nil && prev.header && !prev.colon {
+				// The line before begins a block but lacks its ':' (a soft keyword's
+				// header; a hard one's was flagged on its own line). Dedenting this
+				// line would parse, and take the body out of its block.
+				return flagAt(prev.end, "%s", missingColon(*prev))
+			}
 			if prev == nil || !prev.opensBlock {
 				return flag(l, "unexpected indent: the line before opens no block; indent this line as the one before it (%d columns)", top.col)
 			}
@@ -187,6 +235,7 @@ func pyIndentErrors(src []byte) []synErr {
 			indent = true
 		case l.col < top.col:
 			dedent = true
+			open := levels(stack) // before the blocks this line closes are popped
 			for len(stack) > 1 && l.col < stack[len(stack)-1].col {
 				if last[len(last)-1] == "try" {
 					return flag(l, "expected 'except' or 'finally' block: the try at this level has none")
@@ -194,7 +243,7 @@ func pyIndentErrors(src []byte) []synErr {
 				stack, heads, last = stack[:len(stack)-1], heads[:len(heads)-1], last[:len(last)-1]
 			}
 			if top = stack[len(stack)-1]; l.col != top.col {
-				return flag(l, "unindent does not match any outer indentation level: %d columns, where the open blocks are indented %s", l.col, levels(stack))
+				return flag(l, "unindent does not match any outer indentation level: %d columns, where the open blocks are indented %s; indent this line as one of them", l.col, open)
 			}
 			fallthrough
 		default:
@@ -226,6 +275,9 @@ func pyIndentErrors(src []byte) []synErr {
 			}
 		} else if last[d] == "try" {
 			return flag(l, "expected 'except' or 'finally' block: the try at this level has none")
+		}
+		if compound[l.kw] && !l.colon {
+			return flagAt(l.end, "%s", missingColon(l))
 		}
 		last[d] = kind
 		prev = &lines[k]

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,6 +85,109 @@ func TestPythonIndentation(t *testing.T) {
 			t.Errorf("%s: refused, though CPython takes it: line %d: %s", c.name, e.Line, e.Message)
 		case c.cpython != "" && e == nil:
 			t.Errorf("%s: written, though CPython says %q", c.name, c.cpython)
+		}
+	}
+}
+
+// A compound statement's first line that lost its ':' in files of Python's standard
+// library: the guard names that line and the missing ':', where CPython says
+// "expected ':'", not the indented line below it (whose advice, to dedent the body,
+// would give code that parses and means something else). The line edited is the
+// expectation; where there is a python3, CPython must agree.
+func TestPythonMissingColonNamedOnItsLine(t *testing.T) {
+	lib := pythonLib()
+	if lib == "" {
+		t.Skip("no Python standard library here")
+	}
+	var py *cpython
+	if _, err := exec.LookPath("python3"); err == nil {
+		py, _ = startCPython(t)
+	}
+	// Files with every kind of header between them: async ones in asyncio, match and
+	// case in traceback and dataclasses.
+	files := []string{"textwrap.py", "traceback.py", "dataclasses.py", "contextlib.py", "shutil.py", "asyncio/locks.py"}
+	keywords := []string{"def", "class", "if", "elif", "else", "for", "while", "with", "try", "except", "finally", "match", "case", "async"}
+	tried := map[string]int{}
+	for _, f := range files {
+		p := filepath.Join(lib, f)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Logf("%s: %v", f, err)
+			continue
+		}
+		if Syntax(p, nil, src) != nil {
+			t.Fatalf("%s: refused as it is", f)
+		}
+		lines := strings.SplitAfter(string(src), "\n")
+		perKeyword := map[string]int{}
+		for i, l := range lines {
+			code := strings.TrimRight(l, "\r\n")
+			word, _, _ := strings.Cut(strings.TrimLeft(code, " \t"), " ")
+			word = strings.TrimRight(word, ":(")
+			if !contains(keywords, word) || !strings.HasSuffix(code, ":") || perKeyword[word] >= 2 || inString(lines[:i]) {
+				continue
+			}
+			perKeyword[word]++
+			tried[word]++
+			lines[i] = strings.TrimSuffix(code, ":") + l[len(code):]
+			changed := []byte(strings.Join(lines, ""))
+			lines[i] = l
+			if py != nil {
+				if got := py.parse(t, changed); !strings.Contains(got, "expected ':'") || !strings.Contains(got, fmt.Sprintf("line %d)", i+1)) {
+					t.Errorf("%s:%d: CPython says %q", f, i+1, got)
+				}
+			}
+			e := Syntax(p, src, changed)
+			switch {
+			case e == nil:
+				t.Errorf("%s:%d: %q written", f, i+1, strings.TrimSpace(code))
+			case e.Line != i+1 || e.Column != len(code) || !strings.Contains(e.Message, "expected ':'"):
+				t.Errorf("%s:%d: %q refused at line %d, column %d (want %d, %d): %s", f, i+1, strings.TrimSpace(code), e.Line, e.Column, i+1, len(code), e.Message)
+			}
+		}
+	}
+	for _, kw := range keywords {
+		if tried[kw] == 0 && kw != "async" {
+			t.Errorf("no %q line was tried", kw)
+		}
+	}
+	t.Logf("headers tried: %v", tried)
+}
+
+// What the guard says of an indentation error names the line to fix and what to put
+// there; CPython's line is checked where there is a python3.
+func TestPythonIndentMessages(t *testing.T) {
+	cases := []struct {
+		name, old, new string
+		line           int
+		want           string // in the message
+	}{
+		{"unindent lists every open level", "def f():\n    if x:\n        return 1\n    return 2\n",
+			"def f():\n    if x:\n        return 1\n    return 2\n  x = 3\n", 5, "the open blocks are indented 0, 4;"},
+		{"a def without its colon", "def f():\n    return 1\n", "def f()\n    return 1\n", 1, "expected ':' at the end of this line, which begins a def block"},
+		{"a header over two lines", "def f(a,\n      b):\n    return 1\n", "def f(a,\n      b)\n    return 1\n", 2, "expected ':'"},
+		{"a walrus is no colon", "if (n := 3):\n    pass\n", "if n := 3\n    pass\n", 1, "begins an if block"},
+		{"a header with nothing indented below", "if x:\n    pass\ny = 1\n", "if x\ny = 1\n", 1, "expected ':'"},
+		{"match without its colon", "match x:\n    case 1:\n        pass\n", "match x\n    case 1:\n        pass\n", 1, "begins a match block"},
+		// The line before has its ':' or is no header: the indented line is the mistake.
+		{"after a one-line if", "if x: y = 1\nz = 2\n", "if x: y = 1\n    z = 2\n", 2, "unexpected indent: the line before opens no block"},
+		{"after a name match", "match = 1\nz = 2\n", "match = 1\n    z = 2\n", 2, "unexpected indent"},
+		{"after a call of match", "match(x)\nz = 2\n", "match(x)\n    z = 2\n", 2, "unexpected indent"},
+		{"after a decorator", "@dec\ndef f(): pass\n", "@dec\n    def f(): pass\n", 2, "unexpected indent"},
+	}
+	var py *cpython
+	if _, err := exec.LookPath("python3"); err == nil {
+		py, _ = startCPython(t)
+	}
+	for _, c := range cases {
+		if py != nil {
+			if got := py.parse(t, []byte(c.new)); !strings.Contains(got, fmt.Sprintf("line %d)", c.line)) {
+				t.Errorf("%s: CPython says %q (want line %d)", c.name, got, c.line)
+			}
+		}
+		e := Syntax(c.name+".py", []byte(c.old), []byte(c.new))
+		if e == nil || e.Line != c.line || !strings.Contains(e.Message, c.want) {
+			t.Errorf("%s: got %+v, want line %d saying %q", c.name, e, c.line, c.want)
 		}
 	}
 }

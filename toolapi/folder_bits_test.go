@@ -1,0 +1,123 @@
+package toolapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/toolapi"
+)
+
+// A folder call's committed record is written with the process's next journal
+// transaction; another process that opens the journal meanwhile (an operator's
+// vfsctl log) settles the call from its pending record, which did not know the
+// folders' bits yet. The folders keep the bits they were made with.
+func TestFoldersKeepTheirBitsWhenAnotherProcessSettlesThem(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits on folders")
+	}
+	root := t.TempDir()
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if res := eng.Call(ctx, "agent", "create_directory", json.RawMessage(`{"path": "src/pkg"}`)); !res.OK {
+		t.Fatal(res.Text)
+	}
+	want := map[string]os.FileMode{}
+	for _, p := range []string{"src", "src/pkg"} {
+		fi, err := os.Stat(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[p] = fi.Mode().Perm()
+	}
+	var settled []toolapi.Settled
+	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Log(toolapi.Query{}); err != nil {
+		t.Fatal(err)
+	}
+	op.Close()
+	for p, bits := range want {
+		fi, err := os.Stat(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != bits {
+			t.Errorf("%s/ has mode %04o after another process read the log, was %04o", p, got, bits)
+		}
+	}
+	if len(settled) > 0 {
+		t.Errorf("the operator's open said it settled calls of a live process: %+v", settled)
+	}
+	if res := eng.Call(ctx, "agent", "create_file", json.RawMessage(`{"path": "src/pkg/main.go", "content": "package main\n"}`)); !res.OK {
+		t.Errorf("the agent's next call: %s", res.Text)
+	}
+}
+
+// Undoing, out of order, a move out of a folder and then the folder's deletion: the
+// first undo makes the folder again for the file it puts back, under the umask, and
+// says so; the second finds the folder standing and is refused as no_change, naming
+// the bits it has and those the deletion found, never recorded as a change of
+// nothing.
+func TestUndoOfAFolderDeletionWhoseFolderStands(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits on folders")
+	}
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(root, "d"), 0o750)
+	if err := os.WriteFile(filepath.Join(root, "d", "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	for _, call := range []struct{ tool, args string }{
+		{"move_file", `{"source": "d/a.txt", "destination": "b.txt"}`},
+		{"delete_file", `{"path": "d"}`},
+	} {
+		if res := eng.Call(ctx, "s", call.tool, json.RawMessage(call.args)); !res.OK {
+			t.Fatalf("%s: %s", call.tool, res.Text)
+		}
+	}
+	res := eng.Undo(ctx, 1)
+	if !res.OK || !strings.Contains(res.Text, "d/ made again for it") {
+		t.Fatalf("undo 1 does not say it made d/: %s", res.Text)
+	}
+	fi, err := os.Stat(filepath.Join(root, "d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := fi.Mode().Perm()
+	res = eng.Undo(ctx, 2)
+	want := fmt.Sprintf("d/ has mode %04o, where call 2 found 0750", made)
+	if res.OK || res.Kind == nil || *res.Kind != "no_change" || !strings.Contains(res.Text, want) {
+		t.Errorf("undo 2, d/ standing: ok=%v, want no_change saying %q: %s", res.OK, want, res.Text)
+	}
+	var last *toolapi.Record
+	if recs, err := eng.Log(toolapi.Query{}); err == nil && len(recs) > 0 {
+		last = recs[0]
+	}
+	if last == nil || last.State == "committed" {
+		t.Errorf("the refused undo's record: %+v", last)
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "d", "a.txt")); err != nil || string(data) != "a\n" {
+		t.Errorf("d/a.txt after the undos: %q, %v", data, err)
+	}
+}
