@@ -21,7 +21,7 @@ import (
 // recovery leaves the records pending, and the next open settles them again.
 func (e *Engine) recover(j *journal.Journal) error {
 	for _, tmp := range j.TakeTemps() {
-		if dir := path.Dir(tmp); strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) && (dir == "." || e.writable(dir)) {
+		if dir := path.Dir(tmp); strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) && vfs.IsStaging(path.Base(tmp)) && (dir == "." || e.writable(dir)) {
 			e.fs.Afero().Remove(tmp) // staged by a process that died before renaming it
 		}
 	}
@@ -692,7 +692,7 @@ func (e *Engine) cleanTemp(dir string) {
 	names, _ := h.Readdirnames(-1)
 	h.Close()
 	for _, n := range names {
-		if bytes.HasPrefix([]byte(n), []byte(vfs.TempPrefix)) {
+		if strings.HasPrefix(n, vfs.TempPrefix) && vfs.IsStaging(n) { // not someone's .vfsctl-tmp-notes
 			afs.Remove(path.Join(dir, n))
 		}
 	}
