@@ -239,6 +239,12 @@ func crashLoop(t *testing.T, rounds int) {
 		if tmp, _ := filepath.Glob(filepath.Join(dir, vfs.TempPrefix+"*")); len(tmp) > 0 {
 			t.Fatalf("round %d: temp files left: %v", round, tmp)
 		}
+		// Closed, so that nothing holds the workspace open: Windows removes no folder
+		// that holds an open file.
+		if err := e.Close(); err != nil {
+			t.Fatalf("round %d: close: %v", round, err)
+		}
+		e.fs.Close()
 	}
 	forward := 0
 	for _, how := range settled {
