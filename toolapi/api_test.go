@@ -242,7 +242,7 @@ func TestAliasesAndShapes(t *testing.T) {
 		}
 	}
 	a, dir := newAPI(t, map[string]string{"f.txt": "one\n"})
-	if r := call(a, "edit_file", `{"path": "`+filepath.Join(dir, "f.txt")+`", "edits": [{"oldText": "one", "newText": "1"}]}`); !r.OK {
+	if r := call(a, "edit_file", editCall(filepath.Join(dir, "f.txt"), "one", "1")); !r.OK {
 		t.Errorf("absolute path inside the root: %s", r.Text)
 	}
 }
