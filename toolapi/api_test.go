@@ -30,6 +30,7 @@ func newAPI(t *testing.T, files map[string]string) (*dispatcher, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { eng.Close() }) // before fs: Windows removes no file held open
 	return newDispatcher(eng), dir
 }
 
