@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"regexp"
@@ -142,6 +143,8 @@ type lineOp struct {
 	op       string
 	from, to anchor
 	lines    []string
+	breaks   int  // entries of lines whose own line break was dropped
+	anchors  bool // pasted anchors were stripped from lines
 }
 
 // parseLineEdits checks each edit's shape and parses its anchors.
@@ -166,27 +169,120 @@ func parseLineEdits(edits []lineEdit) ([]lineOp, error) {
 				return nil, errs.New(errs.InvalidInput, "", "%s.end %s is before its start %s: send the first line as start and the last as end.", where, to.text, from.text)
 			}
 		}
-		lines := splitSent(e.lines)
 		switch {
 		case e.op == opDelete && e.sentLines:
 			return nil, errs.New(errs.InvalidInput, "", "%s is delete, which takes no lines: leave out lines, or use replace to put lines in their place.", where)
 		case e.op != opDelete && !e.sentLines:
 			return nil, errs.New(errs.InvalidInput, "", "%s is %s and needs lines: the new lines as an array of strings, e.g. [\"x := 1\"]. To remove lines, use delete.", where, e.op)
 		}
-		ops[i] = lineOp{op: e.op, from: from, to: to, lines: lines}
+		lines, breaks, anchors, err := sentLines(where+".lines", e.lines)
+		if err != nil {
+			return nil, err
+		}
+		ops[i] = lineOp{op: e.op, from: from, to: to, lines: lines, breaks: breaks, anchors: anchors}
 	}
 	return ops, nil
 }
 
-// splitSent splits lines that hold line breaks (a model that sent a block as one
-// string) into lines, CRLF and a lone CR counting as breaks.
-func splitSent(lines []string) []string {
-	var out []string
-	for _, l := range lines {
+// sentLines turns an edit's lines as sent into the lines to write. Models send lines
+// as readlines() gives them, with their break, and copy read_file's anchors with them;
+// neither is text they meant:
+//   - one line break (LF, CRLF or CR) that ends an entry is the entry's own end and is
+//     dropped: "x\n" is the line x, "\n" alone one empty line. A break inside an entry
+//     splits it (a block sent as one string);
+//   - anchors "N:hh|" before the lines are stripped when every line carries one, the
+//     numbers count up by one and each hash is that of the text behind it, as edit_file
+//     strips a pasted read_file gutter. The hash keeps a line that really begins with
+//     such text as written. Where only some lines carry a fitting anchor, the others
+//     none or one that does not fit, which text is meant cannot be told: refused.
+//
+// breaks counts the entries whose ending was dropped; anchors says whether anchors
+// were stripped.
+func sentLines(where string, sent []string) (lines []string, breaks int, anchors bool, err error) {
+	var entry []int // the entry of lines each line came from
+	for i, l := range sent {
+		if t := cutBreak(l); t != l {
+			l, breaks = t, breaks+1
+		}
 		l = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(l)
-		out = append(out, strings.Split(l, "\n")...)
+		for _, x := range strings.Split(l, "\n") {
+			lines = append(lines, x)
+			entry = append(entry, i)
+		}
 	}
-	return out
+	fits := -1 // a line whose anchor fits its text
+	for k, l := range lines {
+		if _, _, shaped, fit := pastedAnchor(l); shaped && fit {
+			fits = k
+			break
+		}
+	}
+	if fits < 0 {
+		return lines, breaks, false, nil
+	}
+	refuse := func(why string, a ...any) error {
+		var plain []string
+		for _, l := range lines {
+			_, rest, shaped, _ := pastedAnchor(l)
+			if !shaped {
+				rest = l
+			}
+			plain = append(plain, rest)
+		}
+		send := "the lines without the N:hh| before them"
+		var j bytes.Buffer
+		enc := json.NewEncoder(&j)
+		enc.SetEscapeHTML(false) // code has < and &; show them as they are
+		if enc.Encode(plain) == nil && j.Len() <= 300 {
+			send = strings.TrimSpace(j.String())
+		}
+		return errs.New(errs.InvalidInput, "", "%s. Lines pasted from read_file lose their anchors only when every line has one, numbered one after another, each the anchor of the text after it; here which text is meant cannot be told. Send the lines as text alone, without anchors: %s.",
+			fmt.Sprintf(why, a...), send)
+	}
+	name := func(k int) string { return fmt.Sprintf("%s[%d]", where, entry[k]) }
+	out := make([]string, len(lines))
+	prev := 0
+	for k, l := range lines {
+		n, rest, shaped, fit := pastedAnchor(l)
+		switch {
+		case !shaped:
+			return nil, 0, false, refuse("%s %s has no anchor, while %s has one", name(k), quoteShort(l), name(fits))
+		case !fit:
+			m := l[:strings.IndexByte(l, '|')]
+			return nil, 0, false, refuse("%s %s begins with %s, which is not the anchor of the text after it (that would be %s), while %s carries the anchor of its text",
+				name(k), quoteShort(l), m, anchorOf(n, []byte(rest)), name(fits))
+		case k > 0 && n != prev+1:
+			return nil, 0, false, refuse("%s is numbered %d after %d: pasted anchors count up by one", name(k), n, prev)
+		}
+		prev, out[k] = n, rest
+	}
+	return out, breaks, true, nil
+}
+
+// cutBreak drops the one line break (CRLF, LF or CR) that ends s.
+func cutBreak(s string) string {
+	if t, ok := strings.CutSuffix(s, "\r\n"); ok {
+		return t
+	}
+	if n := len(s); n > 0 && (s[n-1] == '\n' || s[n-1] == '\r') {
+		return s[:n-1]
+	}
+	return s
+}
+
+// pastedAnchorRe is an anchor as read_file shows it before a line: "12:a3|".
+var pastedAnchorRe = regexp.MustCompile(`^([0-9]{1,9}):([0-9a-f]{2})\|`)
+
+// pastedAnchor reads the anchor s begins with: its number, the text after it, whether
+// s has that shape, and whether the hash is the text's.
+func pastedAnchor(s string) (n int, rest string, shaped, fit bool) {
+	m := pastedAnchorRe.FindStringSubmatch(s)
+	if m == nil {
+		return 0, "", false, false
+	}
+	n, _ = strconv.Atoi(m[1])
+	rest = s[len(m[0]):]
+	return n, rest, true, lineHash([]byte(rest)) == m[2]
 }
 
 // overlapping refuses edits that touch the same line, or insert at the same place:
@@ -698,6 +794,11 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 			return out
 		})
 		touched = t
+		if res != nil {
+			for i, o := range ops {
+				res.Edits[i].Gutter = o.anchors // kept in the journal as edit_file's pasted gutter is
+			}
+		}
 		return res, err
 	}}
 	chs, err := a.eng.Apply(c, []txn.Spec{spec}, false)
@@ -714,6 +815,23 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 	}
 	if len(translated) > 0 {
 		fmt.Fprintf(&b, "Written as the file spells them: %s.\n", strings.Join(translated, "; "))
+	}
+	breaks, stripped := 0, []string(nil)
+	for i, o := range ops {
+		breaks += o.breaks
+		if o.anchors {
+			stripped = append(stripped, fmt.Sprintf("edits[%d]", i))
+		}
+	}
+	if breaks > 0 {
+		entries := "entries"
+		if breaks == 1 {
+			entries = "entry"
+		}
+		fmt.Fprintf(&b, "Dropped the line break that ended %d %s of lines: each entry is one line, and the file's line ending is written after it.\n", breaks, entries)
+	}
+	if len(stripped) > 0 {
+		fmt.Fprintf(&b, "Removed the anchors N:hh| pasted before the lines of %s: send lines as text alone.\n", strings.Join(stripped, ", "))
 	}
 	b.WriteString("The edited region now, with fresh anchors:\n")
 	b.WriteString(text)

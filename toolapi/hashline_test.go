@@ -198,6 +198,115 @@ func TestEditLinesFidelity(t *testing.T) {
 	}
 }
 
+// A line break that ends an entry of lines is the entry's own end, in LF, CRLF and CR
+// files alike: "x\n" is the line x, "\n" alone one empty line, and a break inside an
+// entry still splits it. Models send lines as readlines() gives them.
+func TestEditLinesTrailingBreaks(t *testing.T) {
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		e, dir := openHashline(t, map[string]string{"f.txt": "a" + eol + "b" + eol + "c" + eol})
+		hcall(t, e, "s", "read_file", `{"path": "f.txt"}`)
+		args, _ := json.Marshal(map[string]any{"path": "f.txt", "edits": []map[string]any{
+			{"op": "replace", "start": anchorFor(2, "b"), "lines": []string{"B1\n", "\n", "B2\r\n", "x\ny\r"}},
+			{"op": "insert_after", "start": anchorFor(3, "c"), "lines": []string{"\n"}},
+		}})
+		r := hcall(t, e, "s", "edit_lines", string(args))
+		want := strings.Join([]string{"a", "B1", "", "B2", "x", "y", "c", "", ""}, eol)
+		if got := readBack(t, dir, "f.txt"); !r.OK || got != want {
+			t.Errorf("%q file: %v %s\ngot %q, want %q", eol, r.OK, r.Text, got, want)
+		}
+		if !strings.Contains(r.Text, "Dropped the line break that ended 5 entries of lines") {
+			t.Errorf("%q file: the reply does not say the breaks were dropped: %s", eol, r.Text)
+		}
+	}
+}
+
+// Anchors pasted before the lines, as read_file showed them, are stripped when every
+// line carries one, numbered one after another, each the anchor of the text behind
+// it; mixed or unfitting anchors are refused, naming the entry; and a line that only
+// looks like an anchor (the hash does not fit) is text, written as sent.
+func TestEditLinesPastedAnchors(t *testing.T) {
+	content := "a\nb\nc\n"
+	paste := func(n int, s string) string { return anchorFor(n, s) + "|" + s }
+	notHash := func(n int, s string) string { // N:hh| that is not s's anchor
+		h := crc32.ChecksumIEEE([]byte(s))&0xff + 1
+		return fmt.Sprintf("%d:%02x|%s", n, h&0xff, s)
+	}
+	t.Run("stripped", func(t *testing.T) {
+		e, dir := openHashline(t, map[string]string{"f.txt": content})
+		hcall(t, e, "s", "read_file", `{"path": "f.txt"}`)
+		// A copy of lines 1-2 after line 3, and line 2 replaced by the attack's own paste
+		// ("2:f9|b" is line 2 as read), one with readlines()' break.
+		args, _ := json.Marshal(map[string]any{"path": "f.txt", "edits": []map[string]any{
+			{"op": "replace", "start": anchorFor(2, "b"), "lines": []string{paste(2, "b") + "\n", paste(3, "B2")}},
+			{"op": "insert_after", "start": anchorFor(3, "c"), "lines": []string{paste(1, "a"), paste(2, "b")}},
+		}})
+		r := hcall(t, e, "s", "edit_lines", string(args))
+		if got, want := readBack(t, dir, "f.txt"), "a\nb\nB2\nc\na\nb\n"; !r.OK || got != want {
+			t.Fatalf("%v %s\ngot %q, want %q", r.OK, r.Text, got, want)
+		}
+		if !strings.Contains(r.Text, "Removed the anchors N:hh| pasted before the lines of edits[0], edits[1]") {
+			t.Errorf("the reply does not say the anchors were removed: %s", r.Text)
+		}
+		// The journal keeps the rescue, as it keeps edit_file's pasted gutter.
+		rec, _, err := e.Show(uint64(*r.Txn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if eds := rec.Files[0].Edits; len(eds) != 2 || !eds[0].Gutter || !eds[1].Gutter {
+			t.Errorf("the record's edits %+v do not say a gutter was stripped", eds)
+		}
+	})
+	t.Run("text that looks like an anchor", func(t *testing.T) {
+		// A log whose lines really begin with "12:ab|": read with anchors, one line
+		// copied behind its own anchor keeps its text, and new lines shaped like
+		// anchors whose hashes do not fit are written as sent.
+		line := notHash(12, "x")
+		e, dir := openHashline(t, map[string]string{"log.txt": line + "\n"})
+		hcall(t, e, "s", "read_file", `{"path": "log.txt"}`)
+		args, _ := json.Marshal(map[string]any{"path": "log.txt", "edits": []map[string]any{
+			{"op": "insert_after", "start": anchorFor(1, line), "lines": []string{paste(1, line), notHash(13, "y"), notHash(14, "z")}},
+		}})
+		// With a pasted anchor beside them, which is which cannot be told: refused.
+		r := hcall(t, e, "s", "edit_lines", string(args))
+		if got := readBack(t, dir, "log.txt"); r.OK || kindOf(r) != "invalid_input" || got != line+"\n" {
+			t.Fatalf("%v %s: %s\n%q", r.OK, kindOf(r), r.Text, got)
+		}
+		var want string
+		args, _ = json.Marshal(map[string]any{"path": "log.txt", "edits": []map[string]any{
+			{"op": "insert_after", "start": anchorFor(1, line), "lines": []string{notHash(13, "y"), notHash(14, "z")}},
+		}})
+		r = hcall(t, e, "s", "edit_lines", string(args))
+		want = line + "\n" + notHash(13, "y") + "\n" + notHash(14, "z") + "\n"
+		if got := readBack(t, dir, "log.txt"); !r.OK || got != want || strings.Contains(r.Text, "Removed the anchors") {
+			t.Fatalf("%v %s\ngot %q, want %q", r.OK, r.Text, got, want)
+		}
+		args, _ = json.Marshal(map[string]any{"path": "log.txt", "edits": []map[string]any{
+			{"op": "insert_before", "start": anchorFor(1, line), "lines": []string{paste(1, line)}},
+		}})
+		r = hcall(t, e, "s", "edit_lines", string(args))
+		if got := readBack(t, dir, "log.txt"); !r.OK || got != line+"\n"+want {
+			t.Fatalf("%v %s\ngot %q, want %q", r.OK, r.Text, got, line+"\n"+want)
+		}
+	})
+	for _, c := range []struct{ name, lines, says string }{
+		{"the attack's paste, one line edited", `["2:f9|b", "3:6f|c2"]`, `edits[0].lines[1] "3:6f|c2" begins with 3:6f, which is not the anchor of the text after it`},
+		{"some lines without", `["` + paste(2, "b") + `", "new"]`, `edits[0].lines[1] "new" has no anchor, while edits[0].lines[0] has one`},
+		{"numbers that skip", `["` + paste(1, "a") + `", "` + paste(3, "c") + `"]`, `edits[0].lines[1] is numbered 3 after 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, dir := openHashline(t, map[string]string{"f.txt": content})
+			hcall(t, e, "s", "read_file", `{"path": "f.txt"}`)
+			r := hcall(t, e, "s", "edit_lines", `{"path": "f.txt", "edits": [{"op": "replace", "start": "`+anchorFor(2, "b")+`", "lines": `+c.lines+`}]}`)
+			if r.OK || kindOf(r) != "invalid_input" || !strings.Contains(r.Text, c.says) || !strings.Contains(r.Text, "Send the lines as text alone") {
+				t.Errorf("got %v %s: %s; want invalid_input saying %q", r.OK, kindOf(r), r.Text, c.says)
+			}
+			if got := readBack(t, dir, "f.txt"); got != content {
+				t.Errorf("a refused call changed the file: %q", got)
+			}
+		})
+	}
+}
+
 // The property: a session reads a random file with anchors; its own edits, another
 // session's and outside writes land; then one edit_lines call. The file must then be
 // what a reference gives: the edit applied to the version read and merged with the
@@ -364,7 +473,15 @@ func (p *lineProp) edits() []propEdit {
 		}
 		if e.op != "delete" {
 			for range 1 + p.rng.Intn(2) {
-				e.lines = append(e.lines, p.fresh())
+				l := p.fresh()
+				switch p.rng.Intn(8) {
+				case 0:
+					l = ""
+				case 1: // text that looks like an anchor, but its hash is not the text's
+					h := (crc32.ChecksumIEEE([]byte(l)) + 1 + uint32(p.rng.Intn(255))) & 0xff
+					l = fmt.Sprintf("%d:%02x|%s", 1+p.rng.Intn(30), h, l)
+				}
+				e.lines = append(e.lines, l)
 			}
 		}
 		out = append(out, e)
@@ -425,6 +542,25 @@ func (p *lineProp) expect(eds []propEdit) ([]propLine, bool) {
 	return out, true
 }
 
+// send is how a model may send the lines it means: as they are, each with a line
+// break after it (as readlines() gives them), or behind anchors as read_file shows
+// them, numbered from anywhere.
+func (p *lineProp) send(lines []string) []string {
+	out := append([]string(nil), lines...)
+	if p.rng.Intn(3) == 0 {
+		n := 1 + p.rng.Intn(40)
+		for i, l := range out {
+			out[i] = anchorFor(n+i, l) + "|" + l
+		}
+	}
+	if p.rng.Intn(3) == 0 {
+		for i := range out {
+			out[i] += []string{"", "\n", "\r\n", "\r"}[p.rng.Intn(4)]
+		}
+	}
+	return out
+}
+
 // run reads, changes, edits and checks; it reports whether the edit was applied.
 func (p *lineProp) run() bool {
 	t := p.t
@@ -442,7 +578,7 @@ func (p *lineProp) run() bool {
 			it["end"] = anchorFor(e.to+1, p.read[e.to].text)
 		}
 		if e.lines != nil {
-			it["lines"] = e.lines
+			it["lines"] = p.send(e.lines)
 		}
 		items = append(items, it)
 	}
