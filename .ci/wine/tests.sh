@@ -24,7 +24,7 @@ for pkg in $(go list ./...); do
   [ -n "$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}x{{end}}' "./$rel")" ] || continue
   bin="$scratch/$(echo "$rel" | tr / _).exe"
   CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c -tags wine -ldflags=-checklinkname=0 -o "$bin" "./$rel"
-  args=(-test.short -test.v -test.timeout 10m)
+  args=(-test.short -test.v -test.timeout 20m)
   out=$(excluded_of "$rel")
   [ -z "$out" ] || args+=(-test.skip "^($out)\$")
   start=$(date +%s)
@@ -33,7 +33,8 @@ for pkg in $(go list ./...); do
   count() { grep -c "^--- $1" "$scratch/out" || true; }
   echo "$rel: $(count PASS) passed, $(count SKIP) skipped, $(count FAIL) failed$([ -z "$out" ] || echo ", $(echo "$out" | tr '|' '\n' | wc -l) excluded"), $(($(date +%s) - start)) s"
   if [ "$rc" != 0 ] || grep -q '^--- FAIL' "$scratch/out"; then
-    grep -E '^(--- FAIL|panic:|    [a-z_]+\.go:[0-9]+:)|testing.go' "$scratch/out" | head -60
+    # The failures, and the tests a timeout caught running.
+    grep -E '^(--- FAIL|panic:|    [a-z_]+\.go:[0-9]+:|\s+Test[A-Za-z0-9_/]+ \([0-9])' "$scratch/out" | head -60  || true
     # A crash or a timeout (no --- FAIL line) is never retried.
     again=$(grep -oE '^--- FAIL: [A-Za-z0-9_]+' "$scratch/out" | awk '{print $3}' | paste -sd'|' -)
     if [ -n "$again" ] && ! grep -q '^panic:' "$scratch/out" &&
