@@ -34,7 +34,7 @@ for pkg in $(go list ./...); do
   echo "$rel: $(count PASS) passed, $(count SKIP) skipped, $(count FAIL) failed$([ -z "$out" ] || echo ", $(echo "$out" | tr '|' '\n' | wc -l) excluded"), $(($(date +%s) - start)) s"
   if [ "$rc" != 0 ] || grep -q '^--- FAIL' "$scratch/out"; then
     # The failures, and the tests a timeout caught running.
-    grep -E '^(--- FAIL|panic:|    [a-z_]+\.go:[0-9]+:|\s+Test[A-Za-z0-9_/]+ \([0-9])' "$scratch/out" | head -60  || true
+    grep -E '^(--- FAIL|panic:|    [a-z_]+\.go:[0-9]+:|\s+Test[A-Za-z0-9_/]+ \([0-9])' "$scratch/out" | head -60 || true
     # A crash or a timeout (no --- FAIL line) is never retried.
     again=$(grep -oE '^--- FAIL: [A-Za-z0-9_]+' "$scratch/out" | awk '{print $3}' | paste -sd'|' -)
     if [ -n "$again" ] && ! grep -q '^panic:' "$scratch/out" &&
