@@ -6,7 +6,8 @@
 # left out (-test.skip), each with its reason there. A test that fails is run once
 # more alone: one that passes then is printed as FLAKY under Wine and does not fail
 # the run; one that fails again does. Wine, MinGW and the prefix come from setup.sh.
-# Prints each package's counts and time, and the whole run's.
+# Prints each package's counts and time, and the whole run's. Arguments, if any, are
+# the packages to run (as go list takes them); the default is all.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . .ci/wine/setup.sh
@@ -19,7 +20,7 @@ excluded_of() {
 }
 failed=()
 begin=$(date +%s)
-for pkg in $(go list ./...); do
+for pkg in $(go list "${@:-./...}"); do
   rel=${pkg#github.com/vfsctl/vfsctl}; rel=${rel#/}; rel=${rel:-.}
   [ -n "$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}x{{end}}' "./$rel")" ] || continue
   bin="$scratch/$(echo "$rel" | tr / _).exe"
