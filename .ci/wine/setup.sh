@@ -14,7 +14,7 @@ need() {
 need wine wine64
 need x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64
 scratch=$(mktemp -d)
-trap 'WINEPREFIX="$scratch/prefix" wineserver -k 2>/dev/null; rm -rf "$scratch"' EXIT
+trap 'WINEPREFIX="$scratch/prefix" wineserver -k 2>/dev/null || true; rm -rf "$scratch"' EXIT
 export WINEPREFIX="$scratch/prefix" WINEDEBUG=-all
 wineboot -i >/dev/null 2>&1 || true
 x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
