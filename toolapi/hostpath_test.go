@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -47,6 +48,7 @@ func TestRepliesShowNoHostPath(t *testing.T) {
 // A symlink that points outside the workspace is refused without naming where it
 // points: a model that could plant links would otherwise map the host's folders.
 func TestSymlinkOutsideIsNotNamed(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	eng, ws := guardEngine(t, "", map[string]string{"keep.txt": "k\n"})
 	outside := filepath.Join(t.TempDir(), "secret-place", "s.txt")
 	testutil.WriteFile(t, outside, "s\n")
@@ -73,6 +75,7 @@ func TestSymlinkOutsideIsNotNamed(t *testing.T) {
 // An undo of a file that is a symlink now says so: it said "a folder in the path is a
 // symlink now" when no folder was.
 func TestUndoOfAFileSwappedForASymlink(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	eng, ws := guardEngine(t, "", map[string]string{"a.txt": "one\n"})
 	if r := call(t, eng, "edit_file", edit("a.txt", "one", "two")); !r.OK {
 		t.Fatal(r.Text)

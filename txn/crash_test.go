@@ -246,6 +246,12 @@ func crashLoop(t *testing.T, rounds int) {
 		if b, err := os.ReadFile(filepath.Join(dir, theirs)); err != nil || string(b) != "mine\n" {
 			t.Fatalf("round %d: %s, someone else's file, is %q (%v) after recovery", round, theirs, b, err)
 		}
+		// Closed, so that nothing holds the workspace open: Windows removes no folder
+		// that holds an open file.
+		if err := e.Close(); err != nil {
+			t.Fatalf("round %d: close: %v", round, err)
+		}
+		e.fs.Close()
 	}
 	forward := 0
 	for _, how := range settled {

@@ -171,8 +171,7 @@ func (r entriesRig) undoKilled(t *testing.T, n int) string {
 	cmd.Env = append(os.Environ(), "VFSCTL_CHILD=undokill", "VFSCTL_DIR="+r.dir, "VFSCTL_JOURNAL="+r.journal,
 		"VFSCTL_HOW="+r.how, "VFSCTL_SEQ="+strconv.FormatUint(r.target, 10), "VFSCTL_N="+strconv.Itoa(n), "VFSCTL_DURABILITY="+string(faultDurability))
 	out, err := cmd.Output()
-	var exit *exec.ExitError
-	killed := errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+	killed := killedSelf(err)
 	if n > 0 && !killed || n == 0 && err != nil {
 		t.Fatalf("the undo killed at change %d: %v, %s", n, err, out)
 	}
