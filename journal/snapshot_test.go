@@ -20,6 +20,8 @@ import (
 // Every entry a look can make is read back as it was put, in the binary form.
 func TestSnapshotEntriesReadBackAsPut(t *testing.T) {
 	kinds := append(snapKinds, "whiteout") // a kind the binary form has no index for
+	strs := &snapStrings{}
+	var put, decoded []SnapEntry
 	check := func(kind uint8, mode uint32, size int64, dev, ino uint64, mtime, ctime int64, large bool, rawHash [32]byte, textHash bool, target string) bool {
 		e := SnapEntry{Kind: kinds[int(kind)%len(kinds)], Mode: mode, Size: size & math.MaxInt64, Dev: dev, Ino: ino,
 			Mtime: mtime, Ctime: ctime, Large: large, Hash: Hash(rawHash[:]), Target: target}
@@ -35,10 +37,23 @@ func TestSnapshotEntriesReadBackAsPut(t *testing.T) {
 			t.Logf("put %+v\ngot %+v (%v)", e, got, err)
 			return false
 		}
+		// A look decodes into one buffer of strings shared by every entry: an entry
+		// decoded before still reads as put once the buffer has grown past it.
+		shared, err := strs.decode(v)
+		if err != nil || shared != e {
+			t.Logf("put %+v\ngot %+v through the shared strings (%v)", e, shared, err)
+			return false
+		}
+		put, decoded = append(put, e), append(decoded, shared)
 		return true
 	}
 	if err := quick.Check(check, &quick.Config{MaxCount: 2000}); err != nil {
 		t.Error(err)
+	}
+	for i := range put {
+		if put[i] != decoded[i] {
+			t.Fatalf("entry %d, decoded through the shared strings, now reads %+v; put %+v", i, decoded[i], put[i])
+		}
 	}
 }
 

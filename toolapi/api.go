@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -94,9 +96,51 @@ func (a *dispatcher) CallContext(ctx context.Context, session, tool string, args
 	var text string
 	defer func() { res = a.finish(c, tool, def, in, recover(), text, err) }()
 	if err = derr; err == nil {
+		a.fromRoot(def, in)
 		text, err = def.run(a, c, session, in)
 	}
 	return res
+}
+
+// fromRoot rewrites the absolute paths inside the root that a call's path arguments
+// name as paths from the root, so that replies and diff headers name files as the
+// journal does ("src/a.go", not "/repo/src/a.go", whose diff header `--- a//repo/...`
+// git reads as absolute). Anything else is left as sent, for resolution to judge.
+func (a *dispatcher) fromRoot(def *toolDef, in *input) {
+	for _, f := range def.args.fields {
+		if !f.path {
+			continue
+		}
+		switch v := in.m[f.name].(type) {
+		case string:
+			in.m[f.name] = a.relPath(v)
+		case []string:
+			for i := range v {
+				v[i] = a.relPath(v[i])
+			}
+		}
+	}
+	for _, f := range def.args.fields {
+		if l, ok := in.m[f.name].([]any); ok && f.items != nil && f.items.hasPaths() {
+			for i, x := range l {
+				if s, ok := x.(txn.Spec); ok { // apply_changes' changes
+					s.Path = a.relPath(s.Path)
+					l[i] = s
+				}
+			}
+		}
+	}
+}
+
+// relPath is p from the root when p is an absolute path inside it, else p.
+func (a *dispatcher) relPath(p string) string {
+	if !filepath.IsAbs(p) && !path.IsAbs(filepath.ToSlash(p)) {
+		return p
+	}
+	if q, err := a.eng.FS().Clean(p); err == nil && q != "." {
+		return q
+	}
+	return p
 }
 
 // decode decodes a call by the dispatcher's tools. It never panics: a fault in decoding is
@@ -539,7 +583,7 @@ func (a *dispatcher) apply(c *txn.Call, _ string, in *input) (string, error) {
 }
 
 func (a *dispatcher) undoEdit(c *txn.Call, session string, in *input) (string, error) {
-	path := in.str("path")
+	path, _ := trimFolder(in.str("path")) // a folder's change too: create_directory, delete_file, move_file
 	return a.undoLast(c, session, path, fmt.Sprintf("read_file %s and edit the lines back with edit_file", path))
 }
 

@@ -30,6 +30,7 @@ func newAPI(t *testing.T, files map[string]string) (*dispatcher, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { eng.Close() }) // before fs: Windows removes no file held open
 	return newDispatcher(eng), dir
 }
 
@@ -242,7 +243,7 @@ func TestAliasesAndShapes(t *testing.T) {
 		}
 	}
 	a, dir := newAPI(t, map[string]string{"f.txt": "one\n"})
-	if r := call(a, "edit_file", `{"path": "`+filepath.Join(dir, "f.txt")+`", "edits": [{"oldText": "one", "newText": "1"}]}`); !r.OK {
+	if r := call(a, "edit_file", editCall(filepath.Join(dir, "f.txt"), "one", "1")); !r.OK {
 		t.Errorf("absolute path inside the root: %s", r.Text)
 	}
 }

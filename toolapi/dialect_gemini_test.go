@@ -73,12 +73,13 @@ func TestGeminiWriteAndRead(t *testing.T) {
 		t.Fatalf("blind overwrite: %v %s", r.OK, r.Text)
 	}
 	abs := filepath.Join(dir, "a.txt")
-	r := e.Call(ctx, "g", "read_file", json.RawMessage(`{"absolute_path": "`+abs+`", "offset": 1, "limit": 1}`))
+	q, _ := json.Marshal(abs) // a Windows path's backslashes escaped
+	r := e.Call(ctx, "g", "read_file", json.RawMessage(`{"absolute_path": `+string(q)+`, "offset": 1, "limit": 1}`))
 	if !r.OK || r.Text != "     2\tone\n(line 2 of 3; read on with offset 2)\n" {
 		t.Fatalf("read from offset 1: %q", r.Text)
 	}
 	e.Call(ctx, "g", "read_file", json.RawMessage(`{"absolute_path": "a.txt"}`))
-	if r := e.Call(ctx, "g", "write_file", json.RawMessage(`{"file_path": "`+abs+`", "content": "x\n"}`)); !r.OK {
+	if r := e.Call(ctx, "g", "write_file", json.RawMessage(`{"file_path": `+string(q)+`, "content": "x\n"}`)); !r.OK {
 		t.Fatalf("write after read: %s", r.Text)
 	}
 	if r := e.Call(ctx, "g", "write_file", json.RawMessage(`{"file_path": "new/b.txt", "content": "b\n"}`)); !r.OK {

@@ -81,6 +81,12 @@ func (a *dispatcher) applyOps(c *txn.Call, tool string, in *input, ops []dialect
 }
 
 func (a *dispatcher) runOps(c *txn.Call, in *input, ops []dialect.FileOp, words *strings.Replacer) (string, error) {
+	for i := range ops {
+		ops[i].Path = a.relPath(ops[i].Path)
+		if ops[i].MoveTo != "" {
+			ops[i].MoveTo = a.relPath(ops[i].MoveTo)
+		}
+	}
 	for _, op := range ops {
 		in.paths = append(in.paths, op.Path)
 		if op.MoveTo != "" {

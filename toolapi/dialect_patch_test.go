@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -187,6 +188,7 @@ func TestApplyPatchIntoGitRefused(t *testing.T) {
 }
 
 func TestApplyPatchThroughSymlinkOutsideRefused(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	a, dir := patchAPI(t, map[string]string{"a.txt": "a\n"})
 	if err := os.Symlink("../outside.txt", filepath.Join(dir, "esc.txt")); err != nil {
 		t.Fatal(err)

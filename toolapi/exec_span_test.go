@@ -10,12 +10,14 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 // A command's span, from Engine.Exec as from run_command, carries what ran, how it
 // ended and how many files it changed, beside the session, turn and transaction.
 func TestCommandSpansCarryArgvExitAndFiles(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -21,6 +22,7 @@ import (
 // and journals what it changed in the turn of its context: the record names the
 // command, its folder and how it ended; undo takes its change back.
 func TestEngineExecRunsAndJournals(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
 	root := testutil.Workspace(t, map[string]string{"sub/f.txt": "one\ntwo\n"})
 	eng, err := toolapi.Open(root, toolapi.Options{})
 	if err != nil {
@@ -59,6 +61,7 @@ func TestEngineExecRunsAndJournals(t *testing.T) {
 // A context that ends kills the command's process group, and the record says so; a
 // folder outside the root is refused before anything runs or is journaled.
 func TestEngineExecCancelledAndRefused(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
 	root := testutil.Workspace(t, map[string]string{"a.txt": "a\n"})
 	eng, err := toolapi.Open(root, toolapi.Options{})
 	if err != nil {

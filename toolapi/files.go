@@ -114,11 +114,37 @@ const foundFullFolder = "a folder with entries"
 // isFolder reports whether r is a folder itself, not reached through a symlink.
 func isFolder(r *vfs.Resolved) bool { return r.Exists && !r.Link && r.Info.IsDir() }
 
+// trimFolder takes a path where a tool accepts a folder: "src/" is the folder src, as
+// the shell takes it. It returns p without its trailing slashes, and whether it had
+// one (then what stands there must be a folder).
+func trimFolder(p string) (string, bool) {
+	q := strings.TrimRight(p, "/")
+	if q == "" || q == p {
+		return p, false
+	}
+	return q, true
+}
+
+// shown is p as a reply names it: from the root and clean ("./nd4" is nd4), without
+// resolving symlinks; p as sent where it cannot be cleaned.
+func (a *dispatcher) shown(p string) string {
+	if q, err := a.eng.FS().Clean(p); err == nil {
+		return q
+	}
+	return p
+}
+
+// notAFolder is the refusal of p, sent with a trailing slash, where a file stands.
+func notAFolder(arg, p string) error {
+	return errs.New(errs.NotAFile, p, "%s%s/ ends with a slash, which names a folder, but %s is a file. To name the file, send %s without the slash.", arg, p, p, p).Stood(errs.FoundFile, "")
+}
+
 // moveFile moves a file as apply_patch's `*** Move to` does: the deletion of the
 // source and the create of the destination, one transaction, which renames the file
 // (txn.Spec.From).
 func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) {
-	src, dst := in.str("source"), in.str("destination")
+	src, srcDir := trimFolder(in.str("source"))
+	dst, dstDir := trimFolder(in.str("destination"))
 	fsys := a.eng.FS()
 	rs, err := fsys.Resolve(src)
 	if err != nil {
@@ -131,6 +157,11 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 	if err := fsys.CheckNewName(rd); err != nil {
 		return "", errs.Prefixed("destination: ", err)
 	}
+	src, dst = a.shown(src), a.shown(dst)
+	if srcDir && (rs.Exists || rs.Link) && !rs.Info.IsDir() {
+		c.Named(journal.OpDelete, src)
+		return "", notAFolder("source: ", src)
+	}
 	// The refused path is named first: replay rebuilds what stood there.
 	switch {
 	case rs.Path == rd.Path:
@@ -142,7 +173,9 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 		case rd.Link:
 			what = "a symlink"
 		case rd.Info.IsDir():
-			what, found = "a folder", errs.FoundDir
+			// mv would move the source into it; a move here never guesses that.
+			into := path.Join(dst, path.Base(rs.Path))
+			return "", errs.New(errs.FileExists, dst, "move_file: the destination %s is a folder that exists, and a move never goes into one by itself: the destination is the new path. To move %s into %s, send destination %s.", dst, src, dst, into).Stood(errs.FoundDir, "")
 		}
 		return "", errs.New(errs.FileExists, dst, "move_file: the destination %s already exists (%s), and a move never overwrites. Send another destination, or delete_file %s first.", dst, what, dst).Stood(found, "")
 	case !rs.Exists && !rs.Link:
@@ -153,6 +186,9 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 		return "", errs.New(errs.FileNotFound, src, "%s", msg)
 	case isFolder(rs):
 		return a.moveFolder(c, src, dst, rs, rd)
+	case dstDir:
+		c.Named(journal.OpCreate, dst)
+		return "", errs.New(errs.InvalidInput, dst, "destination: %s/ ends with a slash, which names a folder, but the source %s is a file, and a file's destination is its new path. Send the new path without the slash (e.g. %s, or %s to move it into that folder).", dst, src, dst, path.Join(dst, path.Base(rs.Path)))
 	}
 	specs := []txn.Spec{
 		{Path: src, Op: journal.OpDelete, Label: "source " + src},
@@ -196,7 +232,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 			switch {
 			case bad != "":
 				return
-			case a.eng.FS().Reserved(e.Name()) || strings.HasPrefix(e.Name(), vfs.TempPrefix):
+			case a.eng.FS().Reserved(e.Name()) || vfs.StagingPrefix(e.Name()) != "":
 				bad = p + " is reserved (or a write in progress), which the file tools do not touch"
 			case e.Mode()&fs.ModeSymlink != 0:
 				bad = p + " is a symlink, which move_file does not move"
@@ -230,7 +266,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 	}
 	// The source's folders go at the commit point, deepest first, journaled with
 	// their bits; one someone put a file in meanwhile stays, with that file.
-	_, kept, err := a.eng.ApplyRemovingFolders(c, specs, dirs)
+	_, kept, err := a.eng.ApplyRemovingFolders(c, specs, dirs, rd.Path)
 	if err != nil {
 		return "", err
 	}
@@ -244,14 +280,18 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 // deleteFile deletes a file as apply_patch's `*** Delete File` does, or removes an
 // empty folder.
 func (a *dispatcher) deleteFile(c *txn.Call, _ string, in *input) (string, error) {
-	p := in.str("path")
+	p, dir := trimFolder(in.str("path"))
 	fsys := a.eng.FS()
 	r, err := fsys.Resolve(p)
 	if err != nil {
 		return "", err
 	}
+	p = a.shown(p)
 	if isFolder(r) {
 		return a.removeFolder(c, p, r)
+	}
+	if dir && (r.Exists || r.Link) {
+		return "", notAFolder("", p)
 	}
 	if !r.Exists && !r.Link {
 		msg := fmt.Sprintf("%s does not exist, so there is nothing to delete.", p)
@@ -294,12 +334,13 @@ func (a *dispatcher) removeFolder(c *txn.Call, p string, r *vfs.Resolved) (strin
 }
 
 func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, error) {
-	p := in.str("path")
+	p, _ := trimFolder(in.str("path"))
 	fsys := a.eng.FS()
-	r, err := fsys.Resolve(strings.TrimSuffix(p, "/"))
+	r, err := fsys.Resolve(p)
 	if err != nil {
 		return "", err
 	}
+	p = a.shown(p)
 	c.Looked(r.Path)
 	if err := fsys.CheckNewName(r); err != nil {
 		return "", err

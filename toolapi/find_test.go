@@ -24,10 +24,17 @@ func TestListAndSearch(t *testing.T) {
 		"bin.dat":             "hello\x00binary",
 	}
 	a, dir := newAPI(t, files)
-	os.Symlink("../outside.txt", filepath.Join(dir, "esc.txt"))
+	wants := []string{"src/\n", "src/app.go", "src/util/strings.go", "docs/readme.md", "keep.log"}
+	// Where no symbolic link can be made (Windows without the privilege, Wine), the
+	// listing has none to show.
+	if os.Symlink("../outside.txt", filepath.Join(dir, "esc.txt")) == nil {
+		if _, err := os.Lstat(filepath.Join(dir, "esc.txt")); err == nil {
+			wants = append(wants, "esc.txt")
+		}
+	}
 
 	r := call(a, ListFiles, `{}`)
-	for _, want := range []string{"src/\n", "src/app.go", "src/util/strings.go", "docs/readme.md", "keep.log", "esc.txt"} {
+	for _, want := range wants {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("list lacks %q:\n%s", want, r.Text)
 		}

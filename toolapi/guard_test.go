@@ -22,6 +22,7 @@ func guardEngine(t *testing.T, mode toolapi.GuardMode, files map[string]string) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { eng.Close() }) // Windows removes no folder with an open file
 	return eng, ws
 }
 

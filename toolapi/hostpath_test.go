@@ -2,12 +2,14 @@ package toolapi_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -46,6 +48,7 @@ func TestRepliesShowNoHostPath(t *testing.T) {
 // A symlink that points outside the workspace is refused without naming where it
 // points: a model that could plant links would otherwise map the host's folders.
 func TestSymlinkOutsideIsNotNamed(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	eng, ws := guardEngine(t, "", map[string]string{"keep.txt": "k\n"})
 	outside := filepath.Join(t.TempDir(), "secret-place", "s.txt")
 	testutil.WriteFile(t, outside, "s\n")
@@ -72,6 +75,7 @@ func TestSymlinkOutsideIsNotNamed(t *testing.T) {
 // An undo of a file that is a symlink now says so: it said "a folder in the path is a
 // symlink now" when no folder was.
 func TestUndoOfAFileSwappedForASymlink(t *testing.T) {
+	winetest.NeedSymlinks(t)
 	eng, ws := guardEngine(t, "", map[string]string{"a.txt": "one\n"})
 	if r := call(t, eng, "edit_file", edit("a.txt", "one", "two")); !r.OK {
 		t.Fatal(r.Text)
@@ -88,5 +92,45 @@ func TestUndoOfAFileSwappedForASymlink(t *testing.T) {
 	}
 	if got := testutil.ReadFile(t, outside); got != "outside\n" {
 		t.Errorf("the file outside was written: %q", got)
+	}
+}
+
+// A path sent absolute, inside the workspace, is named from the root in every reply
+// and diff header, as the journal names it: `--- a//repo/h.txt` is a header git
+// reads as an absolute path, and the workspace's place on the host is no business of
+// the reply.
+func TestAbsolutePathsAreNamedFromTheRoot(t *testing.T) {
+	ws := testutil.Workspace(t, map[string]string{"d/h.txt": "0\n"})
+	eng, err := toolapi.Open(ws, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	abs := filepath.ToSlash(filepath.Join(ws, "d", "h.txt"))
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"edit_file", edit(abs, "0", "1")},
+		{"apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: " + abs + "\n@@\n-1\n+2\n*** End Patch"}},
+		{"apply_diff", map[string]any{"diff": "--- a/" + abs + "\n+++ b/" + abs + "\n@@ -1 +1 @@\n-2\n+3\n"}},
+		{"replace_in_file", map[string]any{"path": abs, "diff": "<<<<<<< SEARCH\n3\n=======\n4\n>>>>>>> REPLACE\n"}},
+		{"apply_changes", map[string]any{"changes": []any{edit(abs, "4", "5")}}},
+		{"str_replace_based_edit_tool", map[string]any{"command": "str_replace", "path": abs, "old_str": "5", "new_str": "6"}},
+	}
+	for i, c := range calls {
+		r := call(t, eng, c.tool, c.args)
+		if !r.OK {
+			t.Fatalf("%s: %s", c.tool, r.Text)
+		}
+		if strings.Contains(r.Text, ws) || strings.Contains(r.Text, "a//") {
+			t.Errorf("%s names the file by its host path: %s", c.tool, r.Text)
+		}
+		if !strings.Contains(r.Text, "--- a/d/h.txt\n+++ b/d/h.txt\n") {
+			t.Errorf("%s: no diff header naming d/h.txt from the root: %s", c.tool, r.Text)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "d", "h.txt")); string(b) != fmt.Sprintf("%d\n", i+1) {
+			t.Errorf("after %s d/h.txt holds %q, want %q", c.tool, b, fmt.Sprintf("%d\n", i+1))
+		}
 	}
 }

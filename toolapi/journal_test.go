@@ -14,10 +14,18 @@ import (
 
 func records(t *testing.T, dir string) []*journal.Record {
 	t.Helper()
-	fs, _ := vfs.Open(dir, vfs.Options{})
-	e, _ := txn.Open(fs, txn.Options{})
+	fs, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	e, err := txn.Open(fs, txn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
 	var recs []*journal.Record
-	err := e.View(func(tx *journal.Tx) error {
+	err = e.View(func(tx *journal.Tx) error {
 		var err error
 		recs, err = tx.Find(journal.Query{})
 		tx.Diffs(recs...)
@@ -104,7 +112,9 @@ func TestWriteAcrossProcesses(t *testing.T) {
 		t.Fatal(r.Text)
 	}
 	fs, _ := vfs.Open(dir, vfs.Options{})
+	defer fs.Close()
 	e2, _ := txn.Open(fs, txn.Options{})
+	defer e2.Close()
 	a2 := newDispatcher(e2)
 	if r := a2.Call("other", "write_file", json.RawMessage(`{"path": "f.txt", "content": "x\n"}`)); r.OK || kindOf(r) != "not_read" {
 		t.Fatalf("another session wrote: %+v", r)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -15,6 +16,7 @@ import (
 // bits: a script stays executable, a private file private. A file created new gets
 // 0644. In both durability modes (each creates files its own way).
 func TestMovedAndRestoredFilesKeepTheirMode(t *testing.T) {
+	winetest.NeedPOSIXModes(t, "permission bits beyond read-only (a script's x bits, a private file's 0600) to keep")
 	for _, dur := range []txn.Durability{txn.DurableFile, txn.DurableJournal} {
 		t.Run(string(dur), func(t *testing.T) {
 			dir := t.TempDir()

@@ -135,11 +135,12 @@ func TestUndoOfCreateRemovesTheFoldersItMade(t *testing.T) {
 	if got, want := tree(), "link link/d.txt new new/b.txt old old/empty old/empty/x old/empty/x/e.txt old/sub old/sub/c.txt"; got != want {
 		t.Errorf("after undoing call 1 the tree is\n%s\nwant\n%s", got, want)
 	}
-	// A redo makes them again, and its undo removes them again.
-	if r := e.Revert(ctx, UndoRequest{Seq: u.Txn, Redo: true}); !r.OK || !strings.Contains(tree(), "new/deep/er/a.txt") {
+	// A redo makes them again (the undo journaled their removal), and its undo
+	// removes them again.
+	if r := e.Revert(ctx, UndoRequest{Seq: u.Txn, Redo: true}); !r.OK || !strings.Contains(tree(), "new/deep/er/a.txt") || len(r.Entries) != 2 {
 		t.Fatalf("redo: %+v", r)
 	}
-	if r := e.Revert(ctx, UndoRequest{}); !r.OK || len(r.Folders) != 2 || strings.Contains(tree(), "new/deep") {
+	if r := e.Revert(ctx, UndoRequest{}); !r.OK || len(r.Entries) != 2 || strings.Contains(tree(), "new/deep") {
 		t.Fatalf("undo of the redo: %+v; tree %s", r, tree())
 	}
 	// A folder a later create still uses stays; a folder that was there before stays.

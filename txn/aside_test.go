@@ -1,14 +1,12 @@
 package txn
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -165,8 +163,7 @@ func killAt(t *testing.T, r *faultRig, n int) string {
 	cmd.Env = append(os.Environ(), "VFSCTL_CHILD=killstep", "VFSCTL_DIR="+r.dir, "VFSCTL_JOURNAL="+r.journal,
 		"VFSCTL_N="+strconv.Itoa(n), "VFSCTL_DURABILITY="+string(faultDurability))
 	out, err := cmd.Output()
-	var exit *exec.ExitError
-	killed := errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+	killed := killedSelf(err)
 	if n > 0 && !killed || n == 0 && err != nil {
 		t.Fatalf("the child killed at change %d: %v, %s", n, err, out)
 	}

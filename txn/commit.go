@@ -53,7 +53,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			// The folders the create will make, as they stand now: a call that is
 			// acknowledged and then killed before its committed record is written
 			// keeps them all the same (markCommitted records those it made).
-			f.Made = e.fs.MissingFolders(ch.Path)
+			f.Made = notMadeBy(c.rec.Entries, e.fs.MissingFolders(ch.Path))
 			ch.planned = f.Made
 			if ch.from != nil {
 				f.From = ch.from.Path
@@ -128,6 +128,16 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	}
 	e.markCommitted(c, changes, first)
 	return nil
+}
+
+// notMadeBy drops from dirs the folders that entries make (before the files are
+// written): a create does not make those.
+func notMadeBy(entries []journal.Entry, dirs []string) []string {
+	return slices.DeleteFunc(dirs, func(d string) bool {
+		return slices.ContainsFunc(entries, func(en journal.Entry) bool {
+			return en.Path == d && en.After == vfs.KindDir && en.Before != vfs.KindDir
+		})
+	})
 }
 
 // dropAsides removes the files the call's deletions set aside, at its commit point: no

@@ -121,6 +121,10 @@ func crashLoop(t *testing.T, rounds int) {
 	for i := range crashFiles {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(crashContent(0, 0)), 0o644)
 	}
+	// Someone's file that only starts like vfsctl's temp files: recovery's cleanup of
+	// temp files must leave it.
+	const theirs = vfs.TempPrefix + "notes"
+	os.WriteFile(filepath.Join(dir, theirs), []byte("mine\n"), 0o644)
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	acked := map[uint64]bool{}
 	settled := map[uint64]string{} // calls recovery settled: "forward" or "back"
@@ -236,9 +240,18 @@ func crashLoop(t *testing.T, rounds int) {
 		if cerr != nil {
 			t.Fatalf("round %d: bbolt check: %v", round, cerr)
 		}
-		if tmp, _ := filepath.Glob(filepath.Join(dir, vfs.TempPrefix+"*")); len(tmp) > 0 {
-			t.Fatalf("round %d: temp files left: %v", round, tmp)
+		if tmp, _ := filepath.Glob(filepath.Join(dir, vfs.TempPrefix+"*")); len(tmp) != 1 || filepath.Base(tmp[0]) != theirs {
+			t.Fatalf("round %d: temp files left: %v (want only %s)", round, tmp, theirs)
 		}
+		if b, err := os.ReadFile(filepath.Join(dir, theirs)); err != nil || string(b) != "mine\n" {
+			t.Fatalf("round %d: %s, someone else's file, is %q (%v) after recovery", round, theirs, b, err)
+		}
+		// Closed, so that nothing holds the workspace open: Windows removes no folder
+		// that holds an open file.
+		if err := e.Close(); err != nil {
+			t.Fatalf("round %d: close: %v", round, err)
+		}
+		e.fs.Close()
 	}
 	forward := 0
 	for _, how := range settled {

@@ -196,13 +196,22 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 			return 1
 		})
 	}
+	// The folders the reverted creates made, standing now, are steps of the record
+	// too (a folder to nothing), so that an undo of this call makes them again with
+	// their bits; the committed record keeps those that went.
+	going := e.madeSteps(made, steps)
 	if len(steps) == 0 && len(sw.cleared) == 0 {
-		return func() []string { return e.removeMadeFolders(made) }, nil
+		c.rec.Entries = going
+		return func() []string {
+			removed := e.removeMadeFolders(made)
+			e.recordMadeGone(c, nil, going, nil)
+			return removed
+		}, nil
 	}
 	if err := e.checkEntries(steps, changes, made); err != nil {
 		return nil, err
 	}
-	c.rec.Entries = steps
+	c.rec.Entries = append(slices.Clone(steps), going...)
 	c.beforeFiles = func() error { return e.entriesBefore(sw.first) }
 	var cleared []string // the made folders among them, for the reply
 	if len(sw.cleared) > 0 {
@@ -219,21 +228,56 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 		notes := e.laterFolders(sw.later)
 		more, removed := e.entriesAfter(sw.then, made)
 		notes = append(notes, more...)
-		rec := c.rec
-		rec.Notes = append(rec.Notes, notes...)
-		// With the committed record (deferred by commit, which this transaction
-		// carries first): a failure leaves the snapshot behind, and the next look
-		// journals the entries as found then.
-		e.j.Commit(func(t *journal.Tx) error {
-			if len(notes) > 0 {
-				if err := t.Put(&rec); err != nil {
-					return err
-				}
-			}
-			return e.snapEntries(t, steps)
-		})
+		e.recordMadeGone(c, steps, going, notes)
 		return append(removed, cleared...)
 	}, nil
+}
+
+// madeSteps are the steps that remove the folders made (by the reverted creates)
+// that stand now, with their bits, deepest first; a folder that steps name already
+// is theirs.
+func (e *Engine) madeSteps(made []string, steps []journal.Entry) []journal.Entry {
+	var out []journal.Entry
+	for _, d := range deepestFirst(made) {
+		if slices.ContainsFunc(steps, func(en journal.Entry) bool { return en.Path == d }) {
+			continue
+		}
+		if kind, _, bits, err := e.fs.EntryAt(d); err == nil && kind == vfs.KindDir {
+			out = append(out, journal.Entry{Path: d, Before: vfs.KindDir, BeforeMode: bits})
+		}
+	}
+	return out
+}
+
+// recordMadeGone writes call c's record again once its folders are settled: its
+// entries are steps and those of going (the made folders) that went, a made folder
+// that holds something else by then staying out of them; notes are added to it.
+// The snapshot is told what the paths hold now.
+func (e *Engine) recordMadeGone(c *Call, steps, going []journal.Entry, notes []string) {
+	rec := c.rec
+	rec.Notes = append(slices.Clone(rec.Notes), notes...)
+	rec.Entries = slices.Clone(steps)
+	for _, en := range going {
+		if !e.fs.IsFolder(en.Path) {
+			rec.Entries = append(rec.Entries, en)
+		}
+	}
+	c.rec.Entries = rec.Entries
+	if len(notes) == 0 && len(going) == 0 && len(steps) == 0 {
+		return
+	}
+	// With the committed record (deferred by commit, which this transaction carries
+	// first): a failure leaves the snapshot behind, and the next look journals the
+	// entries as found then; the record keeps the folders planned, which an undo
+	// makes again only where nothing stands.
+	e.j.Commit(func(t *journal.Tx) error {
+		if len(notes) > 0 || len(rec.Entries) != len(steps)+len(going) {
+			if err := t.Put(&rec); err != nil {
+				return err
+			}
+		}
+		return e.snapEntries(t, append(slices.Clone(steps), going...))
+	})
 }
 
 // underDeleted reports whether a folder above p is a file one of changes deletes.

@@ -313,6 +313,14 @@ type walked struct {
 	scan   *vfs.Scan
 }
 
+// testHookLookCommits and testHookLookWritten, when set by a test, run just before a
+// look's journal transaction and at its end; the transaction fails with the error
+// of the second.
+var (
+	testHookLookCommits func()
+	testHookLookWritten func() error
+)
+
 // testHookWalked, when set by a test, runs after each walk of a look.
 var testHookWalked func()
 
@@ -351,7 +359,9 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 }
 
 func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
-	scan, err := e.fs.SnapshotFrom(o.scan(), func(p string) (vfs.Entry, bool) {
+	so := o.scan()
+	so.SizeHint = len(base) + len(base)/8 // room for some made since
+	scan, err := e.fs.SnapshotFrom(so, func(p string) (vfs.Entry, bool) {
 		s, ok := base[p]
 		return fromSnap(p, s), ok
 	})
@@ -415,7 +425,15 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 	if !same {
 		now = snapOf(scan, old)
 	}
+	notes := slices.Clone(c.rec.Notes)
+	if testHookLookCommits != nil {
+		testHookLookCommits()
+	}
 	err := e.j.Commit(func(t *journal.Tx) error {
+		// The journal runs this again, alone, when its batch failed: each run starts
+		// from what the look found, not from what the failed run added.
+		look.Files, look.Entries, look.Notes = nil, nil, nil
+		c.rec.Notes = slices.Clone(notes)
 		// A command that changed nothing: its record alone, the snapshot as it was.
 		if !same {
 			if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
@@ -450,6 +468,9 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 			return err
 		}
 		look.Seq = c.rec.Seq
+		if testHookLookWritten != nil {
+			return testHookLookWritten()
+		}
 		return nil
 	})
 	c.final = true

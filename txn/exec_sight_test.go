@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -61,6 +61,16 @@ func TestExecThatChangesGitignore(t *testing.T) {
 	// out of it, private.txt changed on the way (an edit); notes.txt goes out of sight
 	// removed, a delete.
 	script := "echo notes.txt > .gitignore && rm notes.txt && echo made > made.txt && printf 'private.txt\nkept.txt\n' > sub/.gitignore && echo more >> sub/private.txt"
+	// The same changes, made by the test itself where no command runs them.
+	change := func(t *testing.T, dir string) {
+		writeAs(t, dir, ".gitignore", "notes.txt\n")
+		if err := os.Remove(filepath.Join(dir, "notes.txt")); err != nil {
+			t.Fatal(err)
+		}
+		writeAs(t, dir, "made.txt", "made\n")
+		writeAs(t, dir, "sub/.gitignore", "private.txt\nkept.txt\n")
+		writeAs(t, dir, "sub/private.txt", files["sub/private.txt"]+"more\n")
+	}
 	// The oracle: the user's files as the test wrote them, and what the command made.
 	check := func(t *testing.T, e *Engine, dir string, seq uint64) {
 		t.Helper()
@@ -98,6 +108,7 @@ func TestExecThatChangesGitignore(t *testing.T) {
 		}
 	}
 	t.Run("ended", func(t *testing.T) {
+		winetest.NeedPOSIXShell(t)
 		e, dir := diskEngineWith(t, files, Options{NoSync: true})
 		defer e.Close()
 		look := runExec(t, e, dir, "s", script)
@@ -109,7 +120,7 @@ func TestExecThatChangesGitignore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runScript(t, dir, script)
+		change(t, dir)
 		e.Close()
 		e2 := diskEngineOn(t, dir, Options{NoSync: true})
 		defer e2.Close()
@@ -121,7 +132,7 @@ func TestExecThatChangesGitignore(t *testing.T) {
 		if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		runScript(t, dir, script)
+		change(t, dir)
 		look, err := e.CheckpointOutside(LookOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -130,12 +141,16 @@ func TestExecThatChangesGitignore(t *testing.T) {
 	})
 }
 
-func runScript(t *testing.T, dir, script string) {
+// writeAs writes name in dir as a command such as sed -i does: a new file renamed
+// over the old one.
+func writeAs(t *testing.T, dir, name, content string) {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v", out, err)
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p+".new", []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".new", p); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -153,7 +168,13 @@ func TestExecBesideACallKeepsWhatItRefersTo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sed := func() { runScript(t, dir, "sed -i s/four/FOUR/ f.txt") }
+			sed := func() { // sed -i s/four/FOUR/ f.txt
+				b, err := os.ReadFile(filepath.Join(dir, "f.txt"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeAs(t, dir, "f.txt", strings.Replace(string(b), "four", "FOUR", 1))
+			}
 			if cmdFirst {
 				sed()
 			}
@@ -221,7 +242,9 @@ func TestLookAppliesTheGitignoresTheWalkUsed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runScript(t, dir, "echo made > sub/made.txt && echo '' >> sub/.gitignore")
+			// echo made > sub/made.txt && echo '' >> sub/.gitignore
+			writeAs(t, dir, "sub/made.txt", "made\n")
+			writeAs(t, dir, "sub/.gitignore", c.ignore+"\n")
 			look, err := x.End("exit 0")
 			if err != nil {
 				t.Fatal(err)

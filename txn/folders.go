@@ -242,21 +242,47 @@ func listSome(paths []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(paths[:5], ", "), len(paths)-5)
 }
 
-// ApplyRemovingFolders is Apply of a move of folders: once every file is written,
-// at the commit point, it removes the folders dirs (canonical) that the move left
-// empty, deepest first. The pending record names each with its bits (Entries), so
-// that an undo makes them again as they were; one that holds something else by
-// then stays, and the committed record leaves it out. It returns the changes and
-// the folders that stayed.
-func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string) ([]*Change, []string, error) {
-	var steps []journal.Entry
+// ApplyRemovingFolders is Apply of a move of folders dirs (canonical, dirs[0] the
+// folder moved, the others below it) to dst (canonical, where nothing stands). Before
+// any file moves, the folders of dst are made, each with the bits of the folder it
+// replaces, as mv keeps them (the missing folders above dst as mkdir -p makes them);
+// once every file is written, at the commit point, the folders dirs that the move
+// left empty are removed, deepest first. The pending record names every folder made
+// and removed, with its bits (Entries), so that recovery, undo and redo make them as
+// they were; a source folder that holds something else by then stays, and the
+// committed record leaves it out. It returns the changes and the folders that
+// stayed.
+func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string, dst string) ([]*Change, []string, error) {
+	var steps, makes []journal.Entry
+	for _, d := range e.fs.MissingFolders(dst) {
+		// Their bits are known once made (the umask applies); filled in then.
+		makes = append(makes, journal.Entry{Path: d, After: vfs.KindDir})
+	}
+	above := len(makes)
 	for _, d := range dirs {
 		if kind, _, bits, err := e.fs.EntryAt(d); err == nil && kind == vfs.KindDir {
 			steps = append(steps, journal.Entry{Path: d, Before: vfs.KindDir, BeforeMode: bits})
+			if rel, ok := strings.CutPrefix(d, dirs[0]); ok && !e.fs.IsFolder(dst+rel) {
+				makes = append(makes, journal.Entry{Path: dst + rel, After: vfs.KindDir, AfterMode: bits})
+			}
 		}
 	}
 	var kept []string
-	c.rec.Entries = steps
+	c.rec.Entries = append(slices.Clone(makes), steps...)
+	c.beforeFiles = func() error {
+		if above > 0 {
+			made, err := e.fs.MakeDirs(path.Dir(dst))
+			if err != nil {
+				return errs.Wrap(errs.IOError, dst, err, "Cannot make the folders above %s: %v.", dst, err)
+			}
+			for i := range c.rec.Entries[:above] {
+				if slices.Contains(made, c.rec.Entries[i].Path) {
+					_, _, c.rec.Entries[i].AfterMode, _ = e.fs.EntryAt(c.rec.Entries[i].Path)
+				}
+			}
+		}
+		return e.entriesBefore(makes[above:]) // shallowest first, each with its bits
+	}
 	c.afterFiles = func() {
 		var done []journal.Entry
 		for _, en := range deepestFirstEntries(steps) {
@@ -266,16 +292,17 @@ func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string) ([]*
 			}
 			done = append(done, en)
 		}
-		c.rec.Entries = done
+		made := c.rec.Entries[:len(makes)]
+		c.rec.Entries = append(slices.Clone(made), done...)
 		if len(kept) > 0 {
 			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("these folders stayed, something else being in them: %s", strings.Join(kept, ", ")))
 		}
-		e.j.Defer(func(t *journal.Tx) error { return e.snapEntries(t, done) })
+		e.j.Defer(func(t *journal.Tx) error { return e.snapEntries(t, c.rec.Entries) })
 	}
 	changes, err := e.Apply(c, specs, false)
-	c.afterFiles = nil
+	c.afterFiles, c.beforeFiles = nil, nil
 	if err != nil {
-		c.rec.Entries = nil // nothing was removed
+		c.rec.Entries = nil // nothing was made or removed
 		return nil, nil, err
 	}
 	return changes, kept, nil

@@ -1,14 +1,12 @@
 package txn
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -246,8 +244,7 @@ func TestKillAtEachStepOfMoveKeepsTheInode(t *testing.T) {
 				cmd.Env = append(os.Environ(), "VFSCTL_CHILD=killmove", "VFSCTL_DIR="+dir, "VFSCTL_JOURNAL="+jpath,
 					"VFSCTL_WHAT="+what, "VFSCTL_N="+strconv.Itoa(n))
 				out, err := cmd.Output()
-				var exit *exec.ExitError
-				killed := errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+				killed := killedSelf(err)
 				if n > 0 && !killed || n == 0 && err != nil {
 					t.Fatalf("the child killed at change %d: %v, %s", n, err, out)
 				}

@@ -21,7 +21,7 @@ import (
 // recovery leaves the records pending, and the next open settles them again.
 func (e *Engine) recover(j *journal.Journal) error {
 	for _, tmp := range j.TakeTemps() {
-		if dir := path.Dir(tmp); strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) && (dir == "." || e.writable(dir)) {
+		if dir := path.Dir(tmp); strings.HasPrefix(path.Base(tmp), vfs.TempPrefix) && vfs.IsStaging(path.Base(tmp)) && (dir == "." || e.writable(dir)) {
 			e.fs.Afero().Remove(tmp) // staged by a process that died before renaming it
 		}
 	}
@@ -240,13 +240,24 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 	}
 	// A file still at its prior content: the call did not finish writing, so it was
 	// never acknowledged. Roll back what it wrote, its folders and symlinks around it.
-	entriesFirst, entriesThen := e.settleEntries(j, r, false)
+	// Where a folder and a file traded places, what stands in the way goes first: a
+	// file to put back where a folder the call made stands waits for that folder's
+	// removal, and a folder to make again where a file the call made stands waits
+	// for that file's.
+	entriesFirst, entriesThen, entriesAgain := e.settleEntries(j, r, false)
 	entriesFirst()
-	stuck, err := e.rollBackPending(j, r, states, current)
+	stuck, waiting, err := e.rollBackPending(j, r, states, current, nil)
 	if err != nil {
 		return err
 	}
 	entriesThen()
+	if entriesAgain() || slices.Contains(waiting, true) {
+		more, _, err := e.rollBackPending(j, r, states, current, waiting)
+		if err != nil {
+			return err
+		}
+		stuck = stuck || more
+	}
 	r.State = journal.RolledBack
 	if stuck {
 		r.State = journal.Unknown // a file keeps the call's content: not rolled back
@@ -277,7 +288,7 @@ func (e *Engine) fileStates(r *journal.Record) ([]fileState, [][]byte, error) {
 	states := make([]fileState, len(r.Files))
 	current := make([][]byte, len(r.Files))
 	for i, f := range r.Files {
-		if !e.writable(f.Path) {
+		if !e.writable(f.Path) && !e.writableUnderFile(f.Path) {
 			// A record no call of vfsctl could have made: a path that is not canonical,
 			// goes through a symlink, or lies in a reserved folder. Recovery obeys the
 			// rules a call obeys, so the journal cannot be used to write where a call
@@ -287,7 +298,7 @@ func (e *Engine) fileStates(r *journal.Record) ([]fileState, [][]byte, error) {
 		}
 		data, id, err := e.fs.ReadCanonicalID(f.Path)
 		exists := err == nil
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !e.folderInTheWay(f.Path) {
 			return nil, nil, err
 		}
 		current[i] = data
@@ -416,11 +427,28 @@ func noteLandedThenChanged(r *journal.Record, states []fileState) {
 // A file that cannot be put back (made read-only, or no longer a regular file since)
 // is noted and left as it is, stuck reporting it, rather than stop every command
 // until someone moves it: the other files are still rolled back.
-func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte) (stuck bool, err error) {
+//
+// With only nil, a file the call removed whose path a folder holds now, or lies
+// under a file, is not put back yet: waiting says which, for a second pass, with
+// only, once the folders are settled.
+func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states []fileState, current [][]byte, only []bool) (stuck bool, waiting []bool, err error) {
+	waiting = make([]bool, len(r.Files))
+	skip := func(i int) bool { return only != nil && !only[i] }
+	if only == nil {
+		for i, f := range r.Files {
+			if f.After == "" && states[i] == atAfter && e.folderInTheWay(f.Path) {
+				waiting[i] = true
+			}
+		}
+		skip = func(i int) bool { return waiting[i] }
+	}
 	// A move's file goes back to the name its deletion set it aside under first, so
 	// that the deletion's rollback below renames it back, the same inode.
 	movedBack := map[int]bool{}
 	for i, f := range r.Files {
+		if skip(i) {
+			continue
+		}
 		if a, ok := e.movedFrom(r, f); ok && states[i] == atAfter {
 			taken := false
 			for k, g := range r.Files {
@@ -443,6 +471,9 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 	}
 	var made []string
 	for i, f := range r.Files {
+		if skip(i) {
+			continue
+		}
 		if f.Op == journal.OpCreate && (states[i] == atBefore || states[i] == atAfter) {
 			made = append(made, madeFor(f)...) // the file is not there, or is removed below
 		}
@@ -451,7 +482,7 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 		}
 		if states[i] != untrusted && f.Op == journal.OpDelete {
 			if done, err := e.putAsideBack(r, f, states[i]); err != nil {
-				return stuck, fmt.Errorf("%s: %w", f.Path, err)
+				return stuck, waiting, fmt.Errorf("%s: %w", f.Path, err)
 			} else if done {
 				continue
 			}
@@ -460,7 +491,7 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 		case atAfter:
 			if err := e.restore(j, f, current[i]); err != nil {
 				if k := errs.KindOf(err); k != errs.PermissionDenied && k != errs.NotAFile {
-					return stuck, fmt.Errorf("%s: %w", f.Path, err)
+					return stuck, waiting, fmt.Errorf("%s: %w", f.Path, err)
 				}
 				stuck = true
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s holds the call's new content and could not be put back (%v); it was left as it is", f.Path, err))
@@ -483,7 +514,37 @@ func (e *Engine) rollBackPending(j *journal.Journal, r *journal.Record, states [
 	for _, d := range e.removeMadeFolders(made) {
 		r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", d))
 	}
-	return stuck, nil
+	return stuck, waiting, nil
+}
+
+// writableUnderFile reports whether p lies under a file at a path a call could
+// write, p being canonical: where a folder and a file traded places, a file of the
+// folder is put back once the folder is made again.
+func (e *Engine) writableUnderFile(p string) bool {
+	if q, err := e.fs.Clean(p); err != nil || q != p {
+		return false
+	}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if kind, _, _, err := e.fs.EntryAt(d); err == nil && kind != "" {
+			return kind == vfs.KindFile && e.writable(d)
+		}
+	}
+	return false
+}
+
+// folderInTheWay reports whether a folder stands at p, or a file above it: a file
+// of a call where a folder and a file traded places (swapsOf) is absent there.
+func (e *Engine) folderInTheWay(p string) bool {
+	kind, _, _, err := e.fs.EntryAt(p)
+	if err == nil {
+		return kind == vfs.KindDir
+	}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if kind, _, _, err := e.fs.EntryAt(d); err == nil && kind != "" {
+			return kind != vfs.KindDir
+		}
+	}
+	return false
 }
 
 // asideOf is where file f of a record set its deleted file aside until the commit
@@ -631,7 +692,7 @@ func (e *Engine) cleanTemp(dir string) {
 	names, _ := h.Readdirnames(-1)
 	h.Close()
 	for _, n := range names {
-		if bytes.HasPrefix([]byte(n), []byte(vfs.TempPrefix)) {
+		if strings.HasPrefix(n, vfs.TempPrefix) && vfs.IsStaging(n) { // not someone's .vfsctl-tmp-notes
 			afs.Remove(path.Join(dir, n))
 		}
 	}

@@ -97,6 +97,9 @@ func (e *Engine) placeEntries(r *journal.Record, forward bool) (steps []entrySte
 // is "nothing of the two" only where the record has a file of that path.
 func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, uint32) {
 	kind, target, bits, err := e.fs.EntryAt(en.Path)
+	if err != nil && e.fileAbove(en.Path) {
+		kind, err = "", nil // nothing stands there: a file stands above it
+	}
 	if err != nil {
 		return entryElsewhere, "unreadable", 0
 	}
@@ -121,6 +124,16 @@ func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, 
 		return entryBetween, kind, bits // both ends are a folder or a symlink
 	}
 	return entryElsewhere, kind, bits
+}
+
+// fileAbove reports whether the nearest entry above p that stands is a file.
+func (e *Engine) fileAbove(p string) bool {
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if kind, _, _, err := e.fs.EntryAt(d); err == nil && kind != "" {
+			return kind == vfs.KindFile
+		}
+	}
+	return false
 }
 
 // entriesFirst does, of steps, what goes before the files: symlinks that go or change
@@ -257,9 +270,12 @@ func describeFound(kind string, bits uint32) string {
 // what the paths settled hold now, so that the next look does not take recovery's
 // work for a change outside vfsctl; a path left alone is not, and the next look
 // journals it as found.
-func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bool) (first, then func()) {
+//
+// A folder to make where a file of the record stands waits for it: again makes it
+// once the files are settled, and reports whether it made any.
+func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bool) (first, then func(), again func() bool) {
 	if !entriesRecoverable(r) {
-		return func() {}, func() {}
+		return func() {}, func() {}, func() bool { return false }
 	}
 	steps, files := e.placeEntries(r, forward)
 	said := func(notes []string) {
@@ -267,7 +283,29 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 			r.Notes = append(r.Notes, "recovery: "+n)
 		}
 	}
-	first = func() { said(e.entriesFirst(steps)) }
+	var waiting []entryStep
+	first = func() {
+		var now []entryStep
+		for _, st := range steps {
+			if st.en.After == vfs.KindDir && st.en.Before != vfs.KindDir && (st.kind == vfs.KindFile && files[st.en.Path] || e.fileAbove(st.en.Path)) {
+				waiting = append(waiting, st)
+				continue
+			}
+			now = append(now, st)
+		}
+		said(e.entriesFirst(now))
+	}
+	again = func() bool {
+		var now []entryStep
+		for _, st := range waiting {
+			st.place, st.kind, st.bits = e.entryPlaceOf(st.en, false)
+			if st.place == entryAtBefore || st.place == entryBetween {
+				now = append(now, st)
+			}
+		}
+		said(e.entriesFirst(now))
+		return len(now) > 0
+	}
 	then = func() {
 		said(e.entriesThen(steps, files))
 		r.Notes = append(r.Notes, entriesLeft(steps, forward)...)
@@ -281,14 +319,15 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 			j.Defer(func(t *journal.Tx) error { return e.snapEntries(t, settled) })
 		}
 	}
-	return first, then
+	return first, then, again
 }
 
 // rollEntriesForward brings r's entries to their After: its files are at theirs.
 func (e *Engine) rollEntriesForward(j *journal.Journal, r *journal.Record) {
-	first, then := e.settleEntries(j, r, true)
+	first, then, again := e.settleEntries(j, r, true)
 	first()
 	then()
+	again()
 }
 
 // noteEntriesUnsettled notes, for a record recovery neither rolls forward nor back

@@ -59,11 +59,23 @@ func newEntriesRigFor(t *testing.T, script, how string) entriesRig {
 	t.Helper()
 	r := newEntriesRig(t, script)
 	r.how = how
-	if how == "redo" {
+	switch how {
+	case "redo":
 		e := r.open(t, nil)
 		defer e.Close()
 		if err := do(e, "op", func(c *Call) error {
 			_, err := e.Undo(c, UndoOptions{Seq: r.exec})
+			r.target = c.Seq()
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r.last = r.target
+	case "unrewind": // the undo of a rewind of the command's turn
+		e := r.open(t, nil)
+		defer e.Close()
+		if err := do(e, "op", func(c *Call) error {
+			_, err := e.Rewind(c, RewindOptions{Session: "s", Turn: "t1"})
 			r.target = c.Seq()
 			return err
 		}); err != nil {
@@ -132,7 +144,7 @@ func undoKillChild(dir, jpath, how, seq, n string) {
 		switch how {
 		case "rewind":
 			_, err = e.Rewind(c, RewindOptions{Session: "s", Turn: "t1"})
-		default:
+		default: // undo, redo, unrewind
 			_, err = e.Undo(c, UndoOptions{Seq: target, Redo: how == "redo"})
 		}
 		err = errors.Join(err, c.Finish(err))
@@ -159,8 +171,7 @@ func (r entriesRig) undoKilled(t *testing.T, n int) string {
 	cmd.Env = append(os.Environ(), "VFSCTL_CHILD=undokill", "VFSCTL_DIR="+r.dir, "VFSCTL_JOURNAL="+r.journal,
 		"VFSCTL_HOW="+r.how, "VFSCTL_SEQ="+strconv.FormatUint(r.target, 10), "VFSCTL_N="+strconv.Itoa(n), "VFSCTL_DURABILITY="+string(faultDurability))
 	out, err := cmd.Output()
-	var exit *exec.ExitError
-	killed := errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+	killed := killedSelf(err)
 	if n > 0 && !killed || n == 0 && err != nil {
 		t.Fatalf("the undo killed at change %d: %v, %s", n, err, out)
 	}
@@ -184,6 +195,14 @@ var execEntryScripts = []struct{ name, script string }{
 	{"made a file read-only", "chmod 444 a.txt"},
 	{"changed a file and made it read-only", "echo A > a.txt && chmod 444 a.txt"},
 	{"all of it", "mkdir -m 0711 made && echo n > made/n.txt && rm -r full && rmdir gone && ln -s a.txt link && ln -sfn b.txt old && chmod 0700 keep && echo A > a.txt"},
+}
+
+// swapScripts are commands where a folder and a file trade places: taking them back,
+// what goes is removed before what comes is put back (swapsOf).
+var swapScripts = []struct{ name, script string }{
+	{"a folder became a file", "rm -r full && echo F > full"},
+	{"a file became a folder", "rm a.txt && mkdir -m 0711 a.txt && echo n > a.txt/n.txt"},
+	{"both", "rm -r full && echo F > full && rmdir gone && echo G > gone && rm b.txt && mkdir -p b.txt/in && echo n > b.txt/in/n.txt"},
 }
 
 // TestKillAtEachStepOfAnUndoOfFoldersAndSymlinks kills (SIGKILL) the undo of an exec
@@ -211,6 +230,33 @@ func TestKillAtEachStepOfAnUndoOfFoldersAndSymlinks(t *testing.T) {
 				for i, tc := range scripts {
 					if how != "undo" && !full() && i != 7 { // retargeted a symlink and changed a file
 						continue
+					}
+					t.Run(how+" "+tc.name, func(t *testing.T) { killEachStepOfUndo(t, newEntriesRigFor(t, tc.script, how)) })
+				}
+			}
+		})
+	}
+}
+
+// TestKillAtEachStepOfASwapsRewind kills, at each of its changes to the disk, the
+// rewind of a turn whose command swapped folders and files, and the undo of that
+// rewind; the oracle is killEachStepOfUndo's. By default one swap each way runs (a
+// few seconds); the full run (VFSCTL_FULL=1, .ci/run) adds the command's undo, both
+// swaps at once and the journal-durable mode.
+func TestKillAtEachStepOfASwapsRewind(t *testing.T) {
+	modes := []Durability{DurableFile, DurableJournal}
+	hows := []string{"rewind", "unrewind", "undo"}
+	if !full() {
+		modes, hows = modes[:1], hows[:2]
+	}
+	for _, mode := range modes {
+		t.Run(string(mode), func(t *testing.T) {
+			faultDurability = mode
+			defer func() { faultDurability = "" }()
+			for _, how := range hows {
+				for i, tc := range swapScripts {
+					if !full() && i != map[string]int{"rewind": 1, "unrewind": 0}[how] {
+						continue // one swap each way
 					}
 					t.Run(how+" "+tc.name, func(t *testing.T) { killEachStepOfUndo(t, newEntriesRigFor(t, tc.script, how)) })
 				}
@@ -257,7 +303,7 @@ func killEachStepOfUndo(t *testing.T, rig entriesRig) {
 		want := before
 		switch {
 		case rec == nil:
-		case rec.Undo != r.exec && rec.Redo != r.target && !slices.Contains(rec.Reverts, r.exec):
+		case rec.Undo != r.exec && rec.Redo != r.target && !slices.Contains(rec.Reverts, r.exec) && !(r.how == "unrewind" && rec.Undo == r.target):
 			t.Fatalf("%s: the last record is %+v, not the %s", what, rec, r.how)
 		case rec.State == journal.RolledBack:
 			state = string(rec.State)

@@ -96,8 +96,14 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 		return nil, err
 	}
 	steps = e.withParents(e.leaveStanding(steps))
+	var gone []string // files the turns made: the rewind removes them, or is refused
 	for _, f := range files {
-		ch, err := e.rewindFile(f, steps, made)
+		if f.steps[len(f.steps)-1].before == nil {
+			gone = append(gone, f.path)
+		}
+	}
+	for _, f := range files {
+		ch, err := e.rewindFile(f, steps, made, gone)
 		if err != nil {
 			c.Named(journal.OpEdit, f.path) // the refusal is found by the file it names
 			return nil, err
@@ -106,7 +112,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 			res.Changes = append(res.Changes, ch)
 		}
 	}
-	if len(res.Changes) == 0 && len(steps) == 0 {
+	if len(res.Changes) == 0 && len(steps) == 0 && !e.madeEmpty(made) {
 		return nil, errs.New(errs.NoChange, "", "The changes of session %s since turn %q are undone already: the files are as they were before it. Nothing was written.", o.Session, o.Turn)
 	}
 	c.rec.Reverts = reverts
@@ -212,7 +218,7 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 		e.buildHistory()
 	}
 	err = e.j.View(func(t *journal.Tx) error {
-		if err := e.refuseWhileRunning(t, o.Session); err != nil {
+		if err := e.refuseWhileRunning(t, o.Session, "rewind"); err != nil {
 			return err
 		}
 		hist, err := openHistory(t)
@@ -388,10 +394,12 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 }
 
 // rewindFile plans one file: each step reverted against what the newer reversals
-// left, starting from the file as it is now; nil when it ends as it is.
-func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made []string) (ch *Change, err error) {
+// left, starting from the file as it is now; nil when it ends as it is. Under a
+// file of gone (made by the turns), or where going or made clear the way, a file
+// that cannot be read is absent.
+func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made, gone []string) (ch *Change, err error) {
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
-	if err != nil && (underSymlinkGoing(f.path, going) || swappedAway(f.path, going, made)) {
+	if err != nil && (underSymlinkGoing(f.path, going) || swappedAway(f.path, going, made) || underFileGoing(f.path, gone)) {
 		now, err = fileNow{}, nil
 	}
 	if err != nil {
@@ -673,6 +681,21 @@ func (e *Engine) removeMadeFolders(made []string) []string {
 		}
 	}
 	return removed
+}
+
+// madeEmpty reports whether a folder made (by the reverted creates) stands, holding
+// nothing but folders made: the rewind removes it, though its files are as they were.
+func (e *Engine) madeEmpty(made []string) bool {
+	madeSet := map[string]bool{}
+	for _, d := range made {
+		madeSet[d] = true
+	}
+	for _, d := range made {
+		if left, err := e.leftIn(d, nil, madeSet); err == nil && len(left) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // madeFoldersThere are the folders made that are there now, deepest first: what a dry

@@ -330,3 +330,50 @@ func TestRewindSwapsAFolderAndAFile(t *testing.T) {
 		})
 	}
 }
+
+// The folders a create made, left empty by the turns and removed by the rewind, are
+// journaled with it: the undo of the rewind makes them again with their bits, its
+// redo removes them again, and a rewind whose files end as they were still removes
+// them. The same holds for the undo of a create and its redo.
+func TestUndoOfARewindMakesItsEmptyFoldersAgain(t *testing.T) {
+	undo := func(e *Engine, redo bool) error {
+		return do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Redo: redo}); return err })
+	}
+	t.Run("rewind", func(t *testing.T) {
+		e, dir := diskEngineWith(t, map[string]string{"keep.txt": "k\n"}, Options{NoSync: true})
+		defer e.Close()
+		before := tree(t, dir)
+		must(t, turnCreate(e, "s", "t1", "a/b/f.txt", "x\n"))
+		must(t, turnDelete(e, "s", "t1", "a/b/f.txt"))
+		must(t, os.Chmod(filepath.Join(dir, "a", "b"), 0o700))
+		turned := tree(t, dir)
+		must(t, rewindTo(e, "s", "t1", false))
+		if got := tree(t, dir); !same(got, before) {
+			t.Fatalf("after the rewind:\n got  %v\n want %v", got, before)
+		}
+		must(t, undo(e, false))
+		if got := tree(t, dir); !same(got, turned) {
+			t.Fatalf("after the undo of the rewind:\n got  %v\n want %v", got, turned)
+		}
+		must(t, undo(e, true))
+		if got := tree(t, dir); !same(got, before) {
+			t.Fatalf("after the redo:\n got  %v\n want %v", got, before)
+		}
+	})
+	t.Run("undo of a create", func(t *testing.T) {
+		e, dir := diskEngineWith(t, map[string]string{"keep.txt": "k\n"}, Options{NoSync: true})
+		defer e.Close()
+		before := tree(t, dir)
+		must(t, turnCreate(e, "s", "t1", "a/b/f.txt", "x\n"))
+		must(t, os.Chmod(filepath.Join(dir, "a"), 0o711))
+		made := tree(t, dir)
+		must(t, undo(e, false))
+		if got := tree(t, dir); !same(got, before) {
+			t.Fatalf("after the undo:\n got  %v\n want %v", got, before)
+		}
+		must(t, undo(e, true)) // the redo makes a/ again with its bits
+		if got := tree(t, dir); !same(got, made) {
+			t.Fatalf("after the redo:\n got  %v\n want %v", got, made)
+		}
+	})
+}

@@ -13,18 +13,22 @@ import (
 // process lives the command may still change files, and its record is written when
 // it ends. A rewind of the exec's session waits for none of that, so it refuses
 // while one runs: the command's changes would commit after the rewind, and the
-// session would not be as it was before the turn.
+// session would not be as it was before the turn. An undo or redo refuses while any
+// exec of the workspace runs: it may change the files the command is writing, and
+// the command's record, written at its end, would take the undo's change for the
+// command's.
 
-// refuseWhileRunning refuses a rewind of session's turns while an exec of session
-// runs: its changes are not recorded yet, and would land after the rewind.
-func (e *Engine) refuseWhileRunning(t *journal.Tx, session string) error {
+// refuseWhileRunning refuses call what (a rewind of session's turns; with session
+// "", an undo or redo) while an exec of session (any, with "") runs: its changes
+// are not recorded yet, and would land after the call.
+func (e *Engine) refuseWhileRunning(t *journal.Tx, session, what string) error {
 	for _, seq := range t.Pending() {
 		r, err := t.Get(seq)
-		if err != nil || r == nil || r.Session != session || !journal.IsCommand(r.Tool) || !e.execRunning(r) {
+		if err != nil || r == nil || session != "" && r.Session != session || !journal.IsCommand(r.Tool) || !e.execRunning(r) {
 			continue
 		}
 		run, _ := runnerOf(r)
-		return errs.New(errs.Conflict, "", "exec %d of session %s is still running (%s; its vfsctl is process %d): its changes would be recorded after the rewind. Wait for it to end or stop it, then rewind again. Nothing was written.", seq, session, argvOf(r), run.PID)
+		return errs.New(errs.Conflict, "", "exec %d of session %s is still running (%s; its vfsctl is process %d): its changes would be recorded after the %s. Wait for it to end or stop it, then %s again. Nothing was written.", seq, r.Session, argvOf(r), run.PID, what, what)
 	}
 	return nil
 }

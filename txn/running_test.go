@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
 )
 
@@ -79,5 +80,53 @@ func TestExecRunningChecksTheRunnersStart(t *testing.T) {
 	r.Runner.Start = "1" // the runner started at another time: the number was reused
 	if e.execRunning(r) {
 		t.Fatalf("process %d, started after the runner, was taken for it", pid)
+	}
+}
+
+// An undo or redo, dry run included, refuses while an exec of the workspace runs, of
+// any session: the command may be writing the files it would change, and its record,
+// written when it ends, would take the undo's change for the command's. The refusal
+// names the exec and its command, and writes nothing; once the exec has ended, the
+// undo goes through.
+func TestUndoRefusesWhileAnExecRuns(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"f.txt": "1\n2\n3\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first := runExec(t, e, dir, "s", "echo 4 >> f.txt").Seq
+	undone := 0
+	if err := do(e, "op", func(c *Call) error {
+		_, err := e.Undo(c, UndoOptions{Seq: first})
+		undone = int(c.Seq())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	second := runExec(t, e, dir, "s", "echo g > g.txt").Seq
+	x, err := e.BeginExec("other", "t9", ExecArgs{Argv: []string{"sed", "-i", "s/^1$/ONE/", "f.txt"}, Cwd: "."}, LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("ONE\n2\n3\n"), 0o644) // the command, running
+	now := tree(t, dir)
+	for _, o := range []UndoOptions{{Seq: second, DryRun: true}, {}, {Seq: uint64(undone), Redo: true}, {Redo: true, DryRun: true}} {
+		want := fmt.Sprintf("exec %d of session other is still running (sed -i s/^1$/ONE/ f.txt; its vfsctl is process %d): its changes would be recorded after the %s", x.Seq(), os.Getpid(), verb(o))
+		err := do(e, "op", func(c *Call) error { _, err := e.Undo(c, o); return err })
+		if err == nil || errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s %+v while the exec runs: %v, want a conflict saying %q", verb(o), o, err, want)
+		}
+		if got := tree(t, dir); !same(got, now) {
+			t.Fatalf("the refused %s changed the tree:\n got  %v\n want %v", verb(o), got, now)
+		}
+	}
+	if _, err := x.End("exit 0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: uint64(undone), Redo: true}); return err }); err != nil {
+		t.Fatalf("redo once the exec ended: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != "ONE\n2\n3\n4\n" {
+		t.Fatalf("after the redo f.txt is %q", got)
 	}
 }

@@ -29,6 +29,12 @@ func setTestXattr(p string) error {
 // killSelf ends this process at once, as a kill -9 would.
 func killSelf() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
 
+// killedSelf reports whether err, a child's end, is killSelf's.
+func killedSelf(err error) bool {
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+}
+
 // runAs makes cmd run as user and group id.
 func runAs(cmd *exec.Cmd, id uint32) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: id, Gid: id}}

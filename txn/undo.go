@@ -423,6 +423,9 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 		e.buildHistory()
 	}
 	err = e.j.View(func(t *journal.Tx) (err error) {
+		if err := e.refuseWhileRunning(t, "", verb(o)); err != nil {
+			return err
+		}
 		if hist, err = openHistory(t); err != nil {
 			return err
 		}

@@ -69,8 +69,10 @@ func TestSmallEditWakesOneThread(t *testing.T) {
 // TestStagingStartsFirst: a replaced file's staging (in the file-durable mode its
 // fsync is the longer road to the rename) begins before the call goes on to hash the
 // change and make its record, rather than wait on a thread woken to take it over.
-// With one processor the order is deterministic: a goroutine just started runs only
-// once the one that started it yields.
+// With one processor a goroutine just started runs once the one that started it
+// yields, but Go's scheduler takes the yielder from the global queue first once in 61
+// rounds; so the order is checked over 20 edits, of which most must stage first
+// (without the yield none does).
 func TestStagingStartsFirst(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for _, mode := range []Durability{DurableFile, DurableJournal} {
@@ -88,12 +90,29 @@ func stagingStartsFirst(t *testing.T, mode Durability) {
 	}
 	testHookStage, testHookHash = note("stage"), note("hash")
 	defer func() { testHookStage, testHookHash = nil, nil }()
-	if err := edit(e, "s", "g.go", "beta", "gamma"); err != nil {
-		t.Fatal(err)
+	const edits = 20
+	first := 0
+	for i := range edits {
+		mu.Lock()
+		order = order[:0]
+		mu.Unlock()
+		from, to := "beta", "gamma"
+		if i%2 == 1 {
+			from, to = to, from
+		}
+		if err := edit(e, "s", "g.go", from, to); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if len(order) != 2 {
+			t.Fatalf("edit %d: the commit's work was %v, want a staging and a hash", i, order)
+		}
+		if order[0] == "stage" {
+			first++
+		}
+		mu.Unlock()
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(order) != 2 || order[0] != "stage" {
-		t.Errorf("order of the commit's work: %v, want the staging first", order)
+	if first < edits*3/4 {
+		t.Errorf("the staging began first in %d of %d edits, want at least %d", first, edits, edits*3/4)
 	}
 }

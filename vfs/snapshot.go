@@ -59,6 +59,9 @@ type ScanOptions struct {
 	IncludeIgnored bool
 	MaxFile        int64 // 0 is DefaultSnapshotMaxFile
 	MaxEntries     int   // 0 is DefaultSnapshotMaxEntries
+	// SizeHint is about how many entries the walk will find (the previous snapshot's
+	// count): its lists are made that size from the start.
+	SizeHint int
 }
 
 // Scan is the result of a snapshot walk.
@@ -136,47 +139,48 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	if maxEntries <= 0 {
 		maxEntries = DefaultSnapshotMaxEntries
 	}
-	type seen struct {
-		p  string
-		fi fs.FileInfo
-	}
-	var all []seen
+	// The entries are made as the walk hands them on, into a slice sized from the
+	// hint: the walk's entries were copied from one list into another before.
+	entries, infos := make([]Entry, 0, o.SizeHint), make([]fs.FileInfo, 0, o.SizeHint)
 	count := 0
 	w := f.Walker()
 	w.IncludeIgnored = o.IncludeIgnored
 	w.WalkAll(".", func(p string, fi fs.FileInfo) {
 		// Past the limit the walk only counts, for the refusal to say how many.
 		if count++; count <= maxEntries {
-			all = append(all, seen{p, fi})
+			entries = append(entries, Entry{Path: p, Kind: entryKind(fi.Mode()), Mode: PermBits(fi.Mode()), ID: identityOf(fi)})
+			infos = append(infos, fi)
 		}
 	})
 	if count > maxEntries {
 		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", count, maxEntries)
 	}
-	s := &Scan{Data: map[string][]byte{}, Entries: make([]Entry, 0, len(all))}
-	for _, x := range all {
-		e := Entry{Path: x.p, Kind: entryKind(x.fi.Mode()), Mode: PermBits(x.fi.Mode()), ID: identityOf(x.fi)}
-		if !utf8.ValidString(x.p) {
+	s := &Scan{Data: map[string][]byte{}}
+	kept := 0 // the entries kept so far, in place
+	for i, e := range entries {
+		p, fi := e.Path, infos[i]
+		if !utf8.ValidString(p) {
 			// Records and replies carry paths as UTF-8 text, where such a name would
 			// read as another (U+FFFD for each bad byte), and two such names as one:
 			// it is kept under its own bytes as an entry of kind other, named in notes,
 			// never opened, restored or removed. What is inside such a folder is left out.
-			if utf8.ValidString(path.Dir(x.p)) {
+			if utf8.ValidString(path.Dir(p)) {
 				e.Kind = KindOther
-				s.Entries = append(s.Entries, e)
+				entries[kept] = e
+				kept++
 			}
 			continue
 		}
 		switch e.Kind {
 		case KindSymlink:
 			// A symlink cannot be changed in place: a new target is a new inode.
-			if old, ok := prev(x.p); ok && old.Kind == KindSymlink && e.ID.SameFile(old.ID) {
+			if old, ok := prev(p); ok && old.Kind == KindSymlink && e.ID.SameFile(old.ID) {
 				e.Target = old.Target
 				break
 			}
-			t, err := f.readlink(x.p)
+			t, err := f.readlink(p)
 			if err != nil {
-				s.Unreadable = append(s.Unreadable, x.p)
+				s.Unreadable = append(s.Unreadable, p)
 				continue
 			}
 			e.Target = t
@@ -184,40 +188,42 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 				e.Kind, e.Target = KindOther, ""
 			}
 		case KindFile:
-			e.Size = x.fi.Size()
-			if old, ok := prev(x.p); ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
+			e.Size = fi.Size()
+			if old, ok := prev(p); ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
 				e.Hash, e.Large = old.Hash, old.Large
 				break
 			}
 			s.Opened++
 			if e.Size > maxFile {
-				h, err := f.hashFile(x.p)
+				h, err := f.hashFile(p)
 				if err != nil {
-					s.Unreadable = append(s.Unreadable, x.p)
+					s.Unreadable = append(s.Unreadable, p)
 					continue
 				}
 				e.Hash, e.Large = h, true
 				break
 			}
-			data, why := f.ReadRegular(x.p, x.fi, maxFile)
+			data, why := f.ReadRegular(p, fi, maxFile)
 			switch why {
 			case NotSkipped:
 				e.Hash = hashOf(data)
 				s.Data[e.Hash] = data
 			case SkipLarge: // grew since the walk saw it
-				h, err := f.hashFile(x.p)
+				h, err := f.hashFile(p)
 				if err != nil {
-					s.Unreadable = append(s.Unreadable, x.p)
+					s.Unreadable = append(s.Unreadable, p)
 					continue
 				}
 				e.Hash, e.Large = h, true
 			default:
-				s.Unreadable = append(s.Unreadable, x.p)
+				s.Unreadable = append(s.Unreadable, p)
 				continue
 			}
 		}
-		s.Entries = append(s.Entries, e)
+		entries[kept] = e
+		kept++
 	}
+	s.Entries = entries[:kept]
 	return s, nil
 }
 

@@ -253,6 +253,9 @@ func (f *FS) Reserved(name string) bool {
 // which git refuses too.
 func (f *FS) checkReserved(orig, q string) error {
 	for _, comp := range strings.Split(q, "/") {
+		if pre := StagingPrefix(comp); pre != "" {
+			return errs.New(errs.PathReserved, orig, "%s uses a name starting with %s, a prefix vfsctl keeps for its own files while it writes (hidden from listings, not tracked by the journal). Send another name, e.g. without the leading %s.", orig, pre, ".vfsctl-")
+		}
 		r := f.reserved.as(comp)
 		switch {
 		case r == "":
@@ -263,6 +266,35 @@ func (f *FS) checkReserved(orig, q string) error {
 		}
 	}
 	return nil
+}
+
+// StagingPrefix returns the prefix of vfsctl's own staging names that name starts
+// with (TempPrefix, AsidePrefix), or "". The file tools never create, move to or
+// touch such a name: path_reserved.
+func StagingPrefix(name string) string {
+	for _, p := range []string{TempPrefix, AsidePrefix} {
+		if strings.HasPrefix(name, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// IsStaging reports whether name has the very shape of a name vfsctl stages under:
+// a staging prefix and 16 lowercase hex digits. Only those are hidden from walks and
+// removed by recovery's cleanup; a file someone else named .vfsctl-tmp-notes is
+// theirs, listed and tracked like any other.
+func IsStaging(name string) bool {
+	h := strings.TrimPrefix(strings.TrimPrefix(name, TempPrefix), AsidePrefix)
+	if len(h) != 16 || len(h) == len(name) {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolved is a path resolved inside the root.

@@ -251,10 +251,10 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 }
 
 // hidden reports whether the walk leaves an entry out: a reserved folder, a
-// temporary file of a write, a deleted file set aside until its call's commit point,
-// or what a .gitignore ignores.
+// temporary file of a write, a deleted file set aside until its call's commit point
+// (names of vfsctl's own shape, IsStaging), or what a .gitignore ignores.
 func (w *Walker) hidden(ignores []ignoreFile, p, name string, isDir bool) bool {
-	return w.fs.Reserved(name) || strings.HasPrefix(name, TempPrefix) || strings.HasPrefix(name, AsidePrefix) || w.ignored(ignores, p, isDir)
+	return w.fs.Reserved(name) || IsStaging(name) || w.ignored(ignores, p, isDir)
 }
 
 // readIgnore reads dir's .gitignore, if its listing has one, and returns its rules;

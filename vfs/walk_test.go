@@ -32,14 +32,14 @@ func TestWalk(t *testing.T) {
 	winetest.NeedSymlinks(t)
 	f, ws, _ := setup(t)
 	for p, c := range map[string]string{
-		".gitignore":             "*.log\nbuild/\n",
-		"app.log":                "x",
-		"build/out.bin":          "x",
-		"src/.gitignore":         "!keep.log\n",
-		"src/keep.log":           "x",
-		"src/deep/er/est/x.go":   "x",
-		"src/.vfsctl-tmp-123":    "x",
-		"vendor/lib/.git/config": "x",
+		".gitignore":                       "*.log\nbuild/\n",
+		"app.log":                          "x",
+		"build/out.bin":                    "x",
+		"src/.gitignore":                   "!keep.log\n",
+		"src/keep.log":                     "x",
+		"src/deep/er/est/x.go":             "x",
+		"src/.vfsctl-tmp-0123456789abcdef": "x",
+		"vendor/lib/.git/config":           "x",
 	} {
 		testutil.WriteFile(t, filepath.Join(ws, p), c)
 	}

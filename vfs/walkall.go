@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"io/fs"
-	"path"
 	"runtime"
 	"sync"
 )
@@ -86,8 +85,9 @@ func (w *Walker) collect(l *listing, dir string, d int, ignores []ignoreFile, g 
 			ignores = append(ignores[:len(ignores):len(ignores)], rules)
 		}
 	}
+	l.paths, l.entries, l.subs = make([]string, 0, len(entries)), make([]fs.FileInfo, 0, len(entries)), make([]*listing, 0, len(entries))
 	for _, e := range entries {
-		p := path.Join(dir, e.Name())
+		p := joinName(dir, e.Name())
 		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
 		if w.hidden(ignores, p, e.Name(), isDir) {
 			continue
@@ -107,6 +107,15 @@ func (w *Walker) collect(l *listing, dir string, d int, ignores []ignoreFile, g 
 		l.subs[len(l.subs)-1] = s
 		g.run(func() { w.collect(s, p, sub, ignores, g) })
 	}
+}
+
+// joinName is the path of the entry name in folder dir (a canonical path, "." for the
+// root): path.Join's result, without its cleaning, which a listed name never needs.
+func joinName(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // emit calls fn with l's entries, each folder's followed by its own, and notes what

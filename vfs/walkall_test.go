@@ -33,14 +33,14 @@ func walkedAll(w *Walker, root string) []string {
 func TestWalkAllIsWalk(t *testing.T) {
 	f, ws, _ := setup(t)
 	for p, c := range map[string]string{
-		".gitignore":          "*.log\nbuild/\n",
-		"app.log":             "x",
-		"build/out.bin":       "x",
-		"src/.gitignore":      "!keep.log\n",
-		"src/keep.log":        "x",
-		"src/deep/x.log":      "x",
-		"src/.vfsctl-tmp-123": "x",
-		"vendor/lib/a.go":     "x",
+		".gitignore":                       "*.log\nbuild/\n",
+		"app.log":                          "x",
+		"build/out.bin":                    "x",
+		"src/.gitignore":                   "!keep.log\n",
+		"src/keep.log":                     "x",
+		"src/deep/x.log":                   "x",
+		"src/.vfsctl-tmp-0123456789abcdef": "x",
+		"vendor/lib/a.go":                  "x",
 	} {
 		testutil.WriteFile(t, filepath.Join(ws, p), c)
 	}

@@ -2,29 +2,12 @@
 # Runs the Windows build of vfsctl under Wine on a scratch workspace and checks what
 # a user would see: a read, a sloppy edit matched and written, a file made in a new
 # folder, names Windows cannot store refused as invalid_input, the reserved folder
-# refused, a delete undone, and the log. Installs Wine and MinGW if they are missing
-# (Debian), and fails loudly. Wine 8 lacks bcryptprimitives.dll, without which Go's
-# runtime does not start: a stand-in (bcryptprimitives.c) is built into the private
-# Wine prefix. This is not Windows: see docs/runtime.md#platforms.
+# refused, a delete undone, and the log. Fails loudly. Wine, MinGW and the private
+# Wine prefix come from setup.sh. This is not Windows: see docs/runtime.md#platforms.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-need() {
-  if ! command -v "$1" >/dev/null; then
-    echo "== installing $2"
-    sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "$2" >/dev/null
-  fi
-  command -v "$1" >/dev/null || { echo "$1 is missing and $2 did not install it"; exit 1; }
-}
-need wine wine64
-need x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64
-scratch=$(mktemp -d)
-trap 'WINEPREFIX="$scratch/prefix" wineserver -k 2>/dev/null; rm -rf "$scratch"' EXIT
-export WINEPREFIX="$scratch/prefix" WINEDEBUG=-all
+. .ci/wine/setup.sh
 CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go build -o "$scratch/vfsctl.exe" ./cmd/vfsctl
-wineboot -i >/dev/null 2>&1 || true
-x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
-  .ci/wine/bcryptprimitives.c .ci/wine/bcryptprimitives.def -ladvapi32
 mkdir "$scratch/ws"
 cd "$scratch/ws"
 printf 'print("Hello, " + name)\n' > app.py

@@ -15,8 +15,13 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 )
 
+// cliName is the name under which this test binary runs as the vfsctl CLI.
+const cliName = "vfsctl"
+
 func TestMain(m *testing.M) {
-	if os.Getenv("VFSCTL_TEST_RUN") == "1" { // the CLI in a process of its own (trust_test.go)
+	// The CLI in a process of its own: asked for by the environment (trust_test.go), or
+	// by this binary's name (buildVfsctl).
+	if os.Getenv("VFSCTL_TEST_RUN") == "1" || strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == cliName {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if dir := os.Getenv("VFSCTL_TEST_SHIP"); dir != "" { // a serving process to kill (adopt_test.go)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 )
 
@@ -97,6 +98,7 @@ func TestSettledQuietlyBesideALiveProcess(t *testing.T) {
 // settled as a crash's leftover: the exec records what its command changed when it
 // ends.
 func TestRunningExecIsLeftAlone(t *testing.T) {
+	winetest.NeedPOSIXShell(t) // its command is a sh loop that waits for a file
 	bin := buildVfsctl(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("a\n"), 0o644)

@@ -340,12 +340,15 @@ func TestUnidentifiedJournal(t *testing.T) {
 func TestForgedTempsRemoveNothing(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := run([]string{"call", "--root", dir}, strings.NewReader(`{"tool":"create_file","args":{"path":"docs/.vfsctl-tmp-plan.md","content":"plan\n"}}`+"\n"), &out, &errb); code != exitOK {
+	if code := run([]string{"call", "--root", dir}, strings.NewReader(`{"tool":"create_file","args":{"path":"docs/plan.md","content":"plan\n"}}`+"\n"), &out, &errb); code != exitOK {
 		t.Fatalf("create: %d %s%s", code, out.String(), errb.String())
 	}
+	// (The tools refuse these names: path_reserved. Someone else can make them.)
 	precious := filepath.Join(dir, ".vfsctl-tmp-notes.txt")
-	if err := os.WriteFile(precious, []byte("precious\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{precious, filepath.Join(dir, "docs", ".vfsctl-tmp-plan.md")} {
+		if err := os.WriteFile(p, []byte("precious\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f, err := os.OpenFile(filepath.Join(dir, ".vfsctl", "temps"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -121,7 +122,8 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		req.Path = p
 	}
 	rep := eng.Revert(context.Background(), req)
-	if !rep.OK && c.seq == 0 && c.path == "" && (rep.Kind == "conflict" || rep.Kind == "file_exists" || rep.Kind == "file_not_found" || rep.Kind == "not_a_file") {
+	running := strings.Contains(rep.Text, " is still running (") // an exec of the workspace: naming another call would not help
+	if !rep.OK && c.seq == 0 && c.path == "" && !running && (rep.Kind == "conflict" || rep.Kind == "file_exists" || rep.Kind == "file_not_found" || rep.Kind == "not_a_file") {
 		// A bare undo tries the latest change again and again, refused by what became
 		// of its files: say how to reach past it.
 		what := "change"

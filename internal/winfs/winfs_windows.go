@@ -279,15 +279,26 @@ func (in *Info) Mode() fs.FileMode {
 }
 
 // fileRenameInformation is FILE_RENAME_INFORMATION without its name, which follows it.
+// FILE_RENAME_INFORMATION_EX has the same layout, its Flags where ReplaceIfExists is.
 type fileRenameInformation struct {
-	ReplaceIfExists uint32 // a BOOLEAN, padded
+	ReplaceIfExists uint32 // a BOOLEAN, padded; Flags in the _EX form
 	RootDirectory   Handle
 	FileNameLength  uint32
 }
 
+// fileRenameInformationEx is FILE_INFORMATION_CLASS FileRenameInformationEx.
+const fileRenameInformationEx = 65
+
 // Rename gives the file open at h (with DELETE access) the name newname in folder
 // dir, replacing what stands there only when replace is set; a name taken is then an
 // error that is fs.ErrExist.
+//
+// A replace asks for POSIX semantics (FILE_RENAME_POSIX_SEMANTICS, Windows 10 1709
+// and later, on NTFS), as rename(2) does and Go's own os.Root does: it succeeds over
+// a file another handle holds open (opened with FILE_SHARE_DELETE, as every open
+// here is), which keeps reading what it opened. The older rename, the fallback where
+// that is not implemented (FAT, Wine 8), is refused with access denied while the file
+// it would replace is open: a call reading a file while another replaced it failed.
 func Rename(h Handle, dir Handle, newname string, replace bool) error {
 	if err := CheckName(newname); err != nil {
 		return err
@@ -299,9 +310,6 @@ func Rename(h Handle, dir Handle, newname string, replace bool) error {
 	name = name[:len(name)-1]
 	buf := make([]byte, unsafe.Sizeof(fileRenameInformation{})+uintptr(2*len(name)))
 	ri := (*fileRenameInformation)(unsafe.Pointer(&buf[0]))
-	if replace {
-		ri.ReplaceIfExists = 1
-	}
 	ri.RootDirectory = dir
 	ri.FileNameLength = uint32(2 * len(name))
 	// FileName starts right after FileNameLength: at 20 on 64-bit Windows.
@@ -311,7 +319,28 @@ func Rename(h Handle, dir Handle, newname string, replace bool) error {
 	// sizeof(FILE_RENAME_INFORMATION), 24 bytes with its padding, as
 	// STATUS_INVALID_PARAMETER, which the name's own end (20+2) was for a one-letter name.
 	var iosb windows.IO_STATUS_BLOCK
-	err = windows.NtSetInformationFile(h, &iosb, &buf[0], uint32(len(buf)), windows.FileRenameInformation)
+	if replace {
+		ri.ReplaceIfExists = windows.FILE_RENAME_REPLACE_IF_EXISTS | windows.FILE_RENAME_POSIX_SEMANTICS
+		err = windows.NtSetInformationFile(h, &iosb, &buf[0], uint32(len(buf)), fileRenameInformationEx)
+		switch err {
+		case windows.STATUS_INVALID_INFO_CLASS, windows.STATUS_NOT_IMPLEMENTED, windows.STATUS_INVALID_PARAMETER, windows.STATUS_NOT_SUPPORTED:
+			ri.ReplaceIfExists = 1 // a file system without it (FAT), or an older Windows
+		case nil:
+			return nil
+		default:
+			return errorOf(err)
+		}
+	}
+	// The older rename is refused while the file it would replace is open. Those who
+	// hold it (a call reading it beside this one, an indexer, a virus scanner) hold it
+	// briefly: a replace is tried again for about a second.
+	for wait := time.Millisecond; ; wait *= 2 {
+		err = windows.NtSetInformationFile(h, &iosb, &buf[0], uint32(len(buf)), windows.FileRenameInformation)
+		if !replace || err != windows.STATUS_ACCESS_DENIED && err != windows.STATUS_SHARING_VIOLATION || wait > 512*time.Millisecond {
+			break
+		}
+		time.Sleep(wait)
+	}
 	if err != nil {
 		return errorOf(err)
 	}

@@ -1,0 +1,45 @@
+package winfs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+)
+
+// A replace renames over a file that another call holds open for reading, as
+// rename(2) does. Windows with POSIX renames does it at once; the older rename (FAT,
+// Wine 8) is refused with access denied while the file is open, and is tried again
+// until the reader, here 50 ms later, lets go.
+func TestRenameOverAFileHeldOpen(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{"a.txt": "old\n", "b.txt": "new\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Close(root)
+	held, err := OpenAt(root, "a.txt", windows.GENERIC_READ, windows.FILE_OPEN, windows.FILE_NON_DIRECTORY_FILE, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(50 * time.Millisecond)
+		Close(held)
+	}()
+	defer func() { <-done }()
+	if err := RenameAt(root, "b.txt", "a.txt", true); err != nil {
+		t.Fatalf("rename over a.txt, held open: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "new\n" {
+		t.Errorf("a.txt holds %q (%v), want the renamed file", got, err)
+	}
+}

@@ -1,0 +1,65 @@
+package txn
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// benchGoTree is a copy of $(go env GOROOT)/src (about 12,800 entries), or the tree
+// VFSCTL_BENCH_TREE names (used as it is: a look of an unchanged tree changes nothing).
+func benchGoTree(b *testing.B) string {
+	b.Helper()
+	if dir := os.Getenv("VFSCTL_BENCH_TREE"); dir != "" {
+		return dir
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	ws := filepath.Join(b.TempDir(), "src")
+	if out, err := exec.Command("cp", "-a", filepath.Join(strings.TrimSpace(string(out)), "src"), ws).CombinedOutput(); err != nil {
+		b.Skipf("cp: %v %s", err, out)
+	}
+	return ws
+}
+
+// The looks of an exec of a command that changes nothing, in one process: the look
+// before (the snapshot read, a walk), the pending record, the look after (a walk)
+// and the record's end. What a process adds (its start, the journal's open) is not in
+// it: BenchmarkExecAgainstGit in cmd/vfsctl has the whole.
+func BenchmarkExecLooksUnchanged(b *testing.B) {
+	dir := benchGoTree(b)
+	fsys, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fsys.Close()
+	e, err := Open(fsys, Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"true"}, Cwd: "."}, LookOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		look, err := x.End("exit 0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(look.Files) != 0 {
+			b.Fatalf("an unchanged tree: %d files changed", len(look.Files))
+		}
+	}
+}
