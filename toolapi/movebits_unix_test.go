@@ -19,7 +19,7 @@ func modeBits(t *testing.T, p string) uint32 {
 	if err := unix.Lstat(p, &st); err != nil {
 		t.Fatal(err)
 	}
-	return st.Mode & 0o7777
+	return uint32(st.Mode) & 0o7777 // uint16 on macOS
 }
 
 // A move of a folder makes its new folders with the bits of those they replace, as
