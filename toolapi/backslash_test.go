@@ -28,6 +28,8 @@ func TestBackslashInNewName(t *testing.T) {
 		{"all", "apply_patch", `{"input": "*** Begin Patch\n*** Add File: sub\\x.txt\n+x\n*** End Patch"}`},
 		{"all", "apply_diff", `{"diff": "--- /dev/null\n+++ b/sub\\x.txt\n@@ -0,0 +1 @@\n+x\n"}`},
 		{"all", "str_replace_based_edit_tool", `{"command": "create", "path": "sub\\x.txt", "file_text": "x\n"}`},
+		{"all", "apply_patch", `{"input": "*** Begin Patch\n*** Update File: f.txt\n*** Move to: sub\\b.txt\n@@\n-f\n+F\n*** End Patch"}`},
+		{"all", "apply_diff", `{"diff": "diff --git a/f.txt b/sub\\d.txt\nsimilarity index 100%\nrename from f.txt\nrename to sub\\d.txt\n"}`},
 		{"gemini", "write_file", `{"file_path": "sub\\x.txt", "content": "x\n"}`},
 		{"gemini", "replace", `{"file_path": "sub\\x.txt", "old_string": "", "new_string": "x\n"}`},
 	}

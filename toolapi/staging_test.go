@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"context"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,7 @@ func TestOthersStagingLikeNamesAreTracked(t *testing.T) {
 	if r := mustCall(t, e, "list_files", `{"path": "sub"}`); !strings.Contains(r, "sub/.vfsctl-tmp-notes") {
 		t.Errorf("list_files sub: %s", r)
 	}
+	winetest.NeedPOSIXShell(t)
 	res, err := e.Exec(context.Background(), "s", []string{"sh", "-c", "rm sub/.vfsctl-tmp-notes"}, ExecOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -523,7 +524,7 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		if r.Exists || r.Link {
 			return nil, nil, named(r.Path, s.Op), existsError(s.Path, r)
 		}
-		if s.From == "" { // a move checks the name the model sent (a folder's files keep theirs)
+		if s.From == "" || path.Base(s.From) != path.Base(r.Path) { // a folder's files keep their names
 			if err := e.fs.CheckNewName(r); err != nil {
 				return nil, nil, named(r.Path, s.Op), err
 			}

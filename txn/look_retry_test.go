@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -16,6 +17,9 @@ import (
 // own work, with another write in it, as when a call committing at the same moment
 // fails.
 func TestLookRunAgainRecordsEachNoteOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no permission bits beyond read-only: the note counted is of a chmod 600")
+	}
 	for _, how := range []string{"checkpoint", "exec"} {
 		t.Run(how, func(t *testing.T) {
 			e, dir := diskEngineWith(t, map[string]string{"f.txt": "f\n", "g.txt": "g\n"}, Options{NoSync: true})
