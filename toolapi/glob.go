@@ -26,8 +26,15 @@ type glob struct {
 // with each pair.
 const maxGlobAlternatives = 256
 
+// maxGlobLen bounds a pattern's length: its expansion costs up to
+// maxGlobAlternatives times it, and no path is longer.
+const maxGlobLen = 4096
+
 // parseGlob compiles pattern, or says what is wrong with it.
 func parseGlob(pattern string) (*glob, error) {
+	if len(pattern) > maxGlobLen {
+		return nil, fmt.Errorf("the pattern is %d bytes long, over the %d a glob may be: send a shorter one (a path is never that long)", len(pattern), maxGlobLen)
+	}
 	alts, err := expandBraces(pattern)
 	if err != nil {
 		return nil, err

@@ -116,6 +116,7 @@ func TestGlobMalformedRefused(t *testing.T) {
 		{`docs/\{x}.md`, "the '}' at character 9 closes no '{'"},
 		{"*.[py", "'[' without its ']'"},
 		{strings.Repeat("{a,b}", 9), "more than 256 patterns"},
+		{strings.Repeat("a", 5000), "over the 4096 a glob may be"},
 	}
 	for arg, call := range calls {
 		for _, b := range bad {

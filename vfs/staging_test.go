@@ -26,7 +26,7 @@ func TestIsStaging(t *testing.T) {
 			t.Errorf("%q, a name vfsctl made, is not taken as staging", name)
 		}
 	}
-	for _, name := range []string{".vfsctl-tmp-notes", ".vfsctl-tmp-1234", ".vfsctl-aside-0123456789ABCDEF", ".vfsctl-aside-0123456789abcdef0", "x.vfsctl-tmp-0123456789abcdef", ".vfsctl-tmp-", "0123456789abcdef"} {
+	for _, name := range []string{".vfsctl-tmp-notes", ".vfsctl-tmp-1234", ".vfsctl-aside-0123456789ABCDEF", ".vfsctl-aside-0123456789abcdef0", "x.vfsctl-tmp-0123456789abcdef", ".vfsctl-tmp-", "0123456789abcdef", ".vfsctl-tmp-.vfsctl-aside-0123456789abcdef"} {
 		if IsStaging(name) {
 			t.Errorf("%q is taken as vfsctl's staging", name)
 		}

@@ -285,8 +285,11 @@ func StagingPrefix(name string) string {
 // removed by recovery's cleanup; a file someone else named .vfsctl-tmp-notes is
 // theirs, listed and tracked like any other.
 func IsStaging(name string) bool {
-	h := strings.TrimPrefix(strings.TrimPrefix(name, TempPrefix), AsidePrefix)
-	if len(h) != 16 || len(h) == len(name) {
+	h, ok := strings.CutPrefix(name, TempPrefix)
+	if !ok {
+		h, ok = strings.CutPrefix(name, AsidePrefix)
+	}
+	if !ok || len(h) != 16 {
 		return false
 	}
 	for _, c := range h {

@@ -315,6 +315,9 @@ var utf8BOM = []byte("\ufeff")
 // exactID reports whether id, a JSON number, is a whole number within ±2^53: one
 // that a float64, and so the SDK, holds exactly.
 func exactID(id []byte) bool {
+	if len(id) > 40 {
+		return false // no number within ±2^53 is written longer (2^53 has 16 digits)
+	}
 	v, ok := new(big.Rat).SetString(string(id))
 	return ok && v.IsInt() && new(big.Int).Abs(v.Num()).Cmp(maxExactID) <= 0
 }
