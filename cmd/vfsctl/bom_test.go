@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A UTF-8 byte order mark at the start of the input (a file of calls saved by Notepad
@@ -42,15 +40,7 @@ func TestCallSkipsALeadingBOM(t *testing.T) {
 // error with id null (which left the session unopened).
 func TestServeSkipsALeadingBOM(t *testing.T) {
 	bin := buildVfsctl(t)
-	cmd := exec.Command(bin, "serve", "--root", t.TempDir())
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer stop.Stop()
+	stdin, stdout := rawServe(t, bin, t.TempDir())
 	io.WriteString(stdin, "\ufeff"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
 	stdin.Close()
 	sc := bufio.NewScanner(stdout)

@@ -22,15 +22,7 @@ func TestMCPOversizedAndDeepFrames(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
 	in := oversizedFrames()
-	cmd := exec.Command(bin, "serve", "--root", dir)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() }) // a server that hangs fails the test
-	defer stop.Stop()
+	stdin, stdout := rawServe(t, bin, dir)
 	go func() {
 		io.WriteString(stdin, in)
 		// stdin stays open until every reply is in: EOF would end the server anyway.
@@ -111,15 +103,7 @@ func oversizedFrames() string {
 // transport ended it on every one of them.
 func TestMCPFramesThatAreNotJSONRPC(t *testing.T) {
 	bin := buildVfsctl(t)
-	cmd := exec.Command(bin, "serve", "--root", t.TempDir())
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer stop.Stop()
+	stdin, stdout := rawServe(t, bin, t.TempDir())
 	defer stdin.Close()
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -209,4 +193,24 @@ func TestMCPEndOfInputAnswersEveryCall(t *testing.T) {
 			t.Errorf("call %d was refused", 100+i)
 		}
 	}
+}
+
+// rawServe starts vfsctl serve on dir, to be spoken to in raw JSON-RPC lines: its
+// stdin and stdout. At the test's end vfsctl is waited for; a server that hangs is
+// killed after a minute, which fails the test.
+func rawServe(t *testing.T, bin, dir string) (io.WriteCloser, io.Reader) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--root", dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+		stop.Stop()
+	})
+	return stdin, stdout
 }

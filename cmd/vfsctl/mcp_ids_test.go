@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 )
 
 // vfsctl serve answers every request under the id it was sent, byte for byte: a
@@ -17,15 +15,7 @@ import (
 // as 1, the initialize's id, and 2^63-1 as -2^63).
 func TestMCPRepliesUnderTheRequestID(t *testing.T) {
 	bin := buildVfsctl(t)
-	cmd := exec.Command(bin, "serve", "--root", t.TempDir())
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer stop.Stop()
+	stdin, stdout := rawServe(t, bin, t.TempDir())
 	ok := []string{`2`, `"s"`, `-7`, `9007199254740992`, `-9007199254740992`, `0`}
 	refused := []string{`1.5`, `-0.5`, `9007199254740993`, `9223372036854775807`, `12345678901234567890123`, `-9007199254740993`}
 	var in strings.Builder
