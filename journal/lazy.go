@@ -21,11 +21,12 @@ import (
 
 var lazyPrefix = []byte("lazy\x00")
 
-func lazyKey(seq uint64) []byte {
-	k := make([]byte, len(lazyPrefix)+8)
-	copy(k, lazyPrefix)
-	binary.BigEndian.PutUint64(k[len(lazyPrefix):], seq)
-	return k
+func lazyKey(seq uint64) []byte { return listKey(lazyPrefix, seq) }
+
+// listKey is the meta key of call seq in the list under prefix (lazy, left): the
+// prefix, then seqKey, so that a cursor walks the list in order.
+func listKey(prefix []byte, seq uint64) []byte {
+	return append(prefix[:len(prefix):len(prefix)], seqKey(seq)...)
 }
 
 // MarkLazy lists call seq as written without fsync, by a process of the machine's

@@ -18,12 +18,7 @@ import (
 
 var leftPrefix = []byte("left\x00")
 
-func leftKey(seq uint64) []byte {
-	k := make([]byte, len(leftPrefix)+8)
-	copy(k, leftPrefix)
-	binary.BigEndian.PutUint64(k[len(leftPrefix):], seq)
-	return k
-}
+func leftKey(seq uint64) []byte { return listKey(leftPrefix, seq) }
 
 // SetLeftRunning lists exec seq's command as running on after its vfsctl stopped.
 func (t *Tx) SetLeftRunning(seq uint64, run Runner) error {
