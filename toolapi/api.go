@@ -584,20 +584,32 @@ func (a *dispatcher) apply(c *txn.Call, _ string, in *input) (string, error) {
 
 func (a *dispatcher) undoEdit(c *txn.Call, session string, in *input) (string, error) {
 	path, _ := trimFolder(in.str("path")) // a folder's change too: create_directory, delete_file, move_file
-	return a.undoLast(c, session, path, fmt.Sprintf("read_file %s and edit the lines back with edit_file", path))
+	whole := in.flag("wholeCall")
+	return a.undoLast(c, session, path, fmt.Sprintf("read_file %s and edit the lines back with edit_file", path), &whole)
 }
 
 // undoLast reverts session's latest change to path that is not undone yet. A conflict
 // with a later call gets byHand, how the model can put its lines back itself: the
 // blocking call is another session's or an operator's, which the model cannot undo.
-func (a *dispatcher) undoLast(c *txn.Call, session, path, byHand string) (string, error) {
+//
+// whole is the tool's wholeCall argument (nil where the tool has none): a command's
+// change that changed other files too is then taken back whole.
+func (a *dispatcher) undoLast(c *txn.Call, session, path, byHand string, whole *bool) (string, error) {
 	r, err := a.eng.FS().Resolve(path)
 	if err != nil {
 		return "", err
 	}
-	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path})
+	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path, Whole: whole != nil && *whole})
 	b := errs.Blocked(err)
+	var part *txn.PartOfCall
 	switch {
+	case errors.As(err, &part):
+		how := `send undo_edit again with "wholeCall": true`
+		if whole == nil {
+			how = "put each file back by hand"
+		}
+		return "", errs.Wrap(errs.InvalidInput, path, err, "Your latest change to %s is part of call %d (%s), which also changed %s; undo_edit takes a call back whole, so nothing was written. To take back the whole command, %s; to put %s back alone, %s.",
+			path, part.Origin, part.Tool, txn.OthersText(part.Others), how, path, byHand)
 	case errors.Is(err, txn.ErrNothingToUndo):
 		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
 	case b != nil:

@@ -490,5 +490,5 @@ func lineLen(b []byte) int {
 }
 
 func (a *dispatcher) editorUndo(c *txn.Call, session, path string) (string, error) {
-	return a.undoLast(c, session, path, fmt.Sprintf("view %s and str_replace the lines back", path))
+	return a.undoLast(c, session, path, fmt.Sprintf("view %s and str_replace the lines back", path), nil)
 }

@@ -132,9 +132,10 @@ var undoEditDef = &toolDef{
 	name: UndoEdit,
 	desc: "Revert this session's latest change to a file (an edit, a write, a create, or one file's part of apply_changes: then all its files), as a new change. " +
 		"Calling it again reverts the change before that. Changes made after it elsewhere in the file are kept; if a later change touched the same lines, " +
-		"it is refused as a conflict that names that change, and nothing is written.",
+		"it is refused as a conflict that names that change, and nothing is written. A run_command that changed other files too is refused unless wholeCall is set.",
 	args: objectDef{fields: []argDef{
 		pathArg("File path, relative to the workspace root."),
+		{name: "wholeCall", typ: tBoolean, def: false, desc: "When the change is a run_command's that changed other files too: revert all of them."},
 	}},
 	shape: `{"path": "src/app.ts"}`,
 	op:    journal.OpEdit,

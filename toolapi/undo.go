@@ -3,6 +3,8 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -143,7 +145,20 @@ func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult
 		seq = c.Seq()
 	}()
 	u, err = e.api.eng.Undo(c, txn.UndoOptions{Seq: req.Seq, Redo: req.Redo, Session: req.Session, Path: req.Path, DryRun: req.DryRun})
-	return u, 0, withAdvice(err, req.FirstAdvice)
+	return u, 0, withAdvice(partAdvice(err, req), req.FirstAdvice)
+}
+
+// partAdvice says how to take back a whole command whose one file was named.
+func partAdvice(err error, req UndoRequest) error {
+	var p *txn.PartOfCall
+	if !errors.As(err, &p) {
+		return err
+	}
+	how := fmt.Sprintf("%s call %d by its number", undoTool(req), p.Seq)
+	if req.FirstAdvice != nil { // an operator
+		how = fmt.Sprintf("run `vfsctl %s %d`", undoTool(req), p.Seq)
+	}
+	return errs.Wrap(errs.InvalidInput, p.Path, err, "%s To take the whole call back, %s.", p.Error(), how)
 }
 
 // withAdvice gives a conflict with a later call the caller's advice, when it has any.

@@ -48,6 +48,7 @@ type UndoOptions struct {
 	Redo    bool
 	Session string // with Seq 0: only calls of this session
 	Path    string // with Seq 0: only calls that changed this path (canonical)
+	Whole   bool   // with Path: a command's or outside record that changed other paths too, whole (else refused: PartOfCall)
 	DryRun  bool
 }
 
@@ -443,7 +444,10 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 		if err != nil {
 			return err
 		}
-		return hist.load(t, target)
+		if err := hist.load(t, target); err != nil {
+			return err
+		}
+		return partOfCall(t, hist, target, o)
 	})
 	return hist, target, err
 }

@@ -42,6 +42,10 @@ create made, those empty then); every file of an apply_changes call or none.
 Without N, the newest change not yet undone (narrowed by --session and --path), so
 that repeating vfsctl undo walks back like an editor's undo.
 
+--path picks the call; the whole call is undone. When it is a command's (exec,
+run_command) or an outside change that changed other files too, the undo is refused
+naming them, and nothing is written: vfsctl undo N takes the whole command back.
+
 Changes made after N elsewhere in a file are kept. When a later call, or a change made
 outside vfsctl, touched the same lines, the undo is refused as a conflict naming it
 and the command to run first (vfsctl undo 43); nothing is written.
@@ -58,7 +62,8 @@ const redoUsage = `Usage: vfsctl redo [N] [--session S] [--path P] [--dry-run] [
 
 Re-applies what undo call N reverted, as a new, journaled transaction. Without N, the
 most recent undo not yet redone (narrowed by --session and --path). The conflict rules
-are those of vfsctl undo.
+are those of vfsctl undo, and so is --path: it picks the undo, re-applied whole (for
+a command that changed other files too, refused: vfsctl redo N).
 
 Exit status: 0 done, 1 refused, 2 usage error.
 
@@ -75,7 +80,7 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet(c.Name(), usage)
 	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
-	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file (from the current folder, as git takes paths)")
+	fs.StringVar(&c.path, "path", "", "without N: the latest call that changed this file, undone whole (from the current folder, as git takes paths)")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	rest, err := fs.positional(args)
 	if err != nil {
