@@ -122,7 +122,7 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl exec: changes made outside vfsctl since its last look were journaled first as call %d\n", res.Outside.Seq)
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(stderr, "vfsctl exec: %s\n", n)
+		fmt.Fprintf(stderr, "vfsctl exec: %s\n", escaped(n))
 	}
 	fmt.Fprintf(stderr, "vfsctl exec: %s\n", summary)
 	return res.Code

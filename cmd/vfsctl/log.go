@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -332,4 +334,50 @@ func whatOf(r *toolapi.Record) string {
 		return cmd // a command that changed no file
 	}
 	return cmd + ": " + paths
+}
+
+// quoteNames is text (a reply of several lines, with diffs) with each of names that
+// oneLine would quote quoted so, longest first; a diff header's "a/NAME" is quoted
+// whole, as git quotes it. Names come from the records the text is about.
+func quoteNames(text string, names []string) string {
+	var odd []string
+	for _, n := range names {
+		if n != "" && oneLine(n) != n && !slices.Contains(odd, n) {
+			odd = append(odd, n)
+		}
+	}
+	sort.Slice(odd, func(i, j int) bool { return len(odd[i]) > len(odd[j]) })
+	for _, n := range odd {
+		text = strings.ReplaceAll(text, "--- a/"+n+"\n", "--- "+oneLine("a/"+n)+"\n")
+		text = strings.ReplaceAll(text, "+++ b/"+n+"\n", "+++ "+oneLine("b/"+n)+"\n")
+		text = strings.ReplaceAll(text, n, oneLine(n))
+	}
+	return text
+}
+
+// recordNames are the names a record's text can hold: its files, folders, symlinks
+// and their targets.
+func recordNames(r *toolapi.Record) []string {
+	if r == nil {
+		return nil
+	}
+	names := r.Paths()
+	for _, en := range r.Entries {
+		names = append(names, en.Path, en.BeforeTarget, en.AfterTarget)
+	}
+	return names
+}
+
+// namesOf are the names of the journal's records seqs (those it has).
+func namesOf(eng *toolapi.Engine, seqs ...uint64) []string {
+	var names []string
+	for _, s := range seqs {
+		if s == 0 {
+			continue
+		}
+		if r, _, err := eng.Show(s); err == nil {
+			names = append(names, recordNames(r)...)
+		}
+	}
+	return names
 }

@@ -202,7 +202,7 @@ func (c *replayCmd) one(w io.Writer, r *toolapi.ReplayResult) {
 		enc.Encode(r)
 		return
 	}
-	fmt.Fprintf(w, "call %d (%s, session %s)\n", r.Seq, r.Tool, r.Session)
+	fmt.Fprintf(w, "call %d (%s, session %s)\n", r.Seq, r.Tool, oneLine(r.Session))
 	if !r.Replayable {
 		fmt.Fprintf(w, "not replayable: %s\n", r.Why)
 		return

@@ -70,6 +70,13 @@ func (c *rewindCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return printOutcome(stdout, stderr, "vfsctl rewind", c.json, toolapi.RewindReport{Kind: "no_change", Text: text}, false, text, "no_change")
 	}
 	rep := eng.RewindTurns(context.Background(), toolapi.RewindRequest{Session: c.session, Turn: c.turn, DryRun: c.dryRun, FirstAdvice: forRewind})
+	if !c.json { // names quoted as log quotes them; --json has them exact
+		names := append(namesOf(eng, append(rep.Reverts, rep.Txn)...), append(rep.Folders, c.session)...)
+		for _, f := range rep.Files {
+			names = append(names, f.Path)
+		}
+		rep.Text = quoteNames(rep.Text, names)
+	}
 	return printOutcome(stdout, stderr, "vfsctl rewind", c.json, rep, rep.OK, rep.Text, rep.Kind)
 }
 

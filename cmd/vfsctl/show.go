@@ -131,7 +131,7 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 			fmt.Fprintf(w, "         edits[%d]: %s, context %s / %s\n", e.Index, how, plural(e.ContextLines, "line"), plural(e.ContextBytes, "byte"))
 		}
 		if f.Diff != "" {
-			fmt.Fprint(w, f.Diff)
+			fmt.Fprint(w, quoteNames(f.Diff, []string{f.Path}))
 		}
 		if f.DiffError != "" {
 			fmt.Fprintf(w, "(the diff cannot be shown: %s)\n", f.DiffError)
@@ -147,7 +147,7 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 		fmt.Fprintf(w, "entry    %s\n", oneLine(toolapi.EntryTextFiles(en, before, after)))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note     %s\n", n)
+		fmt.Fprintf(w, "note     %s\n", escaped(n))
 	}
 }
 

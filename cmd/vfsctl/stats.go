@@ -179,7 +179,7 @@ func (c *statsCmd) text(w io.Writer, st *toolapi.Stats) {
 		c.heading(w, g.title)
 		var rows [][]string
 		for _, r := range g.rows {
-			rows = append(rows, []string{r.Key, fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
+			rows = append(rows, []string{oneLine(r.Key), fmt.Sprint(r.Calls), fmt.Sprint(r.Failed), fmt.Sprint(r.Rescued)})
 		}
 		writeTable(w, "KEY\tCALLS\tFAILED\tRESCUED EDITS", rows)
 	}
@@ -197,7 +197,7 @@ func (c *statsCmd) failures(w io.Writer, st *toolapi.Stats) {
 	c.heading(w, "Failures by kind")
 	rows = nil
 	for _, k := range st.ByKind {
-		rows = append(rows, []string{k.Kind, fmt.Sprint(k.Count), fmt.Sprintf("%.1f%%", 100*k.Share), fmt.Sprintf("call %d: %s", k.Example.Seq, clip(k.Example.Message, 90))})
+		rows = append(rows, []string{k.Kind, fmt.Sprint(k.Count), fmt.Sprintf("%.1f%%", 100*k.Share), fmt.Sprintf("call %d: %s", k.Example.Seq, clip(escaped(k.Example.Message), 90))})
 	}
 	writeTable(w, "KIND\tCOUNT\tSHARE\tEXAMPLE", rows)
 

@@ -137,6 +137,13 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		}
 		rep.Text += fmt.Sprintf(" (A bare %s takes the latest %s; to reach an older one, name it: %s N, with N from vfsctl log, or pick a file with --path.)", c.Name(), what, name)
 	}
+	if !c.json { // names quoted as log quotes them; --json has them exact
+		names := append(namesOf(eng, rep.Target, rep.Txn), rep.Folders...)
+		for _, f := range rep.Files {
+			names = append(names, f.Path)
+		}
+		rep.Text = quoteNames(rep.Text, names)
+	}
 	return printOutcome(stdout, stderr, name, c.json, rep, rep.OK, rep.Text, rep.Kind)
 }
 
