@@ -77,6 +77,12 @@ func (c *execCmd) ParseFlags(args []string) error {
 	if len(c.argv) == 0 {
 		return fmt.Errorf("no command given: vfsctl exec [flags] -- CMD ARGS... (see --help)")
 	}
+	if c.timeout < 0 {
+		return fmt.Errorf("--timeout %s is negative; send 0 (no timeout) or more", c.timeout)
+	}
+	if c.session == "" {
+		return fmt.Errorf("--session is empty: an exec record belongs to a session (the default is operator)")
+	}
 	if _, ok := toolapi.TurnLabel(c.turn); c.turn != "" && !ok {
 		return fmt.Errorf("--turn must be %s", toolapi.TurnRule)
 	}
@@ -107,14 +113,23 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	ctx := toolapi.WithTurn(callContext(nil), c.turn) // under the runtime's span, from TRACEPARENT
+	out := io.Writer(stdout)
+	var last *lastByte
+	if c.json { // the summary line must start a line of its own
+		last = &lastByte{w: stdout}
+		out = last
+	}
 	res, err := eng.Exec(ctx, c.session, c.argv, toolapi.ExecOptions{Cwd: filepath.ToSlash(rel), Timeout: c.timeout,
-		Stdin: stdin, Stdout: stdout, Stderr: stderr, Signals: sigs})
+		Stdin: stdin, Stdout: out, Stderr: stderr, Signals: sigs})
 	if err != nil {
 		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), err.Error())
 		return exitVfsctl
 	}
 	summary := fmt.Sprintf("call %d: %s, %s changed", res.Seq, res.Exit, plural(len(res.Files), "file"))
 	if c.json {
+		if last.n > 0 && last.b != '\n' {
+			fmt.Fprintln(stdout)
+		}
 		printExecJSON(stdout, res, summary)
 		return res.Code
 	}
@@ -126,6 +141,20 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "vfsctl exec: %s\n", summary)
 	return res.Code
+}
+
+// lastByte passes a command's output on and keeps its last byte.
+type lastByte struct {
+	w io.Writer
+	b byte
+	n int64
+}
+
+func (l *lastByte) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		l.b, l.n = p[len(p)-1], l.n+int64(len(p))
+	}
+	return l.w.Write(p)
 }
 
 // resolved is path with its symlinks followed, or path where they cannot be.
@@ -207,17 +236,37 @@ func (c *checkpointCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl checkpoint: %v\n", err)
 		return exitRefused
 	}
-	if c.json {
-		json.NewEncoder(stdout).Encode(look)
-		return exitOK
-	}
+	var text string
 	switch {
 	case look.First:
-		fmt.Fprintln(stdout, "The workspace's first snapshot was taken; nothing to journal.")
+		text = "The workspace's first snapshot was taken; nothing to journal."
 	case look.Seq == 0:
-		fmt.Fprintln(stdout, "Nothing changed outside vfsctl.")
+		text = "Nothing changed outside vfsctl."
 	default:
-		fmt.Fprintf(stdout, "Call %d journaled %s changed outside vfsctl.\n", look.Seq, plural(len(look.Files), "file"))
+		text = fmt.Sprintf("Call %d journaled %s changed outside vfsctl.", look.Seq, plural(len(look.Files), "file"))
 	}
+	if c.json { // the shape of exec --json
+		out := struct {
+			OK      bool       `json:"ok"`
+			Text    string     `json:"text"`
+			Txn     uint64     `json:"txn"`
+			First   bool       `json:"first"`
+			Files   []execFile `json:"files"`
+			Entries []string   `json:"entries"`
+			Notes   []string   `json:"notes"`
+		}{OK: true, Text: text, Txn: look.Seq, First: look.First, Files: []execFile{}, Entries: []string{}, Notes: []string{}}
+		for _, f := range look.Files {
+			out.Files = append(out.Files, execFile{f.Path, string(f.Op)})
+		}
+		for _, en := range look.Entries {
+			out.Entries = append(out.Entries, toolapi.EntryText(en))
+		}
+		out.Notes = append(out.Notes, look.Notes...)
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(out)
+		return exitOK
+	}
+	fmt.Fprintln(stdout, text)
 	return exitOK
 }

@@ -69,6 +69,11 @@ func (c *exportCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer eng.Close()
+	if !eng.HasJournal() {
+		// Said, not an empty stream: a job exporting from the wrong folder should notice.
+		fmt.Fprintf(stderr, "vfsctl export: there is no journal in %s yet (the first tool call creates it); nothing was exported\n", eng.Root())
+		return exitRefused
+	}
 	if err := eng.Export(q, stdout); err != nil {
 		fmt.Fprintf(stderr, "vfsctl export: %v%s\n", err, waitHint(err))
 		return exitRefused

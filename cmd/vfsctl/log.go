@@ -185,9 +185,11 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	if !eng.HasJournal() {
-		if !c.json {
-			fmt.Fprintf(stdout, "no calls: there is no journal in %s yet (the first tool call creates it)\n", eng.Root())
+		text := fmt.Sprintf("there is no journal in %s yet (the first tool call creates it)", eng.Root())
+		if c.json { // as every operator command's --json says it did nothing
+			return refused(stdout, stderr, true, "vfsctl log", toolapi.Kind("file_not_found"), text)
 		}
+		fmt.Fprintf(stdout, "no calls: %s\n", text)
 		return exitOK
 	}
 	if c.path != "" {
