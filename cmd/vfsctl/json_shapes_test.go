@@ -65,7 +65,7 @@ func TestExecJSONSummaryOnItsOwnLine(t *testing.T) {
 	}
 }
 
-// exec --timeout -1s ran with no timeout, exec --session '' made a session-less
+// exec --timeout -1s ran with no timeout, exec --session ” made a session-less
 // record; both are refused as the other flags refuse what cannot be meant.
 func TestExecFlagsRefused(t *testing.T) {
 	dir := t.TempDir()
