@@ -200,7 +200,10 @@ func (e *Engine) settleMade(reverts []uint64, made []string, steps []journal.Ent
 	}
 	var keepSteps []journal.Entry
 	for _, en := range steps {
-		if goes[en.Path] && en.After == vfs.KindDir && en.Before != vfs.KindDir {
+		// A step that would make a folder that goes again, or give it back its
+		// bits, is dropped: the folder goes with the bits it has, which the
+		// rewind's removal records for its undo.
+		if goes[en.Path] && en.After == vfs.KindDir {
 			continue
 		}
 		keepSteps = append(keepSteps, en)
