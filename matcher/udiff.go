@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -60,6 +61,9 @@ func unifiedDiff(name string, d *doc, splices []Splice) string {
 	original := d.data
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
+	if len(original) == 0 && len(splices) > 0 && !slices.ContainsFunc(splices, func(s Splice) bool { return len(s.Text) > 0 }) {
+		return b.String() // an empty file left empty (made or written so): no hunk, as git prints none
+	}
 	delta := 0 // new-file lines minus old-file lines before the current group
 	for g := 0; g < len(splices); {
 		if b.Len() >= MaxDiffBytes {
