@@ -37,7 +37,7 @@ const dirAccess = winfs.ReadDir
 // openDirAt opens folder name in at; a reparse point or a file there is errNotOurs.
 func openDirAt(at handle, name string) (handle, error) {
 	h, err := winfs.OpenAt(at, name, dirAccess, windows.FILE_OPEN, windows.FILE_DIRECTORY_FILE, 0)
-	if err == syscall.ENOTDIR {
+	if err == winfs.ErrNotDir {
 		return noHandle, errNotOurs
 	}
 	if err != nil {
