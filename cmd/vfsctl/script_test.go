@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("VFSCTL_TEST_RUN") == "1" || strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == cliName {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if os.Getenv("VFSCTL_TEST_COMMAND") == "1" { // a command for vfsctl exec (testCommand)
+		os.Exit(testCommand(os.Args[1:]))
+	}
 	if dir := os.Getenv("VFSCTL_TEST_SHIP"); dir != "" { // a serving process to kill (adopt_test.go)
 		shipChild(dir)
 		os.Exit(0)
