@@ -15,9 +15,9 @@ import (
 // testCommand is a command for vfsctl exec that needs no shell, so that the tests
 // run where there is no sh (Windows): this test binary, run with
 // VFSCTL_TEST_COMMAND=1 (selfCommand), does its arguments in turn: write=PATH:TEXT
-// writes a file, rm=PATH removes a folder and all it holds (trying for 15 s), print=TEXT prints a line,
-// and sleeper=DURATION starts this binary again to sleep that long and waits for it,
-// as a shell waits for its sleep.
+// writes a file, rm=PATH removes a folder and all it holds (trying for 15 s),
+// print=TEXT prints a line, and sleeper=DURATION starts this binary again to sleep
+// that long and waits for it, as a shell waits for its sleep.
 func testCommand(args []string) int {
 	for _, a := range args {
 		op, arg, _ := strings.Cut(a, "=")
