@@ -272,8 +272,8 @@ func TestForeignJournal(t *testing.T) {
 	os.WriteFile(filepath.Join(a, "f2.txt"), []byte("two\n"), 0o644)
 
 	b := t.TempDir()
-	if out, err := exec.Command("cp", "-a", a+"/.", b).CombinedOutput(); err != nil {
-		t.Fatalf("cp -a: %v %s", err, out)
+	if err := os.CopyFS(b, os.DirFS(a)); err != nil { // as cp -a, a checkout or a restore
+		t.Fatalf("copy the workspace: %v", err)
 	}
 	before := snapshotDir(t, b)
 	for _, args := range [][]string{{"log"}, {"show", "1"}, {"undo"}, {"redo"}, {"fsck"}, {"stats"}, {"export"}, {"replay", "1"}, {"call"}} {
