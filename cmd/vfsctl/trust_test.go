@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 )
 
@@ -109,6 +110,7 @@ func TestJournalFilesNotFollowed(t *testing.T) {
 					t.Fatal(err)
 				}
 				if kind == "symlink" {
+					winetest.NeedSymlinks(t)
 					target := filepath.Join(outside, "keep")
 					if name == ".vfsctl" || name == "turns" {
 						target = outside
