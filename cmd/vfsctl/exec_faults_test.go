@@ -92,11 +92,11 @@ func TestExecTimeoutAndJournalGone(t *testing.T) {
 	}
 	// The command's child sleeps on: only a kill of the group (a job on Windows)
 	// ends it.
-	// The timeout leaves the command time to write s.txt first: Wine takes a second
-	// or more to start a process.
-	timeout := "300ms"
+	// The timeout leaves the command time to write s.txt first: the command is this
+	// test binary, which a loaded machine takes a second to start, and Wine more.
+	timeout := "3s"
 	if runtime.GOOS == "windows" {
-		timeout = "5s"
+		timeout = "10s"
 	}
 	slow := selfCommand(t, "write="+filepath.Join(dir, "s.txt")+":started", "sleeper=60s", "print=late")
 	code, out := vfsctl(append([]string{"exec", "--root", dir, "--timeout", timeout, "--"}, slow...)...)
