@@ -138,6 +138,19 @@ func (j *Journal) openDir(create bool) (*dirHandle, error) {
 	return &dirHandle{fd: fd, name: name}, nil
 }
 
+// lookDir opens the journal's folder to look at, as openDir(false) does. A folder
+// right under the root (.vfsctl) is opened in one open where the system can: the
+// root's path followed as openRoot follows it, the folder's own name not followed,
+// where openDir opens and closes the root first (two system calls a call).
+func (j *Journal) lookDir() (*dirHandle, error) {
+	if name := j.folderName(); name != "" && !strings.Contains(name, "/") {
+		if fd, ok := openDirUnder(j.opts.Root, name); ok {
+			return &dirHandle{fd: fd, name: name}, nil
+		}
+	}
+	return j.openDir(false)
+}
+
 // openSubdir opens folder name in at without following a symlink; show names it in
 // messages.
 func openSubdir(at handle, name, show string, create bool) (handle, error) {
@@ -398,7 +411,7 @@ func (j *Journal) place(withDir bool) (dir, file string) {
 	if testHookPlace != nil {
 		testHookPlace()
 	}
-	d, err := j.openDir(false)
+	d, err := j.lookDir()
 	if err != nil {
 		return "", ""
 	}

@@ -36,6 +36,15 @@ func openRoot(dir string) (handle, error) {
 	return unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 }
 
+// openDirUnder opens folder name of root in one open: root's path followed as
+// openRoot follows it (as given: not cleaned, so that a ".." goes where the system
+// takes it), name not followed (O_NOFOLLOW applies to the last component). ok is
+// false where it could not be opened so; openDir then says why.
+func openDirUnder(root, name string) (handle, bool) {
+	fd, err := unix.Open(root+"/"+name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	return fd, err == nil
+}
+
 // openDirAt opens folder name in at; a symlink or a file there is errNotOurs.
 func openDirAt(at handle, name string) (handle, error) {
 	fd, err := unix.Openat(at, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
