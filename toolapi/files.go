@@ -216,7 +216,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 		return "", errs.New(errs.InvalidInput, src, "move_file cannot move the folder %s into itself (%s). Send a destination outside it.", src, dst).Stood(errs.FoundDir, "")
 	}
 	var files, dirs []string
-	var bad string
+	var bad, staged string
 	var walk func(dir string)
 	walk = func(dir string) {
 		list, err := afero.ReadDir(a.eng.FS().Afero(), dir)
@@ -232,8 +232,12 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 			switch {
 			case bad != "":
 				return
+			case vfs.IsStaging(e.Name()):
+				// Another vfsctl's write or deletion, staged there until its commit
+				// point: gone in a moment, not the model's to work around.
+				staged, bad = p, p+" is being written"
 			case a.eng.FS().Reserved(e.Name()) || vfs.StagingPrefix(e.Name()) != "":
-				bad = p + " is reserved (or a write in progress), which the file tools do not touch"
+				bad = p + " is reserved, which the file tools do not touch"
 			case e.Mode()&fs.ModeSymlink != 0:
 				bad = p + " is a symlink, which move_file does not move"
 			case e.IsDir():
@@ -250,6 +254,8 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 		c.Named(journal.OpDelete, src) // the refused path first: replay rebuilds what stood there
 	}
 	switch {
+	case staged != "":
+		return "", errs.New(errs.Busy, src, "move_file did not move the folder %s: another process is writing there (%s is its file being staged). Nothing was moved; send the move again.", src, staged)
 	case bad != "":
 		return "", errs.New(errs.NotAFile, src, "move_file refused to move the folder %s: %s. Move its files one by one instead; nothing was moved.", src, bad).Stood(errs.FoundDir, "")
 	case len(files) == 0:
