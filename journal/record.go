@@ -1,6 +1,9 @@
 package journal
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // State is where a record stands.
 type State string
@@ -173,6 +176,20 @@ func (r *Record) Paths() []string {
 		p = append(p, f.Path)
 	}
 	return p
+}
+
+// FolderKeys are the folders the record made or removed (Entries), each as its path
+// with a slash: the key the path index keeps them under, apart from files (a file's
+// path never ends in a slash), so that a query for a folder finds the calls that
+// made it and a walk of a file's calls meets only calls that name the file.
+func (r *Record) FolderKeys() []string {
+	var out []string
+	for _, en := range r.Entries {
+		if (en.Before == KindDir || en.After == KindDir) && !slices.Contains(out, en.Path+"/") {
+			out = append(out, en.Path+"/")
+		}
+	}
+	return out
 }
 
 // Op is what a call did to one file.
