@@ -169,9 +169,13 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 	case rd.Exists || rd.Link:
 		c.Named(journal.OpCreate, dst)
 		what, found := "a file", errs.FoundFile
+		if t := rd.Through(); t != "" {
+			return "", errs.New(errs.FileExists, dst, "move_file: the destination %s, and a move does not go through a symlink; nothing was moved. Send the destination's own path, %s.", t, rd.Path).Stood(found, "")
+		}
 		switch {
 		case rd.Link:
-			what = "a symlink"
+			// A link is not the model's to remove: delete_file refuses it too.
+			return "", errs.New(errs.FileExists, dst, "move_file: the destination %s is a symlink (to %s), and a move never overwrites; the file tools do not remove links. Send another destination.", dst, rd.Path).Stood(found, "")
 		case rd.Info.IsDir():
 			// mv would move the source into it; a move here never guesses that.
 			into := path.Join(dst, path.Base(rs.Path))
@@ -443,8 +447,11 @@ func (a *dispatcher) fileInfo(c *txn.Call, _ string, in *input) (string, error) 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "path: %s\n", p)
-	if r.Link {
+	switch {
+	case r.IsLink():
 		fmt.Fprintf(&b, "symlink to: %s\n", r.Path)
+	case r.Link:
+		fmt.Fprintf(&b, "through the symlink %s: %s\n", r.LinkAt, r.Path)
 	}
 	mode := fmt.Sprintf("permissions: %04o (%s)\nmodified: %s\n", fi.Mode().Perm(), fi.Mode(), fi.ModTime().UTC().Format(time.RFC3339))
 	switch {

@@ -533,9 +533,19 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		return ch, nil, sight{}, nil
 	}
 	if s.Op == journal.OpDelete && r.Link {
-		// Deleting (or moving away) what a symlink points to would leave the link
-		// dangling and name one file in the reply while removing another.
-		return nil, nil, named(r.Path, s.Op), errs.New(errs.NotAFile, s.Path, "%s is a symlink (to %s); deleting or moving it would remove %s and leave the link dangling. Send %s's own path, or change the link outside vfsctl.", s.Path, r.Path, r.Path, r.Path)
+		// The file tools act on the file a link leads to, never on the link: deleting
+		// (or moving away) through it would name one path in the reply and remove
+		// another, and leave the link dangling.
+		var msg string
+		switch {
+		case r.Dangling():
+			msg = vfs.DanglingAdvice(r)
+		case r.IsLink():
+			msg = fmt.Sprintf("%s is a symlink to %s. delete_file and move_file act on files, not on links: here they would remove %s, not the link, so nothing was changed. Send %s to delete or move that file; the link itself is removed or changed outside vfsctl.", s.Path, r.Path, r.Path, r.Path)
+		default:
+			msg = fmt.Sprintf("%s. delete_file and move_file do not act through a symlink, so nothing was changed. Send the file's own path, %s.", r.Through(), r.Path)
+		}
+		return nil, nil, named(r.Path, s.Op), errs.New(errs.NotAFile, s.Path, "%s", msg)
 	}
 	if s.Op == journal.OpWrite && !r.Exists && !r.Link {
 		return nil, nil, named(r.Path, s.Op), errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
@@ -722,12 +732,20 @@ func (e *Engine) staleHint(session string, f *vfs.File, err error) error {
 }
 
 func existsError(path string, r *vfs.Resolved) error {
+	switch {
+	case r.Dangling():
+		return errs.New(errs.FileExists, path, "%s", vfs.DanglingAdvice(r)).Stood(errs.FoundFile, "")
+	case r.Through() != "" && !r.Exists:
+		return errs.New(errs.FileExists, path, "%s. create_file does not create through a symlink, so nothing was written. Send the file's own path, %s.", r.Through(), r.Path).Stood(errs.FoundFile, "")
+	}
 	what := "a file"
 	switch {
 	case r.Link && !r.Exists:
 		what = "a dangling symlink"
+	case r.IsLink():
+		what = "a symlink to " + r.Path
 	case r.Link:
-		what = "a symlink"
+		what = "reached through " + r.LinkAt + ", a symlink"
 	case r.Info != nil && r.Info.IsDir():
 		what = "a directory"
 	}
