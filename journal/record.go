@@ -235,7 +235,11 @@ type File struct {
 	// is, renamed (a move): the file deleted at From, set aside under that deletion's
 	// Aside, is renamed to Path, the same inode. A rollback renames it back.
 	From string `json:"from,omitempty"`
-	Diff string `json:"diff,omitempty"`
+	// Links, on a deleted file, are the hard links it had (itself included) when it had
+	// more than one: its other names keep the file, and its undo puts back a copy, a
+	// file of its own, which the undo's reply says.
+	Links uint64 `json:"links,omitempty"`
+	Diff  string `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`

@@ -649,7 +649,7 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 		case ch.Deleted:
 			fmt.Fprintf(&b, "%s %sremoved (the call had created it).\n", ch.Name, be)
 		case ch.Created:
-			fmt.Fprintf(&b, "%s %sput back (%s).\n", ch.Name, be, plural(len(ch.After), "byte"))
+			fmt.Fprintf(&b, "%s %sput back (%s)%s.\n", ch.Name, be, plural(len(ch.After), "byte"), unlinkedNote(ch))
 			if dirs := ch.MadeFolders(); len(dirs) > 0 {
 				fmt.Fprintf(&b, "%s/ %smade again for it, with the default bits.\n", strings.Join(dirs, "/, "), be)
 			}
@@ -674,6 +674,15 @@ func writeEntries(b *strings.Builder, entries []journal.Entry, changes []*txn.Ch
 	for _, text := range entryTexts(entries, changes, dryRun) {
 		fmt.Fprintf(b, "%s.\n", text)
 	}
+}
+
+// unlinkedNote says that a file put back had hard links when it was deleted: it comes
+// back as a copy, and its other names stay a file apart.
+func unlinkedNote(ch *txn.Change) string {
+	if ch.HardLinks < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" as a file of its own: it had %d hard links when it was deleted, and its other names are not linked to it again", ch.HardLinks)
 }
 
 // tense is what goes before a past participle: "would be " in a dry run.

@@ -314,6 +314,11 @@ func (a *dispatcher) deleteFile(c *txn.Call, _ string, in *input) (string, error
 	if err != nil {
 		return "", err
 	}
+	if n := ch[0].HardLinks; n > 1 {
+		// Its other names keep the inode; an undo can only write the content anew.
+		return fmt.Sprintf("Deleted %s (%s, %s). It had %d hard links: the file stays under its other names. undo_edit %s puts back a copy, a file of its own, not linked to them again.",
+			p, plural(txn.CountLines(ch[0].Before), "line"), plural(len(ch[0].Before), "byte"), n, p), nil
+	}
 	return fmt.Sprintf("Deleted %s (%s, %s). undo_edit %s puts it back.", p, plural(txn.CountLines(ch[0].Before), "line"), plural(len(ch[0].Before), "byte"), p), nil
 }
 

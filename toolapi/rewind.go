@@ -180,7 +180,7 @@ func renderRewind(u *txn.RewindResult, req RewindRequest, seq uint64) string {
 		case ch.Deleted:
 			fmt.Fprintf(&b, "%s %sremoved.\n", ch.Name, be)
 		case ch.Created:
-			fmt.Fprintf(&b, "%s %sput back (%s).\n", ch.Name, be, plural(len(ch.After), "byte"))
+			fmt.Fprintf(&b, "%s %sput back (%s)%s.\n", ch.Name, be, plural(len(ch.After), "byte"), unlinkedNote(ch))
 		default:
 			writeChanged(&b, ch, req.DryRun)
 		}

@@ -76,6 +76,10 @@ type Change struct {
 	Created bool
 	Deleted bool   // the change removes the file (undo of a create)
 	Seq     uint64 // the call's record; 0 for a dry run
+	// HardLinks, over 1, are the hard links (itself included) of the file the change
+	// deletes, or, on the undo of a deletion, those the deleted file had: the file put
+	// back is a copy, not linked to its other names again.
+	HardLinks uint64
 
 	splices                 []journal.Splice // for a change made without a matcher plan (undo)
 	undoSplices             []matcher.Splice // the same, for its diff
@@ -563,6 +567,9 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		return nil, nil, sight{}, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
 	ch.Before, ch.mode, ch.id, ch.info = f.Data, f.Info.Mode(), f.ID, f.IDInfo
+	if n := vfs.Links(f.Info); s.Op == journal.OpDelete && n > 1 {
+		ch.HardLinks = n
+	}
 	if k, ok := e.lookup(f.Path, f.ID); ok {
 		ch.beforeHash, ch.beforeMarks = k.hash, k.marks
 	}

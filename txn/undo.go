@@ -597,6 +597,7 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 		ch.Op, ch.Deleted, ch.afterHash = journal.OpDelete, true, ""
 	case journal.OpDelete:
 		ch.Op, ch.Created, ch.After, ch.mode = journal.OpCreate, true, prior, fs.FileMode(f.BeforeMode)
+		ch.HardLinks = f.Links
 	case journal.OpWrite:
 		ch.Op, ch.After = journal.OpWrite, prior
 	}
