@@ -168,7 +168,7 @@ func (l listed) note(sizes bool) string {
 	case l.isDir():
 		return "/"
 	case l.link != nil && l.link.path == "":
-		return " -> (a symlink the file tools do not follow: it leads outside the workspace, into a reserved folder, or round in a loop)"
+		return " -> (a symlink the file tools do not follow: it leads out of the workspace, into a reserved folder, or round in a loop)"
 	case l.link != nil && l.link.dangling:
 		return " -> " + l.link.path + " (dangling: nothing is there)"
 	case l.link != nil:
