@@ -327,7 +327,7 @@ func DanglingAdvice(r *Resolved) string {
 }
 
 // Through says, for a message, that r went through a symlinked folder on its way:
-// "od/a.txt goes through od, a symlink (to real/a.txt)". "" when it did not.
+// "od/a.txt goes through od, a symlink (it leads to real/a.txt)". "" when it did not.
 func (r *Resolved) Through() string {
 	if !r.Link || r.IsLink() || r.LinkAt == "" {
 		return ""
