@@ -27,6 +27,11 @@ import (
 // "exec" for a command's. A changed text file is recorded by its changed lines
 // (splices), so that undo reverts only those; other files whole, with both contents
 // as blobs. Symlinks, folders and other kinds are named in the record's notes.
+//
+// What a look records is the workspace as it stands when the look holds the journal:
+// no call of another process runs then, and a walk that a call's commit overlapped is
+// walked again. One command runs at a time (StartExec waits for a running one); while
+// it runs, what changes is its, and an outside look records nothing.
 
 // Tool names and the origin of these records.
 const (
@@ -492,9 +497,11 @@ func (x *Exec) journalInPlace() error {
 // it (for an outside look, only when something changed) together with the new
 // snapshot, in one journal transaction; the journal is held. Should another look have
 // recorded a new snapshot since w's walk, the workspace is walked again against that
-// one (with the journal held), so that no change is recorded twice, or backwards.
-// Changes whose content matches the latest committed call about the path are that
-// call's, and left out.
+// one (with the journal held), so that no change is recorded twice, or backwards; so
+// it is when a call was recorded since the walk began, which may have read the call's
+// file before the call changed it. Changes whose content matches the latest committed
+// call about the path are that call's, and left out. While an exec runs, an outside
+// look records nothing (Look.Running).
 func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, err
