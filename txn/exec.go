@@ -454,7 +454,8 @@ func calledSince(t *journal.Tx, after, self uint64) bool {
 // a file prev read is opened again only when its identity changed since, and the
 // contents prev read stay at hand for the record and its blobs.
 func (e *Engine) walkAgain(o LookOptions, prev *vfs.Scan, old map[string]journal.SnapEntry) (*vfs.Scan, error) {
-	scan, err := e.walkAgainst(o, snapOf(prev, old))
+	base, _ := snapOf(prev, old)
+	scan, err := e.walkAgainst(o, base)
 	if err != nil {
 		return nil, err
 	}
