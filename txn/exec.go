@@ -485,7 +485,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 // tells so without building the walk's snapshot, which for the Go tree's 12,000
 // entries cost more than comparing them.
 func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
-	if len(scan.Unreadable) > 0 || len(scan.Entries) != len(old) {
+	if len(scan.Unreadable) > 0 || len(scan.Unlisted) > 0 || len(scan.Entries) != len(old) {
 		return false
 	}
 	for _, en := range scan.Entries {
@@ -496,19 +496,48 @@ func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
 	return true
 }
 
-// snapOf is the snapshot of scan's walk; an entry that could not be read keeps its
-// state in old.
+// snapOf is the snapshot of scan's walk. A file that could not be read keeps its
+// state in old but for its bits, which the walk saw (its identity stays the old
+// one, so that the next look reads it again); what a folder that could not be
+// listed holds keeps its state in old: unknown is not gone.
 func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal.SnapEntry {
 	now := make(map[string]journal.SnapEntry, len(scan.Entries))
 	for _, en := range scan.Entries {
 		now[en.Path] = toSnap(en)
 	}
-	for _, p := range scan.Unreadable {
-		if s, ok := old[p]; ok {
-			now[p] = s
+	for _, en := range scan.Unreadable {
+		if s, ok := old[en.Path]; ok {
+			if s.Kind == vfs.KindFile && en.Kind == vfs.KindFile {
+				s.Mode = en.Mode
+			}
+			now[en.Path] = s
+		}
+	}
+	if len(scan.Unlisted) > 0 {
+		unlisted := map[string]bool{}
+		for _, d := range scan.Unlisted {
+			unlisted[d] = true
+		}
+		for p, s := range old {
+			if _, ok := now[p]; !ok && underUnlisted(p, unlisted) {
+				now[p] = s
+			}
 		}
 	}
 	return now
+}
+
+// underUnlisted reports whether p is below one of the folders unlisted ("." the root).
+func underUnlisted(p string, unlisted map[string]bool) bool {
+	if unlisted["."] {
+		return true
+	}
+	for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+		if unlisted[d] {
+			return true
+		}
+	}
+	return false
 }
 
 // tell tells, in t, what changed from the snapshot old to now (scan's walk) into
@@ -560,8 +589,14 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 			look.Notes = append(look.Notes, sight...)
 		}
 	}
-	for _, p := range scan.Unreadable {
-		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
+	for _, en := range scan.Unreadable {
+		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", en.Path))
+	}
+	for _, d := range scan.Unlisted {
+		if d == "." {
+			d = "the workspace's root folder"
+		}
+		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state", d))
 	}
 	// The first snapshot stores the whole workspace: compressed harder, in packs that
 	// leave no page's rest behind each content. A later look's few contents are

@@ -73,12 +73,12 @@ func TestExecWhoseJournalIsGoneWritesNoJournal(t *testing.T) {
 }
 
 // A command that changes a file and makes it unreadable: the look goes on, records
-// the other files it changed, and says which file it could not read (which keeps its
-// last known state until a look can read it).
+// the other files it changed and the file's new bits, and says which file it could
+// not read (whose content keeps its last known state until a look can read it).
 func TestExecPastAFileMadeUnreadable(t *testing.T) {
 	winetest.NeedPOSIXShell(t)
 	got := asNobody(t, "execunreadable", execUnreadableRun)
-	if got != "ok: g.txt; f.txt could not be read; it keeps its last known state" {
+	if got != "ok: f.txt,g.txt; f.txt: mode 0644 -> 0000; f.txt could not be read; it keeps its last known state" {
 		t.Fatal(got)
 	}
 }

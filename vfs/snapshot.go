@@ -69,9 +69,14 @@ type Scan struct {
 	Entries []Entry           // in walk order
 	Data    map[string][]byte // hash -> content, of the files read (not those reused)
 	Opened  int               // files opened to hash them
-	// Unreadable are files that could not be opened; they keep their previous
-	// entry when they had one, else they are left out.
-	Unreadable []string
+	// Unreadable are files (and symlinks) that could not be read, as the walk saw
+	// them, without a hash or target: they keep their previous content when they had
+	// one, else they are left out.
+	Unreadable []Entry
+	// Unlisted are the folders that could not be listed (their bits deny it): what
+	// they held is unknown, so it keeps its previous entries. The folder itself is
+	// in Entries, with its bits.
+	Unlisted []string
 }
 
 // entryKind names what a mode says an entry is.
@@ -155,7 +160,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	if count > maxEntries {
 		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", count, maxEntries)
 	}
-	s := &Scan{Data: map[string][]byte{}}
+	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted}
 	kept := 0 // the entries kept so far, in place
 	for i, e := range entries {
 		p, fi := e.Path, infos[i]
@@ -180,7 +185,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 			}
 			t, err := f.readlink(p)
 			if err != nil {
-				s.Unreadable = append(s.Unreadable, p)
+				s.Unreadable = append(s.Unreadable, e)
 				continue
 			}
 			e.Target = t
@@ -197,7 +202,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 			if e.Size > maxFile {
 				h, err := f.hashFile(p)
 				if err != nil {
-					s.Unreadable = append(s.Unreadable, p)
+					s.Unreadable = append(s.Unreadable, e)
 					continue
 				}
 				e.Hash, e.Large = h, true
@@ -211,12 +216,12 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 			case SkipLarge: // grew since the walk saw it
 				h, err := f.hashFile(p)
 				if err != nil {
-					s.Unreadable = append(s.Unreadable, p)
+					s.Unreadable = append(s.Unreadable, e)
 					continue
 				}
 				e.Hash, e.Large = h, true
 			default:
-				s.Unreadable = append(s.Unreadable, p)
+				s.Unreadable = append(s.Unreadable, e)
 				continue
 			}
 		}
@@ -231,6 +236,10 @@ func hashOf(data []byte) string {
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])
 }
+
+// HashFile is the hash of the regular file at canonical path p (a snapshot's), read
+// without holding it in memory: how a file over the snapshot's size limit is known.
+func (f *FS) HashFile(p string) (string, error) { return f.hashFile(p) }
 
 // hashFile hashes a regular file without holding it in memory.
 func (f *FS) hashFile(p string) (string, error) {
