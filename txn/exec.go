@@ -570,8 +570,11 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 				if !calls.made(f, 0) {
 					return false
 				}
-				// A call's change of bits (an undo of a chmod) goes with its note.
-				look.Notes = slices.DeleteFunc(look.Notes, func(n string) bool { return strings.HasPrefix(n, f.Path+": mode ") })
+				// A call's change of bits (an undo of a chmod) goes with its note, and
+				// a removal of a file over the size limit (an undo's) with its.
+				look.Notes = slices.DeleteFunc(look.Notes, func(n string) bool {
+					return strings.HasPrefix(n, f.Path+": mode ") || n == overLimitNote(f.Path)
+				})
 				return true
 			})
 		} else {
@@ -909,7 +912,7 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 			notes = append(notes, fmt.Sprintf("%s: a %s%s is now a %s%s", p, o.Kind, targetNote(o), n.Kind, targetNote(n)))
 		}
 		if (isFile && n.Large && (!wasFile || o.Hash != n.Hash)) || (wasFile && o.Large && (!isFile || o.Hash != n.Hash)) {
-			notes = append(notes, fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", p))
+			notes = append(notes, overLimitNote(p))
 		}
 	}
 	return files, entries, notes

@@ -453,6 +453,9 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 // the file's content as an argument: a caller that reverts several calls in one
 // transaction plans each one against the content the newer reversals leave.
 func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry, gone, made []string) (*Change, error) {
+	if overLimit(hist.recs[target], f.Path) {
+		return e.reverseOverLimit(hist, target, f) // undo_large.go
+	}
 	cur, err := e.readForUndo(f, target)
 	if err != nil && (underSymlinkGoing(f.Path, going) || swappedAway(f.Path, going, made) || underFileGoing(f.Path, gone)) {
 		cur, err = fileNow{}, nil
@@ -568,6 +571,11 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 	if f.Before != "" {
 		var err error
 		if prior, err = rv.content(f.Before); err != nil {
+			if f.Op == journal.OpDelete && !f.BeforeBlob {
+				// Every deletion keeps its content but that of a file over the size
+				// limit (undo_large.go).
+				return nil, notRestorable(f.Path, rv.target)
+			}
 			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", rv.target, err)
 		}
 	}

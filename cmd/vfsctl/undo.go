@@ -75,7 +75,7 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet(c.Name(), usage)
 	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
-	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file (from the current folder, as git takes paths)")
+	fs.StringVar(&c.path, "path", "", "without N: only calls that changed this file (from the current folder, as git takes paths); refused with N")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	rest, err := fs.positional(args)
 	if err != nil {
@@ -91,6 +91,11 @@ func (c *undoCmd) ParseFlags(args []string) error {
 		c.seq = n
 	default:
 		return fmt.Errorf("give at most one call number (see --help)")
+	}
+	if c.seq != 0 && c.path != "" {
+		// Call N's change is taken back whole (all its files or none): a --path that
+		// narrowed nothing would be ignored silently.
+		return fmt.Errorf("--path picks the newest change of a file when no call number is given; call %d is %s whole, all its files or none. Give %d alone, or --path alone", c.seq, map[bool]string{false: "undone", true: "redone"}[c.redo], c.seq)
 	}
 	return nil
 }
