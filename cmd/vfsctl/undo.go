@@ -40,7 +40,8 @@ Reverts call N as a new, journaled transaction: the reverse splices of an edit, 
 prior content of a write, the removal of a created file (and of the folders its
 create made, those empty then); every file of an apply_changes call or none.
 Without N, the newest change not yet undone (narrowed by --session and --path), so
-that repeating vfsctl undo walks back like an editor's undo.
+that repeating vfsctl undo walks back like an editor's undo. --path goes without N
+only: call N is undone whole.
 
 Changes made after N elsewhere in a file are kept. When a later call, or a change made
 outside vfsctl, touched the same lines, the undo is refused as a conflict naming it
