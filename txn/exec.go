@@ -27,6 +27,11 @@ import (
 // "exec" for a command's. A changed text file is recorded by its changed lines
 // (splices), so that undo reverts only those; other files whole, with both contents
 // as blobs. Symlinks, folders and other kinds are named in the record's notes.
+//
+// What a look records is the workspace as it stands when the look holds the journal:
+// no call of another process runs then, and a walk that a call's commit overlapped is
+// walked again. One command runs at a time (StartExec waits for a running one); while
+// it runs, what changes is its, and an outside look records nothing.
 
 // Tool names and the origin of these records.
 const (
@@ -99,6 +104,11 @@ type Look struct {
 	Entries []journal.Entry
 	Notes   []string
 	Opened  int // files opened to hash them
+	// Running are the execs of the workspace whose commands ran as an outside look
+	// was to record: what changed since each began is its, recorded when it ends, so
+	// the look recorded nothing and left the snapshot as it was (Notes say so).
+	Running []uint64 `json:",omitempty"`
+	running []*journal.Record
 
 	// snap is the snapshot as this look left it, and digest its digest as stored
 	// (journal.Tx.SnapshotDigest): the next look of the same engine starts from it
@@ -173,16 +183,74 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // first, as their own record, then writes c's record pending, naming this process as
 // the one that runs the command. Exec.End writes the record's end; c's own Finish
 // then writes nothing. On an error c is left as it was, for Finish to record.
+//
+// While another exec of the workspace runs, it waits for it to end, as long as the
+// journal's Wait, then refuses naming it: what two commands change at once cannot be
+// told apart, and a look now would take the running command's changes for outside
+// ones (or, at this command's end, for this one's).
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	if err := e.refuseWhileLeftRunning(); err != nil {
 		return nil, err
 	}
-	out, err := e.checkpointOutside(o, nil)
+	wait := e.jopts.Wait
+	if wait <= 0 {
+		wait = journal.DefaultWait
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		var running []*journal.Record
+		err := e.View(func(t *journal.Tx) error { running = e.execsRunning(t, 0); return nil })
+		if err != nil {
+			return nil, err
+		}
+		if len(running) == 0 {
+			x, look, err := e.startExec(c, o)
+			if err != nil || x != nil {
+				return x, err
+			}
+			running = look.running // one began between the two looks at the journal
+		}
+		if time.Now().After(deadline) {
+			r := running[0]
+			run, _ := runnerOf(r)
+			return nil, errs.New(errs.Conflict, "", "exec %d of session %s (%s) still runs, in vfsctl process %d, after a wait of %s: what a command changes while another runs could not be told from what the other changes, so one runs at a time in a workspace. Wait for it to end or stop it, then run the command again. Nothing was run.", r.Seq, r.Session, argvOf(r), run.PID, wait)
+		}
+		time.Sleep(execPoll)
+	}
+}
+
+// execPoll is how often StartExec looks whether the exec it waits for has ended.
+const execPoll = 50 * time.Millisecond
+
+// testHookExecOutside, when set by a test, runs between an exec's outside look and its
+// record.
+var testHookExecOutside func()
+
+// startExec is one try of StartExec: the workspace walked, then, holding the journal
+// from the outside look to c's record (so that no call of another process commits
+// between the two, and the snapshot the command starts from is the workspace as its
+// record finds it), the outside look and the record. Where another exec runs, it
+// records nothing and returns the look that says so.
+func (e *Engine) startExec(c *Call, o LookOptions) (*Exec, *Look, error) {
+	w, err := e.walk(o, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := e.j.Acquire(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	defer e.j.Release()
+	oc := e.newCall(context.Background(), "", ToolOutside, nil)
+	oc.SetOrigin(OriginOutside)
+	out, err := e.look(oc, o, w, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(out.running) > 0 {
+		return nil, out, nil
+	}
+	if testHookExecOutside != nil {
+		testHookExecOutside()
 	}
 	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
@@ -195,15 +263,14 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 		}
 		return t.Put(&c.rec)
 	})
-	e.j.Release()
 	if err != nil {
 		c.rec.Seq, c.rec.State, c.rec.Runner, c.rec.Walk = seq0, "", nil, nil
-		return nil, err
+		return nil, nil, err
 	}
 	c.final = true
 	rec := c.rec
 	execsHere.Store(execKey{e.j.Path(), rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, place: e.j.PlaceID()}, nil
+	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, place: e.j.PlaceID()}, out, nil
 }
 
 // execBegan is the note by which the first journals with exec records named the
@@ -321,6 +388,9 @@ type walked struct {
 	digest uint64 // of base as stored
 	first  bool
 	scan   *vfs.Scan
+	// last is the journal's last record when the snapshot was read: a call recorded
+	// after it may have changed a file before or after the walk read it.
+	last uint64
 }
 
 // testHookLookCommits and testHookLookWritten, when set by a test, run just before a
@@ -350,7 +420,7 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 	}
 	if err == nil {
 		err = e.j.View(func(t *journal.Tx) error {
-			w.first = !t.HasSnapshot()
+			w.first, w.last = !t.HasSnapshot(), t.Last()
 			if from != nil && from.snap != nil && !w.first {
 				if _, w.digest = t.SnapshotDigest(false); w.digest == from.digest {
 					w.base = from.snap
@@ -369,6 +439,44 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// calledSince reports whether a record after seq after, other than self, is a call
+// that changed (or is changing) files or folders.
+func calledSince(t *journal.Tx, after, self uint64) bool {
+	for seq := after + 1; seq <= t.Last(); seq++ {
+		if seq == self {
+			continue
+		}
+		r, err := t.Get(seq)
+		if err != nil || r == nil {
+			return true // unreadable: taken as a change, which costs only a walk
+		}
+		if r.State == journal.Failed {
+			continue
+		}
+		if len(r.Entries) > 0 || slices.ContainsFunc(r.Files, func(f journal.File) bool { return f.Op.Changes() }) {
+			return true
+		}
+	}
+	return false
+}
+
+// walkAgain walks the workspace again, against prev, a walk of it made against old:
+// a file prev read is opened again only when its identity changed since, and the
+// contents prev read stay at hand for the record and its blobs.
+func (e *Engine) walkAgain(o LookOptions, prev *vfs.Scan, old map[string]journal.SnapEntry) (*vfs.Scan, error) {
+	scan, err := e.walkAgainst(o, snapOf(prev, old))
+	if err != nil {
+		return nil, err
+	}
+	for h, b := range prev.Data {
+		if _, ok := scan.Data[h]; !ok {
+			scan.Data[h] = b
+		}
+	}
+	scan.Opened += prev.Opened
+	return scan, nil
 }
 
 func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
@@ -402,27 +510,57 @@ func (x *Exec) journalInPlace() error {
 // it (for an outside look, only when something changed) together with the new
 // snapshot, in one journal transaction; the journal is held. Should another look have
 // recorded a new snapshot since w's walk, the workspace is walked again against that
-// one (with the journal held), so that no change is recorded twice, or backwards.
-// Changes whose content matches the latest committed call about the path are that
-// call's, and left out.
+// one (with the journal held), so that no change is recorded twice, or backwards; so
+// it is when a call was recorded since the walk began, which may have read the call's
+// file before the call changed it. Changes whose content matches the latest committed
+// call about the path are that call's, and left out. While an exec runs, an outside
+// look records nothing (Look.Running).
 func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, err
 	}
 	// The snapshot is decoded again only when another look recorded one since w's.
-	old, scan, first, digest := w.base, w.scan, false, uint64(0)
+	old, scan, first, digest, called := w.base, w.scan, false, uint64(0), false
+	var running []*journal.Record
 	if err := e.j.View(func(t *journal.Tx) error {
 		first = !t.HasSnapshot()
 		if _, digest = t.SnapshotDigest(false); first != w.first || digest != w.digest {
 			old = t.Snapshot()
 		}
+		called = calledSince(t, w.last, c.rec.Seq)
+		if outside {
+			running = e.execsRunning(t, c.rec.Seq)
+		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if first != w.first || digest != w.digest {
+	if len(running) > 0 {
+		// The snapshot is the one the running command started from, and its end
+		// tells what it changed from it; what changed since cannot be told from its
+		// changes. Nothing is recorded, and the snapshot stays.
+		c.final = true
+		look := &Look{running: running}
+		for _, r := range running {
+			look.Running = append(look.Running, r.Seq)
+			look.Notes = append(look.Notes, fmt.Sprintf("exec %d of session %s (%s) is running: what changed in the workspace since it began is recorded as its when it ends; nothing was journaled as outside", r.Seq, r.Session, argvOf(r)))
+		}
+		return look, nil
+	}
+	switch {
+	case first != w.first || digest != w.digest:
 		var err error
 		if scan, err = e.walkAgainst(o, old); err != nil {
+			return nil, err
+		}
+	case called:
+		// A call committed while the walk ran: the walk may have read a file before
+		// the call changed it, or after, and a record or a snapshot made of that view
+		// would credit the call's change to the command, or to no one, or miss it. The
+		// workspace is walked again holding the journal (no other process's call runs
+		// then), against the first walk: only what changed since is opened.
+		var err error
+		if scan, err = e.walkAgain(o, w.scan, old); err != nil {
 			return nil, err
 		}
 	}
@@ -696,6 +834,21 @@ func (c *callChanges) made(f journal.File, since uint64) bool {
 		}
 	}
 	return false
+}
+
+// execsRunning are the pending execs of the workspace, other than self, whose
+// commands still run, oldest first.
+func (e *Engine) execsRunning(t *journal.Tx, self uint64) []*journal.Record {
+	var out []*journal.Record
+	for _, seq := range t.Pending() {
+		if seq == self {
+			continue
+		}
+		if r, err := t.Get(seq); err == nil && r != nil && journal.IsCommand(r.Tool) && e.execRunning(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // othersRunning names the other execs running while a look recorded changes (two
