@@ -658,6 +658,9 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 			fmt.Fprintf(&b, "%s/ removed (empty; the call had made it).\n", d)
 		}
 	}
+	for _, n := range res.Notes {
+		b.WriteString(n + ".\n")
+	}
 	for _, p := range res.Passed {
 		b.WriteString(p + "\n")
 	}

@@ -891,7 +891,8 @@ func badNameNote(p string, made bool) string {
 }
 
 // entryChange is the change of the folder or symlink at p, if there is one: made,
-// removed, retargeted, given other bits, or one kind put in the other's place.
+// removed, retargeted, given other bits, or one kind put in the other's place; or
+// the FIFO or socket made at p.
 func entryChange(p string, o journal.SnapEntry, had bool, n journal.SnapEntry, has bool) (journal.Entry, bool) {
 	en := journal.Entry{Path: p}
 	if had && (o.Kind == vfs.KindDir || o.Kind == vfs.KindSymlink) {
@@ -905,6 +906,11 @@ func entryChange(p string, o journal.SnapEntry, had bool, n journal.SnapEntry, h
 		if n.Kind == vfs.KindDir {
 			en.AfterMode = n.Mode
 		}
+	}
+	if has && journal.IsSpecial(n.Kind) && !(had && o.Kind == n.Kind) {
+		// A FIFO or socket the command made, by its identity: its undo removes that
+		// one only. (One it removed is only named in the notes: vfsctl makes none.)
+		en.After, en.Dev, en.Ino, en.Ctime = n.Kind, n.Dev, n.Ino, n.Ctime
 	}
 	return en, en.Before != en.After || en.BeforeTarget != en.AfterTarget || en.BeforeMode != en.AfterMode
 }

@@ -112,6 +112,8 @@ func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, 
 		case vfs.KindDir:
 			// A folder's bits tell the ends apart only where they are the change.
 			return kind == vfs.KindDir && (en.Before != en.After || bits == sideBits)
+		case journal.KindFIFO, journal.KindSocket:
+			return kind == side && e.sameSpecial(en)
 		}
 		return false
 	}
@@ -124,6 +126,12 @@ func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, 
 		return entryBetween, kind, bits // both ends are a folder or a symlink
 	}
 	return entryElsewhere, kind, bits
+}
+
+// sameSpecial reports whether the FIFO or socket at en's path is the one en names.
+func (e *Engine) sameSpecial(en journal.Entry) bool {
+	_, id, err := e.fs.SpecialAt(en.Path)
+	return err == nil && id.Dev == en.Dev && id.Ino == en.Ino && id.Ctime == en.Ctime
 }
 
 // fileAbove reports whether the nearest entry above p that stands is a file.
@@ -148,6 +156,13 @@ func (e *Engine) entriesFirst(steps []entryStep) []string {
 				notes = append(notes, entryNotMade(st.en, err))
 			} else {
 				notes = append(notes, fmt.Sprintf("the symlink %s removed", st.en.Path))
+			}
+		}
+		if en := st.en; journal.IsSpecial(en.Before) && st.place == entryAtBefore {
+			if err := e.fs.RemoveSpecial(en.Path, en.Before, en.Dev, en.Ino, en.Ctime); err != nil {
+				notes = append(notes, entryNotMade(en, err))
+			} else {
+				notes = append(notes, fmt.Sprintf("the %s %s removed", en.Before, en.Path))
 			}
 		}
 	}
@@ -222,6 +237,10 @@ func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string 
 			err = e.fs.MakeSymlink(en.AfterTarget, en.Path)
 		case en.After == vfs.KindDir && en.Before == vfs.KindDir && st.place == entryAtBefore:
 			err = e.fs.SetBits(en.Path, en.AfterMode)
+		case journal.IsSpecial(en.After) && st.place != entryAtAfter && st.place != entryElsewhere && st.place != entryUntrusted:
+			// Removed before the crash: vfsctl makes no FIFO or socket.
+			notes = append(notes, fmt.Sprintf("the %s %s, removed before the crash, is not made again (vfsctl does not make a FIFO or socket)", en.After, en.Path))
+			continue
 		default:
 			continue
 		}

@@ -95,7 +95,8 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if made, steps, err = e.settleMade(reverts, made, steps); err != nil {
 		return nil, err
 	}
-	steps = e.withParents(e.leaveStanding(steps))
+	steps, notes := specialsNotMade(e.withParents(e.leaveStanding(steps)))
+	c.rec.Notes = append(c.rec.Notes, notes...)
 	var gone []string // files the turns made: the rewind removes them, or is refused
 	for _, f := range files {
 		if f.steps[len(f.steps)-1].before == nil {

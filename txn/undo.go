@@ -63,6 +63,8 @@ type UndoResult struct {
 	Entries []journal.Entry
 	DryRun  bool
 	Seq     uint64 // the undo's own call, once committed
+	// Notes say what was not done (a FIFO the command made is not made again).
+	Notes []string
 	// Passed are the calls a bare undo passed over before its target, a sentence each:
 	// their undo would change nothing (the folders they removed stand again).
 	Passed []string
@@ -335,7 +337,11 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	unlock := e.queues.lock(paths...)
 	defer unlock()
 	net = netEntries([]*journal.Record{rec})
-	steps = e.withParents(e.leaveStanding(net))
+	steps, res.Notes = specialsNotMade(e.withParents(e.leaveStanding(net)))
+	c.rec.Notes = append(c.rec.Notes, res.Notes...)
+	if len(files) == 0 && len(steps) == 0 && len(res.Notes) > 0 {
+		return nil, errs.New(errs.NoChange, net[0].Path, "Nothing to %s: %s.", verb(o), strings.Join(res.Notes, "; "))
+	}
 	var gone []string // the files the undo removes: a file put back under one reads as absent
 	var made []string // the folders the reverted creates made: a file put back at one reads as absent
 	for _, f := range files {
@@ -505,7 +511,7 @@ func (e *Engine) undoTarget(o UndoOptions, skip map[uint64]bool) (hist *history,
 // transaction plans each one against the content the newer reversals leave.
 func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry, gone, made []string) (*Change, error) {
 	cur, err := e.readForUndo(f, target)
-	if err != nil && (underSymlinkGoing(f.Path, going) || swappedAway(f.Path, going, made) || underFileGoing(f.Path, gone)) {
+	if err != nil && (underSymlinkGoing(f.Path, going) || specialGoing(f.Path, going) || swappedAway(f.Path, going, made) || underFileGoing(f.Path, gone)) {
 		cur, err = fileNow{}, nil
 	}
 	if err != nil {
