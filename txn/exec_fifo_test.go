@@ -146,3 +146,29 @@ func TestUndoOfExecPutsTheFileBackWhereItsFIFOStands(t *testing.T) {
 		t.Errorf("f.txt after the undo: %q %v", got, err)
 	}
 }
+
+// A rewind of the turn whose command made a FIFO removes it with the rest.
+func TestRewindRemovesTheFIFOATurnsCommandMade(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	runExec(t, e, dir, "s", "mkfifo p && echo A > a.txt")
+	var res *RewindResult
+	if err := do(e, "op", func(c *Call) (err error) {
+		res, err = e.Rewind(c, RewindOptions{Session: "s", Turn: "t1"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "p")); err == nil {
+		t.Errorf("p stands after the rewind of the turn that made it")
+	}
+	if got, _ := regular(filepath.Join(dir, "a.txt")); got != "a\n" {
+		t.Errorf("a.txt after the rewind: %q", got)
+	}
+	if len(res.Entries) != 1 || res.Entries[0].Path != "p" || res.Entries[0].Before != journal.KindFIFO {
+		t.Errorf("the rewind's entries %+v, want p's FIFO removed", res.Entries)
+	}
+}
