@@ -194,3 +194,41 @@ func TestBareUndoPassesOverAFolderDeletionWhoseFolderStands(t *testing.T) {
 		t.Errorf("the redo of call 1's undo moved other things: d/a.txt %v, b.txt %v", exists("d/a.txt"), exists("b.txt"))
 	}
 }
+
+// The same, but someone removes the folder the call made before the other process
+// opens the journal: the call had finished, so the folder is not made again (empty,
+// with bits of recovery's choosing); the record says it was removed after.
+func TestAFolderRemovedAfterItsCallIsNotMadeAgainByAnotherProcess(t *testing.T) {
+	root := t.TempDir()
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if res := eng.Call(ctx, "agent", "create_directory", json.RawMessage(`{"path": "src/pkg"}`)); !res.OK {
+		t.Fatal(res.Text)
+	}
+	if err := os.Remove(filepath.Join(root, "src", "pkg")); err != nil {
+		t.Fatal(err)
+	}
+	var settled []toolapi.Settled
+	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := op.Log(toolapi.Query{})
+	op.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "src", "pkg")); err == nil {
+		t.Errorf("src/pkg/, removed after its call, was made again by the operator's open")
+	}
+	if len(settled) != 1 || !strings.Contains(settled[0].Note, "src/pkg/ is gone") || settled[0].State != "committed" {
+		t.Errorf("recovery said %+v, want the call committed and src/pkg/ named as removed after it", settled)
+	}
+	if len(recs) == 0 || recs[0].State != "committed" {
+		t.Errorf("the call's record after the operator's open: %+v", recs)
+	}
+}

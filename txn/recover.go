@@ -278,7 +278,7 @@ func (e *Engine) settleLanded(j *journal.Journal, r *journal.Record) {
 	}
 	r.State = journal.Committed
 	e.dropRecordAsides(r)
-	e.rollEntriesForward(j, r)
+	e.rollLandedEntriesForward(j, r)
 	rollForward(j, r)
 }
 

@@ -38,6 +38,7 @@ type entryStep struct {
 	place   entryPlace
 	kind    string // what stands at the path, when recovery looked
 	bits    uint32
+	why     string // for a step left alone, when the usual note would not say why
 }
 
 // entriesRecoverable reports whether r's entries are steps of its own transaction,
@@ -259,6 +260,10 @@ func entriesLeft(steps []entryStep, forward bool) []string {
 		case entryUntrusted:
 			notes = append(notes, fmt.Sprintf("recovery: %q is not a path whose folder or symlink a call could change (reserved, through a symlink, or not canonical); it was not touched", en.Path))
 		case entryElsewhere:
+			if st.why != "" {
+				notes = append(notes, st.why)
+				continue
+			}
 			to := "rolled back"
 			if forward {
 				to = "rolled forward"
@@ -292,11 +297,16 @@ func describeFound(kind string, bits uint32) string {
 //
 // A folder to make where a file of the record stands waits for it: again makes it
 // once the files are settled, and reports whether it made any.
-func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bool) (first, then func(), again func() bool) {
+func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bool, adjust ...func(st *entryStep)) (first, then func(), again func() bool) {
 	if !entriesRecoverable(r) {
 		return func() {}, func() {}, func() bool { return false }
 	}
 	steps, files := e.placeEntries(r, forward)
+	for i := range steps {
+		for _, f := range adjust {
+			f(&steps[i])
+		}
+	}
 	said := func(notes []string) {
 		for _, n := range notes {
 			r.Notes = append(r.Notes, "recovery: "+n)
@@ -306,7 +316,7 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 	first = func() {
 		var now []entryStep
 		for _, st := range steps {
-			if st.en.After == vfs.KindDir && st.en.Before != vfs.KindDir && (st.kind == vfs.KindFile && files[st.en.Path] || e.fileAbove(st.en.Path)) {
+			if st.why == "" && st.en.After == vfs.KindDir && st.en.Before != vfs.KindDir && (st.kind == vfs.KindFile && files[st.en.Path] || e.fileAbove(st.en.Path)) {
 				waiting = append(waiting, st)
 				continue
 			}
@@ -339,6 +349,31 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 		}
 	}
 	return first, then, again
+}
+
+// foldersMadeWhenLanded reports whether every folder r's entries make was made
+// before its process marked it landed: so for a folder call (create_directory, a
+// move of a folder), not for an undo, redo or rewind, which makes some after the
+// mark (laterFolders).
+func foldersMadeWhenLanded(r *journal.Record) bool {
+	return r.Undo == 0 && r.Redo == 0 && len(r.Reverts) == 0
+}
+
+// rollLandedEntriesForward is rollEntriesForward for a record its process marked
+// landed. A folder a folder call made before that mark and that is gone now was
+// removed by someone after the call: it is left so, and noted, rather than made
+// again (empty, and with bits of recovery's choosing).
+func (e *Engine) rollLandedEntriesForward(j *journal.Journal, r *journal.Record) {
+	first, then, again := e.settleEntries(j, r, true, func(st *entryStep) {
+		en := st.en
+		if foldersMadeWhenLanded(r) && en.After == vfs.KindDir && en.Before != vfs.KindDir && (st.place == entryAtBefore || st.place == entryBetween) {
+			st.place = entryElsewhere
+			st.why = fmt.Sprintf("recovery: %s/ is gone: the call, which had finished, made it, and someone removed it after; it was not made again", en.Path)
+		}
+	})
+	first()
+	then()
+	again()
 }
 
 // rollEntriesForward brings r's entries to their After: its files are at theirs.
