@@ -232,3 +232,39 @@ func TestAFolderRemovedAfterItsCallIsNotMadeAgainByAnotherProcess(t *testing.T) 
 		t.Errorf("the call's record after the operator's open: %+v", recs)
 	}
 }
+
+// The mirror: a delete_file of a folder has finished, and someone makes the folder
+// again before another process opens the journal: it is not removed again.
+func TestAFolderMadeAgainAfterItsDeletionIsNotRemovedByAnotherProcess(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if res := eng.Call(context.Background(), "agent", "delete_file", json.RawMessage(`{"path": "d"}`)); !res.OK {
+		t.Fatal(res.Text)
+	}
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var settled []toolapi.Settled
+	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = op.Log(toolapi.Query{})
+	op.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "d")); err != nil || !fi.IsDir() {
+		t.Errorf("d/, made again after its deletion, was removed by the operator's open: %v", err)
+	}
+	if len(settled) != 1 || !strings.Contains(settled[0].Note, "d/ stands") {
+		t.Errorf("recovery said %+v, want d/ named as made again after the call", settled)
+	}
+}

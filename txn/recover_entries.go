@@ -362,13 +362,21 @@ func foldersMadeWhenLanded(r *journal.Record) bool {
 // rollLandedEntriesForward is rollEntriesForward for a record its process marked
 // landed. A folder a folder call made before that mark and that is gone now was
 // removed by someone after the call: it is left so, and noted, rather than made
-// again (empty, and with bits of recovery's choosing).
+// again (empty, and with bits of recovery's choosing); likewise a folder a
+// delete_file removed that stands again.
 func (e *Engine) rollLandedEntriesForward(j *journal.Journal, r *journal.Record) {
 	first, then, again := e.settleEntries(j, r, true, func(st *entryStep) {
 		en := st.en
 		if foldersMadeWhenLanded(r) && en.After == vfs.KindDir && en.Before != vfs.KindDir && (st.place == entryAtBefore || st.place == entryBetween) {
 			st.place = entryElsewhere
 			st.why = fmt.Sprintf("recovery: %s/ is gone: the call, which had finished, made it, and someone removed it after; it was not made again", en.Path)
+		}
+		// A call of folders only (delete_file of a folder) removed them before its
+		// mark, or was refused: one standing now was made again by someone after.
+		// (A move of a folder keeps a source folder something was put in.)
+		if foldersOnly(r) && en.Before == vfs.KindDir && en.After != vfs.KindDir && st.place == entryAtBefore {
+			st.place = entryElsewhere
+			st.why = fmt.Sprintf("recovery: %s/ stands: the call, which had finished, removed it, and someone made it again after; it was left", en.Path)
 		}
 	})
 	first()
