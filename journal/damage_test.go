@@ -154,3 +154,54 @@ func TestDamagedInLongProcess(t *testing.T) {
 	}
 	j.Release()
 }
+
+// TestAdoptOfTheOwnJournalLeavesIt: `vfsctl adopt` run on the workspace's own journal,
+// while a process has a call pending in it (an exec whose command still runs), leaves
+// the journal as it is. Adopting it again marked the call unknown and replaced the
+// file under the process, whose end then found its journal gone.
+func TestAdoptOfTheOwnJournalLeavesIt(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".vfsctl", "journal.db")
+	j := New(p, Options{Root: dir, Wait: 5 * time.Second})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	var pending uint64
+	if err := j.Update(func(tx *Tx) error {
+		r := &Record{Time: time.Now(), Session: "s", Tool: "exec", State: Pending}
+		err := tx.Put(r)
+		pending = r.Seq
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	j.Release()
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := j.Adopt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Own || a.Records != 1 || a.Pending != 0 {
+		t.Errorf("adopt of the own journal gave %+v; want Own, 1 record, none marked unknown", a)
+	}
+	after, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("adopt replaced the workspace's own journal file")
+	}
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Release()
+	j.View(func(tx *Tx) error {
+		if r, _ := tx.Get(pending); r == nil || r.State != Pending {
+			t.Errorf("the pending call is now %+v; want it still pending", r)
+		}
+		return nil
+	})
+}

@@ -76,6 +76,9 @@ type Adoption struct {
 	// Unsynced counts the calls listed as written without fsync, now off the list: no
 	// file is rolled forward from them.
 	Unsynced int
+	// Own says the journal was already this workspace's own (made here, by this
+	// user): nothing was done to it, and Pending and Unsynced are zero.
+	Own bool
 }
 
 // settleAdopted takes from an adopted journal everything that would have recovery
@@ -130,6 +133,19 @@ func (j *Journal) Adopt() (Adoption, error) {
 	}
 	j.db.Store(db)
 	defer j.closeDB()
+	// The workspace's own journal is left as it is: adopting it again would mark a
+	// running process's pending calls unknown and give its side files a new key
+	// under it, and that process's end would then find its journal gone.
+	err = j.View(func(t *Tx) error {
+		if meta := t.tx.Bucket([]byte(bMeta)); meta != nil && j.checkOwn(meta) == nil {
+			a.Own = true
+			t.b(bRecords).ForEach(func(k, v []byte) error { a.Records++; return nil })
+		}
+		return nil
+	})
+	if err != nil || a.Own {
+		return a, err
+	}
 	const tmp = "journal.db.adopt"
 	j.dir.remove(tmp)
 	out, err := j.dir.open(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)

@@ -201,7 +201,10 @@ func (e *Engine) settleMade(reverts []uint64, made []string, steps []journal.Ent
 	}
 	var keepSteps []journal.Entry
 	for _, en := range steps {
-		if goes[en.Path] && en.After == vfs.KindDir && en.Before != vfs.KindDir {
+		// A step that would make a folder that goes again, or give it back its
+		// bits, is dropped: the folder goes with the bits it has, which the
+		// rewind's removal records for its undo.
+		if goes[en.Path] && en.After == vfs.KindDir {
 			continue
 		}
 		keepSteps = append(keepSteps, en)
@@ -427,11 +430,15 @@ func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made, gone []s
 		}
 	}
 	ch = &Change{Path: f.path, Name: f.path, Op: journal.OpEdit, mode: mode}
-	switch {
-	case now.exists && exists:
+	if now.exists {
+		// A file that stays or goes is recorded with the bits it has now, which
+		// the undo of the rewind puts back (a later chmod 600 included).
 		if fi, err := e.fs.Afero().Stat(f.path); err == nil {
 			ch.mode = fi.Mode()
 		}
+	}
+	switch {
+	case now.exists && exists:
 		perm := ch.mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		if chmod != 0 && chmod != perm {
 			ch.chmod = chmod

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -224,4 +225,74 @@ func TestRecoveryGoesOnPastAReadOnlyFile(t *testing.T) {
 	if stuck == 0 {
 		t.Errorf("no kill left a file to put back: the test tested nothing")
 	}
+}
+
+// The undo of a rewind puts a file back with the bits it had when the rewind removed
+// it: a file the turns made, then a command of a later turn made 0600 (a secret) or
+// executable. The rewind's record took the bits the file was created with, so the
+// undo gave back a 0600 secret as 0644.
+func TestUndoOfARewindKeepsTheBitsACommandGave(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits but read-only")
+	}
+	for _, bits := range []os.FileMode{0o600, 0o755} {
+		t.Run(fmt.Sprintf("%04o", bits), func(t *testing.T) {
+			e, dir := diskEngineWith(t, map[string]string{}, Options{NoSync: true})
+			defer e.Close()
+			must(t, turnCreate(e, "S", "t0", ".env", "TOKEN=secret\n"))
+			x, err := e.BeginExec("S", "t1", ExecArgs{Argv: []string{"chmod", fmt.Sprintf("%o", bits), ".env"}, Cwd: "."}, LookOptions{})
+			must(t, err)
+			must(t, os.Chmod(filepath.Join(dir, ".env"), bits)) // the command
+			_, err = x.End("exit 0")
+			must(t, err)
+			before := fileAt(t, dir, ".env")
+			must(t, rewindTo(e, "S", "t0", false))
+			if got := fileAt(t, dir, ".env"); got != "none" {
+				t.Fatalf("after the rewind .env is %s; want it gone", got)
+			}
+			must(t, do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{}); return err }))
+			if got := fileAt(t, dir, ".env"); got != before {
+				t.Errorf("after the undo of the rewind .env is %s; want %s, as before the rewind", got, before)
+			}
+		})
+	}
+}
+
+// A rewind of a folder the turns made for a file, whose bits a command of a later
+// turn changed, removes the folder and can be undone: the undo makes it again with
+// those bits. The rewind once recorded a step giving the folder back its first bits
+// before removing it, and its undo was refused ("n11 is no longer as the command
+// left it"), though only the rewind had touched it.
+func TestUndoOfARewindOfAFolderACommandMadePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits on folders")
+	}
+	e, dir := diskEngineWith(t, map[string]string{}, Options{NoSync: true})
+	defer e.Close()
+	must(t, turnCreate(e, "S", "t1", "n11/c.txt", "c\n"))
+	x, err := e.BeginExec("S", "t3", ExecArgs{Argv: []string{"chmod", "700", "n11"}, Cwd: "."}, LookOptions{})
+	must(t, err)
+	must(t, os.Chmod(filepath.Join(dir, "n11"), 0o700)) // the command
+	_, err = x.End("exit 0")
+	must(t, err)
+	state := func() string { return folderAt(t, dir, "n11") + " " + fileAt(t, dir, "n11/c.txt") }
+	before := state()
+	must(t, rewindTo(e, "S", "t1", false))
+	if got := state(); got != "none none" {
+		t.Fatalf("after the rewind: %s; want n11 gone", got)
+	}
+	must(t, do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{}); return err }))
+	if got := state(); got != before {
+		t.Errorf("after the undo of the rewind: %s; want %s", got, before)
+	}
+}
+
+// folderAt is a folder's bits, or "none".
+func folderAt(t *testing.T, dir, p string) string {
+	t.Helper()
+	fi, err := os.Lstat(filepath.Join(dir, p))
+	if err != nil || !fi.IsDir() {
+		return "none"
+	}
+	return fmt.Sprintf("%04o", fi.Mode().Perm())
 }

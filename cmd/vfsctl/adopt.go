@@ -26,7 +26,8 @@ the adoption (a crafted record could name content to "put back" or "roll forward
 check them with vfsctl fsck. The side files it came with (marks, temps, wal) are
 dropped, and its side files get a new key.
 Adopting copies the journal into a new file of your own that records this folder.
-A damaged journal is not adopted. Not to adopt it, move .vfsctl aside instead: a new
+A damaged journal is not adopted. The workspace's own journal is left as it is
+(adopting it again would mark a running command's pending call unknown). Not to adopt it, move .vfsctl aside instead: a new
 journal starts with the next call.
 
 Example:
@@ -54,6 +55,10 @@ func (c *adoptCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	calls := fmt.Sprintf("%d calls", a.Records)
 	if a.Records == 1 {
 		calls = "1 call"
+	}
+	if a.Own {
+		fmt.Fprintf(stdout, "Nothing to adopt: .vfsctl/journal.db is already this workspace's own (%s recorded). It was left as it is.\n", calls)
+		return exitOK
 	}
 	unsynced := ""
 	if a.Unsynced > 0 {

@@ -247,6 +247,56 @@ class TestProcessFailures(Workspace):
         self.assertLess(time.monotonic() - start, 30)  # bounded, not a hang
         self.assertIn("no reply", str(cm.exception))
 
+    def test_command_gets_its_own_time(self) -> None:
+        # run_command's timeoutMs, not the Engine's timeout, bounds the wait: the
+        # Engine once killed vfsctl after its timeout, leaving the command running
+        # unrecorded, its writes later journaled as no session's.
+        eng = self.engine(session="s", tools="native,shell", timeout=1.0)
+        r = eng.call("run_command", {"command": "sleep 3; echo late > late.txt", "timeoutMs": 20000}, turn="t1")
+        self.assertTrue(r.ok, r.text)
+        self.assertEqual(self.read("late.txt"), "late\n")
+        out = subprocess.run([binary(), "log", "--root", self.root, "--json"], capture_output=True, text=True, check=True)
+        calls = [json.loads(l) for l in out.stdout.splitlines() if l.strip()]
+        ran = [c for c in calls if c.get("tool") == "run_command"]
+        self.assertEqual(len(ran), 1, out.stdout)
+        self.assertEqual(ran[0].get("session"), "s")
+        self.assertIn("late.txt", json.dumps(ran[0]))
+
+    def test_stalled_process_is_asked_to_stop_and_its_answer_kept(self) -> None:
+        # Past its time the process gets SIGTERM, on which vfsctl ends a running
+        # command, records it and answers; that answer is the call's reply.
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        fake = write_script(
+            tmp,
+            "vfsctl",
+            "import json, signal, sys, time\n"
+            "line = {'id': None}\n"
+            "def stop(*_):\n"
+            "    print(json.dumps({'id': line['id'], 'ok': True, 'kind': None, 'text': 'stopped and recorded', 'txn': 7}), flush=True)\n"
+            "    sys.exit(0)\n"
+            "signal.signal(signal.SIGTERM, stop)\n"
+            "line = json.loads(sys.stdin.readline())\n"
+            "time.sleep(600)\n",
+        )
+        # 3 s: the stand-in must have read the line before it is asked to stop.
+        eng = self.engine(binary=fake, timeout=3.0)
+        start = time.monotonic()
+        r = eng.call("read_file", {"path": "app.py"})
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertEqual((r.ok, r.text, r.txn), (True, "stopped and recorded", 7))
+
+    def test_a_program_that_is_not_vfsctl_is_an_error(self) -> None:
+        # A wrapper gone wrong that echoes its input: its line has the id but no
+        # ok or text, and once came back as a refusal with no kind and no text.
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        fake = write_script(tmp, "vfsctl", "import sys\nfor l in sys.stdin:\n    print(l, end='', flush=True)\n")
+        eng = self.engine(binary=fake)
+        with self.assertRaises(vfsctl.VfsctlError) as cm:
+            eng.call("read_file", {"path": "app.py"})
+        self.assertIn("is not vfsctl", str(cm.exception))
+
     def test_missing_binary_is_clear(self) -> None:
         with self.assertRaises(vfsctl.VfsctlError) as cm:
             vfsctl.Engine(self.root, binary=os.path.join(self.root, "nope"))

@@ -85,8 +85,10 @@ class Engine:
     left out; rewind needs it). tools: the tool set (``native``, ``anthropic``,
     ``codex``, ``search-replace``, ``all`` or a comma-separated list). guard and
     durability: as ``vfsctl call``'s flags. timeout: seconds to wait for one reply
-    before the process is taken for stalled, killed, and the call answered with a
-    VfsctlError.
+    (for run_command, its timeoutMs and 30 s, when longer) before the process is
+    taken for stalled: it is asked to stop (SIGTERM: vfsctl records a running
+    command and answers), then killed, and the call answered with a VfsctlError
+    when no answer came.
 
     Safe to use from several threads: calls are sent one at a time, in order.
     """
@@ -183,6 +185,47 @@ class Engine:
             "The next call starts a new vfsctl process."
         )
 
+    def _wait_for(self, tool: str, args: Any) -> float:
+        """How long to wait for the reply: timeout, or for run_command the command's
+        own time (timeoutMs, 120 s when not sent) and a margin for vfsctl to record
+        what it changed, whichever is longer."""
+        if tool != "run_command" or not isinstance(args, dict):
+            return self.timeout
+        ms = 120000.0
+        for name in ("timeoutMs", "timeout_ms", "timeout"):
+            v = args.get(name)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+                ms = float(v)
+                break
+        return max(self.timeout, ms / 1000 + 30)
+
+    def _stop_stalled(self, ident: int) -> Any:
+        """Asks a process that passed its time to stop (SIGTERM), as vfsctl expects:
+        it ends a running command's process group, records what the command
+        changed, and answers the call. Returns that answer, or None when none came
+        within 10 s; the next call starts a new process either way."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return None
+        got = None
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                got = self._replies.get(timeout=10)
+            except queue.Empty:
+                pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._proc = proc  # _died reports its exit status and closes its pipes
+        if isinstance(got, dict) and got.get("id") == ident:
+            self._proc = None
+            _close_pipes(proc)
+            return got
+        return None
+
     # -- the API ----------------------------------------------------------------
 
     def call(self, tool: str, args: Any, turn: Optional[Union[str, int]] = None) -> Reply:
@@ -223,14 +266,21 @@ class Engine:
                 proc.stdin.flush()
             except (BrokenPipeError, OSError):
                 raise self._died("exited before it could take the call") from None
+            wait = self._wait_for(tool, args)
             try:
-                got = self._replies.get(timeout=self.timeout)
+                got = self._replies.get(timeout=wait)
             except queue.Empty:
-                raise self._died(f"gave no reply within {self.timeout:g} s and was stopped") from None
+                got = self._stop_stalled(ident)
+                if got is None:
+                    raise self._died(f"gave no reply within {wait:g} s and was stopped") from None
             if got is _DEAD:
                 raise self._died("exited while the call ran")
             if not isinstance(got, dict) or got.get("id") != ident:
                 raise self._died(f"answered out of turn ({str(got)[:200]!r})")
+            if not isinstance(got.get("ok"), bool) or not isinstance(got.get("text"), str):
+                raise self._died(
+                    f"answered {str(got)[:200]!r}, which has no ok and text: {self.binary!r} is not vfsctl, or is too old"
+                )
             return Reply(
                 ok=bool(got.get("ok")),
                 kind=got.get("kind"),
