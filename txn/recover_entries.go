@@ -351,11 +351,12 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 	return first, then, again
 }
 
-// foldersMadeWhenLanded reports whether every folder r's entries make was made
-// before its process marked it landed: so for a folder call (create_directory, a
-// move of a folder), not for an undo, redo or rewind, which makes some after the
-// mark (laterFolders).
-func foldersMadeWhenLanded(r *journal.Record) bool {
+// foldersDoneWhenLanded reports whether every folder r's entries make was made
+// (and, for a call of folders only, every one they remove removed) before its
+// process marked it landed: so for a folder call (create_directory, delete_file of
+// a folder, a move of one), not for an undo, redo or rewind, which makes and
+// removes some after the mark (laterFolders, entriesAfter).
+func foldersDoneWhenLanded(r *journal.Record) bool {
 	return r.Undo == 0 && r.Redo == 0 && len(r.Reverts) == 0
 }
 
@@ -367,14 +368,14 @@ func foldersMadeWhenLanded(r *journal.Record) bool {
 func (e *Engine) rollLandedEntriesForward(j *journal.Journal, r *journal.Record) {
 	first, then, again := e.settleEntries(j, r, true, func(st *entryStep) {
 		en := st.en
-		if foldersMadeWhenLanded(r) && en.After == vfs.KindDir && en.Before != vfs.KindDir && (st.place == entryAtBefore || st.place == entryBetween) {
+		if foldersDoneWhenLanded(r) && en.After == vfs.KindDir && en.Before != vfs.KindDir && (st.place == entryAtBefore || st.place == entryBetween) {
 			st.place = entryElsewhere
 			st.why = fmt.Sprintf("recovery: %s/ is gone: the call, which had finished, made it, and someone removed it after; it was not made again", en.Path)
 		}
 		// A call of folders only (delete_file of a folder) removed them before its
 		// mark, or was refused: one standing now was made again by someone after.
 		// (A move of a folder keeps a source folder something was put in.)
-		if foldersOnly(r) && en.Before == vfs.KindDir && en.After != vfs.KindDir && st.place == entryAtBefore {
+		if foldersDoneWhenLanded(r) && foldersOnly(r) && en.Before == vfs.KindDir && en.After != vfs.KindDir && st.place == entryAtBefore {
 			st.place = entryElsewhere
 			st.why = fmt.Sprintf("recovery: %s/ stands: the call, which had finished, removed it, and someone made it again after; it was left", en.Path)
 		}
