@@ -138,6 +138,19 @@ func (j *Journal) openDir(create bool) (*dirHandle, error) {
 	return &dirHandle{fd: fd, name: name}, nil
 }
 
+// lookDir opens the journal's folder to look at, as openDir(false) does. A folder
+// right under the root (.vfsctl) is opened in one open where the system can: the
+// root's path followed as openRoot follows it, the folder's own name not followed,
+// where openDir opens and closes the root first (two system calls a call).
+func (j *Journal) lookDir() (*dirHandle, error) {
+	if name := j.folderName(); name != "" && !strings.Contains(name, "/") {
+		if fd, ok := openDirUnder(j.opts.Root, name); ok {
+			return &dirHandle{fd: fd, name: name}, nil
+		}
+	}
+	return j.openDir(false)
+}
+
 // openSubdir opens folder name in at without following a symlink; show names it in
 // messages.
 func openSubdir(at handle, name, show string, create bool) (handle, error) {
@@ -358,7 +371,7 @@ func cutShort(f *os.File, size int64) string {
 // with the identity before it, and writes nothing when they differ: a journal made
 // anew, one moved elsewhere, or a copy put in its place is not the workspace's history.
 func (j *Journal) PlaceID() string {
-	dir, file := j.place()
+	dir, file := j.place(true)
 	if file == "" {
 		return ""
 	}
@@ -372,28 +385,33 @@ func (j *Journal) fileID() string {
 	if j.file == nil {
 		return ""
 	}
+	if j.fileIdent != "" {
+		return j.fileIdent // an open file's device and inode do not change
+	}
 	st, err := statHandle(handle(j.file.Fd()))
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+	j.fileIdent = fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+	return j.fileIdent
 }
 
 func (j *Journal) atPlace() string {
-	_, file := j.place()
+	_, file := j.place(false)
 	return file
 }
 
 // testHookPlace, when set by a test, runs at each look-up of the journal's place.
 var testHookPlace func()
 
-// place looks up the identities of the journal's folder and of the file at its place
-// ("dev:ino" each; "" when none stands there), without following a symlink.
-func (j *Journal) place() (dir, file string) {
+// place looks up the identities of the journal's folder (with withDir; "" without)
+// and of the file at its place ("dev:ino" each; "" when none stands there), without
+// following a symlink.
+func (j *Journal) place(withDir bool) (dir, file string) {
 	if testHookPlace != nil {
 		testHookPlace()
 	}
-	d, err := j.openDir(false)
+	d, err := j.lookDir()
 	if err != nil {
 		return "", ""
 	}
@@ -402,11 +420,15 @@ func (j *Journal) place() (dir, file string) {
 	if !ok || f.kind != kindFile {
 		return "", ""
 	}
+	file = fmt.Sprintf("%d:%d", f.Dev, f.Ino)
+	if !withDir {
+		return "", file
+	}
 	st, err := statHandle(d.fd)
 	if err != nil {
 		return "", ""
 	}
-	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), fmt.Sprintf("%d:%d", f.Dev, f.Ino)
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino), file
 }
 
 // Gone marks the journal gone for this process: the file it opened was removed,

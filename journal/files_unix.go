@@ -5,6 +5,7 @@ package journal
 import (
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,9 +24,25 @@ const keepsLog = true
 
 func closeHandle(fd handle) { unix.Close(fd) }
 
+// geteuid asks the system for the process's effective user; a test counts the asks.
+var geteuid = os.Geteuid
+
+// euid is the process's effective user, asked once: vfsctl never changes it, and each
+// look at the journal's place asked it twice, a system call each time.
+var euid = sync.OnceValue(func() int { return geteuid() })
+
 // openRoot opens the folder dir by its path, which is trusted as named.
 func openRoot(dir string) (handle, error) {
 	return unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+}
+
+// openDirUnder opens folder name of root in one open: root's path followed as
+// openRoot follows it (as given: not cleaned, so that a ".." goes where the system
+// takes it), name not followed (O_NOFOLLOW applies to the last component). ok is
+// false where it could not be opened so; openDir then says why.
+func openDirUnder(root, name string) (handle, bool) {
+	fd, err := unix.Open(root+"/"+name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	return fd, err == nil
 }
 
 // openDirAt opens folder name in at; a symlink or a file there is errNotOurs.
@@ -72,7 +89,7 @@ func statHandle(fd handle) (entry, error) {
 
 func entryOf(st *unix.Stat_t) entry {
 	e := entry{
-		Links: uint64(st.Nlink), mine: int(st.Uid) == os.Geteuid(), owner: fmt.Sprintf("uid %d", st.Uid),
+		Links: uint64(st.Nlink), mine: int(st.Uid) == euid(), owner: fmt.Sprintf("uid %d", st.Uid),
 		Size: st.Size, perm: os.FileMode(st.Mode).Perm(), mtime: time.Unix(st.Mtim.Unix()), Dev: uint64(st.Dev), Ino: st.Ino,
 	}
 	switch st.Mode & unix.S_IFMT {

@@ -34,6 +34,9 @@ func openRoot(dir string) (handle, error) { return winfs.OpenRoot(dir) }
 // dirAccess lets a folder's handle list it, and be the root of opens and renames.
 const dirAccess = winfs.ReadDir
 
+// openDirUnder: Windows opens the root, then the folder in it (openDir).
+func openDirUnder(root, name string) (handle, bool) { return noHandle, false }
+
 // openDirAt opens folder name in at; a reparse point or a file there is errNotOurs.
 func openDirAt(at handle, name string) (handle, error) {
 	h, err := winfs.OpenAt(at, name, dirAccess, windows.FILE_OPEN, windows.FILE_DIRECTORY_FILE, 0)

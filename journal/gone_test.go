@@ -11,11 +11,12 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
-// A journal moved away, removed or swapped for a copy while a lingering process holds
-// it open is never written again by that process: every Acquire is refused, saying
+// A journal moved away (its folder replaced by a symlink to where it went, or not),
+// removed or swapped for a copy while a lingering process holds it open is never
+// written again by that process: every Acquire is refused, saying
 // so, and the file it held gets nothing.
 func TestGoneWhileHeld(t *testing.T) {
-	for _, how := range []string{"moved", "removed", "swapped"} {
+	for _, how := range []string{"moved", "removed", "swapped", "symlinked"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, ".vfsctl", "journal.db")
@@ -43,6 +44,14 @@ func TestGoneWhileHeld(t *testing.T) {
 				os.RemoveAll(filepath.Join(dir, ".vfsctl"))
 				if _, err := os.Stat(p); err == nil && runtime.GOOS == "windows" {
 					t.Skip("Windows does not remove a file another handle holds open: the journal stays, and is not gone")
+				}
+			case "symlinked":
+				// The folder moved away, and a symlink to it in its place: the same
+				// file is reached through it, but the journal's folder is not there.
+				held = filepath.Join(dir, "elsewhere", "journal.db")
+				os.Rename(filepath.Join(dir, ".vfsctl"), filepath.Join(dir, "elsewhere"))
+				if err := os.Symlink("elsewhere", filepath.Join(dir, ".vfsctl")); err != nil {
+					t.Skipf("no symlink here: %v", err)
 				}
 			case "swapped":
 				b, _ := os.ReadFile(p)

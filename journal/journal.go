@@ -85,6 +85,7 @@ type Journal struct {
 	sideKey   []byte     // signs the lines of marks and temps (marks.go); from the journal's meta
 	legacy    bool       // this open gave an older journal its key: its unsigned lines are its own
 	file      *os.File   // the bbolt file, as opened for bbolt
+	fileIdent string     // file's device and inode, once asked (fileID): an open file keeps them
 	db        atomic.Pointer[bolt.DB]
 	broken    atomic.Pointer[error] // bbolt failed on a damaged file during this hold
 	leaked    atomic.Pointer[leak]  // a file bbolt failed to open and left mapped
@@ -578,7 +579,7 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists, readOnly bool, siz
 					}
 					ownerOnly(f)
 				}
-				j.file = f
+				j.file, j.fileIdent = f, ""
 				return f, nil
 			}})
 		return err

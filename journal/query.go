@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,12 +90,7 @@ func (q Query) match(r *Record) bool {
 		return false
 	}
 	if q.Path != "" {
-		for _, p := range r.Paths() {
-			if p == q.Path {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(r.Paths(), q.Path) || slices.Contains(r.FolderKeys(), q.Path+"/")
 	}
 	return true
 }
@@ -126,6 +122,19 @@ func (t *Tx) Find(q Query) ([]*Record, error) {
 		bucket, name = bBySession, q.Session
 	case q.Kind != "":
 		bucket, name = bByKind, q.Kind
+	}
+	if q.Path != "" {
+		// The calls that name the path as a file, and those that made or removed it
+		// as a folder, newest first.
+		seqs := append(t.SeqsOf(q.Path, 0), t.SeqsOf(q.Path+"/", 0)...)
+		slices.Sort(seqs)
+		seqs = slices.Compact(seqs)
+		for i := len(seqs) - 1; i >= 0; i-- {
+			if stop, err := visit(seqs[i]); err != nil || stop {
+				return out, dmg.result(err)
+			}
+		}
+		return out, dmg.result(nil)
 	}
 	if bucket != "" {
 		return out, dmg.result(t.newestIn(bucket, name, 0, visit))

@@ -1,6 +1,9 @@
 package journal
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // State is where a record stands.
 type State string
@@ -175,6 +178,20 @@ func (r *Record) Paths() []string {
 	return p
 }
 
+// FolderKeys are the folders the record made or removed (Entries), each as its path
+// with a slash: the key the path index keeps them under, apart from files (a file's
+// path never ends in a slash), so that a query for a folder finds the calls that
+// made it and a walk of a file's calls meets only calls that name the file.
+func (r *Record) FolderKeys() []string {
+	var out []string
+	for _, en := range r.Entries {
+		if (en.Before == KindDir || en.After == KindDir) && !slices.Contains(out, en.Path+"/") {
+			out = append(out, en.Path+"/")
+		}
+	}
+	return out
+}
+
 // Op is what a call did to one file.
 type Op string
 
@@ -218,7 +235,11 @@ type File struct {
 	// is, renamed (a move): the file deleted at From, set aside under that deletion's
 	// Aside, is renamed to Path, the same inode. A rollback renames it back.
 	From string `json:"from,omitempty"`
-	Diff string `json:"diff,omitempty"`
+	// Links, on a deleted file, are the hard links it had (itself included) when it had
+	// more than one: its other names keep the file, and its undo puts back a copy, a
+	// file of its own, which the undo's reply says.
+	Links uint64 `json:"links,omitempty"`
+	Diff  string `json:"diff,omitempty"`
 	// DiffError says why Diff is "": the journal could not render it (Tx.Diffs), as
 	// where it is damaged. It is never stored.
 	DiffError string `json:"diff_error,omitempty"`

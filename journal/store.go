@@ -254,7 +254,7 @@ func (t *Tx) put(r *Record, packed []byte) error {
 			return err
 		}
 	}
-	for _, p := range r.Paths() {
+	for _, p := range append(r.Paths(), r.FolderKeys()...) {
 		if err := t.index(bByPath, p, r.Seq); err != nil {
 			return err
 		}

@@ -630,24 +630,35 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 			paths = append(paths, en.Path)
 		}
 	}
+	if res.DryRun {
+		// Every line of a dry run says "would": a reader skimming a line must not
+		// take it for done.
+		what = "Dry run, nothing written: would revert"
+		if redo {
+			what = "Dry run, nothing written: would re-apply"
+		}
+	}
 	fmt.Fprintf(&b, "%s call %d (%s)", what, res.Target, strings.Join(paths, ", "))
-	if res.Seq > 0 {
+	switch {
+	case res.DryRun: // no call is written
+	case res.Seq > 0:
 		fmt.Fprintf(&b, " as call %d", res.Seq)
-	} else if len(res.Changes) > 0 && res.Changes[0].Seq > 0 {
+	case len(res.Changes) > 0 && res.Changes[0].Seq > 0:
 		fmt.Fprintf(&b, " as call %d", res.Changes[0].Seq)
 	}
 	b.WriteString(".\n")
+	be := tense(res.DryRun)
 	for _, ch := range res.Changes {
 		switch {
 		case ch.Deleted:
-			fmt.Fprintf(&b, "%s removed (the call had created it).\n", ch.Name)
+			fmt.Fprintf(&b, "%s %sremoved (the call had created it).\n", ch.Name, be)
 		case ch.Created:
-			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
+			fmt.Fprintf(&b, "%s %sput back (%s)%s.\n", ch.Name, be, plural(len(ch.After), "byte"), unlinkedNote(ch))
 			if dirs := ch.MadeFolders(); len(dirs) > 0 {
-				fmt.Fprintf(&b, "%s/ made again for it, with the default bits.\n", strings.Join(dirs, "/, "))
+				fmt.Fprintf(&b, "%s/ %smade again for it, with the default bits.\n", strings.Join(dirs, "/, "), be)
 			}
 		default:
-			writeChanged(&b, ch)
+			writeChanged(&b, ch, res.DryRun)
 		}
 	}
 	writeEntries(&b, res.Entries, res.Changes, res.DryRun)
@@ -670,18 +681,31 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 // writeEntries says, a line each, what an undo or rewind did (or with dryRun would
 // do) to folders and symlinks.
 func writeEntries(b *strings.Builder, entries []journal.Entry, changes []*txn.Change, dryRun bool) {
-	for _, text := range entryTexts(entries, changes) {
-		if dryRun {
-			fmt.Fprintf(b, "would be: %s.\n", text)
-		} else {
-			fmt.Fprintf(b, "%s.\n", text)
-		}
+	for _, text := range entryTexts(entries, changes, dryRun) {
+		fmt.Fprintf(b, "%s.\n", text)
 	}
+}
+
+// unlinkedNote says that a file put back had hard links when it was deleted: it comes
+// back as a copy, and its other names stay a file apart.
+func unlinkedNote(ch *txn.Change) string {
+	if ch.HardLinks < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" as a file of its own: it had %d hard links when it was deleted, and its other names are not linked to it again", ch.HardLinks)
+}
+
+// tense is what goes before a past participle: "would be " in a dry run.
+func tense(dryRun bool) string {
+	if dryRun {
+		return "would be "
+	}
+	return ""
 }
 
 // entryTexts say what an undo or rewind does to each folder or symlink, naming a
 // file that one of its changes leaves or finds at the same path.
-func entryTexts(entries []journal.Entry, changes []*txn.Change) []string {
+func entryTexts(entries []journal.Entry, changes []*txn.Change, dryRun bool) []string {
 	var out []string
 	for _, en := range entries {
 		before, after := false, false
@@ -690,16 +714,20 @@ func entryTexts(entries []journal.Entry, changes []*txn.Change) []string {
 				before, after = !ch.Created, !ch.Deleted
 			}
 		}
-		out = append(out, EntryTextFiles(en, before, after))
+		out = append(out, entryText(en, before, after, dryRun))
 	}
 	return out
 }
 
 // writeChanged writes a changed file's diff, and its change of bits where it has one
 // (then without the diff if the content stays).
-func writeChanged(b *strings.Builder, ch *txn.Change) {
+func writeChanged(b *strings.Builder, ch *txn.Change, dryRun bool) {
 	if from, to, ok := ch.ModeChange(); ok {
-		fmt.Fprintf(b, "%s: mode %v → %v.\n", ch.Name, from, to)
+		if dryRun {
+			fmt.Fprintf(b, "%s: mode would go %v → %v.\n", ch.Name, from, to)
+		} else {
+			fmt.Fprintf(b, "%s: mode %v → %v.\n", ch.Name, from, to)
+		}
 		if bytes.Equal(ch.Before, ch.After) {
 			return
 		}

@@ -646,6 +646,9 @@ func (d *decoder) strs(f *argDef, raw json.RawMessage, where string) ([]string, 
 	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
 		return nil, errs.New(errs.InvalidInput, "", "%s.%s must be an array of strings, not %s. Send e.g. %s.", where, f.name, jsonType(raw), d.tool.shape)
 	}
+	if len(items) == 0 && f.empty != "" {
+		return nil, errs.New(errs.InvalidInput, "", "%s.%s is empty. %s", where, f.name, f.empty)
+	}
 	if len(items) < max(f.min, 1) || len(items) > f.maxItems {
 		return nil, errs.New(errs.InvalidInput, "", "%s.%s has %d entries; send between %d and %d.", where, f.name, len(items), max(f.min, 1), f.maxItems)
 	}

@@ -169,9 +169,13 @@ func (a *dispatcher) moveFile(c *txn.Call, _ string, in *input) (string, error) 
 	case rd.Exists || rd.Link:
 		c.Named(journal.OpCreate, dst)
 		what, found := "a file", errs.FoundFile
+		if t := rd.Through(); t != "" {
+			return "", errs.New(errs.FileExists, dst, "move_file: the destination %s, and a move does not go through a symlink; nothing was moved. Send the destination's own path, %s.", t, rd.Path).Stood(found, "")
+		}
 		switch {
 		case rd.Link:
-			what = "a symlink"
+			// A link is not the model's to remove: delete_file refuses it too.
+			return "", errs.New(errs.FileExists, dst, "move_file: the destination %s is a symlink (to %s), and a move never overwrites; the file tools do not remove links. Send another destination.", dst, rd.Path).Stood(found, "")
 		case rd.Info.IsDir():
 			// mv would move the source into it; a move here never guesses that.
 			into := path.Join(dst, path.Base(rs.Path))
@@ -216,7 +220,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 		return "", errs.New(errs.InvalidInput, src, "move_file cannot move the folder %s into itself (%s). Send a destination outside it.", src, dst).Stood(errs.FoundDir, "")
 	}
 	var files, dirs []string
-	var bad string
+	var bad, staged string
 	var walk func(dir string)
 	walk = func(dir string) {
 		list, err := afero.ReadDir(a.eng.FS().Afero(), dir)
@@ -232,8 +236,12 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 			switch {
 			case bad != "":
 				return
+			case vfs.IsStaging(e.Name()):
+				// Another vfsctl's write or deletion, staged there until its commit
+				// point: gone in a moment, not the model's to work around.
+				staged, bad = p, p+" is being written"
 			case a.eng.FS().Reserved(e.Name()) || vfs.StagingPrefix(e.Name()) != "":
-				bad = p + " is reserved (or a write in progress), which the file tools do not touch"
+				bad = p + " is reserved, which the file tools do not touch"
 			case e.Mode()&fs.ModeSymlink != 0:
 				bad = p + " is a symlink, which move_file does not move"
 			case e.IsDir():
@@ -250,6 +258,8 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 		c.Named(journal.OpDelete, src) // the refused path first: replay rebuilds what stood there
 	}
 	switch {
+	case staged != "":
+		return "", errs.New(errs.Busy, src, "move_file did not move the folder %s: another process is writing there (%s is its file being staged). Nothing was moved; send the move again.", src, staged)
 	case bad != "":
 		return "", errs.New(errs.NotAFile, src, "move_file refused to move the folder %s: %s. Move its files one by one instead; nothing was moved.", src, bad).Stood(errs.FoundDir, "")
 	case len(files) == 0:
@@ -303,6 +313,11 @@ func (a *dispatcher) deleteFile(c *txn.Call, _ string, in *input) (string, error
 	ch, err := a.eng.Apply(c, []txn.Spec{{Path: p, Op: journal.OpDelete}}, false)
 	if err != nil {
 		return "", err
+	}
+	if n := ch[0].HardLinks; n > 1 {
+		// Its other names keep the inode; an undo can only write the content anew.
+		return fmt.Sprintf("Deleted %s (%s, %s). It had %d hard links: the file stays under its other names. undo_edit %s puts back a copy, a file of its own, not linked to them again.",
+			p, plural(txn.CountLines(ch[0].Before), "line"), plural(len(ch[0].Before), "byte"), n, p), nil
 	}
 	return fmt.Sprintf("Deleted %s (%s, %s). undo_edit %s puts it back.", p, plural(txn.CountLines(ch[0].Before), "line"), plural(len(ch[0].Before), "byte"), p), nil
 }
@@ -437,8 +452,11 @@ func (a *dispatcher) fileInfo(c *txn.Call, _ string, in *input) (string, error) 
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "path: %s\n", p)
-	if r.Link {
+	switch {
+	case r.IsLink():
 		fmt.Fprintf(&b, "symlink to: %s\n", r.Path)
+	case r.Link:
+		fmt.Fprintf(&b, "through the symlink %s: %s\n", r.LinkAt, r.Path)
 	}
 	mode := fmt.Sprintf("permissions: %04o (%s)\nmodified: %s\n", fi.Mode().Perm(), fi.Mode(), fi.ModTime().UTC().Format(time.RFC3339))
 	switch {

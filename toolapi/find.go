@@ -106,9 +106,14 @@ func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error)
 			more++
 			return true
 		}
-		out = append(out, listed{p, d})
+		out = append(out, listed{p: p, fi: d})
 		return true
 	})
+	for i, l := range out {
+		if l.fi.Mode()&fs.ModeSymlink != 0 {
+			out[i].link = a.linkTarget(l.p)
+		}
+	}
 	if len(out) == 0 {
 		return fmt.Sprintf("(nothing listed below %s%s)", shown(dir), patternNote(args.pattern)) + w.Skipped.Note(), nil
 	}
@@ -129,31 +134,56 @@ func (a *dispatcher) listFiles(c *txn.Call, _ string, in *input) (string, error)
 
 // listed is one entry list_files shows.
 type listed struct {
-	p  string
-	fi fs.FileInfo
+	p    string
+	fi   fs.FileInfo
+	link *linkTarget // a symlink's
+}
+
+// linkTarget is where a listed symlink leads, as the tools would follow it.
+type linkTarget struct {
+	path     string // from the root, a folder's with a slash; "" when not followed
+	dangling bool
+}
+
+// linkTarget resolves the symlink at canonical path p as a tool would.
+func (a *dispatcher) linkTarget(p string) *linkTarget {
+	r, err := a.eng.FS().Resolve(p)
+	switch {
+	case err != nil:
+		return &linkTarget{} // outside the root, a loop, a reserved folder
+	case !r.Exists:
+		return &linkTarget{path: r.Path, dangling: true}
+	case r.Info.IsDir():
+		return &linkTarget{path: r.Path + "/"}
+	}
+	return &linkTarget{path: r.Path}
 }
 
 func (l listed) isDir() bool { return l.fi.IsDir() && l.fi.Mode()&fs.ModeSymlink == 0 }
 
-// sizeNote is a file's size as list_files shows it with sizes, "" for a folder.
-func (l listed) sizeNote() string {
-	if l.isDir() {
-		return ""
+// note is what follows the entry's name: a folder's slash, where a symlink leads,
+// a file's size with sizes.
+func (l listed) note(sizes bool) string {
+	switch {
+	case l.isDir():
+		return "/"
+	case l.link != nil && l.link.path == "":
+		return " -> (a symlink the file tools do not follow: it leads out of the workspace, into a reserved folder, or round in a loop)"
+	case l.link != nil && l.link.dangling:
+		return " -> " + l.link.path + " (dangling: nothing is there)"
+	case l.link != nil:
+		return " -> " + l.link.path
+	case sizes:
+		return fmt.Sprintf(" (%s)", plural(int(l.fi.Size()), "byte"))
 	}
-	return fmt.Sprintf(" (%s)", plural(int(l.fi.Size()), "byte"))
+	return ""
 }
 
-// listLines is one path a line, folders ending with /.
+// listLines is one path a line, folders ending with /, symlinks with where they lead.
 func listLines(out []listed, sizes bool) string {
 	lines := make([]string, len(out))
 	for i, l := range out {
-		lines[i] = l.p
-		switch {
-		case l.isDir():
-			lines[i] += "/"
-		case sizes:
-			lines[i] += l.sizeNote()
-		}
+		lines[i] = l.p + l.note(sizes)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -172,11 +202,9 @@ func listTree(dir string, out []listed, sizes bool) string {
 			name = rel // its folder was left out (a pattern): the path says where it is
 		}
 		if l.isDir() {
-			name += "/"
 			depth[rel] = level
-		} else if sizes {
-			name += l.sizeNote()
 		}
+		name += l.note(sizes)
 		lines[i] = strings.Repeat("  ", level) + name
 	}
 	return strings.Join(lines, "\n")
@@ -187,6 +215,8 @@ type treeNode struct {
 	Name     string      `json:"name"`
 	Type     string      `json:"type"`
 	Size     *int64      `json:"size,omitempty"`
+	Target   string      `json:"target,omitempty"` // a symlink's, from the root
+	Dangling bool        `json:"dangling,omitempty"`
 	Children []*treeNode `json:"children,omitempty"`
 }
 
@@ -201,6 +231,8 @@ func listJSON(dir string, out []listed, sizes bool) string {
 			n.Type = "directory"
 			n.Children = []*treeNode{}
 			folders[rel] = n
+		} else if l.link != nil {
+			n.Type, n.Target, n.Dangling = "symlink", l.link.path, l.link.dangling
 		} else if sizes {
 			sz := l.fi.Size()
 			n.Size = &sz

@@ -80,7 +80,8 @@ var lineEditItem = &objectDef{
 		{name: "start", typ: tString, required: true, min: 1, missing: `the anchor of the first line, e.g. "12:a3"`,
 			desc: "Anchor N:hh of the first line, as read_file showed it."},
 		{name: "end", typ: tString, desc: "Anchor of the last line of a replace or delete (inclusive); left out: start alone."},
-		{name: "lines", typ: tArray, elem: tString, maxItems: maxLinesPerEdit, desc: "The new lines, without line endings or anchors (written in the file's line ending)."},
+		{name: "lines", typ: tArray, elem: tString, maxItems: maxLinesPerEdit,
+			empty: `To remove lines, send {"op": "delete", "start": ..., "end": ...} without lines; to replace or insert, send at least one line.`, desc: "The new lines, without line endings or anchors (written in the file's line ending)."},
 	},
 	build: func(v values) any {
 		return lineEdit{op: v.str("op"), start: v.str("start"), end: v.str("end"), lines: v.strs("lines"), sentLines: v.sent("lines")}
@@ -777,6 +778,7 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 	}
 	var touched []int
 	var translated []string
+	var where []placed
 	moved := false
 	spec := txn.Spec{Path: p, Op: journal.OpEdit, Locate: func(content []byte) (*matcher.Result, error) {
 		if bytes.IndexByte(content, 0) >= 0 {
@@ -787,6 +789,7 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 		if err != nil {
 			return nil, err
 		}
+		where = eds
 		moved = false
 		for i, e := range eds {
 			moved = moved || e.from != ops[i].from.line-1
@@ -813,7 +816,7 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 	text, spans := anchoredRegion(ch.After, touched)
 	c.ShowedAnchors(r.Path, ch.After, spans)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Edited %s with %s (%s).\n", p, plural(len(ops), "edit"), changedLines(ch.Plan))
+	fmt.Fprintf(&b, "Edited %s with %s (%s).\n", p, plural(len(ops), "edit"), placedLines(where))
 	if moved {
 		fmt.Fprintf(&b, "The file changed since the read these anchors came from; every anchored line was unchanged and was edited where it is now.\n")
 	}
@@ -840,6 +843,30 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 	b.WriteString("The edited region now, with fresh anchors:\n")
 	b.WriteString(text)
 	return withWarnings(strings.TrimRight(b.String(), "\n"), ch), nil
+}
+
+// placedLines says what each edit did, in the file's lines before the call: "line 2
+// deleted", "lines added after line 4". Said from the edits rather than the splices,
+// whose bytes can start a line early (removing the last line removes the line break
+// before it).
+func placedLines(eds []placed) string {
+	parts := make([]string, 0, len(eds))
+	for _, e := range eds {
+		switch e.op {
+		case opInsertBefore:
+			parts = append(parts, fmt.Sprintf("%s added before line %d", plural(len(e.lines), "line"), e.from+1))
+		case opInsertAfter:
+			parts = append(parts, fmt.Sprintf("%s added after line %d", plural(len(e.lines), "line"), e.from+1))
+		case opDelete:
+			parts = append(parts, lineRange(e.from+1, e.to+1)+" deleted")
+		default:
+			parts = append(parts, lineRange(e.from+1, e.to+1)+" replaced")
+		}
+	}
+	if len(parts) > 6 {
+		parts = append(parts[:6], "and "+plural(len(parts)-6, "more edit"))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // regionContext is how many unchanged lines the reply shows around each edited one.

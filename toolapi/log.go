@@ -102,6 +102,12 @@ func EntryText(en journal.Entry) string { return EntryTextFiles(en, false, false
 // entry's path before (fileBefore) and after: "a.txt: a symlink to t.txt, was a
 // file" rather than "was nothing".
 func EntryTextFiles(en journal.Entry, fileBefore, fileAfter bool) string {
+	return entryText(en, fileBefore, fileAfter, false)
+}
+
+// entryText is EntryTextFiles, or with would what a dry run would do: "src/ would be
+// made (0700)".
+func entryText(en journal.Entry, fileBefore, fileAfter, would bool) string {
 	what := func(kind, target string, bits uint32, file bool) string {
 		switch {
 		case kind == "" && file:
@@ -115,16 +121,27 @@ func EntryTextFiles(en journal.Entry, fileBefore, fileAfter bool) string {
 		}
 		return "a " + kind
 	}
+	made, removed := "made", "removed"
+	if would {
+		made, removed = "would be made", "would be removed"
+	}
 	switch {
 	case en.Before == "" && en.After == journal.KindDir:
 		if en.AfterMode == 0 {
-			return en.Path + "/ made"
+			return en.Path + "/ " + made
 		}
-		return fmt.Sprintf("%s/ made (%04o)", en.Path, en.AfterMode&0o7777)
+		return fmt.Sprintf("%s/ %s (%04o)", en.Path, made, en.AfterMode&0o7777)
 	case en.Before == journal.KindDir && en.After == "":
-		return fmt.Sprintf("%s/ removed (was %04o)", en.Path, en.BeforeMode&0o7777)
+		if would {
+			return fmt.Sprintf("%s/ would be removed (%04o)", en.Path, en.BeforeMode&0o7777)
+		}
+		return fmt.Sprintf("%s/ %s (was %04o)", en.Path, removed, en.BeforeMode&0o7777)
 	}
-	return fmt.Sprintf("%s: %s, was %s", en.Path, what(en.After, en.AfterTarget, en.AfterMode, fileAfter), what(en.Before, en.BeforeTarget, en.BeforeMode, fileBefore))
+	after, before := what(en.After, en.AfterTarget, en.AfterMode, fileAfter), what(en.Before, en.BeforeTarget, en.BeforeMode, fileBefore)
+	if would {
+		return fmt.Sprintf("%s would become %s (now %s)", en.Path, after, before)
+	}
+	return fmt.Sprintf("%s: %s, was %s", en.Path, after, before)
 }
 
 // EntryPaths are the paths of r's folders and symlinks that its files do not name,

@@ -158,26 +158,31 @@ func (e *Engine) rewind(ctx context.Context, req RewindRequest) (u *txn.RewindRe
 // put back. A turn may have changed only folders: there is no file change then.
 func renderRewind(u *txn.RewindResult, req RewindRequest, seq uint64) string {
 	var b strings.Builder
-	if req.DryRun {
-		b.WriteString("Dry run, nothing written: ")
-	}
 	calls := make([]string, len(u.Reverts))
 	for i, s := range u.Reverts {
 		calls[i] = fmt.Sprint(s)
 	}
-	fmt.Fprintf(&b, "Rewound session %s to before turn %q", req.Session, req.Turn)
-	if !req.DryRun && seq > 0 {
-		fmt.Fprintf(&b, " as call %d", seq)
+	if req.DryRun {
+		// Every line of a dry run says "would": a reader skimming a line must not
+		// take it for done.
+		fmt.Fprintf(&b, "Dry run, nothing written: rewinding session %s to before turn %q would revert %s %s.\n",
+			req.Session, req.Turn, pluralWord(len(calls), "call"), strings.Join(calls, ", "))
+	} else {
+		fmt.Fprintf(&b, "Rewound session %s to before turn %q", req.Session, req.Turn)
+		if seq > 0 {
+			fmt.Fprintf(&b, " as call %d", seq)
+		}
+		fmt.Fprintf(&b, ", reverting %s %s.\n", pluralWord(len(calls), "call"), strings.Join(calls, ", "))
 	}
-	fmt.Fprintf(&b, ", reverting %s %s.\n", pluralWord(len(calls), "call"), strings.Join(calls, ", "))
+	be := tense(req.DryRun)
 	for _, ch := range u.Changes {
 		switch {
 		case ch.Deleted:
-			fmt.Fprintf(&b, "%s removed.\n", ch.Name)
+			fmt.Fprintf(&b, "%s %sremoved.\n", ch.Name, be)
 		case ch.Created:
-			fmt.Fprintf(&b, "%s put back (%s).\n", ch.Name, plural(len(ch.After), "byte"))
+			fmt.Fprintf(&b, "%s %sput back (%s)%s.\n", ch.Name, be, plural(len(ch.After), "byte"), unlinkedNote(ch))
 		default:
-			writeChanged(&b, ch)
+			writeChanged(&b, ch, req.DryRun)
 		}
 	}
 	writeEntries(&b, u.Entries, u.Changes, req.DryRun)

@@ -89,6 +89,7 @@ type argDef struct {
 	loose    bool     // array: also accepted as one item, or as JSON inside a string
 	maxItems int      // array: the most items one call may send
 	missing  string   // what a message calls the field when it is missing
+	empty    string   // array: what to send instead, when it is sent empty
 	enum     []string // string: the values accepted
 	elem     string   // array of scalars: their JSON type (view_range's integers, read_files' paths)
 	signed   bool     // integer: negative values are taken too (min is not checked)

@@ -78,14 +78,11 @@ func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
 		return rep
 	}
 	rep.Text = RenderUndo(u, req.Redo)
-	if req.DryRun {
-		rep.Text = "Dry run, nothing written: " + rep.Text
-	}
 	rep.Txn, rep.Target, rep.Origin, rep.Folders = u.Seq, u.Target, u.Origin, u.Folders
 	if rep.Txn == 0 && len(u.Changes) > 0 {
 		rep.Txn = u.Changes[0].Seq
 	}
-	rep.Entries, rep.Passed = entryTexts(u.Entries, u.Changes), u.Passed
+	rep.Entries, rep.Passed = entryTexts(u.Entries, u.Changes, req.DryRun), u.Passed
 	for _, ch := range u.Changes {
 		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
 	}

@@ -76,6 +76,10 @@ type Change struct {
 	Created bool
 	Deleted bool   // the change removes the file (undo of a create)
 	Seq     uint64 // the call's record; 0 for a dry run
+	// HardLinks, over 1, are the hard links (itself included) of the file the change
+	// deletes, or, on the undo of a deletion, those the deleted file had: the file put
+	// back is a copy, not linked to its other names again.
+	HardLinks uint64
 
 	splices                 []journal.Splice // for a change made without a matcher plan (undo)
 	undoSplices             []matcher.Splice // the same, for its diff
@@ -533,9 +537,19 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		return ch, nil, sight{}, nil
 	}
 	if s.Op == journal.OpDelete && r.Link {
-		// Deleting (or moving away) what a symlink points to would leave the link
-		// dangling and name one file in the reply while removing another.
-		return nil, nil, named(r.Path, s.Op), errs.New(errs.NotAFile, s.Path, "%s is a symlink (to %s); deleting or moving it would remove %s and leave the link dangling. Send %s's own path, or change the link outside vfsctl.", s.Path, r.Path, r.Path, r.Path)
+		// The file tools act on the file a link leads to, never on the link: deleting
+		// (or moving away) through it would name one path in the reply and remove
+		// another, and leave the link dangling.
+		var msg string
+		switch {
+		case r.Dangling():
+			msg = vfs.DanglingAdvice(r)
+		case r.IsLink():
+			msg = fmt.Sprintf("%s is a symlink to %s. delete_file and move_file act on files, not on links: here they would remove %s, not the link, so nothing was changed. Send %s to delete or move that file; the link itself is removed or changed outside vfsctl.", s.Path, r.Path, r.Path, r.Path)
+		default:
+			msg = fmt.Sprintf("%s. delete_file and move_file do not act through a symlink, so nothing was changed. Send the file's own path, %s.", r.Through(), r.Path)
+		}
+		return nil, nil, named(r.Path, s.Op), errs.New(errs.NotAFile, s.Path, "%s", msg)
 	}
 	if s.Op == journal.OpWrite && !r.Exists && !r.Link {
 		return nil, nil, named(r.Path, s.Op), errs.New(errs.FileNotFound, s.Path, "%s does not exist. Use create_file to make a new file.", s.Path)
@@ -553,6 +567,9 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		return nil, nil, sight{}, errs.New(errs.Conflict, s.Path, "%s was re-pointed to another file while this call waited; nothing was written. Read it again and resend.", s.Path)
 	}
 	ch.Before, ch.mode, ch.id, ch.info = f.Data, f.Info.Mode(), f.ID, f.IDInfo
+	if n := vfs.Links(f.Info); s.Op == journal.OpDelete && n > 1 {
+		ch.HardLinks = n
+	}
 	if k, ok := e.lookup(f.Path, f.ID); ok {
 		ch.beforeHash, ch.beforeMarks = k.hash, k.marks
 	}
@@ -722,12 +739,20 @@ func (e *Engine) staleHint(session string, f *vfs.File, err error) error {
 }
 
 func existsError(path string, r *vfs.Resolved) error {
+	switch {
+	case r.Dangling():
+		return errs.New(errs.FileExists, path, "%s", vfs.DanglingAdvice(r)).Stood(errs.FoundFile, "")
+	case r.Through() != "" && !r.Exists:
+		return errs.New(errs.FileExists, path, "%s. create_file does not create through a symlink, so nothing was written. Send the file's own path, %s.", r.Through(), r.Path).Stood(errs.FoundFile, "")
+	}
 	what := "a file"
 	switch {
 	case r.Link && !r.Exists:
 		what = "a dangling symlink"
+	case r.IsLink():
+		what = "a symlink to " + r.Path
 	case r.Link:
-		what = "a symlink"
+		what = "reached through " + r.LinkAt + ", a symlink"
 	case r.Info != nil && r.Info.IsDir():
 		what = "a directory"
 	}

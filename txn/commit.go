@@ -600,6 +600,9 @@ func fileRecord(ch *Change) journal.File {
 	if ch.Deleted {
 		f.AfterMode = 0
 	}
+	if ch.Op == journal.OpDelete && !ch.taken {
+		f.Links = ch.HardLinks // a move renames the file: its links stay
+	}
 	if ch.chmod != 0 {
 		f.AfterMode = uint32(ch.chmod)
 	}

@@ -146,9 +146,10 @@ func (h *history) load(t *journal.Tx, target uint64) error {
 
 // pick finds the record to revert (undo) or the undo to revert (redo), walking the
 // changes newest first.
-func (h *history) pick(o UndoOptions, skip map[uint64]bool) (uint64, error) {
+func (h *history) pick(o UndoOptions, folder, skip map[uint64]bool) (uint64, error) {
 	// matches judges an origin by its latest record c: the session that made the
-	// origin, the files of the latest record.
+	// origin, the files of the latest record, or the folders it made or removed
+	// (folder: the records that name o.Path as a folder).
 	matches := func(c journal.Change) bool {
 		if o.Session != "" {
 			oc := c
@@ -159,7 +160,7 @@ func (h *history) pick(o UndoOptions, skip map[uint64]bool) (uint64, error) {
 				return false
 			}
 		}
-		return o.Path == "" || slices.Contains(c.Paths, o.Path)
+		return o.Path == "" || slices.Contains(c.Paths, o.Path) || folder[c.Seq]
 	}
 	latest := func(c journal.Change) bool { return h.idx.Latest(c.Origin) == c.Seq }
 	var best, newest, ended uint64 // ended: the newest undo that a new change made final
@@ -488,7 +489,14 @@ func (e *Engine) undoTarget(o UndoOptions, skip map[uint64]bool) (hist *history,
 		}
 		switch last := t.Last(); {
 		case o.Seq == 0:
-			target, err = hist.pick(o, skip)
+			var folder map[uint64]bool
+			if o.Path != "" {
+				folder = map[uint64]bool{}
+				for _, seq := range t.SeqsOf(o.Path+"/", 0) {
+					folder[seq] = true
+				}
+			}
+			target, err = hist.pick(o, folder, skip)
 		case o.Seq > last:
 			// Said as show says it, rather than as a call that changed nothing.
 			return errs.New(errs.InvalidInput, "", "There is no call %d (the journal holds 1 to %d): there is nothing to %s.", o.Seq, last, verb(o))
@@ -646,6 +654,7 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 		ch.Op, ch.Deleted, ch.afterHash = journal.OpDelete, true, ""
 	case journal.OpDelete:
 		ch.Op, ch.Created, ch.After, ch.mode = journal.OpCreate, true, prior, fs.FileMode(f.BeforeMode)
+		ch.HardLinks = f.Links
 	case journal.OpWrite:
 		ch.Op, ch.After = journal.OpWrite, prior
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -73,13 +74,20 @@ func noFolderSync(err error) bool { return errors.Is(err, syscall.EINVAL) }
 // closeHeld closes a descriptor FS.hold kept.
 func closeHeld(fd int) { unix.Close(fd) }
 
+// geteuid asks the system for the process's effective user; a test counts the asks.
+var geteuid = os.Geteuid
+
+// euid is the process's effective user, asked once: vfsctl never changes it, and an
+// edit looked at it at each stat, a system call each time (five a call in all).
+var euid = sync.OnceValue(func() int { return geteuid() })
+
 func writable(fi fs.FileInfo) bool {
 	perm := fi.Mode().Perm()
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return perm&0o200 != 0
 	}
-	euid := os.Geteuid()
+	euid := euid()
 	switch {
 	case euid == 0:
 		return perm&0o222 != 0

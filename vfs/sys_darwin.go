@@ -84,3 +84,7 @@ func listAt(fd int, dir string) ([]fs.FileInfo, error) {
 	defer d.Close()
 	return d.Readdir(-1)
 }
+
+// noXattrsAt: macOS has no /proc to list them without opening the file; xattrsAt
+// opens it.
+func noXattrsAt(dirfd int, name string) bool { return false }

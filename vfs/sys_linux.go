@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"io/fs"
+	"strconv"
 	"sync"
 	"syscall"
 
@@ -105,4 +106,22 @@ func listAt(fd int, dir string) ([]fs.FileInfo, error) {
 		out = append(out, &infos[i])
 	}
 	return out, nil
+}
+
+// testHookNoXattrs, when set by a test, is told the answer of each look for extended
+// attributes by the folder's /proc path.
+var testHookNoXattrs func(none bool)
+
+// noXattrsAt reports whether the entry name in folder dirfd has no extended
+// attributes, told by one listing through the folder's /proc path, which does not
+// follow name should it be a symlink. False when it has some, or when that could not
+// be told so (no /proc): xattrsAt then opens the file to read them. An entry that is
+// no longer the file planned is refused at the rename, which compares identities.
+func noXattrsAt(dirfd int, name string) bool {
+	n, err := unix.Llistxattr("/proc/self/fd/"+strconv.Itoa(dirfd)+"/"+name, nil)
+	none := err == nil && n == 0 || err == unix.ENOTSUP
+	if testHookNoXattrs != nil {
+		testHookNoXattrs(none)
+	}
+	return none
 }

@@ -306,7 +306,33 @@ type Resolved struct {
 	Path   string // canonical: relative, slash form, every symlink resolved
 	Exists bool
 	Link   bool // Name went through a symlink
+	// LinkAt is the first symlink Name went through, from the root: Name itself, or
+	// a folder on its way ("" when none). Messages name it: the link is what the
+	// model sees, not where it leads.
+	LinkAt string
 	Info   fs.FileInfo
+	clean  string // Name cleaned, from the root
+}
+
+// IsLink reports whether Name itself is a symlink (not only a folder on its way).
+func (r *Resolved) IsLink() bool { return r.Link && r.LinkAt != "" && r.LinkAt == r.clean }
+
+// Dangling reports whether Name itself is a symlink to nothing.
+func (r *Resolved) Dangling() bool { return r.IsLink() && !r.Exists }
+
+// DanglingAdvice is what every tool says of a dangling symlink r: what is there, and
+// the one way on that the file tools offer.
+func DanglingAdvice(r *Resolved) string {
+	return fmt.Sprintf("%s is a dangling symlink: it leads to %s, which does not exist. The file tools do not write over or remove a link: create_file %s gives the link a file; the link itself is changed outside vfsctl.", r.Name, r.Path, r.Path)
+}
+
+// Through says, for a message, that r went through a symlinked folder on its way:
+// "od/a.txt goes through od, a symlink (it leads to real/a.txt)". "" when it did not.
+func (r *Resolved) Through() string {
+	if !r.Link || r.IsLink() || r.LinkAt == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s goes through %s, a symlink (it leads to %s)", r.Name, r.LinkAt, r.Path)
 }
 
 // Resolve cleans p and follows every symlink in it, refusing links that lead outside the
@@ -331,7 +357,7 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 	if err := f.checkReserved(p, w.cur); err != nil {
 		return nil, err
 	}
-	res := &Resolved{Name: p, Path: w.cur, Link: w.link}
+	res := &Resolved{Name: p, Path: w.cur, Link: w.link, LinkAt: w.linkAt, clean: q}
 	fi, err := w.fi, error(nil)
 	if _, handles := f.fs.(rootFs); !handles || fi == nil || w.fiAt != w.cur {
 		fi, err = f.fs.Stat(w.cur)
@@ -359,6 +385,9 @@ type walker struct {
 	cur  string
 	hops int
 	link bool // the path went through a symlink
+	// linkAt is the first symlink followed: a prefix of the path as named, since
+	// nothing was followed before it.
+	linkAt string
 	// fi is the lstat of fiAt, the last component entered: on the real filesystem, a
 	// stat of cur when it is fiAt (Stat does not follow a final symlink there).
 	fi   fs.FileInfo
@@ -428,6 +457,9 @@ func (w *walker) lstat(comp string) (string, fs.FileInfo, error) {
 // outside the root, a loop, or a link swapped meanwhile is refused.
 func (w *walker) follow(next string) error {
 	p := w.p
+	if !w.link {
+		w.linkAt = next
+	}
 	w.link = true
 	w.hops++
 	if w.hops > maxSymlinkHops {
@@ -551,9 +583,12 @@ type File struct {
 // missing files (suggesting the nearest existing path) and dangling symlinks.
 func (f *FS) CheckFile(r *Resolved) error {
 	if !r.Exists {
+		if r.Dangling() {
+			return errs.New(errs.FileNotFound, r.Name, "%s", DanglingAdvice(r))
+		}
 		msg := fmt.Sprintf("%s does not exist.", r.Name)
-		if r.Link {
-			msg = fmt.Sprintf("%s is a symlink to %s, which does not exist.", r.Name, r.Path)
+		if t := r.Through(); t != "" {
+			msg = fmt.Sprintf("%s does not exist: %s, which does not exist.", r.Name, t)
 		}
 		if n := f.badName(r.Path); n != "" {
 			msg += fmt.Sprintf(" The file there is named %q: a name that is not UTF-8, which no call can send (each of its bad bytes reads as U+FFFD). The file tools cannot reach it; ask the user to rename it.", n)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/vfsctl/vfsctl/toolapi"
+	"github.com/vfsctl/vfsctl/toolapi/mcp"
 )
 
 type callCmd struct {
@@ -179,6 +180,13 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 	var env map[string]json.RawMessage
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &env) != nil {
+		if msg, id := mcp.TooDeep(line); msg != "" {
+			// encoding/json gives up past 10000 levels; the line may be a call all
+			// the same, whose id the reply must carry.
+			r := refusal("", toolapi.NewError(toolapi.InvalidInput, "%s", msg))
+			r.ID = id
+			return r, false
+		}
 		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line is not a JSON object. Send {"tool": NAME, "args": {...}} on one line.`)), false
 	}
 	id := env["id"]

@@ -158,7 +158,7 @@ func TestDemo(t *testing.T) {
 	}{
 		{[]string{"log", "--turn", "2"}, "apply_patch"},
 		{[]string{"show", "16"}, "*** Add File: CHANGELOG.md"},
-		{[]string{"undo", "18", "--dry-run"}, "CHANGELOG.md put back"},
+		{[]string{"undo", "18", "--dry-run"}, "CHANGELOG.md would be put back"},
 	} {
 		line := "vfsctl " + strings.Join(c.args, " ") + " --root " + dir + "\n"
 		if !strings.Contains(s, line) {

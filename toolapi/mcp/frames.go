@@ -259,6 +259,12 @@ func (r *frameReader) next() error {
 		return nil // a blank line carries nothing
 	}
 	sc.feed(r.frame)
+	if sc.maxDepth > MaxFrameDepth {
+		// Before the validity check: past 10000 levels encoding/json calls any text
+		// invalid, and the reply would lose the id the scan read.
+		r.refuse(&sc, "invalid_input", tooDeep(sc.maxDepth))
+		return nil
+	}
 	if !json.Valid(r.frame) {
 		// The SDK would end the connection on it; JSON-RPC answers a parse error with
 		// id null.
@@ -267,11 +273,6 @@ func (r *frameReader) next() error {
 		if r.log != nil {
 			r.log.Warn("request refused unread", "why", "not valid JSON")
 		}
-		return nil
-	}
-	if sc.maxDepth > MaxFrameDepth {
-		r.refuse(&sc, "invalid_input", fmt.Sprintf("This request is nested %d levels deep; at most %d are read and nothing was run. "+
-			"Send tool arguments as a flat object such as {\"path\": \"src/app.ts\"}.", sc.maxDepth, MaxFrameDepth))
 		return nil
 	}
 	if t := bytes.TrimSpace(r.frame); t[0] != '{' {
@@ -368,6 +369,28 @@ func (r *frameReader) write(msg any) {
 		return
 	}
 	r.out.Write(append(b, '\n'))
+}
+
+// tooDeep is the refusal of a request nested depth levels deep.
+func tooDeep(depth int) string {
+	return fmt.Sprintf("This request is nested %d levels deep; at most %d are read and nothing was run. "+
+		"Send tool arguments as a flat object such as {\"path\": \"src/app.ts\"}.", depth, MaxFrameDepth)
+}
+
+// TooDeep reads a line (`vfsctl call`'s, or a frame) without decoding it: past
+// MaxFrameDepth levels it returns the refusal serve gives, and the line's top-level
+// "id" where one reads as a string or a number, so that the reply still pairs with
+// its call; "" and nil otherwise.
+func TooDeep(line []byte) (msg string, id json.RawMessage) {
+	var sc frameScan
+	sc.feed(line)
+	if sc.maxDepth <= MaxFrameDepth {
+		return "", nil
+	}
+	if len(sc.id) > 0 && (sc.id[0] == '"' || sc.id[0] == '-' || sc.id[0] >= '0' && sc.id[0] <= '9') {
+		id = sc.id
+	}
+	return tooDeep(sc.maxDepth), id
 }
 
 // frameScan follows a JSON text byte by byte, in constant memory: how deep it nests,
