@@ -16,6 +16,7 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/vfs"
 )
 
@@ -27,6 +28,11 @@ import (
 // "exec" for a command's. A changed text file is recorded by its changed lines
 // (splices), so that undo reverts only those; other files whole, with both contents
 // as blobs. Symlinks, folders and other kinds are named in the record's notes.
+//
+// What a look records is the workspace as it stands when the look holds the journal:
+// no call of another process runs then, and a walk that a call's commit overlapped is
+// walked again. One command runs at a time (StartExec waits for a running one); while
+// it runs, what changes is its, and an outside look records nothing.
 
 // Tool names and the origin of these records.
 const (
@@ -95,6 +101,11 @@ type Look struct {
 	Entries []journal.Entry
 	Notes   []string
 	Opened  int // files opened to hash them
+	// Running are the execs of the workspace whose commands ran as an outside look
+	// was to record: what changed since each began is its, recorded when it ends, so
+	// the look recorded nothing and left the snapshot as it was (Notes say so).
+	Running []uint64 `json:",omitempty"`
+	running []*journal.Record
 
 	// snap is the snapshot as this look left it, and digest its digest as stored
 	// (journal.Tx.SnapshotDigest): the next look of the same engine starts from it
@@ -169,16 +180,74 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // first, as their own record, then writes c's record pending, naming this process as
 // the one that runs the command. Exec.End writes the record's end; c's own Finish
 // then writes nothing. On an error c is left as it was, for Finish to record.
+//
+// While another exec of the workspace runs, it waits for it to end, as long as the
+// journal's Wait, then refuses naming it: what two commands change at once cannot be
+// told apart, and a look now would take the running command's changes for outside
+// ones (or, at this command's end, for this one's).
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	if err := e.refuseWhileLeftRunning(); err != nil {
 		return nil, err
 	}
-	out, err := e.checkpointOutside(o, nil)
+	wait := e.jopts.Wait
+	if wait <= 0 {
+		wait = journal.DefaultWait
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		var running []*journal.Record
+		err := e.View(func(t *journal.Tx) error { running = e.execsRunning(t, 0); return nil })
+		if err != nil {
+			return nil, err
+		}
+		if len(running) == 0 {
+			x, look, err := e.startExec(c, o)
+			if err != nil || x != nil {
+				return x, err
+			}
+			running = look.running // one began between the two looks at the journal
+		}
+		if time.Now().After(deadline) {
+			r := running[0]
+			run, _ := runnerOf(r)
+			return nil, errs.New(errs.Conflict, "", "exec %d of session %s (%s) still runs, in vfsctl process %d, after a wait of %s: what a command changes while another runs could not be told from what the other changes, so one runs at a time in a workspace. Wait for it to end or stop it, then run the command again. Nothing was run.", r.Seq, r.Session, argvOf(r), run.PID, wait)
+		}
+		time.Sleep(execPoll)
+	}
+}
+
+// execPoll is how often StartExec looks whether the exec it waits for has ended.
+const execPoll = 50 * time.Millisecond
+
+// testHookExecOutside, when set by a test, runs between an exec's outside look and its
+// record.
+var testHookExecOutside func()
+
+// startExec is one try of StartExec: the workspace walked, then, holding the journal
+// from the outside look to c's record (so that no call of another process commits
+// between the two, and the snapshot the command starts from is the workspace as its
+// record finds it), the outside look and the record. Where another exec runs, it
+// records nothing and returns the look that says so.
+func (e *Engine) startExec(c *Call, o LookOptions) (*Exec, *Look, error) {
+	w, err := e.walk(o, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := e.j.Acquire(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	defer e.j.Release()
+	oc := e.newCall(context.Background(), "", ToolOutside, nil)
+	oc.SetOrigin(OriginOutside)
+	out, err := e.look(oc, o, w, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(out.running) > 0 {
+		return nil, out, nil
+	}
+	if testHookExecOutside != nil {
+		testHookExecOutside()
 	}
 	seq0 := c.rec.Seq
 	c.rec.State = journal.Pending
@@ -191,15 +260,14 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 		}
 		return t.Put(&c.rec)
 	})
-	e.j.Release()
 	if err != nil {
 		c.rec.Seq, c.rec.State, c.rec.Runner, c.rec.Walk = seq0, "", nil, nil
-		return nil, err
+		return nil, nil, err
 	}
 	c.final = true
 	rec := c.rec
 	execsHere.Store(execKey{e.j.Path(), rec.Seq}, struct{}{})
-	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, place: e.j.PlaceID()}, nil
+	return &Exec{e: e, rec: rec, opts: o, start: c.start, Outside: out, place: e.j.PlaceID()}, out, nil
 }
 
 // execBegan is the note by which the first journals with exec records named the
@@ -311,6 +379,9 @@ type walked struct {
 	digest uint64 // of base as stored
 	first  bool
 	scan   *vfs.Scan
+	// last is the journal's last record when the snapshot was read: a call recorded
+	// after it may have changed a file before or after the walk read it.
+	last uint64
 }
 
 // testHookLookCommits and testHookLookWritten, when set by a test, run just before a
@@ -337,7 +408,7 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 	err := e.j.Flush()
 	if err == nil {
 		err = e.j.View(func(t *journal.Tx) error {
-			w.first = !t.HasSnapshot()
+			w.first, w.last = !t.HasSnapshot(), t.Last()
 			if from != nil && from.snap != nil && !w.first {
 				if _, w.digest = t.SnapshotDigest(false); w.digest == from.digest {
 					w.base = from.snap
@@ -356,6 +427,45 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// calledSince reports whether a record after seq after, other than self, is a call
+// that changed (or is changing) files or folders.
+func calledSince(t *journal.Tx, after, self uint64) bool {
+	for seq := after + 1; seq <= t.Last(); seq++ {
+		if seq == self {
+			continue
+		}
+		r, err := t.Get(seq)
+		if err != nil || r == nil {
+			return true // unreadable: taken as a change, which costs only a walk
+		}
+		if r.State == journal.Failed {
+			continue
+		}
+		if len(r.Entries) > 0 || slices.ContainsFunc(r.Files, func(f journal.File) bool { return f.Op.Changes() }) {
+			return true
+		}
+	}
+	return false
+}
+
+// walkAgain walks the workspace again, against prev, a walk of it made against old:
+// a file prev read is opened again only when its identity changed since, and the
+// contents prev read stay at hand for the record and its blobs.
+func (e *Engine) walkAgain(o LookOptions, prev *vfs.Scan, old map[string]journal.SnapEntry) (*vfs.Scan, error) {
+	base, _ := snapOf(prev, old)
+	scan, err := e.walkAgainst(o, base)
+	if err != nil {
+		return nil, err
+	}
+	for h, b := range prev.Data {
+		if _, ok := scan.Data[h]; !ok {
+			scan.Data[h] = b
+		}
+	}
+	scan.Opened += prev.Opened
+	return scan, nil
 }
 
 func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (*vfs.Scan, error) {
@@ -389,27 +499,57 @@ func (x *Exec) journalInPlace() error {
 // it (for an outside look, only when something changed) together with the new
 // snapshot, in one journal transaction; the journal is held. Should another look have
 // recorded a new snapshot since w's walk, the workspace is walked again against that
-// one (with the journal held), so that no change is recorded twice, or backwards.
-// Changes whose content matches the latest committed call about the path are that
-// call's, and left out.
+// one (with the journal held), so that no change is recorded twice, or backwards; so
+// it is when a call was recorded since the walk began, which may have read the call's
+// file before the call changed it. Changes whose content matches the latest committed
+// call about the path are that call's, and left out. While an exec runs, an outside
+// look records nothing (Look.Running).
 func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, err
 	}
 	// The snapshot is decoded again only when another look recorded one since w's.
-	old, scan, first, digest := w.base, w.scan, false, uint64(0)
+	old, scan, first, digest, called := w.base, w.scan, false, uint64(0), false
+	var running []*journal.Record
 	if err := e.j.View(func(t *journal.Tx) error {
 		first = !t.HasSnapshot()
 		if _, digest = t.SnapshotDigest(false); first != w.first || digest != w.digest {
 			old = t.Snapshot()
 		}
+		called = calledSince(t, w.last, c.rec.Seq)
+		if outside {
+			running = e.execsRunning(t, c.rec.Seq)
+		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if first != w.first || digest != w.digest {
+	if len(running) > 0 {
+		// The snapshot is the one the running command started from, and its end
+		// tells what it changed from it; what changed since cannot be told from its
+		// changes. Nothing is recorded, and the snapshot stays.
+		c.final = true
+		look := &Look{running: running}
+		for _, r := range running {
+			look.Running = append(look.Running, r.Seq)
+			look.Notes = append(look.Notes, fmt.Sprintf("exec %d of session %s (%s) is running: what changed in the workspace since it began is recorded as its when it ends; nothing was journaled as outside", r.Seq, r.Session, argvOf(r)))
+		}
+		return look, nil
+	}
+	switch {
+	case first != w.first || digest != w.digest:
 		var err error
 		if scan, err = e.walkAgainst(o, old); err != nil {
+			return nil, err
+		}
+	case called:
+		// A call committed while the walk ran: the walk may have read a file before
+		// the call changed it, or after, and a record or a snapshot made of that view
+		// would credit the call's change to the command, or to no one, or miss it. The
+		// workspace is walked again holding the journal (no other process's call runs
+		// then), against the first walk: only what changed since is opened.
+		var err error
+		if scan, err = e.walkAgain(o, w.scan, old); err != nil {
 			return nil, err
 		}
 	}
@@ -421,9 +561,9 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		look.snap, look.digest = old, digest
 		return look, nil
 	}
-	now := old
+	now, changed := old, []string(nil)
 	if !same {
-		now = snapOf(scan, old)
+		now, changed = snapOf(scan, old)
 	}
 	notes := slices.Clone(c.rec.Notes)
 	if testHookLookCommits != nil {
@@ -436,7 +576,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		c.rec.Notes = slices.Clone(notes)
 		// A command that changed nothing: its record alone, the snapshot as it was.
 		if !same {
-			if err := tell(t, e.fs, look, old, now, scan, first, outside, c.rec.Seq); err != nil {
+			if err := tell(t, e.fs, look, old, now, changed, scan, first, outside, c.rec.Seq); err != nil {
 				return err
 			}
 		}
@@ -497,26 +637,47 @@ func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
 }
 
 // snapOf is the snapshot of scan's walk; an entry that could not be read keeps its
-// state in old.
-func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) map[string]journal.SnapEntry {
-	now := make(map[string]journal.SnapEntry, len(scan.Entries))
+// state in old. changed are the paths whose entry differs from old's (made, changed
+// or removed), each once, unsorted: the later steps of a look go through those, not
+// through every path of the tree again (for the Go tree's 12,800 entries, each pass
+// over both snapshots cost more than telling 100 changes).
+func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) (now map[string]journal.SnapEntry, changed []string) {
+	now = make(map[string]journal.SnapEntry, len(scan.Entries))
+	inOld := 0 // the paths of old that now has: a walk names each path once
 	for _, en := range scan.Entries {
-		now[en.Path] = toSnap(en)
+		s := toSnap(en)
+		now[en.Path] = s
+		o, had := old[en.Path]
+		if had {
+			inOld++
+		}
+		if !had || o != s {
+			changed = append(changed, en.Path)
+		}
 	}
 	for _, p := range scan.Unreadable {
 		if s, ok := old[p]; ok {
 			now[p] = s
+			inOld++
 		}
 	}
-	return now
+	if inOld < len(old) { // some were not walked: removed
+		for p := range old {
+			if _, has := now[p]; !has {
+				changed = append(changed, p)
+			}
+		}
+	}
+	return now, changed
 }
 
-// tell tells, in t, what changed from the snapshot old to now (scan's walk) into
-// look's files, entries and notes: for an outside look, leaving out what any call
-// made; else, a command's, leaving out what calls committed after record since made.
-// It stores the new contents as blobs, moves the heads of the changed files and makes
-// now the snapshot; the record that owns the changes is the caller's to write.
-func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.SnapEntry, scan *vfs.Scan, first, outside bool, since uint64) error {
+// tell tells, in t, what changed from the snapshot old to now (scan's walk; changed
+// are the paths where they differ, as snapOf gives them) into look's files, entries
+// and notes: for an outside look, leaving out what any call made; else, a command's,
+// leaving out what calls committed after record since made. It stores the new
+// contents as blobs, moves the heads of the changed files and makes now the
+// snapshot; the record that owns the changes is the caller's to write.
+func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.SnapEntry, changed []string, scan *vfs.Scan, first, outside bool, since uint64) error {
 	if !first {
 		content := func(h string) []byte {
 			if b, ok := scan.Data[h]; ok {
@@ -527,8 +688,8 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 		// What a change of .gitignore brought into the walk's sight or took out of
 		// it is no change of the workspace (exec_sight.go).
-		seen, sight := inSight(fsys, old, now, scan.Data, content)
-		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, scan.Data, content)
+		seen, sight := inSight(fsys, old, now, changed, scan.Data, content)
+		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, changed, scan.Data, content)
 		calls := newCallChanges(t)
 		if outside {
 			// Calls make and remove folders (a create's parents, an undo's
@@ -566,15 +727,18 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 	// The first snapshot stores the whole workspace: compressed harder, in packs that
 	// leave no page's rest behind each content. A later look's few contents are
 	// stored as a call's are, at the speed the command waits for.
+	// The walk hashed each content it read: stored under that hash, once.
 	var bulk [][]byte
 	if first {
 		t.PackFull()
 	}
+	stored := map[string]bool{}
 	for _, en := range scan.Entries {
-		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile {
+		if data, ok := scan.Data[en.Hash]; ok && en.Kind == vfs.KindFile && !stored[en.Hash] {
+			stored[en.Hash] = true
 			if first {
 				bulk = append(bulk, data)
-			} else if _, err := t.PutBlob(data); err != nil {
+			} else if err := t.PutBlobOf(en.Hash, data); err != nil {
 				return err
 			}
 		}
@@ -584,7 +748,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 	}
 	for _, f := range look.Files {
 		// A file told that the walk no longer sees (inSight) has its content here only.
-		if data, ok := scan.Data[f.After]; ok && f.AfterBlob {
+		if data, ok := scan.Data[f.After]; ok && f.AfterBlob && !stored[f.After] {
 			if _, err := t.PutBlob(data); err != nil {
 				return err
 			}
@@ -595,7 +759,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 			}
 		}
 	}
-	return t.UpdateSnapshot(old, now)
+	return t.UpdateSnapshotAt(old, now, changed)
 }
 
 // callChanges reads, for one look, the changes that committed records made to the
@@ -645,6 +809,21 @@ func (c *callChanges) made(f journal.File, since uint64) bool {
 		}
 	}
 	return false
+}
+
+// execsRunning are the pending execs of the workspace, other than self, whose
+// commands still run, oldest first.
+func (e *Engine) execsRunning(t *journal.Tx, self uint64) []*journal.Record {
+	var out []*journal.Record
+	for _, seq := range t.Pending() {
+		if seq == self {
+			continue
+		}
+		if r, err := t.Get(seq); err == nil && r != nil && journal.IsCommand(r.Tool) && e.execRunning(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // othersRunning names the other execs running while a look recorded changes (two
@@ -748,7 +927,7 @@ func leaveOutCalls(cc *callChanges, files []journal.File, old, now map[string]jo
 				b, _ := t.Content(f.Path, h)
 				return b
 			}
-			seg, _, _ := diffSnapshots(entry(segs[0][0], old), entry(segs[0][1], now), map[string][]byte{segs[0][1].hash: content(segs[0][1].hash)}, content)
+			seg, _, _ := diffSnapshots(entry(segs[0][0], old), entry(segs[0][1], now), []string{f.Path}, map[string][]byte{segs[0][1].hash: content(segs[0][1].hash)}, content)
 			for _, sf := range seg {
 				if sf.Path == f.Path {
 					sf.Made = f.Made
@@ -793,24 +972,21 @@ func keepBlobs(t *journal.Tx, f *journal.File, content func(h string) []byte) er
 	return nil
 }
 
-// diffSnapshots tells what changed from old to now: regular files created, changed
-// or removed as records' files (new content from data, prior content from the
-// journal's blobs, where the snapshot keeps it);
-// everything else as notes.
-func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) ([]journal.File, []journal.Entry, []string) {
+// diffSnapshots tells what changed from old to now at the paths of maybe (each once;
+// old and now are the same elsewhere): regular files created, changed or removed as
+// records' files (new content from data, prior content from the journal's blobs,
+// where the snapshot keeps it); everything else as notes.
+func diffSnapshots(old, now map[string]journal.SnapEntry, maybe []string, data map[string][]byte, content func(hash string) []byte) ([]journal.File, []journal.Entry, []string) {
 	var files []journal.File
 	var entries []journal.Entry
 	var notes []string
 	// Only the paths whose entry differs: an equal entry tells no change, and sorting
 	// every path of a large tree cost more than the rest of the diff.
 	var paths []string
-	for p, n := range now {
-		if o, ok := old[p]; !ok || o != n {
-			paths = append(paths, p)
-		}
-	}
-	for p := range old {
-		if _, ok := now[p]; !ok {
+	for _, p := range maybe {
+		o, had := old[p]
+		n, has := now[p]
+		if had != has || o != n {
 			paths = append(paths, p)
 		}
 	}
@@ -851,8 +1027,11 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, data map[string][]byte
 			f := journal.File{Path: p, Op: journal.OpWrite, Before: o.Hash, After: n.Hash, BeforeMode: modeOf(o.Mode), AfterMode: modeOf(n.Mode), BeforeBlob: !o.Large, AfterBlob: !n.Large}
 			if before, after := content(o.Hash), data[n.Hash]; before != nil && after != nil && isText(before) && isText(after) {
 				f.Op = journal.OpEdit
-				f.Diff = bounded(wholeDiff(p, before, after))
-				for _, s := range lineSplices(before, after) {
+				// The diff shows the changed lines with their context, as an edit's
+				// does, not the whole file.
+				sp := lineSplices(before, after)
+				f.Diff = bounded(matcher.PlacedDiff(p, before, sp))
+				for _, s := range sp {
 					f.Splices = append(f.Splices, journal.Splice{Start: s.Start, Old: before[s.Start:s.End], New: s.Text})
 				}
 			}

@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
@@ -294,13 +296,17 @@ func TestExecThatMakesAFIFOAndSwapsAFolderForASymlink(t *testing.T) {
 	}
 }
 
-// Two commands at once in one workspace, each run by its own process: both records
-// are written, every change lands in one of them or in the outside record between,
-// and each record that holds a change made while the other ran names that exec.
-func TestTwoExecsAtOnce(t *testing.T) {
+// Two commands at once in one workspace, each run by its own process: the second
+// waits for the first to end, as long as its wait allows, else is refused naming it,
+// and runs nothing. Each record then holds its own command's changes, and no outside
+// record takes the first one's (before, the second's outside look journaled a1.txt as
+// outside, and the first recorded nothing of it).
+func TestSecondExecWaitsForTheFirst(t *testing.T) {
 	a, dir := diskEngineWith(t, map[string]string{"f.txt": "f\n"}, Options{NoSync: true})
 	defer a.Close()
-	b := diskEngineOn(t, dir, Options{NoSync: true})
+	impatient := diskEngineOn(t, dir, Options{NoSync: true, Wait: 200 * time.Millisecond})
+	defer impatient.Close()
+	b := diskEngineOn(t, dir, Options{NoSync: true, Wait: time.Minute})
 	defer b.Close()
 	if _, err := a.CheckpointOutside(LookOptions{}); err != nil {
 		t.Fatal(err)
@@ -310,43 +316,50 @@ func TestTwoExecsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "a1.txt"), []byte("a1\n"), 0o644)
-	xb, err := b.BeginExec("s", "", ExecArgs{Argv: []string{"cmd-b"}}, LookOptions{})
-	if err != nil {
-		t.Fatal(err)
+	_, err = impatient.BeginExec("u", "", ExecArgs{Argv: []string{"cmd-c"}}, LookOptions{})
+	if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), fmt.Sprintf("exec %d of session s (cmd-a) still runs", xa.Seq())) || !strings.Contains(err.Error(), "Nothing was run.") {
+		t.Fatalf("an exec started while exec %d runs: %v, want a conflict naming it", xa.Seq(), err)
 	}
-	os.WriteFile(filepath.Join(dir, "b1.txt"), []byte("b1\n"), 0o644)
+	started := make(chan *Exec)
+	go func() {
+		xb, err := b.BeginExec("u", "", ExecArgs{Argv: []string{"cmd-b"}}, LookOptions{})
+		if err != nil {
+			t.Error(err)
+		}
+		started <- xb
+	}()
 	os.WriteFile(filepath.Join(dir, "a2.txt"), []byte("a2\n"), 0o644)
 	la, err := xa.End("exit 0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "b2.txt"), []byte("b2\n"), 0o644)
+	xb := <-started
+	if xb == nil {
+		t.FailNow()
+	}
+	os.WriteFile(filepath.Join(dir, "b1.txt"), []byte("b1\n"), 0o644)
 	lb, err := xb.End("exit 0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
-	a.View(func(tx *journal.Tx) error {
-		for seq := uint64(1); seq <= tx.Last(); seq++ {
-			r, _ := tx.Get(seq)
-			if r == nil || r.State != journal.Committed {
-				continue
-			}
-			for _, f := range r.Files {
-				seen[f.Path] = true
-			}
-			if len(r.Files) > 0 && seq != lb.Seq && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "was running meanwhile") }) {
-				t.Errorf("call %d (%s) recorded changes made while another command ran, and does not say so: %v", seq, r.Tool, r.Notes)
-			}
-		}
-		return nil
-	})
-	for _, p := range []string{"a1.txt", "a2.txt", "b1.txt", "b2.txt"} {
-		if !seen[p] {
-			t.Errorf("%s is in no record", p)
+	if got := filePaths(la.Files); got != "a1.txt a2.txt" {
+		t.Errorf("the first exec recorded %q, want a1.txt a2.txt", got)
+	}
+	if got := filePaths(lb.Files); got != "b1.txt" {
+		t.Errorf("the second exec recorded %q, want b1.txt", got)
+	}
+	for _, r := range records(t, a) {
+		if r.Tool == ToolOutside && len(r.Files) > 0 {
+			t.Errorf("call %d recorded %s as outside", r.Seq, filesOf(r))
 		}
 	}
-	if la.Seq == 0 || lb.Seq == 0 {
-		t.Errorf("records %d and %d", la.Seq, lb.Seq)
+}
+
+// filePaths are the paths of files, in order, separated by spaces.
+func filePaths(files []journal.File) string {
+	var ps []string
+	for _, f := range files {
+		ps = append(ps, f.Path)
 	}
+	return strings.Join(ps, " ")
 }

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	case "killmove":
 		killMoveChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_WHAT"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)
+	case "caller":
+		callerChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_N"))
+		os.Exit(0)
 	case "owner":
 		ownerChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)

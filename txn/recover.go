@@ -134,10 +134,10 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 		j.Defer(func(t *journal.Tx) error { return t.Put(last) })
 		return
 	}
-	now := snapOf(scan, old)
+	now, changed := snapOf(scan, old)
 	j.Defer(func(t *journal.Tx) error {
 		look := &Look{}
-		if err := tell(t, e.fs, look, old, now, scan, first, false, last.Seq); err != nil {
+		if err := tell(t, e.fs, look, old, now, changed, scan, first, false, last.Seq); err != nil {
 			return err
 		}
 		r := *last // a batch may run this again: last stays as recovery left it

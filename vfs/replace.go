@@ -465,11 +465,6 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 	if _, err = h.Write(data); err != nil {
 		return nil, f.osError(p, err)
 	}
-	if sync {
-		if err = h.Sync(); err != nil {
-			return nil, f.osError(p, err)
-		}
-	}
 	switch {
 	case old != nil && mode != 0: // StageReplaceAs: the bits asked for
 		mode &= fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
@@ -481,6 +476,14 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 	fi, err := f.keepMeta(p, d, tmp, h, old, mode)
 	if err != nil {
 		return nil, err
+	}
+	// Synced after its mode, owner and attributes are set: a folder's sync makes
+	// the rename durable, not the file's own metadata, so a power loss could
+	// otherwise leave the new content under the temp file's mode 0600.
+	if sync {
+		if err = h.Sync(); err != nil {
+			return nil, f.osError(p, err)
+		}
 	}
 	if fi == nil {
 		fi, _ = h.Stat()

@@ -37,6 +37,9 @@ as a record of tool outside, so that it is never taken for the command's.
 vfsctl undo N, redo and rewind take an exec record back like any call. If vfsctl
 is killed while the command runs, the next vfsctl command in the workspace records
 what changed since the command began as its changes, in state unknown.
+One command runs at a time in a workspace: while another exec runs, vfsctl exec
+waits for it as long as --wait, then refuses naming it, and runs nothing (what two
+commands change at once could not be told apart).
 
 vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
@@ -174,6 +177,9 @@ vfsctl last looked that no call made (an editor, a formatter, a command run
 elsewhere). A runtime runs it when a turn starts, so that a later rewind of the turn
 never takes those changes for the turn's. The first checkpoint of a workspace only
 takes the snapshot. A rewind never reverts an outside record; vfsctl undo N does.
+While a command run by vfsctl exec (or run_command) runs, it journals nothing and
+says so: what changed since the command began is the command's, recorded when it
+ends.
 
 Example:
   vfsctl checkpoint
@@ -202,6 +208,11 @@ func (c *checkpointCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	switch {
+	case len(look.Running) > 0:
+		// An exec runs: what changed since it began is its, recorded at its end.
+		for _, n := range look.Notes {
+			fmt.Fprintln(stdout, strings.ToUpper(n[:1])+n[1:]+".")
+		}
 	case look.First:
 		fmt.Fprintln(stdout, "The workspace's first snapshot was taken; nothing to journal.")
 	case look.Seq == 0:
