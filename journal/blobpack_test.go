@@ -148,3 +148,39 @@ func TestBlobPackReferenceThatDoesNotResolve(t *testing.T) {
 		return nil
 	})
 }
+
+// A blob stored one value each is DEFLATE that compress/flate reads, and a blob that
+// compress/flate wrote (as vfsctl did before its writer was klauspost's) reads back.
+func TestBlobsReadByEitherFlate(t *testing.T) {
+	contents := sourceLike(4)
+	j := New(filepath.Join(t.TempDir(), "journal.db"), Options{NoSync: true})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { j.Release(); j.Close() }()
+	var old bytes.Buffer
+	w, _ := flate.NewWriter(&old, flate.BestSpeed)
+	w.Write(contents[1])
+	w.Close()
+	if err := j.Commit(func(tx *Tx) error {
+		if _, err := tx.PutBlob(contents[0]); err != nil {
+			return err
+		}
+		return tx.b(bBlobs).Put(must(hexKey(Hash(contents[1]))), append([]byte{codecFlate}, old.Bytes()...))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	j.View(func(tx *Tx) error {
+		v := tx.b(bBlobs).Get(must(hexKey(Hash(contents[0]))))
+		if v[0] != codecFlate {
+			t.Fatalf("a blob of source text stored with codec %d, not compressed", v[0])
+		}
+		if got, err := io.ReadAll(flate.NewReader(bytes.NewReader(v[1:]))); err != nil || !bytes.Equal(got, contents[0]) {
+			t.Errorf("compress/flate cannot read a blob: %v", err)
+		}
+		if got, err := tx.Blob(Hash(contents[1])); err != nil || !bytes.Equal(got, contents[1]) {
+			t.Errorf("a blob compress/flate wrote read back: %v", err)
+		}
+		return nil
+	})
+}

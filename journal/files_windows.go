@@ -40,7 +40,7 @@ func openDirUnder(root, name string) (handle, bool) { return noHandle, false }
 // openDirAt opens folder name in at; a reparse point or a file there is errNotOurs.
 func openDirAt(at handle, name string) (handle, error) {
 	h, err := winfs.OpenAt(at, name, dirAccess, windows.FILE_OPEN, windows.FILE_DIRECTORY_FILE, 0)
-	if err == syscall.ENOTDIR {
+	if err == winfs.ErrNotDir {
 		return noHandle, errNotOurs
 	}
 	if err != nil {

@@ -297,6 +297,36 @@ func (t *Tx) UpdateSnapshot(old, now map[string]SnapEntry) error {
 	return nil
 }
 
+// UpdateSnapshotAt is UpdateSnapshot where now differs from old at most at paths (a
+// look's changed paths): it goes through those, not through every path of both.
+func (t *Tx) UpdateSnapshotAt(old, now map[string]SnapEntry, paths []string) error {
+	if t.b(bSnapshot) == nil {
+		if err := t.createBucket(bSnapshot); err != nil {
+			return err
+		}
+	}
+	b := t.b(bSnapshot)
+	for _, p := range paths {
+		o, had := old[p]
+		e, has := now[p]
+		switch {
+		case has && (!had || o != e):
+			v, err := encodeSnap(e)
+			if err != nil {
+				return err
+			}
+			if err := b.Put([]byte(p), v); err != nil {
+				return fmt.Errorf("journal snapshot %s: %w", p, err)
+			}
+		case had && !has:
+			if err := b.Delete([]byte(p)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // SetSnapshotEntry sets path's entry of the snapshot (nil: none), where a snapshot
 // was taken: an undo that put a folder or a symlink back says so, so that the next
 // look does not take it for a change made outside vfsctl.

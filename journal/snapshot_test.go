@@ -166,3 +166,54 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// UpdateSnapshotAt, given the paths where two snapshots differ, leaves the journal's
+// snapshot equal to the new one: entries made, changed and removed, the others kept.
+func TestUpdateSnapshotAtWritesTheChangedPaths(t *testing.T) {
+	j := New(filepath.Join(t.TempDir(), "journal.db"), Options{NoSync: true})
+	if err := j.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { j.Release(); j.Close() }()
+	rnd := rand.New(rand.NewPCG(5, 6))
+	old := map[string]SnapEntry{}
+	for i := range 300 {
+		old[fmt.Sprintf("d%d/f%d", i%7, i)] = SnapEntry{Kind: "file", Mode: 0o644, Size: int64(i), Hash: Hash([]byte{byte(i)}), Mtime: int64(i)}
+	}
+	if err := j.Commit(func(tx *Tx) error { return tx.UpdateSnapshot(map[string]SnapEntry{}, old) }); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		now := map[string]SnapEntry{}
+		var paths []string
+		for p, e := range old {
+			switch rnd.IntN(10) {
+			case 0: // removed
+				paths = append(paths, p)
+			case 1: // changed
+				e.Mtime++
+				now[p] = e
+				paths = append(paths, p)
+			case 2: // listed, the same
+				now[p] = e
+				paths = append(paths, p)
+			default:
+				now[p] = e
+			}
+		}
+		for i := range 20 {
+			p := fmt.Sprintf("new%d/g%d", round, i)
+			now[p] = SnapEntry{Kind: "dir", Mode: 0o755}
+			paths = append(paths, p)
+		}
+		if err := j.Commit(func(tx *Tx) error { return tx.UpdateSnapshotAt(old, now, paths) }); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]SnapEntry
+		j.View(func(tx *Tx) error { got = tx.Snapshot(); return nil })
+		if !reflect.DeepEqual(got, now) {
+			t.Fatalf("round %d: the snapshot has %d entries, want the %d of now", round, len(got), len(now))
+		}
+		old = now
+	}
+}

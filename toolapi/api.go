@@ -599,7 +599,11 @@ func (a *dispatcher) undoLast(c *txn.Call, session, path, byHand string) (string
 	b := errs.Blocked(err)
 	switch {
 	case errors.Is(err, txn.ErrNothingToUndo):
-		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
+		msg := fmt.Sprintf("You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
+		if e := (*errs.Error)(nil); errors.As(err, &e) && e.Fact != "" {
+			msg += " " + e.Fact // the calls passed over, their folders standing again
+		}
+		return "", errs.Wrap(errs.NoChange, path, err, "%s", msg)
 	case b != nil:
 		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, %s.", b.Fact, byHand)
 	case err != nil:
@@ -664,6 +668,12 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 		} else {
 			fmt.Fprintf(&b, "%s/ removed (empty; the call had made it).\n", d)
 		}
+	}
+	for _, n := range res.Notes {
+		b.WriteString(n + ".\n")
+	}
+	for _, p := range res.Passed {
+		b.WriteString(p + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

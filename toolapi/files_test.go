@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 )
 
 // openWorkspace opens an Engine, as an embedder does, over a folder holding files.
@@ -264,11 +265,16 @@ func TestMoveFolderAndUndo(t *testing.T) {
 		t.Errorf("empty subfolder: %q", msg)
 	}
 	os.Remove(filepath.Join(dir, "pkg/empty"))
-	os.Symlink("a.go", filepath.Join(dir, "pkg/link"))
-	if msg := refused(t, e, "move_file", `{"source": "pkg", "destination": "x"}`, "not_a_file"); !strings.Contains(msg, "pkg/link is a symlink") {
-		t.Errorf("symlink inside: %q", msg)
-	}
-	gone(t, filepath.Join(dir, "x"))
+	t.Run("symlink inside", func(t *testing.T) {
+		winetest.NeedSymlinks(t)
+		if err := os.Symlink("a.go", filepath.Join(dir, "pkg/link")); err != nil {
+			t.Fatal(err)
+		}
+		if msg := refused(t, e, "move_file", `{"source": "pkg", "destination": "x"}`, "not_a_file"); !strings.Contains(msg, "pkg/link is a symlink") {
+			t.Errorf("symlink inside: %q", msg)
+		}
+		gone(t, filepath.Join(dir, "x"))
+	})
 }
 
 // list_files' json form nests every entry under its folder with the size the disk

@@ -79,6 +79,7 @@ func (w *rewindWorld) tree() map[string]string {
 	out := map[string]string{}
 	filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(w.dir, p)
+		rel = filepath.ToSlash(rel) // as the tools name paths, on Windows too
 		switch {
 		case err != nil || rel == ".":
 		case d.IsDir() && d.Name() == ".vfsctl":

@@ -32,7 +32,8 @@ import (
 // sight, plus the state of those that went out of it: as last known, or as read now
 // when a file changed as it went, its content added to data), and notes that name
 // both; it takes out of now the paths that the rules of now leave out, still standing.
-func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, data map[string][]byte, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
+// changed are the paths where old and now differ (snapOf): it looks at those only.
+func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []string, data map[string][]byte, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
 	var came, went, unread []string
 	seen, cloned := now, false
 	clone := func() {
@@ -41,8 +42,9 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, data map[strin
 		}
 	}
 	var before, after *vfs.Ignores
-	for p, n := range now {
-		if _, had := old[p]; had {
+	for _, p := range changed {
+		n, has := now[p]
+		if _, had := old[p]; had || !has {
 			continue
 		}
 		if before == nil {
@@ -54,8 +56,9 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, data map[strin
 			came = append(came, p)
 		}
 	}
-	for p, o := range old {
-		if _, has := now[p]; has {
+	for _, p := range changed {
+		o, had := old[p]
+		if _, has := now[p]; has || !had {
 			continue
 		}
 		st, ok, err := fsys.Lstat(p)

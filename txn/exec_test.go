@@ -431,3 +431,26 @@ func TestExecSeesChangesThatKeepCountSizeAndTime(t *testing.T) {
 		t.Errorf("an exec that changed nothing: record %d, files %+v, entries %+v", look.Seq, look.Files, look.Entries)
 	}
 }
+
+// A command's change of one line of a long file is shown in its record as that line
+// with two lines of context, as an edit's diff shows it, not as the whole file: vfsctl show
+// of a sed over a 300-line file printed all 300 lines.
+func TestExecDiffShowsTheChangedLines(t *testing.T) {
+	var long strings.Builder
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	e, dir := diskEngineWith(t, map[string]string{"f.txt": long.String()}, Options{NoSync: true})
+	defer e.Close()
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	look := runExec(t, e, dir, "s", "sed -i 's/^line 150$/LINE 150/' f.txt")
+	if len(look.Files) != 1 {
+		t.Fatalf("the exec's files: %+v", look.Files)
+	}
+	want := "--- a/f.txt\n+++ b/f.txt\n@@ -148,5 +148,5 @@\n line 148\n line 149\n-line 150\n+LINE 150\n line 151\n line 152\n"
+	if got := look.Files[0].Diff; got != want {
+		t.Errorf("the record's diff:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -353,8 +353,12 @@ func TestUnheldRefusalsInOrder(t *testing.T) {
 	for _, begin := range []string{"Begin", "BeginWrite"} {
 		t.Run(begin, func(t *testing.T) {
 			e, _ := diskEngine(t, map[string]string{"f.txt": "f\n", "g.txt": "g\n"})
-			c, err := e.Begin("s", "apply_changes", nil)
-			if begin == "BeginWrite" {
+			defer e.Close()
+			var c *Call
+			var err error
+			if begin == "Begin" {
+				c, err = e.Begin("s", "apply_changes", nil)
+			} else {
 				c, err = e.BeginWrite(context.Background(), "s", "apply_changes", nil)
 			}
 			mustOK(t, err)

@@ -17,10 +17,18 @@ import (
 )
 
 // diskRig is an engine over a real directory seen through a FaultFs, so that tests can
-// count and intercept operations on files that have real identities.
+// count and intercept operations on files that have real identities. The FaultFs
+// wraps the workspace's own walk by handle (vfs.Open), which reads an identity on
+// every system: on Windows, a file's index and volume serial come from its handle
+// (winfs.Stat), which an afero.OsFs's os.FileInfo does not carry.
 func diskRig(t *testing.T, files map[string]string) (*Engine, *testutil.FaultFs, string) {
 	dir := testutil.Workspace(t, files)
-	ffs := &testutil.FaultFs{Fs: afero.NewBasePathFs(afero.NewOsFs(), dir)}
+	root, err := vfs.Open(dir, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	ffs := &testutil.FaultFs{Fs: root.Afero()}
 	e, err := Open(vfs.New(ffs, vfs.Options{}), Options{JournalPath: filepath.Join(t.TempDir(), "journal.db")})
 	if err != nil {
 		t.Fatal(err)

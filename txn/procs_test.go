@@ -96,7 +96,14 @@ func TestFourProcesses(t *testing.T) {
 	if n := strings.Count(string(got), "= new"); n != 4*editsPerProc {
 		t.Fatalf("%d edits in the file, want %d:\n%s", n, 4*editsPerProc, got)
 	}
-	e, _ := crashEngine(dir)
+	e, err := crashEngine(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Closed, so that nothing holds the workspace open: Windows removes no folder
+	// that holds an open file.
+	defer e.fs.Close()
+	defer e.Close()
 	e.View(func(tx *journal.Tx) error {
 		for seq := range acked {
 			r, _ := tx.Get(seq)
@@ -192,7 +199,14 @@ func TestEightProcessesTakeTurns(t *testing.T) {
 			t.Errorf("own%d.txt is %q after %d edits", p, got, per)
 		}
 	}
-	e, _ := crashEngine(dir)
+	e, err := crashEngine(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Closed, so that nothing holds the workspace open: Windows removes no folder
+	// that holds an open file.
+	defer e.fs.Close()
+	defer e.Close()
 	e.View(func(tx *journal.Tx) error {
 		for seq := range acked {
 			if r, _ := tx.Get(seq); r == nil || r.State != journal.Committed {

@@ -132,10 +132,10 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	for _, x := range running {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the command of call %d was still running; what it had changed by then is in this record", x.Seq))
 	}
-	now := snapOf(scan, old)
+	now, changed := snapOf(scan, old)
 	j.Defer(func(t *journal.Tx) error {
 		look := &Look{}
-		if err := tell(t, e.fs, look, old, now, scan, first, false, last.Seq); err != nil {
+		if err := tell(t, e.fs, look, old, now, changed, scan, first, false, last.Seq); err != nil {
 			return err
 		}
 		r := *last // a batch may run this again: last stays as recovery left it
@@ -317,7 +317,7 @@ func (e *Engine) settleLanded(j *journal.Journal, r *journal.Record) {
 	}
 	r.State = journal.Committed
 	e.dropRecordAsides(r)
-	e.rollEntriesForward(j, r)
+	e.rollLandedEntriesForward(j, r)
 	rollForward(j, r)
 }
 

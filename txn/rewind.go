@@ -98,7 +98,8 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if made, steps, err = e.settleMade(reverts, made, steps); err != nil {
 		return nil, err
 	}
-	steps = e.withParents(e.leaveStanding(steps))
+	steps, notes := specialsNotMade(e.withParents(e.leaveStanding(steps)))
+	c.rec.Notes = append(c.rec.Notes, notes...)
 	var gone []string // files the turns made: the rewind removes them, or is refused
 	for _, f := range files {
 		if f.steps[len(f.steps)-1].before == nil {
@@ -678,9 +679,15 @@ func merge3(base, ours, theirs []byte) (out []byte, clash []int) {
 }
 
 // lineSplices are the splices that turn from into to, one per changed run of lines.
+// The whole lines both share at their start and end are found by their bytes and
+// left out before the rest is split into lines: a command that changes a few lines
+// of a long file has only those split and diffed, with the same splices as a diff of
+// all the lines gives (TestLineSplicesAsAllLines).
 func lineSplices(from, to []byte) []matcher.Splice {
-	fl, tl := splitLines(from), splitLines(to)
+	pre, suf := sameLines(from, to)
+	fl, tl := splitLines(from[pre:len(from)-suf]), splitLines(to[pre:len(to)-suf])
 	off := make([]int, len(fl)+1)
+	off[0] = pre
 	for i, l := range fl {
 		off[i+1] = off[i] + len(l)
 	}
@@ -689,6 +696,44 @@ func lineSplices(from, to []byte) []matcher.Splice {
 		out = append(out, matcher.Splice{Start: off[h.A1], End: off[h.A2], Text: []byte(strings.Join(tl[h.B1:h.B2], ""))})
 	}
 	return out
+}
+
+// sameLines are the lengths in bytes of the whole lines a and b share at their start
+// (pre) and, in what is left of both, at their end (suf): the equal runs a diff of
+// their lines finds first, as splitLines cuts lines.
+func sameLines(a, b []byte) (pre, suf int) {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	pre = n
+	for pre > 0 && !(lineStart(a, pre) && lineStart(b, pre)) {
+		pre--
+	}
+	m := 0
+	for m < len(a)-pre && m < len(b)-pre && a[len(a)-1-m] == b[len(b)-1-m] {
+		m++
+	}
+	suf = m
+	for suf > 0 && !(lineStart(a, len(a)-suf) && lineStart(b, len(b)-suf)) {
+		suf--
+	}
+	return pre, suf
+}
+
+// lineStart reports whether a line of d, as splitLines cuts them, starts at i (or
+// its last line ends there, i == len(d)).
+func lineStart(d []byte, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch d[i-1] {
+	case '\n':
+		return true
+	case '\r':
+		return i == len(d) || d[i] != '\n'
+	}
+	return false
 }
 
 // removeMadeFolders removes the folders made (by the reverted calls' creates) that

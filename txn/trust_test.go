@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
+	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -18,6 +19,7 @@ import (
 // "deletion" to roll back. Each record also names a plain file at its prior content,
 // so recovery would roll back, restoring the crafted prior content.
 func TestRecoveryObeysTheRulesOfACall(t *testing.T) {
+	winetest.NeedSymlinks(t) // the attack goes through a symlink to .git
 	benign := "[core]\n\tbare = false\n"
 	evil := "[core]\n\tfsmonitor = touch /tmp/pwned\n"
 	hook := "#!/bin/sh\ntouch /tmp/pwned\n"

@@ -1,8 +1,8 @@
 package txn
 
 import (
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,20 +10,30 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
-// execBeside runs a command in two parts, with another session's edit of the same
-// file committed between them: the command's record of the file includes that call's
-// change. It returns the exec's sequence number.
-func execBeside(t *testing.T, e *Engine, dir, first, second, oldText, newText string) uint64 {
+// execBeside journals a command in two parts, with another session's edit of the
+// same file committed between them: the command's record of the file includes that
+// call's change. Each part replaces a whole line of f.txt, as sed -i would, done here
+// in Go so that the test runs where there is no sed (Windows). It returns the exec's
+// sequence number.
+func execBeside(t *testing.T, e *Engine, dir string, first, second [2]string, oldText, newText string) uint64 {
 	t.Helper()
-	x, err := e.BeginExec("X", "x1", ExecArgs{Argv: []string{"sh", "-c", first + "; " + second}, Cwd: "."}, LookOptions{})
+	script := fmt.Sprintf("s/^%s$/%s/; s/^%s$/%s/", first[0], first[1], second[0], second[1])
+	x, err := e.BeginExec("X", "x1", ExecArgs{Argv: []string{"sed", "-i", script, "f.txt"}, Cwd: "."}, LookOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, script := range []string{first, second} {
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v", out, err)
+	p := filepath.Join(dir, "f.txt")
+	for i, line := range [][2]string{first, second} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := strings.Replace(string(data), "\n"+line[0]+"\n", "\n"+line[1]+"\n", 1)
+		if changed == string(data) {
+			t.Fatalf("f.txt has no line %q", line[0])
+		}
+		if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
 		}
 		if i == 0 {
 			if err := edit(e, "C", "f.txt", oldText, newText); err != nil {
@@ -52,7 +62,7 @@ func TestUndoOfACommandKeepsTheLinesOfACallBesideIt(t *testing.T) {
 			if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			seq := execBeside(t, e, dir, `sed -i "s/^line 2$/LINE 2 X/" f.txt`, `sed -i "s/^line 4$/LINE 4 X/" f.txt`, "line 8", "LINE 8 by C")
+			seq := execBeside(t, e, dir, [2]string{"line 2", "LINE 2 X"}, [2]string{"line 4", "LINE 4 X"}, "line 8", "LINE 8 by C")
 			if err := takeBack(e, how, seq); err != nil {
 				t.Fatalf("the %s: %v", how, err)
 			}
@@ -67,7 +77,7 @@ func TestUndoOfACommandKeepsTheLinesOfACallBesideIt(t *testing.T) {
 			if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			seq := execBeside(t, e, dir, `sed -i "s/^line 2$/LINE 2 X/" f.txt`, `sed -i "s/^line 4$/LINE 4 X/" f.txt`, "line 3", "LINE 3 by C")
+			seq := execBeside(t, e, dir, [2]string{"line 2", "LINE 2 X"}, [2]string{"line 4", "LINE 4 X"}, "line 3", "LINE 3 by C")
 			found, _ := os.ReadFile(filepath.Join(dir, "f.txt"))
 			err := takeBack(e, how, seq)
 			if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "Call 2 (session C)") {

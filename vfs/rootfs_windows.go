@@ -76,7 +76,7 @@ func (f rootFs) release(h winfs.Handle) {
 // openDir opens folder name inside dir; a reparse point there is errSymlinkInPath.
 func openDir(dir winfs.Handle, name string) (winfs.Handle, error) {
 	h, err := winfs.OpenAt(dir, name, winfs.ReadDir, windows.FILE_OPEN, windows.FILE_DIRECTORY_FILE, 0)
-	if err == syscall.ENOTDIR {
+	if err == winfs.ErrNotDir {
 		if in, lerr := winfs.Lstat(dir, name); lerr == nil && in.Reparse() {
 			return 0, errSymlinkInPath
 		}
@@ -158,7 +158,7 @@ func openAt(dir winfs.Handle, base, name string, flag int, perm fs.FileMode) (af
 		attrs = windows.FILE_ATTRIBUTE_READONLY
 	}
 	h, err := winfs.OpenAt(dir, base, access, disposition, options, attrs)
-	if err == syscall.ENOTDIR || err == syscall.EISDIR {
+	if err == winfs.ErrNotDir || err == syscall.EISDIR {
 		err = syscall.EISDIR
 	}
 	if err != nil {

@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("VFSCTL_TEST_RUN") == "1" || strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == cliName {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if os.Getenv("VFSCTL_TEST_COMMAND") == "1" { // a command for vfsctl exec (testCommand)
+		os.Exit(testCommand(os.Args[1:]))
+	}
 	if dir := os.Getenv("VFSCTL_TEST_SHIP"); dir != "" { // a serving process to kill (adopt_test.go)
 		shipChild(dir)
 		os.Exit(0)
@@ -36,7 +39,16 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI scripts in testdata/script: a workspace, commands, and the
 // expected output, one file per behaviour.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: map[string]func(*testscript.TestScript, bool, []string){
+		// cptree FROM TO copies a folder and all it holds to a new folder, as cp -a
+		// does, on systems without cp (Windows).
+		"cptree": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 2 {
+				ts.Fatalf("usage: cptree FROM TO")
+			}
+			ts.Check(os.CopyFS(ts.MkAbs(args[1]), os.DirFS(ts.MkAbs(args[0]))))
+		},
+	}})
 }
 
 func TestExitCodes(t *testing.T) {

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/spf13/afero"
@@ -138,15 +139,20 @@ type faultFile struct {
 	fs *FaultFs
 }
 
+// name is the file's name with slashes, as the names the hook gets for the other
+// operations are: an afero.BasePathFs file names itself with the system's separator
+// (`\new` on Windows), which a hook waiting for "new" never matched.
+func (h *faultFile) name() string { return filepath.ToSlash(h.Name()) }
+
 func (h *faultFile) Write(p []byte) (int, error) {
-	if err := h.fs.call(OpWrite, h.Name()); err != nil {
+	if err := h.fs.call(OpWrite, h.name()); err != nil {
 		return 0, err
 	}
 	return h.File.Write(p)
 }
 
 func (h *faultFile) Sync() error {
-	if err := h.fs.call(OpSync, h.Name()); err != nil {
+	if err := h.fs.call(OpSync, h.name()); err != nil {
 		return err
 	}
 	return h.File.Sync()

@@ -136,7 +136,7 @@ func OpenRoot(dir string) (Handle, error) {
 	}
 	info, err := Stat(h)
 	if err == nil && !info.IsDir() {
-		err = syscall.ENOTDIR
+		err = ErrNotDir
 	}
 	if err != nil {
 		windows.CloseHandle(h)
@@ -144,6 +144,19 @@ func OpenRoot(dir string) (Handle, error) {
 	}
 	return h, nil
 }
+
+// ErrNotDir is STATUS_NOT_A_DIRECTORY: a folder was asked for where a file stands.
+// errors.Is takes it for syscall.ENOTDIR, as on Unix, and not for fs.ErrNotExist.
+// Go's syscall.ENOTDIR on Windows is ERROR_PATH_NOT_FOUND, which errors.Is takes for
+// a missing file: returned as such, a file where a folder was wanted read as nothing
+// there (an undo under a folder replaced by a file went on to create the file).
+var ErrNotDir error = notDir{}
+
+type notDir struct{}
+
+func (notDir) Error() string { return "not a directory" }
+
+func (notDir) Is(target error) bool { return target == syscall.ENOTDIR }
 
 // errorOf turns an NTSTATUS into the Win32 error it stands for, with the POSIX
 // errors the callers branch on where Windows has one of its own.
@@ -154,7 +167,7 @@ func errorOf(err error) error {
 	}
 	switch st {
 	case windows.STATUS_NOT_A_DIRECTORY:
-		return syscall.ENOTDIR
+		return ErrNotDir
 	case windows.STATUS_FILE_IS_A_DIRECTORY:
 		return syscall.EISDIR
 	case windows.STATUS_DIRECTORY_NOT_EMPTY:
@@ -391,7 +404,7 @@ const (
 )
 
 // DeleteAt removes name in dir, a reparse point as itself: a file only (EISDIR for a
-// folder), a folder only (ENOTDIR for a file; a folder that is not empty stays), or
+// folder), a folder only (ErrNotDir for a file; a folder that is not empty stays), or
 // either.
 func DeleteAt(dir Handle, name string, kind Kind) error {
 	var opts uint32

@@ -1,8 +1,11 @@
 package winfs
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,5 +44,33 @@ func TestRenameOverAFileHeldOpen(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "new\n" {
 		t.Errorf("a.txt holds %q (%v), want the renamed file", got, err)
+	}
+}
+
+// A folder asked for where a file stands is "not a directory", as on Unix, never a
+// missing file: Go's syscall.ENOTDIR is ERROR_PATH_NOT_FOUND on Windows, which
+// errors.Is takes for fs.ErrNotExist, and vfsctl would then create what it was told
+// was missing, or undo past a file put where a folder was.
+func TestFileWhereAFolderIsWanted(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "d"), []byte("a file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Close(root)
+	_, err = OpenAt(root, "d", ReadDir, windows.FILE_OPEN, windows.FILE_DIRECTORY_FILE, 0)
+	if !errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("opening the file d as a folder: %v (not a directory: %v, missing: %v), want not a directory and not missing",
+			err, errors.Is(err, syscall.ENOTDIR), errors.Is(err, fs.ErrNotExist))
+	}
+	if _, err := OpenRoot(filepath.Join(dir, "d")); !errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file d as a root: %v, want not a directory and not missing", err)
+	}
+	_, err = OpenAt(root, "nothing", ReadDir, windows.FILE_OPEN, windows.FILE_DIRECTORY_FILE, 0)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing folder: %v, want a missing file", err)
 	}
 }
