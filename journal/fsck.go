@@ -107,9 +107,12 @@ func (t *Tx) Verify() (problems []Problem, blobs, records int) {
 // is not a relative one below the root, or a step that changes nothing.
 func badEntry(en Entry) string {
 	for _, k := range []string{en.Before, en.After} {
-		if k != "" && k != KindDir && k != KindSymlink {
+		if k != "" && k != KindDir && k != KindSymlink && !IsSpecial(k) {
 			return fmt.Sprintf("names the unknown kind %q", k)
 		}
+	}
+	if (IsSpecial(en.Before) || IsSpecial(en.After)) && en.Ino == 0 {
+		return "names a FIFO or socket without its identity"
 	}
 	switch {
 	case en.Before == KindSymlink && en.BeforeTarget == "" || en.After == KindSymlink && en.AfterTarget == "":

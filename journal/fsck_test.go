@@ -63,7 +63,8 @@ func TestVerifyFindsASnapshotBlobMissing(t *testing.T) {
 
 // A record's folder or symlink entry that undo and recovery could not act on as
 // recorded (an unknown kind, a path outside the workspace, a symlink without its
-// target) is a problem; a folder made or removed is none.
+// target, a FIFO without its identity) is a problem; a folder made or removed, or a
+// FIFO made with its identity, is none.
 func TestVerifyChecksEntries(t *testing.T) {
 	j := New(filepath.Join(t.TempDir(), "journal.db"), Options{NoSync: true})
 	if err := j.Acquire(); err != nil {
@@ -74,7 +75,9 @@ func TestVerifyChecksEntries(t *testing.T) {
 		return tx.Put(&Record{Tool: "create_directory", State: Committed, Entries: []Entry{
 			{Path: "ok", After: KindDir, AfterMode: 0o755},
 			{Path: "gone", Before: KindDir, BeforeMode: 0o700},
-			{Path: "odd", After: "fifo"},
+			{Path: "odd", After: "door"},
+			{Path: "pipe", After: KindFIFO},
+			{Path: "made", After: KindFIFO, Dev: 1, Ino: 7, Ctime: 9},
 			{Path: "../up", After: KindDir},
 			{Path: "link", After: KindSymlink},
 		}})
@@ -83,13 +86,13 @@ func TestVerifyChecksEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	problems, got := verifyProblems(j)
-	for _, want := range []string{`"odd" names the unknown kind "fifo"`, `"../up" is not a path inside the workspace`, `"link" names a symlink without its target`} {
+	for _, want := range []string{`"odd" names the unknown kind "door"`, `"pipe" names a FIFO or socket without its identity`, `"../up" is not a path inside the workspace`, `"link" names a symlink without its target`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems lack %q:\n%s", want, got)
 		}
 	}
-	if len(problems) != 3 {
-		t.Errorf("want 3 problems (the folder made and the folder removed are sound), got:\n%s", got)
+	if len(problems) != 4 {
+		t.Errorf("want 4 problems (the folder made and removed and the FIFO made are sound), got:\n%s", got)
 	}
 }
 

@@ -305,7 +305,8 @@ func RevertSplices(after []byte, sp []Splice) ([]byte, bool) {
 // Entry is a folder or a symlink at Path as a record changed it: what stood there
 // before and after (KindDir "dir", KindSymlink "symlink", or "" for nothing of the
 // two: absent, or a file, whose change is the record's File), a symlink's targets, a
-// folder's permission bits.
+// folder's permission bits. A FIFO or socket a command made (KindFIFO, KindSocket) is
+// an entry too, with its identity, so that an undo removes that one and no other.
 type Entry struct {
 	Path         string `json:"path"`
 	Before       string `json:"before,omitempty"`
@@ -314,15 +315,29 @@ type Entry struct {
 	AfterTarget  string `json:"after_target,omitempty"`
 	BeforeMode   uint32 `json:"before_mode,omitempty"`
 	AfterMode    uint32 `json:"after_mode,omitempty"`
+	// Dev, Ino and Ctime are the identity of the FIFO or socket on the side that is
+	// one (only one side ever is: a command makes one, its undo removes it): device,
+	// inode and change time, which a FIFO written to since, or another made at the
+	// path, does not have.
+	Dev   uint64 `json:"dev,omitempty"`
+	Ino   uint64 `json:"ino,omitempty"`
+	Ctime int64  `json:"ctime,omitempty"`
 }
 
 // The kinds of entry a record keeps.
 const (
 	KindDir     = "dir"
 	KindSymlink = "symlink"
+	KindFIFO    = "fifo"
+	KindSocket  = "socket"
 )
+
+// IsSpecial reports whether kind is a FIFO or a socket: never opened, never made by
+// vfsctl, removed by an undo only while it is the one recorded.
+func IsSpecial(kind string) bool { return kind == KindFIFO || kind == KindSocket }
 
 // Reversed is the entry's change taken back.
 func (e Entry) Reversed() Entry {
-	return Entry{Path: e.Path, Before: e.After, After: e.Before, BeforeTarget: e.AfterTarget, AfterTarget: e.BeforeTarget, BeforeMode: e.AfterMode, AfterMode: e.BeforeMode}
+	return Entry{Path: e.Path, Before: e.After, After: e.Before, BeforeTarget: e.AfterTarget, AfterTarget: e.BeforeTarget, BeforeMode: e.AfterMode, AfterMode: e.BeforeMode,
+		Dev: e.Dev, Ino: e.Ino, Ctime: e.Ctime}
 }

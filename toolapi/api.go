@@ -611,7 +611,11 @@ func (a *dispatcher) undoLast(c *txn.Call, session, path, byHand string, whole *
 		return "", errs.Wrap(errs.InvalidInput, path, err, "Your latest change to %s is part of call %d (%s), which also changed %s; undo_edit takes a call back whole, so nothing was written. To take back the whole command, %s; to put %s back alone, %s.",
 			path, part.Origin, part.Tool, txn.OthersText(part.Others), how, path, byHand)
 	case errors.Is(err, txn.ErrNothingToUndo):
-		return "", errs.Wrap(errs.NoChange, path, err, "You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
+		msg := fmt.Sprintf("You have no change to %s that is not undone yet, so undo_edit has nothing to revert and nothing was written.", path)
+		if e := (*errs.Error)(nil); errors.As(err, &e) && e.Fact != "" {
+			msg += " " + e.Fact // the calls passed over, their folders standing again
+		}
+		return "", errs.Wrap(errs.NoChange, path, err, "%s", msg)
 	case b != nil:
 		return "", errs.Wrap(errs.Conflict, path, err, "%s To revert your change anyway, %s.", b.Fact, byHand)
 	case err != nil:
@@ -676,6 +680,12 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 		} else {
 			fmt.Fprintf(&b, "%s/ removed (empty; the call had made it).\n", d)
 		}
+	}
+	for _, n := range res.Notes {
+		b.WriteString(n + ".\n")
+	}
+	for _, p := range res.Passed {
+		b.WriteString(p + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

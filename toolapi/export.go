@@ -109,12 +109,16 @@ type exportFile struct {
 // told the type of the column still needs each key in each row.
 type exportEntry struct {
 	Path         string `json:"path"`
-	Before       string `json:"before"` // "dir", "symlink", "file" or "" (nothing there)
+	Before       string `json:"before"` // "dir", "symlink", "fifo", "socket", "file" or "" (nothing there)
 	After        string `json:"after"`
 	BeforeTarget string `json:"before_target"`
 	AfterTarget  string `json:"after_target"`
 	BeforeMode   uint32 `json:"before_mode"`
 	AfterMode    uint32 `json:"after_mode"`
+	// A FIFO's or socket's identity (device, inode, change time), on its side.
+	Dev   uint64 `json:"dev,omitempty"`
+	Ino   uint64 `json:"ino,omitempty"`
+	Ctime int64  `json:"ctime,omitempty"`
 }
 
 type exportEdit struct {

@@ -121,3 +121,150 @@ func TestUndoOfAFolderDeletionWhoseFolderStands(t *testing.T) {
 		t.Errorf("d/a.txt after the undos: %q, %v", data, err)
 	}
 }
+
+// The same deletion, its folder standing again, as the latest call: a bare undo
+// passes over it (its undo would change nothing) to the call before, says so, and a
+// bare redo re-applies that undo. Before, every bare undo was refused as no_change
+// at the deletion and never reached the earlier calls.
+func TestBareUndoPassesOverAFolderDeletionWhoseFolderStands(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits on folders")
+	}
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(root, "d"), 0o750)
+	if err := os.WriteFile(filepath.Join(root, "d", "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	for _, call := range []struct{ tool, args string }{
+		{"create_file", `{"path": "e.txt", "content": "early\n"}`},     // call 1
+		{"move_file", `{"source": "d/a.txt", "destination": "b.txt"}`}, // call 2
+		{"delete_file", `{"path": "d"}`},                               // call 3
+	} {
+		if res := eng.Call(ctx, "s", call.tool, json.RawMessage(call.args)); !res.OK {
+			t.Fatalf("%s: %s", call.tool, res.Text)
+		}
+	}
+	if res := eng.Undo(ctx, 2); !res.OK || !strings.Contains(res.Text, "d/ made again for it") {
+		t.Fatalf("undo 2 does not say it made d/: %s", res.Text)
+	}
+	exists := func(p string) bool { _, err := os.Lstat(filepath.Join(root, p)); return err == nil }
+
+	// A model's undo_edit of d/: nothing of its own left to undo there, and it is told why.
+	res := eng.Call(ctx, "s", "undo_edit", json.RawMessage(`{"path": "d"}`))
+	if res.OK || res.Kind == nil || *res.Kind != "no_change" || !strings.Contains(res.Text, "Call 3 (delete_file) passed over") {
+		t.Errorf("undo_edit of d: ok=%v, want no_change naming call 3 passed over: %s", res.OK, res.Text)
+	}
+
+	rep := eng.Revert(ctx, toolapi.UndoRequest{})
+	if !rep.OK || rep.Target != 1 {
+		t.Fatalf("bare undo: ok=%v target=%d, want call 1 undone: %s", rep.OK, rep.Target, rep.Text)
+	}
+	if len(rep.Passed) != 1 || !strings.Contains(rep.Text, "Call 3 (delete_file) passed over") || !strings.Contains(rep.Text, "d/ stands again already") {
+		t.Errorf("bare undo does not say it passed over call 3: passed=%q text=%s", rep.Passed, rep.Text)
+	}
+	if exists("e.txt") {
+		t.Errorf("e.txt stands after the bare undo said it reverted call 1")
+	}
+	if !exists("d/a.txt") {
+		t.Errorf("d/a.txt is gone after the bare undo")
+	}
+
+	rep = eng.Revert(ctx, toolapi.UndoRequest{})
+	if rep.OK || rep.Kind != "no_change" || !strings.Contains(rep.Text, "There is no change to undo") || !strings.Contains(rep.Text, "Call 3 (delete_file) passed over") {
+		t.Errorf("the next bare undo: ok=%v kind=%s, want no_change naming call 3: %s", rep.OK, rep.Kind, rep.Text)
+	}
+
+	rep = eng.Revert(ctx, toolapi.UndoRequest{Redo: true})
+	if !rep.OK || rep.Target == 0 || !exists("e.txt") {
+		t.Fatalf("bare redo: ok=%v target=%d, e.txt there %v: %s", rep.OK, rep.Target, exists("e.txt"), rep.Text)
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "e.txt")); err != nil || string(data) != "early\n" {
+		t.Errorf("e.txt after the redo: %q, %v", data, err)
+	}
+	if !exists("d/a.txt") || exists("b.txt") {
+		t.Errorf("the redo of call 1's undo moved other things: d/a.txt %v, b.txt %v", exists("d/a.txt"), exists("b.txt"))
+	}
+}
+
+// The same, but someone removes the folder the call made before the other process
+// opens the journal: the call had finished, so the folder is not made again (empty,
+// with bits of recovery's choosing); the record says it was removed after.
+func TestAFolderRemovedAfterItsCallIsNotMadeAgainByAnotherProcess(t *testing.T) {
+	root := t.TempDir()
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	if res := eng.Call(ctx, "agent", "create_directory", json.RawMessage(`{"path": "src/pkg"}`)); !res.OK {
+		t.Fatal(res.Text)
+	}
+	if err := os.Remove(filepath.Join(root, "src", "pkg")); err != nil {
+		t.Fatal(err)
+	}
+	var settled []toolapi.Settled
+	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := op.Log(toolapi.Query{})
+	op.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "src", "pkg")); err == nil {
+		t.Errorf("src/pkg/, removed after its call, was made again by the operator's open")
+	}
+	if len(settled) != 1 || !strings.Contains(settled[0].Note, "src/pkg/ is gone") || settled[0].State != "committed" {
+		t.Errorf("recovery said %+v, want the call committed and src/pkg/ named as removed after it", settled)
+	}
+	if len(recs) == 0 || recs[0].State != "committed" {
+		t.Errorf("the call's record after the operator's open: %+v", recs)
+	}
+}
+
+// The mirror: a delete_file of a folder has finished, and someone makes the folder
+// again before another process opens the journal: it is not removed again.
+func TestAFolderMadeAgainAfterItsDeletionIsNotRemovedByAnotherProcess(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if res := eng.Call(context.Background(), "agent", "delete_file", json.RawMessage(`{"path": "d"}`)); !res.OK {
+		t.Fatal(res.Text)
+	}
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var settled []toolapi.Settled
+	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = op.Log(toolapi.Query{})
+	op.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "d")); err != nil || !fi.IsDir() {
+		t.Errorf("d/, made again after its deletion, was removed by the operator's open: %v", err)
+	}
+	if len(settled) != 1 || !strings.Contains(settled[0].Note, "d/ stands") {
+		t.Errorf("recovery said %+v, want d/ named as made again after the call", settled)
+	}
+}

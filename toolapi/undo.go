@@ -47,6 +47,9 @@ type UndoReport struct {
 	// Entries say what was done to folders and symlinks the call made, removed or
 	// changed ("build/ removed (was 0755)"), as EntryText says it.
 	Entries []string `json:"entries,omitempty"`
+	// Passed are the calls a bare undo passed over, a sentence each: their undo would
+	// change nothing, the folders they removed standing again.
+	Passed []string `json:"passed,omitempty"`
 }
 
 // UndoFile is one file an undo changed, or with DryRun would change.
@@ -81,7 +84,7 @@ func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
 	if rep.Txn == 0 && len(u.Changes) > 0 {
 		rep.Txn = u.Changes[0].Seq
 	}
-	rep.Entries = entryTexts(u.Entries, u.Changes, req.DryRun)
+	rep.Entries, rep.Passed = entryTexts(u.Entries, u.Changes, req.DryRun), u.Passed
 	for _, ch := range u.Changes {
 		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
 	}

@@ -34,6 +34,9 @@ func netEntries(recs []*journal.Record) []journal.Entry {
 			rev := en.Reversed()
 			if cur, ok := byPath[en.Path]; ok {
 				cur.After, cur.AfterTarget, cur.AfterMode = rev.After, rev.AfterTarget, rev.AfterMode
+				if journal.IsSpecial(rev.After) && !journal.IsSpecial(cur.Before) {
+					cur.Dev, cur.Ino, cur.Ctime = rev.Dev, rev.Ino, rev.Ctime
+				}
 				continue
 			}
 			byPath[en.Path] = &rev
@@ -77,6 +80,12 @@ func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []s
 			}
 			return errs.Wrap(errs.IOError, en.Path, err, "Cannot look at %s: %v. Nothing was undone.", en.Path, err)
 		}
+		if journal.IsSpecial(en.Before) {
+			if err := e.checkSpecial(en); err != nil {
+				return err
+			}
+			continue
+		}
 		ok := true
 		switch en.Before {
 		case vfs.KindSymlink:
@@ -92,6 +101,45 @@ func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []s
 	return e.checkFolderSteps(steps, changes, made)
 }
 
+// checkSpecial refuses the removal of the FIFO or socket en.Before names when what
+// stands there is another one (made since, or written to since: its change time
+// moved), or something else: it may be in use, so it is kept. One gone already
+// needs no removal.
+func (e *Engine) checkSpecial(en journal.Entry) error {
+	kind, id, err := e.fs.SpecialAt(en.Path)
+	if err != nil {
+		return errs.Wrap(errs.IOError, en.Path, err, "Cannot look at %s: %v. Nothing was undone.", en.Path, err)
+	}
+	switch {
+	case kind == "" || kind == en.Before && id.Dev == en.Dev && id.Ino == en.Ino && id.Ctime == en.Ctime:
+		return nil
+	case kind == en.Before:
+		return errs.New(errs.Conflict, en.Path, "%s is a %s, but not the one the command made there (another was made at that path since, or this one was written to since); it may be in use, so it was kept. Nothing was undone; move it aside or remove it if it is not in use, then retry.", en.Path, kind)
+	}
+	return errs.New(errs.Conflict, en.Path, "%s is no longer the %s the command made: it is %s now, put there since. Nothing was undone; move it aside, then retry.", en.Path, en.Before, describeEntry(kind, "", 0))
+}
+
+// specialsNotMade turns each step that would make a FIFO or socket (the redo of an
+// undo that removed one) into a step that only removes what stands there, or drops
+// it: vfsctl never makes one, since a new one would not be the one the command made,
+// for readers only it knew. The notes say so.
+func specialsNotMade(steps []journal.Entry) ([]journal.Entry, []string) {
+	var out []journal.Entry
+	var notes []string
+	for _, en := range steps {
+		if !journal.IsSpecial(en.After) {
+			out = append(out, en)
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s: the %s the command made is not made again (vfsctl does not make a FIFO or socket; run the command again for a new one)", en.Path, en.After))
+		en.After, en.Dev, en.Ino, en.Ctime = "", 0, 0, 0
+		if en.Before != "" {
+			out = append(out, en)
+		}
+	}
+	return out, notes
+}
+
 func depth(p string) int { return strings.Count(p, "/") }
 
 // entriesBefore removes the symlinks that go or are changed, and makes the folders
@@ -102,6 +150,11 @@ func (e *Engine) entriesBefore(steps []journal.Entry) error {
 		if en.Before == vfs.KindSymlink {
 			if err := e.fs.RemoveSymlink(en.Path); err != nil {
 				return errs.Wrap(errs.IOError, en.Path, err, "Cannot remove the symlink %s: %v.", en.Path, err)
+			}
+		}
+		if journal.IsSpecial(en.Before) {
+			if err := e.fs.RemoveSpecial(en.Path, en.Before, en.Dev, en.Ino, en.Ctime); err != nil {
+				return errs.Wrap(errs.Conflict, en.Path, err, "Cannot remove the %s %s: %v. Nothing was undone.", en.Before, en.Path, err)
 			}
 		}
 	}
@@ -126,6 +179,13 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 	type gone struct {
 		path string
 		made bool
+	}
+	for _, en := range steps {
+		if journal.IsSpecial(en.Before) {
+			if err := e.fs.RemoveSpecial(en.Path, en.Before, en.Dev, en.Ino, en.Ctime); err != nil {
+				notes = append(notes, fmt.Sprintf("%s: the %s was left (%v)", en.Path, en.Before, err))
+			}
+		}
 	}
 	var all []gone
 	for _, en := range steps {
@@ -314,6 +374,9 @@ func (e *Engine) snapEntries(t *journal.Tx, steps []journal.Entry) error {
 	snap := t.Snapshot()
 	for _, en := range steps {
 		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		if err == nil && journal.IsSpecial(kind) {
+			continue // a FIFO or socket left standing (vfsctl makes none): as the snapshot has it
+		}
 		if err != nil || (kind != vfs.KindDir && kind != vfs.KindSymlink) {
 			if old, ok := snap[en.Path]; ok && old.Kind != vfs.KindFile {
 				if err := t.SetSnapshotEntry(en.Path, nil); err != nil {
@@ -359,6 +422,14 @@ func (e *Engine) entriesTakenBack(c *Call) {
 		}
 	}
 	c.rec.Notes = append(c.rec.Notes, notes...)
+}
+
+// specialGoing reports whether p is the path of a FIFO or socket that steps remove
+// (a command's `rm f && mkfifo f` taken back): the file there is read as absent, and
+// comes back once it has made way. checkEntries refuses the whole undo if it is not
+// the one the command made.
+func specialGoing(p string, steps []journal.Entry) bool {
+	return slices.ContainsFunc(steps, func(en journal.Entry) bool { return en.Path == p && journal.IsSpecial(en.Before) })
 }
 
 // underSymlinkGoing reports whether p is, or lies under, a symlink that steps remove

@@ -66,10 +66,14 @@ func (o LookOptions) walk() *journal.Walk {
 // largest. One walk records what all of them changed.
 func lookOfStopped(stopped []*journal.Record) LookOptions {
 	var o LookOptions
-	for _, r := range stopped {
+	for i, r := range stopped {
 		w := r.Walk
 		if w == nil {
 			w = &journal.Walk{}
+		}
+		if i == 0 { // its own limits, lower than the defaults too
+			o = LookOptions{IncludeIgnored: w.IncludeIgnored, MaxFile: w.MaxFile, MaxEntries: w.MaxEntries}
+			continue
 		}
 		o.IncludeIgnored = o.IncludeIgnored || w.IncludeIgnored
 		o.MaxFile = widest(o.MaxFile, w.MaxFile, vfs.DefaultSnapshotMaxFile)
@@ -358,10 +362,16 @@ func (x *Exec) End(exit string) (*Look, error) {
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
 	c.rec.Notes, c.rec.Exit, c.rec.Runner = nil, exit, nil
 	c.rec.Duration = dur
-	look, err := (*Look)(nil), werr
-	if err == nil {
-		look, err = e.look(c, x.opts, w, false)
+	if werr != nil {
+		// The workspace cannot be walked now (over its limits): the record stays
+		// pending, ended (Exit), and the next look that can walk records what changed
+		// since the command began as its changes (recordOwed), not as outside.
+		c.rec.Notes = append(c.rec.Notes, "its changes could not be recorded when it ended: "+werr.Error()+" They are recorded as this call's by the next look that can walk the workspace.")
+		e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
+		e.j.Release()
+		return nil, werr
 	}
+	look, err := e.look(c, x.opts, w, false)
 	if err != nil {
 		c.rec.Notes = append(c.rec.Notes, "its changes could not be recorded: "+err.Error())
 		c.rec.State = journal.Unknown
@@ -406,6 +416,9 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 	}
 	w := &walked{}
 	err := e.j.Flush()
+	if err == nil {
+		err = e.recordOwed() // recover.go
+	}
 	if err == nil {
 		err = e.j.View(func(t *journal.Tx) error {
 			w.first, w.last = !t.HasSnapshot(), t.Last()
@@ -625,7 +638,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 // tells so without building the walk's snapshot, which for the Go tree's 12,000
 // entries cost more than comparing them.
 func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
-	if len(scan.Unreadable) > 0 || len(scan.Entries) != len(old) {
+	if len(scan.Unreadable) > 0 || len(scan.Unlisted) > 0 || len(scan.Entries) != len(old) {
 		return false
 	}
 	for _, en := range scan.Entries {
@@ -636,11 +649,14 @@ func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
 	return true
 }
 
-// snapOf is the snapshot of scan's walk; an entry that could not be read keeps its
-// state in old. changed are the paths whose entry differs from old's (made, changed
-// or removed), each once, unsorted: the later steps of a look go through those, not
-// through every path of the tree again (for the Go tree's 12,800 entries, each pass
-// over both snapshots cost more than telling 100 changes).
+// snapOf is the snapshot of scan's walk. A file that could not be read keeps its
+// state in old but for its bits, which the walk saw (its identity stays the old
+// one, so that the next look reads it again); what a folder that could not be
+// listed holds keeps its state in old: unknown is not gone. changed are the paths
+// whose entry differs from old's (made, changed or removed), each once, unsorted:
+// the later steps of a look go through those, not through every path of the tree
+// again (for the Go tree's 12,800 entries, each pass over both snapshots cost more
+// than telling 100 changes).
 func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) (now map[string]journal.SnapEntry, changed []string) {
 	now = make(map[string]journal.SnapEntry, len(scan.Entries))
 	inOld := 0 // the paths of old that now has: a walk names each path once
@@ -655,10 +671,29 @@ func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) (now map[string]jo
 			changed = append(changed, en.Path)
 		}
 	}
-	for _, p := range scan.Unreadable {
-		if s, ok := old[p]; ok {
-			now[p] = s
+	for _, en := range scan.Unreadable {
+		if s, ok := old[en.Path]; ok {
+			o := s
+			if s.Kind == vfs.KindFile && en.Kind == vfs.KindFile {
+				s.Mode = en.Mode
+			}
+			now[en.Path] = s
 			inOld++
+			if s != o {
+				changed = append(changed, en.Path)
+			}
+		}
+	}
+	if len(scan.Unlisted) > 0 {
+		unlisted := map[string]bool{}
+		for _, d := range scan.Unlisted {
+			unlisted[d] = true
+		}
+		for p, s := range old {
+			if _, ok := now[p]; !ok && underUnlisted(p, unlisted) {
+				now[p] = s
+				inOld++
+			}
 		}
 	}
 	if inOld < len(old) { // some were not walked: removed
@@ -669,6 +704,19 @@ func snapOf(scan *vfs.Scan, old map[string]journal.SnapEntry) (now map[string]jo
 		}
 	}
 	return now, changed
+}
+
+// underUnlisted reports whether p is below one of the folders unlisted ("." the root).
+func underUnlisted(p string, unlisted map[string]bool) bool {
+	if unlisted["."] {
+		return true
+	}
+	for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+		if unlisted[d] {
+			return true
+		}
+	}
+	return false
 }
 
 // tell tells, in t, what changed from the snapshot old to now (scan's walk; changed
@@ -702,8 +750,11 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 				if !calls.made(f, 0) {
 					return false
 				}
-				// A call's change of bits (an undo of a chmod) goes with its note.
-				look.Notes = slices.DeleteFunc(look.Notes, func(n string) bool { return strings.HasPrefix(n, f.Path+": mode ") })
+				// A call's change of bits (an undo of a chmod) goes with its note, and
+				// a removal of a file over the size limit (an undo's) with its.
+				look.Notes = slices.DeleteFunc(look.Notes, func(n string) bool {
+					return strings.HasPrefix(n, f.Path+": mode ") || n == overLimitNote(f.Path)
+				})
 				return true
 			})
 		} else {
@@ -721,8 +772,14 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 			look.Notes = append(look.Notes, sight...)
 		}
 	}
-	for _, p := range scan.Unreadable {
-		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", p))
+	for _, en := range scan.Unreadable {
+		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", en.Path))
+	}
+	for _, d := range scan.Unlisted {
+		if d == "." {
+			d = "the workspace's root folder"
+		}
+		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state", d))
 	}
 	// The first snapshot stores the whole workspace: compressed harder, in packs that
 	// leave no page's rest behind each content. A later look's few contents are
@@ -1053,7 +1110,7 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, maybe []string, data m
 			notes = append(notes, fmt.Sprintf("%s: a %s%s is now a %s%s", p, o.Kind, targetNote(o), n.Kind, targetNote(n)))
 		}
 		if (isFile && n.Large && (!wasFile || o.Hash != n.Hash)) || (wasFile && o.Large && (!isFile || o.Hash != n.Hash)) {
-			notes = append(notes, fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", p))
+			notes = append(notes, overLimitNote(p))
 		}
 	}
 	return files, entries, notes
@@ -1070,7 +1127,8 @@ func badNameNote(p string, made bool) string {
 }
 
 // entryChange is the change of the folder or symlink at p, if there is one: made,
-// removed, retargeted, given other bits, or one kind put in the other's place.
+// removed, retargeted, given other bits, or one kind put in the other's place; or
+// the FIFO or socket made at p.
 func entryChange(p string, o journal.SnapEntry, had bool, n journal.SnapEntry, has bool) (journal.Entry, bool) {
 	en := journal.Entry{Path: p}
 	if had && (o.Kind == vfs.KindDir || o.Kind == vfs.KindSymlink) {
@@ -1084,6 +1142,11 @@ func entryChange(p string, o journal.SnapEntry, had bool, n journal.SnapEntry, h
 		if n.Kind == vfs.KindDir {
 			en.AfterMode = n.Mode
 		}
+	}
+	if has && journal.IsSpecial(n.Kind) && !(had && o.Kind == n.Kind) {
+		// A FIFO or socket the command made, by its identity: its undo removes that
+		// one only. (One it removed is only named in the notes: vfsctl makes none.)
+		en.After, en.Dev, en.Ino, en.Ctime = n.Kind, n.Dev, n.Ino, n.Ctime
 	}
 	return en, en.Before != en.After || en.BeforeTarget != en.AfterTarget || en.BeforeMode != en.AfterMode
 }

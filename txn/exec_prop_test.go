@@ -38,6 +38,8 @@ func tree(t *testing.T, dir string) map[string]string {
 		case d.Type()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)
 			out[rel] = "-> " + target
+		case d.Type()&fs.ModeNamedPipe != 0:
+			out[rel] = fmt.Sprintf("fifo %04o", fi.Mode().Perm())
 		}
 		return nil
 	})

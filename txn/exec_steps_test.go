@@ -85,8 +85,12 @@ func TestSnapOfNamesEveryChangedPath(t *testing.T) {
 		for p, o := range old {
 			switch r.IntN(6) {
 			case 0: // removed: not walked
-			case 1: // could not be read: keeps its entry
-				scan.Unreadable = append(scan.Unreadable, p)
+			case 1: // could not be read: keeps its entry, with the bits the walk saw
+				mode := o.Mode
+				if r.IntN(2) == 0 {
+					mode = 0
+				}
+				scan.Unreadable = append(scan.Unreadable, vfs.Entry{Path: p, Kind: o.Kind, Mode: mode})
 			case 2: // changed
 				scan.Entries = append(scan.Entries, vfs.Entry{Path: p, Kind: o.Kind, Mode: o.Mode, Size: o.Size + 1, Hash: "x", ID: vfs.Identity{Size: o.Size + 1, Mtime: o.Mtime + 1}})
 			default: // as it was
@@ -96,7 +100,7 @@ func TestSnapOfNamesEveryChangedPath(t *testing.T) {
 		for i := range r.IntN(5) {
 			scan.Entries = append(scan.Entries, vfs.Entry{Path: fmt.Sprintf("new%d", i), Kind: vfs.KindDir, Mode: 0o755})
 			if r.IntN(2) == 0 {
-				scan.Unreadable = append(scan.Unreadable, fmt.Sprintf("gone%d", i)) // unread, never known
+				scan.Unreadable = append(scan.Unreadable, vfs.Entry{Path: fmt.Sprintf("gone%d", i), Kind: vfs.KindFile}) // unread, never known
 			}
 		}
 		now, changed := snapOf(scan, old)

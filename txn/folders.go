@@ -164,7 +164,7 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change, made
 		}
 	}
 	for _, en := range steps {
-		if (en.Before == vfs.KindDir || en.Before == vfs.KindSymlink) && en.After != en.Before {
+		if (en.Before == vfs.KindDir || en.Before == vfs.KindSymlink || journal.IsSpecial(en.Before)) && en.After != en.Before {
 			going[en.Path] = true
 		}
 	}
@@ -504,6 +504,13 @@ func (e *Engine) swapsOf(steps []journal.Entry, changes []*Change, made []string
 			sw.later = append(sw.later, en)
 		case en.Before == vfs.KindDir && en.After != vfs.KindDir && within(en.Path, sw.cleared):
 			// removed by clearFolders
+		case journal.IsSpecial(en.Before) && en.After != vfs.KindDir && !created[en.Path]:
+			// A FIFO or socket nothing comes in place of goes after the files: a crash
+			// before then leaves it, whichever way recovery settles the call (vfsctl
+			// cannot make it again).
+			sw.then = append(sw.then, en)
+		case journal.IsSpecial(en.Before):
+			sw.first = append(sw.first, en) // it makes way for the file or folder that comes
 		default:
 			sw.first = append(sw.first, en)
 			sw.then = append(sw.then, en)

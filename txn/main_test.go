@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	case "execunreadable":
 		fmt.Println(execUnreadableRun(os.Getenv("VFSCTL_DIR")))
 		os.Exit(0)
+	case "execunlisted":
+		fmt.Println(execUnlistedRun(os.Getenv("VFSCTL_DIR")))
+		os.Exit(0)
 	case "killstep":
 		killChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)

@@ -38,6 +38,7 @@ type entryStep struct {
 	place   entryPlace
 	kind    string // what stands at the path, when recovery looked
 	bits    uint32
+	why     string // for a step left alone, when the usual note would not say why
 }
 
 // entriesRecoverable reports whether r's entries are steps of its own transaction,
@@ -112,6 +113,8 @@ func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, 
 		case vfs.KindDir:
 			// A folder's bits tell the ends apart only where they are the change.
 			return kind == vfs.KindDir && (en.Before != en.After || bits == sideBits)
+		case journal.KindFIFO, journal.KindSocket:
+			return kind == side && e.sameSpecial(en)
 		}
 		return false
 	}
@@ -124,6 +127,12 @@ func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, 
 		return entryBetween, kind, bits // both ends are a folder or a symlink
 	}
 	return entryElsewhere, kind, bits
+}
+
+// sameSpecial reports whether the FIFO or socket at en's path is the one en names.
+func (e *Engine) sameSpecial(en journal.Entry) bool {
+	_, id, err := e.fs.SpecialAt(en.Path)
+	return err == nil && id.Dev == en.Dev && id.Ino == en.Ino && id.Ctime == en.Ctime
 }
 
 // fileAbove reports whether the nearest entry above p that stands is a file.
@@ -148,6 +157,13 @@ func (e *Engine) entriesFirst(steps []entryStep) []string {
 				notes = append(notes, entryNotMade(st.en, err))
 			} else {
 				notes = append(notes, fmt.Sprintf("the symlink %s removed", st.en.Path))
+			}
+		}
+		if en := st.en; journal.IsSpecial(en.Before) && st.place == entryAtBefore {
+			if err := e.fs.RemoveSpecial(en.Path, en.Before, en.Dev, en.Ino, en.Ctime); err != nil {
+				notes = append(notes, entryNotMade(en, err))
+			} else {
+				notes = append(notes, fmt.Sprintf("the %s %s removed", en.Before, en.Path))
 			}
 		}
 	}
@@ -222,6 +238,10 @@ func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string 
 			err = e.fs.MakeSymlink(en.AfterTarget, en.Path)
 		case en.After == vfs.KindDir && en.Before == vfs.KindDir && st.place == entryAtBefore:
 			err = e.fs.SetBits(en.Path, en.AfterMode)
+		case journal.IsSpecial(en.After) && st.place != entryAtAfter && st.place != entryElsewhere && st.place != entryUntrusted:
+			// Removed before the crash: vfsctl makes no FIFO or socket.
+			notes = append(notes, fmt.Sprintf("the %s %s, removed before the crash, is not made again (vfsctl does not make a FIFO or socket)", en.After, en.Path))
+			continue
 		default:
 			continue
 		}
@@ -240,6 +260,10 @@ func entriesLeft(steps []entryStep, forward bool) []string {
 		case entryUntrusted:
 			notes = append(notes, fmt.Sprintf("recovery: %q is not a path whose folder or symlink a call could change (reserved, through a symlink, or not canonical); it was not touched", en.Path))
 		case entryElsewhere:
+			if st.why != "" {
+				notes = append(notes, st.why)
+				continue
+			}
 			to := "rolled back"
 			if forward {
 				to = "rolled forward"
@@ -273,11 +297,16 @@ func describeFound(kind string, bits uint32) string {
 //
 // A folder to make where a file of the record stands waits for it: again makes it
 // once the files are settled, and reports whether it made any.
-func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bool) (first, then func(), again func() bool) {
+func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bool, adjust ...func(st *entryStep)) (first, then func(), again func() bool) {
 	if !entriesRecoverable(r) {
 		return func() {}, func() {}, func() bool { return false }
 	}
 	steps, files := e.placeEntries(r, forward)
+	for i := range steps {
+		for _, f := range adjust {
+			f(&steps[i])
+		}
+	}
 	said := func(notes []string) {
 		for _, n := range notes {
 			r.Notes = append(r.Notes, "recovery: "+n)
@@ -287,7 +316,7 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 	first = func() {
 		var now []entryStep
 		for _, st := range steps {
-			if st.en.After == vfs.KindDir && st.en.Before != vfs.KindDir && (st.kind == vfs.KindFile && files[st.en.Path] || e.fileAbove(st.en.Path)) {
+			if st.why == "" && st.en.After == vfs.KindDir && st.en.Before != vfs.KindDir && (st.kind == vfs.KindFile && files[st.en.Path] || e.fileAbove(st.en.Path)) {
 				waiting = append(waiting, st)
 				continue
 			}
@@ -320,6 +349,40 @@ func (e *Engine) settleEntries(j *journal.Journal, r *journal.Record, forward bo
 		}
 	}
 	return first, then, again
+}
+
+// foldersDoneWhenLanded reports whether every folder r's entries make was made
+// (and, for a call of folders only, every one they remove removed) before its
+// process marked it landed: so for a folder call (create_directory, delete_file of
+// a folder, a move of one), not for an undo, redo or rewind, which makes and
+// removes some after the mark (laterFolders, entriesAfter).
+func foldersDoneWhenLanded(r *journal.Record) bool {
+	return r.Undo == 0 && r.Redo == 0 && len(r.Reverts) == 0
+}
+
+// rollLandedEntriesForward is rollEntriesForward for a record its process marked
+// landed. A folder a folder call made before that mark and that is gone now was
+// removed by someone after the call: it is left so, and noted, rather than made
+// again (empty, and with bits of recovery's choosing); likewise a folder a
+// delete_file removed that stands again.
+func (e *Engine) rollLandedEntriesForward(j *journal.Journal, r *journal.Record) {
+	first, then, again := e.settleEntries(j, r, true, func(st *entryStep) {
+		en := st.en
+		if foldersDoneWhenLanded(r) && en.After == vfs.KindDir && en.Before != vfs.KindDir && (st.place == entryAtBefore || st.place == entryBetween) {
+			st.place = entryElsewhere
+			st.why = fmt.Sprintf("recovery: %s/ is gone: the call, which had finished, made it, and someone removed it after; it was not made again", en.Path)
+		}
+		// A call of folders only (delete_file of a folder) removed them before its
+		// mark, or was refused: one standing now was made again by someone after.
+		// (A move of a folder keeps a source folder something was put in.)
+		if foldersDoneWhenLanded(r) && foldersOnly(r) && en.Before == vfs.KindDir && en.After != vfs.KindDir && st.place == entryAtBefore {
+			st.place = entryElsewhere
+			st.why = fmt.Sprintf("recovery: %s/ stands: the call, which had finished, removed it, and someone made it again after; it was left", en.Path)
+		}
+	})
+	first()
+	then()
+	again()
 }
 
 // rollEntriesForward brings r's entries to their After: its files are at theirs.

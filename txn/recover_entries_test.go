@@ -19,6 +19,7 @@ import (
 	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/vfs"
+	"runtime"
 )
 
 // entriesRig is a workspace on disk, its journal beside it, and an exec recorded in
@@ -31,6 +32,9 @@ type entriesRig struct {
 	how          string
 	target       uint64 // the call undone (undo), redone (redo)
 	last         uint64 // the last call before the one killed
+	// fresh, when set, makes each copy anew rather than copying the workspace: a
+	// copied FIFO is another FIFO, not the one the command made.
+	fresh func(t *testing.T) entriesRig
 }
 
 // newEntriesRig runs script as an exec in a workspace holding a.txt, b.txt, the
@@ -90,6 +94,9 @@ func newEntriesRigFor(t *testing.T, script, how string) entriesRig {
 // clone is a copy of the rig, workspace and journal, for one run of the undo.
 func (r entriesRig) clone(t *testing.T) entriesRig {
 	t.Helper()
+	if r.fresh != nil {
+		return r.fresh(t)
+	}
 	c := r
 	c.dir, c.journal = filepath.Join(t.TempDir(), "w"), filepath.Join(t.TempDir(), "j")
 	for _, p := range [][2]string{{r.dir, c.dir}, {filepath.Dir(r.journal), c.journal}} {
@@ -235,6 +242,29 @@ func TestKillAtEachStepOfAnUndoOfFoldersAndSymlinks(t *testing.T) {
 					t.Run(how+" "+tc.name, func(t *testing.T) { killEachStepOfUndo(t, newEntriesRigFor(t, tc.script, how)) })
 				}
 			}
+		})
+	}
+}
+
+// TestKillAtEachStepOfAnUndoOfFIFOs kills the undo of a command that made FIFOs at
+// each of its changes to the disk, with killEachStepOfUndo's oracle: the FIFO goes
+// after the files, so a kill before leaves it for a rollback, and recovery rolling
+// forward removes it. (Each run makes the workspace anew: a copy of a FIFO is
+// another one, which the undo rightly refuses to remove.)
+func TestKillAtEachStepOfAnUndoOfFIFOs(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no FIFOs")
+	}
+	scripts := []string{"mkfifo p && echo A > a.txt", "mkdir made && mkfifo made/p && echo A > a.txt && echo B > b.txt"}
+	if !full() {
+		scripts = scripts[:1]
+	}
+	for _, script := range scripts {
+		t.Run(script, func(t *testing.T) {
+			rig := newEntriesRig(t, script)
+			rig.fresh = func(t *testing.T) entriesRig { return newEntriesRig(t, script) }
+			killEachStepOfUndo(t, rig)
 		})
 	}
 }

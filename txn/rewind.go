@@ -61,6 +61,9 @@ type rewindStep struct {
 	before, after []byte // nil: the file did not exist
 	beforeMode    uint32
 	afterMode     uint32
+	// large is the hash of the file a command created over the snapshot's size limit,
+	// kept by hash only (undo_large.go); before and after are then nil.
+	large string
 }
 
 // rewindFile is what a rewind knows of one file from the journal.
@@ -95,7 +98,8 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if made, steps, err = e.settleMade(reverts, made, steps); err != nil {
 		return nil, err
 	}
-	steps = e.withParents(e.leaveStanding(steps))
+	steps, notes := specialsNotMade(e.withParents(e.leaveStanding(steps)))
+	c.rec.Notes = append(c.rec.Notes, notes...)
 	var gone []string // files the turns made: the rewind removes them, or is refused
 	for _, f := range files {
 		if f.steps[len(f.steps)-1].before == nil {
@@ -304,8 +308,15 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 				made = append(made, madeFor(f)...)
 			}
 			st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode, afterMode: f.AfterMode}
-			if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
-				st.after, err = versionOf(t, f.Path, f.After)
+			switch {
+			case overLimit(r, f.Path) && f.Op != journal.OpCreate:
+				return files, nil, notRestorable(f.Path, seq)
+			case overLimit(r, f.Path):
+				st.large = f.After // no content: undo_large.go
+			default:
+				if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
+					st.after, err = versionOf(t, f.Path, f.After)
+				}
 			}
 			if err != nil {
 				return files, nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot rebuild %s as call %d found or left it: %v. Nothing was written.", f.Path, seq, err)
@@ -401,6 +412,9 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 // file of gone (made by the turns), or where going or made clear the way, a file
 // that cannot be read is absent.
 func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made, gone []string) (ch *Change, err error) {
+	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.large != "" }); i >= 0 {
+		return e.rewindLarge(f, f.steps[i])
+	}
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
 	if err != nil && (underSymlinkGoing(f.path, going) || swappedAway(f.path, going, made) || underFileGoing(f.path, gone)) {
 		now, err = fileNow{}, nil

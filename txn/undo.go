@@ -64,6 +64,11 @@ type UndoResult struct {
 	Entries []journal.Entry
 	DryRun  bool
 	Seq     uint64 // the undo's own call, once committed
+	// Notes say what was not done (a FIFO the command made is not made again).
+	Notes []string
+	// Passed are the calls a bare undo passed over before its target, a sentence each:
+	// their undo would change nothing (the folders they removed stand again).
+	Passed []string
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -142,7 +147,7 @@ func (h *history) load(t *journal.Tx, target uint64) error {
 
 // pick finds the record to revert (undo) or the undo to revert (redo), walking the
 // changes newest first.
-func (h *history) pick(o UndoOptions, folder map[uint64]bool) (uint64, error) {
+func (h *history) pick(o UndoOptions, folder, skip map[uint64]bool) (uint64, error) {
 	// matches judges an origin by its latest record c: the session that made the
 	// origin, the files of the latest record, or the folders it made or removed
 	// (folder: the records that name o.Path as a folder).
@@ -163,7 +168,7 @@ func (h *history) pick(o UndoOptions, folder map[uint64]bool) (uint64, error) {
 	if !o.Redo {
 		// The newest latest record of an applied origin.
 		h.idx.Newest(func(c journal.Change) bool {
-			if latest(c) && !c.Undo && matches(c) {
+			if latest(c) && !c.Undo && !skip[c.Origin] && matches(c) {
 				best = c.Seq
 				return false
 			}
@@ -284,43 +289,60 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	if err := c.Hold(); err != nil {
 		return nil, err
 	}
-	hist, target, err := e.undoTarget(o)
-	if err != nil {
-		return nil, err
-	}
-	rec := hist.recs[target]
-	res := &UndoResult{Target: target, Origin: hist.origin[target]}
-	var paths []string
+	var passed []string       // the calls a bare undo passed over, each said in a sentence
+	skip := map[uint64]bool{} // their origins
+	var hist *history
+	var target uint64
+	var rec *journal.Record
 	var files []journal.File
-	for _, f := range rec.Files {
-		if f.Op.Changes() {
-			paths = append(paths, f.Path)
-			files = append(files, f)
+	var net, steps []journal.Entry
+	for {
+		var err error
+		if hist, target, err = e.undoTarget(o, skip); err != nil {
+			if len(passed) > 0 && errors.Is(err, ErrNothingToUndo) {
+				return nil, passedOnly(err, passed)
+			}
+			return nil, err
 		}
+		rec, files = hist.recs[target], nil
+		for _, f := range rec.Files {
+			if f.Op.Changes() {
+				files = append(files, f)
+			}
+		}
+		if len(files) > 0 {
+			break
+		}
+		// A call of folders only: the undo's steps do not depend on a file's queue.
+		net = netEntries([]*journal.Record{rec})
+		steps = e.withParents(e.leaveStanding(net))
+		if len(net) == 0 || len(steps) > 0 {
+			break
+		}
+		// Every folder to make stands already (leaveStanding leaves it as it is, with
+		// its own bits): the call is in effect undone, and an undo of nothing is not
+		// recorded as a change. A bare undo passes over it to the calls before, as an
+		// editor's undo passes over what has nothing left to take back.
+		fact := e.standsAlready(net, target)
+		if o.Seq == 0 && !o.Redo {
+			passed = append(passed, fmt.Sprintf("Call %d (%s) passed over, nothing to %s: %s", target, rec.Tool, verb(o), fact))
+			skip[hist.origin[target]] = true
+			continue
+		}
+		return nil, errs.New(errs.NoChange, net[0].Path, "Nothing to %s: %s", verb(o), fact)
+	}
+	res := &UndoResult{Target: target, Origin: hist.origin[target], Passed: passed}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
 	}
 	unlock := e.queues.lock(paths...)
 	defer unlock()
-	net := netEntries([]*journal.Record{rec})
-	steps := e.withParents(e.leaveStanding(net))
-	if len(files) == 0 && len(net) > 0 && len(steps) == 0 {
-		// Every folder to make stands already (leaveStanding leaves it as it is, with
-		// its own bits): an undo of nothing is not recorded as a change.
-		var names, other []string
-		for _, en := range net {
-			names = append(names, en.Path+"/")
-			if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && en.AfterMode != 0 && !vfs.SameBits(bits, en.AfterMode) {
-				other = append(other, fmt.Sprintf("%s/ has mode %04o, where call %d found %04o (chmod %o %s gives it those)", en.Path, bits&0o7777, target, en.AfterMode&0o7777, en.AfterMode&0o7777, en.Path))
-			}
-		}
-		stand := "stand"
-		if len(names) == 1 {
-			stand = "stands"
-		}
-		msg := fmt.Sprintf("Nothing to %s: %s %s again already, and a folder that stands is left as it is.", verb(o), strings.Join(names, ", "), stand)
-		if len(other) > 0 {
-			msg += " " + strings.Join(other, "; ") + "."
-		}
-		return nil, errs.New(errs.NoChange, net[0].Path, "%s", msg)
+	net = netEntries([]*journal.Record{rec})
+	steps, res.Notes = specialsNotMade(e.withParents(e.leaveStanding(net)))
+	c.rec.Notes = append(c.rec.Notes, res.Notes...)
+	if len(files) == 0 && len(steps) == 0 && len(res.Notes) > 0 {
+		return nil, errs.New(errs.NoChange, net[0].Path, "Nothing to %s: %s.", verb(o), strings.Join(res.Notes, "; "))
 	}
 	var gone []string // the files the undo removes: a file put back under one reads as absent
 	var made []string // the folders the reverted creates made: a file put back at one reads as absent
@@ -366,6 +388,41 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	}
 	res.Folders, res.Entries, res.Seq = after(), steps, c.rec.Seq
 	return res, nil
+}
+
+// standsAlready says that every folder net makes stands already, naming those whose
+// bits are not the ones call target found.
+func (e *Engine) standsAlready(net []journal.Entry, target uint64) string {
+	var names, other []string
+	for _, en := range net {
+		names = append(names, en.Path+"/")
+		if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && en.AfterMode != 0 && !vfs.SameBits(bits, en.AfterMode) {
+			other = append(other, fmt.Sprintf("%s/ has mode %04o, where call %d found %04o (chmod %o %s gives it those)", en.Path, bits&0o7777, target, en.AfterMode&0o7777, en.AfterMode&0o7777, en.Path))
+		}
+	}
+	stand := "stand"
+	if len(names) == 1 {
+		stand = "stands"
+	}
+	msg := fmt.Sprintf("%s %s again already, and a folder that stands is left as it is.", strings.Join(names, ", "), stand)
+	if len(other) > 0 {
+		msg += " " + strings.Join(other, "; ") + "."
+	}
+	return msg
+}
+
+// passedOnly is the refusal of a bare undo that found nothing to undo once past the
+// calls it passed over: it names them (in the message, and as Fact for a caller that
+// words the refusal its own way).
+func passedOnly(err error, passed []string) error {
+	fact := strings.Join(passed, " ")
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	e2 := *e
+	e2.Message, e2.Fact, e2.Err = e.Error()+" "+fact, fact, err
+	return &e2
 }
 
 // relinkMoves pairs, in the reverse of a move (File.From), the create of the old path
@@ -416,7 +473,7 @@ func madeFor(f journal.File) []string {
 
 // undoTarget picks (Seq 0) or checks the record to undo or redo, and loads its history:
 // the record and the later changes of its files, from everything journaled so far.
-func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err error) {
+func (e *Engine) undoTarget(o UndoOptions, skip map[uint64]bool) (hist *history, target uint64, err error) {
 	if err := e.j.Flush(); err != nil {
 		return nil, 0, err
 	}
@@ -440,7 +497,7 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 					folder[seq] = true
 				}
 			}
-			target, err = hist.pick(o, folder)
+			target, err = hist.pick(o, folder, skip)
 		case o.Seq > last:
 			// Said as show says it, rather than as a call that changed nothing.
 			return errs.New(errs.InvalidInput, "", "There is no call %d (the journal holds 1 to %d): there is nothing to %s.", o.Seq, last, verb(o))
@@ -465,8 +522,11 @@ func (e *Engine) undoTarget(o UndoOptions) (hist *history, target uint64, err er
 // the file's content as an argument: a caller that reverts several calls in one
 // transaction plans each one against the content the newer reversals leave.
 func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry, gone, made []string) (*Change, error) {
+	if overLimit(hist.recs[target], f.Path) {
+		return e.reverseOverLimit(hist, target, f) // undo_large.go
+	}
 	cur, err := e.readForUndo(f, target)
-	if err != nil && (underSymlinkGoing(f.Path, going) || swappedAway(f.Path, going, made) || underFileGoing(f.Path, gone)) {
+	if err != nil && (underSymlinkGoing(f.Path, going) || specialGoing(f.Path, going) || swappedAway(f.Path, going, made) || underFileGoing(f.Path, gone)) {
 		cur, err = fileNow{}, nil
 	}
 	if err != nil {
@@ -580,6 +640,11 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 	if f.Before != "" {
 		var err error
 		if prior, err = rv.content(f.Before); err != nil {
+			if f.Op == journal.OpDelete && !f.BeforeBlob {
+				// Every deletion keeps its content but that of a file over the size
+				// limit (undo_large.go).
+				return nil, notRestorable(f.Path, rv.target)
+			}
 			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", rv.target, err)
 		}
 	}

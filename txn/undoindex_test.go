@@ -79,7 +79,7 @@ func compareHistories(t *testing.T, e *Engine, sessions ...string) (questions, t
 			for _, o := range opts {
 				var w, g string
 				if o.Seq == 0 {
-					w, g = outcome(want.pick(o)), outcome(got.pick(o, nil))
+					w, g = outcome(want.pick(o)), outcome(got.pick(o, nil, nil))
 				} else {
 					w, g = outcome(phrased(tx, o)(want.check(o))), outcome(phrased(tx, o)(got.check(o)))
 				}

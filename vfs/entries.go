@@ -64,3 +64,39 @@ func (f *FS) RemoveSymlink(p string) error {
 	}
 	return f.syncDir(path.Dir(p))
 }
+
+// ErrNotTheSame is RemoveSpecial's refusal: what stands at the path is not the FIFO
+// or socket it was asked to remove.
+var ErrNotTheSame = errors.New("not the one recorded")
+
+// SpecialAt says what stands at canonical path p, without following a symlink or
+// opening it: its kind ("" when nothing does) and identity.
+func (f *FS) SpecialAt(p string) (kind string, id Identity, err error) {
+	fi, err := f.lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", Identity{}, nil
+	}
+	if err != nil {
+		return "", Identity{}, err
+	}
+	return entryKind(fi.Mode()), identityOf(fi), nil
+}
+
+// RemoveSpecial removes the FIFO or socket of kind at p if it is the one of
+// device dev, inode ino and change time ctime; anything else there is left, and the
+// error wraps ErrNotTheSame. It is never opened (a FIFO's open would block). Nothing
+// standing there is no error. The look and the removal are two steps: one made in
+// the instant between them would go instead.
+func (f *FS) RemoveSpecial(p, kind string, dev, ino uint64, ctime int64) error {
+	now, id, err := f.SpecialAt(p)
+	if err != nil || now == "" {
+		return err
+	}
+	if now != kind || id.Dev != dev || id.Ino != ino || id.Ctime != ctime {
+		return &fs.PathError{Op: "remove", Path: p, Err: ErrNotTheSame}
+	}
+	if err := f.fs.Remove(p); err != nil {
+		return err
+	}
+	return f.syncDir(path.Dir(p))
+}

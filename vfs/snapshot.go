@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sort"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 
@@ -69,9 +71,14 @@ type Scan struct {
 	Entries []Entry           // in walk order
 	Data    map[string][]byte // hash -> content, of the files read (not those reused)
 	Opened  int               // files opened to hash them
-	// Unreadable are files that could not be opened; they keep their previous
-	// entry when they had one, else they are left out.
-	Unreadable []string
+	// Unreadable are files (and symlinks) that could not be read, as the walk saw
+	// them, without a hash or target: they keep their previous content when they had
+	// one, else they are left out.
+	Unreadable []Entry
+	// Unlisted are the folders that could not be listed (their bits deny it): what
+	// they held is unknown, so it keeps its previous entries. The folder itself is
+	// in Entries, with its bits.
+	Unlisted []string
 }
 
 // entryKind names what a mode says an entry is.
@@ -143,6 +150,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	// hint: the walk's entries were copied from one list into another before.
 	entries, infos := make([]Entry, 0, o.SizeHint), make([]fs.FileInfo, 0, o.SizeHint)
 	count := 0
+	var past []string // the paths past the limit, counted by tooMany
 	w := f.Walker()
 	w.IncludeIgnored = o.IncludeIgnored
 	w.WalkAll(".", func(p string, fi fs.FileInfo) {
@@ -150,12 +158,14 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 		if count++; count <= maxEntries {
 			entries = append(entries, Entry{Path: p, Kind: entryKind(fi.Mode()), Mode: PermBits(fi.Mode()), ID: identityOf(fi)})
 			infos = append(infos, fi)
+		} else {
+			past = append(past, topFolder(p))
 		}
 	})
 	if count > maxEntries {
-		return nil, errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded (raise the limit, or list what to leave out in .gitignore).", count, maxEntries)
+		return nil, tooMany(count, maxEntries, entries, past)
 	}
-	s := &Scan{Data: map[string][]byte{}}
+	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted}
 	kept := 0 // the entries kept so far, in place
 	for i, e := range entries {
 		p, fi := e.Path, infos[i]
@@ -180,7 +190,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 			}
 			t, err := f.readlink(p)
 			if err != nil {
-				s.Unreadable = append(s.Unreadable, p)
+				s.Unreadable = append(s.Unreadable, e)
 				continue
 			}
 			e.Target = t
@@ -197,7 +207,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 			if e.Size > maxFile {
 				h, err := f.hashFile(p)
 				if err != nil {
-					s.Unreadable = append(s.Unreadable, p)
+					s.Unreadable = append(s.Unreadable, e)
 					continue
 				}
 				e.Hash, e.Large = h, true
@@ -211,12 +221,12 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 			case SkipLarge: // grew since the walk saw it
 				h, err := f.hashFile(p)
 				if err != nil {
-					s.Unreadable = append(s.Unreadable, p)
+					s.Unreadable = append(s.Unreadable, e)
 					continue
 				}
 				e.Hash, e.Large = h, true
 			default:
-				s.Unreadable = append(s.Unreadable, p)
+				s.Unreadable = append(s.Unreadable, e)
 				continue
 			}
 		}
@@ -227,10 +237,54 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	return s, nil
 }
 
+// tooMany refuses a workspace of count entries, over the limit max, naming the
+// top-level folders that hold the most: the way out is to leave them out through
+// .gitignore, which every look (exec, checkpoint, run_command) respects. No flag
+// raises the limit: a look with another limit than the others would fail the next.
+func tooMany(count, max int, entries []Entry, past []string) error {
+	per := map[string]int{}
+	for _, e := range entries {
+		per[topFolder(e.Path)]++
+	}
+	for _, p := range past {
+		per[p]++
+	}
+	tops := make([]string, 0, len(per))
+	for p := range per {
+		if p != "" {
+			tops = append(tops, p)
+		}
+	}
+	sort.Slice(tops, func(i, j int) bool {
+		return per[tops[i]] > per[tops[j]] || per[tops[i]] == per[tops[j]] && tops[i] < tops[j]
+	})
+	var named []string
+	for _, p := range tops[:min(3, len(tops))] {
+		named = append(named, fmt.Sprintf("%s/ (%d)", p, per[p]))
+	}
+	where := ""
+	if len(named) > 0 {
+		where = " The folders that hold the most: " + strings.Join(named, ", ") + "."
+	}
+	return errs.New(errs.TooLarge, "", "The workspace holds %d entries, over the snapshot limit of %d; nothing was recorded.%s List what to leave out (build output, dependencies, data) in .gitignore: vfsctl's looks leave out what it ignores.", count, max, where)
+}
+
+// topFolder is the top-level folder p is in, "" for an entry of the root.
+func topFolder(p string) string {
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
 func hashOf(data []byte) string {
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])
 }
+
+// HashFile is the hash of the regular file at canonical path p (a snapshot's), read
+// without holding it in memory: how a file over the snapshot's size limit is known.
+func (f *FS) HashFile(p string) (string, error) { return f.hashFile(p) }
 
 // hashFile hashes a regular file without holding it in memory.
 func (f *FS) hashFile(p string) (string, error) {

@@ -3,6 +3,7 @@ package vfs
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -153,6 +154,9 @@ type Walker struct {
 	Limit int
 	// Skipped is what the walk left out; a caller adds what it skips in turn.
 	Skipped Skipped
+	// Unlisted are the folders the walk could not list (no permission to read or
+	// enter them), in walk order: what they hold is unknown, not absent.
+	Unlisted []string
 
 	fs      *FS
 	ignores []ignoreFile
@@ -179,6 +183,9 @@ func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
 	}
 	d, err := w.openFolder(root)
 	if err != nil {
+		if unlistable(err) {
+			w.Unlisted = append(w.Unlisted, root)
+		}
 		return
 	}
 	if d >= 0 {
@@ -187,9 +194,9 @@ func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
 	w.visit(root, d, 1, fn)
 }
 
-// list lists one folder, held as descriptor d (-1: by path), in name order; nil when
-// it cannot be listed.
-func (w *Walker) list(dir string, d int) []fs.FileInfo {
+// list lists one folder, held as descriptor d (-1: by path), in name order; nil and
+// the error when it cannot be listed.
+func (w *Walker) list(dir string, d int) ([]fs.FileInfo, error) {
 	var entries []fs.FileInfo
 	var err error
 	if d >= 0 {
@@ -198,16 +205,27 @@ func (w *Walker) list(dir string, d int) []fs.FileInfo {
 		entries, err = afero.ReadDir(w.fs.fs, dir)
 	}
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	slices.SortFunc(entries, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries
+	return entries, nil
+}
+
+// unlistable reports whether err, from opening or listing a folder, means that the
+// folder is there but cannot be read (its permission bits): what it holds is then
+// unknown. A folder gone, or swapped for a symlink or a file since its parent was
+// listed, holds nothing the walk should see.
+func unlistable(err error) bool {
+	return err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, syscall.ELOOP)
 }
 
 // visit walks one folder at level, held as descriptor d (-1: by path); false stops
 // the walk.
 func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.FileInfo) bool) bool {
-	entries := w.list(dir, d)
+	entries, err := w.list(dir, d)
+	if unlistable(err) {
+		w.Unlisted = append(w.Unlisted, dir)
+	}
 	if !w.IncludeIgnored {
 		if rules, ok := w.readIgnore(dir, entries, w.Skipped.Add); ok {
 			w.ignores = append(w.ignores, rules)
@@ -236,7 +254,10 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 		if d >= 0 {
 			var err error
 			if sub, err = openSubfolder(d, e.Name()); err != nil {
-				continue // gone, or swapped for a symlink or a file since it was listed
+				if unlistable(err) {
+					w.Unlisted = append(w.Unlisted, p)
+				}
+				continue // else gone, or swapped for a symlink or a file since it was listed
 			}
 		}
 		more := w.visit(p, sub, level+1, fn)

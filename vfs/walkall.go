@@ -21,9 +21,12 @@ func (w *Walker) WalkAll(root string, fn func(p string, fi fs.FileInfo)) {
 	}
 	d, err := w.openFolder(root)
 	if err != nil {
+		if unlistable(err) {
+			w.Unlisted = append(w.Unlisted, root)
+		}
 		return
 	}
-	var top listing
+	top := listing{dir: root}
 	g := &forks{free: make(chan struct{}, runtime.GOMAXPROCS(0)-1)}
 	w.collect(&top, root, d, w.ignores, g)
 	g.wg.Wait()
@@ -36,12 +39,15 @@ var testHookListed func(dir string)
 
 // listing is one folder as WalkAll lists it: its entries the walk keeps, in name
 // order, the listing of each folder among them (nil for the others, and for one that
-// could not be opened), and the notes its walk made, in order.
+// is gone; unlisted for one that could not be read), and the notes its walk made, in
+// order.
 type listing struct {
-	paths   []string
-	entries []fs.FileInfo
-	subs    []*listing
-	skipped []skipNote
+	dir      string
+	unlisted bool // dir is there but could not be listed
+	paths    []string
+	entries  []fs.FileInfo
+	subs     []*listing
+	skipped  []skipNote
 }
 
 type skipNote struct {
@@ -75,7 +81,8 @@ func (w *Walker) collect(l *listing, dir string, d int, ignores []ignoreFile, g 
 	if d >= 0 {
 		defer closeFd(d)
 	}
-	entries := w.list(dir, d)
+	entries, err := w.list(dir, d)
+	l.unlisted = unlistable(err)
 	if testHookListed != nil {
 		testHookListed(dir)
 	}
@@ -100,10 +107,13 @@ func (w *Walker) collect(l *listing, dir string, d int, ignores []ignoreFile, g 
 		if d >= 0 {
 			var err error
 			if sub, err = openSubfolder(d, e.Name()); err != nil {
-				continue // gone, or swapped for a symlink or a file since it was listed
+				if unlistable(err) {
+					l.subs[len(l.subs)-1] = &listing{dir: p, unlisted: true}
+				}
+				continue // else gone, or swapped for a symlink or a file since it was listed
 			}
 		}
-		s := &listing{}
+		s := &listing{dir: p}
 		l.subs[len(l.subs)-1] = s
 		g.run(func() { w.collect(s, p, sub, ignores, g) })
 	}
@@ -121,6 +131,9 @@ func joinName(dir, name string) string {
 // emit calls fn with l's entries, each folder's followed by its own, and notes what
 // each walk skipped, in Walk's order.
 func (w *Walker) emit(l *listing, fn func(p string, fi fs.FileInfo)) {
+	if l.unlisted {
+		w.Unlisted = append(w.Unlisted, l.dir)
+	}
 	for _, n := range l.skipped {
 		w.Skipped.Add(n.why, n.p)
 	}

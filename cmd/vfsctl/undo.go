@@ -40,7 +40,8 @@ Reverts call N as a new, journaled transaction: the reverse splices of an edit, 
 prior content of a write, the removal of a created file (and of the folders its
 create made, those empty then); every file of an apply_changes call or none.
 Without N, the newest change not yet undone (narrowed by --session and --path), so
-that repeating vfsctl undo walks back like an editor's undo.
+that repeating vfsctl undo walks back like an editor's undo. --path goes without N
+only: call N is undone whole.
 
 --path picks the call; the whole call is undone. When it is a command's (exec,
 run_command) or an outside change that changed other files too, the undo is refused
@@ -80,7 +81,7 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet(c.Name(), usage)
 	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
-	fs.StringVar(&c.path, "path", "", "without N: the latest call that changed this file, undone whole (from the current folder, as git takes paths)")
+	fs.StringVar(&c.path, "path", "", "without N: the latest call that changed this file, if it changed no other (from the current folder, as git takes paths); refused with N")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	rest, err := fs.positional(args)
 	if err != nil {
@@ -96,6 +97,11 @@ func (c *undoCmd) ParseFlags(args []string) error {
 		c.seq = n
 	default:
 		return fmt.Errorf("give at most one call number (see --help)")
+	}
+	if c.seq != 0 && c.path != "" {
+		// Call N's change is taken back whole (all its files or none): a --path that
+		// narrowed nothing would be ignored silently.
+		return fmt.Errorf("--path picks the newest change of a file when no call number is given; call %d is %s whole, all its files or none. Give %d alone, or --path alone", c.seq, map[bool]string{false: "undone", true: "redone"}[c.redo], c.seq)
 	}
 	return nil
 }

@@ -1,0 +1,123 @@
+package txn
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// Files over the snapshot's size limit: a command's record keeps them by hash only
+// (diffSnapshots' note), so no undo can put such a content back. One it created can
+// still be taken back: it is removed when it is still the file the command left.
+// That is told first by its identity, as the snapshot's stat cache tells it (the
+// snapshot's entry for the path has the recorded hash and the file's device, inode,
+// size, modification and change time): hashing gigabytes again for each undo cost
+// seconds. Where the identity differs, the file is hashed, streamed.
+
+// overLimit reports whether r, a command's record, kept path by hash only.
+func overLimit(r *journal.Record, path string) bool {
+	return r != nil && journal.IsCommand(r.Tool) && slices.Contains(r.Notes, overLimitNote(path))
+}
+
+func overLimitNote(path string) string {
+	return fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", path)
+}
+
+// notRestorable refuses the reversal of call seq's change of path, kept by hash only.
+func notRestorable(path string, seq uint64) error {
+	return errs.New(errs.TooLarge, path, "%s was over the snapshot's size limit when call %d changed it: it was recorded by hash only and cannot be put back. Nothing was written; restore it by other means (a build, a download, git), or leave that call as it is.", path, seq)
+}
+
+// removal is the change that removes path, a file over the size limit of the given
+// hash, identity and mode, without reading it: its record keeps the hash only (no
+// blob, and a diff that says so).
+func removal(path, hash string, id vfs.Identity, mode fs.FileMode) *Change {
+	d := fmt.Sprintf("(%s removed: a file over the snapshot's size limit, kept by hash only)\n", path)
+	return &Change{Path: path, Name: path, Op: journal.OpDelete, Deleted: true, beforeHash: hash, id: id, mode: mode, diff: &d}
+}
+
+// leftAsMade is what stands at path, a file over the size limit a command made as
+// hash: exists, and same when it is still that file (its identity as the snapshot
+// knows it, else its hash), with its identity and mode for the removal.
+func (e *Engine) leftAsMade(path, hash string) (id vfs.Identity, mode fs.FileMode, exists, same bool, err error) {
+	kind, _, _, err := e.fs.EntryAt(path)
+	switch {
+	case err != nil:
+		return id, 0, false, false, err
+	case kind == "":
+		return id, 0, false, false, nil
+	case kind != vfs.KindFile:
+		return id, 0, true, false, nil // a folder, a symlink or else in its place
+	}
+	fi, err := e.fs.Afero().Stat(path)
+	if err == nil {
+		id, err = e.fs.IdentityOf(path)
+	}
+	if err != nil {
+		return id, 0, true, false, err
+	}
+	mode = fi.Mode()
+	var snap journal.SnapEntry
+	var known bool
+	e.j.View(func(t *journal.Tx) error {
+		snap, known = t.Snapshot()[path]
+		return nil
+	})
+	if known && snap.Kind == vfs.KindFile && snap.Hash == hash && fromSnap(path, snap).ID.SameFile(id) {
+		return id, mode, true, true, nil
+	}
+	h, err := e.fs.HashFile(path)
+	if err != nil {
+		return id, mode, true, false, err
+	}
+	if now, err := e.fs.IdentityOf(path); err != nil || now != id {
+		return id, mode, true, false, nil // changed while it was hashed
+	}
+	return id, mode, true, h == hash, nil
+}
+
+// reverseOverLimit plans the reversal of call target's change of f, a file it kept by
+// hash only: the removal of a file it created, if still as it left it; any other
+// change is refused (notRestorable).
+func (e *Engine) reverseOverLimit(hist *history, target uint64, f journal.File) (*Change, error) {
+	if f.Op != journal.OpCreate {
+		return nil, notRestorable(f.Path, target)
+	}
+	later := hist.laterChanges(target, f.Path)
+	id, mode, exists, same, err := e.leftAsMade(f.Path, f.After)
+	switch {
+	case err != nil:
+		return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot read %s to tell whether it is still the file call %d made: %v. Nothing was written.", f.Path, target, err)
+	case same:
+		return removal(f.Path, f.After, id, mode), nil
+	case len(later) > 0:
+		last := later[len(later)-1]
+		return nil, blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
+	case !exists:
+		return nil, errs.New(errs.Conflict, f.Path, "%s was removed since call %d made it, outside vfsctl; there is nothing of it to undo. Nothing was written.", f.Path, target)
+	}
+	return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d made it (it is not the file the command left); undoing it would lose that change. Nothing was written.", f.Path, target)
+}
+
+// rewindLarge plans the rewind of f, which step st created over the size limit: its
+// removal, when st is f's only step and the file is still as the command left it.
+func (e *Engine) rewindLarge(f *rewindFile, st rewindStep) (*Change, error) {
+	if len(f.steps) > 1 {
+		// Changed again in the turns rewound: what it was between cannot be told.
+		return nil, notRestorable(f.path, f.steps[0].seq)
+	}
+	id, mode, exists, same, err := e.leftAsMade(f.path, st.large)
+	switch {
+	case err != nil:
+		return nil, errs.Wrap(errs.IOError, f.path, err, "Cannot read %s to tell whether it is still the file call %d made: %v. Nothing was written.", f.path, st.seq, err)
+	case same:
+		return removal(f.path, st.large, id, mode), nil
+	case !exists:
+		return nil, nil // made by the turn and gone since: the rewind wants it gone
+	}
+	return nil, f.conflict(st, nil, "%s changed since call %d made it (it is not the file the command left)")
+}

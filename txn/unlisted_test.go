@@ -1,0 +1,90 @@
+package txn
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/winetest"
+	"github.com/vfsctl/vfsctl/vfs"
+)
+
+// A command that edits a file in a folder and then makes the folder unlistable
+// (chmod 000), and makes another file unreadable after changing it: the record keeps
+// the folder's files as they were last known (not deleted), says why, and records
+// both changes of bits. The next look, once the folder is readable again, sees the
+// edit. Root lists any folder, so as root it runs as nobody.
+func TestExecPastAFolderMadeUnlistable(t *testing.T) {
+	winetest.NeedPOSIXModes(t, "chmod 000 to make a folder unlistable")
+	winetest.NeedPOSIXShell(t)
+	got := asNobody(t, "execunlisted", execUnlistedRun)
+	want := "files: a.txt create; f.txt write 644->0\n" +
+		"entries: d dir 755->0\n" +
+		"notes: f.txt: mode 0644 -> 0000 | f.txt could not be read; it keeps its last known state | d could not be listed; what it holds keeps its last known state\n" +
+		"later: d/q edit"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func execUnlistedRun(ws string) string {
+	if err := os.Mkdir(filepath.Join(ws, "d"), 0o755); err != nil {
+		return "err " + err.Error()
+	}
+	if err := os.WriteFile(filepath.Join(ws, "d", "q"), []byte("q\n"), 0o644); err != nil {
+		return "err " + err.Error()
+	}
+	fs, err := vfs.Open(ws, vfs.Options{})
+	if err != nil {
+		return "err " + err.Error()
+	}
+	e, err := Open(fs, Options{NoSync: true})
+	if err != nil {
+		return "err " + err.Error()
+	}
+	defer e.Close()
+	defer os.Chmod(filepath.Join(ws, "d"), 0o755) // for the cleanup
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		return "checkpoint: " + err.Error()
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"script"}}, LookOptions{})
+	if err != nil {
+		return "begin: " + err.Error()
+	}
+	cmd := exec.Command("sh", "-c", "echo two > f.txt && chmod 000 f.txt && echo qq > d/q && chmod 000 d && echo a > a.txt")
+	cmd.Dir = ws
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("script: %v %s", err, out)
+	}
+	look, err := x.End("exit 0")
+	if err != nil {
+		return "end: " + err.Error()
+	}
+	var files, entries []string
+	for _, f := range look.Files {
+		s := fmt.Sprintf("%s %s", f.Path, f.Op)
+		if f.BeforeMode != f.AfterMode && f.Before != "" && f.After != "" {
+			s += fmt.Sprintf(" %o->%o", f.BeforeMode&0o777, f.AfterMode&0o777)
+		}
+		files = append(files, s)
+	}
+	for _, en := range look.Entries {
+		entries = append(entries, fmt.Sprintf("%s %s %o->%o", en.Path, en.After, en.BeforeMode&0o777, en.AfterMode&0o777))
+	}
+	slices.Sort(files)
+	// Readable again: the command's edit is there to be seen.
+	os.Chmod(filepath.Join(ws, "d"), 0o755)
+	later, err := e.CheckpointOutside(LookOptions{})
+	if err != nil {
+		return "checkpoint after: " + err.Error()
+	}
+	var seen []string
+	for _, f := range later.Files {
+		seen = append(seen, fmt.Sprintf("%s %s", f.Path, f.Op))
+	}
+	return fmt.Sprintf("files: %s\nentries: %s\nnotes: %s\nlater: %s", strings.Join(files, "; "), strings.Join(entries, "; "), strings.Join(look.Notes, " | "), strings.Join(seen, "; "))
+}
