@@ -601,9 +601,9 @@ func (a *dispatcher) undoLast(c *txn.Call, session, path, byHand string, whole *
 	}
 	res, err := a.eng.Undo(c, txn.UndoOptions{Session: session, Path: r.Path, Whole: whole != nil && *whole})
 	b := errs.Blocked(err)
-	var part *txn.PartOfCall
+	part := txn.PartOf(err)
 	switch {
-	case errors.As(err, &part):
+	case part != nil:
 		how := `send undo_edit again with "wholeCall": true`
 		if whole == nil {
 			how = "put each file back by hand"

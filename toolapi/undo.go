@@ -3,7 +3,6 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -150,15 +149,15 @@ func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult
 
 // partAdvice says how to take back a whole command whose one file was named.
 func partAdvice(err error, req UndoRequest) error {
-	var p *txn.PartOfCall
-	if !errors.As(err, &p) {
+	p := txn.PartOf(err)
+	if p == nil {
 		return err
 	}
 	how := fmt.Sprintf("%s call %d by its number", undoTool(req), p.Seq)
 	if req.FirstAdvice != nil { // an operator
 		how = fmt.Sprintf("run `vfsctl %s %d`", undoTool(req), p.Seq)
 	}
-	return errs.Wrap(errs.InvalidInput, p.Path, err, "%s To take the whole call back, %s.", p.Error(), how)
+	return errs.Wrap(errs.InvalidInput, p.Path, err, "%s To take the whole call back, %s.", p.Text(), how)
 }
 
 // withAdvice gives a conflict with a later call the caller's advice, when it has any.

@@ -48,7 +48,7 @@ type UndoOptions struct {
 	Redo    bool
 	Session string // with Seq 0: only calls of this session
 	Path    string // with Seq 0: only calls that changed this path (canonical)
-	Whole   bool   // with Path: a command's or outside record that changed other paths too, whole (else refused: PartOfCall)
+	Whole   bool   // with Path: a command's or outside record that changed other paths too, whole (else refused: PartOf)
 	DryRun  bool
 }
 

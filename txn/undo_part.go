@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,7 +25,8 @@ type PartOfCall struct {
 	Redo   bool
 }
 
-func (p *PartOfCall) Error() string {
+// Text says what was refused and why.
+func (p *PartOfCall) Text() string {
 	which := fmt.Sprintf("Call %d (%s)", p.Seq, p.Tool)
 	if p.Seq != p.Origin {
 		which = fmt.Sprintf("Call %d (the latest record of call %d's change, %s)", p.Seq, p.Origin, p.Tool)
@@ -79,5 +81,17 @@ func partOfCall(t *journal.Tx, hist *history, target uint64, o UndoOptions) erro
 		return nil
 	}
 	p := &PartOfCall{Seq: target, Origin: origin, Tool: orec.Tool, Path: o.Path, Others: others, Redo: o.Redo}
-	return &errs.Error{Kind: errs.InvalidInput, Path: o.Path, Message: p.Error(), Err: p}
+	return &errs.Error{Kind: errs.InvalidInput, Path: o.Path, Message: p.Text(), Detail: p}
+}
+
+// PartOf is the PartOfCall that refused err, or nil.
+func PartOf(err error) *PartOfCall {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if e, ok := err.(*errs.Error); ok {
+			if p, ok := e.Detail.(*PartOfCall); ok {
+				return p
+			}
+		}
+	}
+	return nil
 }

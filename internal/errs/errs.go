@@ -71,6 +71,10 @@ type Error struct {
 	// the path it stood at when that is not Path (a file on the way to a folder).
 	// Replay rebuilds what the call met from these, not from the message.
 	Found, At string
+	// Detail is the structure of a refusal that its caller words in its own way (an
+	// undo picked by a path that names one file of a command: txn.PartOfCall); nil
+	// for every other error.
+	Detail any
 }
 
 // What stood at a path, for Error.Found.
