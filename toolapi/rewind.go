@@ -35,7 +35,8 @@ func TurnOf(ctx context.Context) string {
 const MaxTurnLen = 200
 
 // TurnLabel reads a turn label as a runtime sends it, decoded from JSON: a string,
-// or a whole number (a turn counter), which becomes its decimal text. It returns false
+// or a whole number (a turn counter), which becomes its decimal text; null (what
+// JSON encoders write for "no turn") is no turn, "". It returns false
 // for anything else, a label over MaxTurnLen bytes, and one with a control character
 // (an escape would reach the terminal of whoever lists the calls) or a bidirectional
 // control: a label that is dropped would leave the runtime unable to rewind to it, so
@@ -43,6 +44,8 @@ const MaxTurnLen = 200
 func TurnLabel(v any) (string, bool) {
 	var t string
 	switch v := v.(type) {
+	case nil:
+		return "", true
 	case string:
 		t = v
 	case float64:
@@ -59,7 +62,7 @@ func TurnLabel(v any) (string, bool) {
 }
 
 // TurnRule says, in a refusal, what a turn label may be.
-var TurnRule = fmt.Sprintf("a string of at most %d bytes without control characters, or a whole number, e.g. \"t3\" or 3", MaxTurnLen)
+var TurnRule = fmt.Sprintf("a string of at most %d bytes without control characters, or a whole number, e.g. \"t3\" or 3 (null: no turn)", MaxTurnLen)
 
 // RewindRequest says which session to take back to before which of its turns.
 type RewindRequest struct {

@@ -27,7 +27,7 @@ func (c *callCmd) Summary() string { return "run tool calls read as JSON lines f
 const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
-with an optional "id" (a string or number) and an optional "turn" (a string or a whole number: the
+with an optional "id" (a string or number) and an optional "turn" (a string or a whole number, null for none: the
 runtime's label of the conversation turn, journaled with the call; vfsctl rewind
 takes a session back to before one). Prints one JSON line per call: {"id",
 "ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
@@ -215,7 +215,9 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		if !ok {
 			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line's "turn" must be %s.`, toolapi.TurnRule))), false
 		}
-		ctx = toolapi.WithTurn(ctx, turn)
+		if turn != "" {
+			ctx = toolapi.WithTurn(ctx, turn)
+		}
 	}
 	if c.intr != nil {
 		var stop func()
