@@ -360,12 +360,28 @@ func CommandArgv(r *Record) []string {
 	return nil
 }
 
-// CommandLine is how listings show a command's record: the argv joined by spaces, or
-// run_command's command line as sent; "" for other records.
+// CommandLine is how listings show a command's record: the argv as a shell reads it back,
+// or run_command's command line as sent; "" for other records.
 func CommandLine(r *Record) string {
 	argv := CommandArgv(r)
 	if r.Tool == RunCommand && len(argv) >= 3 {
 		return argv[len(argv)-1] // sh -c LINE, or cmd.exe /d /s /c LINE
 	}
-	return strings.Join(argv, " ")
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = shellQuote(a)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// shellQuote is a as a POSIX shell reads it back: as it is when it holds only
+// characters no shell treats specially, else in single quotes, so that a command
+// line shown can be told apart from another and run again (sh -c 'echo y >> x').
+func shellQuote(a string) string {
+	if a != "" && strings.IndexFunc(a, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
+	}) < 0 {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }

@@ -5,6 +5,7 @@ package toolapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,5 +64,29 @@ func TestEngineExecOutputHeldOpen(t *testing.T) {
 				t.Fatalf("notes %q: none says a process kept the output open", res.Notes)
 			}
 		})
+	}
+}
+
+// A command's line in listings is its argv as a shell reads it back: sh, the oracle,
+// gives back each argument as it ran, however it is spelled (spaces, quotes, an
+// empty argument, redirections, a newline, bytes that are not UTF-8 aside). It once
+// joined them by spaces, so that `printf '%s\n' 'sp ace' ”` could not be told from
+// `printf %s\n sp ace`.
+func TestCommandLineIsWhatAShellReads(t *testing.T) {
+	for _, argv := range [][]string{
+		{"gofmt", "-w", "."},
+		{"printf", `%s\n`, "sp ace", ""},
+		{"sh", "-c", "echo y >> x.txt; echo 'it''s' \"$HOME\""},
+		{"a'b", `c\d`, "e\nf", "*", "$(id)", "~", "#x", "--flag=a b"},
+	} {
+		args, _ := json.Marshal(toolapi.ExecArgs{Argv: argv, Cwd: "."})
+		line := toolapi.CommandLine(&toolapi.Record{Tool: "exec", Args: string(args)})
+		got, err := exec.Command("sh", "-c", "set -- "+line+`; for a in "$@"; do printf '%s\0' "$a"; done`).Output()
+		if err != nil {
+			t.Fatalf("%q: sh: %v", line, err)
+		}
+		if want := strings.Join(argv, "\x00") + "\x00"; string(got) != want {
+			t.Errorf("line %q reads back as %q; want %q", line, got, want)
+		}
 	}
 }
