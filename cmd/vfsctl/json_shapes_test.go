@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,40 @@ func TestExecFlagsRefused(t *testing.T) {
 		code, out, errb := cliIn(t, dir, "", append(append([]string{"exec", "--root", dir}, args...), "--", "true")...)
 		if code != exitUsage || !strings.Contains(errb, args[0]) {
 			t.Errorf("exec %q: exit %d %s%s", args, code, out, errb)
+		}
+	}
+}
+
+// show names a file's change of bits on its line, whether its content changed too or
+// not: a command that wrote a file and made it 0600 showed only the write.
+func TestShowNamesAChangeOfBits(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
+	dir := t.TempDir()
+	for name, content := range map[string]string{"r.sh": "a\n", "w.txt": "b\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, errb := cliIn(t, dir, "", "checkpoint", "--root", dir); code != 0 {
+		t.Fatalf("checkpoint: exit %d %s%s", code, out, errb)
+	}
+	if code, out, errb := cliIn(t, dir, "", "exec", "--root", dir, "--", "sh", "-c", "chmod 755 r.sh; echo c > w.txt; chmod 600 w.txt"); code != 0 {
+		t.Fatalf("exec: exit %d %s%s", code, out, errb)
+	}
+	_, out, errb := cliIn(t, dir, "", "show", "--root", dir, "1")
+	for _, want := range []string{"r.sh  write", "w.txt  edit"} {
+		i := strings.Index(out, "file     "+want)
+		if i < 0 {
+			t.Fatalf("show 1 has no line for %s:\n%s%s", want, out, errb)
+		}
+		line, _, _ := strings.Cut(out[i:], "\n")
+		name, _, _ := strings.Cut(want, " ")
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bits := fmt.Sprintf("mode 0644 -> %04o", fi.Mode().Perm()); !strings.Contains(line, bits) {
+			t.Errorf("show 1's line %q does not say %s", line, bits)
 		}
 	}
 }

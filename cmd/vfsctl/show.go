@@ -116,6 +116,9 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 			after = "(removed)"
 		}
 		fmt.Fprintf(w, "file     %s  %s  %s -> %s", oneLine(f.Path), f.Op, short(f.Before, "(none)"), short(f.After, after))
+		if f.BeforeMode != 0 && f.AfterMode != 0 && f.BeforeMode != f.AfterMode {
+			fmt.Fprintf(w, "  mode %04o -> %04o", f.BeforeMode&0o7777, f.AfterMode&0o7777)
+		}
 		if f.BeforeBlob {
 			fmt.Fprint(w, "  [prior content kept]")
 		}
