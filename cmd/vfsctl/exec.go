@@ -248,9 +248,11 @@ func (c *checkpointCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case len(look.Running) > 0:
 		// An exec runs: what changed since it began is its, recorded at its end.
+		var says []string
 		for _, n := range look.Notes {
-			fmt.Fprintln(stdout, strings.ToUpper(n[:1])+n[1:]+".")
+			says = append(says, strings.ToUpper(n[:1])+n[1:]+".")
 		}
+		text = escaped(strings.Join(says, " "))
 	case look.First:
 		text = "The workspace's first snapshot was taken; nothing to journal."
 	case look.Seq == 0:
@@ -267,7 +269,9 @@ func (c *checkpointCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 			Files   []execFile `json:"files"`
 			Entries []string   `json:"entries"`
 			Notes   []string   `json:"notes"`
-		}{OK: true, Text: text, Txn: look.Seq, First: look.First, Files: []execFile{}, Entries: []string{}, Notes: []string{}}
+			Running []uint64   `json:"running"` // the execs running, whose records will hold what changed
+		}{OK: true, Text: text, Txn: look.Seq, First: look.First, Files: []execFile{}, Entries: []string{}, Notes: []string{}, Running: []uint64{}}
+		out.Running = append(out.Running, look.Running...)
 		for _, f := range look.Files {
 			out.Files = append(out.Files, execFile{f.Path, string(f.Op)})
 		}

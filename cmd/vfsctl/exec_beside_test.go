@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,18 @@ func TestCheckpointAndExecWhileAnExecRuns(t *testing.T) {
 	code, out, errb := runBounded(t, "", "checkpoint", "--root", dir)
 	if code != exitOK || !strings.Contains(out, "Exec 1 of session s (sh -c echo cmd > a.txt;") || !strings.Contains(out, "nothing was journaled as outside") {
 		t.Errorf("checkpoint while exec 1 runs: exit %d, %q %q; want nothing journaled, naming exec 1", code, out, errb)
+	}
+	// With --json: one JSON line, what the text says in it, and the exec running.
+	code, out, errb = runBounded(t, "", "checkpoint", "--root", dir, "--json")
+	var got struct {
+		OK      bool     `json:"ok"`
+		Text    string   `json:"text"`
+		Txn     uint64   `json:"txn"`
+		Running []uint64 `json:"running"`
+	}
+	if code != exitOK || strings.Count(out, "\n") != 1 || json.Unmarshal([]byte(out), &got) != nil ||
+		!got.OK || got.Txn != 0 || !slices.Equal(got.Running, []uint64{1}) || !strings.Contains(got.Text, "nothing was journaled as outside") {
+		t.Errorf("checkpoint --json while exec 1 runs: exit %d, %q %q; want one JSON line with running [1]", code, out, errb)
 	}
 	second := exec.Command(os.Args[0], "exec", "--root", dir, "--wait", "200ms", "--session", "u", "--", "sh", "-c", "echo second > second.txt")
 	second.Dir = dir

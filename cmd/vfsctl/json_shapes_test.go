@@ -16,9 +16,9 @@ import (
 func TestCheckpointJSONShape(t *testing.T) {
 	dir := t.TempDir()
 	for i, want := range []string{
-		`{"ok":true,"text":"The workspace's first snapshot was taken; nothing to journal.","txn":0,"first":true,"files":[],"entries":[],"notes":[]}`,
-		`{"ok":true,"text":"Call 1 journaled 1 file changed outside vfsctl.","txn":1,"first":false,"files":[{"path":"y.txt","op":"create"}],"entries":[],"notes":[]}`,
-		`{"ok":true,"text":"Nothing changed outside vfsctl.","txn":0,"first":false,"files":[],"entries":[],"notes":[]}`,
+		`{"ok":true,"text":"The workspace's first snapshot was taken; nothing to journal.","txn":0,"first":true,"files":[],"entries":[],"notes":[],"running":[]}`,
+		`{"ok":true,"text":"Call 1 journaled 1 file changed outside vfsctl.","txn":1,"first":false,"files":[{"path":"y.txt","op":"create"}],"entries":[],"notes":[],"running":[]}`,
+		`{"ok":true,"text":"Nothing changed outside vfsctl.","txn":0,"first":false,"files":[],"entries":[],"notes":[],"running":[]}`,
 	} {
 		if i == 1 {
 			os.WriteFile(filepath.Join(dir, "y.txt"), []byte("y\n"), 0o644)
