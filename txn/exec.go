@@ -772,14 +772,20 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 			look.Notes = append(look.Notes, sight...)
 		}
 	}
+	var unseen []string
 	for _, en := range scan.Unreadable {
-		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be read; it keeps its last known state", en.Path))
+		unseen = append(unseen, fmt.Sprintf("%s could not be read; it keeps its last known state", en.Path))
 	}
 	for _, d := range scan.Unlisted {
 		if d == "." {
 			d = "the workspace's root folder"
 		}
-		look.Notes = append(look.Notes, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state", d))
+		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state", d))
+	}
+	// An outside look that found nothing else records nothing for them: a folder
+	// that stays unlistable would otherwise make every later look a record of its note.
+	if !outside || len(look.Files) > 0 || len(look.Entries) > 0 {
+		look.Notes = append(look.Notes, unseen...)
 	}
 	// The first snapshot stores the whole workspace: compressed harder, in packs that
 	// leave no page's rest behind each content. A later look's few contents are

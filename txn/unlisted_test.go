@@ -25,7 +25,8 @@ func TestExecPastAFolderMadeUnlistable(t *testing.T) {
 	want := "files: a.txt create; f.txt write 644->0\n" +
 		"entries: d dir 755->0\n" +
 		"notes: f.txt: mode 0644 -> 0000 | f.txt could not be read; it keeps its last known state | d could not be listed; what it holds keeps its last known state\n" +
-		"later: d/q edit"
+		"later: d/q edit\n" +
+		"again: call 0, call 0"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
@@ -86,5 +87,16 @@ func execUnlistedRun(ws string) string {
 	for _, f := range later.Files {
 		seen = append(seen, fmt.Sprintf("%s %s", f.Path, f.Op))
 	}
-	return fmt.Sprintf("files: %s\nentries: %s\nnotes: %s\nlater: %s", strings.Join(files, "; "), strings.Join(entries, "; "), strings.Join(look.Notes, " | "), strings.Join(seen, "; "))
+	// Unlistable again, and left so: looks record nothing for it, not a record of
+	// its note each time.
+	os.Chmod(filepath.Join(ws, "d"), 0o000)
+	var again []string
+	for range 2 {
+		l, err := e.CheckpointOutside(LookOptions{})
+		if err != nil {
+			return "checkpoint again: " + err.Error()
+		}
+		again = append(again, fmt.Sprintf("call %d", l.Seq))
+	}
+	return fmt.Sprintf("files: %s\nentries: %s\nnotes: %s\nlater: %s\nagain: %s", strings.Join(files, "; "), strings.Join(entries, "; "), strings.Join(look.Notes, " | "), strings.Join(seen, "; "), strings.Join(again, ", "))
 }
