@@ -66,14 +66,10 @@ func (o LookOptions) walk() *journal.Walk {
 // largest. One walk records what all of them changed.
 func lookOfStopped(stopped []*journal.Record) LookOptions {
 	var o LookOptions
-	for i, r := range stopped {
+	for _, r := range stopped {
 		w := r.Walk
 		if w == nil {
 			w = &journal.Walk{}
-		}
-		if i == 0 { // its own limits, lower than the defaults too
-			o = LookOptions{IncludeIgnored: w.IncludeIgnored, MaxFile: w.MaxFile, MaxEntries: w.MaxEntries}
-			continue
 		}
 		o.IncludeIgnored = o.IncludeIgnored || w.IncludeIgnored
 		o.MaxFile = widest(o.MaxFile, w.MaxFile, vfs.DefaultSnapshotMaxFile)
@@ -362,18 +358,16 @@ func (x *Exec) End(exit string) (*Look, error) {
 	c := &Call{ctx: context.Background(), e: e, rec: x.rec, start: x.start}
 	c.rec.Notes, c.rec.Exit, c.rec.Runner = nil, exit, nil
 	c.rec.Duration = dur
-	if werr != nil {
-		// The workspace cannot be walked now (over its limits): the record stays
-		// pending, ended (Exit), and the next look that can walk records what changed
-		// since the command began as its changes (recordOwed), not as outside.
-		c.rec.Notes = append(c.rec.Notes, "its changes could not be recorded when it ended: "+werr.Error()+" They are recorded as this call's by the next look that can walk the workspace.")
-		e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
-		e.j.Release()
-		return nil, werr
+	look, err := (*Look)(nil), werr
+	if err == nil {
+		look, err = e.look(c, x.opts, w, false)
 	}
-	look, err := e.look(c, x.opts, w, false)
 	if err != nil {
-		c.rec.Notes = append(c.rec.Notes, "its changes could not be recorded: "+err.Error())
+		// What the command changed is then taken, by the next look that can walk the
+		// workspace, for outside changes: a record that waited for that look instead
+		// would take what the user changes meanwhile (the .gitignore the message
+		// advises) for the command's, and a rewind of the turn would remove it.
+		c.rec.Notes = append(c.rec.Notes, "its changes could not be recorded: "+err.Error()+" What it changed is journaled by the next look that can walk the workspace, as outside: a rewind of this turn does not take it back.")
 		c.rec.State = journal.Unknown
 		e.j.Commit(func(t *journal.Tx) error { return t.Put(&c.rec) })
 		e.j.Release()
@@ -416,9 +410,6 @@ func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
 	}
 	w := &walked{}
 	err := e.j.Flush()
-	if err == nil {
-		err = e.recordOwed() // recover.go
-	}
 	if err == nil {
 		err = e.j.View(func(t *journal.Tx) error {
 			w.first, w.last = !t.HasSnapshot(), t.Last()

@@ -75,7 +75,7 @@ func (e *Engine) recover(j *journal.Journal) error {
 	}
 	// What the stopped execs' commands changed, now that the other calls are settled
 	// (their rollbacks are not the commands').
-	e.recordStopped(j, stopped, running) // an error leaves them pending: recordOwed
+	e.recordStopped(j, stopped, running)
 	// Notes for records already settled: what recovery repaired of their files.
 	if len(notes) > 0 {
 		j.Defer(func(t *journal.Tx) error {
@@ -101,14 +101,21 @@ func (e *Engine) recover(j *journal.Journal) error {
 // to the latest of them (the others are noted as sharing it), walked as they were
 // to be (their records' Walk: lookOfStopped). Written in the
 // process's next journal transaction, with the new snapshot; if that never happens,
-// the next open walks again. A walk that fails (the workspace over its limits) writes
-// nothing: the execs stay pending, and the next look that can walk records their
-// changes (recordOwed), never as outside. The walk's error is returned.
-func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.Record) error {
+// the next open walks again. A walk that fails (the workspace over its limits, a
+// folder unreadable) leaves the changes to the next look, which journals them as
+// outside, and says so.
+func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.Record) {
 	if len(stopped) == 0 {
-		return nil
+		return
 	}
 	last := stopped[len(stopped)-1]
+	for _, r := range stopped[:len(stopped)-1] {
+		r.Notes = append(r.Notes, fmt.Sprintf("recovery: call %d, another exec whose vfsctl stopped, holds what changed while both ran", last.Seq))
+		j.Defer(func(t *journal.Tx) error { return t.Put(r) })
+	}
+	for _, x := range running {
+		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the command of call %d was still running; what it had changed by then is in this record", x.Seq))
+	}
 	// Recovery runs holding the journal: the snapshot is read and the workspace
 	// walked as they are.
 	var old map[string]journal.SnapEntry
@@ -123,14 +130,9 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 		scan, err = e.walkAgainst(lookOfStopped(stopped), old)
 	}
 	if err != nil {
-		return err
-	}
-	for _, r := range stopped[:len(stopped)-1] {
-		r.Notes = append(r.Notes, fmt.Sprintf("recovery: call %d, another exec whose vfsctl stopped, holds what changed while both ran", last.Seq))
-		j.Defer(func(t *journal.Tx) error { return t.Put(r) })
-	}
-	for _, x := range running {
-		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the command of call %d was still running; what it had changed by then is in this record", x.Seq))
+		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
+		j.Defer(func(t *journal.Tx) error { return t.Put(last) })
+		return
 	}
 	now, changed := snapOf(scan, old)
 	j.Defer(func(t *journal.Tx) error {
@@ -143,44 +145,7 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 		r.Notes = append(slices.Clone(last.Notes), look.Notes...)
 		return t.Put(&r)
 	})
-	return nil
 }
-
-// recordOwed records the changes of the execs that ended while the workspace could
-// not be walked (Exec.End left them pending, with how they ended), as recovery does:
-// before a look of this process would take them for outside changes. (An exec whose
-// vfsctl stopped has no end recorded: the next open's recovery walks for it; one of
-// this process that has just begun is not to be taken for it.) The journal is held.
-// An error is the walk's (the workspace still over its limits): the look cannot walk
-// either.
-func (e *Engine) recordOwed() error {
-	var owed []*journal.Record
-	err := e.j.View(func(t *journal.Tx) error {
-		for _, seq := range t.Pending() {
-			r, err := t.Get(seq)
-			if err == nil && r != nil && journal.IsCommand(r.Tool) && len(r.Files) == 0 && r.Exit != "" && !e.execRunning(r) {
-				owed = append(owed, r)
-			}
-		}
-		return nil
-	})
-	if err != nil || len(owed) == 0 {
-		return err
-	}
-	for _, r := range owed {
-		r.State = journal.Unknown
-		r.Notes = append(r.Notes, owedNote)
-		r.Runner = nil
-	}
-	if err := e.recordStopped(e.j, owed, nil); err != nil {
-		return err
-	}
-	return e.j.Flush()
-}
-
-// owedNote is said of an exec whose command ended while the workspace could not be
-// walked, when a later look records its changes.
-const owedNote = "what changed in the workspace since the command began was recorded by a later look, as the command's (a change someone else made meanwhile cannot be told apart)"
 
 // fileState is where one file of a pending record stands.
 type fileState int
@@ -221,11 +186,7 @@ func (e *Engine) settle(j *journal.Journal, r *journal.Record, landed bool) erro
 		// An exec whose command's changes were never recorded: vfsctl stopped before
 		// or while it ran, or while it recorded them. recordStopped records them.
 		r.State = journal.Unknown
-		if r.Exit != "" { // it ended, and the workspace could not be walked then (Exec.End)
-			r.Notes = append(r.Notes, "recovery: "+owedNote)
-		} else {
-			r.Notes = append(r.Notes, "recovery: vfsctl stopped before it recorded what the command changed; what changed in the workspace since the command began, as recovery found it, is recorded as the command's (a change someone else made meanwhile cannot be told apart)")
-		}
+		r.Notes = append(r.Notes, "recovery: vfsctl stopped before it recorded what the command changed; what changed in the workspace since the command began, as recovery found it, is recorded as the command's (a change someone else made meanwhile cannot be told apart)")
 		if run, ok := runnerOf(r); ok && e.leftAlive(run) {
 			// The command outlived its vfsctl (running.go).
 			r.Notes = append(r.Notes, fmt.Sprintf("recovery: the command still runs, in process group %d: what it changes from now on is journaled by the next look as outside, and no exec starts until the group ends", run.Group))

@@ -45,8 +45,8 @@ vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
 .vfsctl left out). Files over 16 MB are recorded by hash only: a change of one
 cannot be undone (a file the command created is, by its removal). A workspace of
-more than 100000 entries is refused: list what to leave out in .gitignore; the
-exec's changes are then recorded, as its own, by the next look that can walk.
+more than 100000 entries is refused: list what to leave out in .gitignore; what
+the exec changed is then journaled by the next look that can walk, as outside.
 
 --json prints vfsctl's summary as one JSON line on stdout after the command's own
 output: {"ok", "text", "txn", "exit", "code", "outside", "files": [{"path", "op"}],
