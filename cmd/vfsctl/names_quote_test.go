@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,4 +39,17 @@ func TestOperatorOutputQuotesNames(t *testing.T) {
 			t.Errorf("undo:\n%s", out)
 		}
 	}
+	// A refusal names the other files of a command, which no list of the reply's
+	// own names holds.
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cliIn(t, dir, "", "checkpoint", "--root", dir)
+	cliIn(t, dir, "", "exec", "--root", dir, "--", "sh", "-c", `printf x > "$(printf "e\033[31mvil.txt")"; echo A > a.txt`)
+	code, out, errb := cliIn(t, dir, "", "undo", "--root", dir, "--path", "a.txt")
+	if code != exitRefused || !strings.Contains(errb, `[31mvil.txt`) {
+		t.Errorf("undo --path a.txt of a command that changed another file too: exit %d %s%s", code, out, errb)
+	}
+	raw("a refused undo", out+errb)
 }

@@ -81,7 +81,7 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet(c.Name(), usage)
 	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
-	fs.StringVar(&c.path, "path", "", "without N: the latest call that changed this file, if it changed no other (from the current folder, as git takes paths); refused with N")
+	fs.StringVar(&c.path, "path", "", "without N: the latest call that changed this file, undone whole; a command's that changed other files too is refused (from the current folder, as git takes paths); refused with N")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	rest, err := fs.positional(args)
 	if err != nil {
@@ -149,6 +149,16 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 			names = append(names, f.Path)
 		}
 		rep.Text = quoteNames(rep.Text, names)
+		if !rep.OK {
+			// A refusal names paths of other records (a command's other files, a
+			// blocking call's) that the list above does not hold: no control
+			// character of theirs reaches the terminal.
+			lines := strings.Split(rep.Text, "\n")
+			for i, l := range lines {
+				lines[i] = escaped(l)
+			}
+			rep.Text = strings.Join(lines, "\n")
+		}
 	}
 	return printOutcome(stdout, stderr, name, c.json, rep, rep.OK, rep.Text, rep.Kind)
 }
