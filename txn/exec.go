@@ -885,13 +885,8 @@ func (e *Engine) execsRunning(t *journal.Tx, self uint64) []*journal.Record {
 // the record says so.
 func (e *Engine) othersRunning(t *journal.Tx, self uint64) []string {
 	var notes []string
-	for _, seq := range t.Pending() {
-		if seq == self {
-			continue
-		}
-		if r, err := t.Get(seq); err == nil && r != nil && journal.IsCommand(r.Tool) && e.execRunning(r) {
-			notes = append(notes, fmt.Sprintf("exec %d (%s) was running meanwhile: some of these changes may be its", seq, argvOf(r)))
-		}
+	for _, r := range e.execsRunning(t, self) {
+		notes = append(notes, fmt.Sprintf("exec %d (%s) was running meanwhile: some of these changes may be its", r.Seq, argvOf(r)))
 	}
 	return notes
 }

@@ -22,13 +22,12 @@ import (
 // "", an undo or redo) while an exec of session (any, with "") runs: its changes
 // are not recorded yet, and would land after the call.
 func (e *Engine) refuseWhileRunning(t *journal.Tx, session, what string) error {
-	for _, seq := range t.Pending() {
-		r, err := t.Get(seq)
-		if err != nil || r == nil || session != "" && r.Session != session || !journal.IsCommand(r.Tool) || !e.execRunning(r) {
+	for _, r := range e.execsRunning(t, 0) {
+		if session != "" && r.Session != session {
 			continue
 		}
 		run, _ := runnerOf(r)
-		return errs.New(errs.Conflict, "", "exec %d of session %s is still running (%s; its vfsctl is process %d): its changes would be recorded after the %s. Wait for it to end or stop it, then %s again. Nothing was written.", seq, r.Session, argvOf(r), run.PID, what, what)
+		return errs.New(errs.Conflict, "", "exec %d of session %s is still running (%s; its vfsctl is process %d): its changes would be recorded after the %s. Wait for it to end or stop it, then %s again. Nothing was written.", r.Seq, r.Session, argvOf(r), run.PID, what, what)
 	}
 	return nil
 }

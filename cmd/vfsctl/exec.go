@@ -109,7 +109,7 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	cwd, _ := os.Getwd()
 	// Compared resolved: --root and the current folder may name the same folder by
 	// different paths (one through a symlink, /tmp and /private/tmp on macOS).
-	rel, err := filepath.Rel(resolved(eng.Root()), resolved(cwd))
+	rel, err := filepath.Rel(realPath(eng.Root()), realPath(cwd))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.Kind("path_outside_root"), fmt.Sprintf("the current folder %s is outside the workspace %s; the command was not run: cd into the workspace, or give --root the folder it runs in", cwd, eng.Root()))
 		return exitVfsctl
@@ -160,14 +160,6 @@ func (l *lastByte) Write(p []byte) (int, error) {
 		l.b, l.n = p[len(p)-1], l.n+int64(len(p))
 	}
 	return l.w.Write(p)
-}
-
-// resolved is path with its symlinks followed, or path where they cannot be.
-func resolved(path string) string {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
-	}
-	return path
 }
 
 // execFile is a file an exec changed, as --json lists it (vfsctl show N has its diff).

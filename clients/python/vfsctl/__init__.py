@@ -158,11 +158,7 @@ class Engine:
                 proc.stdin.close()
         except OSError:
             pass
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _reap(proc, 10)
         _close_pipes(proc)
 
     def _died(self, why: str) -> VfsctlError:
@@ -214,11 +210,7 @@ class Engine:
                 got = self._replies.get(timeout=10)
             except queue.Empty:
                 pass
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            _reap(proc, 5)
         self._proc = proc  # _died reports its exit status and closes its pipes
         if isinstance(got, dict) and got.get("id") == ident:
             self._proc = None
@@ -353,6 +345,15 @@ class Engine:
             raise VfsctlError(f"{' '.join(argv[1:2])} gave no answer within {self.timeout:g} s.") from None
         except OSError as e:
             raise VfsctlError(f"Cannot run {self.binary!r}: {e}.") from e
+
+
+def _reap(proc: subprocess.Popen, seconds: float) -> None:
+    """Waits for proc to end, and kills it after seconds."""
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _close_pipes(proc: subprocess.Popen) -> None:
