@@ -401,7 +401,7 @@ func (a *dispatcher) editorInsert(c *txn.Call, path string, in *input) (string, 
 	after := in.num("insert_line")
 	spec := txn.Spec{Path: path, Op: journal.OpEdit, Locate: func(content []byte) (*matcher.Result, error) {
 		return insertAt(path, content, after, text)
-	}}
+	}, Adds: len(text)}
 	chs, err := a.eng.Apply(c, []txn.Spec{spec}, false)
 	if err != nil {
 		return "", err

@@ -312,14 +312,25 @@ func specsOf(targets []patchTarget) []txn.Spec {
 		case op.MoveTo != "":
 			s := txn.Spec{Path: op.MoveTo, Op: journal.OpCreate, From: op.Path, Label: label}
 			if len(op.Chunks) > 0 {
-				s.Locate = locate
+				s.Locate, s.Adds = locate, addedBytes(op.Chunks)
 			}
 			specs = append(specs, s)
 		default:
-			specs = append(specs, txn.Spec{Path: op.Path, Op: journal.OpEdit, Locate: locate, Label: label})
+			specs = append(specs, txn.Spec{Path: op.Path, Op: journal.OpEdit, Locate: locate, Label: label, Adds: addedBytes(op.Chunks)})
 		}
 	}
 	return specs
+}
+
+// addedBytes is the size of the new side of chunks, for the size limit (txn.Spec.Adds).
+func addedBytes(chunks []dialect.Chunk) int {
+	n := 0
+	for _, c := range chunks {
+		for _, l := range c.New {
+			n += len(l) + 1
+		}
+	}
+	return n
 }
 
 // renderPatch is what Codex prints on success (A, M and D lines), then per file what

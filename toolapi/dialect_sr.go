@@ -57,6 +57,9 @@ func (a *dispatcher) replaceInFile(c *txn.Call, _ string, in *input) (string, er
 		}
 		return res, nil
 	}}
+	for _, b := range blocks {
+		spec.Adds += len(b.Replace)
+	}
 	chs, err := a.eng.Apply(c, []txn.Spec{spec}, false)
 	if err != nil {
 		return "", allOrNothing(inWords(err, blockWords), len(blocks))

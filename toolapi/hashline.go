@@ -808,6 +808,11 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 		}
 		return res, err
 	}}
+	for _, o := range ops {
+		for _, l := range o.lines {
+			spec.Adds += len(l) + 1
+		}
+	}
 	chs, err := a.eng.Apply(c, []txn.Spec{spec}, false)
 	if err != nil {
 		return "", err

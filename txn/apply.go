@@ -63,6 +63,11 @@ type Spec struct {
 	// Label names the change in a refusal of a call with several changes, before the
 	// refusal's own words; "" is "changes[i] (path)", as apply_changes numbers them.
 	Label string
+	// Adds, with Locate, is the size of the text the change brings in as the model
+	// sent it (a dialect's new lines). Like Edits' newText, it is checked against the
+	// file size limit before the file is read: a change whose text alone is over it
+	// is refused without being matched or guarded.
+	Adds int
 }
 
 // Change is a planned or committed change of one file.
@@ -360,6 +365,13 @@ func (e *Engine) planAll(c *Call, specs []Spec, res []*vfs.Resolved, held bool) 
 				return refuse(i, err, sight{})
 			}
 		}
+		if err := e.fits(ch); err != nil {
+			// Before the guards, which cost most on a large file. It hangs on the
+			// file as read and the spec only: a plan made without the journal keeps
+			// it if the file is as it was read.
+			p.located = !held && f != nil
+			return refuse(i, err, sight{})
+		}
 		if !held && s.Op == journal.OpWrite {
 			p.licences = append(p.licences, licence{i, ch.After})
 		}
@@ -521,10 +533,10 @@ func looked(f *vfs.File, op journal.Op, saw bool) sight {
 // which read the journal, are left to the caller (decide).
 func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Change, *vfs.File, sight, error) {
 	ch := &Change{Path: r.Path, Name: s.Path, Op: s.Op}
+	if err := e.sentFits(s); err != nil {
+		return nil, nil, sight{}, err
+	}
 	if s.Op == journal.OpCreate {
-		if int64(len(s.Content)) > e.fs.MaxFileSize() {
-			return nil, nil, sight{}, e.tooLarge(s)
-		}
 		if r.Exists || r.Link {
 			return nil, nil, named(r.Path, s.Op), existsError(s.Path, r)
 		}
@@ -641,9 +653,6 @@ func (e *Engine) moved(ch *Change, s Spec, from string, specs []Spec, planned []
 		d := fmt.Sprintf("(moved from %s, content unchanged)\n", s.From)
 		ch.diff = &d
 	}
-	if int64(len(ch.After)) > e.fs.MaxFileSize() {
-		return errs.New(errs.TooLarge, s.Path, "%s would be %d bytes; files over %d bytes are not written here.", s.Path, len(ch.After), e.fs.MaxFileSize())
-	}
 	return nil
 }
 
@@ -658,7 +667,53 @@ func (e *Engine) locate(s Spec, v *matcher.View, data []byte) (*matcher.Result, 
 
 // tooLarge refuses content over the size limit.
 func (e *Engine) tooLarge(s Spec) error {
-	return errs.New(errs.TooLarge, s.Path, "content is %d bytes; files over %d bytes are not written here.", len(s.Content), e.fs.MaxFileSize())
+	return e.overLimit(s.Path, "content is %d bytes", len(s.Content))
+}
+
+// overLimit refuses a change of path whose text or result (what, with n its size in
+// bytes) is over the file size limit, and says what to send instead.
+func (e *Engine) overLimit(path, what string, n int) error {
+	max := e.fs.MaxFileSize()
+	return errs.New(errs.TooLarge, path, "%s; files over %d bytes are not written here, as no tool could read or edit them afterwards. Nothing was written. Keep %s under %d bytes: put the rest in other files (create_file), or send a smaller change.", fmt.Sprintf(what, n), max, path, max)
+}
+
+// sentFits refuses, before its file is read, a change whose text as sent is already
+// over the size limit: the file would be too, and matching and guarding tens of
+// megabytes takes minutes and gigabytes (a syntax guard needs hundreds of bytes of
+// memory a byte). What the change makes is checked once planned (fits).
+func (e *Engine) sentFits(s Spec) error {
+	max := e.fs.MaxFileSize()
+	switch s.Op {
+	case journal.OpCreate, journal.OpWrite:
+		if int64(len(s.Content)) > max {
+			return e.tooLarge(s)
+		}
+	}
+	n := s.Adds
+	for _, ed := range s.Edits {
+		n += len(ed.NewText)
+	}
+	if int64(n) <= max {
+		return nil
+	}
+	for i, ed := range s.Edits {
+		if int64(len(ed.NewText)) > max {
+			return e.overLimit(s.Path, fmt.Sprintf("edits[%d].newText is %%d bytes", i), len(ed.NewText))
+		}
+	}
+	if len(s.Edits) > 0 && s.Adds == 0 {
+		return e.overLimit(s.Path, "the newText of the edits is %d bytes in all", n)
+	}
+	return e.overLimit(s.Path, "the new text for "+s.Path+" is %d bytes", n)
+}
+
+// fits refuses a planned change whose new content is over the size limit (an edit
+// of a large file, replaceAll's many places, a file's line endings put on a write).
+func (e *Engine) fits(ch *Change) error {
+	if int64(len(ch.After)) > e.fs.MaxFileSize() {
+		return e.overLimit(ch.Name, ch.Name+" would be %d bytes", len(ch.After))
+	}
+	return nil
 }
 
 // mayWrite allows write_file to replace f whole only when the session has seen all of
