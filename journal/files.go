@@ -363,6 +363,50 @@ func cutShort(f *os.File, size int64) string {
 	return ""
 }
 
+// withoutFreelist reports, from the file's meta pages, whether the one bbolt will use
+// names no freelist. bbolt then rebuilds the freelist by walking every page of the
+// tree in a goroutine of its own, where a damaged page is a panic nothing can
+// recover: the process dies. vfsctl never writes such a file, so it is refused as
+// damage before bbolt reads it. "" means it names one (or the file is not bbolt's,
+// which bbolt reports itself).
+func withoutFreelist(f *os.File) string {
+	var metas [2]meta
+	var valid [2]bool
+	read := func(i int, off int64) {
+		var m [80]byte
+		if n, _ := f.ReadAt(m[:], off); n == len(m) {
+			metas[i], valid[i] = readMeta(m[:])
+			valid[i] = valid[i] && metas[i].version == 2 // as bbolt validates them
+		}
+	}
+	// As bbolt finds them: the second meta page one page size (the first's, else
+	// the system's) after the first.
+	read(0, 0)
+	ps := int64(os.Getpagesize())
+	if valid[0] {
+		ps = metas[0].pageSize
+	}
+	read(1, ps)
+	// bbolt uses the valid meta page with the higher transaction id (the first on
+	// a tie).
+	use := -1
+	switch {
+	case valid[0] && valid[1]:
+		use = 0
+		if metas[1].txid > metas[0].txid {
+			use = 1
+		}
+	case valid[0]:
+		use = 0
+	case valid[1]:
+		use = 1
+	}
+	if use < 0 || metas[use].freelist != noFreelist {
+		return ""
+	}
+	return "its meta page names no freelist (written with bbolt's NoFreelistSync, which vfsctl never uses), so bbolt would have to walk every page to rebuild it, and a damaged page would crash this process"
+}
+
 // PlaceID is the identity of the journal at its place now: its folder's and its file's
 // (device and inode), looked up from the root one component at a time without
 // following a symlink and without creating anything. It is "" when no folder holding

@@ -573,7 +573,11 @@ func (j *Journal) openBolt(d *dirHandle, base string, exists, readOnly bool, siz
 					return nil, err
 				}
 				if exists {
-					if why := cutShort(f, size); why != "" {
+					why := cutShort(f, size)
+					if why == "" {
+						why = withoutFreelist(f)
+					}
+					if why != "" {
 						f.Close()
 						return nil, j.damage(why)
 					}

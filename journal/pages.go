@@ -56,7 +56,14 @@ type meta struct {
 	root     uint64 // the root bucket's root page
 	pages    int64  // the high-water mark, in pages
 	txid     uint64
+	version  uint32
+	freelist uint64 // the freelist's page, or noFreelist
 }
+
+// noFreelist is the freelist page a meta page names when the freelist was not
+// written (bbolt's NoFreelistSync): bbolt then finds the free pages by walking the
+// whole tree when it opens the file.
+const noFreelist = ^uint64(0)
 
 // readMeta reads the meta page that begins m (80 bytes are enough); ok is false where
 // it is not a valid one (its magic or its checksum).
@@ -70,7 +77,8 @@ func readMeta(m []byte) (meta, bool) {
 	if h.Sum64() != le.Uint64(m[72:]) {
 		return meta{}, false
 	}
-	return meta{pageSize: int64(le.Uint32(m[24:])), root: le.Uint64(m[32:]), pages: int64(le.Uint64(m[56:])), txid: le.Uint64(m[64:])}, true
+	return meta{pageSize: int64(le.Uint32(m[24:])), root: le.Uint64(m[32:]), pages: int64(le.Uint64(m[56:])), txid: le.Uint64(m[64:]),
+		version: le.Uint32(m[20:]), freelist: le.Uint64(m[48:])}, true
 }
 
 // metaRoot returns the root bucket's root page named by the valid meta page of
