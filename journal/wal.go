@@ -273,7 +273,7 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 				j.resume = nil
 				w.gen, w.hdrLen, w.metas, w.snap = r.gen, r.hdrLen, r.metas, snap
 				w.end = w.hdrLen
-				db.NoSync = true
+				db.NoSync, db.NoFreelistSync = true, true
 				return w, nil
 			}
 			snap.Rollback()
@@ -289,7 +289,7 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		f.Close()
 		return nil, err
 	}
-	db.NoSync = true
+	db.NoSync, db.NoFreelistSync = true, true
 	return w, nil
 }
 
@@ -343,6 +343,12 @@ func (j *Journal) fold(db *bolt.DB, w *wal) error {
 	var g [8]byte
 	rand.Read(g[:])
 	gen := binary.LittleEndian.Uint64(g[:])
+	// The synced state B carries bbolt's freelist, which the log's unsynced commits
+	// leave out (NoFreelistSync): writing and sorting it, B's held pages included, was
+	// about a tenth of a small commit's work, and recovery puts B's meta pages back
+	// before bbolt reads any, so no open rebuilds it by walking the whole file.
+	defer func(v bool) { db.NoFreelistSync = v }(db.NoFreelistSync)
+	db.NoFreelistSync = false
 	err := db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte(bMeta)).Put(logGenKey, g[:])
 	})
@@ -480,12 +486,15 @@ func (j *Journal) stopLog(db *bolt.DB, keep bool) error {
 		if keep {
 			err = j.fold(db, w)
 		} else if err = db.Sync(); err == nil {
+			// The state synced here names no freelist until the caller's next
+			// (synced) commit writes one; an open in between has bbolt rebuild it
+			// from the tree: slower, once, not wrong.
 			err = w.void()
 		}
 	}
 	w.snap.Rollback()
 	w.f.Close()
-	db.NoSync = j.opts.NoSync
+	db.NoSync, db.NoFreelistSync = j.opts.NoSync, false
 	if err != nil {
 		return j.logFailed(err)
 	}
