@@ -61,8 +61,8 @@ const (
 	walMagic = "vfsctlW1"
 
 	// foldEvery and foldBytes bound a log's length: recovery replays at most this
-	// much, bbolt's file grows while B's pages are held, and bbolt writes its whole
-	// freelist, the pages B holds included, sorted, at every commit.
+	// much, bbolt's file grows while B's pages are held, and so do the pending pages
+	// bbolt goes over at every commit.
 	foldEvery = 128
 	foldBytes = walPrealloc
 	// walPrealloc is the length the log file is given with zeros when it is made, so
