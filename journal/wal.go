@@ -61,8 +61,8 @@ const (
 	walMagic = "vfsctlW1"
 
 	// foldEvery and foldBytes bound a log's length: recovery replays at most this
-	// much, bbolt's file grows while B's pages are held, and so do the pending pages
-	// bbolt goes over at every commit.
+	// much, bbolt's file grows while B's pages are held, and bbolt writes its whole
+	// freelist, the pages B holds included, sorted, at every commit.
 	foldEvery = 128
 	foldBytes = walPrealloc
 	// walPrealloc is the length the log file is given with zeros when it is made, so
@@ -273,7 +273,7 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 				j.resume = nil
 				w.gen, w.hdrLen, w.metas, w.snap = r.gen, r.hdrLen, r.metas, snap
 				w.end = w.hdrLen
-				db.NoSync, db.NoFreelistSync = true, true
+				db.NoSync = true
 				return w, nil
 			}
 			snap.Rollback()
@@ -289,7 +289,7 @@ func (j *Journal) startLog(db *bolt.DB) (*wal, error) {
 		f.Close()
 		return nil, err
 	}
-	db.NoSync, db.NoFreelistSync = true, true
+	db.NoSync = true
 	return w, nil
 }
 
@@ -343,12 +343,6 @@ func (j *Journal) fold(db *bolt.DB, w *wal) error {
 	var g [8]byte
 	rand.Read(g[:])
 	gen := binary.LittleEndian.Uint64(g[:])
-	// The synced state B carries bbolt's freelist, which the log's unsynced commits
-	// leave out (NoFreelistSync): writing and sorting it, B's held pages included, was
-	// about a tenth of a small commit's work, and recovery puts B's meta pages back
-	// before bbolt reads any, so no open rebuilds it by walking the whole file.
-	defer func(v bool) { db.NoFreelistSync = v }(db.NoFreelistSync)
-	db.NoFreelistSync = false
 	err := db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte(bMeta)).Put(logGenKey, g[:])
 	})
@@ -486,15 +480,12 @@ func (j *Journal) stopLog(db *bolt.DB, keep bool) error {
 		if keep {
 			err = j.fold(db, w)
 		} else if err = db.Sync(); err == nil {
-			// The state synced here names no freelist until the caller's next
-			// (synced) commit writes one; an open in between has bbolt rebuild it
-			// from the tree: slower, once, not wrong.
 			err = w.void()
 		}
 	}
 	w.snap.Rollback()
 	w.f.Close()
-	db.NoSync, db.NoFreelistSync = j.opts.NoSync, false
+	db.NoSync = j.opts.NoSync
 	if err != nil {
 		return j.logFailed(err)
 	}
