@@ -942,8 +942,12 @@ func leaveOutCalls(cc *callChanges, files []journal.File, old, now map[string]jo
 		}
 		// The command's segments: from the last known state to the first call, between
 		// calls, from the last call to now.
-		// A record that kept no bits (0) does not tell a change of them.
-		differs := func(a, b point) bool { return a.hash != b.hash || a.mode != b.mode && a.mode != 0 && b.mode != 0 }
+		// A record that kept no bits (0) does not tell a change of them, and bits are
+		// compared as the system keeps them: a create recorded 0644 reads back 0666 on
+		// Windows, which is no change of the command's.
+		differs := func(a, b point) bool {
+			return a.hash != b.hash || a.mode != 0 && b.mode != 0 && !vfs.SameBits(a.mode, b.mode)
+		}
 		var segs [][2]point
 		from := at(old)
 		for _, c := range calls {
