@@ -310,7 +310,10 @@ func forgetExecs(journal string) {
 }
 
 // execRunning reports whether r, a pending exec, is still run by a live process of
-// this boot: the one that will record it.
+// this boot: the one that will record it. Where the boot cannot be read (Wine has no
+// BootId), the runner is known by its number and its start time alone: taking it
+// for stopped would let any other vfsctl's open of the journal settle, as abandoned,
+// a command that still runs, and the command's end would then fail.
 func (e *Engine) execRunning(r *journal.Record) bool {
 	run, ok := runnerOf(r)
 	if !ok || run.PID <= 0 {
@@ -321,7 +324,7 @@ func (e *Engine) execRunning(r *journal.Record) bool {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
 	}
-	if e.boot == "" || run.Boot != e.boot {
+	if run.Boot != e.boot {
 		return false
 	}
 	if run.Start != "" {
