@@ -29,10 +29,17 @@ func (f *FS) CheckNewName(r *Resolved) error {
 		return errs.New(errs.TooLarge, r.Name, "%s is %d folders deep; a call makes new names at most %d folders deep. Send a shorter path.",
 			r.Name, d, MaxNewDepth)
 	}
+	if err := checkShellPath(r); err != nil {
+		return err
+	}
+	missing := f.MissingFolders(r.Path)
+	if err := f.checkLookalike(r, missing); err != nil {
+		return err
+	}
 	if !strings.Contains(r.Path, `\`) {
 		return nil
 	}
-	for _, n := range append(f.MissingFolders(r.Path), r.Path) {
+	for _, n := range append(missing, r.Path) {
 		if name := path.Base(n); strings.Contains(name, `\`) {
 			return errs.New(errs.InvalidInput, r.Name, "%s would make a name with a backslash in it (%s), which outside Windows is no folder separator. Use / between folders: %s.",
 				r.Name, name, strings.ReplaceAll(r.Name, `\`, "/"))
