@@ -557,6 +557,9 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 			return nil, err
 		}
 	}
+	if err := e.follow(e.j, o, scan, old); err != nil {
+		return nil, err
+	}
 	look := &Look{First: first, Opened: scan.Opened}
 	same := !first && unchanged(scan, old)
 	if outside && same {
@@ -727,7 +730,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 		// What a change of .gitignore brought into the walk's sight or took out of
 		// it is no change of the workspace (exec_sight.go).
-		seen, sight := inSight(fsys, old, now, changed, scan.Data, content)
+		seen, sight := inSight(fsys, old, now, changed, scan, content)
 		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, changed, scan.Data, content)
 		calls := newCallChanges(t)
 		if outside {

@@ -129,6 +129,9 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	if err == nil {
 		scan, err = e.walkAgainst(lookOfStopped(stopped), old)
 	}
+	if err == nil {
+		err = e.follow(j, lookOfStopped(stopped), scan, old)
+	}
 	if err != nil {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
 		j.Defer(func(t *journal.Tx) error { return t.Put(last) })
