@@ -296,3 +296,49 @@ func folderAt(t *testing.T, dir, p string) string {
 	}
 	return fmt.Sprintf("%04o", fi.Mode().Perm())
 }
+
+// The undo of an outside record that removed private folders (rm -rf p by hand) makes
+// them again with the bits they had, as the undo of a command's does: they were made
+// 0755 before, a 0700 folder's files then readable by all. A folder a call removed
+// is the call's, not the outside record's.
+func TestUndoOfAnOutsideRemovalMakesItsFoldersWithTheirBits(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits but read-only")
+	}
+	e, dir := diskEngineWith(t, map[string]string{"p/q/x": "x\n", "p/y": "y\n", "keep.txt": "k\n"}, Options{NoSync: true})
+	defer e.Close()
+	must(t, os.Mkdir(filepath.Join(dir, "c"), 0o755))
+	must(t, os.Chmod(filepath.Join(dir, "p/q"), 0o750))
+	must(t, os.Chmod(filepath.Join(dir, "p"), 0o700))
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, turnDelete(e, "s", "t1", "c"))
+	must(t, os.RemoveAll(filepath.Join(dir, "p")))
+	look, err := e.CheckpointOutside(LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, en := range recordOf(t, e, look.Seq).Entries {
+		entries = append(entries, fmt.Sprintf("%s %s->%s", en.Path, en.Before, en.After))
+	}
+	if want := []string{"p dir->", "p/q dir->"}; !slices.Equal(entries, want) {
+		t.Errorf("the outside record's entries: %v, want %v", entries, want)
+	}
+	must(t, undoSeq(e, look.Seq))
+	// The oracle: the bits and contents the test gave them.
+	for p, want := range map[string]os.FileMode{"p": 0o700, "p/q": 0o750} {
+		if fi, err := os.Stat(filepath.Join(dir, p)); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s after the undo: %v %v, want %04o", p, fi.Mode(), err, want)
+		}
+	}
+	for p, want := range map[string]string{"p/q/x": "x\n", "p/y": "y\n"} {
+		if b, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(b) != want {
+			t.Errorf("%s after the undo: %q %v", p, b, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "c")); !os.IsNotExist(err) {
+		t.Errorf("c, which a call removed, after the undo: %v", err)
+	}
+}
