@@ -641,6 +641,10 @@ func rollForward(j *journal.Journal, r *journal.Record) {
 
 // restore puts a file back to its before state from its after state.
 func (e *Engine) restore(j *journal.Journal, f journal.File, after []byte) error {
+	if bitsOnly(f) {
+		// Only the bits changed, and the journal holds no content: they go back.
+		return e.fs.Afero().Chmod(f.Path, fs.FileMode(f.BeforeMode))
+	}
 	if f.Op == journal.OpDelete {
 		var before []byte
 		err := j.View(func(t *journal.Tx) error {

@@ -522,6 +522,9 @@ func (e *Engine) undoTarget(o UndoOptions, skip map[uint64]bool) (hist *history,
 // the file's content as an argument: a caller that reverts several calls in one
 // transaction plans each one against the content the newer reversals leave.
 func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry, gone, made []string) (*Change, error) {
+	if bitsOnly(f) {
+		return e.reverseBits(hist, target, f) // undo_large.go
+	}
 	if overLimit(hist.recs[target], f.Path) {
 		return e.reverseOverLimit(hist, target, f) // undo_large.go
 	}
