@@ -158,15 +158,16 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 }
 
 type matcher struct {
-	d      *doc
-	name   string
-	cache  *View // where folded views are kept between calls, or nil
-	probe  bool  // a locator's probe: skip the closest-region search of a miss
-	typo   *view
-	indent *view
-	unit   string
-	drift  *drift   // the edit being rendered, at a fuzzy tier
-	loose  []string // each line's looseKey, for not-found hints
+	d         *doc
+	name      string
+	cache     *View // where folded views are kept between calls, or nil
+	probe     bool  // a locator's probe: skip the closest-region search of a miss
+	typo      *view
+	indent    *view
+	unit      string
+	spaceUnit string
+	drift     *drift   // the edit being rendered, at a fuzzy tier
+	loose     []string // each line's looseKey, for not-found hints
 }
 
 // foldable tells a file small enough for the fuzzy tiers (MaxFoldBytes).
