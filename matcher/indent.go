@@ -97,9 +97,12 @@ type reindent struct {
 	// explains, or that says another unit than the line that taught it, unsure[1] (or
 	// -1); bad is the first placement refused.
 	unsure  [3]int
-	residue int   // the column of whole levels, modulo a unit of spaces
-	line    []int // each piece's file line
-	bad     *badPlace
+	residue int // the column of whole levels, modulo a unit of spaces
+	// fromText: oldText's first line was quoted from its text on (quotedFromText),
+	// and is placed by the others.
+	fromText bool
+	line     []int // each piece's file line
+	bad      *badPlace
 }
 
 // badPlace is a line whose indentation would be a guess: the model's width w against
@@ -133,7 +136,19 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		r.modelUnit = width(r.unit)
 		return r
 	}
-	r.learnModelUnit()
+	r.learnModelUnit(false)
+	if r.unsure[0] >= 0 && r.quotedFromText() {
+		// Without its first line, oldText may keep the file's columns: then that line
+		// was quoted from its text on, and is placed by the others.
+		k := *r
+		k.level = make([]bool, len(r.level))
+		k.unsure, k.modelUnit = [3]int{-1, -1, -1}, 0
+		k.learnModelUnit(true)
+		if k.unsure[0] < 0 && k.modelUnit == width(k.unit) {
+			*r = k
+			r.fromText = true
+		}
+	}
 	return r
 }
 
@@ -199,6 +214,21 @@ func (r *reindent) levelAt() {
 	r.residue = best
 }
 
+// quotedFromText tells an oldText whose first line starts at its text, without the
+// file's indentation, while its other lines have some: the model may have begun its
+// quote at the first character it saw, and then that line's width says nothing.
+func (r *reindent) quotedFromText() bool {
+	if r.modelInd[r.base] != "" || r.fileInd[r.base] == "" {
+		return false
+	}
+	for i := r.base + 1; i < len(r.valid); i++ {
+		if r.valid[i] && r.modelInd[i] != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // atLevel tells file indentation ws at a whole number of units: tabs only for a tab,
 // spaces only at a whole number of steps from the quoted lines' levels for spaces.
 func (r *reindent) atLevel(ws string) bool {
@@ -210,11 +240,11 @@ func (r *reindent) atLevel(ws string) bool {
 
 // learnModelUnit learns the model's columns per level from the quoted lines at whole
 // levels: each two of them at different levels give it, and all must agree.
-func (r *reindent) learnModelUnit() {
+func (r *reindent) learnModelUnit(skipFirst bool) {
 	unitW := width(r.unit)
 	b, taught := -1, -1
 	for i := range r.valid {
-		if !r.valid[i] || !r.atLevel(r.fileInd[i]) {
+		if !r.valid[i] || !r.atLevel(r.fileInd[i]) || i == r.base && skipFirst {
 			continue
 		}
 		r.level[i] = true
@@ -307,7 +337,7 @@ func (r *reindent) at(a, w int) string {
 	if a < 0 {
 		return strings.Repeat(" ", w)
 	}
-	if w == r.modelW[a] {
+	if w == r.modelW[a] && !(a == r.base && r.fromText) {
 		return r.fileInd[a]
 	}
 	if r.unsure[0] >= 0 {
@@ -546,7 +576,7 @@ func (r *reindent) added(h hunk, j int) string {
 func (r *reindent) contradiction(m *matcher, ei int, pcs []piece, P []string) error {
 	prev := -1
 	for i := range P {
-		if !r.valid[i] {
+		if !r.valid[i] || i == r.base && r.fromText {
 			continue
 		}
 		if prev >= 0 {

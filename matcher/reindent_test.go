@@ -64,7 +64,8 @@ func TestTrailingSpecialSpaceNotWritten(t *testing.T) {
 
 // TestReindentOnRealFiles quotes snippets of real Go and Python files the way models
 // do at the indentation tier: common indentation dropped, quoted deeper than the
-// file, re-indented by 2 columns a level, or one aligned line drifted by a column. The
+// file, re-indented by 2 columns a level, one aligned line drifted by a column, or the
+// first line quoted from its first character on. The
 // model's newText inserts a copy of one quoted line, at that line's own column, after
 // another. The oracle is the file's own lines: the file must come out with the
 // original bytes of the copied line inserted there, or the edit be refused; never
@@ -82,7 +83,7 @@ func TestReindentOnRealFiles(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("VFSCTL_REINDENT_DRAWS")); err == nil {
 		n = v // longer local runs
 	}
-	modes := []string{"dedented", "quoted deeper", "2 columns a level", "a line off its level drifted"}
+	modes := []string{"dedented", "quoted deeper", "2 columns a level", "a line off its level drifted", "first line from its text"}
 	applied, refused := make([]int, len(modes)), make([]int, len(modes))
 	kinds := map[string]int{} // refusals by kind ("guess": an indentation the matcher would guess)
 	for k := 0; k < n; k++ {
@@ -135,6 +136,10 @@ func TestReindentOnRealFiles(t *testing.T) {
 				model[i] /= 2
 			}
 		}
+		if mode == 4 {
+			ok = ok && model[0] > 0
+			model[0] = 0
+		}
 		if mode == 3 {
 			for i, l := range region {
 				lead := leadWSString(l)
@@ -149,6 +154,9 @@ func TestReindentOnRealFiles(t *testing.T) {
 			}
 		}
 		at, j := rng.Intn(cnt), rng.Intn(cnt)
+		if mode == 4 {
+			j = max(j, 1) // a copy of the first line at 0 is at 0 of the others' columns
+		}
 		if !ok || j == drifted {
 			continue
 		}
@@ -183,8 +191,46 @@ func TestReindentOnRealFiles(t *testing.T) {
 	t.Logf("refusals by kind: %v", kinds)
 	for i, m := range modes {
 		t.Logf("%-28s applied %4d  refused %3d", m, applied[i], refused[i])
-		if applied[i] == 0 {
-			t.Errorf("%s: nothing applied", m)
+		if applied[i]+refused[i] == 0 {
+			t.Errorf("%s: no draw", m) // a line off its level is rare: drawn, not always applied
 		}
 	}
+}
+
+// More of the attack's triggers: an aligned line anywhere in oldText, a first line sent
+// without its indentation, alignment spaces after tabs.
+func TestReindentMoreTriggers(t *testing.T) {
+	w11 := "class C:\n    def f(self):\n        x = foo(a,\n               b)\n        if x:\n            if y:\n                z()\n        return x\n"
+	w12 := "package p\n\nfunc f(x int) error {\n\tvar err error\n\tif x == -1 {\n\t\terr = g()\n\t}\n\treturn err\n}\n"
+	wal := "package x\n\n/*\nint open_wrapper(const CTX *ctx, uint8_t *out,\n\t\t\t\t  size_t exp_out_len,\n\t\t\t\t  const uint8_t *nonce, size_t nonce_len,\n\t\t\t\t  const uint8_t *in, size_t in_len) {\n\treturn 0;\n}\n*/\nimport \"C\"\n\nfunc F() {\n\tif true {\n\t\tprintln(1)\n\t}\n}\n"
+	runCases(t, []applyCase{
+		{name: "aligned line in the middle of oldText", file: w11,
+			edits: []Edit{e("x = foo(a,\n       b)\nif x:\n    if y:\n        z()", "x = foo(a,\n       b)\nif x:\n    if y:\n        z()\n    w()")},
+			want:  strings.Replace(w11, "                z()\n", "                z()\n            w()\n", 1), tier: TierIndentation},
+		{name: "first line without its indentation, tabs as spaces", file: w12,
+			edits: []Edit{e("if x == -1 {\n        err = g()\n    }", "if x == -1 {\n        if y {\n            err = g()\n        }\n    }")},
+			want:  strings.Replace(w12, "\t\terr = g()\n", "\t\tif y {\n\t\t\terr = g()\n\t\t}\n", 1), tier: TierIndentation},
+	})
+	// Alignment spaces after tabs, the model's 4 columns deeper: one more tab, or 4 more
+	// spaces, never tabs after the spaces.
+	res, err := Apply([]byte(wal), []Edit{e("int open_wrapper(const CTX *ctx, uint8_t *out,\n                  size_t exp_out_len,\n                  const uint8_t *nonce, size_t nonce_len,",
+		"int open_wrapper(const CTX *ctx, uint8_t *out,\n                  size_t exp_out_len,\n                      const uint8_t *nonce, size_t nonce_len,")}, Options{})
+	if err == nil {
+		line := strings.Split(string(res.Output), "\n")[5]
+		if line != "\t\t\t\t\t  const uint8_t *nonce, size_t nonce_len," && line != "\t\t\t\t      const uint8_t *nonce, size_t nonce_len," {
+			t.Errorf("aligned line moved 4 columns: wrote %q", line)
+		}
+	}
+}
+
+// A Go file whose lines are mostly the spaces of a large HTML string: its code is still
+// in tabs, and a line the model nests deeper there takes a tab (attack4 D1, mmu.go).
+func TestReindentTabsAmongSpaces(t *testing.T) {
+	html := strings.Repeat("  <div>\n    <p>x</p>\n      <b>y</b>\n  </div>\n", 30)
+	file := "package p\n\nconst page = `\n" + html + "`\n\nfunc f(mu [][]int) {\n\tfor _, m := range mu {\n\t\tif m[0] < 0 {\n\t\t\tpanic(m)\n\t\t}\n\t}\n}\n"
+	runCases(t, []applyCase{
+		{name: "tabs sent as 4 spaces, a line nested deeper", file: file,
+			edits: []Edit{e("    for _, m := range mu {\n        if m[0] < 0 {\n            panic(m)\n        }", "    for _, m := range mu {\n        if m[0] < 0 {\n            if m[1] < 0 {\n                panic(m)\n            }\n        }")},
+			want:  strings.Replace(file, "\t\t\tpanic(m)\n", "\t\t\tif m[1] < 0 {\n\t\t\t\tpanic(m)\n\t\t\t}\n", 1), tier: TierIndentation},
+	})
 }
