@@ -56,7 +56,7 @@ func TestPythonIndentation(t *testing.T) {
 
 		{"a method's last line now the class's", cls, strings.Replace(cls, "        return 2", "    return 2", 1), ""},
 		{"else now the outer if's", "if a:\n    if b:\n        c\n    else:\n        d\n", "if a:\n    if b:\n        c\nelse:\n        d\n", ""},
-		{"a line inside brackets", "def f(a):\n    x = (1 if a\n         else 2)\n    return x\n", "def f(a):\n    x = (1 if a\nelse 2)\n    return x\n", ""}, // tree-sitter refused it
+		{"a line inside brackets", "def f(a):\n    x = (1 if a\n         else 2)\n    return x\n", "def f(a):\n    x = (1 if a\nelse 2)\n    return x\n", ""},                        // tree-sitter refused it
 		{"an expression in brackets continued left of its statement", "def main():\n    total = 0\n    return total\n", "def main():\n    total = (1 +\n2)\n    return total\n", ""}, // tree-sitter refused it
 		{"the same, two columns in", "def main():\n    total = 0\n    return total\n", "def main():\n    total = (1 +\n  2)\n    return total\n", ""},
 		{"a continued line", "x = 1 + \\\n    2\n", "x = 1 + \\\n2\n", ""},
