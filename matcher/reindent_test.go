@@ -191,9 +191,12 @@ func TestReindentOnRealFiles(t *testing.T) {
 	t.Logf("refusals by kind: %v", kinds)
 	for i, m := range modes {
 		t.Logf("%-28s applied %4d  refused %3d", m, applied[i], refused[i])
-		if applied[i]+refused[i] == 0 {
+		if applied[i]+refused[i] == 0 && !testing.Short() {
 			t.Errorf("%s: no draw", m) // a line off its level is rare: drawn, not always applied
 		}
+	}
+	if applied[0] == 0 {
+		t.Error("nothing applied")
 	}
 }
 
