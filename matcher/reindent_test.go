@@ -237,3 +237,16 @@ func TestReindentTabsAmongSpaces(t *testing.T) {
 			want:  strings.Replace(file, "\t\t\tpanic(m)\n", "\t\t\tif m[1] < 0 {\n\t\t\t\tpanic(m)\n\t\t\t}\n", 1), tier: TierIndentation},
 	})
 }
+
+// newText that carries oldText's pasted line numbers on some lines only: the numbers
+// are not written into the file (attack4 D6).
+func TestGutterOnSomeNewLinesRefused(t *testing.T) {
+	runCases(t, []applyCase{
+		{name: "an added line without a number", file: "# Notes\n\nFirst point.\nSecond point.\nThird point.\n",
+			edits: []Edit{e("     3\tFirst point.\n     4\tSecond point.", "     3\tFirst point.\n     4\tSecond point, revised.\nAn added point.")},
+			kind:  KindInvalidInput, msg: []string{"line 3", "An added point.", "without the line numbers"}},
+		{name: "every line numbered still stripped", file: "# Notes\n\nFirst point.\nSecond point.\nThird point.\n",
+			edits: []Edit{e("     3\tFirst point.\n     4\tSecond point.", "     3\tFirst point.\n     4\tSecond point, revised.")},
+			want:  "# Notes\n\nFirst point.\nSecond point, revised.\nThird point.\n"},
+	})
+}
