@@ -37,7 +37,16 @@ func (e *Engine) Checkpoint(o LookOptions) (*Look, error) {
 // ExecStart journals outside changes, then writes a pending record of tool "exec"
 // for a command about to run; End records what the command changed.
 func (e *Engine) ExecStart(session, turn string, args ExecArgs, o LookOptions) (*txn.Exec, error) {
-	return e.api.eng.BeginExec(session, turn, args, o)
+	// As txn's BeginExec, with the engine's origin: an operator's command is no
+	// model's call in the figures of stats.
+	raw, _ := json.Marshal(args)
+	c, err := e.api.eng.BeginRead(context.Background(), session, txn.ToolExec, raw)
+	if err != nil {
+		return nil, err
+	}
+	c.SetTurn(turn)
+	c.SetOrigin(e.api.origin)
+	return e.api.eng.StartExec(c, o)
 }
 
 // Observe runs fn, a runtime's own way of running a command, between two looks at the
@@ -45,7 +54,7 @@ func (e *Engine) ExecStart(session, turn string, args ExecArgs, o LookOptions) (
 // ran as one record of tool exec with argv [label], in the turn WithTurn gave ctx.
 // fn's error is recorded as how it ended and returned.
 func (e *Engine) Observe(ctx context.Context, session, label string, fn func() error) (*Look, error) {
-	x, err := e.api.eng.BeginExec(session, TurnOf(ctx), ExecArgs{Argv: []string{label}, Cwd: "."}, LookOptions{})
+	x, err := e.ExecStart(session, TurnOf(ctx), ExecArgs{Argv: []string{label}, Cwd: "."}, LookOptions{})
 	if err != nil {
 		return nil, err
 	}
