@@ -166,6 +166,10 @@ func (a *dispatcher) execFolder(cwd string) (string, error) {
 		return ".", nil
 	}
 	dir, err := a.folder(cwd)
+	if errs.KindOf(err) == errs.PathOutsideRoot {
+		// The resolver's advice is an edit's ("Edit files inside it"); a command runs.
+		return "", errs.Wrap(errs.PathOutsideRoot, cwd, err, "cwd %s leads outside the workspace (through a symlink, or ..), and a command runs only in a folder inside it; nothing was run. Send cwd as a folder of the workspace, relative to its root, or leave it out to run in the root.", cwd)
+	}
 	if err != nil {
 		return "", err
 	}
