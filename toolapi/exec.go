@@ -197,6 +197,19 @@ const (
 // process it left behind (`cmd &`, a daemon) may hold the pipe open for ever.
 const outputGrace = 500 * time.Millisecond
 
+// whyEnded says why ctx ended, in the words of a record: Go's "context canceled"
+// says nothing to whoever reads the log.
+func whyEnded(ctx context.Context) string {
+	switch cause := context.Cause(ctx); cause {
+	case context.Canceled:
+		return "the caller cancelled the call"
+	case context.DeadlineExceeded:
+		return "the caller's deadline passed"
+	default:
+		return cause.Error()
+	}
+}
+
 // runCommand runs argv in dir, in a group of its own (a process group; on Windows
 // a job object) that its children join, sending o.Signals on to it, killing the
 // group at the timeout or when ctx ends. It returns the exit status and how the
@@ -251,7 +264,7 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 			timer = nil
 		case <-ctx.Done():
 			if killed == "" {
-				killed = fmt.Sprintf("killed: %v", context.Cause(ctx))
+				killed = "killed: " + whyEnded(ctx)
 			}
 			g.kill()
 			ctx = context.Background() // once
