@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -152,11 +154,26 @@ func (e *Engine) exec(ctx context.Context, session string, argv []string, o Exec
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.ExecStart(session, TurnOf(ctx), ExecArgs{Argv: argv, Cwd: dir}, o.Look)
+	x, err := e.ExecStart(session, TurnOf(ctx), execArgs(argv, dir), o.Look)
 	if err != nil {
 		return nil, fmt.Errorf("%w; the command was not run", err)
 	}
 	return e.api.runExec(ctx, x, argv, dir, o)
+}
+
+// execArgs are the arguments an exec record keeps of argv run in dir: argv exact in
+// ArgvBase64 too when an argument is not UTF-8.
+func execArgs(argv []string, dir string) ExecArgs {
+	a := ExecArgs{Argv: argv, Cwd: dir}
+	for _, arg := range argv {
+		if !utf8.ValidString(arg) {
+			for _, arg := range argv {
+				a.ArgvBase64 = append(a.ArgvBase64, base64.StdEncoding.EncodeToString([]byte(arg)))
+			}
+			break
+		}
+	}
+	return a
 }
 
 // execFolder is the folder a command may run in: cwd resolved inside the root, a
@@ -373,6 +390,9 @@ func CommandArgv(r *Record) []string {
 		if json.Unmarshal([]byte(r.Args), &a) != nil {
 			return nil
 		}
+		if exact, ok := argvExact(a); ok {
+			return exact
+		}
 		return a.Argv
 	case RunCommand:
 		var a struct {
@@ -384,6 +404,23 @@ func CommandArgv(r *Record) []string {
 		return shellArgv(a.Command)
 	}
 	return nil
+}
+
+// argvExact is a's argv byte for byte from ArgvBase64, when it has one argument for
+// each of Argv's that decodes.
+func argvExact(a ExecArgs) ([]string, bool) {
+	if len(a.ArgvBase64) == 0 || len(a.ArgvBase64) != len(a.Argv) {
+		return nil, false
+	}
+	out := make([]string, len(a.ArgvBase64))
+	for i, b := range a.ArgvBase64 {
+		arg, err := base64.StdEncoding.DecodeString(b)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = string(arg)
+	}
+	return out, true
 }
 
 // CommandLine is how listings show a command's record: the argv as a shell reads it back,

@@ -160,6 +160,9 @@ type Exec struct {
 type ExecArgs struct {
 	Argv []string `json:"argv"`
 	Cwd  string   `json:"cwd"`
+	// ArgvBase64 is argv byte for byte, each argument in base64, when one of them is
+	// not UTF-8: JSON holds such bytes as U+FFFD, and the record would not say what ran.
+	ArgvBase64 []string `json:"argv_base64,omitempty"`
 }
 
 // BeginExec brings the snapshot up to date (journaling outside changes first, as
