@@ -774,7 +774,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		if d == "." {
 			d = "the workspace's root folder"
 		}
-		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state", d))
+		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state, and what changed in it is journaled, as outside, by the first look that can list it again", d))
 	}
 	// An outside look that found nothing else records nothing for them: a folder
 	// that stays unlistable would otherwise make every later look a record of its note.
