@@ -560,6 +560,9 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 			return nil, err
 		}
 	}
+	if err := e.follow(e.j, o, scan, old); err != nil {
+		return nil, err
+	}
 	look := &Look{First: first, Opened: scan.Opened}
 	same := !first && unchanged(scan, old)
 	if outside && same {
@@ -730,15 +733,10 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 		// What a change of .gitignore brought into the walk's sight or took out of
 		// it is no change of the workspace (exec_sight.go).
-		seen, sight := inSight(fsys, old, now, changed, scan.Data, content)
+		seen, sight := inSight(fsys, old, now, changed, scan, content)
 		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, changed, scan.Data, content)
 		calls := newCallChanges(t)
 		if outside {
-			// Calls make and remove folders (a create's parents, an undo's
-			// cleanup) without a snapshot of them: only symlinks are told.
-			look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
-				return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
-			})
 			// Any call's change is left out.
 			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool {
 				if !calls.made(f, 0) {
@@ -750,6 +748,18 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 					return strings.HasPrefix(n, f.Path+": mode ") || n == overLimitNote(f.Path)
 				})
 				return true
+			})
+			// Calls make and remove folders (a create's parents, an undo's
+			// cleanup) without a snapshot of them: of the folders, only those
+			// removed with a file this record removes are told, so that its undo
+			// makes them again with their bits; symlinks are told.
+			look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
+				if en.Before == journal.KindSymlink || en.After == journal.KindSymlink {
+					return false
+				}
+				return en.Before != journal.KindDir || en.After != "" || !slices.ContainsFunc(look.Files, func(f journal.File) bool {
+					return f.Op == journal.OpDelete && strings.HasPrefix(f.Path, en.Path+"/")
+				})
 			})
 		} else {
 			// Those of calls committed while the command ran (after the exec's
