@@ -313,7 +313,10 @@ func forgetExecs(journal string) {
 }
 
 // execRunning reports whether r, a pending exec, is still run by a live process of
-// this boot: the one that will record it.
+// this boot: the one that will record it. Where the boot cannot be read (Wine has no
+// BootId), the runner is known by its number and its start time alone: taking it
+// for stopped would let any other vfsctl's open of the journal settle, as abandoned,
+// a command that still runs, and the command's end would then fail.
 func (e *Engine) execRunning(r *journal.Record) bool {
 	run, ok := runnerOf(r)
 	if !ok || run.PID <= 0 {
@@ -324,7 +327,7 @@ func (e *Engine) execRunning(r *journal.Record) bool {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
 	}
-	if e.boot == "" || run.Boot != e.boot {
+	if run.Boot != e.boot {
 		return false
 	}
 	if run.Start != "" {
@@ -955,8 +958,12 @@ func leaveOutCalls(cc *callChanges, files []journal.File, old, now map[string]jo
 		}
 		// The command's segments: from the last known state to the first call, between
 		// calls, from the last call to now.
-		// A record that kept no bits (0) does not tell a change of them.
-		differs := func(a, b point) bool { return a.hash != b.hash || a.mode != b.mode && a.mode != 0 && b.mode != 0 }
+		// A record that kept no bits (0) does not tell a change of them, and bits are
+		// compared as the system keeps them: a create recorded 0644 reads back 0666 on
+		// Windows, which is no change of the command's.
+		differs := func(a, b point) bool {
+			return a.hash != b.hash || a.mode != 0 && b.mode != 0 && !vfs.SameBits(a.mode, b.mode)
+		}
 		var segs [][2]point
 		from := at(old)
 		for _, c := range calls {
