@@ -107,7 +107,7 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 		nul = bytes.IndexByte(original, 0) >= 0
 	}
 	if nul {
-		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
+		return nil, refuse(KindBinaryFile, -1, nil, "%s", BinaryMessage(opts.Name, original))
 	}
 	if d == nil {
 		d = newDoc(original)
