@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -510,6 +511,19 @@ func (h *memHistory) Newest(fn func(Change) bool) {
 			return
 		}
 	}
+}
+
+// SeqsBelow lists the records that name dir (a folder, with its slash) or a path
+// below it, unordered, from the path index (no record is decoded).
+func (t *Tx) SeqsBelow(dir string) []uint64 {
+	var out []uint64
+	c := t.b(bByPath).Cursor()
+	for k, v := c.Seek([]byte(dir)); k != nil && bytes.HasPrefix(k, []byte(dir)); k, v = c.Next() {
+		if i := bytes.IndexByte(k, 0); i >= 0 {
+			out, _ = run(out, k[:i+1], k, v)
+		}
+	}
+	return out
 }
 
 // SeqsOf lists the records that name path with a sequence number above after, oldest

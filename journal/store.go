@@ -535,6 +535,25 @@ func (t *Tx) Blob(hash string) ([]byte, error) {
 // Head is the hash of the last content of path that the journal can rebuild.
 func (t *Tx) Head(path string) string { return string(t.b(bHeads).Get([]byte(path))) }
 
+// HeadsAt lists, in order, the paths with a head that are at p: p itself, or for a
+// folder (p ending in a slash) every path below it. A look finds so the files calls
+// wrote where .gitignore hides them, one seek per ignored entry.
+func (t *Tx) HeadsAt(p string) []string {
+	b := t.b(bHeads)
+	if !strings.HasSuffix(p, "/") {
+		if b.Get([]byte(p)) != nil {
+			return []string{p}
+		}
+		return nil
+	}
+	var out []string
+	c := b.Cursor()
+	for k, _ := c.Seek([]byte(p)); k != nil && bytes.HasPrefix(k, []byte(p)); k, _ = c.Next() {
+		out = append(out, string(k))
+	}
+	return out
+}
+
 // SetHead records that the journal can rebuild content hash of path.
 func (t *Tx) SetHead(path, hash string) error {
 	if hash == "" {

@@ -76,6 +76,11 @@ type EditReport struct {
 	// ContextLines and ContextBytes measure the unchanged lines the model padded its
 	// edit with (written from the file, not from the model's copy).
 	ContextLines, ContextBytes int
+	// Among is set when a unified diff hunk's lines fit several places and its @@
+	// line chose one: how many places there were; Near is the line (1-based) it chose
+	// by, the @@ line's moved by Offset, the offset at which the diff's earlier hunks
+	// were found.
+	Among, Near, Offset int
 }
 
 // Result is a planned change: the new content, the splices that make it, and a report

@@ -512,6 +512,13 @@ func matchNotes(r matcher.EditReport) []string {
 	if r.GutterLine > 0 {
 		notes = append(notes, fmt.Sprintf("oldText occurs more than once; applied at line %d, where its pasted line numbers start", r.GutterLine))
 	}
+	if r.Among > 1 {
+		by := fmt.Sprintf("its @@ line %d", r.Near)
+		if r.Offset != 0 {
+			by = fmt.Sprintf("line %d (its @@ line %d moved by %+d, where the hunks before it were found)", r.Near, r.Near-r.Offset, r.Offset)
+		}
+		notes = append(notes, fmt.Sprintf("its lines fit %d places; the one nearest to %s was taken", r.Among, by))
+	}
 	switch r.Tier {
 	case matcher.TierTypography:
 		notes = append(notes, "matched after folding "+foldedList(r.Folded)+"; what you did not change was kept as the file has it")

@@ -28,7 +28,7 @@ var applyDiffDef = &toolDef{
 		"--- a/path\n+++ b/path\n@@ -12,3 +12,3 @@\n context line\n-removed line\n+added line\n context line\n" +
 		"Several files may be in one diff. `--- /dev/null` creates a file (its lines as '+' lines), `+++ /dev/null` deletes one (its lines as '-' lines), and git's `rename from`/`rename to` lines rename one. " +
 		"Each hunk is found by its ' ' context and '-' removed lines, which must match whole lines of the file: put about 3 context lines around each change and copy them exactly. " +
-		"The @@ line numbers may be left out (`@@ ... @@`); they only choose among several places that match, and never place a hunk alone. Wrong counts in the @@ line are forgiven. " +
+		"The @@ line numbers may be left out (`@@ ... @@`); they only choose among several places that match (moved by the offset at which earlier hunks were found), and never place a hunk alone. Wrong counts in the @@ line are forgiven. " +
 		"The whole diff is applied or nothing is. Small differences in quotes, dashes, spaces and indentation are forgiven. Paths are relative to the workspace root. " +
 		"Bounds: at most 1000 hunks per file; a file over 4 MiB is matched exactly, nothing forgiven.",
 	args: objectDef{fields: []argDef{

@@ -142,6 +142,11 @@ func TestApplyDiffForgiving(t *testing.T) {
 		t.Fatalf("%s: %s", kindOf(r), r.Text)
 	}
 	disk(t, dir, map[string]string{"twice.py": strings.Replace(diffFiles["twice.py"], "pad\nx = 1\ny = 2", "pad\nx = 1\ny = 5", 1)})
+	// The reply says that a line number chose the place, so that a model (or an
+	// operator reading the log) can check it.
+	if !strings.Contains(r.Text, "hunk 1: its lines fit 2 places; the one nearest to its @@ line 16 was taken.") {
+		t.Errorf("the reply does not say how the place was chosen:\n%s", r.Text)
+	}
 	r = diffCall(a, "```diff\n--- app.py\n+++ app.py\n@@ ... @@\n-    return 0\n+    return 1\n```\n\n```diff\n--- app.py\n+++ app.py\n@@ ... @@\n def main():\n-    print(\"hi\")\n+    print(\"hey\")\n```\n")
 	if !r.OK {
 		t.Fatalf("%s: %s", kindOf(r), r.Text)

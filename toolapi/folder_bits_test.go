@@ -268,3 +268,54 @@ func TestAFolderMadeAgainAfterItsDeletionIsNotRemovedByAnotherProcess(t *testing
 		t.Errorf("recovery said %+v, want d/ named as made again after the call", settled)
 	}
 }
+
+// A folder's deletion that a bare undo passed over stays passed over once the call
+// that made the folder is undone: bare undos walk back to before every call, where the
+// folder never was. Before, after the undo of the create that made d (which removes
+// d, made for its file), the next bare undo took back the deletion and made d again,
+// a folder that stood at no point before the calls.
+func TestBareUndoDoesNotComeBackToAPassedOverDeletion(t *testing.T) {
+	root := t.TempDir()
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	for _, call := range []struct{ tool, args string }{
+		{"create_file", `{"path": "d/a.txt", "content": "a\n"}`},       // call 1: makes d
+		{"move_file", `{"source": "d/a.txt", "destination": "b.txt"}`}, // call 2: leaves d empty
+		{"delete_file", `{"path": "d"}`},                               // call 3
+	} {
+		if res := eng.Call(ctx, "s", call.tool, json.RawMessage(call.args)); !res.OK {
+			t.Fatalf("%s: %s", call.tool, res.Text)
+		}
+	}
+	if res := eng.Undo(ctx, 2); !res.OK || !strings.Contains(res.Text, "d/ made again for it") {
+		t.Fatalf("undo 2 does not say it made d/: %s", res.Text)
+	}
+	// Bare undos until there is nothing left: call 3 passed over, call 1 undone.
+	for i := 0; i < 4; i++ {
+		rep := eng.Revert(ctx, toolapi.UndoRequest{})
+		if !rep.OK {
+			if rep.Kind != "no_change" {
+				t.Fatalf("bare undo %d: %s %s", i, rep.Kind, rep.Text)
+			}
+			break
+		}
+	}
+	// The oracle: before call 1 the workspace held nothing but the journal.
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		if e.Name() != ".vfsctl" {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) > 0 {
+		t.Errorf("after bare undos back to before every call, the workspace holds %v, want nothing", names)
+	}
+}

@@ -96,6 +96,7 @@ type Change struct {
 	taken                   bool          // a deletion whose set-aside file a move renames (from): not removed at the commit point
 	creating                bool          // its create began and never returned: a panic
 	chmod                   fs.FileMode   // not 0: the bits the change sets (the undo of a command's chmod)
+	bitsOnly                bool          // chmod alone, in place: no content read or written (undo_large.go)
 	view                    *matcher.View // what the matcher planned on, kept after the commit
 	// Warnings are what a guard in warn mode found, Notes what it repaired; the reply
 	// shows both.

@@ -3,6 +3,7 @@ package txn
 import (
 	"strconv"
 
+	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
 
 	"github.com/vfsctl/vfsctl/internal/winfs"
@@ -27,8 +28,21 @@ func readBootID() string {
 // processAlive reports whether process pid exists and has not exited.
 func processAlive(pid int) bool { return winfs.ProcessAlive(pid) }
 
-// procStart is "" on Windows: a process number is checked by processAlive alone.
-func procStart(int) string { return "" }
+// procStart is when process pid was created, in 100 ns units since 1601 (Windows's
+// creation time); "" if it cannot be read (the process is gone, or not ours to
+// query). Windows gives a process number again soon after its process ended.
+func procStart(pid int) string {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return ""
+	}
+	defer windows.CloseHandle(h)
+	var created, exited, kernel, user windows.Filetime
+	if windows.GetProcessTimes(h, &created, &exited, &kernel, &user) != nil {
+		return ""
+	}
+	return strconv.FormatUint(uint64(created.HighDateTime)<<32|uint64(created.LowDateTime), 10)
+}
 
 // groupAlive is false on Windows: a command runs in a job object that ends with the
 // vfsctl that made it (toolapi), so no command outlives its vfsctl.

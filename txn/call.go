@@ -334,7 +334,11 @@ func (c *Call) Saw(path string, data []byte) { c.saw(path, journal.OpRead, data,
 // dryRun records the changes a dry run planned, with their diffs, none written.
 func (c *Call) dryRun(changes []*Change) {
 	for _, ch := range changes {
-		c.file(journal.File{Path: ch.Path, Op: journal.OpDryRun, Before: journal.Hash(ch.Before), After: journal.Hash(ch.After), Diff: bounded(ch.Diff())})
+		f := journal.File{Path: ch.Path, Op: journal.OpDryRun, Before: journal.Hash(ch.Before), After: journal.Hash(ch.After), Diff: bounded(ch.Diff())}
+		if ch.bitsOnly { // no content read: the hashes are the record's
+			f.Before, f.After = ch.beforeHash, ch.afterHash
+		}
+		c.file(f)
 	}
 }
 

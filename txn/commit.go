@@ -189,7 +189,7 @@ func (e *Engine) stage(changes []*Change) *staging {
 	st := &staging{files: make([]*vfs.Staged, len(changes)), errs: make([]error, len(changes))}
 	st.wait.Go(func() {
 		for i, ch := range changes {
-			if !ch.Created && !ch.Deleted {
+			if !ch.Created && !ch.Deleted && !ch.bitsOnly {
 				st.files[i], st.errs[i] = e.stageReplace(ch)
 			}
 		}
@@ -251,7 +251,10 @@ func putBlobs(t *journal.Tx, f *journal.File, ch *Change, base bool) error {
 	// Prior content goes in a blob where the file was overwritten whole, or it changed
 	// outside vfsctl since its last journaled state, and now and then (snapshotDue)
 	// along a long chain of edits.
-	f.BeforeBlob = false
+	f.BeforeBlob, f.AfterBlob = false, false
+	if ch.bitsOnly {
+		return nil // the content stays: it is the one the record names by hash
+	}
 	if ch.Before != nil && (base || ch.Op == journal.OpWrite || ch.Deleted || t.Head(ch.Path) != f.Before || snapshotDue(f.Before, len(ch.Before))) {
 		if _, err := t.PutBlob(ch.Before); err != nil {
 			return err
@@ -558,6 +561,9 @@ func small(changes []*Change) bool {
 // marks, the after hash resumes from the last mark before the first change; else the
 // prefix both share is hashed once, and the rest of each side by side.
 func (ch *Change) hash() {
+	if ch.bitsOnly {
+		return // both hashes are the one the record holds: the content is never read
+	}
 	same := 0 // how many bytes After shares with Before from the start
 	if ch.Plan != nil && len(ch.Plan.Splices) > 0 {
 		same = ch.Plan.Splices[0].Start
@@ -646,6 +652,15 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 			id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After, ch.mode)
 		}
 		ch.creating = false
+	} else if ch.bitsOnly {
+		// The file is known by its identity, which any write since would have moved
+		// (its change time): still the one the plan found, it gets its bits back.
+		if now, err := e.fs.IdentityOf(ch.Path); err != nil || now != ch.id {
+			return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Look at it and undo again.", ch.Name)
+		}
+		if err = e.fs.Afero().Chmod(ch.Path, ch.chmod); err == nil {
+			id, err = e.fs.IdentityOf(ch.Path)
+		}
 	} else {
 		if same, err := e.fs.Unchanged(ch.Path, ch.id, ch.Before); err != nil || !same {
 			return errs.New(errs.Conflict, ch.Name, "%s changed on disk while this call ran; nothing was written. Read it again and resend.", ch.Name)
@@ -731,6 +746,14 @@ func (e *Engine) rollback(done []*Change) error {
 		if ch.Deleted {
 			if err := e.putBack(ch); err != nil {
 				all = append(all, fmt.Errorf("%s: %w", ch.Path, err))
+			}
+			continue
+		}
+		if ch.bitsOnly {
+			if e.hasBits(ch.Path, ch.chmod) {
+				if err := e.fs.Afero().Chmod(ch.Path, ch.mode); err != nil {
+					all = append(all, fmt.Errorf("%s: %w", ch.Path, err))
+				}
 			}
 			continue
 		}

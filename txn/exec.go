@@ -310,7 +310,10 @@ func forgetExecs(journal string) {
 }
 
 // execRunning reports whether r, a pending exec, is still run by a live process of
-// this boot: the one that will record it.
+// this boot: the one that will record it. Where the boot cannot be read (Wine has no
+// BootId), the runner is known by its number and its start time alone: taking it
+// for stopped would let any other vfsctl's open of the journal settle, as abandoned,
+// a command that still runs, and the command's end would then fail.
 func (e *Engine) execRunning(r *journal.Record) bool {
 	run, ok := runnerOf(r)
 	if !ok || run.PID <= 0 {
@@ -321,7 +324,7 @@ func (e *Engine) execRunning(r *journal.Record) bool {
 		_, ok := execsHere.Load(execKey{e.j.Path(), r.Seq})
 		return ok
 	}
-	if e.boot == "" || run.Boot != e.boot {
+	if run.Boot != e.boot {
 		return false
 	}
 	if run.Start != "" {
@@ -557,6 +560,9 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 			return nil, err
 		}
 	}
+	if err := e.follow(e.j, o, scan, old); err != nil {
+		return nil, err
+	}
 	look := &Look{First: first, Opened: scan.Opened}
 	same := !first && unchanged(scan, old)
 	if outside && same {
@@ -727,15 +733,10 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 		// What a change of .gitignore brought into the walk's sight or took out of
 		// it is no change of the workspace (exec_sight.go).
-		seen, sight := inSight(fsys, old, now, changed, scan.Data, content)
+		seen, sight := inSight(fsys, old, now, changed, scan, content)
 		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, changed, scan.Data, content)
 		calls := newCallChanges(t)
 		if outside {
-			// Calls make and remove folders (a create's parents, an undo's
-			// cleanup) without a snapshot of them: only symlinks are told.
-			look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
-				return en.Before != journal.KindSymlink && en.After != journal.KindSymlink
-			})
 			// Any call's change is left out.
 			look.Files = slices.DeleteFunc(look.Files, func(f journal.File) bool {
 				if !calls.made(f, 0) {
@@ -747,6 +748,18 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 					return strings.HasPrefix(n, f.Path+": mode ") || n == overLimitNote(f.Path)
 				})
 				return true
+			})
+			// Calls make and remove folders (a create's parents, an undo's
+			// cleanup) without a snapshot of them: of the folders, only those
+			// removed with a file this record removes are told, so that its undo
+			// makes them again with their bits; symlinks are told.
+			look.Entries = slices.DeleteFunc(look.Entries, func(en journal.Entry) bool {
+				if en.Before == journal.KindSymlink || en.After == journal.KindSymlink {
+					return false
+				}
+				return en.Before != journal.KindDir || en.After != "" || !slices.ContainsFunc(look.Files, func(f journal.File) bool {
+					return f.Op == journal.OpDelete && strings.HasPrefix(f.Path, en.Path+"/")
+				})
 			})
 		} else {
 			// Those of calls committed while the command ran (after the exec's
@@ -942,8 +955,12 @@ func leaveOutCalls(cc *callChanges, files []journal.File, old, now map[string]jo
 		}
 		// The command's segments: from the last known state to the first call, between
 		// calls, from the last call to now.
-		// A record that kept no bits (0) does not tell a change of them.
-		differs := func(a, b point) bool { return a.hash != b.hash || a.mode != b.mode && a.mode != 0 && b.mode != 0 }
+		// A record that kept no bits (0) does not tell a change of them, and bits are
+		// compared as the system keeps them: a create recorded 0644 reads back 0666 on
+		// Windows, which is no change of the command's.
+		differs := func(a, b point) bool {
+			return a.hash != b.hash || a.mode != 0 && b.mode != 0 && !vfs.SameBits(a.mode, b.mode)
+		}
 		var segs [][2]point
 		from := at(old)
 		for _, c := range calls {

@@ -22,6 +22,11 @@ import (
 //     the snapshot takes it from now on. A file a command made where .gitignore hid
 //     it before is therefore not recorded as made: the careful side, since its
 //     undo would remove it.
+//   - a file a call wrote (a head in the journal, from a record that is neither a
+//     command's nor an outside one) is followed by every look though the rules
+//     hide it (follow): the walk's sight includes it, so the first rule does not
+//     apply to it, and a command's change of it is the command's. A file no call
+//     wrote stays out of sight.
 //   - a path of the snapshot that the walk does not see but that still stands, of the
 //     same kind (an lstat), is not removed. Left out by the rules of now, it leaves
 //     the snapshot (a later look that sees it again meets the first rule), and a file
@@ -33,7 +38,8 @@ import (
 // when a file changed as it went, its content added to data), and notes that name
 // both; it takes out of now the paths that the rules of now leave out, still standing.
 // changed are the paths where old and now differ (snapOf): it looks at those only.
-func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []string, data map[string][]byte, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
+func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []string, scan *vfs.Scan, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
+	data := scan.Data
 	var came, went, unread []string
 	seen, cloned := now, false
 	clone := func() {
@@ -50,7 +56,7 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []stri
 		if before == nil {
 			before = ignoresOf(old, content)
 		}
-		if before.Hid(p, n.Kind == vfs.KindDir) {
+		if before.Hid(p, n.Kind == vfs.KindDir) && !slices.Contains(scan.Followed, p) {
 			clone()
 			delete(seen, p)
 			came = append(came, p)
@@ -147,4 +153,52 @@ func itThem(ps []string) string {
 		return "it"
 	}
 	return "them"
+}
+
+// follow adds to scan, a walk against base, the files below the entries its rules
+// left out that a call wrote (calledIgnored), as the walk would have read them; j is
+// held. A model that writes build/gen.txt with create_file and then runs a command
+// that changes it expects the command's change in the journal, .gitignore or not:
+// without it, the turn's rewind meets a change no record holds.
+func (e *Engine) follow(j *journal.Journal, o LookOptions, scan *vfs.Scan, base map[string]journal.SnapEntry) error {
+	if len(scan.Ignored) == 0 {
+		return nil
+	}
+	var paths []string
+	if err := j.View(func(t *journal.Tx) error {
+		paths = calledIgnored(t, scan.Ignored)
+		return nil
+	}); err != nil {
+		return err
+	}
+	e.fs.Follow(scan, paths, func(p string) (vfs.Entry, bool) {
+		s, ok := base[p]
+		return fromSnap(p, s), ok
+	}, o.MaxFile)
+	return nil
+}
+
+// calledIgnored are the paths at the ignored entries (vfs.Scan.Ignored) with a head
+// that a committed call changed: not a command, whose change of an ignored file is
+// not seen, nor an outside record, which only holds what a walk saw (a file that
+// .gitignore came to hide stops being followed, exec_sight.go's second rule). Only
+// the paths with a head are decoded, oldest record first: the call that made a file
+// is its first.
+func calledIgnored(t *journal.Tx, ignored []string) []string {
+	var out []string
+	for _, q := range ignored {
+		for _, p := range t.HeadsAt(q) {
+			for _, seq := range t.SeqsOf(p, 0) {
+				r, err := t.Get(seq)
+				if err != nil || r == nil || r.State != journal.Committed || journal.IsCommand(r.Tool) || r.Tool == ToolOutside {
+					continue
+				}
+				if slices.ContainsFunc(r.Files, func(f journal.File) bool { return f.Path == p && f.Op.Changes() }) {
+					out = append(out, p)
+					break
+				}
+			}
+		}
+	}
+	return out
 }

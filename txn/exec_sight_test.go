@@ -2,8 +2,10 @@ package txn
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -322,4 +324,85 @@ func TestUndoOfExecsThatToggleGitignoreGivesBackTheTree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A file a call made where .gitignore hides it (build/gen.txt, .env), then changed by
+// a command of the same turn: the command's change is the command's, in its record,
+// and the turn's rewind takes back both, where it was refused as "a change made
+// outside vfsctl". A file the command made there that no call wrote (build/other.txt)
+// stays out of sight: not recorded, left by the rewind. The same when vfsctl stopped
+// while the command ran and recovery records it.
+func TestFileACallWroteWhereGitignoreHidesItIsFollowed(t *testing.T) {
+	files := map[string]string{".gitignore": "build/\n.env\n", "notes.txt": "the user's\n"}
+	script := "echo two >> build/gen.txt && echo B=2 >> .env && echo x > build/other.txt"
+	check := func(t *testing.T, e *Engine, dir string, seq uint64) {
+		t.Helper()
+		var paths []string
+		for _, f := range recordOf(t, e, seq).Files {
+			paths = append(paths, f.Path+":"+string(f.Op))
+		}
+		slices.Sort(paths)
+		if want := []string{".env:edit", "build/gen.txt:edit"}; !slices.Equal(paths, want) {
+			t.Errorf("the exec's files: %v, want %v", paths, want)
+		}
+		if err := rewindTo(e, "s", "t1", false); err != nil {
+			t.Fatalf("rewind of the turn: %v", err)
+		}
+		// The oracle: the tree as the test wrote it, and the file no call wrote.
+		want := map[string]string{".gitignore": files[".gitignore"], "notes.txt": files["notes.txt"], "build/other.txt": "x\n"}
+		got := map[string]string{}
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(dir, p)
+			if d.IsDir() && rel == ".vfsctl" {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				got[filepath.ToSlash(rel)] = string(b)
+			}
+			return nil
+		})
+		if !maps.Equal(got, want) {
+			t.Errorf("the tree after the rewind: %q, want %q", got, want)
+		}
+		look, err := e.CheckpointOutside(LookOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if look.Seq != 0 {
+			t.Errorf("the look after the rewind journaled %+v %v", look.Files, look.Notes)
+		}
+	}
+	setup := func(t *testing.T) (*Engine, string) {
+		e, dir := diskEngineWith(t, files, Options{NoSync: true})
+		if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		must(t, turnCreate(e, "s", "t1", "build/gen.txt", "one\n"))
+		must(t, turnCreate(e, "s", "t1", ".env", "A=1\n"))
+		return e, dir
+	}
+	t.Run("ended", func(t *testing.T) {
+		e, dir := setup(t)
+		defer e.Close()
+		look := runExec(t, e, dir, "s", script)
+		check(t, e, dir, look.Seq)
+	})
+	t.Run("stopped", func(t *testing.T) {
+		winetest.NeedPOSIXShell(t)
+		e, dir := setup(t)
+		x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"sh", "-c", script}, Cwd: "."}, LookOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		e.Close()
+		e2 := diskEngineOn(t, dir, Options{NoSync: true})
+		defer e2.Close()
+		check(t, e2, dir, x.Seq())
+	})
 }

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"testing"
 )
@@ -36,6 +37,12 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "caller":
 		callerChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_N"))
+		os.Exit(0)
+	case "wait":
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	case "execnoboot":
+		execNoBootChild(os.Getenv("VFSCTL_DIR"))
 		os.Exit(0)
 	case "owner":
 		ownerChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"), os.Getenv("VFSCTL_N"))

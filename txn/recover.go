@@ -129,6 +129,9 @@ func (e *Engine) recordStopped(j *journal.Journal, stopped, running []*journal.R
 	if err == nil {
 		scan, err = e.walkAgainst(lookOfStopped(stopped), old)
 	}
+	if err == nil {
+		err = e.follow(j, lookOfStopped(stopped), scan, old)
+	}
 	if err != nil {
 		last.Notes = append(last.Notes, fmt.Sprintf("recovery: the workspace could not be walked (%v); what the command changed is journaled by the next look, as outside", err))
 		j.Defer(func(t *journal.Tx) error { return t.Put(last) })
@@ -638,6 +641,10 @@ func rollForward(j *journal.Journal, r *journal.Record) {
 
 // restore puts a file back to its before state from its after state.
 func (e *Engine) restore(j *journal.Journal, f journal.File, after []byte) error {
+	if bitsOnly(f) {
+		// Only the bits changed, and the journal holds no content: they go back.
+		return e.fs.Afero().Chmod(f.Path, fs.FileMode(f.BeforeMode))
+	}
 	if f.Op == journal.OpDelete {
 		var before []byte
 		err := j.View(func(t *journal.Tx) error {

@@ -64,6 +64,9 @@ type rewindStep struct {
 	// large is the hash of the file a command created over the snapshot's size limit,
 	// kept by hash only (undo_large.go); before and after are then nil.
 	large string
+	// bits is the hash of a file whose bits alone the step changed, kept by hash
+	// only (bitsOnly); before and after are then nil.
+	bits string
 }
 
 // rewindFile is what a rewind knows of one file from the journal.
@@ -313,6 +316,8 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 				return files, nil, notRestorable(f.Path, seq)
 			case overLimit(r, f.Path):
 				st.large = f.After // no content: undo_large.go
+			case bitsOnly(f):
+				st.bits = f.After // no content either: its bits alone
 			default:
 				if st.before, err = versionOf(t, f.Path, f.Before); err == nil {
 					st.after, err = versionOf(t, f.Path, f.After)
@@ -414,6 +419,9 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made, gone []string) (ch *Change, err error) {
 	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.large != "" }); i >= 0 {
 		return e.rewindLarge(f, f.steps[i])
+	}
+	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.bits != "" }); i >= 0 {
+		return e.rewindBits(f, f.steps[i])
 	}
 	now, err := e.readForUndo(journal.File{Path: f.path}, f.steps[0].seq)
 	if err != nil && (underSymlinkGoing(f.path, going) || swappedAway(f.path, going, made) || underFileGoing(f.path, gone)) {

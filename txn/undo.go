@@ -315,15 +315,29 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 		// A call of folders only: the undo's steps do not depend on a file's queue.
 		net = netEntries([]*journal.Record{rec})
-		steps = e.withParents(e.leaveStanding(net))
-		if len(net) == 0 || len(steps) > 0 {
+		toMake := e.leaveStanding(net)
+		steps = e.withParents(toMake)
+		if len(net) == 0 {
 			break
 		}
 		// Every folder to make stands already (leaveStanding leaves it as it is, with
 		// its own bits): the call is in effect undone, and an undo of nothing is not
 		// recorded as a change. A bare undo passes over it to the calls before, as an
 		// editor's undo passes over what has nothing left to take back.
-		fact := e.standsAlready(net, target)
+		var fact string
+		if len(steps) > 0 {
+			// For a bare undo, so is a folder that the call that made it, undone since
+			// the deletion, took away: once passed over, a deletion does not come back
+			// when the calls before it are undone (the folder was not there before them).
+			if o.Seq != 0 || o.Redo {
+				break
+			}
+			if fact = e.madeByUndone(toMake, target); fact == "" {
+				break
+			}
+		} else {
+			fact = e.standsAlready(net, target)
+		}
 		if o.Seq == 0 && !o.Redo {
 			passed = append(passed, fmt.Sprintf("Call %d (%s) passed over, nothing to %s: %s", target, rec.Tool, verb(o), fact))
 			skip[hist.origin[target]] = true
@@ -522,6 +536,9 @@ func (e *Engine) undoTarget(o UndoOptions, skip map[uint64]bool) (hist *history,
 // the file's content as an argument: a caller that reverts several calls in one
 // transaction plans each one against the content the newer reversals leave.
 func (e *Engine) reverse(hist *history, target uint64, f journal.File, going []journal.Entry, gone, made []string) (*Change, error) {
+	if bitsOnly(f) {
+		return e.reverseBits(hist, target, f) // undo_large.go
+	}
 	if overLimit(hist.recs[target], f.Path) {
 		return e.reverseOverLimit(hist, target, f) // undo_large.go
 	}
@@ -912,4 +929,59 @@ func lineAt(data []byte, off int) int {
 		n++
 	}
 	return n
+}
+
+// madeByUndone says, for the folders an undo of call target (a folder deletion) would
+// make, that each was made by a call before target that has been undone since target:
+// the folder is gone with that call's undo, and making it again would bring back a
+// folder that stood at no point before that call. "" when one is not so.
+func (e *Engine) madeByUndone(toMake []journal.Entry, target uint64) string {
+	var said []string
+	e.j.View(func(t *journal.Tx) error {
+		hist := t.History()
+		for _, en := range toMake {
+			if en.After != journal.KindDir {
+				return nil
+			}
+			maker := newestMaker(t, en.Path, target)
+			c, ok := hist.Change(maker)
+			if maker == 0 || !ok {
+				return nil
+			}
+			latest := hist.Latest(c.Origin)
+			if lc, ok := hist.Change(latest); !ok || !lc.Undo || latest < target {
+				return nil
+			}
+			said = append(said, fmt.Sprintf("%s/ was made by call %d, which call %d undid since, taking it away", en.Path, maker, latest))
+		}
+		return nil
+	})
+	if len(said) < len(toMake) {
+		return ""
+	}
+	return strings.Join(said, "; ") + ": there was no such folder before that call."
+}
+
+// newestMaker is the newest committed record before call target that made folder p:
+// a create whose folders made include it, or a folder call's entry; 0 when none did.
+func newestMaker(t *journal.Tx, p string, target uint64) uint64 {
+	var best uint64
+	for _, seq := range t.SeqsBelow(p + "/") {
+		if seq >= target || seq <= best {
+			continue
+		}
+		r, err := t.Get(seq)
+		if err != nil || r == nil || r.State != journal.Committed {
+			continue
+		}
+		made := slices.ContainsFunc(r.Entries, func(en journal.Entry) bool {
+			return en.Path == p && en.After == journal.KindDir && en.Before != journal.KindDir
+		}) || slices.ContainsFunc(r.Files, func(f journal.File) bool {
+			return f.Op == journal.OpCreate && slices.Contains(f.Made, p)
+		})
+		if made {
+			best = seq
+		}
+	}
+	return best
 }

@@ -121,3 +121,70 @@ func (e *Engine) rewindLarge(f *rewindFile, st rewindStep) (*Change, error) {
 	}
 	return nil, f.conflict(st, nil, "%s changed since call %d made it (it is not the file the command left)")
 }
+
+// bitsOnly reports whether f changed only the bits of a file whose content its
+// record does not hold (a command's chmod of a file over the snapshot's size limit,
+// and the undo of it): the undo sets the bits back in place, reading no content.
+func bitsOnly(f journal.File) bool {
+	return f.Before == f.After && chmodOf(f) && !f.BeforeBlob && !f.AfterBlob
+}
+
+// reverseBits plans the reversal of call target's change of f's bits alone (bitsOnly):
+// the old bits set in place, when the file is still the one the call left, known by
+// its identity as the snapshot recorded it, else by its hash, streamed; and has the
+// bits the call gave it.
+func (e *Engine) reverseBits(hist *history, target uint64, f journal.File) (*Change, error) {
+	id, mode, exists, same, err := e.leftAsMade(f.Path, f.After)
+	switch {
+	case err != nil:
+		return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot read %s to tell whether it is still the file call %d left: %v. Nothing was written.", f.Path, target, err)
+	case !exists:
+		return nil, errs.New(errs.Conflict, f.Path, "%s was removed since call %d changed its bits; there is nothing of it to undo. Nothing was written.", f.Path, target)
+	case !same:
+		if later := hist.laterChanges(target, f.Path); len(later) > 0 {
+			last := later[len(later)-1]
+			return nil, blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
+		}
+		return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d changed its bits: its content is not the one the call left, which the journal holds by hash only (over the snapshot's size limit), so its bits are not set back. Nothing was written.", f.Path, target)
+	}
+	const bits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	if now := uint32(mode & bits); now != f.AfterMode {
+		return nil, errs.New(errs.Conflict, f.Path, "%s has mode %04o, not the %04o call %d gave it; nothing was written.", f.Path, now&0o777, f.AfterMode&0o777, target)
+	}
+	none := "" // no content changes: the reply names the change of bits
+	return &Change{Path: f.Path, Name: f.Path, Op: journal.OpWrite, mode: mode, chmod: fs.FileMode(f.BeforeMode), id: id,
+		beforeHash: f.After, afterHash: f.After, bitsOnly: true, diff: &none}, nil
+}
+
+// rewindBits plans the rewind of f, whose step st changed its bits alone (bitsOnly):
+// the bits the oldest step found, set in place, when every step changed only the
+// bits of that same content and the file is still it, with the bits the newest left.
+func (e *Engine) rewindBits(f *rewindFile, st rewindStep) (*Change, error) {
+	for _, s := range f.steps {
+		if s.bits != st.bits {
+			// A change of its content in the turns, which the journal cannot rebuild
+			// beside a content it holds by hash only.
+			return nil, notRestorable(f.path, s.seq)
+		}
+	}
+	newest, oldest := f.steps[0], f.steps[len(f.steps)-1]
+	id, mode, exists, same, err := e.leftAsMade(f.path, st.bits)
+	switch {
+	case err != nil:
+		return nil, errs.Wrap(errs.IOError, f.path, err, "Cannot read %s to tell whether it is still the file call %d left: %v. Nothing was written.", f.path, newest.seq, err)
+	case !exists:
+		return nil, f.conflict(newest, nil, "%s was removed since call %d changed its bits")
+	case !same:
+		return nil, f.conflict(newest, nil, "%s changed since call %d changed its bits (its content is not the one the call left, which the journal holds by hash only)")
+	}
+	const bits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+	if now := uint32(mode & bits); now != newest.afterMode {
+		return nil, f.conflict(newest, nil, fmt.Sprintf("%%s has mode %04o, not the %04o call %%d gave it", now&0o777, newest.afterMode&0o777))
+	}
+	if oldest.beforeMode == newest.afterMode {
+		return nil, nil // its bits are back already
+	}
+	none := ""
+	return &Change{Path: f.path, Name: f.path, Op: journal.OpWrite, mode: mode, chmod: fs.FileMode(oldest.beforeMode), id: id,
+		beforeHash: st.bits, afterHash: st.bits, bitsOnly: true, diff: &none}, nil
+}

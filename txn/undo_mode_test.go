@@ -296,3 +296,127 @@ func folderAt(t *testing.T, dir, p string) string {
 	}
 	return fmt.Sprintf("%04o", fi.Mode().Perm())
 }
+
+// The undo of an outside record that removed private folders (rm -rf p by hand) makes
+// them again with the bits they had, as the undo of a command's does: they were made
+// 0755 before, a 0700 folder's files then readable by all. A folder a call removed
+// is the call's, not the outside record's.
+func TestUndoOfAnOutsideRemovalMakesItsFoldersWithTheirBits(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits but read-only")
+	}
+	e, dir := diskEngineWith(t, map[string]string{"p/q/x": "x\n", "p/y": "y\n", "keep.txt": "k\n"}, Options{NoSync: true})
+	defer e.Close()
+	must(t, os.Mkdir(filepath.Join(dir, "c"), 0o755))
+	must(t, os.Chmod(filepath.Join(dir, "p/q"), 0o750))
+	must(t, os.Chmod(filepath.Join(dir, "p"), 0o700))
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, turnDelete(e, "s", "t1", "c"))
+	must(t, os.RemoveAll(filepath.Join(dir, "p")))
+	look, err := e.CheckpointOutside(LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, en := range recordOf(t, e, look.Seq).Entries {
+		entries = append(entries, fmt.Sprintf("%s %s->%s", en.Path, en.Before, en.After))
+	}
+	if want := []string{"p dir->", "p/q dir->"}; !slices.Equal(entries, want) {
+		t.Errorf("the outside record's entries: %v, want %v", entries, want)
+	}
+	must(t, undoSeq(e, look.Seq))
+	// The oracle: the bits and contents the test gave them.
+	for p, want := range map[string]os.FileMode{"p": 0o700, "p/q": 0o750} {
+		if fi, err := os.Stat(filepath.Join(dir, p)); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s after the undo: %v %v, want %04o", p, fi.Mode(), err, want)
+		}
+	}
+	for p, want := range map[string]string{"p/q/x": "x\n", "p/y": "y\n"} {
+		if b, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(b) != want {
+			t.Errorf("%s after the undo: %q %v", p, b, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "c")); !os.IsNotExist(err) {
+		t.Errorf("c, which a call removed, after the undo: %v", err)
+	}
+}
+
+// A command's chmod alone of a file over the snapshot's size limit (kept by hash
+// only): its undo, redo and the turn's rewind set the bits back in place, where they
+// failed as io_error (no content to write back). A file whose content changed since is
+// not the one the command left: refused, its bits kept.
+func TestUndoOfAChmodOfAFileOverTheSizeLimit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits but read-only")
+	}
+	big := strings.Repeat("0123456789\n", 20) // over the limit below
+	o := LookOptions{MaxFile: 64}
+	setup := func(t *testing.T) (*Engine, string, uint64) {
+		e, dir := diskEngineWith(t, map[string]string{"big.bin": big}, Options{NoSync: true})
+		must(t, os.Chmod(filepath.Join(dir, "big.bin"), 0o644))
+		if _, err := e.CheckpointOutside(o); err != nil {
+			t.Fatal(err)
+		}
+		x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"chmod", "600", "big.bin"}, Cwd: "."}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, os.Chmod(filepath.Join(dir, "big.bin"), 0o600))
+		if _, err := x.End("exit 0"); err != nil {
+			t.Fatal(err)
+		}
+		return e, dir, x.Seq()
+	}
+	bits := func(t *testing.T, dir string) os.FileMode {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(dir, "big.bin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+	t.Run("undo and redo", func(t *testing.T) {
+		e, dir, seq := setup(t)
+		defer e.Close()
+		u, err := undoRedo(e, seq, false)
+		if err != nil {
+			t.Fatalf("undo of the chmod: %v", err)
+		}
+		if got := bits(t, dir); got != 0o644 {
+			t.Errorf("bits after the undo: %04o, want 0644", got)
+		}
+		if _, err := undoRedo(e, u, true); err != nil {
+			t.Fatalf("redo: %v", err)
+		}
+		if got := bits(t, dir); got != 0o600 {
+			t.Errorf("bits after the redo: %04o, want 0600", got)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "big.bin")); string(b) != big {
+			t.Errorf("the content changed: %d bytes", len(b))
+		}
+	})
+	t.Run("rewind", func(t *testing.T) {
+		e, dir, _ := setup(t)
+		defer e.Close()
+		if err := rewindTo(e, "s", "t1", false); err != nil {
+			t.Fatalf("rewind: %v", err)
+		}
+		if got := bits(t, dir); got != 0o644 {
+			t.Errorf("bits after the rewind: %04o, want 0644", got)
+		}
+	})
+	t.Run("content changed since", func(t *testing.T) {
+		e, dir, seq := setup(t)
+		defer e.Close()
+		must(t, os.WriteFile(filepath.Join(dir, "big.bin"), []byte(big+"more\n"), 0o600))
+		err := undoSeq(e, seq)
+		if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "changed outside vfsctl") {
+			t.Errorf("undo of a chmod of a file changed since: %v, want a conflict that says so", err)
+		}
+		if got := bits(t, dir); got != 0o600 {
+			t.Errorf("bits after the refused undo: %04o, want 0600", got)
+		}
+	})
+}

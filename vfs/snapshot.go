@@ -79,6 +79,10 @@ type Scan struct {
 	// they held is unknown, so it keeps its previous entries. The folder itself is
 	// in Entries, with its bits.
 	Unlisted []string
+	// Ignored are the entries .gitignore rules left out (Walker.Ignored).
+	Ignored []string
+	// Followed are the paths Follow was asked to take though ignored.
+	Followed []string
 }
 
 // entryKind names what a mode says an entry is.
@@ -165,76 +169,107 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	if count > maxEntries {
 		return nil, tooMany(count, maxEntries, entries, past)
 	}
-	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted}
+	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted, Ignored: w.Ignored}
 	kept := 0 // the entries kept so far, in place
 	for i, e := range entries {
-		p, fi := e.Path, infos[i]
-		if !utf8.ValidString(p) {
+		if !utf8.ValidString(e.Path) {
 			// Records and replies carry paths as UTF-8 text, where such a name would
 			// read as another (U+FFFD for each bad byte), and two such names as one:
 			// it is kept under its own bytes as an entry of kind other, named in notes,
 			// never opened, restored or removed. What is inside such a folder is left out.
-			if utf8.ValidString(path.Dir(p)) {
+			if utf8.ValidString(path.Dir(e.Path)) {
 				e.Kind = KindOther
 				entries[kept] = e
 				kept++
 			}
 			continue
 		}
-		switch e.Kind {
-		case KindSymlink:
-			// A symlink cannot be changed in place: a new target is a new inode.
-			if old, ok := prev(p); ok && old.Kind == KindSymlink && e.ID.SameFile(old.ID) {
-				e.Target = old.Target
-				break
-			}
-			t, err := f.readlink(p)
-			if err != nil {
-				s.Unreadable = append(s.Unreadable, e)
-				continue
-			}
-			e.Target = t
-			if !utf8.ValidString(t) { // as a name that is not UTF-8, above
-				e.Kind, e.Target = KindOther, ""
-			}
-		case KindFile:
-			e.Size = fi.Size()
-			if old, ok := prev(p); ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
-				e.Hash, e.Large = old.Hash, old.Large
-				break
-			}
-			s.Opened++
-			if e.Size > maxFile {
-				h, err := f.hashFile(p)
-				if err != nil {
-					s.Unreadable = append(s.Unreadable, e)
-					continue
-				}
-				e.Hash, e.Large = h, true
-				break
-			}
-			data, why := f.ReadRegular(p, fi, maxFile)
-			switch why {
-			case NotSkipped:
-				e.Hash = hashOf(data)
-				s.Data[e.Hash] = data
-			case SkipLarge: // grew since the walk saw it
-				h, err := f.hashFile(p)
-				if err != nil {
-					s.Unreadable = append(s.Unreadable, e)
-					continue
-				}
-				e.Hash, e.Large = h, true
-			default:
-				s.Unreadable = append(s.Unreadable, e)
-				continue
-			}
+		if e, ok := f.content(e, infos[i], prev, maxFile, s); ok {
+			entries[kept] = e
+			kept++
 		}
-		entries[kept] = e
-		kept++
 	}
 	s.Entries = entries[:kept]
 	return s, nil
+}
+
+// content completes entry e of a walk, as fi saw it: a symlink's target, a regular
+// file's size and hash (from prev where its identity is unchanged, else read, and its
+// content added to s.Data). false: it could not be read, and is in s.Unreadable.
+func (f *FS) content(e Entry, fi fs.FileInfo, prev func(p string) (Entry, bool), maxFile int64, s *Scan) (Entry, bool) {
+	p := e.Path
+	switch e.Kind {
+	case KindSymlink:
+		// A symlink cannot be changed in place: a new target is a new inode.
+		if old, ok := prev(p); ok && old.Kind == KindSymlink && e.ID.SameFile(old.ID) {
+			e.Target = old.Target
+			break
+		}
+		t, err := f.readlink(p)
+		if err != nil {
+			s.Unreadable = append(s.Unreadable, e)
+			return e, false
+		}
+		e.Target = t
+		if !utf8.ValidString(t) { // as a name that is not UTF-8
+			e.Kind, e.Target = KindOther, ""
+		}
+	case KindFile:
+		e.Size = fi.Size()
+		if old, ok := prev(p); ok && old.Kind == KindFile && old.Hash != "" && e.ID.SameFile(old.ID) {
+			e.Hash, e.Large = old.Hash, old.Large
+			break
+		}
+		s.Opened++
+		if e.Size > maxFile {
+			h, err := f.hashFile(p)
+			if err != nil {
+				s.Unreadable = append(s.Unreadable, e)
+				return e, false
+			}
+			e.Hash, e.Large = h, true
+			break
+		}
+		data, why := f.ReadRegular(p, fi, maxFile)
+		switch why {
+		case NotSkipped:
+			e.Hash = hashOf(data)
+			s.Data[e.Hash] = data
+		case SkipLarge: // grew since the walk saw it
+			h, err := f.hashFile(p)
+			if err != nil {
+				s.Unreadable = append(s.Unreadable, e)
+				return e, false
+			}
+			e.Hash, e.Large = h, true
+		default:
+			s.Unreadable = append(s.Unreadable, e)
+			return e, false
+		}
+	}
+	return e, true
+}
+
+// Follow adds to s, a walk's scan, the regular files at paths (canonical, each once)
+// that the walk did not take, as it would have taken them: a file a .gitignore hides
+// that the caller follows all the same. A path where no regular file stands now (gone,
+// or another kind) is left out; it is Followed either way. prev and maxFile are the
+// walk's.
+func (f *FS) Follow(s *Scan, paths []string, prev func(p string) (Entry, bool), maxFile int64) {
+	if maxFile <= 0 {
+		maxFile = DefaultSnapshotMaxFile
+	}
+	for _, p := range paths {
+		s.Followed = append(s.Followed, p)
+		fi, err := f.lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || !utf8.ValidString(p) {
+			continue
+		}
+		e := Entry{Path: p, Kind: KindFile, Mode: PermBits(fi.Mode()), ID: identityOf(fi)}
+		if e, ok := f.content(e, fi, prev, maxFile, s); ok {
+			s.Entries = append(s.Entries, e)
+		}
+	}
 }
 
 // tooMany refuses a workspace of count entries, over the limit max, naming the

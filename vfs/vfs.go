@@ -590,7 +590,13 @@ func (f *FS) CheckFile(r *Resolved) error {
 		if t := r.Through(); t != "" {
 			msg = fmt.Sprintf("%s does not exist: %s, which does not exist.", r.Name, t)
 		}
-		if n := f.badName(r.Path); n != "" {
+		if c := oddIn(r.Name); c != "" {
+			if twin := f.lookalike(r.Path); twin != "" {
+				msg += fmt.Sprintf(" Its path holds %s; the file there is named %s. Send that path.", c, twin)
+			} else {
+				msg += fmt.Sprintf(" Its path holds %s, which is likely pasted by mistake. Send the path without it.", c)
+			}
+		} else if n := f.badName(r.Path); n != "" {
 			msg += fmt.Sprintf(" The file there is named %q: a name that is not UTF-8, which no call can send (each of its bad bytes reads as U+FFFD). The file tools cannot reach it; ask the user to rename it.", n)
 		} else if s := f.Suggest(r.Path); s != "" {
 			msg += fmt.Sprintf(" Did you mean %s?", s)

@@ -157,6 +157,9 @@ type Walker struct {
 	// Unlisted are the folders the walk could not list (no permission to read or
 	// enter them), in walk order: what they hold is unknown, not absent.
 	Unlisted []string
+	// Ignored are the entries .gitignore rules left out (a folder's path ends in a
+	// slash; what it holds is not listed), each folder's in name order.
+	Ignored []string
 
 	fs      *FS
 	ignores []ignoreFile
@@ -236,6 +239,9 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 		p := path.Join(dir, e.Name())
 		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
 		if w.hidden(w.ignores, p, e.Name(), isDir) {
+			if w.ignored(w.ignores, p, isDir) {
+				w.Ignored = append(w.Ignored, ignoredName(p, isDir))
+			}
 			continue
 		}
 		if w.seen++; w.Limit > 0 && w.seen > w.Limit || !fn(p, e) {
@@ -269,6 +275,14 @@ func (w *Walker) visit(dir string, d int, level int, fn func(p string, fi fs.Fil
 		}
 	}
 	return true
+}
+
+// ignoredName is an ignored entry as Walker.Ignored lists it.
+func ignoredName(p string, isDir bool) string {
+	if isDir {
+		return p + "/"
+	}
+	return p
 }
 
 // hidden reports whether the walk leaves an entry out: a reserved folder, a

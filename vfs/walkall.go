@@ -48,6 +48,7 @@ type listing struct {
 	entries  []fs.FileInfo
 	subs     []*listing
 	skipped  []skipNote
+	ignored  []string
 }
 
 type skipNote struct {
@@ -97,6 +98,9 @@ func (w *Walker) collect(l *listing, dir string, d int, ignores []ignoreFile, g 
 		p := joinName(dir, e.Name())
 		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
 		if w.hidden(ignores, p, e.Name(), isDir) {
+			if w.ignored(ignores, p, isDir) {
+				l.ignored = append(l.ignored, ignoredName(p, isDir))
+			}
 			continue
 		}
 		l.paths, l.entries, l.subs = append(l.paths, p), append(l.entries, e), append(l.subs, nil)
@@ -137,6 +141,7 @@ func (w *Walker) emit(l *listing, fn func(p string, fi fs.FileInfo)) {
 	for _, n := range l.skipped {
 		w.Skipped.Add(n.why, n.p)
 	}
+	w.Ignored = append(w.Ignored, l.ignored...)
 	for i, p := range l.paths {
 		fn(p, l.entries[i])
 		if l.subs[i] != nil {

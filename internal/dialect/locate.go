@@ -105,7 +105,15 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 	var out []matcher.Splice
 	reports := make([]matcher.EditReport, len(chunks))
 	cursor := 0 // first line (0-based) a chunk may start at
+	// offset is how far from their @@ lines the hunks placed so far were found: a
+	// model that numbered a file some lines longer or shorter is off by the same for
+	// every hunk, so a later hunk whose lines fit several places is looked for at its
+	// @@ line moved by that much, as patch(1) does.
+	offset := 0
 	for ci, c := range chunks {
+		if f.unified && c.Near > 0 {
+			c.Near = max(c.Near+offset, 1)
+		}
 		hunk := fmt.Sprintf("%s %s %d", f.name, f.unit, ci+1)
 		if f.unified {
 			cursor = 0 // a unified diff's hunks are placed anywhere, each on its own
@@ -194,9 +202,15 @@ func (f *file) place(chunks []Chunk) ([]matcher.Splice, []matcher.EditReport, er
 			sp[i].Edit = ci
 			sp[i] = narrow(f.work, sp[i])
 		}
+		if f.picked.among > 1 {
+			rep.Among, rep.Near, rep.Offset = f.picked.among, f.picked.near, c.Near-chunks[ci].Near
+		}
 		reports[ci] = rep
 		out = append(out, sp...)
 		cursor = at + len(old)
+		if f.unified && chunks[ci].Near > 0 {
+			offset = at + 1 - chunks[ci].Near
+		}
 	}
 	sp, err := f.finish(out, func(i int) string { return fmt.Sprintf("%s %d", f.unit, i+1) })
 	return sp, reports, err
@@ -296,6 +310,10 @@ type file struct {
 	unified   bool   // placed by a unified diff's rules (PlanHunks)
 	finalEOL  int    // a unified diff adds (1) or takes away (-1) the final line break; 0: kept
 	finalEdit int    // the hunk that does
+
+	// picked says how the last findLines chose: among how many places, by which line
+	// (1-based). among is 0 when the lines fit one place.
+	picked struct{ among, near int }
 }
 
 // source is what a refusal calls the text the chunks came from.
@@ -444,6 +462,7 @@ func sameLines(region string, pieces []string) bool {
 // places the one nearest to it.
 func (f *file) findLines(hunk string, ci int, old []string, from int, eof bool, near int) (int, error) {
 	n := len(old)
+	f.picked.among, f.picked.near = 0, 0
 	var found []int
 	if eof {
 		if s := f.nlines - n; s >= from && s >= 0 {
@@ -477,6 +496,7 @@ func (f *file) findLines(hunk string, ci int, old []string, from int, eof bool, 
 		if all, ok := f.everyPlace(old, from); ok && len(all) > 1 {
 			at, ok := nearest(all, near-1)
 			if ok {
+				f.picked.among, f.picked.near = len(all), near
 				return at, nil
 			}
 			found, tie = all, true

@@ -200,6 +200,45 @@ func TestHunkPlacement(t *testing.T) {
 	}
 }
 
+// A model that numbered its hunks against a file some lines longer is off by the same
+// for each: a hunk whose lines fit many places is looked for at its @@ line moved by
+// the offset at which the hunks before it were found, as patch(1) does, not at the
+// place nearest to its stale number.
+func TestHunkOffsetCarriesToTheNextHunk(t *testing.T) {
+	block := []string{"def handler(req):", "    a = 1", "    b = 2", "    c = 3", "    return a"}
+	var lines []string
+	for k := 0; k < 20; k++ {
+		if k == 3 {
+			lines = append(lines, "# unique section")
+		}
+		lines = append(lines, block...)
+	}
+	file := strings.Join(lines, "\n") + "\n"
+	want := append([]string(nil), lines...)
+	want[15] = "# unique section (edited)" // line 16
+	want[48] = "    b = 20"                // line 49, in the tenth block
+	// Both headers are 7 lines too high: hunk 1 is unique and found 8 lines above
+	// its number (its first line is its context); hunk 2's lines fit all 20 blocks,
+	// and the one nearest to its own number, 55, is the block after the one meant.
+	diff := "--- a/g.py\n+++ b/g.py\n@@ -23,3 +23,3 @@\n     return a\n-# unique section\n+# unique section (edited)\n def handler(req):\n" +
+		"@@ -55,3 +55,3 @@\n     a = 1\n-    b = 2\n+    b = 20\n     c = 3\n"
+	got, err := planDiff(t, file, diff)
+	if err != nil || got != strings.Join(want, "\n")+"\n" {
+		t.Fatalf("hunk 2 at the wrong place: %v\n%s", err, got)
+	}
+	ops, _ := ParseUnifiedDiff(diff)
+	res, err := PlanHunks("g.py", []byte(file), ops[0].Chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Edits[1]; r.Among != 20 || r.Near != 47 || r.Offset != -8 {
+		t.Errorf("hunk 2's report: among %d, near %d, offset %d; want 20, 47, -8", r.Among, r.Near, r.Offset)
+	}
+	if r := res.Edits[0]; r.Among != 0 {
+		t.Errorf("hunk 1 fits one place, its report says %d", r.Among)
+	}
+}
+
 // A refusal names the file, the hunk and the closest region, with the line that
 // differs as the file has it.
 func TestHunkRefusals(t *testing.T) {
