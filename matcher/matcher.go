@@ -168,15 +168,16 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 }
 
 type matcher struct {
-	d      *doc
-	name   string
-	cache  *View // where folded views are kept between calls, or nil
-	probe  bool  // a locator's probe: skip the closest-region search of a miss
-	typo   *view
-	indent *view
-	unit   string
-	drift  *drift   // the edit being rendered, at a fuzzy tier
-	loose  []string // each line's looseKey, for not-found hints
+	d         *doc
+	name      string
+	cache     *View // where folded views are kept between calls, or nil
+	probe     bool  // a locator's probe: skip the closest-region search of a miss
+	typo      *view
+	indent    *view
+	unit      string
+	spaceUnit string
+	drift     *drift   // the edit being rendered, at a fuzzy tier
+	loose     []string // each line's looseKey, for not-found hints
 }
 
 // foldable tells a file small enough for the fuzzy tiers (MaxFoldBytes).
@@ -413,6 +414,16 @@ func (m *matcher) locateEdit(i int, tiers []Tier, old, nw string, all bool) (loc
 	}
 	if ng, _, ok := stripGutter(splitLF(nw)); ok {
 		f.nw = joinLF(ng)
+	} else if q := splitLF(nw); len(q) > 0 {
+		// newText begins with oldText's pasted numbers but has lines without them: which
+		// numbers are text would be a guess, and a wrong one writes them into the file.
+		if n, _, ok := cutGutter(q[0]); ok && n == first {
+			for k, s := range q {
+				if _, _, numbered := cutGutter(s); !numbered && !(s == "" && k == len(q)-1) {
+					return f, refuse(KindInvalidInput, i, nil, "edits[%d]: oldText and newText carry read_file line numbers, but newText's line %d (%q) has none. Send oldText and newText without the line numbers: the text of each line only.", i, k+1, s)
+				}
+			}
+		}
 	}
 	if joinLF(g) == f.nw {
 		return f, refuse(KindNoChange, i, nil, "edits[%d] changes nothing once the line-number gutter is removed from oldText. Send only edits that change something.", i)

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/lazy"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/txn"
@@ -124,10 +124,10 @@ type anchor struct {
 }
 
 // anchorRe is N:hh, optionally followed by the |text a model copied with it.
-var anchorRe = regexp.MustCompile(`^\s*(\d+)\s*:\s*([0-9A-Fa-f]{2})\s*(?:\|.*)?$`)
+var anchorRe = lazy.Regexp(`^\s*(\d+)\s*:\s*([0-9A-Fa-f]{2})\s*(?:\|.*)?$`)
 
 func parseAnchor(s, where string) (anchor, error) {
-	m := anchorRe.FindStringSubmatch(s)
+	m := anchorRe().FindStringSubmatch(s)
 	if m == nil {
 		return anchor{}, errs.New(errs.InvalidInput, "", "%s %q is not an anchor. Send the line's anchor as read_file (anchors) shows it before the |: N:hh, e.g. \"12:a3\".", where, s)
 	}
@@ -272,12 +272,12 @@ func cutBreak(s string) string {
 }
 
 // pastedAnchorRe is an anchor as read_file shows it before a line: "12:a3|".
-var pastedAnchorRe = regexp.MustCompile(`^([0-9]{1,9}):([0-9a-f]{2})\|`)
+var pastedAnchorRe = lazy.Regexp(`^([0-9]{1,9}):([0-9a-f]{2})\|`)
 
 // pastedAnchor reads the anchor s begins with: its number, the text after it, whether
 // s has that shape, and whether the hash is the text's.
 func pastedAnchor(s string) (n int, rest string, shaped, fit bool) {
-	m := pastedAnchorRe.FindStringSubmatch(s)
+	m := pastedAnchorRe().FindStringSubmatch(s)
 	if m == nil {
 		return 0, "", false, false
 	}

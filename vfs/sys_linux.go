@@ -1,6 +1,8 @@
 package vfs
 
 import (
+	"bytes"
+	"encoding/binary"
 	"io/fs"
 	"strconv"
 	"sync"
@@ -74,7 +76,7 @@ func listAt(fd int, dir string) ([]fs.FileInfo, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
-	var names []string
+	var out []fs.FileInfo
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -86,24 +88,60 @@ func listAt(fd int, dir string) ([]fs.FileInfo, error) {
 		if n <= 0 {
 			break
 		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		if out, err = statDirents(fd, buf[:n], out); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]fs.FileInfo, 0, len(names))
-	// One allocation for the folder's entries rather than one each: a walk of the Go
-	// tree made 12,800 of them, and in a fresh process each new page of heap is a
-	// page fault.
-	infos := make([]statInfo, len(names))
-	for i, name := range names {
+	return out, nil
+}
+
+// statDirents appends to out the entries of one getdents result, each stat'ed by its
+// name where getdents left it (NUL-terminated in buf), and returns out. The names are
+// parts of one string and the stats one slice, allocated once for buf: a walk of the
+// Go tree made three allocations an entry (the name, its copy for the system call, the
+// stat), and in a fresh process every new page of heap is a page fault.
+func statDirents(fd int, buf []byte, out []fs.FileInfo) ([]fs.FileInfo, error) {
+	// The layout of struct linux_dirent64: ino 8 bytes, off 8, reclen 2, type 1, then
+	// the name and its NUL.
+	const nameAt = 19
+	count := 0
+	for off := 0; off+nameAt <= len(buf); {
+		reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+		if reclen < nameAt || off+reclen > len(buf) {
+			break
+		}
+		count++
+		off += reclen
+	}
+	names := string(buf)
+	infos := make([]statInfo, 0, count)
+	for off := 0; off+nameAt <= len(buf); {
+		reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+		if reclen < nameAt || off+reclen > len(buf) {
+			break
+		}
+		rec := buf[off : off+reclen]
+		ino := binary.NativeEndian.Uint64(rec)
+		first := off + nameAt
+		off += reclen
+		end := bytes.IndexByte(rec[nameAt:], 0)
+		if end < 0 || ino == 0 { // no name, or a deleted entry
+			continue
+		}
+		name := names[first : first+end]
+		if name == "." || name == ".." || name == "" {
+			continue
+		}
 		var st unix.Stat_t
-		err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		err := lstatNameAt(fd, &rec[nameAt], &st)
 		if err == unix.ENOENT {
 			continue
 		}
 		if err != nil {
 			return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
 		}
-		infos[i] = statInfo{name: name, st: toSyscall(&st)}
-		out = append(out, &infos[i])
+		infos = append(infos, statInfo{name: name, st: toSyscall(&st)})
+		out = append(out, &infos[len(infos)-1])
 	}
 	return out, nil
 }

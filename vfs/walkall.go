@@ -3,6 +3,7 @@ package vfs
 import (
 	"io/fs"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -94,8 +95,10 @@ func (w *Walker) collect(l *listing, dir string, d int, ignores []ignoreFile, g 
 		}
 	}
 	l.paths, l.entries, l.subs = make([]string, 0, len(entries)), make([]fs.FileInfo, 0, len(entries)), make([]*listing, 0, len(entries))
+	paths, pre := joinNames(dir, entries), prefixLen(dir)
 	for _, e := range entries {
-		p := joinName(dir, e.Name())
+		p := paths[:pre+len(e.Name())]
+		paths = paths[len(p):]
 		isDir := e.IsDir() && e.Mode()&fs.ModeSymlink == 0
 		if w.hidden(ignores, p, e.Name(), isDir) {
 			if w.ignored(ignores, p, isDir) {
@@ -130,6 +133,34 @@ func joinName(dir, name string) string {
 		return name
 	}
 	return dir + "/" + name
+}
+
+// joinNames is the paths of entries in folder dir, each joinName's, one after
+// another in one string (one allocation for the folder rather than one an entry):
+// each path is the string's prefix of its length, cut off before the next.
+func joinNames(dir string, entries []fs.FileInfo) string {
+	n := 0
+	for _, e := range entries {
+		n += prefixLen(dir) + len(e.Name())
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, e := range entries {
+		if dir != "." {
+			b.WriteString(dir)
+			b.WriteByte('/')
+		}
+		b.WriteString(e.Name())
+	}
+	return b.String()
+}
+
+// prefixLen is the length of what joinName puts before a name in folder dir.
+func prefixLen(dir string) int {
+	if dir == "." {
+		return 0
+	}
+	return len(dir) + 1
 }
 
 // emit calls fn with l's entries, each folder's followed by its own, and notes what

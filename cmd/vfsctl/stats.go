@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/mattn/go-isatty"
@@ -293,7 +294,12 @@ func newChart(title string, labels []string, values []int) chart {
 	return c
 }
 
-var statsPage = template.Must(template.New("stats").Parse(`<!DOCTYPE html>
+// statsPage is parsed when stats --html first needs it, not as every command starts.
+var statsPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("stats").Parse(statsHTML))
+})
+
+const statsHTML = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"/><title>vfsctl stats</title>
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
@@ -326,7 +332,7 @@ svg text { font: 12px system-ui, sans-serif; } .bar { fill: #4a7bd0; }
 </body></html>
 {{define "tools"}}<table id="{{.ID}}"><tr><th>tool</th><th>calls</th><th>committed</th><th>failed</th><th>rolled back</th><th>unknown</th><th>pending</th><th>dry run</th></tr>
 {{range .Rows}}<tr><td>{{.Tool}}</td><td>{{.Calls}}</td><td>{{.Committed}}</td><td>{{.Failed}}</td><td>{{.RolledBack}}</td><td>{{.Unknown}}</td><td>{{.Pending}}</td><td>{{.DryRun}}</td></tr>
-{{end}}</table>{{end}}`))
+{{end}}</table>{{end}}`
 
 // writeStatsHTML writes one self-contained page: inline SVG charts, no scripts, no
 // fonts or styles from elsewhere.
@@ -348,7 +354,7 @@ func writeStatsHTML(w io.Writer, st *toolapi.Stats) error {
 		l, v = append(l, d.Key), append(v, d.Calls)
 	}
 	charts = append(charts, newChart("Calls per day", l, v))
-	return statsPage.Execute(w, struct {
+	return statsPage().Execute(w, struct {
 		S                *toolapi.Stats
 		Charts           []chart
 		Tools, Operators tools

@@ -3,11 +3,11 @@ package dialect
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/lazy"
 	"github.com/vfsctl/vfsctl/matcher"
 )
 
@@ -24,12 +24,12 @@ type Block struct {
 // The markers as Cline's parser tolerates them: three or more of the marker
 // character, one space, the word, an optional '>'. Trailing whitespace is ignored.
 var (
-	searchMarker  = regexp.MustCompile(`^(?:-{3,}|<{3,}) SEARCH>?$`)
-	dividerMarker = regexp.MustCompile(`^={3,}$`)
-	replaceMarker = regexp.MustCompile(`^(?:\+{3,}|>{3,}) REPLACE>?$`)
-	dashLine      = regexp.MustCompile(`^-{3,}$`)
-	startLineHint = regexp.MustCompile(`^:start_line:\s*(\d+)$`)
-	endLineHint   = regexp.MustCompile(`^:end_line:\s*(\d+)$`)
+	searchMarker  = lazy.Regexp(`^(?:-{3,}|<{3,}) SEARCH>?$`)
+	dividerMarker = lazy.Regexp(`^={3,}$`)
+	replaceMarker = lazy.Regexp(`^(?:\+{3,}|>{3,}) REPLACE>?$`)
+	dashLine      = lazy.Regexp(`^-{3,}$`)
+	startLineHint = lazy.Regexp(`^:start_line:\s*(\d+)$`)
+	endLineHint   = lazy.Regexp(`^:end_line:\s*(\d+)$`)
 )
 
 // StartLineWindow is how far from a `:start_line:` hint a match may start and still
@@ -94,7 +94,7 @@ type srParser struct {
 func (p *srParser) outside(i int, raw string) error {
 	line, t := strings.TrimRight(raw, " \t"), strings.TrimSpace(raw)
 	switch {
-	case searchMarker.MatchString(line):
+	case searchMarker().MatchString(line):
 		p.cur, p.body, p.hintsDone = Block{Line: i + 1}, nil, false
 		p.state = srSearch
 	case t == "" || strings.HasPrefix(t, "```"):
@@ -118,11 +118,11 @@ func (p *srParser) search(i int, raw string) error {
 		}
 	}
 	switch {
-	case dividerMarker.MatchString(line):
+	case dividerMarker().MatchString(line):
 		p.cur.Search = joinBody(p.body)
 		p.body = nil
 		p.state = srReplace
-	case searchMarker.MatchString(line) || replaceMarker.MatchString(line):
+	case searchMarker().MatchString(line) || replaceMarker().MatchString(line):
 		return srFail(i, raw, fmt.Sprintf("'=======' to end the SEARCH section of the block at line %d", p.cur.Line))
 	default:
 		p.body = append(p.body, raw)
@@ -134,7 +134,7 @@ func (p *srParser) search(i int, raw string) error {
 // the start of a SEARCH section; it reports whether line i was one.
 func (p *srParser) hint(i int, raw, line string) (bool, error) {
 	t := strings.TrimSpace(raw)
-	if m := startLineHint.FindStringSubmatch(t); m != nil {
+	if m := startLineHint().FindStringSubmatch(t); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err != nil || n < 1 {
 			return true, srFail(i, raw, "a line number of 1 or more after :start_line:")
@@ -142,22 +142,22 @@ func (p *srParser) hint(i int, raw, line string) (bool, error) {
 		p.cur.StartLine = n
 		return true, nil
 	}
-	if endLineHint.MatchString(t) {
+	if endLineHint().MatchString(t) {
 		return true, nil
 	}
 	p.hintsDone = true
-	return p.cur.StartLine > 0 && dashLine.MatchString(line), nil
+	return p.cur.StartLine > 0 && dashLine().MatchString(line), nil
 }
 
 // replace reads line i of a REPLACE section, up to the REPLACE marker.
 func (p *srParser) replace(i int, raw string) error {
 	line := strings.TrimRight(raw, " \t")
 	switch {
-	case replaceMarker.MatchString(line):
+	case replaceMarker().MatchString(line):
 		p.cur.Replace = joinBody(p.body)
 		p.blocks = append(p.blocks, p.cur)
 		p.state = srOutside
-	case searchMarker.MatchString(line):
+	case searchMarker().MatchString(line):
 		return srFail(i, raw, fmt.Sprintf("'+++++++ REPLACE' (or '>>>>>>> REPLACE') to end the block at line %d", p.cur.Line))
 	default:
 		p.body = append(p.body, raw)
@@ -193,7 +193,7 @@ func blockFollows(rest []string) bool {
 		if t == "" {
 			continue
 		}
-		return strings.HasPrefix(t, "```") || searchMarker.MatchString(strings.TrimRight(raw, " \t"))
+		return strings.HasPrefix(t, "```") || searchMarker().MatchString(strings.TrimRight(raw, " \t"))
 	}
 	return false
 }

@@ -1,11 +1,11 @@
 package dialect
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/lazy"
 )
 
 // A unified diff, as `git diff`, `diff -u` and Aider's udiff format write it. Each
@@ -14,7 +14,7 @@ import (
 // file, the header's line numbers only choosing among several places.
 
 // hunkHeader is `@@ -12,7 +12,8 @@ text`; the counts may be left out (`-12 +12`).
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
+var hunkHeader = lazy.Regexp(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$`)
 
 // devNull is the path a unified diff gives the missing side of a created or deleted file.
 const devNull = "/dev/null"
@@ -226,7 +226,7 @@ func (p *diffParser) hunk(s *section) error {
 	h := strings.TrimRight(p.lines[head], " \t")
 	c := Chunk{Line: head + 1}
 	oldN, newN, counted := 0, 0, false
-	if m := hunkHeader.FindStringSubmatch(h); m != nil {
+	if m := hunkHeader().FindStringSubmatch(h); m != nil {
 		c.Near, _ = strconv.Atoi(m[1])
 		oldN, newN, counted = 1, 1, true
 		if m[2] != "" {

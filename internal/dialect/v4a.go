@@ -2,10 +2,10 @@ package dialect
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/lazy"
 )
 
 // OpKind says what a FileOp does to its file.
@@ -73,11 +73,11 @@ const (
 
 // heredocOpen is the first line of a shell heredoc around a patch, as models send it:
 // `apply_patch <<'EOF'`, `<<EOF`, `<<"EOF"` (Codex accepts the bare forms).
-var heredocOpen = regexp.MustCompile(`^(?:(?:apply_patch|applypatch)\s*)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+var heredocOpen = lazy.Regexp(`^(?:(?:apply_patch|applypatch)\s*)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
 
 // unifiedRange is a unified diff hunk header a model sent instead of `@@ anchor`:
 // `@@ -12,7 +12,8 @@ func f() {`. Its numbers are dropped; the text after it anchors.
-var unifiedRange = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$`)
+var unifiedRange = lazy.Regexp(`^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$`)
 
 // ParsePatch reads a V4A patch as the Codex CLI's apply_patch accepts it.
 //
@@ -121,7 +121,7 @@ func ParsePatch(text string) ([]FileOp, error) {
 			return nil, invalid("the patch is empty: its fence holds nothing. Send `*** Begin Patch`, file sections, then `*** End Patch`.")
 		}
 	}
-	if m := heredocOpen.FindStringSubmatch(strings.TrimSpace(lines[first])); m != nil && m[1] == m[3] {
+	if m := heredocOpen().FindStringSubmatch(strings.TrimSpace(lines[first])); m != nil && m[1] == m[3] {
 		if strings.TrimSpace(lines[last-1]) != m[2] {
 			return nil, invalid("apply_patch line %d: the heredoc opened on line %d is not closed: expected a last line %q, got %q.", last, first+1, m[2], strings.TrimSpace(lines[last-1]))
 		}
@@ -411,7 +411,7 @@ func (r *chunkReader) anchor(raw string) {
 		r.cur = &chunkBuilder{Chunk: Chunk{Line: r.p.i + 1}}
 	}
 	anchor := strings.TrimSpace(raw[2:])
-	if m := unifiedRange.FindStringSubmatch(strings.TrimRight(raw, " \t")); m != nil {
+	if m := unifiedRange().FindStringSubmatch(strings.TrimRight(raw, " \t")); m != nil {
 		anchor = strings.TrimSpace(m[1])
 	}
 	if anchor != "" {

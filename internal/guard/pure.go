@@ -3,7 +3,6 @@ package guard
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,6 +11,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/goccy/go-yaml"
+
+	"github.com/vfsctl/vfsctl/internal/lazy"
 )
 
 // Pure-Go parsers, exact for their languages, in every build: esbuild for JavaScript
@@ -60,7 +61,7 @@ func parseTOML(src []byte) []synErr {
 	return []synErr{e}
 }
 
-var yamlPos = regexp.MustCompile(`^\[(\d+):(\d+)\]\s*(.*)`)
+var yamlPos = lazy.Regexp(`^\[(\d+):(\d+)\]\s*(.*)`)
 
 func parseYAML(src []byte) []synErr {
 	var v any
@@ -69,7 +70,7 @@ func parseYAML(src []byte) []synErr {
 		return nil
 	}
 	e := synErr{line: 1, col: 1, msg: short(err.Error())}
-	if m := yamlPos.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlPos().FindStringSubmatch(err.Error()); m != nil {
 		e.line, _ = strconv.Atoi(m[1])
 		e.col, _ = strconv.Atoi(m[2])
 		first, _, _ := cutLine(m[3])
@@ -142,6 +143,9 @@ func parsePython(src []byte) []synErr {
 	}
 	if len(out) > 0 {
 		return out // the lines are not told apart right where the tokens are wrong
+	}
+	if out = pyLegacyErrors(src); len(out) > 0 {
+		return out
 	}
 	return pyIndentErrors(src)
 }
