@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	kflate "github.com/klauspost/compress/flate"
@@ -238,8 +239,13 @@ func appendHashes(b []byte, r *Record, refs []hashRef) []byte {
 	return append(b, hs...)
 }
 
+// hashSectionsRead counts the hash sections afterHashes read, for a test that a
+// record of many files is read once, not once per file.
+var hashSectionsRead atomic.Int64
+
 // afterHashes reads the after hashes of a hash section, which are never references.
 func afterHashes(hs []byte) ([]string, error) {
+	hashSectionsRead.Add(1)
 	d := decoder{b: hs}
 	var out []string
 	for len(d.b) > 0 && d.err == nil {

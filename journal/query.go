@@ -206,7 +206,7 @@ func (t *Tx) Each(q Query, fn func(*Record) bool) error {
 	c := t.b(bRecords).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		seq := binary.BigEndian.Uint64(k)
-		r, err := decodeRecord(seq, v, t.b(bFacts).Get(k), t.afterHash)
+		r, err := decodeRecord(seq, v, t.b(bFacts).Get(k), t.afterHashOnce())
 		if err != nil {
 			err = fmt.Errorf("journal record %d: %w", seq, err)
 			if dmg.skip(q, seq, err) {

@@ -283,7 +283,7 @@ func (t *Tx) Get(seq uint64) (*Record, error) {
 		return nil, nil
 	}
 	recordsDecoded.Add(1)
-	r, err := decodeRecord(seq, v, t.b(bFacts).Get(key), t.afterHash)
+	r, err := decodeRecord(seq, v, t.b(bFacts).Get(key), t.afterHashOnce())
 	if err != nil {
 		return nil, fmt.Errorf("journal record %d: %w", seq, err)
 	}
@@ -302,11 +302,12 @@ func (t *Tx) referBefore(r *Record, packed []byte) []byte {
 		return packed
 	}
 	var refs []hashRef
+	seen := map[uint64]*afterIndex{}
 	for i, f := range r.Files {
 		if f.Before == "" {
 			continue
 		}
-		if ref, ok := t.findAfter(f.Path, f.Before, r.Seq); ok {
+		if ref, ok := t.findAfter(f.Path, f.Before, r.Seq, seen); ok {
 			if refs == nil {
 				refs = make([]hashRef, len(r.Files))
 			}
@@ -323,22 +324,24 @@ func (t *Tx) referBefore(r *Record, packed []byte) []byte {
 }
 
 // findAfter looks among the last records of path before seq for one whose after hash
-// of path is hash, written whole.
-func (t *Tx) findAfter(path, hash string, seq uint64) (found hashRef, ok bool) {
+// of path is hash, written whole. seen holds the records read so far for the record
+// being put: the files of an undo of a command that made thousands of files mostly
+// refer to that one record, and reading its facts and hashes again for each file
+// cost time quadratic in the files.
+func (t *Tx) findAfter(path, hash string, seq uint64, seen map[uint64]*afterIndex) (found hashRef, ok bool) {
 	n := 0
 	t.newestIn(bByPath, path, seq, func(at uint64) (bool, error) {
 		n++
-		key := seqKey(at)
-		f, err := decodeFact(at, t.b(bFacts).Get(key))
-		if err != nil {
+		ix, read := seen[at]
+		if !read {
+			ix = t.readAfters(at)
+			seen[at] = ix
+		}
+		if ix == nil {
 			return n >= refLookBack, nil
 		}
-		afters, err := afterHashes(hashSection(t.b(bRecords).Get(key)))
-		if err != nil || len(afters) != len(f.paths) {
-			return n >= refLookBack, nil
-		}
-		for i, p := range f.paths {
-			if p == path && afters[i] == hash && len(hash) == 64 {
+		for _, i := range ix.files[path] {
+			if ix.afters[i] == hash && len(hash) == 64 {
 				found, ok = hashRef{back: seq - at, file: uint64(i)}, true
 				return true, nil
 			}
@@ -348,13 +351,53 @@ func (t *Tx) findAfter(path, hash string, seq uint64) (found hashRef, ok bool) {
 	return found, ok
 }
 
-// afterHash is the after hash of file file of record seq, as a reference names it.
-func (t *Tx) afterHash(seq, file uint64) (string, error) {
-	afters, err := afterHashes(hashSection(t.b(bRecords).Get(seqKey(seq))))
-	if err != nil || file >= uint64(len(afters)) {
-		return "", fmt.Errorf("a reference to record %d, file %d, which does not hold it", seq, file)
+// afterIndex is what findAfter reads of a record: its after hashes, and for each
+// path the files that carry it, in order.
+type afterIndex struct {
+	afters []string
+	files  map[string][]int
+}
+
+// readAfters reads record seq's after hashes by path, or nil when they cannot be read.
+func (t *Tx) readAfters(seq uint64) *afterIndex {
+	key := seqKey(seq)
+	f, err := decodeFact(seq, t.b(bFacts).Get(key))
+	if err != nil {
+		return nil
 	}
-	return afters[file], nil
+	afters, err := afterHashes(hashSection(t.b(bRecords).Get(key)))
+	if err != nil || len(afters) != len(f.paths) {
+		return nil
+	}
+	ix := &afterIndex{afters: afters, files: make(map[string][]int, len(f.paths))}
+	for i, p := range f.paths {
+		ix.files[p] = append(ix.files[p], i)
+	}
+	return ix
+}
+
+// afterHashOnce gives the after hash of file file of record seq, as a reference
+// names it, for the decoding of one record: each record it refers to is read once,
+// as the files of an undo of a large command all refer to that command's record.
+func (t *Tx) afterHashOnce() func(seq, file uint64) (string, error) {
+	var read map[uint64][]string
+	return func(seq, file uint64) (string, error) {
+		afters, ok := read[seq]
+		if !ok {
+			var err error
+			if afters, err = afterHashes(hashSection(t.b(bRecords).Get(seqKey(seq)))); err != nil {
+				afters = nil
+			}
+			if read == nil {
+				read = map[uint64][]string{}
+			}
+			read[seq] = afters
+		}
+		if file >= uint64(len(afters)) {
+			return "", fmt.Errorf("a reference to record %d, file %d, which does not hold it", seq, file)
+		}
+		return afters[file], nil
+	}
 }
 
 // sameAfters refuses to store r over a stored form of it that has another after hash

@@ -101,12 +101,18 @@ func (m *matcher) learnDrift(dr *drift, v *view, P string, pc piece, atLineEnd b
 		}
 	}
 	if atLineEnd {
-		pt := P[len(strings.TrimRight(P, " \t")):]
-		ft := O[len(strings.TrimRight(string(O[:pc.e]), " \t")):pc.e]
+		pt := P[len(strings.TrimRightFunc(P, trailingSpace)):]
+		ft := O[len(strings.TrimRightFunc(string(O[:pc.e]), trailingSpace)):pc.e]
 		if len(pt) > 0 && pt != string(ft) {
 			dr.trailing = true
 		}
 	}
+}
+
+// trailingSpace tells a character that is trailing whitespace at the end of a line: a
+// space, a tab, or a special space (NBSP, U+3000) that folds to one.
+func trailingSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r >= utf8.RuneSelf && category(string(r)) == catSpaces
 }
 
 // segAligned reports whether folded range [i0, i1) of a file line covers whole source
@@ -192,7 +198,7 @@ func (dr *drift) trimAdded(s string) string {
 	if dr == nil || !dr.trailing {
 		return s
 	}
-	return strings.TrimRight(s, " \t")
+	return strings.TrimRightFunc(s, trailingSpace)
 }
 
 // notes describes the translations made, for the reply ("“ ” written as ").

@@ -23,6 +23,8 @@ func width(ws string) int {
 }
 
 // indentUnit is the file's unit of indentation: a tab, or its usual run of spaces.
+// spaceUnit is its usual step of spaces, whatever the unit: the step of text indented
+// with spaces in a file of tabs.
 func (m *matcher) indentUnit() string {
 	if m.unit != "" {
 		return m.unit
@@ -48,17 +50,17 @@ func (m *matcher) indentUnit() string {
 		}
 		prev = w
 	}
-	if tabs > spaces {
-		m.unit = "\t"
-		return m.unit
-	}
 	best, bestN := 4, 0
 	for u := 1; u <= 8; u++ {
 		if hist[u] > bestN {
 			best, bestN = u, hist[u]
 		}
 	}
-	m.unit = strings.Repeat(" ", best)
+	m.spaceUnit = strings.Repeat(" ", best)
+	m.unit = m.spaceUnit
+	if tabs > spaces {
+		m.unit = "\t"
+	}
 	return m.unit
 }
 
@@ -66,12 +68,21 @@ func (m *matcher) indentUnit() string {
 // relative to an anchor, a line of oldText paired with a file line: the file's
 // indentation of the anchor, plus the model's offset from the anchor in levels of the
 // file's unit.
+//
+// The model's unit (its columns per level) is learned from the quoted lines the file
+// has at whole levels; aligned continuation lines (under an open parenthesis) are at
+// no level and teach nothing. Where the model's unit is the file's, its columns are
+// kept relative to the anchor. Where the quoted lines follow no one unit, a line placed
+// off its anchor's column would be a guess: the edit is refused (bad).
 type reindent struct {
-	unit      string         // the file's unit
+	// unit is the unit of the quoted lines: a tab, or their own step of spaces (YAML
+	// in a Python string steps by 2 where the file steps by 4).
+	unit      string
 	modelUnit int            // model columns per level
 	modelW    []int          // the model's indentation width of each piece of oldText
 	fileInd   []string       // the file's indentation of each piece's line
 	valid     []bool         // a non-blank piece on a file line
+	level     []bool         // a valid piece whose file line is at a whole number of units
 	paired    []bool         // the piece pairs with a line of newText
 	base      int            // the first valid piece, or -1
 	modelInd  []string       // the model's indentation of each piece
@@ -81,17 +92,36 @@ type reindent struct {
 	// of them), else its unit's; otherStyle: the model quoted them in the other one.
 	style      byte
 	otherStyle bool
+	// unsure says why the model's unit is not known, when it is not: a quoted line
+	// (by piece) whose offset from the first line at a whole level, unsure[0], no unit
+	// explains, or that says another unit than the line that taught it, unsure[1] (or
+	// -1); bad is the first placement refused.
+	unsure  [3]int
+	residue int // the column of whole levels, modulo a unit of spaces
+	// fromText: oldText's first line was quoted from its text on (quotedFromText),
+	// and is placed by the others.
+	fromText bool
+	line     []int // each piece's file line
+	bad      *badPlace
+}
+
+// badPlace is a line whose indentation would be a guess: the model's width w against
+// piece a, and why.
+type badPlace struct {
+	a, w int
+	why  string
 }
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
-	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired, q: Q, runs: map[int][]bool{},
-		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P))}
+	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired, q: Q, runs: map[int][]bool{}, unsure: [3]int{-1, -1, -1}, line: make([]int, len(P)),
+		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P)), level: make([]bool, len(P))}
 	for i, s := range P {
 		if strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
 			continue
 		}
 		fc := m.d.content(pcs[i].line)
 		r.valid[i] = true
+		r.line[i] = pcs[i].line
 		r.modelW[i] = width(leadWSString(s))
 		r.fileInd[i] = string(fc[:leadWS(fc)])
 		r.modelInd[i] = leadWSString(s)
@@ -100,52 +130,179 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		}
 	}
 	r.learnStyle(P)
+	r.unit = r.quotedUnit(m.spaceUnit)
+	r.levelAt()
 	if r.base < 0 {
-		r.modelUnit = tabWidth
+		r.modelUnit = width(r.unit)
 		return r
 	}
-	unitW := width(r.unit)
-	fileLevel := func(i int) int { return width(r.fileInd[i]) / unitW }
-	// Learn the model's unit from matched lines whose file levels differ.
-	for i := range P {
-		if i == r.base || !r.valid[i] {
-			continue
+	r.learnModelUnit(false)
+	if r.unsure[0] >= 0 && r.quotedFromText() {
+		// Without its first line, oldText may keep the file's columns: then that line
+		// was quoted from its text on, and is placed by the others.
+		k := *r
+		k.level = make([]bool, len(r.level))
+		k.unsure, k.modelUnit = [3]int{-1, -1, -1}, 0
+		k.learnModelUnit(true)
+		if k.unsure[0] < 0 && k.modelUnit == width(k.unit) {
+			*r = k
+			r.fromText = true
 		}
-		dl := fileLevel(i) - fileLevel(r.base)
-		dw := r.modelW[i] - r.modelW[r.base]
-		if dl != 0 && dw != 0 && dw%dl == 0 && dw/dl > 0 {
-			r.modelUnit = dw / dl
-			break
-		}
-	}
-	if r.modelUnit == 0 {
-		// Else the gcd of the model's own indentation steps.
-		g := 0
-		for _, set := range [][]string{P, Q} {
-			for _, s := range set {
-				if strings.TrimSpace(s) == "" {
-					continue
-				}
-				dw := width(leadWSString(s)) - r.modelW[r.base]
-				if dw < 0 {
-					dw = -dw
-				}
-				g = gcd(g, dw)
-			}
-		}
-		if g == 0 {
-			g = tabWidth
-		}
-		r.modelUnit = g
 	}
 	return r
 }
 
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
+// quotedUnit is the unit of the quoted lines: a tab where they are indented with tabs,
+// else their most usual step of spaces among those that divide the file's step sp
+// (YAML's 2 in a Python string; an aligned line's 6 is no unit), sp when none.
+func (r *reindent) quotedUnit(sp string) string {
+	if r.style == '\t' {
+		return "\t"
 	}
-	return a
+	hist := map[int]int{}
+	prev := -1
+	for i := range r.valid {
+		if !r.valid[i] {
+			continue
+		}
+		if styleOf(r.fileInd[i]) == '\t' {
+			prev = -1
+			continue
+		}
+		w := width(r.fileInd[i])
+		if prev >= 0 && w > prev && len(sp)%(w-prev) == 0 {
+			hist[w-prev]++
+		}
+		prev = w
+	}
+	best := len(sp)
+	for u := 1; u < len(sp); u++ {
+		if hist[u] > hist[best] {
+			best = u
+		}
+	}
+	return strings.Repeat(" ", best)
+}
+
+// levelAt finds the column, modulo the unit of spaces, of the quoted lines at whole
+// levels: the most usual one (a block of a docstring indented by 6, in steps of 4, is at
+// 2), the shallowest line's on a tie.
+func (r *reindent) levelAt() {
+	if r.unit == "\t" {
+		return
+	}
+	n := map[int]int{}
+	shallow := -1
+	for i := range r.valid {
+		if r.valid[i] && styleOf(r.fileInd[i]) != '\t' {
+			w := width(r.fileInd[i])
+			n[w%len(r.unit)]++
+			if shallow < 0 || w < shallow {
+				shallow = w
+			}
+		}
+	}
+	if shallow < 0 {
+		return
+	}
+	best := shallow % len(r.unit)
+	for k := range len(r.unit) {
+		if n[k] > n[best] {
+			best = k
+		}
+	}
+	r.residue = best
+}
+
+// quotedFromText tells an oldText whose first line starts at its text, without the
+// file's indentation, while its other lines have some: the model may have begun its
+// quote at the first character it saw, and then that line's width says nothing.
+func (r *reindent) quotedFromText() bool {
+	if r.modelInd[r.base] != "" || r.fileInd[r.base] == "" {
+		return false
+	}
+	for i := r.base + 1; i < len(r.valid); i++ {
+		if r.valid[i] && r.modelInd[i] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// atLevel tells file indentation ws at a whole number of units: tabs only for a tab,
+// spaces only at a whole number of steps from the quoted lines' levels for spaces.
+func (r *reindent) atLevel(ws string) bool {
+	if r.unit == "\t" {
+		return ws == "" || styleOf(ws) == '\t'
+	}
+	return (ws == "" || styleOf(ws) == ' ') && len(ws)%len(r.unit) == r.residue
+}
+
+// learnModelUnit learns the model's columns per level from the quoted lines at whole
+// levels: each two of them at different levels give it, and all must agree.
+func (r *reindent) learnModelUnit(skipFirst bool) {
+	unitW := width(r.unit)
+	b, taught := -1, -1
+	for i := range r.valid {
+		if !r.valid[i] || !r.atLevel(r.fileInd[i]) || i == r.base && skipFirst {
+			continue
+		}
+		r.level[i] = true
+		if b < 0 {
+			b = i
+			continue
+		}
+		dl := (width(r.fileInd[i]) - width(r.fileInd[b])) / unitW
+		dw := r.modelW[i] - r.modelW[b]
+		switch {
+		case dl == 0 && dw == 0:
+		case dl == 0 || dw%dl != 0 || dw/dl <= 0:
+			if r.unsure[0] < 0 {
+				r.unsure = [3]int{b, -1, i}
+			}
+		case r.modelUnit != 0 && dw/dl != r.modelUnit:
+			if r.unsure[0] < 0 {
+				r.unsure = [3]int{b, taught, i}
+			}
+		default:
+			r.modelUnit, taught = dw/dl, i
+		}
+	}
+	if r.unsure[0] >= 0 || r.modelUnit != 0 {
+		return
+	}
+	// No two lines at different levels. Where the quoted lines, aligned ones included,
+	// keep the file's columns apart, the model's columns are the file's.
+	agree, apart := true, false
+	for i := range r.valid {
+		if r.valid[i] {
+			agree = agree && r.modelW[i]-r.modelW[r.base] == width(r.fileInd[i])-width(r.fileInd[r.base])
+			apart = apart || r.fileInd[i] != r.fileInd[r.base]
+		}
+	}
+	if agree && apart {
+		r.modelUnit = unitW
+		return
+	}
+	// Else the model's own steps in its new lines: a step that divides the file's
+	// unit of spaces (2 where it has 4), or any usual one in a file of tabs, is the
+	// model's unit; anything else (an aligned line, 17 columns in) keeps the model's
+	// columns.
+	ref := b
+	if ref < 0 {
+		ref = r.base
+	}
+	g := 0
+	for _, s := range r.q {
+		if strings.TrimSpace(s) != "" {
+			dw := width(leadWSString(s)) - r.modelW[ref]
+			g = gcd(g, max(dw, -dw))
+		}
+	}
+	r.modelUnit = unitW
+	if g >= 2 && g <= 8 && (r.unit == "\t" || g < unitW && unitW%g == 0) {
+		r.modelUnit = g
+	}
 }
 
 // anchor is the piece that added lines of hunk h are placed against: the nearest
@@ -164,10 +321,55 @@ func (r *reindent) anchor(h hunk) int {
 	return r.base
 }
 
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 // at is the file-style indentation for a model line of width w placed against piece a.
+// A line at a's own column takes a's indentation. Any other is placed only where the
+// model's unit is known; where it is not the file's, only a whole number of the model's
+// levels from a line at a whole level (an aligned line keeps its columns only where
+// the units agree). Else it is refused (r.bad), and a's indentation is returned.
 func (r *reindent) at(a, w int) string {
 	if a < 0 {
 		return strings.Repeat(" ", w)
+	}
+	if w == r.modelW[a] && !(a == r.base && r.fromText) {
+		return r.fileInd[a]
+	}
+	if r.unsure[0] >= 0 {
+		why := "oldText's indentation follows no one step: " + r.apart(r.unsure[0], r.unsure[2])
+		if r.unsure[1] >= 0 {
+			why += ", but " + r.apart(r.unsure[0], r.unsure[1])
+		}
+		return r.refuse(a, w, why)
+	}
+	if !r.level[a] {
+		// An aligned line may be aligned otherwise in the model's copy: measure from
+		// the nearest line at a whole level.
+		ref := -1
+		for i := a - 1; i >= 0 && ref < 0; i-- {
+			if r.level[i] {
+				ref = i
+			}
+		}
+		for i := a + 1; i < len(r.level) && ref < 0; i++ {
+			if r.level[i] {
+				ref = i
+			}
+		}
+		switch {
+		case ref >= 0:
+			a = ref
+		case r.modelUnit != width(r.unit):
+			return r.refuse(a, w, "the lines oldText quotes show no indentation step to measure it by")
+		}
+	}
+	if r.modelUnit != width(r.unit) && (w-r.modelW[a])%r.modelUnit != 0 {
+		return r.refuse(a, w, fmt.Sprintf("oldText indents by %d columns where the file indents by %d, and this line is not a whole number of those steps from line %d", r.modelUnit, width(r.unit), r.line[a]+1))
 	}
 	delta := w - r.modelW[a]
 	levels, rem := delta/r.modelUnit, delta%r.modelUnit
@@ -175,19 +377,44 @@ func (r *reindent) at(a, w int) string {
 		levels--
 		rem += r.modelUnit
 	}
+	unit := r.unitAt(a)
+	target := max(width(r.fileInd[a])+levels*width(unit)+rem, 0)
+	// The anchor's indentation as far as it goes, then units, then spaces.
 	ind := r.fileInd[a]
-	if levels >= 0 {
-		ind += strings.Repeat(r.unit, levels)
-	} else {
-		for ; levels < 0 && ind != ""; levels++ {
-			if strings.HasSuffix(ind, r.unit) {
-				ind = ind[:len(ind)-len(r.unit)]
-			} else {
-				ind = ind[:len(ind)-1]
-			}
-		}
+	for width(ind) > target {
+		ind = ind[:len(ind)-1]
 	}
-	return ind + strings.Repeat(" ", rem)
+	for width(ind)+width(unit) <= target {
+		ind += unit
+	}
+	return ind + strings.Repeat(" ", target-width(ind))
+}
+
+// apart says how far apart oldText and the file have the lines of pieces i and j.
+func (r *reindent) apart(i, j int) string {
+	return fmt.Sprintf("line %d is %d columns from line %d in oldText, %d in the file", r.line[j]+1, r.modelW[j]-r.modelW[i], r.line[i]+1, width(r.fileInd[j])-width(r.fileInd[i]))
+}
+
+// unitAt is the unit to indent by against piece a: the quoted lines' unit, in a's own
+// style where a is indented (spaces among tabs: the text of a raw string).
+func (r *reindent) unitAt(a int) string {
+	switch styleOf(r.fileInd[a]) {
+	case ' ':
+		if r.unit == "\t" {
+			return strings.Repeat(" ", tabWidth)
+		}
+	case '\t':
+		return "\t"
+	}
+	return r.unit
+}
+
+// refuse records the first placement that would be a guess.
+func (r *reindent) refuse(a, w int, why string) string {
+	if r.bad == nil {
+		r.bad = &badPlace{a: a, w: w, why: why}
+	}
+	return r.fileInd[a]
 }
 
 // learnStyle finds the file's indentation style on the quoted lines, and whether the
@@ -247,8 +474,8 @@ func (r *reindent) own(ws string, a int) bool {
 // indented as they are. The lines replaced say nothing: their indentation is what the
 // change may mend.
 func (r *reindent) quotedAsIs(ws string, i1, i2 int) bool {
-	if ws == "" {
-		return false
+	if ws == "" || r.unsure[0] >= 0 || r.modelUnit != width(r.unit) {
+		return false // the model's columns are known not to be the file's
 	}
 	n := -1
 	for d := 0; n < 0 && (i1-1-d >= 0 || i2+d < len(r.valid)); d++ {
@@ -349,29 +576,44 @@ func (r *reindent) added(h hunk, j int) string {
 func (r *reindent) contradiction(m *matcher, ei int, pcs []piece, P []string) error {
 	prev := -1
 	for i := range P {
-		if !r.valid[i] {
+		if !r.valid[i] || i == r.base && r.fromText {
 			continue
 		}
 		if prev >= 0 {
 			dm := sign(r.modelW[i] - r.modelW[prev])
 			df := sign(width(r.fileInd[i]) - width(r.fileInd[prev]))
 			if dm != df {
-				first, last := pcs[0].line, pcs[len(pcs)-1].line
-				if last >= m.d.nlines() {
-					last = m.d.nlines() - 1
-				}
-				var b strings.Builder
-				for l := first; l <= last && l < first+12; l++ {
-					fmt.Fprintf(&b, "\n%6d\t%s", l+1, m.d.content(l))
-				}
+				first, last, lines := quotedLines(m, pcs)
 				return &Refusal{Kind: KindTextNotFound, Where: &errs.Where{Edit: ei, Lines: []int{pcs[prev].line + 1, pcs[i].line + 1}},
 					Message: fmt.Sprintf("edits[%d]: oldText matches lines %d-%d of %s only when indentation is ignored, and its indentation contradicts the file's: it shows line %d %s line %d, while the file has line %d %s line %d. Where the new lines belong would be a guess. The file's lines, with their real indentation:%s\nCopy oldText with this indentation.",
-						ei, first+1, last+1, m.name, pcs[i].line+1, relWord(dm), pcs[prev].line+1, pcs[i].line+1, relWord(df), pcs[prev].line+1, b.String())}
+						ei, first, last, m.name, pcs[i].line+1, relWord(dm), pcs[prev].line+1, pcs[i].line+1, relWord(df), pcs[prev].line+1, lines)}
 			}
 		}
 		prev = i
 	}
 	return nil
+}
+
+// guess refuses an edit with a line whose indentation would be a guess (r.bad).
+func (r *reindent) guess(m *matcher, ei int, pcs []piece) error {
+	first, last, lines := quotedLines(m, pcs)
+	return &Refusal{Kind: KindTextNotFound, Where: &errs.Where{Edit: ei, Lines: []int{first, last}},
+		Message: fmt.Sprintf("edits[%d]: oldText matches lines %d-%d of %s only when indentation is ignored, and how deep to indent a new line of newText (%d columns in) would be a guess: %s. Nothing was written. The file's lines, with their real indentation:%s\nSend oldText and newText with the lines indented as the file has them.",
+			ei, first, last, m.name, r.bad.w, r.bad.why, lines)}
+}
+
+// quotedLines are the 1-based first and last file lines an occurrence spans, and the
+// file's lines there (up to 12), numbered.
+func quotedLines(m *matcher, pcs []piece) (int, int, string) {
+	first, last := pcs[0].line, pcs[len(pcs)-1].line
+	if last >= m.d.nlines() {
+		last = m.d.nlines() - 1
+	}
+	var b strings.Builder
+	for l := first; l <= last && l < first+12; l++ {
+		fmt.Fprintf(&b, "\n%6d\t%s", l+1, m.d.content(l))
+	}
+	return first + 1, last + 1, b.String()
 }
 
 func sign(x int) int {

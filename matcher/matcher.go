@@ -68,6 +68,11 @@ type EditReport struct {
 	Translated []string
 	// Lines holds the 1-based first and last original line of each occurrence.
 	Lines [][2]int
+	// AlsoFolded lists the 1-based first lines of places, at most MaxNamed, where
+	// oldText matches only after folding, for an edit that matched exactly and whose
+	// oldText holds characters folding changes (curly quotes, NBSP): the model may
+	// have drifted them and meant one of these places. They were not changed.
+	AlsoFolded []int
 	// ContextLines and ContextBytes measure the unchanged lines the model padded its
 	// edit with (written from the file, not from the model's copy).
 	ContextLines, ContextBytes int
@@ -112,7 +117,7 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 		nul = bytes.IndexByte(original, 0) >= 0
 	}
 	if nul {
-		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
+		return nil, refuse(KindBinaryFile, -1, nil, "%s", BinaryMessage(opts.Name, original))
 	}
 	if d == nil {
 		d = newDoc(original)
@@ -163,15 +168,16 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 }
 
 type matcher struct {
-	d      *doc
-	name   string
-	cache  *View // where folded views are kept between calls, or nil
-	probe  bool  // a locator's probe: skip the closest-region search of a miss
-	typo   *view
-	indent *view
-	unit   string
-	drift  *drift   // the edit being rendered, at a fuzzy tier
-	loose  []string // each line's looseKey, for not-found hints
+	d         *doc
+	name      string
+	cache     *View // where folded views are kept between calls, or nil
+	probe     bool  // a locator's probe: skip the closest-region search of a miss
+	typo      *view
+	indent    *view
+	unit      string
+	spaceUnit string
+	drift     *drift   // the edit being rendered, at a fuzzy tier
+	loose     []string // each line's looseKey, for not-found hints
 }
 
 // foldable tells a file small enough for the fuzzy tiers (MaxFoldBytes).
@@ -326,7 +332,36 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 			i, m.name, listLines(lines), tierNote(f.t))
 	}
 	m.noteFolds(f, splices, &rep)
+	if f.t == TierExact && !f.gutter && len(tiers) > 1 {
+		rep.AlsoFolded = m.alsoFolded(f, lines)
+	}
 	return splices, rep, nil
+}
+
+// alsoFolded finds the places where oldText, matched exactly at lines, matches only
+// after folding. Exact first stays the rule: the exact place is the stronger evidence,
+// and refusing would fail every exact copy of a curly-quoted line that also appears
+// with straight quotes. But when oldText itself holds characters that folding changes,
+// the model may have drifted them, so the other places are named for it to check. An
+// oldText that folds to itself needs no search: nothing in it can have drifted.
+func (m *matcher) alsoFolded(f located, lines []int) []int {
+	p, ok := m.pattern(TierTypography, f.pieces)
+	if !ok || bytes.Equal(p.text, f.p.text) {
+		return nil
+	}
+	v := m.view(TierTypography)
+	exact := make(map[int]bool, len(lines))
+	for _, l := range lines {
+		exact[l] = true
+	}
+	var other []int
+	for _, o := range m.search(v, p, len(lines)+MaxNamed+1) {
+		l, _ := v.locate(o.from)
+		if !exact[l+1] && len(other) < MaxNamed {
+			other = append(other, l+1)
+		}
+	}
+	return other
 }
 
 // located is where an edit's oldText was found: at tier t, by pattern p, as pieces
@@ -379,6 +414,16 @@ func (m *matcher) locateEdit(i int, tiers []Tier, old, nw string, all bool) (loc
 	}
 	if ng, _, ok := stripGutter(splitLF(nw)); ok {
 		f.nw = joinLF(ng)
+	} else if q := splitLF(nw); len(q) > 0 {
+		// newText begins with oldText's pasted numbers but has lines without them: which
+		// numbers are text would be a guess, and a wrong one writes them into the file.
+		if n, _, ok := cutGutter(q[0]); ok && n == first {
+			for k, s := range q {
+				if _, _, numbered := cutGutter(s); !numbered && !(s == "" && k == len(q)-1) {
+					return f, refuse(KindInvalidInput, i, nil, "edits[%d]: oldText and newText carry read_file line numbers, but newText's line %d (%q) has none. Send oldText and newText without the line numbers: the text of each line only.", i, k+1, s)
+				}
+			}
+		}
 	}
 	if joinLF(g) == f.nw {
 		return f, refuse(KindNoChange, i, nil, "edits[%d] changes nothing once the line-number gutter is removed from oldText. Send only edits that change something.", i)

@@ -39,6 +39,9 @@ func (m *matcher) render(ei int, v *view, p pattern, o occurrence, q []string, r
 		}
 	}
 	text := r.keepEnds(r.write())
+	if r.ind != nil && r.ind.bad != nil {
+		return Splice{}, r.ind.guess(m, ei, r.pcs)
+	}
 	fl, ll := r.d.linesTouched(r.start, r.end)
 	return Splice{
 		Edit:      ei,

@@ -374,3 +374,24 @@ func TestReplaysDoNotInsist(t *testing.T) {
 		}
 	}
 }
+
+// A call whose lines were re-indented to the file's (oldText matched only ignoring
+// indentation) is not written by sending it again: what would be written is not what
+// was sent, and the guard refused it (attack4 D2). The refusal says what to send.
+func TestReindentedSyntaxRefusalDoesNotGiveWay(t *testing.T) {
+	const py = "def f(x):\n    if x:\n        return 1\n    return 0\n"
+	eng, ws := guardEngine(t, "", map[string]string{"c.py": py})
+	args, _ := json.Marshal(edit("c.py", "if x:\n    return 1", "if x:\n    return 1\n  return 2"))
+	for k := range 3 {
+		r := eng.Call(context.Background(), "a", "edit_file", args)
+		if r.OK || *r.Kind != "syntax_error" {
+			t.Fatalf("send %d: want syntax_error, got %+v", k+1, r)
+		}
+		if strings.Contains(r.Text, "send this same call again") || !strings.Contains(r.Text, "exactly as the file has them") {
+			t.Errorf("send %d: the refusal offers to write the re-indented lines, or does not say what to send:\n%s", k+1, r.Text)
+		}
+		if got := testutil.ReadFile(t, filepath.Join(ws, "c.py")); got != py {
+			t.Fatalf("send %d: the file changed: %q", k+1, got)
+		}
+	}
+}

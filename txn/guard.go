@@ -8,6 +8,7 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/guard"
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/matcher"
 )
 
 // guard looks at every planned change before anything is journaled or written: a
@@ -54,17 +55,24 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
 				continue
 			}
+			sent := writtenAsSent(ch)
 			if !held {
-				insisting = true
+				insisting = sent
+			} else if !sent {
+				// Sending it again would write the re-indented text again: no giving way.
 			} else if seq, ok := e.insisted(c, i, ch); ok {
 				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
 				continue
 			}
 			d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node}
-			if ch.Created {
-				return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, insist, excerpt)
+			again := insist
+			if !sent {
+				again = notAsSent
 			}
-			return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, insist, excerpt)
+			if ch.Created {
+				return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, again, excerpt)
+			}
+			return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, again, excerpt)
 		}
 	}
 	return 0, nil, false, nil
@@ -73,6 +81,26 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 // insist tells a model how to get past a syntax refusal that is the parser's mistake:
 // its grammars can lag behind a language's newest syntax.
 const insist = "If you are sure the code is valid (syntax newer than this parser knows), send this same call again, unchanged, as your next call: it is then written, with a warning."
+
+// notAsSent replaces insist where the planned lines are not the model's own: an edit
+// matched only when indentation was ignored (its new lines re-indented to the file's),
+// or characters of newText were written as the file spells them. Sending the call
+// again would write the same lines again, not the model's.
+const notAsSent = "The lines above are not exactly as you sent them: your oldText matched only with its indentation or characters read as the file's, and newText was written in the file's terms. To write your own lines, send oldText and newText with the lines exactly as the file has them (copy them from read_file)."
+
+// writtenAsSent tells a change whose edits all write newText as the model sent it:
+// none matched at the indentation tier, none had characters translated.
+func writtenAsSent(ch *Change) bool {
+	if ch.Plan == nil {
+		return true
+	}
+	for _, r := range ch.Plan.Edits {
+		if r.Tier == matcher.TierIndentation || len(r.Translated) > 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // insisted reports whether call c repeats, unchanged, its session's call just before
 // it, which the syntax guard refused with ch's file as it is now: the model insists,

@@ -255,8 +255,9 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 		if files, made, err = rewindSteps(t, reverts); err != nil {
 			return err
 		}
+		sessions := map[uint64]sessionOf{}
 		for _, rf := range files {
-			noteOthers(t, hist, rf, in)
+			noteOthers(t, hist, rf, in, sessions)
 		}
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 		return nil
@@ -346,15 +347,31 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 	return files, made, nil
 }
 
+// sessionOf is the session of a change, where the history knows it as one.
+type sessionOf struct {
+	session string
+	ok      bool
+}
+
 // noteOthers records in rf the changes to it since its oldest step that in (the
-// reverted calls) lacks, with their sessions.
-func noteOthers(t *journal.Tx, hist *history, rf *rewindFile, in map[uint64]bool) {
+// reverted calls) lacks, with their sessions. sessions keeps those read for the other
+// files: an undo of a command's thousands of files is a change of each, and reading
+// its entry (every path it changed) once per file cost time quadratic in the files.
+func noteOthers(t *journal.Tx, hist *history, rf *rewindFile, in map[uint64]bool, sessions map[uint64]sessionOf) {
 	first := rf.steps[len(rf.steps)-1]
 	for _, seq := range t.SeqsOf(rf.path, first.seq) {
-		c, ok := hist.idx.Change(seq)
-		if ok && !in[seq] {
+		if in[seq] {
+			continue
+		}
+		s, read := sessions[seq]
+		if !read {
+			c, ok := hist.idx.Change(seq)
+			s = sessionOf{c.Session, ok}
+			sessions[seq] = s
+		}
+		if s.ok {
 			rf.others = append(rf.others, seq)
-			rf.by[seq] = c.Session
+			rf.by[seq] = s.session
 		}
 	}
 }

@@ -144,6 +144,9 @@ func parsePython(src []byte) []synErr {
 	if len(out) > 0 {
 		return out // the lines are not told apart right where the tokens are wrong
 	}
+	if out = pyLegacyErrors(src); len(out) > 0 {
+		return out
+	}
 	return pyIndentErrors(src)
 }
 

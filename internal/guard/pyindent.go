@@ -319,3 +319,54 @@ func indentOnly(old, new []byte) bool {
 	}
 	return len(bytes.TrimLeft(old, " \t\f")) == 0 && len(bytes.TrimLeft(new, " \t\f")) == 0
 }
+
+// pyBracketLinesIndented is src with each line that begins inside brackets indented
+// one step deeper than its statement's first line. Such a line has no indentation of
+// its own for CPython, so the two parse alike; tree-sitter's grammar refuses some that
+// sit left of their statement (total = (1 +\n2)).
+func pyBracketLinesIndented(src []byte) []byte {
+	var out []byte
+	depth, stmt, i := 0, []byte(nil), 0
+	for i < len(src) {
+		// At a line's start.
+		lead := i
+		for lead < len(src) && (src[lead] == ' ' || src[lead] == '\t') {
+			lead++
+		}
+		if depth > 0 {
+			out = append(append(out, stmt...), "    "...)
+		} else {
+			out = append(out, src[i:lead]...)
+			stmt = src[i:lead]
+		}
+		i = lead
+		for i < len(src) {
+			c := src[i]
+			if c == '\n' {
+				out = append(out, c)
+				i++
+				break
+			}
+			switch {
+			case c == '"' || c == '\'':
+				end, _ := skipPyString(src, i)
+				out = append(out, src[i:end]...)
+				i = end
+				continue
+			case c == '#':
+				for i < len(src) && src[i] != '\n' {
+					out = append(out, src[i])
+					i++
+				}
+				continue
+			case c == '(' || c == '[' || c == '{':
+				depth++
+			case c == ')' || c == ']' || c == '}':
+				depth = max(depth-1, 0)
+			}
+			out = append(out, c)
+			i++
+		}
+	}
+	return out
+}

@@ -56,7 +56,9 @@ func TestPythonIndentation(t *testing.T) {
 
 		{"a method's last line now the class's", cls, strings.Replace(cls, "        return 2", "    return 2", 1), ""},
 		{"else now the outer if's", "if a:\n    if b:\n        c\n    else:\n        d\n", "if a:\n    if b:\n        c\nelse:\n        d\n", ""},
-		{"a line inside brackets", "def f(a):\n    x = (1 if a\n         else 2)\n    return x\n", "def f(a):\n    x = (1 if a\nelse 2)\n    return x\n", ""}, // tree-sitter refused it
+		{"a line inside brackets", "def f(a):\n    x = (1 if a\n         else 2)\n    return x\n", "def f(a):\n    x = (1 if a\nelse 2)\n    return x\n", ""},                        // tree-sitter refused it
+		{"an expression in brackets continued left of its statement", "def main():\n    total = 0\n    return total\n", "def main():\n    total = (1 +\n2)\n    return total\n", ""}, // tree-sitter refused it
+		{"the same, two columns in", "def main():\n    total = 0\n    return total\n", "def main():\n    total = (1 +\n  2)\n    return total\n", ""},
 		{"a continued line", "x = 1 + \\\n    2\n", "x = 1 + \\\n2\n", ""},
 		{"a line of a docstring", "def f():\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n", "def f():\n    \"\"\"Doc.\n\n More.\n    \"\"\"\n", ""},
 		{"a comment", cls, strings.Replace(cls, "\n\n    def g", "\n # note\n    def g", 1), ""},
@@ -64,6 +66,10 @@ func TestPythonIndentation(t *testing.T) {
 		{"a form feed", "if x:\n    a = 1\n", "\fif x:\n    a = 1\n", ""},
 		{"try with else and finally", "try:\n    a\nexcept E:\n    b\n", "try:\n    a\nexcept E:\n    b\nelse:\n    c\nfinally:\n    d\n", ""},
 		{"a re-indented block", "def f():\n    if a:\n        b\n", "def f():\n  if a:\n    b\n", ""},
+	}
+	if Backend() == "tree-sitter" {
+		// Bracket lines re-indented for tree-sitter: what it refuses there stays refused.
+		cases = append(cases, struct{ name, old, new, cpython string }{"an operand missing in brackets", "def main():\n    total = 0\n    return total\n", "def main():\n    total = (1 +\n)\n    return total\n", "invalid syntax"})
 	}
 	var py *cpython // where there is a python3, the table is checked against it too
 	if _, err := exec.LookPath("python3"); err == nil {

@@ -1,0 +1,252 @@
+package matcher
+
+import (
+	"errors"
+	"math/rand"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// A model that quotes lines with their common indentation dropped, starting on an
+// aligned continuation line: its columns are the file's, shifted, and a new line goes
+// where its column says (attack4 D2). Before, the continuation line made the model's
+// unit 1 column, and each model column counted as a file unit.
+func TestReindentContinuationLines(t *testing.T) {
+	loop := "class C:\n    def f(self, a, b):\n        result = compute(a,\n                         b)\n        for x in result:\n            if x:\n                print(x)\n"
+	ret := "class C:\n    def f(self, a, b):\n        result = compute(a,\n                         b)\n        if result:\n            return 1\n        return 0\n"
+	runCases(t, []applyCase{
+		{name: "dedented line stays in the loop", file: loop,
+			edits: []Edit{e("                 b)\nfor x in result:\n    if x:\n        print(x)", "                 b)\nfor x in result:\n    if x:\n        print(x)\n    done(x)")},
+			want:  loop + "            done(x)\n", tier: TierIndentation},
+		{name: "body line one level deeper", file: ret,
+			edits: []Edit{e("                 b)\nif result:\n    return 1", "                 b)\nif result:\n    log(result)\n    return 1")},
+			want:  "class C:\n    def f(self, a, b):\n        result = compute(a,\n                         b)\n        if result:\n            log(result)\n            return 1\n        return 0\n", tier: TierIndentation},
+		{name: "model's own unit learned past a continuation line", file: ret,
+			edits: []Edit{e("result = compute(a,\n          b)\nif result:\n  return 1", "result = compute(a,\n          b)\nif result:\n  log(result)\n  if b:\n    return 1")},
+			want:  "class C:\n    def f(self, a, b):\n        result = compute(a,\n                         b)\n        if result:\n            log(result)\n            if b:\n                return 1\n        return 0\n", tier: TierIndentation},
+		{name: "inconsistent quoting is refused, not guessed", file: loop,
+			edits: []Edit{e("for x in result:\n  if x:\n        print(x)", "for x in result:\n  if x:\n        print(x)\n      done(x)")},
+			kind:  KindTextNotFound, msg: []string{"lines 5-7", "a guess", "            if x:", "Send oldText and newText"}},
+	})
+}
+
+// Text indented in another step than the file's (YAML in a Python or Go string): a
+// line the model moves is placed by the columns of the lines it quotes (attack4 D1).
+func TestReindentOtherStepInString(t *testing.T) {
+	py := "class A:\n    def f(self):\n        if self:\n            return 1\n\n    def g(self):\n        return 2\n\n\nCONFIG = \"\"\"\nserver:\n  port: 80\n  tls:\n    cert: a.pem\n  key: a.key\n\"\"\"\n"
+	goFile := "package cfg\n\nconst doc = `\n    server:\n      port: 80\n      tls:\n        cert: a.pem\n      key: a.key\n`\n\nfunc f() {\n\tif doc == \"\" {\n\t\tpanic(1)\n\t}\n}\n"
+	runCases(t, []applyCase{
+		{name: "python: yaml key moved under tls", file: py,
+			edits: []Edit{e("      tls:\n        cert: a.pem\n      key: a.key", "      tls:\n        cert: a.pem\n        key: a.key")},
+			want:  "class A:\n    def f(self):\n        if self:\n            return 1\n\n    def g(self):\n        return 2\n\n\nCONFIG = \"\"\"\nserver:\n  port: 80\n  tls:\n    cert: a.pem\n    key: a.key\n\"\"\"\n", tier: TierIndentation},
+		{name: "go: yaml key moved under tls", file: goFile,
+			edits: []Edit{e("  tls:\n    cert: a.pem\n  key: a.key", "  tls:\n    cert: a.pem\n    key: a.key")},
+			want:  "package cfg\n\nconst doc = `\n    server:\n      port: 80\n      tls:\n        cert: a.pem\n        key: a.key\n`\n\nfunc f() {\n\tif doc == \"\" {\n\t\tpanic(1)\n\t}\n}\n", tier: TierIndentation},
+		{name: "python: yaml quoted in the model's 4-space step", file: py,
+			edits: []Edit{e("tls:\n    cert: a.pem\nkey: a.key", "tls:\n    cert: a.pem\n        ca: b.pem\nkey: a.key")},
+			want:  "class A:\n    def f(self):\n        if self:\n            return 1\n\n    def g(self):\n        return 2\n\n\nCONFIG = \"\"\"\nserver:\n  port: 80\n  tls:\n    cert: a.pem\n      ca: b.pem\n  key: a.key\n\"\"\"\n", tier: TierIndentation},
+	})
+}
+
+// Trailing special spaces the model added are trailing whitespace too: not written
+// (attack4 D3).
+func TestTrailingSpecialSpaceNotWritten(t *testing.T) {
+	runCases(t, []applyCase{
+		{name: "nbsp", file: "a = 1\nb = 2\n",
+			edits: []Edit{e("a = 1\u00a0\nb = 2\u00a0", "a = 1\u00a0\nb = 3\u00a0\nc = 4\u00a0")}, want: "a = 1\nb = 3\nc = 4\n", tier: TierTypography},
+		{name: "ideographic space after a space", file: "a = 1\nb = 2\n",
+			edits: []Edit{e("a = 1 \u3000\nb = 2", "a = 1 \u3000\nb = 2\nc = 4 \u3000")}, want: "a = 1\nb = 2\nc = 4\n", tier: TierTypography},
+	})
+}
+
+// TestReindentOnRealFiles quotes snippets of real Go and Python files the way models
+// do at the indentation tier: common indentation dropped, quoted deeper than the
+// file, re-indented by 2 columns a level, one aligned line drifted by a column, or the
+// first line quoted from its first character on. The
+// model's newText inserts a copy of one quoted line, at that line's own column, after
+// another. The oracle is the file's own lines: the file must come out with the
+// original bytes of the copied line inserted there, or the edit be refused; never
+// another indentation.
+func TestReindentOnRealFiles(t *testing.T) {
+	goFiles, pyFiles := sourceFiles(t)
+	if len(goFiles) < 100 {
+		t.Skip("Go sources not found")
+	}
+	rng := rand.New(rand.NewSource(11))
+	n := 600
+	if testing.Short() {
+		n = 150
+	}
+	if v, err := strconv.Atoi(os.Getenv("VFSCTL_REINDENT_DRAWS")); err == nil {
+		n = v // longer local runs
+	}
+	modes := []string{"dedented", "quoted deeper", "2 columns a level", "a line off its level drifted", "first line from its text"}
+	applied, refused := make([]int, len(modes)), make([]int, len(modes))
+	kinds := map[string]int{} // refusals by kind ("guess": an indentation the matcher would guess)
+	for k := 0; k < n; k++ {
+		files := goFiles
+		if len(pyFiles) > 0 && k%2 == 1 {
+			files = pyFiles
+		}
+		path := files[rng.Intn(len(files))]
+		data, err := os.ReadFile(path)
+		if err != nil || !utf8.Valid(data) || strings.ContainsAny(string(data), "\r\x00") {
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		cnt := 3 + rng.Intn(6)
+		if len(lines) < cnt+2 {
+			continue
+		}
+		from := rng.Intn(len(lines) - cnt)
+		region := lines[from : from+cnt]
+		tabs := strings.HasSuffix(path, ".go")
+		ws, ok := make([]int, cnt), true
+		c := 1 << 30
+		for i, l := range region {
+			lead := leadWSString(l)
+			// In Go, tabs only: the model sends spaces for them, and for the spaces of a
+			// raw string, and which one a new line means is not the question here.
+			if strings.TrimSpace(l) == "" || strings.TrimRight(l, " \t") != l || strings.Contains(lead, " \t") || tabs && strings.Contains(lead, " ") {
+				ok = false
+				break
+			}
+			ws[i] = width(lead)
+			c = min(c, ws[i])
+		}
+		if !ok {
+			continue
+		}
+		mode := rng.Intn(len(modes))
+		model := make([]int, cnt)
+		drifted := -1
+		for i := range region {
+			model[i] = ws[i] - c
+			switch mode {
+			case 1:
+				model[i] += 2
+			case 2:
+				lead := leadWSString(region[i])
+				if tabs && strings.Contains(lead, " ") || !tabs && ws[i]%4 != 0 {
+					ok = false // 2 columns a level: only for lines at whole levels
+				}
+				model[i] /= 2
+			}
+		}
+		if mode == 4 {
+			ok = ok && model[0] > 0
+			model[0] = 0
+		}
+		if mode == 3 {
+			for i, l := range region {
+				lead := leadWSString(l)
+				if tabs && strings.Contains(lead, " ") || !tabs && ws[i]%4 != 0 {
+					drifted = i
+				}
+			}
+			if drifted < 0 {
+				ok = false
+			} else {
+				model[drifted]++
+			}
+		}
+		at, j := rng.Intn(cnt), rng.Intn(cnt)
+		if mode == 4 {
+			j = max(j, 1) // a copy of the first line at 0 is at 0 of the others' columns
+		}
+		if !ok || j == drifted {
+			continue
+		}
+		P := make([]string, cnt)
+		for i, l := range region {
+			P[i] = strings.Repeat(" ", model[i]) + strings.TrimLeft(l, " \t")
+		}
+		Q := append(append(append([]string(nil), P[:at+1]...), P[j]), P[at+1:]...)
+		want := strings.Join(append(append(append([]string(nil), lines[:from+at+1]...), region[j]), lines[from+at+1:]...), "\n")
+		res, err := Apply(data, []Edit{e(strings.Join(P, "\n"), strings.Join(Q, "\n"))}, Options{Name: path})
+		if err != nil {
+			var r *Refusal
+			if !errors.As(err, &r) {
+				t.Fatalf("%s: not a refusal: %v", path, err)
+			}
+			refused[mode]++
+			kind := string(r.Kind)
+			if strings.Contains(r.Message, "would be a guess") {
+				kind = "guess"
+			}
+			kinds[kind]++
+			continue
+		}
+		if string(res.Output) != want {
+			got := strings.Split(string(res.Output), "\n")
+			t.Errorf("%s lines %d-%d, %s, line %d copied after line %d:\noldText %q\nnewText %q\nwrote %q\nwant  %q", path, from+1, from+cnt, modes[mode], from+j+1, from+at+1,
+				P, Q, got[from:min(len(got), from+cnt+1)], strings.Split(want, "\n")[from:from+cnt+1])
+			continue
+		}
+		applied[mode]++
+	}
+	t.Logf("refusals by kind: %v", kinds)
+	for i, m := range modes {
+		t.Logf("%-28s applied %4d  refused %3d", m, applied[i], refused[i])
+		if applied[i]+refused[i] == 0 && !testing.Short() {
+			t.Errorf("%s: no draw", m) // a line off its level is rare: drawn, not always applied
+		}
+	}
+	if applied[0] == 0 {
+		t.Error("nothing applied")
+	}
+}
+
+// More of the attack's triggers: an aligned line anywhere in oldText, a first line sent
+// without its indentation, alignment spaces after tabs.
+func TestReindentMoreTriggers(t *testing.T) {
+	w11 := "class C:\n    def f(self):\n        x = foo(a,\n               b)\n        if x:\n            if y:\n                z()\n        return x\n"
+	w12 := "package p\n\nfunc f(x int) error {\n\tvar err error\n\tif x == -1 {\n\t\terr = g()\n\t}\n\treturn err\n}\n"
+	wal := "package x\n\n/*\nint open_wrapper(const CTX *ctx, uint8_t *out,\n\t\t\t\t  size_t exp_out_len,\n\t\t\t\t  const uint8_t *nonce, size_t nonce_len,\n\t\t\t\t  const uint8_t *in, size_t in_len) {\n\treturn 0;\n}\n*/\nimport \"C\"\n\nfunc F() {\n\tif true {\n\t\tprintln(1)\n\t}\n}\n"
+	runCases(t, []applyCase{
+		{name: "aligned line in the middle of oldText", file: w11,
+			edits: []Edit{e("x = foo(a,\n       b)\nif x:\n    if y:\n        z()", "x = foo(a,\n       b)\nif x:\n    if y:\n        z()\n    w()")},
+			want:  strings.Replace(w11, "                z()\n", "                z()\n            w()\n", 1), tier: TierIndentation},
+		{name: "first line without its indentation, tabs as spaces", file: w12,
+			edits: []Edit{e("if x == -1 {\n        err = g()\n    }", "if x == -1 {\n        if y {\n            err = g()\n        }\n    }")},
+			want:  strings.Replace(w12, "\t\terr = g()\n", "\t\tif y {\n\t\t\terr = g()\n\t\t}\n", 1), tier: TierIndentation},
+	})
+	// Alignment spaces after tabs, the model's 4 columns deeper: one more tab, or 4 more
+	// spaces, never tabs after the spaces.
+	res, err := Apply([]byte(wal), []Edit{e("int open_wrapper(const CTX *ctx, uint8_t *out,\n                  size_t exp_out_len,\n                  const uint8_t *nonce, size_t nonce_len,",
+		"int open_wrapper(const CTX *ctx, uint8_t *out,\n                  size_t exp_out_len,\n                      const uint8_t *nonce, size_t nonce_len,")}, Options{})
+	if err == nil {
+		line := strings.Split(string(res.Output), "\n")[5]
+		if line != "\t\t\t\t\t  const uint8_t *nonce, size_t nonce_len," && line != "\t\t\t\t      const uint8_t *nonce, size_t nonce_len," {
+			t.Errorf("aligned line moved 4 columns: wrote %q", line)
+		}
+	}
+}
+
+// A Go file whose lines are mostly the spaces of a large HTML string: its code is still
+// in tabs, and a line the model nests deeper there takes a tab (attack4 D1, mmu.go).
+func TestReindentTabsAmongSpaces(t *testing.T) {
+	html := strings.Repeat("  <div>\n    <p>x</p>\n      <b>y</b>\n  </div>\n", 30)
+	file := "package p\n\nconst page = `\n" + html + "`\n\nfunc f(mu [][]int) {\n\tfor _, m := range mu {\n\t\tif m[0] < 0 {\n\t\t\tpanic(m)\n\t\t}\n\t}\n}\n"
+	runCases(t, []applyCase{
+		{name: "tabs sent as 4 spaces, a line nested deeper", file: file,
+			edits: []Edit{e("    for _, m := range mu {\n        if m[0] < 0 {\n            panic(m)\n        }", "    for _, m := range mu {\n        if m[0] < 0 {\n            if m[1] < 0 {\n                panic(m)\n            }\n        }")},
+			want:  strings.Replace(file, "\t\t\tpanic(m)\n", "\t\t\tif m[1] < 0 {\n\t\t\t\tpanic(m)\n\t\t\t}\n", 1), tier: TierIndentation},
+	})
+}
+
+// newText that carries oldText's pasted line numbers on some lines only: the numbers
+// are not written into the file (attack4 D6).
+func TestGutterOnSomeNewLinesRefused(t *testing.T) {
+	runCases(t, []applyCase{
+		{name: "an added line without a number", file: "# Notes\n\nFirst point.\nSecond point.\nThird point.\n",
+			edits: []Edit{e("     3\tFirst point.\n     4\tSecond point.", "     3\tFirst point.\n     4\tSecond point, revised.\nAn added point.")},
+			kind:  KindInvalidInput, msg: []string{"line 3", "An added point.", "without the line numbers"}},
+		{name: "every line numbered still stripped", file: "# Notes\n\nFirst point.\nSecond point.\nThird point.\n",
+			edits: []Edit{e("     3\tFirst point.\n     4\tSecond point.", "     3\tFirst point.\n     4\tSecond point, revised.")},
+			want:  "# Notes\n\nFirst point.\nSecond point, revised.\nThird point.\n"},
+	})
+}
