@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -91,7 +90,6 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			return e.entriesFailed(c, err)
 		}
 	}
-	e.stageCreates(changes, st)
 	if base != nil {
 		// Listed as written without fsync: noted, whatever happens next, so that a
 		// checkpoint takes it off the list; a checkpoint due by count runs here, in
@@ -538,57 +536,6 @@ func (e *Engine) stageReplace(ch *Change) (st *vfs.Staged, err error) {
 	return e.fs.StageReplaceStat(ch.Path, ch.After, ch.info, e.durability != DurableJournal)
 }
 
-// stageWorkers is how many goroutines stage a call's new files.
-const stageWorkers = 4
-
-// stageCreates stages the new files of a call of several, in the file-durable mode,
-// once the pending record is durable and the folders an undo puts back are made:
-// each is written and synced in its folder (where that stands) by one of
-// stageWorkers goroutines, so that their syncs overlap (a filesystem's journal
-// commits the syncs that wait together as one). A redo of a command's 3,000 files
-// otherwise waited for 3,000 syncs one after the other. writeFile then renames each
-// into place; what was not staged, it makes itself.
-func (e *Engine) stageCreates(changes []*Change, st *staging) {
-	if e.durability == DurableJournal || len(changes) < 2 {
-		return
-	}
-	var todo []int
-	for i, ch := range changes {
-		if ch.Created && ch.from == nil {
-			todo = append(todo, i)
-		}
-	}
-	var next atomic.Int64
-	var wait sync.WaitGroup
-	for range min(stageWorkers, len(todo)) {
-		wait.Go(func() {
-			for k := int(next.Add(1)) - 1; k < len(todo); k = int(next.Add(1)) - 1 {
-				st.files[todo[k]] = e.stageCreate(changes[todo[k]])
-			}
-		})
-	}
-	wait.Wait()
-}
-
-// stageCreate stages a new file in its folder, if that stands now; else, or on an
-// error or a panic, nothing is staged and writeFile creates the file (and its
-// folders) itself.
-func (e *Engine) stageCreate(ch *Change) (st *vfs.Staged) {
-	defer func() {
-		if p := recover(); p != nil {
-			st = nil
-		}
-	}()
-	if !e.fs.IsFolder(path.Dir(ch.Path)) {
-		return nil
-	}
-	st, err := e.fs.StageCreate(ch.Path, ch.After, ch.mode)
-	if err != nil {
-		return nil
-	}
-	return st
-}
-
 // settleAfterPanic handles a panic while the files of a pending record were written.
 func (e *Engine) settleAfterPanic(c *Call, changes []*Change, p any) error {
 	c.final = true // Finish must not rewrite the record: it is settled here or by recovery
@@ -766,19 +713,9 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		if lazy {
 			id, ch.dirs, err = e.fs.CreateDirsNoSync(ch.Path, ch.After, ch.mode)
 		} else {
-			// The file is synced; its folders are synced once for the whole call. Staged
-			// beside the call's other files where its folder stood (stage); where its
-			// folder is gone since, or something stands in the way of the staged file's
-			// folder, it is made here.
-			err = errNotStaged
-			if st != nil {
-				id, err = st.Commit()
-				ch.unsynced = []string{path.Dir(ch.Path)}
-			}
-			if err != nil && errs.KindOf(err) != errs.FileExists {
-				id, ch.dirs, err = e.fs.CreateDirsFolderLater(ch.Path, ch.After, ch.mode)
-				ch.unsynced = vfs.FoldersOf(ch.Path, ch.dirs)
-			}
+			// The file is synced; its folders are synced once for the whole call.
+			id, ch.dirs, err = e.fs.CreateDirsFolderLater(ch.Path, ch.After, ch.mode)
+			ch.unsynced = vfs.FoldersOf(ch.Path, ch.dirs)
 		}
 		ch.creating = false
 	} else if ch.bitsOnly {
@@ -824,9 +761,6 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 	}
 	return err
 }
-
-// errNotStaged: a new file was not staged; writeFile makes it.
-var errNotStaged = errors.New("not staged")
 
 // landedID is the identity to know a file by that this engine has just written. The
 // identity taken as the content was written (wrote) predates the rename into place,

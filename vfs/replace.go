@@ -381,19 +381,6 @@ type Staged struct {
 	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release); f.hmu
 }
 
-// StageCreate stages data as the new file p, with CreatedMode(mode), in p's folder,
-// which must exist; the temp file is synced. Its Commit renames it into place unless
-// something stands at p by then (file_exists), and leaves the folder for the caller
-// to sync (SyncDir): a call staging many files syncs their folder once.
-func (f *FS) StageCreate(p string, data []byte, mode fs.FileMode) (*Staged, error) {
-	s, err := f.stage(p, data, nil, mode, true)
-	if err != nil {
-		return nil, err
-	}
-	s.create, s.later = true, true
-	return s, nil
-}
-
 // StageReplace stages data as the new content of the existing regular file p.
 func (f *FS) StageReplace(p string, data []byte) (*Staged, error) {
 	fi, err := f.checkReplace(p)
