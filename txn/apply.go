@@ -92,7 +92,6 @@ type Change struct {
 	dirs                    []string      // folders a create made, for its rollback
 	planned                 []string      // folders a create was to make (its record's Made)
 	aside                   string        // where a deleted file waits for the commit point
-	unsynced                []string      // file-durable: folders whose entries its write changed, synced by commit (syncFolders)
 	from                    *Change       // a create that is a move: the deletion whose set-aside file it renames into place
 	taken                   bool          // a deletion whose set-aside file a move renames (from): not removed at the commit point
 	creating                bool          // its create began and never returned: a panic
