@@ -123,6 +123,13 @@ func (j *Journal) openDir(create bool) (*dirHandle, error) {
 	}
 	fd, err := openRoot(j.opts.Root)
 	if err != nil {
+		// A root that may be searched but not listed (a command's chmod 311 .): the
+		// folder right under it opens in one open, as lookDir opens it.
+		if !strings.Contains(name, "/") {
+			if fd, ok := openDirUnder(j.opts.Root, name); ok {
+				return &dirHandle{fd: fd, name: name}, nil
+			}
+		}
 		return nil, errs.Wrap(errs.IOError, "", err, "Cannot open the workspace root: %v.", err)
 	}
 	done := ""

@@ -178,14 +178,15 @@ func (r *Record) Paths() []string {
 	return p
 }
 
-// FolderKeys are the folders the record made or removed (Entries), each as its path
-// with a slash: the key the path index keeps them under, apart from files (a file's
-// path never ends in a slash), so that a query for a folder finds the calls that
-// made it and a walk of a file's calls meets only calls that name the file.
+// FolderKeys are the folders and symlinks the record made, removed or changed
+// (Entries), each as its path with a slash: the key the path index keeps them under,
+// apart from files (a file's path never ends in a slash), so that a query for a
+// folder or a symlink finds the calls that made it and a walk of a file's calls meets
+// only calls that name the file.
 func (r *Record) FolderKeys() []string {
 	var out []string
 	for _, en := range r.Entries {
-		if (en.Before == KindDir || en.After == KindDir) && !slices.Contains(out, en.Path+"/") {
+		if (en.Before == KindDir || en.After == KindDir || en.Before == KindSymlink || en.After == KindSymlink) && !slices.Contains(out, en.Path+"/") {
 			out = append(out, en.Path+"/")
 		}
 	}

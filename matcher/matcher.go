@@ -68,6 +68,11 @@ type EditReport struct {
 	Translated []string
 	// Lines holds the 1-based first and last original line of each occurrence.
 	Lines [][2]int
+	// AlsoFolded lists the 1-based first lines of places, at most MaxNamed, where
+	// oldText matches only after folding, for an edit that matched exactly and whose
+	// oldText holds characters folding changes (curly quotes, NBSP): the model may
+	// have drifted them and meant one of these places. They were not changed.
+	AlsoFolded []int
 	// ContextLines and ContextBytes measure the unchanged lines the model padded its
 	// edit with (written from the file, not from the model's copy).
 	ContextLines, ContextBytes int
@@ -112,7 +117,7 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 		nul = bytes.IndexByte(original, 0) >= 0
 	}
 	if nul {
-		return nil, refuse(KindBinaryFile, -1, nil, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
+		return nil, refuse(KindBinaryFile, -1, nil, "%s", BinaryMessage(opts.Name, original))
 	}
 	if d == nil {
 		d = newDoc(original)
@@ -327,7 +332,36 @@ func (m *matcher) edit(i int, old, nw string, all bool) ([]Splice, EditReport, e
 			i, m.name, listLines(lines), tierNote(f.t))
 	}
 	m.noteFolds(f, splices, &rep)
+	if f.t == TierExact && !f.gutter && len(tiers) > 1 {
+		rep.AlsoFolded = m.alsoFolded(f, lines)
+	}
 	return splices, rep, nil
+}
+
+// alsoFolded finds the places where oldText, matched exactly at lines, matches only
+// after folding. Exact first stays the rule: the exact place is the stronger evidence,
+// and refusing would fail every exact copy of a curly-quoted line that also appears
+// with straight quotes. But when oldText itself holds characters that folding changes,
+// the model may have drifted them, so the other places are named for it to check. An
+// oldText that folds to itself needs no search: nothing in it can have drifted.
+func (m *matcher) alsoFolded(f located, lines []int) []int {
+	p, ok := m.pattern(TierTypography, f.pieces)
+	if !ok || bytes.Equal(p.text, f.p.text) {
+		return nil
+	}
+	v := m.view(TierTypography)
+	exact := make(map[int]bool, len(lines))
+	for _, l := range lines {
+		exact[l] = true
+	}
+	var other []int
+	for _, o := range m.search(v, p, len(lines)+MaxNamed+1) {
+		l, _ := v.locate(o.from)
+		if !exact[l+1] && len(other) < MaxNamed {
+			other = append(other, l+1)
+		}
+	}
+	return other
 }
 
 // located is where an edit's oldText was found: at tier t, by pattern p, as pieces

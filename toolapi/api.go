@@ -533,7 +533,22 @@ func matchNotes(r matcher.EditReport) []string {
 	if len(r.Lines) > 1 {
 		notes = append(notes, fmt.Sprintf("replaced %d occurrences", len(r.Lines)))
 	}
+	if len(r.AlsoFolded) > 0 {
+		notes = append(notes, fmt.Sprintf("oldText matched exactly here, but it also matches %s once quotes, dashes and spaces are folded, left unchanged: if you meant that place, edit it with oldText as the file has it there", linesWord(r.AlsoFolded)))
+	}
 	return notes
+}
+
+// linesWord names lines for a message: "line 6", "lines 1, 2".
+func linesWord(l []int) string {
+	s := make([]string, len(l))
+	for i, n := range l {
+		s[i] = fmt.Sprint(n)
+	}
+	if len(l) == 1 {
+		return "line " + s[0]
+	}
+	return "lines " + strings.Join(s, ", ")
 }
 
 func foldedList(f []string) string {

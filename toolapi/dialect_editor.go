@@ -424,7 +424,7 @@ func (a *dispatcher) editorInsert(c *txn.Call, path string, in *input) (string, 
 // that: the break goes before the new lines instead.
 func insertAt(path string, content []byte, after int, text string) (*matcher.Result, error) {
 	if bytes.IndexByte(content, 0) >= 0 {
-		return nil, errs.New(errs.BinaryFile, path, "%s contains NUL bytes and looks binary; it cannot be edited as text.", path)
+		return nil, errs.New(errs.BinaryFile, path, "%s", matcher.BinaryMessage(path, content))
 	}
 	starts, ends := lineBounds(content)
 	total := len(starts)

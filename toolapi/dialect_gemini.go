@@ -169,7 +169,7 @@ func (a *dispatcher) geminiReplace(c *txn.Call, session string, in *input) (stri
 				return nil, err
 			}
 			if n := len(res.Edits[0].Lines); n != want {
-				return nil, countRefusal(p, want, n, res.Edits[0].Lines)
+				return nil, countRefusal(p, want, n, res.Edits[0].Lines, res.Edits[0].AlsoFolded)
 			}
 			return res, nil
 		}
@@ -185,17 +185,24 @@ func (a *dispatcher) geminiReplace(c *txn.Call, session string, in *input) (stri
 }
 
 // countRefusal refuses a replace that found another count than expected_replacements.
-func countRefusal(p string, want, found int, lines [][2]int) error {
-	var at []string
-	for _, l := range lines {
-		at = append(at, fmt.Sprint(l[0]))
+// Places that match old_string only after folding (folded) are named apart: the
+// exact ones are what a replace takes, so a count that includes them cannot be met
+// by changing expected_replacements alone.
+func countRefusal(p string, want, found int, lines [][2]int, folded []int) error {
+	at := make([]int, len(lines))
+	for i, l := range lines {
+		at[i] = l[0]
 	}
 	kind := errs.MultipleMatches
 	if found < want {
 		kind = errs.TextNotFound
 	}
-	return errs.New(kind, p, "Expected %d occurrences of old_string in %s but found %d (at lines %s). Send expected_replacements: %d to replace them all, or add context to old_string so that it matches only the occurrences you mean. Nothing was written.",
-		want, p, found, strings.Join(at, ", "), found)
+	if found < want && len(folded) > 0 {
+		return errs.New(kind, p, "Expected %d occurrences of old_string in %s but found %d exactly (at %s); it also matches %s once quotes, dashes and spaces are folded, and replace takes only the exact matches when there are any. Replace those places in a separate call, with old_string as the file has it there; send expected_replacements: %d for the exact ones. Nothing was written.",
+			want, p, found, linesWord(at), linesWord(folded), found)
+	}
+	return errs.New(kind, p, "Expected %d occurrences of old_string in %s but found %d (at %s). Send expected_replacements: %d to replace them all, or add context to old_string so that it matches only the occurrences you mean. Nothing was written.",
+		want, p, found, linesWord(at), found)
 }
 
 func inWordsText(s string, words *strings.Replacer) string { return words.Replace(s) }

@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -37,7 +39,16 @@ func (e *Engine) Checkpoint(o LookOptions) (*Look, error) {
 // ExecStart journals outside changes, then writes a pending record of tool "exec"
 // for a command about to run; End records what the command changed.
 func (e *Engine) ExecStart(session, turn string, args ExecArgs, o LookOptions) (*txn.Exec, error) {
-	return e.api.eng.BeginExec(session, turn, args, o)
+	// As txn's BeginExec, with the engine's origin: an operator's command is no
+	// model's call in the figures of stats.
+	raw, _ := json.Marshal(args)
+	c, err := e.api.eng.BeginRead(context.Background(), session, txn.ToolExec, raw)
+	if err != nil {
+		return nil, err
+	}
+	c.SetTurn(turn)
+	c.SetOrigin(e.api.origin)
+	return e.api.eng.StartExec(c, o)
 }
 
 // Observe runs fn, a runtime's own way of running a command, between two looks at the
@@ -45,7 +56,7 @@ func (e *Engine) ExecStart(session, turn string, args ExecArgs, o LookOptions) (
 // ran as one record of tool exec with argv [label], in the turn WithTurn gave ctx.
 // fn's error is recorded as how it ended and returned.
 func (e *Engine) Observe(ctx context.Context, session, label string, fn func() error) (*Look, error) {
-	x, err := e.api.eng.BeginExec(session, TurnOf(ctx), ExecArgs{Argv: []string{label}, Cwd: "."}, LookOptions{})
+	x, err := e.ExecStart(session, TurnOf(ctx), ExecArgs{Argv: []string{label}, Cwd: "."}, LookOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -143,11 +154,26 @@ func (e *Engine) exec(ctx context.Context, session string, argv []string, o Exec
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.ExecStart(session, TurnOf(ctx), ExecArgs{Argv: argv, Cwd: dir}, o.Look)
+	x, err := e.ExecStart(session, TurnOf(ctx), execArgs(argv, dir), o.Look)
 	if err != nil {
 		return nil, fmt.Errorf("%w; the command was not run", err)
 	}
 	return e.api.runExec(ctx, x, argv, dir, o)
+}
+
+// execArgs are the arguments an exec record keeps of argv run in dir: argv exact in
+// ArgvBase64 too when an argument is not UTF-8.
+func execArgs(argv []string, dir string) ExecArgs {
+	a := ExecArgs{Argv: argv, Cwd: dir}
+	for _, arg := range argv {
+		if !utf8.ValidString(arg) {
+			for _, arg := range argv {
+				a.ArgvBase64 = append(a.ArgvBase64, base64.StdEncoding.EncodeToString([]byte(arg)))
+			}
+			break
+		}
+	}
+	return a
 }
 
 // execFolder is the folder a command may run in: cwd resolved inside the root, a
@@ -157,6 +183,10 @@ func (a *dispatcher) execFolder(cwd string) (string, error) {
 		return ".", nil
 	}
 	dir, err := a.folder(cwd)
+	if errs.KindOf(err) == errs.PathOutsideRoot {
+		// The resolver's advice is an edit's ("Edit files inside it"); a command runs.
+		return "", errs.Wrap(errs.PathOutsideRoot, cwd, err, "cwd %s leads outside the workspace (through a symlink, or ..), and a command runs only in a folder inside it; nothing was run. Send cwd as a folder of the workspace, relative to its root, or leave it out to run in the root.", cwd)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -183,6 +213,19 @@ const (
 // outputGrace is how long the output of a command that ended is still read: a
 // process it left behind (`cmd &`, a daemon) may hold the pipe open for ever.
 const outputGrace = 500 * time.Millisecond
+
+// whyEnded says why ctx ended, in the words of a record: Go's "context canceled"
+// says nothing to whoever reads the log.
+func whyEnded(ctx context.Context) string {
+	switch cause := context.Cause(ctx); cause {
+	case context.Canceled:
+		return "the caller cancelled the call"
+	case context.DeadlineExceeded:
+		return "the caller's deadline passed"
+	default:
+		return cause.Error()
+	}
+}
 
 // runCommand runs argv in dir, in a group of its own (a process group; on Windows
 // a job object) that its children join, sending o.Signals on to it, killing the
@@ -238,7 +281,7 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 			timer = nil
 		case <-ctx.Done():
 			if killed == "" {
-				killed = fmt.Sprintf("killed: %v", context.Cause(ctx))
+				killed = "killed: " + whyEnded(ctx)
 			}
 			g.kill()
 			ctx = context.Background() // once
@@ -347,6 +390,9 @@ func CommandArgv(r *Record) []string {
 		if json.Unmarshal([]byte(r.Args), &a) != nil {
 			return nil
 		}
+		if exact, ok := argvExact(a); ok {
+			return exact
+		}
 		return a.Argv
 	case RunCommand:
 		var a struct {
@@ -358,6 +404,23 @@ func CommandArgv(r *Record) []string {
 		return shellArgv(a.Command)
 	}
 	return nil
+}
+
+// argvExact is a's argv byte for byte from ArgvBase64, when it has one argument for
+// each of Argv's that decodes.
+func argvExact(a ExecArgs) ([]string, bool) {
+	if len(a.ArgvBase64) == 0 || len(a.ArgvBase64) != len(a.Argv) {
+		return nil, false
+	}
+	out := make([]string, len(a.ArgvBase64))
+	for i, b := range a.ArgvBase64 {
+		arg, err := base64.StdEncoding.DecodeString(b)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = string(arg)
+	}
+	return out, true
 }
 
 // CommandLine is how listings show a command's record: the argv as a shell reads it back,

@@ -39,15 +39,7 @@ func TestFoldersKeepTheirBitsWhenAnotherProcessSettlesThem(t *testing.T) {
 		}
 		want[p] = fi.Mode().Perm()
 	}
-	var settled []toolapi.Settled
-	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := op.Log(toolapi.Query{}); err != nil {
-		t.Fatal(err)
-	}
-	op.Close()
+	settled, _ := settleElsewhere(t, root)
 	for p, bits := range want {
 		fi, err := os.Stat(filepath.Join(root, p))
 		if err != nil {
@@ -71,31 +63,11 @@ func TestFoldersKeepTheirBitsWhenAnotherProcessSettlesThem(t *testing.T) {
 // the bits it has and those the deletion found, never recorded as a change of
 // nothing.
 func TestUndoOfAFolderDeletionWhoseFolderStands(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("Windows keeps no permission bits on folders")
-	}
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, "d"), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(filepath.Join(root, "d"), 0o750)
-	if err := os.WriteFile(filepath.Join(root, "d", "a.txt"), []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	ctx := context.Background()
-	for _, call := range []struct{ tool, args string }{
+	root, eng := privateFolderCalls(t, []struct{ tool, args string }{
 		{"move_file", `{"source": "d/a.txt", "destination": "b.txt"}`},
 		{"delete_file", `{"path": "d"}`},
-	} {
-		if res := eng.Call(ctx, "s", call.tool, json.RawMessage(call.args)); !res.OK {
-			t.Fatalf("%s: %s", call.tool, res.Text)
-		}
-	}
+	})
+	ctx := context.Background()
 	res := eng.Undo(ctx, 1)
 	if !res.OK || !strings.Contains(res.Text, "d/ made again for it") {
 		t.Fatalf("undo 1 does not say it made d/: %s", res.Text)
@@ -127,32 +99,12 @@ func TestUndoOfAFolderDeletionWhoseFolderStands(t *testing.T) {
 // bare redo re-applies that undo. Before, every bare undo was refused as no_change
 // at the deletion and never reached the earlier calls.
 func TestBareUndoPassesOverAFolderDeletionWhoseFolderStands(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("Windows keeps no permission bits on folders")
-	}
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, "d"), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(filepath.Join(root, "d"), 0o750)
-	if err := os.WriteFile(filepath.Join(root, "d", "a.txt"), []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	ctx := context.Background()
-	for _, call := range []struct{ tool, args string }{
+	root, eng := privateFolderCalls(t, []struct{ tool, args string }{
 		{"create_file", `{"path": "e.txt", "content": "early\n"}`},     // call 1
 		{"move_file", `{"source": "d/a.txt", "destination": "b.txt"}`}, // call 2
 		{"delete_file", `{"path": "d"}`},                               // call 3
-	} {
-		if res := eng.Call(ctx, "s", call.tool, json.RawMessage(call.args)); !res.OK {
-			t.Fatalf("%s: %s", call.tool, res.Text)
-		}
-	}
+	})
+	ctx := context.Background()
 	if res := eng.Undo(ctx, 2); !res.OK || !strings.Contains(res.Text, "d/ made again for it") {
 		t.Fatalf("undo 2 does not say it made d/: %s", res.Text)
 	}
@@ -212,16 +164,7 @@ func TestAFolderRemovedAfterItsCallIsNotMadeAgainByAnotherProcess(t *testing.T) 
 	if err := os.Remove(filepath.Join(root, "src", "pkg")); err != nil {
 		t.Fatal(err)
 	}
-	var settled []toolapi.Settled
-	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := op.Log(toolapi.Query{})
-	op.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	settled, recs := settleElsewhere(t, root)
 	if _, err := os.Lstat(filepath.Join(root, "src", "pkg")); err == nil {
 		t.Errorf("src/pkg/, removed after its call, was made again by the operator's open")
 	}
@@ -251,16 +194,7 @@ func TestAFolderMadeAgainAfterItsDeletionIsNotRemovedByAnotherProcess(t *testing
 	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var settled []toolapi.Settled
-	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = op.Log(toolapi.Query{})
-	op.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	settled, _ := settleElsewhere(t, root)
 	if fi, err := os.Stat(filepath.Join(root, "d")); err != nil || !fi.IsDir() {
 		t.Errorf("d/, made again after its deletion, was removed by the operator's open: %v", err)
 	}
@@ -318,4 +252,51 @@ func TestBareUndoDoesNotComeBackToAPassedOverDeletion(t *testing.T) {
 	if len(names) > 0 {
 		t.Errorf("after bare undos back to before every call, the workspace holds %v, want nothing", names)
 	}
+}
+
+// privateFolderCalls makes folder d, mode 0750, holding a.txt, and makes calls on it
+// in session s through an engine that serves every tool; the test ends when one is
+// refused. Windows keeps no folder bits: skipped there.
+func privateFolderCalls(t *testing.T, calls []struct{ tool, args string }) (string, *toolapi.Engine) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits on folders")
+	}
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(root, "d"), 0o750) // past the umask
+	if err := os.WriteFile(filepath.Join(root, "d", "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := toolapi.Open(root, toolapi.Options{Tools: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	for _, call := range calls {
+		if res := eng.Call(context.Background(), "s", call.tool, json.RawMessage(call.args)); !res.OK {
+			t.Fatalf("%s: %s", call.tool, res.Text)
+		}
+	}
+	return root, eng
+}
+
+// settleElsewhere opens root's journal as another process does (an operator's vfsctl
+// log), which settles the calls it finds pending, and returns what it settled and
+// the log it read.
+func settleElsewhere(t *testing.T, root string) ([]toolapi.Settled, []*toolapi.Record) {
+	t.Helper()
+	var settled []toolapi.Settled
+	op, err := toolapi.Open(root, toolapi.Options{OnSettle: func(s toolapi.Settled) { settled = append(settled, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	recs, err := op.Log(toolapi.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return settled, recs
 }

@@ -782,7 +782,7 @@ func (a *dispatcher) editLines(c *txn.Call, session string, in *input) (string, 
 	moved := false
 	spec := txn.Spec{Path: p, Op: journal.OpEdit, Locate: func(content []byte) (*matcher.Result, error) {
 		if bytes.IndexByte(content, 0) >= 0 {
-			return nil, errs.New(errs.BinaryFile, p, "%s contains NUL bytes and looks binary; it cannot be edited as text.", p)
+			return nil, errs.New(errs.BinaryFile, p, "%s", matcher.BinaryMessage(p, content))
 		}
 		now := splitFile(content)
 		eds, err := placeThrough(p, ops, versions, fit, now)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // OriginOperator is the origin of an operator's commands (undo, redo, rewind): no
@@ -75,9 +76,17 @@ func (e *Engine) Show(seq uint64) (rec *Record, last uint64, err error) {
 }
 
 // ResolvePath is the key the journal knows path by (relative to the root, symlinks
-// resolved); a path that does not resolve inside the root is refused.
+// resolved); a path that does not resolve inside the root is refused. A symlink
+// itself names itself: the calls of a symlink are those that made, retargeted or
+// removed it (as git log -- link), its target's are found by the target's path.
 func (e *Engine) ResolvePath(path string) (string, error) {
-	r, err := e.api.eng.FS().Resolve(path)
+	fsys := e.api.eng.FS()
+	if p, err := fsys.Clean(path); err == nil {
+		if kind, _, _, err := fsys.EntryAt(p); err == nil && kind == vfs.KindSymlink {
+			return p, nil
+		}
+	}
+	r, err := fsys.Resolve(path)
 	if err != nil {
 		return "", err
 	}

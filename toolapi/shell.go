@@ -54,6 +54,10 @@ func (a *dispatcher) runCommand(c *txn.Call, _ string, in *input) (string, error
 	if strings.IndexByte(command, 0) >= 0 {
 		return "", errs.New(errs.InvalidInput, "", "run_command.command contains a NUL byte, which no shell command can hold. Send the command as text.")
 	}
+	if strings.TrimSpace(command) == "" {
+		// The shell would run nothing and exit 0: a reply that says the command succeeded.
+		return "", errs.New(errs.InvalidInput, "", "run_command.command is blank: there is nothing to run, and nothing was. Send the command line, e.g. \"go test ./...\".")
+	}
 	timeout := DefaultCommandTimeout
 	if in.sent("timeoutMs") {
 		timeout = time.Duration(in.num("timeoutMs")) * time.Millisecond

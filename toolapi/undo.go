@@ -3,6 +3,7 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -144,7 +145,23 @@ func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult
 		seq = c.Seq()
 	}()
 	u, err = e.api.eng.Undo(c, txn.UndoOptions{Seq: req.Seq, Redo: req.Redo, Session: req.Session, Path: req.Path, DryRun: req.DryRun})
-	return u, 0, withAdvice(partAdvice(err, req), req.FirstAdvice)
+	return u, 0, withAdvice(linkAdvice(partAdvice(err, req), req), req.FirstAdvice)
+}
+
+// linkAdvice words a refusal to replace a file that has other hard links for the one
+// who undoes: the planner's words ("changes[0] (a.txt): ... or edit another file")
+// are a model's, and say nothing of how to take the change back.
+func linkAdvice(err error, req UndoRequest) error {
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Found != errs.FoundHardLinks || e.Path == "" {
+		return err
+	}
+	q := shellQuote(e.Path)
+	tmp := shellQuote(e.Path + ".tmp")
+	return &errs.Error{Kind: e.Kind, Path: e.Path, Err: err, Found: e.Found, Message: fmt.Sprintf(
+		"%s has other hard links (other names of the same file): the %s would replace it and detach it from them, so nothing was changed. "+
+			"To take the change back, give %s a file of its own first (from the workspace root: cp -p %s %s && mv %s %s; its other names keep their content), then %s again.",
+		e.Path, undoTool(req), e.Path, q, tmp, tmp, q, undoTool(req))}
 }
 
 // partAdvice says how to take back a whole command whose one file was named.

@@ -31,7 +31,7 @@ func (e *Engine) Read(c *Call, path string) (*ReadResult, error) {
 	if bytes.IndexByte(f.Data, 0) >= 0 {
 		// A refused read shows nothing, so the session has seen nothing of the file.
 		c.file(journal.File{Path: f.Path, Op: journal.OpRead, Before: journal.Hash(f.Data)})
-		return nil, errs.New(errs.BinaryFile, path, "%s contains NUL bytes and looks binary; the file tools read and edit text only.", path)
+		return nil, errs.New(errs.BinaryFile, path, "%s", matcher.BinaryMessage(path, f.Data))
 	}
 	c.saw(f.Path, journal.OpRead, f.Data, true)
 	e.folds.warm(f.Path, f.ID, f.Data)
@@ -97,7 +97,6 @@ type Change struct {
 	dirs                    []string      // folders a create made, for its rollback
 	planned                 []string      // folders a create was to make (its record's Made)
 	aside                   string        // where a deleted file waits for the commit point
-	unsynced                []string      // file-durable: folders whose entries its write changed, synced by commit (syncFolders)
 	from                    *Change       // a create that is a move: the deletion whose set-aside file it renames into place
 	taken                   bool          // a deletion whose set-aside file a move renames (from): not removed at the commit point
 	creating                bool          // its create began and never returned: a panic
@@ -812,6 +811,11 @@ func existsError(path string, r *vfs.Resolved) error {
 		what = "reached through " + r.LinkAt + ", a symlink"
 	case r.Info != nil && r.Info.IsDir():
 		what = "a directory"
+	case r.Info != nil && !r.Info.Mode().IsRegular():
+		// A named pipe, socket or device: edit_file and write_file refuse it too,
+		// so pointing at them would send the model round in a circle.
+		kind := vfs.KindOfMode(r.Info.Mode())
+		return errs.New(errs.FileExists, path, "%s exists and is %s, not a regular file; the file tools do not read, change or replace it. Send another path for the new file.", path, kind).Stood(kind, "")
 	}
 	found := errs.FoundFile
 	if what == "a directory" {

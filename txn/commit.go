@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -91,7 +89,6 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			return e.entriesFailed(c, err)
 		}
 	}
-	e.stageCreates(changes, st)
 	if base != nil {
 		// Listed as written without fsync: noted, whatever happens next, so that a
 		// checkpoint takes it off the list; a checkpoint due by count runs here, in
@@ -115,11 +112,6 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 	mid := c.afterDeletes
 	for i, ch := range changes {
 		if mid != nil && !ch.Deleted {
-			// What comes next removes folders the deletions emptied: their renames are
-			// made durable first, as they were when each file synced its own folder.
-			if err := e.syncFolders(changes[:i]); err != nil {
-				return e.writeFailed(c, changes, i-1, err)
-			}
 			if err := mid(changes[:i]); err != nil {
 				return e.writeFailed(c, changes, i, err)
 			}
@@ -128,9 +120,6 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		if err := e.writeFile(ch, st.files[i], st.errs[i]); err != nil {
 			return e.writeFailed(c, changes, i, err)
 		}
-	}
-	if err := e.syncFolders(changes); err != nil {
-		return e.writeFailed(c, changes, len(changes)-1, err)
 	}
 	// The commit point: every file is written. Only now do the deleted files go.
 	e.dropAsides(c, changes)
@@ -151,85 +140,33 @@ func notMadeBy(entries []journal.Entry, dirs []string) []string {
 	})
 }
 
-// syncFolders syncs, once each, the folders whose entries the changes' writes left
-// unsynced (file-durable mode): one sync for a folder of a thousand files a call
-// wrote, not one per file. It runs before the commit point, so every rename of the
-// call is durable before the committed record can be.
-func (e *Engine) syncFolders(changes []*Change) error {
-	seen := map[string]bool{}
-	for _, ch := range changes {
-		for _, d := range ch.unsynced {
-			if seen[d] {
-				continue
-			}
-			seen[d] = true
-			if err := e.fs.SyncDir(d); err != nil {
-				return err
-			}
-		}
-		ch.unsynced = nil
-	}
-	return nil
-}
-
 // dropAsides removes the files the call's deletions set aside, at its commit point: no
-// rollback needs them any more. In the file-durable mode the removals are synced, each
-// folder once after them all, so that a power loss does not bring the names back
-// under a committed record. A failure here (a panic included) leaves the change
-// standing, with the name left behind noted in the record.
+// rollback needs them any more. In the file-durable mode each removal is synced, so
+// that a power loss does not bring the name back under a committed record. A failure
+// here (a panic included) leaves the change standing, with the name left behind
+// noted in the record.
 func (e *Engine) dropAsides(c *Call, changes []*Change) {
-	var dropped []*Change
 	for _, ch := range changes {
 		if !ch.Deleted || ch.aside == "" || ch.taken {
 			continue
 		}
-		err := e.dropAside(ch)
-		if err == nil {
-			dropped = append(dropped, ch)
-			continue
-		}
-		if _, serr := e.fs.IdentityOf(ch.aside); serr != nil {
-			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted; the removal of %s, the name it waited under for the commit, could not be synced (%v), and a power loss may bring that name back", ch.Path, ch.aside, err))
-			continue
-		}
-		c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted, but %s, the name it waited under for the commit, could not be removed (%v); remove it by hand", ch.Path, ch.aside, err))
-	}
-	if e.durability == DurableJournal {
-		return
-	}
-	synced := map[string]error{}
-	for _, ch := range dropped {
-		d := path.Dir(ch.aside)
-		err, done := synced[d]
-		if !done {
-			err = e.syncDir(d)
-			synced[d] = err
-		}
-		if err != nil {
-			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted; the removal of %s, the name it waited under for the commit, could not be synced (%v), and a power loss may bring that name back", ch.Path, ch.aside, err))
+		if err := e.dropAside(ch); err != nil {
+			if _, serr := e.fs.IdentityOf(ch.aside); serr != nil {
+				c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted; the removal of %s, the name it waited under for the commit, could not be synced (%v), and a power loss may bring that name back", ch.Path, ch.aside, err))
+				continue
+			}
+			c.rec.Notes = append(c.rec.Notes, fmt.Sprintf("%s was deleted, but %s, the name it waited under for the commit, could not be removed (%v); remove it by hand", ch.Path, ch.aside, err))
 		}
 	}
 }
 
-// dropAside removes the name ch's file was set aside under, unsynced: dropAsides syncs
-// the folders after them all.
 func (e *Engine) dropAside(ch *Change) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return e.fs.DropAside(ch.aside, false)
-}
-
-// syncDir is SyncDir that turns a panic into an error.
-func (e *Engine) syncDir(d string) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return e.fs.SyncDir(d)
+	return e.fs.DropAside(ch.aside, e.durability != DurableJournal)
 }
 
 // staging is the new content of replaced files staged beside them (temp file written
@@ -538,57 +475,6 @@ func (e *Engine) stageReplace(ch *Change) (st *vfs.Staged, err error) {
 	return e.fs.StageReplaceStat(ch.Path, ch.After, ch.info, e.durability != DurableJournal)
 }
 
-// stageWorkers is how many goroutines stage a call's new files.
-const stageWorkers = 4
-
-// stageCreates stages the new files of a call of several, in the file-durable mode,
-// once the pending record is durable and the folders an undo puts back are made:
-// each is written and synced in its folder (where that stands) by one of
-// stageWorkers goroutines, so that their syncs overlap (a filesystem's journal
-// commits the syncs that wait together as one). A redo of a command's 3,000 files
-// otherwise waited for 3,000 syncs one after the other. writeFile then renames each
-// into place; what was not staged, it makes itself.
-func (e *Engine) stageCreates(changes []*Change, st *staging) {
-	if e.durability == DurableJournal || len(changes) < 2 {
-		return
-	}
-	var todo []int
-	for i, ch := range changes {
-		if ch.Created && ch.from == nil {
-			todo = append(todo, i)
-		}
-	}
-	var next atomic.Int64
-	var wait sync.WaitGroup
-	for range min(stageWorkers, len(todo)) {
-		wait.Go(func() {
-			for k := int(next.Add(1)) - 1; k < len(todo); k = int(next.Add(1)) - 1 {
-				st.files[todo[k]] = e.stageCreate(changes[todo[k]])
-			}
-		})
-	}
-	wait.Wait()
-}
-
-// stageCreate stages a new file in its folder, if that stands now; else, or on an
-// error or a panic, nothing is staged and writeFile creates the file (and its
-// folders) itself.
-func (e *Engine) stageCreate(ch *Change) (st *vfs.Staged) {
-	defer func() {
-		if p := recover(); p != nil {
-			st = nil
-		}
-	}()
-	if !e.fs.IsFolder(path.Dir(ch.Path)) {
-		return nil
-	}
-	st, err := e.fs.StageCreate(ch.Path, ch.After, ch.mode)
-	if err != nil {
-		return nil
-	}
-	return st
-}
-
 // settleAfterPanic handles a panic while the files of a pending record were written.
 func (e *Engine) settleAfterPanic(c *Call, changes []*Change, p any) error {
 	c.final = true // Finish must not rewrite the record: it is settled here or by recovery
@@ -755,30 +641,15 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		// checkpoint syncs both folders; a power loss before it has recovery
 		// rebuild the file from the journal, a copy with the same content.
 		ch.creating = true
-		ch.dirs, err = e.fs.MoveFile(ch.from.aside, ch.Path, false)
+		ch.dirs, err = e.fs.MoveFile(ch.from.aside, ch.Path, !lazy)
 		ch.creating = false
-		if !lazy {
-			ch.unsynced = append(vfs.FoldersOf(ch.Path, ch.dirs), path.Dir(ch.from.aside))
-		}
 		id, _ = e.fs.IdentityOf(ch.Path)
 	} else if ch.Created {
 		ch.creating = true
 		if lazy {
 			id, ch.dirs, err = e.fs.CreateDirsNoSync(ch.Path, ch.After, ch.mode)
 		} else {
-			// The file is synced; its folders are synced once for the whole call. Staged
-			// beside the call's other files where its folder stood (stage); where its
-			// folder is gone since, or something stands in the way of the staged file's
-			// folder, it is made here.
-			err = errNotStaged
-			if st != nil {
-				id, err = st.Commit()
-				ch.unsynced = []string{path.Dir(ch.Path)}
-			}
-			if err != nil && errs.KindOf(err) != errs.FileExists {
-				id, ch.dirs, err = e.fs.CreateDirsFolderLater(ch.Path, ch.After, ch.mode)
-				ch.unsynced = vfs.FoldersOf(ch.Path, ch.dirs)
-			}
+			id, ch.dirs, err = e.fs.CreateDirs(ch.Path, ch.After, ch.mode)
 		}
 		ch.creating = false
 	} else if ch.bitsOnly {
@@ -798,17 +669,10 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 		case ch.Deleted:
 			// Set aside, not removed: a rollback renames the same file back.
 			e.remember(ch.Path, known{})
-			if !lazy {
-				ch.unsynced = []string{path.Dir(ch.Path)}
-			}
-			return e.fs.SetAside(ch.Path, ch.aside, false)
+			return e.fs.SetAside(ch.Path, ch.aside, !lazy)
 		case stageErr != nil:
 			return stageErr
 		default:
-			if !lazy {
-				st.LeaveFolderSync()
-				ch.unsynced = []string{path.Dir(ch.Path)}
-			}
 			id, err = st.Commit()
 			if err == nil && ch.chmod != 0 {
 				err = e.fs.Afero().Chmod(ch.Path, ch.chmod)
@@ -824,9 +688,6 @@ func (e *Engine) writeFile(ch *Change, st *vfs.Staged, stageErr error) error {
 	}
 	return err
 }
-
-// errNotStaged: a new file was not staged; writeFile makes it.
-var errNotStaged = errors.New("not staged")
 
 // landedID is the identity to know a file by that this engine has just written. The
 // identity taken as the content was written (wrote) predates the rename into place,

@@ -160,6 +160,9 @@ type Exec struct {
 type ExecArgs struct {
 	Argv []string `json:"argv"`
 	Cwd  string   `json:"cwd"`
+	// ArgvBase64 is argv byte for byte, each argument in base64, when one of them is
+	// not UTF-8: JSON holds such bytes as U+FFFD, and the record would not say what ran.
+	ArgvBase64 []string `json:"argv_base64,omitempty"`
 }
 
 // BeginExec brings the snapshot up to date (journaling outside changes first, as
@@ -784,7 +787,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		if d == "." {
 			d = "the workspace's root folder"
 		}
-		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state", d))
+		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state, and what changed in it is journaled, as outside, by the first look that can list it again", d))
 	}
 	// An outside look that found nothing else records nothing for them: a folder
 	// that stays unlistable would otherwise make every later look a record of its note.

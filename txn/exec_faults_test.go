@@ -86,31 +86,11 @@ func TestExecPastAFileMadeUnreadable(t *testing.T) {
 }
 
 func execUnreadableRun(ws string) string {
-	fs, err := vfs.Open(ws, vfs.Options{})
-	if err != nil {
-		return "err " + err.Error()
-	}
-	e, err := Open(fs, Options{NoSync: true})
-	if err != nil {
-		return "err " + err.Error()
+	e, look, failed := execScript(ws, "echo two > f.txt && chmod 000 f.txt && echo g > g.txt")
+	if failed != "" {
+		return failed
 	}
 	defer e.Close()
-	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
-		return "checkpoint: " + err.Error()
-	}
-	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"script"}}, LookOptions{})
-	if err != nil {
-		return "begin: " + err.Error()
-	}
-	cmd := exec.Command("sh", "-c", "echo two > f.txt && chmod 000 f.txt && echo g > g.txt")
-	cmd.Dir = ws
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Sprintf("script: %v %s", err, out)
-	}
-	look, err := x.End("exit 0")
-	if err != nil {
-		return "end: " + err.Error()
-	}
 	return fmt.Sprintf("ok: %s; %s", strings.Join(journalPaths(look.Files), ","), strings.Join(look.Notes, "; "))
 }
 

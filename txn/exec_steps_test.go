@@ -73,53 +73,88 @@ func TestLineSplicesAsAllLines(t *testing.T) {
 
 // snapOf names each path where the walk's snapshot differs from the one before it
 // (made, changed, removed), once, and no other: a look then tells and writes only
-// those. The oracle compares every path of both snapshots.
+// those. The oracle is what the test itself did to each path: the paths it removed,
+// changed, made, or made unreadable with other bits are the changed ones; those it
+// left, made unreadable with the same bits, or left in a folder that could not be
+// listed are not, and stay in the snapshot.
 func TestSnapOfNamesEveryChangedPath(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for round := range 200 {
 		old := map[string]journal.SnapEntry{}
+		var paths []string
 		for i := range r.IntN(40) {
-			old[fmt.Sprintf("p%d", i)] = journal.SnapEntry{Kind: vfs.KindFile, Mode: 0o644, Size: int64(i), Mtime: int64(i), Hash: fmt.Sprint(i)}
+			p := fmt.Sprintf("p%d", i)
+			old[p] = journal.SnapEntry{Kind: vfs.KindFile, Mode: 0o644, Size: int64(i), Mtime: int64(i), Hash: fmt.Sprint(i)}
+			paths = append(paths, p)
 		}
 		scan := &vfs.Scan{}
-		for p, o := range old {
+		var changedHere, keptHere, removedHere []string
+		for _, p := range paths {
+			o := old[p]
 			switch r.IntN(6) {
 			case 0: // removed: not walked
+				changedHere = append(changedHere, p)
+				removedHere = append(removedHere, p)
 			case 1: // could not be read: keeps its entry, with the bits the walk saw
 				mode := o.Mode
 				if r.IntN(2) == 0 {
 					mode = 0
 				}
 				scan.Unreadable = append(scan.Unreadable, vfs.Entry{Path: p, Kind: o.Kind, Mode: mode})
+				if mode != o.Mode {
+					changedHere = append(changedHere, p)
+				} else {
+					keptHere = append(keptHere, p)
+				}
 			case 2: // changed
 				scan.Entries = append(scan.Entries, vfs.Entry{Path: p, Kind: o.Kind, Mode: o.Mode, Size: o.Size + 1, Hash: "x", ID: vfs.Identity{Size: o.Size + 1, Mtime: o.Mtime + 1}})
+				changedHere = append(changedHere, p)
 			default: // as it was
-				scan.Entries = append(scan.Entries, fromSnap(p, o))
+				scan.Entries = append(scan.Entries, vfs.Entry{Path: p, Kind: o.Kind, Mode: o.Mode, Size: o.Size, Hash: o.Hash, ID: vfs.Identity{Size: o.Size, Mtime: o.Mtime}})
+				keptHere = append(keptHere, p)
 			}
 		}
 		for i := range r.IntN(5) {
-			scan.Entries = append(scan.Entries, vfs.Entry{Path: fmt.Sprintf("new%d", i), Kind: vfs.KindDir, Mode: 0o755})
+			p := fmt.Sprintf("new%d", i)
+			scan.Entries = append(scan.Entries, vfs.Entry{Path: p, Kind: vfs.KindDir, Mode: 0o755})
+			changedHere = append(changedHere, p)
 			if r.IntN(2) == 0 {
-				scan.Unreadable = append(scan.Unreadable, vfs.Entry{Path: fmt.Sprintf("gone%d", i), Kind: vfs.KindFile}) // unread, never known
+				scan.Unreadable = append(scan.Unreadable, vfs.Entry{Path: fmt.Sprintf("gone%d", i), Kind: vfs.KindFile}) // unread, never known: not in either
+			}
+		}
+		if r.IntN(2) == 0 { // a folder that could not be listed: what it held stays
+			old["u"] = journal.SnapEntry{Kind: vfs.KindDir, Mode: 0o755}
+			scan.Entries = append(scan.Entries, vfs.Entry{Path: "u", Kind: vfs.KindDir, Mode: 0o755})
+			scan.Unlisted = append(scan.Unlisted, "u")
+			keptHere = append(keptHere, "u")
+			for i := range r.IntN(3) {
+				p := fmt.Sprintf("u/q%d", i)
+				old[p] = journal.SnapEntry{Kind: vfs.KindFile, Mode: 0o600, Hash: p}
+				keptHere = append(keptHere, p)
 			}
 		}
 		now, changed := snapOf(scan, old)
-		var want []string
-		for p, n := range now {
-			if o, had := old[p]; !had || o != n {
-				want = append(want, p)
-			}
-		}
-		for p := range old {
-			if _, has := now[p]; !has {
-				want = append(want, p)
-			}
-		}
-		slices.Sort(want)
 		got := slices.Clone(changed)
 		slices.Sort(got)
-		if !slices.Equal(got, want) {
-			t.Fatalf("round %d: snapOf names %v, the snapshots differ at %v", round, got, want)
+		slices.Sort(changedHere)
+		if !slices.Equal(got, changedHere) {
+			t.Fatalf("round %d: snapOf names %v, the test changed %v", round, got, changedHere)
+		}
+		for _, p := range keptHere {
+			if now[p] != old[p] {
+				t.Fatalf("round %d: %s was left as it was, and the snapshot has %+v for %+v", round, p, now[p], old[p])
+			}
+		}
+		var nowPaths []string
+		for p := range now {
+			nowPaths = append(nowPaths, p)
+		}
+		slices.Sort(nowPaths)
+		wantPaths := append(slices.Clone(keptHere), changedHere...)
+		wantPaths = slices.DeleteFunc(wantPaths, func(p string) bool { return slices.Contains(removedHere, p) })
+		slices.Sort(wantPaths)
+		if !slices.Equal(nowPaths, wantPaths) {
+			t.Fatalf("round %d: the snapshot holds %v, want %v (all but the removed)", round, nowPaths, wantPaths)
 		}
 	}
 }

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	case "execunlisted":
 		fmt.Println(execUnlistedRun(os.Getenv("VFSCTL_DIR")))
 		os.Exit(0)
+	case "execunlistedroot":
+		fmt.Println(execUnlistedRootRun(os.Getenv("VFSCTL_DIR")))
+		os.Exit(0)
 	case "killstep":
 		killChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_N"))
 		os.Exit(0)

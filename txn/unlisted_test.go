@@ -3,14 +3,13 @@ package txn
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/winetest"
-	"github.com/vfsctl/vfsctl/vfs"
+	"github.com/vfsctl/vfsctl/journal"
 )
 
 // A command that edits a file in a folder and then makes the folder unlistable
@@ -24,7 +23,7 @@ func TestExecPastAFolderMadeUnlistable(t *testing.T) {
 	got := asNobody(t, "execunlisted", execUnlistedRun)
 	want := "files: a.txt create; f.txt write 644->0\n" +
 		"entries: d dir 755->0\n" +
-		"notes: f.txt: mode 0644 -> 0000 | f.txt could not be read; it keeps its last known state | d could not be listed; what it holds keeps its last known state\n" +
+		"notes: f.txt: mode 0644 -> 0000 | f.txt could not be read; it keeps its last known state | d could not be listed; what it holds keeps its last known state, and what changed in it is journaled, as outside, by the first look that can list it again\n" +
 		"later: d/q edit\n" +
 		"again: call 0, call 0"
 	if got != want {
@@ -39,32 +38,12 @@ func execUnlistedRun(ws string) string {
 	if err := os.WriteFile(filepath.Join(ws, "d", "q"), []byte("q\n"), 0o644); err != nil {
 		return "err " + err.Error()
 	}
-	fs, err := vfs.Open(ws, vfs.Options{})
-	if err != nil {
-		return "err " + err.Error()
-	}
-	e, err := Open(fs, Options{NoSync: true})
-	if err != nil {
-		return "err " + err.Error()
+	defer os.Chmod(filepath.Join(ws, "d"), 0o755) // for the cleanup
+	e, look, failed := execScript(ws, "echo two > f.txt && chmod 000 f.txt && echo qq > d/q && chmod 000 d && echo a > a.txt")
+	if failed != "" {
+		return failed
 	}
 	defer e.Close()
-	defer os.Chmod(filepath.Join(ws, "d"), 0o755) // for the cleanup
-	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
-		return "checkpoint: " + err.Error()
-	}
-	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"script"}}, LookOptions{})
-	if err != nil {
-		return "begin: " + err.Error()
-	}
-	cmd := exec.Command("sh", "-c", "echo two > f.txt && chmod 000 f.txt && echo qq > d/q && chmod 000 d && echo a > a.txt")
-	cmd.Dir = ws
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Sprintf("script: %v %s", err, out)
-	}
-	look, err := x.End("exit 0")
-	if err != nil {
-		return "end: " + err.Error()
-	}
 	var files, entries []string
 	for _, f := range look.Files {
 		s := fmt.Sprintf("%s %s", f.Path, f.Op)
@@ -99,4 +78,47 @@ func execUnlistedRun(ws string) string {
 		again = append(again, fmt.Sprintf("call %d", l.Seq))
 	}
 	return fmt.Sprintf("files: %s\nentries: %s\nnotes: %s\nlater: %s\nagain: %s", strings.Join(files, "; "), strings.Join(entries, "; "), strings.Join(look.Notes, " | "), strings.Join(seen, "; "), strings.Join(again, ", "))
+}
+
+// A command that edits a file and then makes the workspace's root unlistable (chmod
+// 311 .): its end said "The journal ... is gone", and the edit was journaled later as
+// an unknown exec's. The exec ends, its note says the root could not be listed and
+// what becomes of its changes, and the first look that can list it journals the
+// edit as outside.
+func TestExecPastTheRootMadeUnlistable(t *testing.T) {
+	winetest.NeedPOSIXModes(t, "chmod 311 to make a folder unlistable")
+	winetest.NeedPOSIXShell(t)
+	got := asNobody(t, "execunlistedroot", execUnlistedRootRun)
+	want := "files: \n" +
+		"notes: the workspace's root folder could not be listed; what it holds keeps its last known state, and what changed in it is journaled, as outside, by the first look that can list it again\n" +
+		"later: outside f.txt edit"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func execUnlistedRootRun(ws string) string {
+	defer os.Chmod(ws, 0o755) // for the cleanup
+	e, look, failed := execScript(ws, "echo two > f.txt && chmod 311 .")
+	if failed != "" {
+		return failed
+	}
+	defer e.Close()
+	os.Chmod(ws, 0o755)
+	later, err := e.CheckpointOutside(LookOptions{})
+	if err != nil {
+		return "checkpoint after: " + err.Error()
+	}
+	var seen []string
+	for _, f := range later.Files {
+		seen = append(seen, fmt.Sprintf("%s %s", f.Path, f.Op))
+	}
+	tool := ""
+	e.View(func(t *journal.Tx) error {
+		if r, err := t.Get(later.Seq); err == nil && r != nil {
+			tool = r.Tool
+		}
+		return nil
+	})
+	return fmt.Sprintf("files: %s\nnotes: %s\nlater: %s %s", strings.Join(journalPaths(look.Files), "; "), strings.Join(look.Notes, " | "), tool, strings.Join(seen, "; "))
 }

@@ -67,6 +67,42 @@ func asNobody(t *testing.T, child string, scenario func(ws string) string) strin
 	return strings.TrimSuffix(string(out), "\n")
 }
 
+// execScript is the setup of the exec scenarios asNobody runs: it opens an engine
+// over ws, takes the first snapshot, and runs script with sh as one exec of session
+// s. It returns the engine, open for later looks, and the exec's look; or, when a
+// step failed, a line that says which.
+func execScript(ws, script string) (*Engine, *Look, string) {
+	fs, err := vfs.Open(ws, vfs.Options{})
+	if err != nil {
+		return nil, nil, "err " + err.Error()
+	}
+	e, err := Open(fs, Options{NoSync: true})
+	if err != nil {
+		return nil, nil, "err " + err.Error()
+	}
+	failed := func(step string, err error) (*Engine, *Look, string) {
+		e.Close()
+		return nil, nil, step + ": " + err.Error()
+	}
+	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
+		return failed("checkpoint", err)
+	}
+	x, err := e.BeginExec("s", "", ExecArgs{Argv: []string{"script"}}, LookOptions{})
+	if err != nil {
+		return failed("begin", err)
+	}
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = ws
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return failed("script", fmt.Errorf("%v %s", err, out))
+	}
+	look, err := x.End("exit 0")
+	if err != nil {
+		return failed("end", err)
+	}
+	return e, look, ""
+}
+
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	src, err := os.Open(from)

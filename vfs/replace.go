@@ -101,34 +101,8 @@ func CreatedMode(mode fs.FileMode) fs.FileMode {
 // acknowledged create survives a power loss. When it fails, it removes the folders
 // it made.
 func (f *FS) CreateDirs(p string, data []byte, mode fs.FileMode) (id Identity, made []string, err error) {
-	return f.createDirs(p, data, mode, syncAll)
+	return f.createDirs(p, data, mode, true)
 }
-
-// CreateDirsFolderLater is CreateDirs with the file synced but not the folders: the
-// caller syncs the file's folder and the folder above each one made (FoldersOf)
-// before it counts the create as durable, once for all the files of a call.
-func (f *FS) CreateDirsFolderLater(p string, data []byte, mode fs.FileMode) (id Identity, made []string, err error) {
-	return f.createDirs(p, data, mode, syncFile)
-}
-
-// FoldersOf lists the folders whose entries a create of p that made the folders made
-// changed: the file's own, and the one above each folder made.
-func FoldersOf(p string, made []string) []string {
-	dirs := []string{path.Dir(p)}
-	for _, d := range made {
-		dirs = append(dirs, path.Dir(d))
-	}
-	return dirs
-}
-
-// syncing says what a create syncs.
-type syncing int
-
-const (
-	syncNone syncing = iota // nothing: CreateDirsNoSync
-	syncFile                // the file, not the folders: CreateDirsFolderLater
-	syncAll                 // the file and the folders: CreateDirs
-)
 
 // CreateDirsNoSync is CreateDirs without a single fsync: the file's data, its name and
 // the new folders' names reach disk when the kernel writes them back, or when the caller
@@ -136,10 +110,10 @@ const (
 // one). THIS IS UNSAFE on its own: a power loss can leave the file empty or absent.
 // The journal-durable mode uses it, with the journal able to redo the write.
 func (f *FS) CreateDirsNoSync(p string, data []byte, mode fs.FileMode) (id Identity, made []string, err error) {
-	return f.createDirs(p, data, mode, syncNone)
+	return f.createDirs(p, data, mode, false)
 }
 
-func (f *FS) createDirs(p string, data []byte, mode fs.FileMode, sync syncing) (id Identity, made []string, err error) {
+func (f *FS) createDirs(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, err error) {
 	id, made, placed, err := f.createDirsOnce(p, data, mode, sync)
 	if err != nil && !placed && (errors.Is(err, errFolderGone) || errors.Is(err, fs.ErrNotExist)) {
 		// A folder of the path was removed before the file took its place there: an
@@ -151,7 +125,7 @@ func (f *FS) createDirs(p string, data []byte, mode fs.FileMode, sync syncing) (
 }
 
 // createDirsOnce is one try of createDirs; placed says the file took its place.
-func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync syncing) (id Identity, made []string, placed bool, err error) {
+func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) (id Identity, made []string, placed bool, err error) {
 	if _, err := f.lstat(p); err == nil {
 		return Identity{}, nil, false, existsError(p)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -167,10 +141,9 @@ func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync syncin
 			return Identity{}, nil, false, f.osError(p, err)
 		}
 	}
-	st, err := f.stage(p, data, nil, mode, sync != syncNone)
+	st, err := f.stage(p, data, nil, mode, sync)
 	if err == nil {
 		st.create = true
-		st.later = sync == syncFile
 		id, err = st.Commit()
 		if err != nil && st.placed {
 			// The folder's sync failed after the rename: the file is there, and the
@@ -182,7 +155,7 @@ func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync syncin
 		f.RemoveDirs(made)
 		return Identity{}, nil, false, err
 	}
-	if sync != syncAll {
+	if !sync {
 		return id, made, true, nil
 	}
 	// The file's own folder was synced by the rename; each new folder's entry lives in
@@ -375,23 +348,9 @@ type Staged struct {
 	id        Identity
 	done      bool
 	sync      bool // fsync the temp file before the rename and the folder after it
-	later     bool // with sync: the folder is the caller's to sync (LeaveFolderSync)
 	create    bool // the file is new: never replace what someone put there meanwhile
 	placed    bool // a create's Commit renamed the content into place (even if it then failed)
 	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release); f.hmu
-}
-
-// StageCreate stages data as the new file p, with CreatedMode(mode), in p's folder,
-// which must exist; the temp file is synced. Its Commit renames it into place unless
-// something stands at p by then (file_exists), and leaves the folder for the caller
-// to sync (SyncDir): a call staging many files syncs their folder once.
-func (f *FS) StageCreate(p string, data []byte, mode fs.FileMode) (*Staged, error) {
-	s, err := f.stage(p, data, nil, mode, true)
-	if err != nil {
-		return nil, err
-	}
-	s.create, s.later = true, true
-	return s, nil
 }
 
 // StageReplace stages data as the new content of the existing regular file p.
@@ -539,11 +498,6 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 	return s, nil
 }
 
-// LeaveFolderSync makes Commit leave the folder unsynced: the caller syncs it (SyncDir)
-// before it counts the rename as durable, once for all the files it put in that
-// folder. The temp file is still synced before the rename.
-func (s *Staged) LeaveFolderSync() { s.later = true }
-
 // Commit renames the staged content over its file and syncs the directory. It returns
 // the identity of the new file as written (before the rename, so that a change by
 // someone else after it cannot be mistaken for ours).
@@ -574,7 +528,7 @@ func (s *Staged) Commit() (Identity, error) {
 		s.dir.Remove(s.tmp)
 		return Identity{}, s.f.osError(s.path, err)
 	}
-	if !s.sync || s.later {
+	if !s.sync {
 		return s.id, nil
 	}
 	if err := s.dir.Sync(); err != nil {
@@ -609,7 +563,7 @@ func (s *Staged) commitCreate() (Identity, error) {
 		return Identity{}, s.f.osError(s.path, err)
 	}
 	s.placed = true
-	if s.sync && !s.later {
+	if s.sync {
 		if err := s.dir.Sync(); err != nil {
 			return s.id, s.f.osError(s.path, err)
 		}

@@ -612,10 +612,17 @@ func (f *FS) CheckFile(r *Resolved) error {
 	case !m.IsRegular():
 		return errs.New(errs.NotAFile, r.Name, "%s is not a regular file (%s). The file tools read and edit regular files only.", r.Name, kindOfMode(m)).Stood(kindOfMode(m), "")
 	case r.Info.Size() > f.maxSize:
-		return errs.New(errs.TooLarge, r.Name, "%s is %d bytes; files over %d bytes are not read or edited here.", r.Name, r.Info.Size(), f.maxSize)
+		return errs.New(errs.TooLarge, r.Name, "%s is %d bytes; files over %d bytes are not read or edited here. %s", r.Name, r.Info.Size(), f.maxSize, tooLargeAdvice)
 	}
 	return nil
 }
+
+// tooLargeAdvice is the next step for a file over the size bound: no tool here reads
+// it (search_files skips it too), so a command is the way to its lines.
+const tooLargeAdvice = "Read the lines you want with a command instead: `grep -n 'text'` on it to find them, `sed -n '100,200p'` on it for a range of lines."
+
+// KindOfMode names a file that is not regular or a directory for a message: "a named pipe".
+func KindOfMode(m fs.FileMode) string { return kindOfMode(m) }
 
 func kindOfMode(m fs.FileMode) string {
 	switch {
@@ -657,7 +664,7 @@ func (f *FS) read(r *Resolved, p string) (*File, error) {
 		return nil, f.osError(p, err)
 	}
 	if int64(len(data)) > f.maxSize {
-		return nil, errs.New(errs.TooLarge, p, "%s is over %d bytes; it is not read or edited here.", p, f.maxSize)
+		return nil, errs.New(errs.TooLarge, p, "%s is over %d bytes; it is not read or edited here. %s", p, f.maxSize, tooLargeAdvice)
 	}
 	if !id.Known() {
 		fi = nil

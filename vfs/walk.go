@@ -332,7 +332,7 @@ func parseIgnore(dir string, data []byte) ignoreFile {
 	f := ignoreFile{dir: dir}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		l := strings.TrimRight(sc.Text(), " \t\r")
+		l := trimIgnoreLine(sc.Text())
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
@@ -351,6 +351,27 @@ func parseIgnore(dir string, data []byte) ignoreFile {
 		f.rules = append(f.rules, r)
 	}
 	return f
+}
+
+// trimIgnoreLine is a .gitignore line as git reads it: a CR at its end dropped, then
+// its trailing spaces, but not a space quoted with a backslash (`a\ ` matches "a "),
+// nor tabs.
+func trimIgnoreLine(l string) string {
+	l = strings.TrimSuffix(l, "\r")
+	end := len(l)
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ':
+			if end == len(l) {
+				end = i
+			}
+			continue
+		case '\\':
+			i++ // the next byte is quoted
+		}
+		end = len(l)
+	}
+	return l[:end]
 }
 
 // ignored applies the .gitignore files above p (a path from the root), the nearest

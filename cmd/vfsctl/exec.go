@@ -37,6 +37,9 @@ as a record of tool outside, so that it is never taken for the command's.
 vfsctl undo N, redo and rewind take an exec record back like any call. If vfsctl
 is killed while the command runs, the next vfsctl command in the workspace records
 what changed since the command began as its changes, in state unknown.
+The record's origin is operator in the session operator (the default), so that
+stats does not count an operator's command among the models' calls; model in any
+other session (a runtime running a model's command).
 One command runs at a time in a workspace: while another exec runs, vfsctl exec
 waits for it as long as --wait, then refuses naming it, and runs nothing (what two
 commands change at once could not be told apart).
@@ -64,7 +67,7 @@ Examples:
 func (c *execCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("exec", execUsage)
 	c.declare(fs, flagRoot, flagWait, flagJSON)
-	fs.StringVar(&c.session, "session", "operator", "the session the record belongs to")
+	fs.StringVar(&c.session, "session", defaultExecSession, "the session the record belongs to (its origin is operator in session operator, model in any other)")
 	fs.StringVar(&c.turn, "turn", "", "the runtime's turn label")
 	fs.DurationVar(&c.timeout, "timeout", 0, "kill the command's process group after this long (0: never)")
 	// Flags end at "--" or at the command's name: its own flags are its.
@@ -94,13 +97,22 @@ func (c *execCmd) ParseFlags(args []string) error {
 	return nil
 }
 
+// defaultExecSession is the session of an exec given no --session: the operator's.
+const defaultExecSession = "operator"
+
 // exitVfsctl is the exit status when vfsctl itself failed, as env and timeout use it.
 const exitVfsctl = 125
 
 func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	tp, flush := tracing("exec", stderr)
 	defer flush()
-	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl exec", TracerProvider: tp})
+	// A command of the default session is the operator's own (a gofmt run by hand);
+	// a runtime names the session of the model whose command it runs.
+	origin := ""
+	if c.session == defaultExecSession {
+		origin = toolapi.OriginOperator
+	}
+	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl exec", TracerProvider: tp, Origin: origin})
 	if err != nil {
 		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), err.Error())
 		return exitVfsctl

@@ -320,8 +320,13 @@ func escaped(s string) string {
 // command how it ran and ended first ("$ gofmt -w . (exit 0): a.go b.go").
 func whatOf(r *toolapi.Record) string {
 	var shownPaths []string
-	for _, p := range append(r.Paths(), toolapi.EntryPaths(r)...) {
+	all := append(r.Paths(), toolapi.EntryPaths(r)...)
+	for _, p := range all[:min(len(all), maxRowPaths)] {
 		shownPaths = append(shownPaths, oneLine(p))
+	}
+	if more := len(all) - maxRowPaths; more > 0 {
+		// A command that made thousands of files would make a row of megabytes.
+		shownPaths = append(shownPaths, fmt.Sprintf("(+%d more; vfsctl show %d has them all)", more, r.Seq))
 	}
 	paths := strings.Join(shownPaths, " ")
 	line := oneLine(toolapi.CommandLine(r))
@@ -337,6 +342,9 @@ func whatOf(r *toolapi.Record) string {
 	}
 	return cmd + ": " + paths
 }
+
+// maxRowPaths is how many paths a row of log shows.
+const maxRowPaths = 10
 
 // quoteNames is text (a reply of several lines, with diffs) with each of names that
 // oneLine would quote quoted so, longest first; a diff header's "a/NAME" is quoted

@@ -330,7 +330,7 @@ func newFile(path string, content []byte) (*file, error) {
 		name = "the file"
 	}
 	if bytes.IndexByte(content, 0) >= 0 {
-		return nil, errs.New(errs.BinaryFile, path, "%s contains NUL bytes and looks binary; it cannot be edited as text.", name)
+		return nil, errs.New(errs.BinaryFile, path, "%s", matcher.BinaryMessage(path, content))
 	}
 	f := &file{path: path, name: name, orig: content, work: content}
 	if bytes.HasPrefix(content, []byte("\ufeff")) {

@@ -104,6 +104,23 @@ func ParsePatch(text string) ([]FileOp, error) {
 	if first == last {
 		return nil, invalid("the patch is empty. Send `*** Begin Patch`, file sections, then `*** End Patch`.")
 	}
+	// A Markdown fence around the patch (```diff ... ```), as models wrap code: the
+	// fence lines sit outside the envelope, so dropping them loses nothing.
+	if isFence(lines[first]) {
+		first++
+		if last > first && isFence(lines[last-1]) {
+			last--
+		}
+		for first < last && strings.TrimSpace(lines[first]) == "" {
+			first++
+		}
+		for last > first && strings.TrimSpace(lines[last-1]) == "" {
+			last--
+		}
+		if first == last {
+			return nil, invalid("the patch is empty: its fence holds nothing. Send `*** Begin Patch`, file sections, then `*** End Patch`.")
+		}
+	}
 	if m := heredocOpen().FindStringSubmatch(strings.TrimSpace(lines[first])); m != nil && m[1] == m[3] {
 		if strings.TrimSpace(lines[last-1]) != m[2] {
 			return nil, invalid("apply_patch line %d: the heredoc opened on line %d is not closed: expected a last line %q, got %q.", last, first+1, m[2], strings.TrimSpace(lines[last-1]))
@@ -255,11 +272,40 @@ func (p *patchParser) ops() ([]FileOp, error) {
 			}
 			op.Chunks = chunks
 			ops = append(ops, op)
+		case line == beginPatch || line == endPatch:
+			return nil, p.secondEnvelope(header)
 		default:
 			return nil, p.fail(header, "a file header (`*** Add File: path`, `*** Delete File: path` or `*** Update File: path`)")
 		}
 	}
 	return ops, nil
+}
+
+// secondEnvelope explains an `*** End Patch` or `*** Begin Patch` met between file
+// sections: the input holds two patches, or text after the end of one. It names the
+// second `*** Begin Patch` when there is one, since that is what the model must fix.
+func (p *patchParser) secondEnvelope(i int) error {
+	if strings.TrimSpace(p.lines[i]) == endPatch {
+		j := i + 1
+		for j < len(p.lines) && strings.TrimSpace(p.lines[j]) == "" {
+			j++
+		}
+		if j >= len(p.lines) {
+			// Only blank lines up to the patch's last line, itself `*** End Patch`.
+			return errs.New(errs.InvalidInput, "", "apply_patch line %d: `*** End Patch` twice (lines %d and %d). Send it once, as the patch's last line.", i+1, i+1, j+1)
+		}
+		if strings.TrimSpace(p.lines[j]) != beginPatch {
+			return errs.New(errs.InvalidInput, "", "apply_patch line %d: the patch ends here with `*** End Patch`, but line %d goes on with %q. Send one patch, with every file section between its `*** Begin Patch` and its last line `*** End Patch`.", i+1, j+1, p.lines[j])
+		}
+		i = j
+	}
+	return errs.New(errs.InvalidInput, "", "apply_patch line %d: a second `*** Begin Patch`; the input holds more than one patch. Send one patch per call, or put all the file sections in one envelope (one `*** Begin Patch` first, one `*** End Patch` last).", i+1)
+}
+
+// isFence reports whether line is a Markdown code fence (```, ```diff, ~~~).
+func isFence(line string) bool {
+	l := strings.TrimSpace(line)
+	return strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~")
 }
 
 // addLines reads the `+` lines of an Add from line i; it returns the content and

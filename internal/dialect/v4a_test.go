@@ -102,6 +102,12 @@ func TestV4AMalformedNamesLine(t *testing.T) {
 		{"AnchorWithoutLines", "*** Begin Patch\n*** Update File: a\n@@ def f\n*** End Patch", "line 4: expected chunk lines"},
 		{"EmptyPatch", "*** Begin Patch\n*** End Patch", "holds no file sections"},
 		{"UnclosedHeredoc", "<<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch", "heredoc opened on line 1 is not closed"},
+		{"TwoEnvelopes", "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End Patch\n*** Begin Patch\n*** Update File: b\n@@\n-x\n+y\n*** End Patch", "line 7: a second `*** Begin Patch`"},
+		{"TwoEnvelopesBlankBetween", "*** Begin Patch\n*** Delete File: a\n*** End Patch\n\n*** Begin Patch\n*** Delete File: b\n*** End Patch", "line 5: a second `*** Begin Patch`"},
+		{"BeginInside", "*** Begin Patch\n*** Delete File: a\n*** Begin Patch\n*** Delete File: b\n*** End Patch", "line 3: a second `*** Begin Patch`"},
+		{"EndTwice", "*** Begin Patch\n*** Delete File: a\n*** End Patch\n\n*** End Patch", "`*** End Patch` twice (lines 3 and 5)"},
+		{"TextAfterEnd", "*** Begin Patch\n*** Delete File: a\n*** End Patch\nDone.\n*** End Patch", "line 3: the patch ends here with `*** End Patch`, but line 4 goes on with \"Done.\""},
+		{"EmptyFence", "```diff\n\n```", "its fence holds nothing"},
 		{"EndOfFileFirst", "*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch", "line 4: expected chunk lines"},
 	}
 	for _, c := range cases {
@@ -112,6 +118,39 @@ func TestV4AMalformedNamesLine(t *testing.T) {
 				t.Fatalf("message %q lacks %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A patch in a Markdown fence, as models wrap code, reads as the patch inside it;
+// the fence may also hold a heredoc, and line numbers still count from the input's
+// first line.
+func TestV4AFenced(t *testing.T) {
+	want, err := ParsePatch("*** Begin Patch\n*** Update File: m.py\n@@ def f():\n-    a = 1\n+    a = 2\n*** End Patch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{
+		"```diff\n*** Begin Patch\n*** Update File: m.py\n@@ def f():\n-    a = 1\n+    a = 2\n*** End Patch\n```",
+		"\n```\n\n*** Begin Patch\n*** Update File: m.py\n@@ def f():\n-    a = 1\n+    a = 2\n*** End Patch\n\n```\n",
+		"```bash\napply_patch <<'EOF'\n*** Begin Patch\n*** Update File: m.py\n@@ def f():\n-    a = 1\n+    a = 2\n*** End Patch\nEOF\n```",
+	} {
+		got, err := ParsePatch(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		for i := range got {
+			got[i].Line, want[i].Line = 0, 0
+			for j := range got[i].Chunks {
+				got[i].Chunks[j].Line, want[i].Chunks[j].Line = 0, 0
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\n got %#v\nwant %#v", in, got, want)
+		}
+	}
+	_, err = ParsePatch("```diff\n*** Begin Patch\n*** Update File: a\nbad\n*** End Patch\n```")
+	if err == nil || !strings.Contains(err.Error(), "line 4:") {
+		t.Fatalf("a fenced patch's error should name the input's line 4: %v", err)
 	}
 }
 

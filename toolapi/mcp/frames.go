@@ -73,26 +73,53 @@ type callFast func(id json.RawMessage, frame []byte) (reply []byte, ok bool)
 // in flight; a call waits for the journal at most --wait (10 s by default) first.
 var DrainWait = time.Minute
 
-// openRequests counts the requests handed to the SDK that have no reply yet.
+// openRequests counts the requests handed to the SDK that have no reply yet, by id,
+// and knows which of them the client cancelled.
 type openRequests struct {
-	mu   sync.Mutex
-	cond sync.Cond
-	n    int
+	mu        sync.Mutex
+	cond      sync.Cond
+	n         int
+	ids       map[string]int  // requests in flight by idKey
+	cancelled map[string]bool // of those, the ones notifications/cancelled named
 }
 
-func (o *openRequests) add() {
+func (o *openRequests) add(id string) {
 	o.mu.Lock()
 	o.n++
+	if o.ids == nil {
+		o.ids, o.cancelled = map[string]int{}, map[string]bool{}
+	}
+	o.ids[id]++
 	o.mu.Unlock()
 }
 
-func (o *openRequests) done() {
+// cancel marks request id, when it is in flight, as cancelled by the client: MCP
+// says such a request gets no reply (one that was answered already is not marked, so
+// a later request that takes its id is answered).
+func (o *openRequests) cancel(id string) {
+	o.mu.Lock()
+	if o.ids[id] > 0 {
+		o.cancelled[id] = true
+	}
+	o.mu.Unlock()
+}
+
+// done counts the reply to request id; drop says the client cancelled it.
+func (o *openRequests) done(id string) (drop bool) {
 	o.mu.Lock()
 	if o.n > 0 {
 		o.n--
 	}
+	if o.ids[id] > 0 {
+		if o.ids[id]--; o.ids[id] == 0 {
+			delete(o.ids, id)
+		}
+		drop = o.cancelled[id]
+		delete(o.cancelled, id)
+	}
 	o.cond.Broadcast()
 	o.mu.Unlock()
+	return drop
 }
 
 // drain waits until every request has its reply, or d has passed.
@@ -111,51 +138,71 @@ func (o *openRequests) drain(d time.Duration) {
 	o.mu.Unlock()
 }
 
-// replyWriter is the SDK's writer: it counts the replies it writes.
+// replyWriter is the SDK's writer: it counts the replies it writes, and drops the
+// reply to a request the client cancelled (the SDK writes one all the same).
 type replyWriter struct {
 	*lockedWriter
 	open *openRequests
 }
 
 func (w *replyWriter) Write(p []byte) (int, error) {
-	n, err := w.lockedWriter.Write(p)
-	if isReply(p) {
-		w.open.done() // written or not: no reply will follow
+	id, reply := replyID(p)
+	if reply && w.open.done(id) { // written or not: no reply will follow
+		return len(p), nil
 	}
-	return n, err
+	return w.lockedWriter.Write(p)
 }
 
-// isReply reports whether msg, one JSON-RPC message, is a reply (an id, and a result
-// or an error) rather than a request or a notification. It reads the top-level keys
-// only as far as it needs: a reply of megabytes is not scanned.
-func isReply(msg []byte) bool {
+// replyID reports whether msg, one JSON-RPC message, is a reply (an id, and a result
+// or an error) rather than a request or a notification, and its id as idKey gives
+// it. It reads the top-level keys only as far as it needs: a reply of megabytes is
+// not scanned.
+func replyID(msg []byte) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
+		return "", false
 	}
-	id, answer := false, false
+	var id json.RawMessage
+	answer := false
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return false
+			return "", false
 		}
 		switch key {
 		case "method":
-			return false
-		case "id":
-			id = true
+			return "", false
 		case "result", "error":
 			answer = true
 		}
-		if id && answer {
-			return true
+		if id != nil && answer {
+			return idKey(id), true
 		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return false
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", false
+		}
+		if key == "id" {
+			id = v
+			if answer {
+				return idKey(id), true
+			}
 		}
 	}
-	return false
+	return idKey(id), id != nil && answer
+}
+
+// idKey is a request id as one key whatever its spelling: a string as its text, a
+// number as its value (the SDK answers 2.0 as 2).
+func idKey(id json.RawMessage) string {
+	var s string
+	if json.Unmarshal(id, &s) == nil {
+		return "s" + s
+	}
+	if v, ok := new(big.Rat).SetString(string(bytes.TrimSpace(id))); ok {
+		return "n" + v.RatString()
+	}
+	return "?" + string(id)
 }
 
 // lockedWriter writes whole messages one at a time: the SDK writes each message with
@@ -305,7 +352,17 @@ func (r *frameReader) next() error {
 		}
 	}
 	if len(sc.method) > 0 && sc.id != nil && r.open != nil {
-		r.open.add() // a request: its reply is awaited at the end of the input
+		r.open.add(idKey(sc.id)) // a request: its reply is awaited at the end of the input
+	}
+	if string(sc.method) == `"notifications/cancelled"` && sc.id == nil && r.open != nil {
+		var n struct {
+			Params struct {
+				RequestID json.RawMessage `json:"requestId"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(r.frame, &n) == nil && n.Params.RequestID != nil {
+			r.open.cancel(idKey(n.Params.RequestID))
+		}
 	}
 	r.pending = withRequestID(r.frame)
 	return nil

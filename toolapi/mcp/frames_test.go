@@ -56,21 +56,27 @@ func TestFrameReader(t *testing.T) {
 
 func bufioReader(s string) *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(s), 16) }
 
-// isReply tells the replies the SDK writes from its requests and notifications,
-// whatever the order of the keys, and without reading past what it needs.
-func TestIsReply(t *testing.T) {
-	for msg, want := range map[string]bool{
-		`{"jsonrpc":"2.0","id":1,"result":{}}`:                                           true,
-		`{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}`:              true,
-		`{"result":{"content":[{"type":"text","text":"x"}]},"id":7,"jsonrpc":"2.0"}`:     true,
-		`{"jsonrpc":"2.0","id":2,"method":"roots/list"}`:                                 false,
-		`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`:                 false,
-		`{"jsonrpc":"2.0","result":{}}`:                                                  false,
-		`[1,2]`:                                                                          false,
-		`{"jsonrpc":"2.0","id":3,"result":{"text":"` + strings.Repeat("y", 1<<20) + `"}`: true, // cut short: never read
+// replyID tells the replies the SDK writes from its requests and notifications,
+// whatever the order of the keys, and without reading past what it needs; the id
+// is one key whatever its spelling.
+func TestReplyID(t *testing.T) {
+	for msg, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                                           "n1",
+		`{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"no"}}`:              "sa",
+		`{"result":{"content":[{"type":"text","text":"x"}]},"id":7,"jsonrpc":"2.0"}`:     "n7",
+		`{"result":{},"id":7.0}`:                                                         "n7",
+		`{"jsonrpc":"2.0","id":2,"method":"roots/list"}`:                                 "",
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`:                 "",
+		`{"jsonrpc":"2.0","result":{}}`:                                                  "",
+		`[1,2]`:                                                                          "",
+		`{"jsonrpc":"2.0","id":3,"result":{"text":"` + strings.Repeat("y", 1<<20) + `"}`: "n3", // cut short: never read
 	} {
-		if got := isReply([]byte(msg)); got != want {
-			t.Errorf("isReply(%.60s) = %v, want %v", msg, got, want)
+		id, ok := replyID([]byte(msg))
+		if !ok {
+			id = ""
+		}
+		if id != want || ok != (want != "") {
+			t.Errorf("replyID(%.60s) = %q, %v, want %q", msg, id, ok, want)
 		}
 	}
 }
