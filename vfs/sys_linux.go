@@ -52,8 +52,8 @@ func worthHolding(fd int) bool {
 // openHold opens name in folder fd by O_PATH, without following a symlink.
 func openHold(fd int, name string) (int, error) { return openRaw(fd, name, unix.O_PATH, 0) }
 
-func mtimeOf(st *syscall.Stat_t) (sec, nsec int64) { return st.Mtim.Sec, st.Mtim.Nsec }
-func ctimeOf(st *syscall.Stat_t) (sec, nsec int64) { return st.Ctim.Sec, st.Ctim.Nsec }
+func mtimeOf(st *syscall.Stat_t) (sec, nsec int64) { return int64(st.Mtim.Sec), int64(st.Mtim.Nsec) }
+func ctimeOf(st *syscall.Stat_t) (sec, nsec int64) { return int64(st.Ctim.Sec), int64(st.Ctim.Nsec) }
 
 // toSyscall copies a stat into the type os.Lstat's FileInfo carries, which the rest
 // of vfs reads identities from.
