@@ -596,7 +596,7 @@ func (d *decoder) whole(f *argDef, raw json.RawMessage) (int, error) {
 		return int(n), nil
 	}
 	if f.signed {
-		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number from -%d to %d (negative counts from the end), not %s.", d.tool.name, f.name, 1<<31, 1<<31, string(truncate(raw, 40)))
+		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number from -%d to %d (negative counts from the end), not %s.", d.tool.name, f.name, int64(1)<<31, int64(1)<<31, string(truncate(raw, 40)))
 	}
 	if err != nil || n != math.Trunc(n) || n < float64(f.min) || n > 1<<31 {
 		return 0, errs.New(errs.InvalidInput, "", "%s.%s must be a whole number of %d or more, not %s.", d.tool.name, f.name, f.min, string(truncate(raw, 40)))
