@@ -73,7 +73,7 @@ func pyLegacyErrors(src []byte) []synErr {
 					}
 				case "except":
 					if off := pyExceptComma(src, j); off >= 0 {
-						return flag(off, "multiple exception types must be parenthesized: except (A, B):")
+						return flag(off, "multiple exception types must be parenthesized before Python 3.14: except (A, B):, or except A as e: for Python 2's name")
 					}
 				case "def":
 					if off := pyDefaultOrder(src, j); off >= 0 {
