@@ -24,16 +24,16 @@ var oddNames = map[rune]string{
 	0x00a0: "no-break space", 0x00ad: "soft hyphen", 0x180e: "Mongolian vowel separator",
 	0x2007: "figure space", 0x2009: "thin space", 0x200a: "hair space", 0x200b: "zero width space",
 	0x2060: "word joiner", 0x202f: "narrow no-break space", 0x3000: "ideographic space",
-	0xfeff: "zero width no-break space",
+	0xfeff: "zero width no-break space", 0x200e: "left-to-right mark", 0x200f: "right-to-left mark",
 }
 
-// odd reports an invisible format character or a space other than U+0020. The
-// joiners U+200C and U+200D are left out: Persian and emoji names need them.
+// odd reports an invisible character that is pasted by mistake (oddNames, the
+// invisible operators U+2061 to U+2064) or a space other than U+0020. Other format
+// characters stay allowed: the joiners U+200C and U+200D (Persian, emoji), the tags
+// of emoji flags, Arabic number signs.
 func odd(r rune) bool {
-	if r == 0x200c || r == 0x200d {
-		return false
-	}
-	return unicode.Is(unicode.Cf, r) || (unicode.Is(unicode.Zs, r) && r != ' ')
+	_, named := oddNames[r]
+	return named || (r >= 0x2061 && r <= 0x2064) || (unicode.Is(unicode.Zs, r) && r != ' ')
 }
 
 // oddIn describes the first odd character of p and where it is, or "".
@@ -90,8 +90,13 @@ func (f *FS) lookalike(p string) string {
 // another: "~/x" (the home folder), "$HOME/x" (a variable), "file:///x" (a URI).
 // vfsctl expands none of them, so each would make a folder literally named "~",
 // "$HOME" or "file:".
-func checkShellPath(r *Resolved) error {
-	first, _, _ := strings.Cut(r.Name, "/")
+func (f *FS) checkShellPath(r *Resolved) error {
+	first, rest, _ := strings.Cut(r.Name, "/")
+	if rest != "" {
+		if fi, err := f.lstat(first); err == nil && fi.IsDir() {
+			return nil // a folder of that name stands in the workspace: it is the one meant
+		}
+	}
 	var what string
 	switch {
 	case first == "~":
@@ -119,6 +124,9 @@ func (f *FS) checkLookalike(r *Resolved, missing []string) error {
 			}
 			return errs.New(errs.InvalidInput, r.Name, "%s.", msg)
 		}
+		// Only a new name with compatibility characters lists its folder: listing it
+		// for every create would cost a create in a folder of many files dearly. A
+		// plain A.txt beside an existing Ａ.txt is let through (docs/security.md).
 		plain := plainName(name)
 		if plain == name {
 			continue

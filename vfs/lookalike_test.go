@@ -74,4 +74,21 @@ func TestLookalikeNames(t *testing.T) {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
+	// A miss through full-width letters names the file meant too.
+	if _, err := f.Read("\uff43\uff4f\uff4e\uff46\uff49\uff47.py"); errs.KindOf(err) != errs.FileNotFound || !strings.Contains(err.Error(), "the file there is named config.py") {
+		t.Errorf("full-width miss: %v", err)
+	}
+	// Format characters that names need are not refused: an emoji flag's tags.
+	r, _ = f.Resolve("\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F.txt")
+	if err := f.CheckNewName(r); err != nil {
+		t.Errorf("a flag's name refused: %v", err)
+	}
+	// A folder named ~ that stands in the workspace is the one meant.
+	if err := os.Mkdir(filepath.Join(dir, "~"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = f.Resolve("~/x.txt")
+	if err := f.CheckNewName(r); err != nil {
+		t.Errorf("~/x.txt with a folder ~ there: %v", err)
+	}
 }

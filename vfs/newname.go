@@ -29,7 +29,7 @@ func (f *FS) CheckNewName(r *Resolved) error {
 		return errs.New(errs.TooLarge, r.Name, "%s is %d folders deep; a call makes new names at most %d folders deep. Send a shorter path.",
 			r.Name, d, MaxNewDepth)
 	}
-	if err := checkShellPath(r); err != nil {
+	if err := f.checkShellPath(r); err != nil {
 		return err
 	}
 	missing := f.MissingFolders(r.Path)

@@ -590,8 +590,10 @@ func (f *FS) CheckFile(r *Resolved) error {
 		if t := r.Through(); t != "" {
 			msg = fmt.Sprintf("%s does not exist: %s, which does not exist.", r.Name, t)
 		}
-		if c := oddIn(r.Name); c != "" {
-			if twin := f.lookalike(r.Path); twin != "" {
+		if twin := f.lookalike(r.Path); twin != "" && oddIn(r.Name) == "" {
+			msg += fmt.Sprintf(" Its path holds compatibility characters (such as full-width letters); the file there is named %s. Send that path.", twin)
+		} else if c := oddIn(r.Name); c != "" {
+			if twin != "" {
 				msg += fmt.Sprintf(" Its path holds %s; the file there is named %s. Send that path.", c, twin)
 			} else {
 				msg += fmt.Sprintf(" Its path holds %s, which is likely pasted by mistake. Send the path without it.", c)
