@@ -3,7 +3,6 @@ package matcher
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -35,20 +34,25 @@ func BinaryMessage(path string, content []byte) string {
 		q := shellWord(path)
 		return fmt.Sprintf("%s is %s text (it starts with the byte-order mark % X); the file tools read and edit UTF-8 text only. "+
 			"Convert it to UTF-8 with a command, `iconv -f %s -t UTF-8 %s > %s.utf8 && mv %s.utf8 %s`, then read and edit it here; "+
-			"to replace it whole, convert it first, then read_file and write_file.",
-			name, b.name, b.mark, b.enc, q, q, q, q)
+			"to replace it whole, convert it first, then read_file and write_file. It stays UTF-8 then: where the project needs %s (a Windows .rc or .reg file), "+
+			"convert it back when done, `iconv -f UTF-8 -t %s %s > %s.enc && mv %s.enc %s`.",
+			name, b.name, b.mark, b.enc, q, q, q, q, b.enc, b.enc, q, q, q, q)
 	}
 	return fmt.Sprintf("%s contains NUL bytes and looks binary; the file tools read and edit text only.", name)
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`)
-
-// shellWord quotes a path for a POSIX shell when it needs it.
+// shellWord quotes a path for a POSIX shell when it needs it; a path that starts
+// with "-" gets "./" before it, so that a command does not take it for an option.
 func shellWord(p string) string {
 	if p == "" {
 		return "FILE"
 	}
-	if plainWord.MatchString(p) {
+	if strings.HasPrefix(p, "-") {
+		p = "./" + p
+	}
+	if strings.IndexFunc(p, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("._/+-", r))
+	}) < 0 {
 		return p
 	}
 	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"

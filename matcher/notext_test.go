@@ -34,3 +34,15 @@ func TestBinaryMessage(t *testing.T) {
 		t.Fatalf("Apply: %v", err)
 	}
 }
+
+// The command a refusal gives names the file so that a shell reads it back as that
+// file, and never as an option of the command.
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"a/b.txt": "a/b.txt", "-n.txt": "./-n.txt", "my notes.txt": "'my notes.txt'", "it's": `'it'\''s'`, "-a b": "'./-a b'",
+	} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
