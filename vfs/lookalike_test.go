@@ -61,7 +61,10 @@ func TestLookalikeNames(t *testing.T) {
 	for _, p := range []string{"~/x.txt", "$HOME/x.txt", "${HOME}/x.txt", "file:///x.txt"} {
 		r, err := f.Resolve(p)
 		if err != nil {
-			t.Errorf("%s: %v", p, err)
+			// Windows refuses the colon of "file:" first: refused either way.
+			if errs.KindOf(err) != errs.InvalidInput {
+				t.Errorf("%s: %v", p, err)
+			}
 			continue
 		}
 		if err := f.CheckNewName(r); errs.KindOf(err) != errs.InvalidInput || !strings.Contains(err.Error(), "expands nothing") {
