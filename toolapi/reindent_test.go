@@ -1,0 +1,25 @@
+package toolapi_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
+)
+
+// An edit_file call on a TypeScript file with a JSDoc block, quoted without the file's
+// indentation: the line the model nests one level deeper (2 columns in its copy) is
+// written one level of the file's (8 columns), not at the 6 that the stars' one-column
+// step gave, with a reply of success.
+func TestReindentAfterJSDoc(t *testing.T) {
+	const ts = "export class Store {\n    /**\n     * Loads an item.\n     * @param id the id\n     */\n    load(id: string) {\n        return this.items.get(id);\n    }\n}\n"
+	const doc = "/**\n * Loads an item.\n * @param id the id\n */\nload(id: string) {"
+	eng, ws := guardEngine(t, "", map[string]string{"store.ts": ts})
+	r := call(t, eng, "edit_file", edit("store.ts", doc, doc+"\n  if (!id) throw new Error(\"no id\");"))
+	got := testutil.ReadFile(t, filepath.Join(ws, "store.ts"))
+	want := strings.Replace(ts, "    load(id: string) {\n", "    load(id: string) {\n        if (!id) throw new Error(\"no id\");\n", 1)
+	if !r.OK || got != want {
+		t.Fatalf("ok=%v %s\nthe file:\n%s", r.OK, r.Text, got)
+	}
+}
