@@ -136,7 +136,10 @@ type reindent struct {
 	// (by piece) whose offset from the first line at a whole level, unsure[0], no unit
 	// explains, or that says another unit than the line that taught it, unsure[1] (or
 	// -1); bad is the first placement refused.
-	unsure  [3]int
+	unsure [3]int
+	// step is the model's step of columns in its new lines where the quoted lines show
+	// none and it is a whole number of the file's units: one level or several.
+	step    int
 	residue int // the column of whole levels, modulo a unit of spaces
 	// fromText: oldText's first line was quoted from its text on (quotedFromText),
 	// and is placed by the others.
@@ -340,8 +343,9 @@ func (r *reindent) learnModelUnit(skipFirst bool) {
 	}
 	// Else the model's own steps in its new lines: a step that divides the file's
 	// unit of spaces (2 where it has 4), or any usual one in a file of tabs, is the
-	// model's unit; anything else (an aligned line, 17 columns in) keeps the model's
-	// columns.
+	// model's unit; a whole number of the file's units (4 where it has 2) may be one
+	// level of the model's or more of the file's, and is not known (step); anything
+	// else (an aligned line, 17 columns in) keeps the model's columns.
 	ref := b
 	if ref < 0 {
 		ref = r.base
@@ -354,8 +358,11 @@ func (r *reindent) learnModelUnit(skipFirst bool) {
 		}
 	}
 	r.modelUnit = unitW
-	if g >= 2 && g <= 8 && (r.unit == "\t" || g < unitW && unitW%g == 0) {
+	switch {
+	case g >= 2 && g <= 8 && (r.unit == "\t" || g < unitW && unitW%g == 0):
 		r.modelUnit = g
+	case r.unit != "\t" && g > unitW && g%unitW == 0:
+		r.step = g
 	}
 }
 
@@ -400,6 +407,9 @@ func (r *reindent) at(a, w int) string {
 			why += ", but " + r.apart(r.unsure[0], r.unsure[1])
 		}
 		return r.refuse(a, w, why)
+	}
+	if r.step != 0 {
+		return r.refuse(a, w, fmt.Sprintf("the lines oldText quotes show no step of indentation, and newText's step of %d columns may be one level or %d of the file's (%d columns each)", r.step, r.step/width(r.unit), width(r.unit)))
 	}
 	if !r.level[a] {
 		// An aligned line may be aligned otherwise in the model's copy: measure from

@@ -274,3 +274,24 @@ func TestReindentCommentStars(t *testing.T) {
 			want:  strings.Replace(ts, "    load(id: string) {\n", "    /**\n     * Loads.\n     */\n    load(id: string) {\n", 1), tier: TierIndentation},
 	})
 }
+
+// Where the lines oldText quotes are all at one level, the model's unit is read from
+// its new lines. A step of 4 columns in a file indented by 2 may be one level of the
+// model's or two of the file's: refused, where before 2 levels were written. A step of
+// the file's own 2 is one level.
+func TestReindentUnknownStep(t *testing.T) {
+	ts := "export class Store {\n  /**\n   * Loads an item.\n   */\n  load(id: string) {\n    return this.items.get(id);\n  }\n}\n"
+	doc := "/**\n * Loads an item.\n */\nload(id: string) {"
+	yaml := "server:\n  port: 80\n  tls:\n    cert: a.pem\n"
+	runCases(t, []applyCase{
+		{name: "4 columns after a JSDoc block, the file in 2", file: ts,
+			edits: []Edit{e(doc, doc+"\n    if (!id) return;")},
+			kind:  KindTextNotFound, msg: []string{"would be a guess", "step of 4 columns", "     5\t  load(id: string) {", "Send oldText and newText"}},
+		{name: "4 columns under two yaml lines at one level, the file in 2", file: yaml,
+			edits: []Edit{e("port: 80\ntls:", "port: 80\ntls:\n    key: a.key")},
+			kind:  KindTextNotFound, msg: []string{"would be a guess", "     3\t  tls:"}},
+		{name: "2 columns after a JSDoc block, the file in 2", file: ts,
+			edits: []Edit{e(doc, doc+"\n  if (!id) return;")},
+			want:  strings.Replace(ts, "  load(id: string) {\n", "  load(id: string) {\n    if (!id) return;\n", 1), tier: TierIndentation},
+	})
+}
