@@ -36,7 +36,12 @@ func parseArgs(tool string, raw json.RawMessage) (map[string]json.RawMessage, er
 		raw = []byte("{}")
 	}
 	var m map[string]json.RawMessage
-	jerr := json.Unmarshal(raw, &m)
+	var jerr error
+	if !json.Valid(raw) {
+		jerr = json.Unmarshal(raw, &m) // for its message
+	} else if raw[0] == '{' {
+		m = Fields(raw)
+	}
 	if d := depth(raw); d > maxDepth {
 		return m, errs.New(errs.InvalidInput, "", "%s arguments are nested %d levels deep; send a flat object such as %s.", tool, d, shape(tool))
 	}
@@ -447,10 +452,10 @@ func (d *decoder) value(f *argDef, raw json.RawMessage, where, prefix string) (a
 // objectField decodes an object-valued field by its fields' definitions.
 func (d *decoder) objectField(f *argDef, raw json.RawMessage, where string) (any, error) {
 	name := where + "." + f.name
-	var m map[string]json.RawMessage
-	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+	if raw[0] != '{' {
 		return nil, errs.New(errs.InvalidInput, "", "%s must be an object %s, not %s.", name, f.items.shape(), jsonType(raw))
 	}
+	m := Fields(raw) // valid: the arguments were
 	v, err := d.object(f.items, m, name, name+".")
 	if err != nil {
 		return nil, err
@@ -679,10 +684,10 @@ func (d *decoder) array(f *argDef, raw json.RawMessage, prefix string) (any, err
 	out := make([]any, len(items))
 	for i, it := range items {
 		where := fmt.Sprintf("%s[%d]", name, i)
-		var m map[string]json.RawMessage
-		if len(it) == 0 || it[0] != '{' || json.Unmarshal(it, &m) != nil {
+		if len(it) == 0 || it[0] != '{' {
 			return nil, errs.New(errs.InvalidInput, "", "%s must be an object %s, not %s.", where, f.items.shape(), jsonType(it))
 		}
+		m := Fields(it) // valid: the arguments were, or looseItems checked it
 		v, err := d.object(f.items, m, where, where+".")
 		if err != nil {
 			return nil, err
@@ -707,32 +712,30 @@ func looseItems(f *argDef, raw json.RawMessage, name string) ([]json.RawMessage,
 		}
 		raw = inner
 	}
-	var items []json.RawMessage
+	var list []json.RawMessage
 	switch raw[0] {
 	case '{':
-		items = []json.RawMessage{raw}
+		list = []json.RawMessage{raw}
 	case '[':
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, errs.New(errs.InvalidInput, "", "%s is not a valid array (%v).", name, err)
-		}
+		list = items(raw) // valid: the arguments were, or inner was checked
 	default:
 		return nil, errs.New(errs.InvalidInput, "", "%s must be an array of %s objects, not %s.", name, f.items.brief(), jsonType(raw))
 	}
-	if len(items) == 0 {
+	if len(list) == 0 {
 		return nil, errs.New(errs.InvalidInput, "", "%s is empty. Send at least one %s.", name, f.items.brief())
 	}
-	if len(items) > f.maxItems {
-		return nil, errs.New(errs.InvalidInput, "", "%s has %d entries; at most %d are accepted in one call.", name, len(items), f.maxItems)
+	if len(list) > f.maxItems {
+		return nil, errs.New(errs.InvalidInput, "", "%s has %d entries; at most %d are accepted in one call.", name, len(list), f.maxItems)
 	}
-	return items, nil
+	return list, nil
 }
 
 // strictItems reads an array sent as an array, of min to maxItems items.
 func (d *decoder) strictItems(f *argDef, raw json.RawMessage, name string) ([]json.RawMessage, error) {
-	var items []json.RawMessage
-	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+	if raw[0] != '[' {
 		return nil, errs.New(errs.InvalidInput, "", "%s must be an array, not %s. Send e.g. %s.", name, jsonType(raw), d.tool.shape)
 	}
+	items := items(raw) // valid: the arguments were
 	if len(items) < max(f.min, 1) || len(items) > f.maxItems {
 		return nil, errs.New(errs.InvalidInput, "", "%s has %d entries; send between %d and %d.", name, len(items), max(f.min, 1), f.maxItems)
 	}

@@ -249,6 +249,10 @@ func (in *replayInput) notReplayable() (standIn, string) {
 	if in.unbuilt != nil {
 		return standIn{}, in.unbuilt.Error()
 	}
+	if in.rec.ArgsSize > len(in.args) {
+		// A refused call's arguments over the file size limit are kept cut.
+		return standIn{}, fmt.Sprintf("its %d bytes of arguments were refused and the journal keeps only their start", in.rec.ArgsSize)
+	}
 	stand, why := standInFor(in.rec)
 	if why == "" {
 		why = unkeptEarlier(in.rec, in.args)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"time"
@@ -256,18 +257,86 @@ func journalCause(err error) string {
 	return err.Error()
 }
 
-// putArgs keeps the arguments as received: inline when small, else as a blob.
+// putArgs keeps the arguments as received: inline when small, else as a blob. A
+// refused call's arguments over the file size limit are kept cut (cutArgs): they
+// carried more than any file may hold, and keeping tens of megabytes a refusal would
+// cost seconds and grow the journal by as much; ArgsSize still says what came.
 func (c *Call) putArgs(t *journal.Tx) error {
-	if len(c.args) == 0 {
+	args := c.args
+	if len(args) == 0 {
 		return nil
 	}
-	if len(c.args) <= journal.MaxInlineArgs && utf8.Valid(c.args) {
-		c.rec.Args = string(c.args)
+	if c.rec.State == journal.Failed && int64(len(args)) > c.e.fs.MaxFileSize() {
+		args = cutArgs(args)
+	}
+	if len(args) <= journal.MaxInlineArgs && utf8.Valid(args) {
+		c.rec.Args = string(args)
 		return nil
 	}
-	h, err := t.PutBlob(c.args)
+	h, err := t.PutBlob(args)
 	c.rec.ArgsBlob = h
 	return err
+}
+
+// Bounds on the arguments cutArgs keeps.
+const (
+	cutString = 512      // bytes kept of each long string, as sent
+	maxCut    = 64 << 10 // bytes kept in all
+)
+
+// cutArgs is args with every JSON string longer than cutString bytes cut to its start
+// and a note of its length as sent, then at most maxCut bytes of that: still valid
+// JSON when args were and the total bound is not reached. It reads any bytes.
+func cutArgs(args []byte) []byte {
+	out := make([]byte, 0, min(len(args), maxCut))
+	for i := 0; i < len(args) && len(out) < maxCut; i++ {
+		out = append(out, args[i])
+		if args[i] != '"' {
+			continue
+		}
+		s := args[i+1:]
+		end := stringEnd(s)
+		if end <= cutString {
+			out = append(out, s[:min(end+1, len(s))]...)
+		} else {
+			out = append(out, s[:cutAt(s, cutString)]...)
+			out = fmt.Appendf(out, `… [cut: %d bytes as sent]"`, end)
+		}
+		i += end + 1
+	}
+	return out[:min(len(out), maxCut)]
+}
+
+// stringEnd is the index of the quote that ends the JSON string s begins, or len(s).
+func stringEnd(s []byte) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(s)
+}
+
+// cutAt is where to cut the JSON string text s at most n bytes in: not inside an
+// escape or a UTF-8 sequence.
+func cutAt(s []byte, n int) int {
+	i := 0
+	for i < len(s) {
+		size := 2
+		if s[i] != '\\' {
+			_, size = utf8.DecodeRune(s[i:])
+		} else if i+1 < len(s) && s[i+1] == 'u' {
+			size = 6
+		}
+		if i+size > n {
+			break
+		}
+		i += size
+	}
+	return i
 }
 
 // file adds a file entry to the record and returns its index.
