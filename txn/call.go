@@ -260,13 +260,14 @@ func journalCause(err error) string {
 // putArgs keeps the arguments as received: inline when small, else as a blob. A
 // refused call's arguments over the file size limit are kept cut (cutArgs): they
 // carried more than any file may hold, and keeping tens of megabytes a refusal would
-// cost seconds and grow the journal by as much; ArgsSize still says what came.
+// cost seconds and grow the journal by as much; ArgsSize still says what came. A
+// call whose pending record was written (Seq set) keeps what that record stored.
 func (c *Call) putArgs(t *journal.Tx) error {
 	args := c.args
 	if len(args) == 0 {
 		return nil
 	}
-	if c.rec.State == journal.Failed && int64(len(args)) > c.e.fs.MaxFileSize() {
+	if c.rec.State == journal.Failed && c.rec.Seq == 0 && int64(len(args)) > c.e.fs.MaxFileSize() {
 		args = cutArgs(args)
 	}
 	if len(args) <= journal.MaxInlineArgs && utf8.Valid(args) {
