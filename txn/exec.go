@@ -521,8 +521,10 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 	// The snapshot is decoded again only when another look recorded one since w's.
 	old, scan, first, digest, called := w.base, w.scan, false, uint64(0), false
 	var running []*journal.Record
+	var exclude []byte // the .git/info/exclude old's walk applied
 	if err := e.j.View(func(t *journal.Tx) error {
 		first = !t.HasSnapshot()
+		exclude = t.SnapshotExclude()
 		if _, digest = t.SnapshotDigest(false); first != w.first || digest != w.digest {
 			old = t.Snapshot()
 		}
@@ -567,7 +569,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return nil, err
 	}
 	look := &Look{First: first, Opened: scan.Opened}
-	same := !first && unchanged(scan, old)
+	same := !first && unchanged(scan, old) && sameExclude(exclude, scan.Exclude)
 	if outside && same {
 		// Nothing changed: no record, no snapshot to write, no journal transaction.
 		c.final = true
@@ -736,7 +738,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 		// What a change of .gitignore brought into the walk's sight or took out of
 		// it is no change of the workspace (exec_sight.go).
-		seen, sight := inSight(fsys, old, now, changed, scan, content)
+		seen, sight := inSight(fsys, old, now, changed, scan, t.SnapshotExclude(), content)
 		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, changed, scan.Data, content)
 		calls := newCallChanges(t)
 		if outside {
@@ -828,6 +830,9 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 				return err
 			}
 		}
+	}
+	if err := t.SetSnapshotExclude(scan.Exclude); err != nil {
+		return err
 	}
 	return t.UpdateSnapshotAt(old, now, changed)
 }
