@@ -18,7 +18,8 @@ import (
 
 // The walk: the workspace below a folder as a model may see it. It stays inside the
 // root, leaves out reserved folders and temporary files, does not follow symlinks,
-// leaves out what .gitignore files ignore unless asked, and says what it skipped.
+// leaves out what .gitignore files and .git/info/exclude ignore unless asked, and says
+// what it skipped.
 
 // MaxIgnoreBytes bounds a .gitignore the walk reads: its rules cost every entry.
 const MaxIgnoreBytes = 256 << 10
@@ -149,7 +150,7 @@ func readRegular(fsys afero.Fs, p string, info fs.FileInfo, limit int64) ([]byte
 
 // Walker walks the workspace below a folder; see Walk. Its fields are its options.
 type Walker struct {
-	// IncludeIgnored also walks what .gitignore files ignore.
+	// IncludeIgnored also walks what .gitignore files and .git/info/exclude ignore.
 	IncludeIgnored bool
 	// Depth bounds the folder levels entered below the root of the walk; 0 is none.
 	Depth int
