@@ -72,26 +72,28 @@ func filesOf(list []string) []string {
 // .git/info/exclude, against git itself: the walk, one by one and on several
 // goroutines, leaves out the files that `git ls-files --others --exclude-standard`
 // leaves out, with the precedence git gives it: under every .gitignore, so that a
-// .gitignore's negation shows what exclude hides (neg.txt, sub/x.txt) and exclude's
-// negation does not show what a .gitignore hides (gi.txt). Before exclude was read,
+// .gitignore's negation shows what exclude hides (neg.txt, sub/x.txt, dist/) and
+// exclude's negation does not show what a .gitignore hides (gi.txt, tmp/). Before exclude was read,
 // every file it alone hides was listed.
 func TestExcludeAsGit(t *testing.T) {
 	ws := t.TempDir()
 	run := gitRepo(t, ws)
-	writeTree(t, ws, map[string]string{
-		".git/info/exclude": "# as git writes it\n*.log\n!keep.log\nx.txt\nbuild/\nneg.txt\nsub/deep.txt\n!gi.txt\n",
-		".gitignore":        "!neg.txt\ngi.txt\n",
-		"sub/.gitignore":    "!x.txt\n",
-		"a.log":             "x", "keep.log": "x", "x.txt": "x", "neg.txt": "x", "gi.txt": "x", "plain.txt": "x",
+	tree := map[string]string{
+		".git/info/exclude": "# as git writes it\n*.log\n!keep.log\nx.txt\nbuild/\nneg.txt\nsub/deep.txt\n!gi.txt\ndist/\n!tmp/\n",
+		".gitignore":        "!neg.txt\ngi.txt\n!dist/\ntmp/\n",
+		"dist/a.txt":        "x", "tmp/a.txt": "x",
+		"sub/.gitignore": "!x.txt\n",
+		"a.log":          "x", "keep.log": "x", "x.txt": "x", "neg.txt": "x", "gi.txt": "x", "plain.txt": "x",
 		"build/out.bin": "x", "sub/x.txt": "x", "sub/deep.txt": "x", "sub/plain.log": "x", "sub/plain.txt": "x",
-	})
+	}
+	writeTree(t, ws, tree)
 	want := gitFiles(run, "")
-	for _, hidden := range []string{"a.log", "x.txt", "build/out.bin", "sub/deep.txt", "sub/plain.log", "gi.txt"} {
+	for _, hidden := range []string{"a.log", "x.txt", "build/out.bin", "sub/deep.txt", "sub/plain.log", "gi.txt", "tmp/a.txt"} {
 		if slices.Contains(want, hidden) {
 			t.Fatalf("git shows %s: the rules do not test what they should (git lists %q)", hidden, want)
 		}
 	}
-	for _, shown := range []string{"neg.txt", "sub/x.txt", "keep.log"} {
+	for _, shown := range []string{"neg.txt", "sub/x.txt", "keep.log", "dist/a.txt"} {
 		if !slices.Contains(want, shown) {
 			t.Fatalf("git hides %s: the rules do not test what they should (git lists %q)", shown, want)
 		}
@@ -110,6 +112,16 @@ func TestExcludeAsGit(t *testing.T) {
 	}
 	if !slices.Contains(w.Ignored, "build/") || !slices.Contains(w.Ignored, "a.log") {
 		t.Errorf("what exclude left out is not in Ignored (a file a call writes there is followed by it): %q", w.Ignored)
+	}
+	// The rules a look judges by (those the snapshot keeps) hide what git hides.
+	ig := NewIgnores(map[string][]byte{".": []byte(tree[".gitignore"]), "sub": []byte(tree["sub/.gitignore"])}, []byte(tree[".git/info/exclude"]))
+	for p := range tree {
+		if strings.HasPrefix(p, ".git/") {
+			continue
+		}
+		if hid := ig.Hid(p, false); hid == slices.Contains(want, p) {
+			t.Errorf("Ignores.Hid(%s) is %v, git shows it: %v", p, hid, !hid)
+		}
 	}
 	// A walk of a subfolder (list_files of sub) applies it too: its patterns are
 	// from the root.
