@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // A damaged journal is fsck's finding: it says so as a problem and exits 1, whether
@@ -70,6 +72,25 @@ func withNoisePage(data []byte, page int) []byte {
 	noise := make([]byte, 4096)
 	rand.Read(noise)
 	return append(append(append([]byte(nil), data[:page*4096]...), noise...), data[(page+1)*4096:]...)
+}
+
+// changeJournal changes the workspace dir's journal by hand, through bbolt with opts,
+// as damage or another writer would. The journal's log goes first: a live one puts
+// back the state it holds.
+func changeJournal(t *testing.T, dir string, opts *bolt.Options, change func(tx *bolt.Tx) error) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, ".vfsctl", "wal")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, ".vfsctl", "journal.db"), 0o600, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(change)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A FIFO put in the place of a file the journal knows is reported, not opened (a

@@ -18,17 +18,10 @@ import (
 // and fsck reports it.
 func TestJournalWithoutFreelist(t *testing.T) {
 	dir := journalOfManyFiles(t)
-	os.Remove(filepath.Join(dir, ".vfsctl", "wal"))
+	changeJournal(t, dir, &bolt.Options{NoFreelistSync: true}, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("x"), []byte("y"))
+	})
 	path := filepath.Join(dir, ".vfsctl", "journal.db")
-	db, err := bolt.Open(path, 0o600, &bolt.Options{NoFreelistSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte("x"), []byte("y")) })
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	nofree, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
