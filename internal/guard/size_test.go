@@ -45,3 +45,43 @@ func TestSizeBoundPerLanguage(t *testing.T) {
 	}
 }
 
+// goOf is a valid Go file of about size bytes, ending in a var the tests edit.
+func goOf(size int) []byte {
+	var b bytes.Buffer
+	b.WriteString("package big\n\nimport \"fmt\"\n\n")
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "func f%d(x int) string {\n\treturn fmt.Sprint(x + %d)\n}\n\n", i, i)
+	}
+	b.WriteString("var names = []string{\"a\"}\n")
+	return b.Bytes()
+}
+
+// TestTypographyWithinBudget: curly quotes typed as string delimiters are written plain
+// in a small file; in a file where trying each would parse it too many times, they
+// are not tried, and the syntax error stands for the guard to refuse.
+func TestTypographyWithinBudget(t *testing.T) {
+	const edit = `var names = []string{“a”, “b”, “c”, “d”}`
+	for _, c := range []struct {
+		size    int
+		repairs bool
+	}{{64 << 10, true}, {1 << 20, false}} {
+		old := goOf(c.size)
+		new := bytes.Replace(old, []byte(`var names = []string{"a"}`), []byte(edit), 1)
+		var offs []int
+		for i, r := range string(new) {
+			if Typographic(r) {
+				offs = append(offs, i)
+			}
+		}
+		reps := Typography("big.go", old, new, offs)
+		if c.repairs && (len(reps) != 8 || Syntax("big.go", old, ApplyRepairs(new, reps)) != nil) {
+			t.Fatalf("a file of %d bytes: %d repairs, want the 8 quotes written plain", len(old), len(reps))
+		}
+		if !c.repairs && reps != nil {
+			t.Fatalf("a file of %d bytes: %d quotes tried, past the budget of parses", len(old), len(reps))
+		}
+		if s := Syntax("big.go", old, new); s == nil || s.Line != bytes.Count(old, []byte("\n")) {
+			t.Fatalf("a file of %d bytes: the quotes' syntax error is %+v", len(old), s)
+		}
+	}
+}
