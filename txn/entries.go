@@ -18,10 +18,10 @@ import (
 // record's), and only from where the command left it: a symlink still with the
 // target it was given, a folder still a folder with the bits it was given. Around the
 // files: symlinks that must make way are removed and folders that come back are made
-// (shallowest first, with their bits) before any file is written, once the pending
-// record is; folders that go are removed, when empty, and symlinks that come back
-// are made, after the files. A folder that is not empty then stays, and the record
-// says so. After a crash, recovery takes the steps forward or back with the files
+// (shallowest first) before any file is written, once the pending record is; folders
+// that go are removed, when empty, symlinks that come back are made, and folders are
+// given their bits (deepest first), after the files. A folder that is not empty then
+// stays, and the record says so. After a crash, recovery takes the steps forward or back with the files
 // (recover_entries.go).
 
 // netEntries composes the reversals of records' entries, newest record first, into
