@@ -24,7 +24,8 @@ func width(ws string) int {
 
 // indentUnit is the file's unit of indentation: a tab, or its usual run of spaces.
 // spaceUnit is its usual step of spaces, whatever the unit: the step of text indented
-// with spaces in a file of tabs.
+// with spaces in a file of tabs. The star lines of block comments (m.stars) are at no
+// level: their one column past "/**" is no step.
 func (m *matcher) indentUnit() string {
 	if m.unit != "" {
 		return m.unit
@@ -32,6 +33,8 @@ func (m *matcher) indentUnit() string {
 	tabs, spaces := 0, 0
 	hist := map[int]int{}
 	prev := -1
+	m.stars = make([]bool, m.d.nlines())
+	col := -1
 	for i := range m.d.nlines() {
 		c := m.d.content(i)
 		lead := leadWS(c)
@@ -45,6 +48,9 @@ func (m *matcher) indentUnit() string {
 			spaces++
 		}
 		w := width(string(c[:lead]))
+		if m.stars[i] = starLine(&col, w, c[lead:]); m.stars[i] {
+			continue
+		}
 		if prev >= 0 && w > prev && w-prev <= 8 {
 			hist[w-prev]++
 		}
@@ -64,16 +70,48 @@ func (m *matcher) indentUnit() string {
 	return m.unit
 }
 
+// starLine follows the block comments whose lines each begin with a star one column
+// in from the opener ("/**", then " * text" and " */", as JSDoc and C write them), and
+// tells a non-blank line of width w and text (its indentation cut) one of those star
+// lines: that column aligns the stars and is no indentation level. col is the star
+// column of the comment open before the line, or -1.
+func starLine[T ~string | ~[]byte](col *int, w int, text T) bool {
+	if *col >= 0 {
+		if w == *col && len(text) > 0 && text[0] == '*' {
+			if closes(text, 0) {
+				*col = -1
+			}
+			return true
+		}
+		*col = -1 // the comment goes on without stars, or has ended
+	}
+	if len(text) >= 2 && text[0] == '/' && text[1] == '*' && !closes(text, 2) {
+		*col = w + 1
+	}
+	return false
+}
+
+// closes tells text with "*/" at or after byte i.
+func closes[T ~string | ~[]byte](text T, i int) bool {
+	for ; i+1 < len(text); i++ {
+		if text[i] == '*' && text[i+1] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
 // reindent re-expresses the model's indentation in the file's. A line is placed
 // relative to an anchor, a line of oldText paired with a file line: the file's
 // indentation of the anchor, plus the model's offset from the anchor in levels of the
 // file's unit.
 //
 // The model's unit (its columns per level) is learned from the quoted lines the file
-// has at whole levels; aligned continuation lines (under an open parenthesis) are at
-// no level and teach nothing. Where the model's unit is the file's, its columns are
-// kept relative to the anchor. Where the quoted lines follow no one unit, a line placed
-// off its anchor's column would be a guess: the edit is refused (bad).
+// has at whole levels; aligned continuation lines (under an open parenthesis) and the
+// star lines of block comments are at no level and teach nothing. Where the model's
+// unit is the file's, its columns are kept relative to the anchor. Where the quoted
+// lines follow no one unit, a line placed off its anchor's column would be a guess:
+// the edit is refused (bad).
 type reindent struct {
 	// unit is the unit of the quoted lines: a tab, or their own step of spaces (YAML
 	// in a Python string steps by 2 where the file steps by 4).
@@ -83,6 +121,8 @@ type reindent struct {
 	fileInd   []string       // the file's indentation of each piece's line
 	valid     []bool         // a non-blank piece on a file line
 	level     []bool         // a valid piece whose file line is at a whole number of units
+	star      []bool         // a valid piece whose file line is a comment's star line
+	qStar     []bool         // a new line that is a comment's star line in newText
 	paired    []bool         // the piece pairs with a line of newText
 	base      int            // the first valid piece, or -1
 	modelInd  []string       // the model's indentation of each piece
@@ -96,7 +136,10 @@ type reindent struct {
 	// (by piece) whose offset from the first line at a whole level, unsure[0], no unit
 	// explains, or that says another unit than the line that taught it, unsure[1] (or
 	// -1); bad is the first placement refused.
-	unsure  [3]int
+	unsure [3]int
+	// step is the model's step of columns in its new lines where the quoted lines show
+	// none and it is a whole number of the file's units: one level or several.
+	step    int
 	residue int // the column of whole levels, modulo a unit of spaces
 	// fromText: oldText's first line was quoted from its text on (quotedFromText),
 	// and is placed by the others.
@@ -114,7 +157,14 @@ type badPlace struct {
 
 func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reindent {
 	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired, q: Q, runs: map[int][]bool{}, unsure: [3]int{-1, -1, -1}, line: make([]int, len(P)),
-		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P)), level: make([]bool, len(P))}
+		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P)), level: make([]bool, len(P)),
+		star: make([]bool, len(P)), qStar: make([]bool, len(Q))}
+	col := -1
+	for j, s := range Q {
+		if ws := leadWSString(s); len(ws) < len(s) {
+			r.qStar[j] = starLine(&col, width(ws), s[len(ws):])
+		}
+	}
 	for i, s := range P {
 		if strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
 			continue
@@ -125,6 +175,7 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		r.modelW[i] = width(leadWSString(s))
 		r.fileInd[i] = string(fc[:leadWS(fc)])
 		r.modelInd[i] = leadWSString(s)
+		r.star[i] = m.stars[pcs[i].line]
 		if r.base < 0 {
 			r.base = i
 		}
@@ -162,7 +213,7 @@ func (r *reindent) quotedUnit(sp string) string {
 	hist := map[int]int{}
 	prev := -1
 	for i := range r.valid {
-		if !r.valid[i] {
+		if !r.valid[i] || r.star[i] {
 			continue
 		}
 		if styleOf(r.fileInd[i]) == '\t' {
@@ -194,7 +245,7 @@ func (r *reindent) levelAt() {
 	n := map[int]int{}
 	shallow := -1
 	for i := range r.valid {
-		if r.valid[i] && styleOf(r.fileInd[i]) != '\t' {
+		if r.valid[i] && !r.star[i] && styleOf(r.fileInd[i]) != '\t' {
 			w := width(r.fileInd[i])
 			n[w%len(r.unit)]++
 			if shallow < 0 || w < shallow {
@@ -244,7 +295,7 @@ func (r *reindent) learnModelUnit(skipFirst bool) {
 	unitW := width(r.unit)
 	b, taught := -1, -1
 	for i := range r.valid {
-		if !r.valid[i] || !r.atLevel(r.fileInd[i]) || i == r.base && skipFirst {
+		if !r.valid[i] || r.star[i] || !r.atLevel(r.fileInd[i]) || i == r.base && skipFirst {
 			continue
 		}
 		r.level[i] = true
@@ -272,12 +323,18 @@ func (r *reindent) learnModelUnit(skipFirst bool) {
 		return
 	}
 	// No two lines at different levels. Where the quoted lines, aligned ones included,
-	// keep the file's columns apart, the model's columns are the file's.
-	agree, apart := true, false
+	// keep the file's columns apart, the model's columns are the file's; a star line's
+	// column apart from its opener's says nothing of a unit.
+	agree, apart, code := true, false, -1
 	for i := range r.valid {
 		if r.valid[i] {
 			agree = agree && r.modelW[i]-r.modelW[r.base] == width(r.fileInd[i])-width(r.fileInd[r.base])
-			apart = apart || r.fileInd[i] != r.fileInd[r.base]
+		}
+		if r.valid[i] && !r.star[i] {
+			if code < 0 {
+				code = i
+			}
+			apart = apart || r.fileInd[i] != r.fileInd[code]
 		}
 	}
 	if agree && apart {
@@ -286,22 +343,26 @@ func (r *reindent) learnModelUnit(skipFirst bool) {
 	}
 	// Else the model's own steps in its new lines: a step that divides the file's
 	// unit of spaces (2 where it has 4), or any usual one in a file of tabs, is the
-	// model's unit; anything else (an aligned line, 17 columns in) keeps the model's
-	// columns.
+	// model's unit; a whole number of the file's units (4 where it has 2) may be one
+	// level of the model's or more of the file's, and is not known (step); anything
+	// else (an aligned line, 17 columns in) keeps the model's columns.
 	ref := b
 	if ref < 0 {
 		ref = r.base
 	}
 	g := 0
-	for _, s := range r.q {
-		if strings.TrimSpace(s) != "" {
+	for j, s := range r.q {
+		if strings.TrimSpace(s) != "" && !r.qStar[j] {
 			dw := width(leadWSString(s)) - r.modelW[ref]
 			g = gcd(g, max(dw, -dw))
 		}
 	}
 	r.modelUnit = unitW
-	if g >= 2 && g <= 8 && (r.unit == "\t" || g < unitW && unitW%g == 0) {
+	switch {
+	case g >= 2 && g <= 8 && (r.unit == "\t" || g < unitW && unitW%g == 0):
 		r.modelUnit = g
+	case r.unit != "\t" && g > unitW && g%unitW == 0:
+		r.step = g
 	}
 }
 
@@ -346,6 +407,9 @@ func (r *reindent) at(a, w int) string {
 			why += ", but " + r.apart(r.unsure[0], r.unsure[1])
 		}
 		return r.refuse(a, w, why)
+	}
+	if r.step != 0 {
+		return r.refuse(a, w, fmt.Sprintf("the lines oldText quotes show no step of indentation, and newText's step of %d columns may be one level or %d of the file's (%d columns each)", r.step, r.step/width(r.unit), width(r.unit)))
 	}
 	if !r.level[a] {
 		// An aligned line may be aligned otherwise in the model's copy: measure from
@@ -566,6 +630,10 @@ func (r *reindent) added(h hunk, j int) string {
 	a := r.anchor(h)
 	if r.own(ws, a) || r.quotedAsIs(ws, h.i1, h.i2) || r.ownRuns(h)[j-h.j1] {
 		return q
+	}
+	if w := width(ws); r.qStar[j] && a >= 0 && w != r.modelW[a] {
+		// A star line goes one column in from its comment's opener, wherever that goes.
+		return r.at(a, w-1) + " " + q[len(ws):]
 	}
 	return r.at(a, width(ws)) + q[len(ws):]
 }

@@ -176,6 +176,7 @@ type matcher struct {
 	indent    *view
 	unit      string
 	spaceUnit string
+	stars     []bool   // the lines of block comments that align a star under "/*" (starLine)
 	drift     *drift   // the edit being rendered, at a fuzzy tier
 	loose     []string // each line's looseKey, for not-found hints
 }

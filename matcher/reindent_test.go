@@ -250,3 +250,48 @@ func TestGutterOnSomeNewLinesRefused(t *testing.T) {
 			want:  "# Notes\n\nFirst point.\nSecond point, revised.\nThird point.\n"},
 	})
 }
+
+// The star lines of a JSDoc block sit one column in from its "/**": alignment, not a
+// level. Before, that column won as the unit of the lines oldText quotes, and a line
+// the model nested one level deeper (2 columns in its copy) was written 2 columns in
+// where the file steps by 4, and the call succeeded.
+func TestReindentCommentStars(t *testing.T) {
+	ts := "export class Store {\n    /**\n     * The items.\n     */\n    items = new Map<string, Item>();\n\n    /**\n     * Loads an item.\n     * @param id the id\n     */\n    load(id: string) {\n        return this.items.get(id);\n    }\n}\n"
+	doc := "/**\n * Loads an item.\n * @param id the id\n */\nload(id: string) {"
+	runCases(t, []applyCase{
+		{name: "a body line after a JSDoc block quoted without indentation", file: ts,
+			edits: []Edit{e(doc, doc+"\n  if (!id) throw new Error(\"no id\");")},
+			want:  strings.Replace(ts, "    load(id: string) {\n", "    load(id: string) {\n        if (!id) throw new Error(\"no id\");\n", 1), tier: TierIndentation},
+		{name: "the model's unit learned past two JSDoc blocks", file: ts,
+			edits: []Edit{e("/**\n * The items.\n */\nitems = new Map<string, Item>();\n\n"+doc+"\n  return this.items.get(id);",
+				"/**\n * The items.\n */\nitems = new Map<string, Item>();\n\n"+doc+"\n  if (!id) {\n    return undefined;\n  }\n  return this.items.get(id);")},
+			want: strings.Replace(ts, "    load(id: string) {\n", "    load(id: string) {\n        if (!id) {\n            return undefined;\n        }\n", 1), tier: TierIndentation},
+		{name: "a star line added under the opener", file: ts,
+			edits: []Edit{e(doc+"\n  return this.items.get(id);", "/**\n * Returns the item, or undefined.\n"+doc[4:]+"\n  return this.items.get(id);")},
+			want:  strings.Replace(ts, "     * Loads an item.\n", "     * Returns the item, or undefined.\n     * Loads an item.\n", 1), tier: TierIndentation},
+		{name: "a JSDoc block added above a method", file: ts,
+			edits: []Edit{e("load(id: string) {\n  return this.items.get(id);", "/**\n * Loads.\n */\nload(id: string) {\n  return this.items.get(id);")},
+			want:  strings.Replace(ts, "    load(id: string) {\n", "    /**\n     * Loads.\n     */\n    load(id: string) {\n", 1), tier: TierIndentation},
+	})
+}
+
+// Where the lines oldText quotes are all at one level, the model's unit is read from
+// its new lines. A step of 4 columns in a file indented by 2 may be one level of the
+// model's or two of the file's: refused, where before 2 levels were written. A step of
+// the file's own 2 is one level.
+func TestReindentUnknownStep(t *testing.T) {
+	ts := "export class Store {\n  /**\n   * Loads an item.\n   */\n  load(id: string) {\n    return this.items.get(id);\n  }\n}\n"
+	doc := "/**\n * Loads an item.\n */\nload(id: string) {"
+	yaml := "server:\n  port: 80\n  tls:\n    cert: a.pem\n"
+	runCases(t, []applyCase{
+		{name: "4 columns after a JSDoc block, the file in 2", file: ts,
+			edits: []Edit{e(doc, doc+"\n    if (!id) return;")},
+			kind:  KindTextNotFound, msg: []string{"would be a guess", "step of 4 columns", "     5\t  load(id: string) {", "Send oldText and newText"}},
+		{name: "4 columns under two yaml lines at one level, the file in 2", file: yaml,
+			edits: []Edit{e("port: 80\ntls:", "port: 80\ntls:\n    key: a.key")},
+			kind:  KindTextNotFound, msg: []string{"would be a guess", "     3\t  tls:"}},
+		{name: "2 columns after a JSDoc block, the file in 2", file: ts,
+			edits: []Edit{e(doc, doc+"\n  if (!id) return;")},
+			want:  strings.Replace(ts, "  load(id: string) {\n", "  load(id: string) {\n    if (!id) return;\n", 1), tier: TierIndentation},
+	})
+}
