@@ -785,11 +785,16 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 	for _, en := range scan.Unreadable {
 		unseen = append(unseen, fmt.Sprintf("%s could not be read; it keeps its last known state", en.Path))
 	}
+	// What changed in a folder while it could not be listed is told by the first look
+	// that lists it, against the snapshot: a look that ends an exec whose command made
+	// it listable again (chmod 755 d), or recovery's for one, cannot tell what changed
+	// before the command from what the command changed, and records it all as the
+	// command's.
 	for _, d := range scan.Unlisted {
 		if d == "." {
 			d = "the workspace's root folder"
 		}
-		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state, and what changed in it is journaled, as outside, by the first look that can list it again", d))
+		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state, and what changed in it is journaled by the first look that can list it again: as that exec's if the look ends an exec (or recovers one whose vfsctl stopped), else as outside", d))
 	}
 	// An outside look that found nothing else records nothing for them: a folder
 	// that stays unlistable would otherwise make every later look a record of its note.
