@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -343,4 +344,35 @@ func (t *Tx) SetSnapshotEntry(path string, e *SnapEntry) error {
 		return err
 	}
 	return b.Put([]byte(path), v)
+}
+
+// snapExcludeKey keys, in the meta bucket, the content of .git/info/exclude that the
+// snapshot's walk applied, after a byte 1; no key: it applied none.
+var snapExcludeKey = []byte("snapshot_exclude")
+
+// SnapshotExclude is the content of .git/info/exclude that the walk of the snapshot
+// applied (nil: none), so that a look tells what a change of it brought into the
+// walk's sight or took out of it, as for a .gitignore, whose content the snapshot
+// holds as a file.
+func (t *Tx) SnapshotExclude() []byte {
+	v := t.b(bMeta).Get(snapExcludeKey)
+	if len(v) == 0 || v[0] != 1 {
+		return nil
+	}
+	return append([]byte{}, v[1:]...)
+}
+
+// SetSnapshotExclude keeps data as SnapshotExclude (nil: none); nothing is written
+// when it is kept already.
+func (t *Tx) SetSnapshotExclude(data []byte) error {
+	meta, old := t.b(bMeta), t.b(bMeta).Get(snapExcludeKey)
+	switch {
+	case data == nil && old == nil:
+		return nil
+	case data == nil:
+		return meta.Delete(snapExcludeKey)
+	case len(old) > 0 && old[0] == 1 && bytes.Equal(old[1:], data):
+		return nil
+	}
+	return meta.Put(snapExcludeKey, append([]byte{1}, data...))
 }

@@ -83,7 +83,50 @@ func TestReindentOnRealFiles(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("VFSCTL_REINDENT_DRAWS")); err == nil {
 		n = v // longer local runs
 	}
-	modes := []string{"dedented", "quoted deeper", "2 columns a level", "a line off its level drifted", "first line from its text"}
+	// Each way of quoting turns the file's columns, with their common indentation
+	// dropped, into the columns the model sends (model) for the snippet s; it returns
+	// the line it drifted off its level (-1 for none), or ok false where the snippet
+	// has no line it fits. Where it sends the first line at 0, a copy of that line
+	// would be at 0 of the others' columns too, so another is copied.
+	modes := []struct {
+		name           string
+		quote          func(s snippet, model []int) (drifted int, ok bool)
+		neverCopyFirst bool
+	}{
+		{name: "dedented", quote: func(snippet, []int) (int, bool) { return -1, true }},
+		{name: "quoted deeper", quote: func(_ snippet, model []int) (int, bool) {
+			for i := range model {
+				model[i] += 2
+			}
+			return -1, true
+		}},
+		{name: "2 columns a level", quote: func(s snippet, model []int) (int, bool) {
+			for i := range model {
+				if s.offLevel(i) {
+					return -1, false // only for lines at whole levels
+				}
+				model[i] /= 2
+			}
+			return -1, true
+		}},
+		{name: "a line off its level drifted", quote: func(s snippet, model []int) (int, bool) {
+			drifted := -1
+			for i := range model {
+				if s.offLevel(i) {
+					drifted = i
+				}
+			}
+			if drifted >= 0 {
+				model[drifted]++
+			}
+			return drifted, drifted >= 0
+		}},
+		{name: "first line from its text", quote: func(_ snippet, model []int) (int, bool) {
+			ok := model[0] > 0
+			model[0] = 0
+			return -1, ok
+		}, neverCopyFirst: true},
+	}
 	applied, refused := make([]int, len(modes)), make([]int, len(modes))
 	kinds := map[string]int{} // refusals by kind ("guess": an indentation the matcher would guess)
 	for k := 0; k < n; k++ {
@@ -122,40 +165,13 @@ func TestReindentOnRealFiles(t *testing.T) {
 		}
 		mode := rng.Intn(len(modes))
 		model := make([]int, cnt)
-		drifted := -1
 		for i := range region {
 			model[i] = ws[i] - c
-			switch mode {
-			case 1:
-				model[i] += 2
-			case 2:
-				lead := leadWSString(region[i])
-				if tabs && strings.Contains(lead, " ") || !tabs && ws[i]%4 != 0 {
-					ok = false // 2 columns a level: only for lines at whole levels
-				}
-				model[i] /= 2
-			}
 		}
-		if mode == 4 {
-			ok = ok && model[0] > 0
-			model[0] = 0
-		}
-		if mode == 3 {
-			for i, l := range region {
-				lead := leadWSString(l)
-				if tabs && strings.Contains(lead, " ") || !tabs && ws[i]%4 != 0 {
-					drifted = i
-				}
-			}
-			if drifted < 0 {
-				ok = false
-			} else {
-				model[drifted]++
-			}
-		}
+		drifted, ok := modes[mode].quote(snippet{region, ws, tabs}, model)
 		at, j := rng.Intn(cnt), rng.Intn(cnt)
-		if mode == 4 {
-			j = max(j, 1) // a copy of the first line at 0 is at 0 of the others' columns
+		if modes[mode].neverCopyFirst {
+			j = max(j, 1)
 		}
 		if !ok || j == drifted {
 			continue
@@ -182,7 +198,7 @@ func TestReindentOnRealFiles(t *testing.T) {
 		}
 		if string(res.Output) != want {
 			got := strings.Split(string(res.Output), "\n")
-			t.Errorf("%s lines %d-%d, %s, line %d copied after line %d:\noldText %q\nnewText %q\nwrote %q\nwant  %q", path, from+1, from+cnt, modes[mode], from+j+1, from+at+1,
+			t.Errorf("%s lines %d-%d, %s, line %d copied after line %d:\noldText %q\nnewText %q\nwrote %q\nwant  %q", path, from+1, from+cnt, modes[mode].name, from+j+1, from+at+1,
 				P, Q, got[from:min(len(got), from+cnt+1)], strings.Split(want, "\n")[from:from+cnt+1])
 			continue
 		}
@@ -190,14 +206,31 @@ func TestReindentOnRealFiles(t *testing.T) {
 	}
 	t.Logf("refusals by kind: %v", kinds)
 	for i, m := range modes {
-		t.Logf("%-28s applied %4d  refused %3d", m, applied[i], refused[i])
+		t.Logf("%-28s applied %4d  refused %3d", m.name, applied[i], refused[i])
 		if applied[i]+refused[i] == 0 && !testing.Short() {
-			t.Errorf("%s: no draw", m) // a line off its level is rare: drawn, not always applied
+			t.Errorf("%s: no draw", m.name) // a line off its level is rare: drawn, not always applied
 		}
 	}
 	if applied[0] == 0 {
 		t.Error("nothing applied")
 	}
+}
+
+// snippet is the run of a file's lines a draw quotes: the lines, the width of each
+// one's leading white space, and whether the file is Go (indented by tabs).
+type snippet struct {
+	region []string
+	ws     []int
+	tabs   bool
+}
+
+// offLevel reports whether line i sits off the file's whole levels: alignment spaces
+// in Go, a column not a multiple of 4 elsewhere.
+func (s snippet) offLevel(i int) bool {
+	if s.tabs {
+		return strings.Contains(leadWSString(s.region[i]), " ")
+	}
+	return s.ws[i]%4 != 0
 }
 
 // More of the attack's triggers: an aligned line anywhere in oldText, a first line sent

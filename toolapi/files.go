@@ -221,8 +221,19 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 	}
 	var files, dirs []string
 	var bad, staged string
-	var walk func(dir string)
-	walk = func(dir string) {
+	var deep bool
+	// Each name moved is made anew under rd.Path: a folder k folders below the source
+	// puts its names 1+k deeper than rd.Path, and none may go past vfs.MaxNewDepth.
+	// The walk reads no folder past that, so a tree of any depth costs it little.
+	room := vfs.MaxNewDepth - strings.Count(rd.Path, "/") - 1
+	var walk func(dir string, k int)
+	walk = func(dir string, k int) {
+		if k > room {
+			to := path.Join(dst, strings.TrimPrefix(strings.TrimPrefix(dir, rs.Path), "/"))
+			bad = fmt.Sprintf("the names in %s would be %d or more folders deep in %s, and a call makes names at most %d folders deep", dir, strings.Count(rd.Path, "/")+1+k, to, vfs.MaxNewDepth)
+			deep = true
+			return
+		}
 		list, err := afero.ReadDir(a.eng.FS().Afero(), dir)
 		if err != nil && bad == "" {
 			bad = fmt.Sprintf("%s could not be read (%v)", dir, err)
@@ -245,7 +256,7 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 			case e.Mode()&fs.ModeSymlink != 0:
 				bad = p + " is a symlink, which move_file does not move"
 			case e.IsDir():
-				walk(p)
+				walk(p, k+1)
 			case !e.Mode().IsRegular():
 				bad = p + " is not a regular file"
 			default:
@@ -253,13 +264,15 @@ func (a *dispatcher) moveFolder(c *txn.Call, src, dst string, rs, rd *vfs.Resolv
 			}
 		}
 	}
-	walk(rs.Path)
+	walk(rs.Path, 0)
 	if bad != "" || len(files) == 0 || len(files) > maxMovedFiles {
 		c.Named(journal.OpDelete, src) // the refused path first: replay rebuilds what stood there
 	}
 	switch {
 	case staged != "":
 		return "", errs.New(errs.Busy, src, "move_file did not move the folder %s: another process is writing there (%s is its file being staged). Nothing was moved; send the move again.", src, staged)
+	case deep:
+		return "", errs.New(errs.TooLarge, src, "move_file did not move the folder %s: %s. Nothing was moved. Send a destination fewer folders deep, or move the folders inside %s one by one.", src, bad, src).Stood(errs.FoundDir, "")
 	case bad != "":
 		return "", errs.New(errs.NotAFile, src, "move_file refused to move the folder %s: %s. Move its files one by one instead; nothing was moved.", src, bad).Stood(errs.FoundDir, "")
 	case len(files) == 0:
@@ -357,7 +370,7 @@ func (a *dispatcher) createDirectory(c *txn.Call, _ string, in *input) (string, 
 	}
 	p = a.shown(p)
 	c.Looked(r.Path)
-	if err := fsys.CheckNewName(r); err != nil {
+	if err := fsys.CheckNewFolder(r); err != nil {
 		return "", err
 	}
 	switch {

@@ -541,10 +541,12 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 		if r.Exists || r.Link {
 			return nil, nil, named(r.Path, s.Op), existsError(s.Path, r)
 		}
-		if s.From == "" || path.Base(s.From) != path.Base(r.Path) { // a folder's files keep their names
-			if err := e.fs.CheckNewName(r); err != nil {
-				return nil, nil, named(r.Path, s.Op), err
-			}
+		check := e.fs.CheckNewName
+		if s.From != "" && path.Base(s.From) == path.Base(r.Path) {
+			check = e.fs.CheckNewDepth // a folder's files keep their names, but not their depth
+		}
+		if err := check(r); err != nil {
+			return nil, nil, named(r.Path, s.Op), err
 		}
 		ch.After, ch.Created = s.Content, true
 		return ch, nil, sight{}, nil

@@ -30,7 +30,7 @@ func diskEngineWith(t *testing.T, files map[string]string, opts Options) (*Engin
 
 // diskEngineOn is an engine with opts over the workspace dir on disk: another process's,
 // or the next open after one closed.
-func diskEngineOn(t *testing.T, dir string, opts Options) *Engine {
+func diskEngineOn(t testing.TB, dir string, opts Options) *Engine {
 	t.Helper()
 	fs, err := vfs.Open(dir, vfs.Options{})
 	if err != nil {

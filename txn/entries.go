@@ -18,10 +18,10 @@ import (
 // record's), and only from where the command left it: a symlink still with the
 // target it was given, a folder still a folder with the bits it was given. Around the
 // files: symlinks that must make way are removed and folders that come back are made
-// (shallowest first, with their bits) before any file is written, once the pending
-// record is; folders that go are removed, when empty, and symlinks that come back
-// are made, after the files. A folder that is not empty then stays, and the record
-// says so. After a crash, recovery takes the steps forward or back with the files
+// (shallowest first) before any file is written, once the pending record is; folders
+// that go are removed, when empty, symlinks that come back are made, and folders are
+// given their bits (deepest first), after the files. A folder that is not empty then
+// stays, and the record says so. After a crash, recovery takes the steps forward or back with the files
 // (recover_entries.go).
 
 // netEntries composes the reversals of records' entries, newest record first, into
@@ -144,17 +144,20 @@ func depth(p string) int { return strings.Count(p, "/") }
 
 // entriesBefore removes the symlinks that go or are changed, and makes the folders
 // that come back, shallowest first: what the files need in place before they are
-// written.
-func (e *Engine) entriesBefore(steps []journal.Entry) error {
+// written. A folder whose bits deny its owner reading, writing or searching it
+// (chmod 555) is made with those added, so that what it holds can be put back in it
+// by a user who is not root (root ignores the bits): loose are those folders, which
+// folderBits gives their own bits once what they hold is back.
+func (e *Engine) entriesBefore(steps []journal.Entry) (loose []journal.Entry, err error) {
 	for _, en := range steps {
 		if en.Before == vfs.KindSymlink {
 			if err := e.fs.RemoveSymlink(en.Path); err != nil {
-				return errs.Wrap(errs.IOError, en.Path, err, "Cannot remove the symlink %s: %v.", en.Path, err)
+				return nil, errs.Wrap(errs.IOError, en.Path, err, "Cannot remove the symlink %s: %v.", en.Path, err)
 			}
 		}
 		if journal.IsSpecial(en.Before) {
 			if err := e.fs.RemoveSpecial(en.Path, en.Before, en.Dev, en.Ino, en.Ctime); err != nil {
-				return errs.Wrap(errs.Conflict, en.Path, err, "Cannot remove the %s %s: %v. Nothing was undone.", en.Before, en.Path, err)
+				return nil, errs.Wrap(errs.Conflict, en.Path, err, "Cannot remove the %s %s: %v. Nothing was undone.", en.Before, en.Path, err)
 			}
 		}
 	}
@@ -162,12 +165,41 @@ func (e *Engine) entriesBefore(steps []journal.Entry) error {
 	slices.SortStableFunc(made, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
 	for _, en := range made {
 		if en.After == vfs.KindDir && en.Before != vfs.KindDir && !e.fs.IsFolder(en.Path) {
-			if err := e.fs.MakeDir(en.Path, en.AfterMode); err != nil {
-				return errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
+			if err := e.fs.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
+				return nil, errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
+			}
+			if en.AfterMode&ownerBits != ownerBits {
+				loose = append(loose, en)
 			}
 		}
 	}
-	return nil
+	return loose, nil
+}
+
+// ownerBits are the bits by which a folder's owner lists it, writes in it and
+// passes through it.
+const ownerBits = 0o700
+
+// folderBits gives each folder of made (made with ownerBits added, or by a create
+// with the usual bits) the bits its step brings it back with, deepest first: a
+// folder is given bits that may deny writing in it only once what it holds is in
+// place, and before the folder above it is. It returns notes on what could not be
+// done.
+func (e *Engine) folderBits(made []journal.Entry) []string {
+	var notes []string
+	for _, en := range deepestFirstEntries(made) {
+		kind, _, bits, err := e.fs.EntryAt(en.Path)
+		if err == nil && (kind != vfs.KindDir || bits == en.AfterMode) {
+			continue
+		}
+		if err == nil {
+			err = e.fs.SetBits(en.Path, en.AfterMode)
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
+		}
+	}
+	return notes
 }
 
 // entriesAfter removes the folders that go (deepest first, only when empty), with
@@ -206,15 +238,20 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 			notes = append(notes, fmt.Sprintf("%s: the folder was left, not being empty (%v)", g.path, err))
 		}
 	}
+	var bits []journal.Entry
 	for _, en := range steps {
-		var err error
 		switch {
 		case en.After == vfs.KindSymlink:
-			err = e.fs.MakeSymlink(en.AfterTarget, en.Path)
+			if err := e.fs.MakeSymlink(en.AfterTarget, en.Path); err != nil {
+				notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
+			}
 		case en.After == vfs.KindDir && en.Before == vfs.KindDir:
-			err = e.fs.SetBits(en.Path, en.AfterMode)
+			bits = append(bits, en)
 		}
-		if err != nil {
+	}
+	// Once the symlinks are in them: bits that deny writing would refuse those.
+	for _, en := range deepestFirstEntries(bits) {
+		if err := e.fs.SetBits(en.Path, en.AfterMode); err != nil {
 			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
 		}
 	}
@@ -272,7 +309,11 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 		return nil, err
 	}
 	c.rec.Entries = append(slices.Clone(steps), going...)
-	c.beforeFiles = func() error { return e.entriesBefore(sw.first) }
+	var loose []journal.Entry // the folders made that are given their bits last
+	c.beforeFiles = func() (err error) {
+		loose, err = e.entriesBefore(sw.first)
+		return err
+	}
 	var cleared []string // the made folders among them, for the reply
 	if len(sw.cleared) > 0 {
 		c.afterDeletes = func(done []*Change) error {
@@ -288,6 +329,7 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 		notes := e.laterFolders(sw.later)
 		more, removed := e.entriesAfter(sw.then, made)
 		notes = append(notes, more...)
+		notes = append(notes, e.folderBits(append(loose, sw.later...))...)
 		e.recordMadeGone(c, steps, going, notes)
 		return append(removed, cleared...)
 	}, nil

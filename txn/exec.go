@@ -521,8 +521,10 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 	// The snapshot is decoded again only when another look recorded one since w's.
 	old, scan, first, digest, called := w.base, w.scan, false, uint64(0), false
 	var running []*journal.Record
+	var exclude []byte // the .git/info/exclude old's walk applied
 	if err := e.j.View(func(t *journal.Tx) error {
 		first = !t.HasSnapshot()
+		exclude = t.SnapshotExclude()
 		if _, digest = t.SnapshotDigest(false); first != w.first || digest != w.digest {
 			old = t.Snapshot()
 		}
@@ -567,7 +569,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 		return nil, err
 	}
 	look := &Look{First: first, Opened: scan.Opened}
-	same := !first && unchanged(scan, old)
+	same := !first && unchanged(scan, old) && sameExclude(exclude, scan.Exclude)
 	if outside && same {
 		// Nothing changed: no record, no snapshot to write, no journal transaction.
 		c.final = true
@@ -736,7 +738,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 		}
 		// What a change of .gitignore brought into the walk's sight or took out of
 		// it is no change of the workspace (exec_sight.go).
-		seen, sight := inSight(fsys, old, now, changed, scan, content)
+		seen, sight := inSight(fsys, old, now, changed, scan, t.SnapshotExclude(), content)
 		look.Files, look.Entries, look.Notes = diffSnapshots(old, seen, changed, scan.Data, content)
 		calls := newCallChanges(t)
 		if outside {
@@ -783,11 +785,16 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 	for _, en := range scan.Unreadable {
 		unseen = append(unseen, fmt.Sprintf("%s could not be read; it keeps its last known state", en.Path))
 	}
+	// What changed in a folder while it could not be listed is told by the first look
+	// that lists it, against the snapshot: a look that ends an exec whose command made
+	// it listable again (chmod 755 d), or recovery's for one, cannot tell what changed
+	// before the command from what the command changed, and records it all as the
+	// command's.
 	for _, d := range scan.Unlisted {
 		if d == "." {
 			d = "the workspace's root folder"
 		}
-		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state, and what changed in it is journaled, as outside, by the first look that can list it again", d))
+		unseen = append(unseen, fmt.Sprintf("%s could not be listed; what it holds keeps its last known state, and what changed in it is journaled by the first look that can list it again: as that exec's if the look ends an exec (or recovers one whose vfsctl stopped), else as outside", d))
 	}
 	// An outside look that found nothing else records nothing for them: a folder
 	// that stays unlistable would otherwise make every later look a record of its note.
@@ -828,6 +835,9 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 				return err
 			}
 		}
+	}
+	if err := t.SetSnapshotExclude(scan.Exclude); err != nil {
+		return err
 	}
 	return t.UpdateSnapshotAt(old, now, changed)
 }

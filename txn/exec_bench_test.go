@@ -3,12 +3,11 @@ package txn
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/vfsctl/vfsctl/vfs"
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 // benchGoTree is a copy of $(go env GOROOT)/src (about 12,800 entries), or the tree
@@ -18,15 +17,7 @@ func benchGoTree(b *testing.B) string {
 	if dir := os.Getenv("VFSCTL_BENCH_TREE"); dir != "" {
 		return dir
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Skipf("go env GOROOT: %v", err)
-	}
-	ws := filepath.Join(b.TempDir(), "src")
-	if out, err := exec.Command("cp", "-a", filepath.Join(strings.TrimSpace(string(out)), "src"), ws).CombinedOutput(); err != nil {
-		b.Skipf("cp: %v %s", err, out)
-	}
-	return ws
+	return testutil.GoSrcCopy(b)
 }
 
 // The looks of an exec of a command that changes nothing, in one process: the look
@@ -35,15 +26,7 @@ func benchGoTree(b *testing.B) string {
 // it: BenchmarkExecAgainstGit in cmd/vfsctl has the whole.
 func BenchmarkExecLooksUnchanged(b *testing.B) {
 	dir := benchGoTree(b)
-	fsys, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fsys.Close()
-	e, err := Open(fsys, Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := diskEngineOn(b, dir, Options{NoSync: true})
 	defer e.Close()
 	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
 		b.Fatal(err)
@@ -82,15 +65,7 @@ func BenchmarkExecLooksHundredFiles(b *testing.B) {
 	if len(files) < 100 {
 		b.Fatalf("%d files", len(files))
 	}
-	fsys, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fsys.Close()
-	e, err := Open(fsys, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := diskEngineOn(b, dir, Options{})
 	defer e.Close()
 	if _, err := e.CheckpointOutside(LookOptions{}); err != nil {
 		b.Fatal(err)

@@ -184,14 +184,5 @@ func TestRewindOfTurnsWithCommandsGivesBackEachTree(t *testing.T) {
 	}
 }
 
-func same(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
+// same reports whether two trees (path -> content) are the same.
+func same(a, b map[string]string) bool { return maps.Equal(a, b) }

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -38,7 +39,9 @@ import (
 // when a file changed as it went, its content added to data), and notes that name
 // both; it takes out of now the paths that the rules of now leave out, still standing.
 // changed are the paths where old and now differ (snapOf): it looks at those only.
-func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []string, scan *vfs.Scan, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
+// oldExclude is the .git/info/exclude the walk of old applied (nil: none), whose
+// rules count with those of old's .gitignore files, as scan.Exclude's with now's.
+func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []string, scan *vfs.Scan, oldExclude []byte, content func(hash string) []byte) (map[string]journal.SnapEntry, []string) {
 	data := scan.Data
 	var came, went, unread []string
 	seen, cloned := now, false
@@ -54,7 +57,7 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []stri
 			continue
 		}
 		if before == nil {
-			before = ignoresOf(old, content)
+			before = ignoresOf(old, oldExclude, content)
 		}
 		if before.Hid(p, n.Kind == vfs.KindDir) && !slices.Contains(scan.Followed, p) {
 			clone()
@@ -74,7 +77,7 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []stri
 		clone()
 		seen[p] = o
 		if after == nil {
-			after = ignoresOf(now, content)
+			after = ignoresOf(now, scan.Exclude, content)
 		}
 		if after.Hid(p, o.Kind == vfs.KindDir) {
 			delete(now, p)
@@ -95,22 +98,27 @@ func inSight(fsys *vfs.FS, old, now map[string]journal.SnapEntry, changed []stri
 		now[p] = o // not seen, for a reason of its own: kept as last known
 	}
 	var notes []string
+	rules := ".gitignore"
+	if !sameExclude(oldExclude, scan.Exclude) {
+		rules = ".gitignore or .git/info/exclude"
+	}
 	if len(came) > 0 {
-		notes = append(notes, fmt.Sprintf(".gitignore left out %s before this look; now seen, %s not taken as made here (what stood there before was not recorded)", names(came), itThey(came)))
+		notes = append(notes, fmt.Sprintf("%s left out %s before this look; now seen, %s not taken as made here (what stood there before was not recorded)", rules, names(came), itThey(came)))
 	}
 	if len(went) > 0 {
-		notes = append(notes, fmt.Sprintf(".gitignore now leaves out %s; still there, %s not taken as removed, and no longer followed", names(went), itThey(went)))
+		notes = append(notes, fmt.Sprintf("%s now leaves out %s; still there, %s not taken as removed, and no longer followed", rules, names(went), itThey(went)))
 	}
 	if len(unread) > 0 {
-		notes = append(notes, fmt.Sprintf("%s changed as .gitignore came to leave %s out, and could not be read again; this record does not hold that change", names(unread), itThem(unread)))
+		notes = append(notes, fmt.Sprintf("%s changed as %s came to leave %s out, and could not be read again; this record does not hold that change", names(unread), rules, itThem(unread)))
 	}
 	return seen, notes
 }
 
 // ignoresOf are the rules of the .gitignore files in snapshot s, each as a walk used
 // it: a file, of at most vfs.MaxIgnoreBytes; one whose content the journal does not
-// hold counts as unknown rules, which hide everything below its folder.
-func ignoresOf(s map[string]journal.SnapEntry, content func(hash string) []byte) *vfs.Ignores {
+// hold counts as unknown rules, which hide everything below its folder. exclude is
+// the .git/info/exclude the walk of s applied (nil: none).
+func ignoresOf(s map[string]journal.SnapEntry, exclude []byte, content func(hash string) []byte) *vfs.Ignores {
 	files := map[string][]byte{}
 	for p, e := range s {
 		dir, ok := vfs.IgnoreFolder(p)
@@ -129,7 +137,14 @@ func ignoresOf(s map[string]journal.SnapEntry, content func(hash string) []byte)
 		}
 		files[dir] = data
 	}
-	return vfs.NewIgnores(files)
+	return vfs.NewIgnores(files, exclude)
+}
+
+// sameExclude reports whether two walks applied the same .git/info/exclude (nil:
+// none): a look that finds every entry as the snapshot has it still keeps the new
+// one, else the next look would judge what came into sight by rules no walk used.
+func sameExclude(a, b []byte) bool {
+	return (a == nil) == (b == nil) && bytes.Equal(a, b)
 }
 
 // names lists paths for a note, sorted, at most 5 by name.

@@ -268,6 +268,7 @@ func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string, dst 
 		}
 	}
 	var kept []string
+	var loose []journal.Entry
 	c.rec.Entries = append(slices.Clone(makes), steps...)
 	c.beforeFiles = func() error {
 		if above > 0 {
@@ -281,9 +282,16 @@ func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string, dst 
 				}
 			}
 		}
-		return e.entriesBefore(makes[above:]) // shallowest first, each with its bits
+		// Shallowest first, each with its bits, but for those that would deny the
+		// files moving in: given theirs once the files are in.
+		var err error
+		loose, err = e.entriesBefore(makes[above:])
+		return err
 	}
 	c.afterFiles = func() {
+		if notes := e.folderBits(loose); len(notes) > 0 {
+			c.rec.Notes = append(c.rec.Notes, notes...)
+		}
 		var done []journal.Entry
 		for _, en := range deepestFirstEntries(steps) {
 			if err := e.fs.RemoveDir(en.Path); err != nil {
@@ -392,7 +400,8 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 				back = append(back, en.Reversed())
 			}
 		}
-		if err := e.entriesBefore(back); err != nil { // folders removed are made again
+		loose, err := e.entriesBefore(back) // folders removed are made again
+		if err != nil {
 			return err
 		}
 		for _, en := range back {
@@ -401,6 +410,7 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 			}
 		}
 		left, _ := e.entriesAfter(back, nil) // folders made go, when empty
+		left = append(left, e.folderBits(loose)...)
 		for _, en := range deepestFirstEntries(back) {
 			if en.Before == vfs.KindDir && !e.fs.IsFolder(en.Path) {
 				r.Notes = append(r.Notes, fmt.Sprintf("recovery: %s/ removed (empty; the call had made it)", en.Path))
@@ -581,20 +591,19 @@ func (e *Engine) removeEmptyTree(d string) error {
 }
 
 // laterFolders makes the folders steps bring back where a file stood, shallowest
-// first, with their bits (a create in one may have made it already, with the
-// default bits). It returns notes on what could not be done.
+// first (a create in one may have made it already, with the default bits), each with
+// ownerBits added to its own: a folder in one, or a symlink, is still to come.
+// folderBits gives them their bits after. It returns notes on what could not be
+// done.
 func (e *Engine) laterFolders(steps []journal.Entry) []string {
 	var notes []string
 	order := slices.Clone(steps)
 	slices.SortStableFunc(order, func(a, b journal.Entry) int { return depth(a.Path) - depth(b.Path) })
 	for _, en := range order {
-		var err error
 		if e.fs.IsFolder(en.Path) {
-			err = e.fs.SetBits(en.Path, en.AfterMode)
-		} else {
-			err = e.fs.MakeDir(en.Path, en.AfterMode)
+			continue
 		}
-		if err != nil {
+		if err := e.fs.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
 			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
 		}
 	}

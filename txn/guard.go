@@ -15,7 +15,8 @@ import (
 // syntax error the change introduces, or a placeholder comment where it deletes real
 // lines, refuses the whole call (mode refuse), or is said in the reply (mode warn).
 // A dry run is guarded the same way, so that it shows what the guard would say. A
-// refusal names the change at fault and comes with its structure for the record.
+// refusal names the change at fault and comes with its structure for the record. A
+// file too large to parse at a bounded cost is not parsed, and the reply says so.
 //
 // held says the call holds the journal. Without it the guard does not look there
 // for the same call sent again (insisted): it refuses, and insisting says that a call
@@ -45,6 +46,9 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		var old []byte
 		if !ch.Created {
 			old = ch.Before
+		}
+		if why := guard.Unchecked(ch.Path, old, ch.After); why != "" {
+			ch.Notes = append(ch.Notes, fmt.Sprintf("The syntax guard did not run on %s: %s; its syntax was not checked.", ch.Name, why))
 		}
 		if s := guard.Syntax(ch.Path, old, ch.After); s != nil && repairTypography(ch, old) {
 			// Fixed: the only errors were typography the language cannot hold in code.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand"
 	"sort"
 	"strings"
@@ -199,21 +200,9 @@ func TestHistoryRebuildsAndUndoesAll(t *testing.T) {
 		if !crashed {
 			t.Errorf("round %d: the injected crash left no trace in the journal", round)
 		}
-		if got := fsSnapshot(t, mem); !sameFiles(got, start) {
+		if got := fsSnapshot(t, mem); !maps.Equal(got, start) {
 			t.Fatalf("round %d: after undoing everything the workspace differs:\n got %v\nwant %v", round, got, start)
 		}
 		t.Logf("round %d: %d calls, %d versions rebuilt, %d undos", round, calls, versions, undone)
 	}
-}
-
-func sameFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -71,8 +71,17 @@ func (x *Exec) Started(pid int) error {
 }
 
 // leftAlive reports whether run's command's process group still runs, in this boot.
+// Where the boot cannot be read (a container may hide it; Wine has none), the group
+// is known by its number and its first process's start time, as execRunning knows
+// the runner of a pending exec: taking it for ended would let the next exec start
+// and be credited with what the group writes. Without the start time too, a group
+// of an earlier boot could not be told from a later one under the same number (the
+// refusal would have the user stop that one): it is taken for ended.
 func (e *Engine) leftAlive(run journal.Runner) bool {
-	return e.boot != "" && run.Boot == e.boot && groupAlive(run)
+	if e.boot == "" && run.GroupStart == "" {
+		return false
+	}
+	return run.Boot == e.boot && groupAlive(run)
 }
 
 // refuseWhileLeftRunning refuses to start a command while a command left running by

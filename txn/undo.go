@@ -668,7 +668,7 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 	if f.Before != "" && f.After != "" && f.BeforeMode != 0 && f.AfterMode != f.BeforeMode {
 		// A change of bits (a command's chmod): taken back only from the bits it set.
 		if now := uint32(ch.mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); cur.exists && now != f.AfterMode {
-			return nil, errs.New(errs.Conflict, f.Path, "%s has mode %04o, not the %04o call %d gave it; nothing was written.", f.Path, now&0o777, f.AfterMode&0o777, rv.target)
+			return nil, modeChanged(f.Path, now, f.AfterMode, rv.target, rv.later)
 		}
 		ch.chmod = fs.FileMode(f.BeforeMode)
 	}

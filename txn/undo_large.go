@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -149,7 +151,7 @@ func (e *Engine) reverseBits(hist *history, target uint64, f journal.File) (*Cha
 	}
 	const bits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 	if now := uint32(mode & bits); now != f.AfterMode {
-		return nil, errs.New(errs.Conflict, f.Path, "%s has mode %04o, not the %04o call %d gave it; nothing was written.", f.Path, now&0o777, f.AfterMode&0o777, target)
+		return nil, modeChanged(f.Path, now, f.AfterMode, target, hist.laterChanges(target, f.Path))
 	}
 	none := "" // no content changes: the reply names the change of bits
 	return &Change{Path: f.Path, Name: f.Path, Op: journal.OpWrite, mode: mode, chmod: fs.FileMode(f.BeforeMode), id: id,
@@ -187,4 +189,26 @@ func (e *Engine) rewindBits(f *rewindFile, st rewindStep) (*Change, error) {
 	none := ""
 	return &Change{Path: f.path, Name: f.path, Op: journal.OpWrite, mode: mode, chmod: fs.FileMode(oldest.beforeMode), id: id,
 		beforeHash: st.bits, afterHash: st.bits, bitsOnly: true, diff: &none}, nil
+}
+
+// modeChanged refuses the undo of call target's change of p's bits, which are now not
+// the bits it gave: naming the later call that changed them, to be undone first, or,
+// where they changed outside vfsctl, the chmod that gives them back, after which the
+// undo goes through.
+func modeChanged(p string, now, gave uint32, target uint64, later []uint64) error {
+	fact := fmt.Sprintf("%s has mode %04o, not the %04o call %d gave it", p, now&0o7777, gave&0o7777, target)
+	if len(later) > 0 {
+		last := later[len(later)-1]
+		return blocked(p, last, "%s: call %d changed it since; nothing was written.", fact, last)
+	}
+	name := p
+	if strings.HasPrefix(name, "-") {
+		name = "./" + name // not an option of chmod
+	}
+	if strings.ContainsFunc(name, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("@%+=:,./_-", r)
+	}) {
+		name = "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+	}
+	return errs.New(errs.Conflict, p, "%s: it changed outside vfsctl since, and the undo would lose that change; nothing was written. To undo the call all the same, run chmod %o %s first, which gives back the bits it left, then undo call %d again.", fact, gave&0o7777, name, target)
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/vfsctl/vfsctl/journal"
-	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // BenchmarkUndoOfManyFiles times the undo and then the redo of a call that made 1,000
@@ -15,16 +14,7 @@ import (
 //	go test -run XXX -bench UndoOfManyFiles -benchtime 5x ./txn/
 func BenchmarkUndoOfManyFiles(b *testing.B) {
 	const n = 1000
-	dir := b.TempDir()
-	fsys, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fsys.Close()
-	e, err := Open(fsys, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := diskEngineOn(b, b.TempDir(), Options{})
 	defer e.Close()
 	var specs []Spec
 	for i := range n {

@@ -420,3 +420,67 @@ func TestUndoOfAChmodOfAFileOverTheSizeLimit(t *testing.T) {
 		}
 	})
 }
+
+// The undo of a command's chmod, whose bits a later call changed again, is refused
+// naming that call and the undo to run first, as a refused undo of content does; with
+// no call to name (the bits changed outside vfsctl, unseen), it says what to do.
+func TestRefusedUndoOfAChmodNamesWhatIsInTheWay(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no permission bits but read-only")
+	}
+	for _, size := range []string{"small", "over the size limit"} {
+		o := LookOptions{}
+		content := "keep\n"
+		if size != "small" {
+			o.MaxFile = 64
+			content = strings.Repeat("0123456789\n", 20)
+		}
+		chmod := func(t *testing.T, e *Engine, dir string, bits os.FileMode) uint64 {
+			t.Helper()
+			x, err := e.BeginExec("s", "t1", ExecArgs{Argv: []string{"chmod", fmt.Sprintf("%o", bits), "k.txt"}, Cwd: "."}, o)
+			must(t, err)
+			must(t, os.Chmod(filepath.Join(dir, "k.txt"), bits)) // the command
+			_, err = x.End("exit 0")
+			must(t, err)
+			return x.Seq()
+		}
+		setup := func(t *testing.T) (*Engine, string, uint64) {
+			e, dir := diskEngineWith(t, map[string]string{"k.txt": content}, Options{NoSync: true})
+			must(t, os.Chmod(filepath.Join(dir, "k.txt"), 0o644))
+			_, err := e.CheckpointOutside(o)
+			must(t, err)
+			return e, dir, chmod(t, e, dir, 0o600)
+		}
+		t.Run(size+" later call", func(t *testing.T) {
+			e, dir, seq := setup(t)
+			defer e.Close()
+			later := chmod(t, e, dir, 0o640)
+			err := undoSeq(e, seq)
+			if want := fmt.Sprintf("Undo call %d first", later); errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), want) {
+				t.Errorf("undo of call %d, whose bits call %d changed since: %v; want a conflict that says %q", seq, later, err, want)
+			}
+			if got := fileAt(t, dir, "k.txt"); !strings.HasPrefix(got, "0640 ") {
+				t.Errorf("k.txt after the refused undo: %s, want 0640", got)
+			}
+		})
+		t.Run(size+" outside", func(t *testing.T) {
+			e, dir, seq := setup(t)
+			defer e.Close()
+			must(t, os.Chmod(filepath.Join(dir, "k.txt"), 0o640))
+			err := undoSeq(e, seq)
+			if want := "chmod 600 k.txt"; errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), want) {
+				t.Errorf("undo of call %d, whose bits changed since outside vfsctl: %v; want a conflict that says %q", seq, err, want)
+			}
+			if got := fileAt(t, dir, "k.txt"); !strings.HasPrefix(got, "0640 ") {
+				t.Errorf("k.txt after the refused undo: %s, want 0640", got)
+			}
+			must(t, os.Chmod(filepath.Join(dir, "k.txt"), 0o600)) // the step it names
+			if err := undoSeq(e, seq); err != nil {
+				t.Fatalf("the undo after the chmod it named: %v", err)
+			}
+			if got := fileAt(t, dir, "k.txt"); !strings.HasPrefix(got, "0644 ") {
+				t.Errorf("k.txt after the undo: %s, want 0644", got)
+			}
+		})
+	}
+}

@@ -1,18 +1,6 @@
 package vfs
 
-import (
-	"unsafe"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// lstatNameAt stats the entry named by the NUL-terminated bytes at name in folder fd,
-// not following a symlink: unix.Fstatat, without copying the name to the heap
-// (listAt passes names where getdents left them, already terminated).
-func lstatNameAt(fd int, name *byte, st *unix.Stat_t) error {
-	_, _, e := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(fd), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
-}
+// sysFstatat is fstatat(2) for lstatNameAt (fstatat_linux.go): newfstatat on amd64.
+const sysFstatat = unix.SYS_NEWFSTATAT

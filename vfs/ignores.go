@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/spf13/afero"
 )
 
 // Ignores are the rules of a set of .gitignore files, as a snapshot of the workspace
@@ -20,11 +22,16 @@ type Ignores struct {
 }
 
 // NewIgnores makes the rules of the .gitignore files given by the folder each is in
-// ("." for the root). A nil content stands for a .gitignore whose rules are not
-// known: everything below its folder counts as left out (the careful answer). A
-// content over MaxIgnoreBytes is not used, as a walk does not use it.
-func NewIgnores(files map[string][]byte) *Ignores {
+// ("." for the root), and of exclude, the .git/info/exclude the walk applied (nil:
+// none). A nil content stands for a .gitignore whose rules are not known: everything
+// below its folder counts as left out (the careful answer). A content over
+// MaxIgnoreBytes is not used, as a walk does not use it.
+func NewIgnores(files map[string][]byte, exclude []byte) *Ignores {
 	ig := &Ignores{}
+	if exclude != nil && len(exclude) <= MaxIgnoreBytes {
+		// The stable sort below keeps it first: under the root's .gitignore.
+		ig.files = append(ig.files, parseIgnore(".", exclude))
+	}
 	for dir, data := range files {
 		switch {
 		case data == nil:
@@ -39,8 +46,52 @@ func NewIgnores(files map[string][]byte) *Ignores {
 		}
 		return strings.Count(d, "/") + 1
 	}
-	slices.SortFunc(ig.files, func(a, b ignoreFile) int { return depth(a.dir) - depth(b.dir) })
+	slices.SortStableFunc(ig.files, func(a, b ignoreFile) int { return depth(a.dir) - depth(b.dir) })
 	return ig
+}
+
+// ExcludePath is git's list of what to leave out of the repository at the root,
+// beside its .gitignore files and under them (a rule of any .gitignore wins).
+const ExcludePath = ".git/info/exclude"
+
+// ReadExclude reads the root's .git/info/exclude, the rules git applies with those
+// of the .gitignore files, false when there is none to use. Only a .git that is a
+// folder at the root counts: a symlink, or a file naming a repository elsewhere (a
+// worktree's or a submodule's), is not followed out of the root. The file is opened
+// as every content is, confined to the root without following a symlink, and only
+// when it is a regular file of at most MaxIgnoreBytes. git's core.excludesFile, in
+// the user's own configuration outside the workspace, is not read.
+func (f *FS) ReadExclude() ([]byte, bool) {
+	// The workspace's filesystem refuses every path through .git; this one admits
+	// it, and is confined and follows no symlink as that one does.
+	fsys := f.fs
+	if rf, ok := fsys.(rootFs); ok {
+		fsys = rootFs{root: rf.root}
+	}
+	lstat := func(p string) (fs.FileInfo, error) {
+		if l, ok := fsys.(afero.Lstater); ok {
+			fi, _, err := l.LstatIfPossible(p)
+			return fi, err
+		}
+		return fsys.Stat(p)
+	}
+	for _, d := range []string{".git", ".git/info"} {
+		if fi, err := lstat(d); err != nil || !fi.IsDir() {
+			return nil, false
+		}
+	}
+	fi, err := lstat(ExcludePath)
+	if err != nil {
+		return nil, false
+	}
+	data, why := readRegular(fsys, ExcludePath, fi, MaxIgnoreBytes)
+	if why != NotSkipped {
+		return nil, false
+	}
+	if data == nil {
+		data = []byte{} // read, and empty: not none
+	}
+	return data, true
 }
 
 // Hid reports whether a walk under these rules leaves out p (a path from the root; dir

@@ -35,7 +35,7 @@ func TestIgnoresHideWhatTheWalkLeavesOut(t *testing.T) {
 	for p, c := range ignores {
 		rules[filepath.ToSlash(filepath.Dir(p))] = []byte(c)
 	}
-	ig := NewIgnores(rules)
+	ig := NewIgnores(rules, nil)
 	checked := 0
 	for _, p := range walked(all, ".") {
 		dir := strings.HasSuffix(p, "/")
@@ -49,7 +49,7 @@ func TestIgnoresHideWhatTheWalkLeavesOut(t *testing.T) {
 		t.Fatalf("only %d paths checked", checked)
 	}
 	rules["src/sub"] = nil
-	if ig := NewIgnores(rules); !ig.Hid("src/sub/b.txt", false) || ig.Hid("src/x.txt", false) {
+	if ig := NewIgnores(rules, nil); !ig.Hid("src/sub/b.txt", false) || ig.Hid("src/x.txt", false) {
 		t.Error("a .gitignore of unknown rules: src/sub/b.txt not hidden, or src/x.txt hidden")
 	}
 }

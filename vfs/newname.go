@@ -1,13 +1,15 @@
 package vfs
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
-// MaxNewDepth is how many folders deep a name a call makes may be.
+// MaxNewDepth is how many folders deep a name a call makes may be, but for a file
+// made in a folder that is there already: such a file makes the tree no deeper.
 const MaxNewDepth = 256
 
 // CheckNewName refuses a backslash in a name that creating r would make: the last
@@ -17,17 +19,36 @@ const MaxNewDepth = 256
 // Windows checkout can hold it. Names already on disk stay reachable; on Windows the
 // backslash is a separator already (Clean), so nothing is refused there.
 //
-// It also refuses a new name more than MaxNewDepth folders deep: each folder a call
-// makes is reached, and synced, through every folder above it, so that a path of
-// 2,000 folders took a call half a minute with the workspace held, and its undo
-// minutes. Names already on disk at any depth stay reachable.
+// It also refuses, past MaxNewDepth folders deep, a name whose folder is not there:
+// each folder a call makes is reached, and synced, through every folder above it, so
+// that a path of 2,000 folders took a call half a minute with the workspace held, and
+// its undo minutes. Names already on disk at any depth stay reachable, and a file can
+// be made in any folder there is.
 func (f *FS) CheckNewName(r *Resolved) error {
+	return f.checkNew(r, false)
+}
+
+// CheckNewFolder is CheckNewName of a folder to make at r (create_directory): past
+// MaxNewDepth folders deep it is refused though the folder above it is there.
+func (f *FS) CheckNewFolder(r *Resolved) error {
+	return f.checkNew(r, true)
+}
+
+// CheckNewDepth is CheckNewName's bound on depth alone, for a file moved under its own
+// name: its name is not the model's to check, but the folders made for it are.
+func (f *FS) CheckNewDepth(r *Resolved) error {
 	if r.Exists || r.Link {
 		return nil
 	}
-	if d := strings.Count(r.Path, "/"); d > MaxNewDepth {
-		return errs.New(errs.TooLarge, r.Name, "%s is %d folders deep; a call makes new names at most %d folders deep. Send a shorter path.",
-			r.Name, d, MaxNewDepth)
+	return f.checkDepth(r, false)
+}
+
+func (f *FS) checkNew(r *Resolved, folder bool) error {
+	if r.Exists || r.Link {
+		return nil
+	}
+	if err := f.checkDepth(r, folder); err != nil {
+		return err
 	}
 	if err := f.checkShellPath(r); err != nil {
 		return err
@@ -46,4 +67,43 @@ func (f *FS) CheckNewName(r *Resolved) error {
 		}
 	}
 	return nil
+}
+
+// checkDepth refuses r, a name to make (a folder, with folder), past MaxNewDepth folders
+// deep unless it is a file whose folder is there.
+func (f *FS) checkDepth(r *Resolved, folder bool) error {
+	d := strings.Count(r.Path, "/")
+	if d <= MaxNewDepth {
+		return nil
+	}
+	dir := path.Dir(r.Path)
+	if !folder && f.IsFolder(dir) {
+		return nil
+	}
+	// The deepest folder of the path that is there: the folders above one that is
+	// there are there too, so a binary search over the depths finds it in a few looks.
+	dirs := strings.Split(dir, "/")
+	lo, hi := 0, len(dirs) // dirs[:lo] is there; none past dirs[:hi] is
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if f.IsFolder(strings.Join(dirs[:mid], "/")) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	there := "no folder of it is there"
+	if lo > 0 {
+		there = "the folders that are there end at " + strings.Join(dirs[:lo], "/")
+	}
+	n := len(dirs) - lo
+	if folder {
+		n++ // r itself
+	}
+	what := fmt.Sprintf("would make %d new folders down to it (%s)", n, there)
+	if folder && lo == len(dirs) {
+		what = fmt.Sprintf("would be a new folder in %s", dir)
+	}
+	return errs.New(errs.TooLarge, r.Name, "%s is %d folders deep and %s; a call makes names at most %d folders deep, but for a file in a folder that is there already. Nothing was made. Send a path at most %d folders deep, or a file's path in a folder that is there.",
+		r.Name, d, what, MaxNewDepth, MaxNewDepth)
 }

@@ -83,6 +83,8 @@ type Scan struct {
 	Ignored []string
 	// Followed are the paths Follow was asked to take though ignored.
 	Followed []string
+	// Exclude is the .git/info/exclude the walk applied (Walker.Exclude).
+	Exclude []byte
 }
 
 // entryKind names what a mode says an entry is.
@@ -169,7 +171,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	if count > maxEntries {
 		return nil, tooMany(count, maxEntries, entries, past)
 	}
-	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted, Ignored: w.Ignored}
+	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted, Ignored: w.Ignored, Exclude: w.Exclude}
 	kept := 0 // the entries kept so far, in place
 	for i, e := range entries {
 		if !utf8.ValidString(e.Path) {

@@ -18,7 +18,8 @@ import (
 
 // The walk: the workspace below a folder as a model may see it. It stays inside the
 // root, leaves out reserved folders and temporary files, does not follow symlinks,
-// leaves out what .gitignore files ignore unless asked, and says what it skipped.
+// leaves out what .gitignore files and .git/info/exclude ignore unless asked, and says
+// what it skipped.
 
 // MaxIgnoreBytes bounds a .gitignore the walk reads: its rules cost every entry.
 const MaxIgnoreBytes = 256 << 10
@@ -115,6 +116,11 @@ func size(n int64) string {
 // again, since p may have been replaced in between. It returns why p was not read,
 // or NotSkipped.
 func (f *FS) ReadRegular(p string, info fs.FileInfo, limit int64) ([]byte, SkipReason) {
+	return readRegular(f.fs, p, info, limit)
+}
+
+// readRegular is ReadRegular in fsys.
+func readRegular(fsys afero.Fs, p string, info fs.FileInfo, limit int64) ([]byte, SkipReason) {
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
 		return nil, SkipSymlink
@@ -124,7 +130,7 @@ func (f *FS) ReadRegular(p string, info fs.FileInfo, limit int64) ([]byte, SkipR
 		return nil, SkipLarge
 	}
 	// O_NONBLOCK: should p have become a FIFO since, the open returns at once.
-	h, err := f.fs.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	h, err := fsys.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, SkipUnreadable
 	}
@@ -144,7 +150,7 @@ func (f *FS) ReadRegular(p string, info fs.FileInfo, limit int64) ([]byte, SkipR
 
 // Walker walks the workspace below a folder; see Walk. Its fields are its options.
 type Walker struct {
-	// IncludeIgnored also walks what .gitignore files ignore.
+	// IncludeIgnored also walks what .gitignore files and .git/info/exclude ignore.
 	IncludeIgnored bool
 	// Depth bounds the folder levels entered below the root of the walk; 0 is none.
 	Depth int
@@ -160,6 +166,9 @@ type Walker struct {
 	// Ignored are the entries .gitignore rules left out (a folder's path ends in a
 	// slash; what it holds is not listed), each folder's in name order.
 	Ignored []string
+	// Exclude is the content of .git/info/exclude that the last walk applied; nil
+	// when it applied none (ReadExclude).
+	Exclude []byte
 
 	fs      *FS
 	ignores []ignoreFile
@@ -183,6 +192,9 @@ func (f *FS) Walker() *Walker { return &Walker{fs: f} }
 func (w *Walker) Walk(root string, fn func(p string, fi fs.FileInfo) bool) {
 	if w.NoteDeep {
 		w.Skipped.DeeperThan = w.Depth
+	}
+	if pop := w.pushExclude(); pop != nil {
+		defer pop()
 	}
 	d, err := w.openFolder(root)
 	if err != nil {
@@ -290,6 +302,25 @@ func ignoredName(p string, isDir bool) string {
 // (names of vfsctl's own shape, IsStaging), or what a .gitignore ignores.
 func (w *Walker) hidden(ignores []ignoreFile, p, name string, isDir bool) bool {
 	return w.fs.Reserved(name) || IsStaging(name) || w.ignored(ignores, p, isDir)
+}
+
+// pushExclude puts the rules of .git/info/exclude under those of every .gitignore
+// the walk will read (the nearest of which come last, and win), as git ranks them;
+// pop takes them off again (nil when there are none). It is read once a walk, and
+// applies to a walk below a subfolder too, its patterns being from the root.
+func (w *Walker) pushExclude() (pop func()) {
+	w.Exclude = nil
+	if w.IncludeIgnored {
+		return nil
+	}
+	data, ok := w.fs.ReadExclude()
+	if !ok {
+		return nil
+	}
+	w.Exclude = data
+	n := len(w.ignores)
+	w.ignores = append(w.ignores[:n:n], parseIgnore(".", data))
+	return func() { w.ignores = w.ignores[:n] }
 }
 
 // readIgnore reads dir's .gitignore, if its listing has one, and returns its rules;

@@ -20,6 +20,9 @@ func (w *Walker) WalkAll(root string, fn func(p string, fi fs.FileInfo)) {
 		w.Walk(root, func(p string, fi fs.FileInfo) bool { fn(p, fi); return true })
 		return
 	}
+	if pop := w.pushExclude(); pop != nil {
+		defer pop()
+	}
 	d, err := w.openFolder(root)
 	if err != nil {
 		if unlistable(err) {

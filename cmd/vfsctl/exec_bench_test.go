@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vfsctl/vfsctl/internal/testutil"
 )
 
 // The benchmarks of vfsctl exec against git doing what checkpointing runtimes do with
@@ -23,15 +25,7 @@ func benchTree(b *testing.B) string {
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("git is not installed")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Skipf("go env GOROOT: %v", err)
-	}
-	ws := filepath.Join(b.TempDir(), "src")
-	if out, err := exec.Command("cp", "-a", filepath.Join(strings.TrimSpace(string(out)), "src"), ws).CombinedOutput(); err != nil {
-		b.Fatalf("cp: %v %s", err, out)
-	}
-	return ws
+	return testutil.GoSrcCopy(b)
 }
 
 // vfsctlProc runs vfsctl with args in folder dir, as a process.

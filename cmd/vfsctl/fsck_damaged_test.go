@@ -6,18 +6,53 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // A damaged journal is fsck's finding: it says so as a problem and exits 1, whether
 // the file was cut short or a page of it overwritten with noise; it never crashes,
 // and the working files stay as they were.
 func TestFsckReportsADamagedJournal(t *testing.T) {
-	bin := buildVfsctl(t)
+	dir := journalOfManyFiles(t)
+	db := filepath.Join(dir, ".vfsctl", "journal.db")
+	good, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0, _ := os.ReadFile(filepath.Join(dir, "f0.txt"))
+	// The page overwritten is the root of the tree (named by the newer meta page): one
+	// in use, wherever the journal's writes left its free pages.
+	damage := map[string][]byte{
+		"cut at 8 KiB":          good[:8192],
+		"cut at half":           good[:len(good)/2],
+		"cut mid-page":          good[:len(good)/2+100],
+		"root page overwritten": withNoisePage(good, rootPage(good)),
+	}
+	for what, data := range damage {
+		if err := os.WriteFile(db, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runBounded(t, "", "fsck", "--root", dir)
+		if code != 1 || strings.Contains(stderr, "goroutine ") || !strings.Contains(stdout, "journal") ||
+			strings.Contains(stdout, "problems: none") {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%.600s", what, code, stdout, stderr)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "f0.txt")); !bytes.Equal(got, f0) {
+			t.Errorf("%s: a working file changed", what)
+		}
+	}
+}
+
+// journalOfManyFiles is a workspace whose journal holds 150 files of random bytes:
+// pages enough that damage to one leaves others to read. Its files are f0.txt to
+// f149.txt, 3,000 bytes each.
+func journalOfManyFiles(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	var calls strings.Builder
 	for i := range 150 {
@@ -25,47 +60,36 @@ func TestFsckReportsADamagedJournal(t *testing.T) {
 		rand.Read(content)
 		fmt.Fprintf(&calls, `{"tool":"create_file","args":{"path":"f%d.txt","content":"%x"}}`+"\n", i, content)
 	}
-	c := exec.Command(bin, "call", "--root", dir)
-	c.Stdin = strings.NewReader(calls.String())
-	if out, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("calls: %v\n%.500s", err, out)
+	if code, out, errb := runBounded(t, calls.String(), "call", "--root", dir); code != exitOK {
+		t.Fatalf("calls: exit %d\n%.500s%.500s", code, out, errb)
 	}
-	db := filepath.Join(dir, ".vfsctl", "journal.db")
-	good, err := os.ReadFile(db)
+	return dir
+}
+
+// withNoisePage is a copy of the bbolt file data with its page (4 KiB pages) overwritten
+// by random bytes.
+func withNoisePage(data []byte, page int) []byte {
+	noise := make([]byte, 4096)
+	rand.Read(noise)
+	return append(append(append([]byte(nil), data[:page*4096]...), noise...), data[(page+1)*4096:]...)
+}
+
+// changeJournal changes the workspace dir's journal by hand, through bbolt with opts,
+// as damage or another writer would. The journal's log goes first: a live one puts
+// back the state it holds.
+func changeJournal(t *testing.T, dir string, opts *bolt.Options, change func(tx *bolt.Tx) error) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, ".vfsctl", "wal")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, ".vfsctl", "journal.db"), 0o600, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f0, _ := os.ReadFile(filepath.Join(dir, "f0.txt"))
-	noise := make([]byte, 4096)
-	rand.Read(noise)
-	// The page overwritten is the root of the tree (named by the newer meta page): one
-	// in use, wherever the journal's writes left its free pages.
-	root := rootPage(good)
-	damage := map[string][]byte{
-		"cut at 8 KiB":          good[:8192],
-		"cut at half":           good[:len(good)/2],
-		"cut mid-page":          good[:len(good)/2+100],
-		"root page overwritten": append(append(append([]byte(nil), good[:root*4096]...), noise...), good[(root+1)*4096:]...),
-	}
-	for what, data := range damage {
-		if err := os.WriteFile(db, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "fsck", "--root", dir)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		cmd.Start()
-		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-		err := cmd.Wait()
-		timer.Stop()
-		code := cmd.ProcessState.ExitCode()
-		if code != 1 || strings.Contains(stderr.String(), "goroutine ") || !strings.Contains(stdout.String(), "journal") ||
-			strings.Contains(stdout.String(), "problems: none") {
-			t.Errorf("%s: exit %d (%v)\nstdout:\n%s\nstderr:\n%.600s", what, code, err, stdout.String(), stderr.String())
-		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "f0.txt")); !bytes.Equal(got, f0) {
-			t.Errorf("%s: a working file changed", what)
-		}
+	err = db.Update(change)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

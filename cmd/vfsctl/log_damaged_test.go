@@ -28,22 +28,10 @@ func TestLogAndExportPastADamagedRecord(t *testing.T) {
 	if code := run([]string{"call", "--root", dir}, strings.NewReader(calls.String()), &out, &errb); code != exitOK {
 		t.Fatalf("calls: exit %d: %s%s", code, out.String(), errb.String())
 	}
-	// The log goes first (a live one puts back the state it holds), then record 2
-	// is overwritten with bytes that decode as nothing.
-	if err := os.Remove(filepath.Join(dir, ".vfsctl", "wal")); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	db, err := bolt.Open(filepath.Join(dir, ".vfsctl", "journal.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	// Record 2 is overwritten with bytes that decode as nothing.
+	changeJournal(t, dir, nil, func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte("records")).Put([]byte{0, 0, 0, 0, 0, 0, 0, 2}, []byte("garbage\x00\x01\x02"))
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	seqs := func(cmd string, stdout string) []int {
 		var got []int
 		for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {

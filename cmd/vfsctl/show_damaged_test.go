@@ -39,15 +39,7 @@ func TestShowDiffOfADamagedJournal(t *testing.T) {
 		t.Fatalf("before the damage, show prints no diff:\n%s", s)
 	}
 
-	// The journal's log goes first: a live log puts back the synced state it holds.
-	if err := os.Remove(filepath.Join(dir, ".vfsctl", "wal")); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	db, err := bolt.Open(filepath.Join(dir, ".vfsctl", "journal.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	changeJournal(t, dir, nil, func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("blobs"))
 		var keys [][]byte
 		b.ForEach(func(k, _ []byte) error { keys = append(keys, append([]byte(nil), k...)); return nil })
@@ -61,10 +53,6 @@ func TestShowDiffOfADamagedJournal(t *testing.T) {
 		}
 		return nil
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Nor does the file on disk hold a version the journal knows.
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed outside\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -100,10 +100,10 @@ func parseCached(p, lang string, parse parseFunc, src []byte) []synErr {
 
 // Prime parses content, the content of file p, into the cache now, so that the next
 // guarded change of that content is warm (a benchmark, or a caller that knows a file
-// is about to be edited).
+// is about to be edited); not a file larger than the guard parses.
 func Prime(p string, content []byte) {
 	lang := Language(p, content)
-	if parse := languages[lang]; parse != nil {
+	if parse := languages[lang]; parse != nil && len(content) <= maxSize(lang) {
 		parseCached(p, lang, parse, content)
 	}
 }

@@ -26,6 +26,12 @@ type Repair struct {
 // maxRepairs bounds the parses a repair may take.
 const maxRepairs = 24
 
+// repairBudget bounds the bytes the parses of a repair may read, as each character
+// tried costs a parse or two of the whole file (a Go file of 4 MiB with 24 took 25 s):
+// all maxRepairs are tried in a file of 256 KiB, one in a file of MaxSize. Past it the
+// syntax error stands, and the guard says where.
+const repairBudget = 16 << 20
+
 // Typography looks at a change whose new content fails to parse when its old content
 // did not (or it is new): if the typographic characters the change added, at the given
 // offsets of new, are all that breaks it, it returns the repairs that make it parse,
@@ -33,9 +39,9 @@ const maxRepairs = 24
 // (a curly quote as a string delimiter, an en dash as minus, a no-break space between
 // tokens) and kept as sent where the file parses with it (inside a string or a
 // comment). It returns nil when new parses, when other errors remain, or when there
-// are too many such characters to try.
+// are too many such characters to try in a file of its size.
 func Typography(p string, old, new []byte, offsets []int) []Repair {
-	if len(offsets) == 0 || len(offsets) > maxRepairs || Syntax(p, old, new) == nil {
+	if len(offsets) == 0 || len(offsets) > maxRepairs || (2+2*len(offsets))*len(new) > repairBudget || Syntax(p, old, new) == nil {
 		return nil
 	}
 	sort.Ints(offsets)

@@ -1,0 +1,82 @@
+package txn
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
+	"github.com/vfsctl/vfsctl/internal/guard"
+	"github.com/vfsctl/vfsctl/matcher"
+)
+
+// pythonOf is a valid Python file of exactly size bytes: numbered functions, then a
+// comment to fill.
+func pythonOf(size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size-200; i++ {
+		fmt.Fprintf(&b, "def f%d(x):\n    return x + %d\n\n", i, i)
+	}
+	b.WriteString("#")
+	b.WriteString(strings.Repeat("-", size-b.Len()-1) + "\n")
+	return b.String()
+}
+
+// A breaking edit of a Python file: the bracket it opens is never closed.
+const sizeOld, sizeNew = "    return x + 1000\n", "    return (x + 1000\n"
+
+// TestGuardSkipsFileOverItsSize: an edit of a Python file larger than the guard parses
+// is written as asked, breaking edit included, and the reply says the syntax guard did
+// not run, and why.
+func TestGuardSkipsFileOverItsSize(t *testing.T) {
+	src := pythonOf(guard.MaxSize + 1)
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "big.py", []byte(src), 0o644)
+	e := memEngine(t, mem)
+	defer e.Close()
+	var ch *Change
+	err := do(e, "s", func(c *Call) error {
+		var err error
+		ch, err = e.Edit(c, "big.py", []matcher.Edit{{OldText: sizeOld, NewText: sizeNew}}, false)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the edit of a file over the guard's size was refused: %v", err)
+	}
+	got, _ := afero.ReadFile(mem, "big.py")
+	if want := strings.Replace(src, sizeOld, sizeNew, 1); string(got) != want {
+		t.Fatal("big.py on disk is not the file with the edit made")
+	}
+	notes := strings.Join(ch.Notes, "\n")
+	if !strings.Contains(notes, "syntax guard did not run on big.py") || !strings.Contains(notes, fmt.Sprintf("%d bytes", len(src)+1)) {
+		t.Fatalf("the reply does not say that the guard did not run, and why: %q", ch.Notes)
+	}
+}
+
+// TestGuardParsesFileJustUnderItsSize: a file whose edit leaves it at the guard's size
+// is still parsed: the breaking edit is refused and the file stays as it was, with no
+// word of a guard not run.
+func TestGuardParsesFileJustUnderItsSize(t *testing.T) {
+	src := pythonOf(guard.MaxSize - 1)
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "big.py", []byte(src), 0o644)
+	e := memEngine(t, mem)
+	defer e.Close()
+	var ch *Change
+	err := do(e, "s", func(c *Call) error {
+		var err error
+		ch, err = e.Edit(c, "big.py", []matcher.Edit{{OldText: sizeOld, NewText: sizeNew}}, false)
+		return err
+	})
+	if errs.KindOf(err) != errs.SyntaxError {
+		t.Fatalf("the breaking edit of a file of %d bytes was not refused as a syntax error: %v", len(src)+1, err)
+	}
+	if ch != nil && strings.Contains(strings.Join(ch.Notes, "\n"), "did not run") {
+		t.Fatalf("a note says the guard did not run: %q", ch.Notes)
+	}
+	if got, _ := afero.ReadFile(mem, "big.py"); string(got) != src {
+		t.Fatal("big.py changed though its edit was refused")
+	}
+}
