@@ -3,6 +3,7 @@ package toolapi
 import (
 	"context"
 	"encoding/json"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,6 +132,70 @@ func TestFieldsAsUnmarshal(t *testing.T) {
 		for k, v := range want {
 			if string(got[k]) != string(v) {
 				t.Errorf("%s: field %q is %s, want %s", in, k, got[k], v)
+			}
+		}
+	}
+}
+
+// Fields and items split random valid JSON as json.Unmarshal does: objects and arrays
+// nested up to four deep, strings with escapes, quotes, brackets and non-ASCII, numbers
+// and literals, with random space between tokens. The oracle is encoding/json.
+func TestFieldsAsUnmarshalRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	strs := []string{"", "a", `"`, `\`, "}]", "[{", "é", "\u2028", "tab\t", "x\"y", "\x00", "😀"}
+	var value func(d int) string
+	sp := func() string { return []string{"", " ", "\n", "\t ", "\r\n"}[rng.Intn(5)] }
+	str := func() string { b, _ := json.Marshal(strs[rng.Intn(len(strs))] + strs[rng.Intn(len(strs))]); return string(b) }
+	value = func(d int) string {
+		switch k := rng.Intn(7); {
+		case k == 0 && d < 4:
+			var parts []string
+			for range rng.Intn(4) {
+				parts = append(parts, sp()+str()+sp()+":"+sp()+value(d+1)+sp())
+			}
+			return "{" + strings.Join(parts, ",") + sp() + "}"
+		case k == 1 && d < 4:
+			var parts []string
+			for range rng.Intn(4) {
+				parts = append(parts, sp()+value(d+1)+sp())
+			}
+			return "[" + strings.Join(parts, ",") + sp() + "]"
+		case k == 2:
+			return []string{"true", "false", "null", "0", "-1.5e3", "12"}[rng.Intn(6)]
+		default:
+			return str()
+		}
+	}
+	for range 3000 {
+		var parts []string
+		for range rng.Intn(5) {
+			parts = append(parts, sp()+str()+sp()+":"+sp()+value(0)+sp())
+		}
+		in := sp() + "{" + strings.Join(parts, ",") + sp() + "}" + sp()
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		got := Fields([]byte(in))
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d fields, want %d", in, len(got), len(want))
+		}
+		for k, v := range want {
+			if string(got[k]) != string(v) {
+				t.Fatalf("%q: field %q is %s, want %s", in, k, got[k], v)
+			}
+			if len(v) > 0 && v[0] == '[' {
+				var wantItems []json.RawMessage
+				json.Unmarshal(v, &wantItems)
+				gotItems := items(got[k])
+				if len(gotItems) != len(wantItems) {
+					t.Fatalf("%s: %d items, want %d", v, len(gotItems), len(wantItems))
+				}
+				for i := range wantItems {
+					if string(gotItems[i]) != string(wantItems[i]) {
+						t.Fatalf("%s: item %d is %s, want %s", v, i, gotItems[i], wantItems[i])
+					}
+				}
 			}
 		}
 	}
