@@ -145,7 +145,10 @@ func TestFieldsAsUnmarshalRandom(t *testing.T) {
 	strs := []string{"", "a", `"`, `\`, "}]", "[{", "é", "\u2028", "tab\t", "x\"y", "\x00", "😀"}
 	var value func(d int) string
 	sp := func() string { return []string{"", " ", "\n", "\t ", "\r\n"}[rng.Intn(5)] }
-	str := func() string { b, _ := json.Marshal(strs[rng.Intn(len(strs))] + strs[rng.Intn(len(strs))]); return string(b) }
+	str := func() string {
+		b, _ := json.Marshal(strs[rng.Intn(len(strs))] + strs[rng.Intn(len(strs))])
+		return string(b)
+	}
 	value = func(d int) string {
 		switch k := rng.Intn(7); {
 		case k == 0 && d < 4:
