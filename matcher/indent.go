@@ -361,7 +361,10 @@ func (r *reindent) learnModelUnit(skipFirst bool) {
 	switch {
 	case g >= 2 && g <= 8 && (r.unit == "\t" || g < unitW && unitW%g == 0):
 		r.modelUnit = g
-	case r.unit != "\t" && g > unitW && g%unitW == 0:
+	case r.unit != "\t" && g > unitW && g%unitW == 0 && g <= 4:
+		// 4 columns in a file of 2 (or 2 to 4 in a file of 1) may be one level of
+		// a model that indents by that much: unknown. A larger step (8 in a file of
+		// 4: a hanging continuation) is the file's levels, as models write it.
 		r.step = g
 	}
 }

@@ -316,6 +316,7 @@ func TestReindentUnknownStep(t *testing.T) {
 	ts := "export class Store {\n  /**\n   * Loads an item.\n   */\n  load(id: string) {\n    return this.items.get(id);\n  }\n}\n"
 	doc := "/**\n * Loads an item.\n */\nload(id: string) {"
 	yaml := "server:\n  port: 80\n  tls:\n    cert: a.pem\n"
+	py := "def f(a, b):\n    x = 1\n    y = 2\n    return x\n"
 	runCases(t, []applyCase{
 		{name: "4 columns after a JSDoc block, the file in 2", file: ts,
 			edits: []Edit{e(doc, doc+"\n    if (!id) return;")},
@@ -326,5 +327,10 @@ func TestReindentUnknownStep(t *testing.T) {
 		{name: "2 columns after a JSDoc block, the file in 2", file: ts,
 			edits: []Edit{e(doc, doc+"\n  if (!id) return;")},
 			want:  strings.Replace(ts, "  load(id: string) {\n", "  load(id: string) {\n    if (!id) return;\n", 1), tier: TierIndentation},
+		// A hanging continuation 8 columns in, in a file of 4: two of the file's
+		// levels, as PEP 8 writes it, not a guess.
+		{name: "8 columns of continuation, the file in 4", file: py,
+			edits: []Edit{e("x = 1\ny = 2", "x = 1\nresult = compute(\n        a, b)\ny = 2")},
+			want:  strings.Replace(py, "    x = 1\n", "    x = 1\n    result = compute(\n            a, b)\n", 1), tier: TierIndentation},
 	})
 }
