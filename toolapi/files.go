@@ -516,7 +516,11 @@ func textFacts(p string, data []byte) string {
 		b.WriteString("encoding: not valid UTF-8 (edits match it exactly only; read_file shows each invalid byte as U+FFFD)\n")
 	}
 	if lang := guard.Language(p, data); lang != "" {
-		fmt.Fprintf(&b, "language: %s (its syntax is guarded)\n", lang)
+		if why := guard.Unchecked(p, data, data); why != "" {
+			fmt.Fprintf(&b, "language: %s (its syntax is not guarded: %s)\n", lang, why)
+		} else {
+			fmt.Fprintf(&b, "language: %s (its syntax is guarded)\n", lang)
+		}
 	} else {
 		b.WriteString("language: none the syntax guard knows\n")
 	}

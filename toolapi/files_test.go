@@ -1,6 +1,7 @@
 package toolapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vfsctl/vfsctl/internal/guard"
 	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/internal/winetest"
 )
@@ -181,7 +183,7 @@ func TestFileInfo(t *testing.T) {
 	})
 	os.Chmod(filepath.Join(dir, "mix.txt"), 0o600)
 	text := mustCall(t, e, "file_info", `{"path": "win.go"}`)
-	for _, want := range []string{"kind: file\n", "size: 29 bytes\n", "lines: 3\n", "line ending: CRLF\n", "bom: yes\n", "encoding: UTF-8\n", "language: go"} {
+	for _, want := range []string{"kind: file\n", "size: 29 bytes\n", "lines: 3\n", "line ending: CRLF\n", "bom: yes\n", "encoding: UTF-8\n", "language: go (its syntax is guarded)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("win.go lacks %q:\n%s", want, text)
 		}
@@ -195,6 +197,11 @@ func TestFileInfo(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("mix.txt lacks %q:\n%s", want, text)
 		}
+	}
+	// A file over the guard's size is not guarded, and file_info says so.
+	os.WriteFile(filepath.Join(dir, "big.py"), bytes.Repeat([]byte("x = 1\n"), guard.MaxSize/6+10), 0o644)
+	if text := mustCall(t, e, "file_info", `{"path": "big.py"}`); !strings.Contains(text, "language: python (its syntax is not guarded: the file is") {
+		t.Errorf("big.py:\n%s", text)
 	}
 	if text := mustCall(t, e, "file_info", `{"path": "bad.txt"}`); !strings.Contains(text, "encoding: not valid UTF-8") {
 		t.Errorf("bad.txt:\n%s", text)

@@ -298,10 +298,16 @@ func Unchecked(p string, old, new []byte) string {
 	if lang == "" {
 		return ""
 	}
-	if n, limit := max(len(old), len(new)), maxSize(lang); n > limit {
-		return fmt.Sprintf("the file is %d bytes, over the guard's limit for %s files of %d MiB (%d bytes): parsing a larger file takes too much memory and time", n, lang, limit>>20, limit)
+	limit := maxSize(lang)
+	if len(old) <= limit && len(new) <= limit {
+		return ""
 	}
-	return ""
+	// The guard parses both: say which is too large, as each stands.
+	size := fmt.Sprintf("the file is %d bytes", len(new))
+	if len(new) <= limit {
+		size = fmt.Sprintf("the file was %d bytes before the change (%d now)", len(old), len(new))
+	}
+	return fmt.Sprintf("%s, over the guard's limit for %s files of %d MiB (%d bytes): parsing a larger file takes too much memory and time", size, lang, limit>>20, limit)
 }
 
 // Syntax reports a syntax error of new when old parsed (or is nil, for a new file), or

@@ -85,3 +85,20 @@ func TestTypographyWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// The note says the size of the file as it stands: a change that brings a file over
+// the bound under it names the size it had and has, not the old one as the file's.
+func TestUncheckedNamesTheSizeAsItStands(t *testing.T) {
+	big, small := bytes.Repeat([]byte("x = 1\n"), MaxSize/6+10), []byte("x = 1\n")
+	shrunk := Unchecked("a.py", big, small)
+	if want := fmt.Sprintf("the file was %d bytes before the change (%d now)", len(big), len(small)); !strings.Contains(shrunk, want) {
+		t.Errorf("shrunk: %q, want it to say %q", shrunk, want)
+	}
+	grown := Unchecked("a.py", small, big)
+	if want := fmt.Sprintf("the file is %d bytes", len(big)); !strings.Contains(grown, want) {
+		t.Errorf("grown: %q, want it to say %q", grown, want)
+	}
+	if got := Unchecked("a.py", small, small); got != "" {
+		t.Errorf("a small file: %q, want no note", got)
+	}
+}
