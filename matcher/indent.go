@@ -159,12 +159,6 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 	r := &reindent{unit: m.indentUnit(), base: -1, paired: paired, q: Q, runs: map[int][]bool{}, unsure: [3]int{-1, -1, -1}, line: make([]int, len(P)),
 		modelW: make([]int, len(P)), fileInd: make([]string, len(P)), modelInd: make([]string, len(P)), valid: make([]bool, len(P)), level: make([]bool, len(P)),
 		star: make([]bool, len(P)), qStar: make([]bool, len(Q))}
-	col := -1
-	for j, s := range Q {
-		if ws := leadWSString(s); len(ws) < len(s) {
-			r.qStar[j] = starLine(&col, width(ws), s[len(ws):])
-		}
-	}
 	for i, s := range P {
 		if strings.TrimSpace(s) == "" || pcs[i].line >= m.d.nlines() {
 			continue
@@ -178,6 +172,18 @@ func (m *matcher) newReindent(pcs []piece, P, Q []string, paired []bool) *reinde
 		r.star[i] = m.stars[pcs[i].line]
 		if r.base < 0 {
 			r.base = i
+		}
+	}
+	// newText's star lines, followed as the file's are; where oldText begins inside a
+	// comment (its first line is one of the file's star lines), so does newText, whose
+	// first lines are those it quotes.
+	col := -1
+	if r.base >= 0 && r.star[r.base] {
+		col = r.modelW[r.base]
+	}
+	for j, s := range Q {
+		if ws := leadWSString(s); len(ws) < len(s) {
+			r.qStar[j] = starLine(&col, width(ws), s[len(ws):])
 		}
 	}
 	r.learnStyle(P)

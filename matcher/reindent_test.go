@@ -302,6 +302,10 @@ func TestReindentCommentStars(t *testing.T) {
 		{name: "a star line added under the opener", file: ts,
 			edits: []Edit{e(doc+"\n  return this.items.get(id);", "/**\n * Returns the item, or undefined.\n"+doc[4:]+"\n  return this.items.get(id);")},
 			want:  strings.Replace(ts, "     * Loads an item.\n", "     * Returns the item, or undefined.\n     * Loads an item.\n", 1), tier: TierIndentation},
+		// The quote begins inside the comment: its star lines are still no level.
+		{name: "a body line after a quote that starts inside a JSDoc block", file: ts,
+			edits: []Edit{e(" * @param id the id\n */\nload(id: string) {", " * @param id the id\n */\nload(id: string) {\n  if (!id) return;")},
+			want:  strings.Replace(ts, "    load(id: string) {\n", "    load(id: string) {\n        if (!id) return;\n", 1), tier: TierIndentation},
 		{name: "a JSDoc block added above a method", file: ts,
 			edits: []Edit{e("load(id: string) {\n  return this.items.get(id);", "/**\n * Loads.\n */\nload(id: string) {\n  return this.items.get(id);")},
 			want:  strings.Replace(ts, "    load(id: string) {\n", "    /**\n     * Loads.\n     */\n    load(id: string) {\n", 1), tier: TierIndentation},
