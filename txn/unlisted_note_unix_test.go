@@ -87,6 +87,9 @@ func TestUnlistedFolderNoteSaysWhoseItsChangesBecome(t *testing.T) {
 		if holder == nil {
 			t.Fatalf("%s: no record holds d/q's edit", lister)
 		}
+		if want := map[string]string{"checkpoint": ToolOutside, "exec": ToolExec, "recovery": ToolExec}[lister]; holder.Tool != want {
+			t.Errorf("%s lists d again: d/q's edit is in record %d of tool %s, want %s", lister, holder.Seq, holder.Tool, want)
+		}
 		// What the note must say of the record that holds the edit.
 		said := map[string]string{ToolOutside: "else as outside", "exec": "as that exec's if the look ends an exec (or recovers one whose vfsctl stopped)"}[holder.Tool]
 		if said == "" || !strings.Contains(note, said) {
