@@ -36,8 +36,8 @@ func TestSizeBoundPerLanguage(t *testing.T) {
 	if s := Syntax("data.json", huge, broken); s != nil {
 		t.Fatalf("JSON of %d bytes was parsed, past its bound: %+v", len(huge), s)
 	}
-	if why := Unchecked("data.json", huge, broken); !strings.Contains(why, fmt.Sprintf("%d bytes", len(huge))) {
-		t.Fatalf("JSON of %d bytes: %q does not say its size", len(huge), why)
+	if why := Unchecked("data.json", huge, broken); !strings.Contains(why, fmt.Sprintf("the file is %d bytes", len(broken))) {
+		t.Fatalf("JSON of %d bytes: %q does not say its size", len(broken), why)
 	}
 
 	if why := Unchecked("notes.md", huge, broken); why != "" {
