@@ -187,13 +187,19 @@ type staging struct {
 // alternated runs of five).
 func (e *Engine) stage(changes []*Change) *staging {
 	st := &staging{files: make([]*vfs.Staged, len(changes)), errs: make([]error, len(changes))}
-	st.wait.Go(func() {
+	st.wait.Add(1)
+	go func() {
 		for i, ch := range changes {
 			if !ch.Created && !ch.Deleted && !ch.bitsOnly {
 				st.files[i], st.errs[i] = e.stageReplace(ch)
 			}
 		}
-	})
+		st.wait.Done()
+		// The small files that earlier calls replaced are let go of here (a close
+		// that may wait for the device), where the call no longer waits and no
+		// thread more is woken for it.
+		e.fs.FreeHeld()
+	}()
 	// Go puts a goroutine just started next in line on this thread, and another thread
 	// takes it over only after a pause while this one runs (a 3 µs sleep, 50 µs or
 	// more with the kernel's timer slack): the staging began a median 266 µs late.
