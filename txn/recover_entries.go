@@ -155,9 +155,7 @@ func (e *Engine) fileAbove(p string) bool {
 }
 
 // entriesFirst does, of steps, what goes before the files: symlinks that go or change
-// are removed, folders that come are made, shallowest first (a folder the record
-// made, found made already, gets its bits, which a crash between the two may have
-// missed).
+// are removed, folders that come are made, shallowest first.
 func (e *Engine) entriesFirst(steps []entryStep) []string {
 	var notes []string
 	for _, st := range steps {
@@ -183,18 +181,11 @@ func (e *Engine) entriesFirst(steps []entryStep) []string {
 		if en.After != vfs.KindDir || en.Before == vfs.KindDir {
 			continue
 		}
-		var err error
-		switch {
-		case st.place == entryAtAfter && st.bits != en.AfterMode && st.forward:
-			// Made, and a crash came before its bits were set. (Going back, a folder
-			// the call had still to remove has the bits someone gave it.)
-			err = e.fs.SetBits(en.Path, en.AfterMode)
-		case st.place == entryAtBefore || st.place == entryBetween:
-			err = e.fs.MakeDir(en.Path, en.AfterMode) // a file there refuses it
-		default:
-			continue
+		// One made already, whose bits a crash came before, gets them after what it
+		// holds (entriesThen).
+		if st.place == entryAtBefore || st.place == entryBetween {
+			notes = append(notes, entryMade(en, e.fs.MakeDir(en.Path, en.AfterMode))) // a file there refuses it
 		}
-		notes = append(notes, entryMade(en, err))
 	}
 	return notes
 }
@@ -212,7 +203,8 @@ func entryNotMade(en journal.Entry, err error) string {
 
 // entriesThen does, of steps, what comes after the files: folders that go are
 // removed, deepest first and only when empty; symlinks that come are made; folders
-// that stay get their bits. Where each step stands is looked at again: the files'
+// that stay get their bits, deepest first (a folder the record made, found made
+// already, gets its bits, which a crash between the two may have missed). Where each step stands is looked at again: the files'
 // settling, and entriesFirst, have moved some.
 func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string {
 	steps = slices.Clone(steps)
@@ -263,6 +255,10 @@ func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string 
 		en := st.en
 		switch {
 		case en.After == vfs.KindDir && en.Before == vfs.KindDir && (st.place == entryAtBefore || st.place == entryBetween):
+		case en.After == vfs.KindDir && en.Before != vfs.KindDir && st.place == entryAtAfter && st.bits != en.AfterMode && st.forward:
+			// Made, and a crash came before its bits were set. (Going back, a folder
+			// the call had still to remove has the bits someone gave it, but for
+			// those it was opened with, next.)
 		case en.After == vfs.KindDir && en.Before != vfs.KindDir && st.place == entryAtAfter && opening(en.AfterMode, en.AfterMode, st.bits):
 			// A folder the call was to remove, opened for what it held: what it holds
 			// is back, and so are its bits.

@@ -155,8 +155,8 @@ func TestUndoRefusesAFolderOthersMadeReadOnly(t *testing.T) {
 // killEachStepOfUndo's oracle: once recovered, the tree is the one before it or the
 // one after it, bits included, as the journal says. A folder opened for what it
 // holds is never left with bits neither end has. By default the undo of a command
-// that does both; the full run (VFSCTL_FULL=1) adds each alone, and the rewinds and
-// redos.
+// that does both, and the redo of the undo of the one that makes folders (their
+// bits come after the symlink in them); the full run (VFSCTL_FULL=1) adds the rest.
 func TestKillAtEachStepOfAnUndoThroughAReadOnlyFolder(t *testing.T) {
 	if rerunAsNobody(t) {
 		return
@@ -166,7 +166,7 @@ func TestKillAtEachStepOfAnUndoThroughAReadOnlyFolder(t *testing.T) {
 	scripts := []string{changed + " && " + made, changed, made}
 	for _, how := range []string{"undo", "rewind", "redo"} {
 		for i, script := range scripts {
-			if !full() && (how != "undo" || i > 0) {
+			if !full() && !(how == "undo" && i == 0 || how == "redo" && i == 2) {
 				continue
 			}
 			t.Run(how+" "+script, func(t *testing.T) {
