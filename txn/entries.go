@@ -24,8 +24,10 @@ import (
 // (shallowest first) before any file is written, once the pending record is; folders
 // that go are removed, when empty, symlinks that come back are made, and folders are
 // given their bits (deepest first), after the files. A folder that is not empty then
-// stays, and the record says so. After a crash, recovery takes the steps forward or back with the files
-// (recover_entries.go).
+// stays, and the record says so. A folder whose bits deny its owner writing in it
+// (chmod 555) is made, or opened, with the owner's bits first (openFolders), and one
+// that the calls taken back do not name is refused (checkWritable). After a crash,
+// recovery takes the steps forward or back with the files (recover_entries.go).
 
 // netEntries composes the reversals of records' entries, newest record first, into
 // one step per path: from the state the newest left to the state the oldest found.

@@ -203,9 +203,9 @@ func entryNotMade(en journal.Entry, err error) string {
 
 // entriesThen does, of steps, what comes after the files: folders that go are
 // removed, deepest first and only when empty; symlinks that come are made; folders
-// that stay get their bits, deepest first (a folder the record made, found made
-// already, gets its bits, which a crash between the two may have missed). Where each step stands is looked at again: the files'
-// settling, and entriesFirst, have moved some.
+// get their bits, deepest first (a folder the record made, found made already, gets
+// its bits, which a crash between the two may have missed). Where each step stands is
+// looked at again: the files' settling, and entriesFirst, have moved some.
 func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string {
 	steps = slices.Clone(steps)
 	for i, st := range steps {
