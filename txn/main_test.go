@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	case "execunreadable":
 		fmt.Println(execUnreadableRun(os.Getenv("VFSCTL_DIR")))
 		os.Exit(0)
+	case "execexcludeunreadable":
+		fmt.Println(execExcludeUnreadableRun(os.Getenv("VFSCTL_DIR")))
+		os.Exit(0)
 	case "execunlisted":
 		fmt.Println(execUnlistedRun(os.Getenv("VFSCTL_DIR")))
 		os.Exit(0)
