@@ -27,11 +27,10 @@ func pythonOf(size int) string {
 // A breaking edit of a Python file: the bracket it opens is never closed.
 const sizeOld, sizeNew = "    return x + 1000\n", "    return (x + 1000\n"
 
-// TestGuardSkipsFileOverItsSize: an edit of a Python file larger than the guard parses
-// is written as asked, breaking edit included, and the reply says the syntax guard did
-// not run, and why.
-func TestGuardSkipsFileOverItsSize(t *testing.T) {
-	src := pythonOf(guard.MaxSize + 1)
+// breakBigPython makes the breaking edit in big.py, a file holding src: it returns
+// the file system, the change and the call's error.
+func breakBigPython(t *testing.T, src string) (afero.Fs, *Change, error) {
+	t.Helper()
 	mem := afero.NewMemMapFs()
 	afero.WriteFile(mem, "big.py", []byte(src), 0o644)
 	e := memEngine(t, mem)
@@ -42,6 +41,15 @@ func TestGuardSkipsFileOverItsSize(t *testing.T) {
 		ch, err = e.Edit(c, "big.py", []matcher.Edit{{OldText: sizeOld, NewText: sizeNew}}, false)
 		return err
 	})
+	return mem, ch, err
+}
+
+// TestGuardSkipsFileOverItsSize: an edit of a Python file larger than the guard parses
+// is written as asked, breaking edit included, and the reply says the syntax guard did
+// not run, and why.
+func TestGuardSkipsFileOverItsSize(t *testing.T) {
+	src := pythonOf(guard.MaxSize + 1)
+	mem, ch, err := breakBigPython(t, src)
 	if err != nil {
 		t.Fatalf("the edit of a file over the guard's size was refused: %v", err)
 	}
@@ -60,16 +68,7 @@ func TestGuardSkipsFileOverItsSize(t *testing.T) {
 // word of a guard not run.
 func TestGuardParsesFileJustUnderItsSize(t *testing.T) {
 	src := pythonOf(guard.MaxSize - 1)
-	mem := afero.NewMemMapFs()
-	afero.WriteFile(mem, "big.py", []byte(src), 0o644)
-	e := memEngine(t, mem)
-	defer e.Close()
-	var ch *Change
-	err := do(e, "s", func(c *Call) error {
-		var err error
-		ch, err = e.Edit(c, "big.py", []matcher.Edit{{OldText: sizeOld, NewText: sizeNew}}, false)
-		return err
-	})
+	mem, ch, err := breakBigPython(t, src)
 	if errs.KindOf(err) != errs.SyntaxError {
 		t.Fatalf("the breaking edit of a file of %d bytes was not refused as a syntax error: %v", len(src)+1, err)
 	}
