@@ -18,26 +18,27 @@ import (
 // root the test runs as nobody.
 func TestCheckpointPastAFileMadeUnreadable(t *testing.T) {
 	winetest.NeedPOSIXModes(t, "chmod 000 to make a file unreadable")
+	checkAsNobody(t, unreadableRun, "ok, 0 listed")
+}
+
+// checkAsNobody runs scenario, one that permission bits decide, on a new workspace
+// holding f.txt ("one\n"), and fails t unless it says want. Root ignores the bits: as
+// root, t runs again as nobody (rerunAsNobody).
+func checkAsNobody(t *testing.T, scenario func(ws string) string, want string) {
+	t.Helper()
 	if rerunAsNobody(t) {
 		return
 	}
-	if got := unreadableRun(oneFileWorkspace(t)); got != "ok, 0 listed" {
-		t.Fatal(got)
-	}
-}
-
-// oneFileWorkspace makes a workspace holding f.txt ("one\n") for the scenarios that
-// permission bits decide; as root, their test runs as nobody (rerunAsNobody).
-func oneFileWorkspace(t *testing.T) string {
-	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return ws
+	if got := scenario(ws); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
 }
 
-// execScript is the setup of the exec scenarios on oneFileWorkspace: it opens an engine
+// execScript is the setup of the exec scenarios checkAsNobody runs: it opens an engine
 // over ws, takes the first snapshot, and runs script with sh as one exec of session
 // s. It returns the engine, open for later looks, and the exec's look; or, when a
 // step failed, a line that says which.
