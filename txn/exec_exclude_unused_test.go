@@ -74,9 +74,7 @@ func TestExcludeUnusedIsSaid(t *testing.T) {
 	t.Run("unreadable", func(t *testing.T) {
 		winetest.NeedPOSIXModes(t, "chmod 000 to make the exclude file unreadable")
 		want := "ok: f.txt,run.log; .git/info/exclude could not be read" + excludeNoteEnd
-		if got := asNobody(t, "execexcludeunreadable", execExcludeUnreadableRun); got != want {
-			t.Errorf("got  %s\nwant %s", got, want)
-		}
+		checkAsNobody(t, execExcludeUnreadableRun, want)
 	})
 }
 
