@@ -88,6 +88,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		if err := c.beforeFiles(); err != nil {
 			return e.entriesFailed(c, err)
 		}
+		e.restage(st, changes)
 	}
 	if base != nil {
 		// Listed as written without fsync: noted, whatever happens next, so that a
