@@ -65,6 +65,10 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			ch.aside = vfs.AsideName(ch.Path)
 			f.Aside = ch.aside
 		}
+		// What a guard repaired, warned of or could not check goes in the record as
+		// well as the reply: an operator reading the journal sees what the model saw.
+		c.rec.Notes = append(c.rec.Notes, ch.Notes...)
+		c.rec.Notes = append(c.rec.Notes, ch.Warnings...)
 		c.file(f)
 	}
 	first := len(c.rec.Files) - len(changes)

@@ -192,11 +192,12 @@ func repairTypography(ch *Change, old []byte, offs []int) bool {
 	}
 	for _, r := range reps { // offsets are of the content before the repairs
 		line := bytes.Count(ch.After[:r.Offset], []byte("\n")) + 1
+		plain, _ := utf8.DecodeRuneInString(r.Plain) // quoted as the character it stands for: '"', not "\""
 		switch {
 		case r.Like:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, inside a string or a comment, was written as %q like the one the code needed; to keep %q there, send that edit again without the other.", r.Char, line, r.Plain, r.Char))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, inside a string or a comment, was written as %q like the one the code needed; to keep %q there, send that edit again without the other.", r.Char, line, plain, r.Char))
 		case !r.Kept:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, where the code needs %q, was written as %q.", r.Char, line, r.Plain, r.Plain))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, where the code needs %q, was written as %q.", r.Char, line, plain, plain))
 		case !bytes.ContainsRune(old, r.Char):
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d is inside a string or a comment and was written as sent; %s did not use it before.", r.Char, line, ch.Name))
 		}
