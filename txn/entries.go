@@ -254,8 +254,10 @@ func (e *Engine) closeFolders(opened []journal.Entry) []string {
 // that steps do not name as the calls left it: someone made it so since, and it is
 // theirs to open. Else the reversal would fail part way, with a bare "permission
 // denied". (The folders steps name are opened, and closed again, by the reversal:
-// openFolders.) verb is the reversal's: undo, redo or rewind.
-func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Change, made []string) error {
+// openFolders.) verb is the reversal's: undo, redo or rewind. The folders a reverted
+// create made are not looked at: their removal is best effort, and one whose folder
+// denies it stays, as it did before this check.
+func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Change) error {
 	named := map[string]bool{}
 	for _, en := range steps {
 		if en.Before == vfs.KindDir {
@@ -275,7 +277,6 @@ func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Ch
 			paths = append(paths, en.Path)
 		}
 	}
-	paths = append(paths, made...)
 	seen := map[string]bool{}
 	for _, p := range paths {
 		// The nearest folder above p that stands: those between are made by the
@@ -439,7 +440,7 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 	// too (a folder to nothing), so that an undo of this call makes them again with
 	// their bits; the committed record keeps those that went.
 	going := e.madeSteps(made, steps)
-	if err := e.checkWritable(reversalVerb(&c.rec), steps, changes, made); err != nil {
+	if err := e.checkWritable(reversalVerb(&c.rec), steps, changes); err != nil {
 		return nil, err
 	}
 	if len(steps) == 0 && len(sw.cleared) == 0 {

@@ -176,3 +176,34 @@ func TestKillAtEachStepOfAnUndoThroughAReadOnlyFolder(t *testing.T) {
 		}
 	}
 }
+
+// The undo of a create whose folder the create made, in a folder someone made
+// read-only since, takes the file back and leaves the made folder (its removal is
+// best effort, as it always was), rather than refusing for a folder it does not need
+// to write in. It runs as nobody when the test runs as root.
+func TestUndoOfACreateBelowAFolderOthersMadeReadOnly(t *testing.T) {
+	if rerunAsNobody(t) {
+		return
+	}
+	e, dir := diskEngineWith(t, map[string]string{"new/keep.txt": "k\n"}, Options{NoSync: true})
+	writableAgain(t, dir)
+	defer e.Close()
+	var seq uint64
+	must(t, do(e, "s", func(c *Call) error {
+		_, err := e.Create(c, "new/sub/f.txt", []byte("f\n"))
+		seq = c.Seq()
+		return err
+	}))
+	if err := os.Chmod(filepath.Join(dir, "new"), 0o555); err != nil { // outside vfsctl
+		t.Fatal(err)
+	}
+	if err := undoSeq(e, seq); err != nil {
+		t.Fatalf("the undo of the create: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "new", "sub", "f.txt")); !os.IsNotExist(err) {
+		t.Fatalf("new/sub/f.txt is still there after its create's undo: %v", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "new", "sub")); err != nil || !fi.IsDir() {
+		t.Fatalf("new/sub, which new's bits keep from going, is not there: %v", err)
+	}
+}
