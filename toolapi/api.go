@@ -780,12 +780,28 @@ func opOf(def *toolDef) journal.Op {
 // RecordCut journals a call of tool refused with err before it was read, for its
 // size: size bytes of arguments sent, of which args is what the journal keeps (cut
 // by an ArgsCutter; at most txn.MaxCutArgs bytes of it are kept), as a call refused
-// for arguments over the file size limit keeps them. It returns the result.
+// for arguments over the file size limit keeps them, and found by the paths they name
+// (those whose members were kept whole). It returns the result.
 func (a *dispatcher) RecordCut(ctx context.Context, session, tool string, args []byte, size int, err error) Result {
 	args = args[:min(len(args), txn.MaxCutArgs)]
 	c, berr := a.eng.Begin(session, tool, args)
 	if berr != nil {
 		return fail(tool, err)
+	}
+	tools := a.tools
+	if tools == nil {
+		tools = nativeTools()
+	}
+	if def := lookupTool(tools, tool); def != nil {
+		var paths []string
+		for _, p := range pathsOf(def, PrefixFields(args)) {
+			if !cutString(p) {
+				paths = append(paths, p)
+			}
+		}
+		if len(paths) > 0 {
+			c.Named(opOf(def), paths...)
+		}
 	}
 	c.SetOrigin(a.origin)
 	c.SetTools(a.set)

@@ -2,6 +2,8 @@ package toolapi
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -138,4 +140,65 @@ func valueEnd(raw []byte, i int) int {
 		j++
 	}
 	return j
+}
+
+// PrefixFields splits raw, a JSON object that may be cut short (or any bytes), into
+// the members it holds whole, as Fields would: a call's arguments cut to what a
+// record keeps still give the paths they name first.
+func PrefixFields(raw []byte) map[string]json.RawMessage {
+	if json.Valid(raw) {
+		if t := raw[skipSpace(raw, 0)]; t == '{' {
+			return Fields(raw)
+		}
+		return nil
+	}
+	m := map[string]json.RawMessage{}
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil
+	}
+	i++
+	for {
+		i = skipSpace(raw, i)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+		if i >= len(raw) || raw[i] != '"' {
+			return m
+		}
+		end := valueEnd(raw, i)
+		if end >= len(raw) || !json.Valid(raw[i:end]) {
+			return m
+		}
+		key := keyOf(raw[i:end])
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return m
+		}
+		i = skipSpace(raw, i+1)
+		if i >= len(raw) {
+			return m
+		}
+		end = valueEnd(raw, i)
+		// A value is whole when something follows it: a number cut short is valid too.
+		if end >= len(raw) || !json.Valid(raw[i:end]) {
+			return m
+		}
+		m[key] = raw[i:end:end]
+		i = end
+	}
+}
+
+// cutString reports whether s, a string of arguments an ArgsCutter cut, was cut:
+// it ends with the cutter's note of its length as sent.
+func cutString(s string) bool {
+	if !strings.HasSuffix(s, " bytes as sent]") {
+		return false
+	}
+	i := strings.LastIndex(s, "… [cut: ")
+	if i < 0 {
+		return false
+	}
+	_, err := strconv.Atoi(strings.TrimSuffix(s[i+len("… [cut: "):], " bytes as sent]"))
+	return err == nil
 }

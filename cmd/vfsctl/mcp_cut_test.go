@@ -25,6 +25,10 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
 	content := strings.Repeat("é", 9<<20) // 18 MiB
 	args, _ := json.Marshal(map[string]string{"path": "big.txt", "content": content})
+	// Over the limit with no long string to cut: 400,000 short edits (23 MB), the
+	// turn in _meta after them.
+	edits := `{"path":"a.txt","edits":[` + strings.Repeat(`{"old_string":"aaaaaaaaaa","new_string":"bbbbbbbbbb"},`, 400000)
+	edits = edits[:len(edits)-1] + `]}`
 	cmd := exec.Command(bin, "serve", "--root", dir)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -38,12 +42,13 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_file","_meta":{"vfsctl/turn":"t7"},"arguments":`+string(args)+`}}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"edit_file","arguments":`+edits+`,"_meta":{"vfsctl/turn":"t9"}}}
 `)
 	}()
 	replies := map[string]map[string]any{}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 1<<20)
-	for len(replies) < 3 && sc.Scan() {
+	for len(replies) < 4 && sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
 			t.Fatalf("stdout holds a line that is not JSON-RPC: %.200q", sc.Text())
@@ -80,9 +85,19 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 		}
 		logged = append(logged, m)
 	}
-	if len(logged) != 2 || logged[1]["seq"] != 1.0 || logged[1]["tool"] != "create_file" || logged[1]["state"] != "failed" || logged[1]["kind"] != "too_large" ||
-		logged[1]["turn"] != "t7" || !strings.Contains(fmt.Sprint(logged[1]["message"]), "16 MiB") {
+	if len(logged) != 3 || logged[2]["seq"] != 1.0 || logged[2]["tool"] != "create_file" || logged[2]["state"] != "failed" || logged[2]["kind"] != "too_large" ||
+		logged[2]["turn"] != "t7" || !strings.Contains(fmt.Sprint(logged[2]["message"]), "16 MiB") {
 		t.Fatalf("vfsctl log: %v", logged)
+	}
+	// The edits' record: under its tool and turn, found by its path, as vfsctl call
+	// journals the same arguments.
+	if logged[0]["seq"] != 3.0 || logged[0]["tool"] != "edit_file" || logged[0]["kind"] != "too_large" || logged[0]["turn"] != "t9" ||
+		fmt.Sprint(logged[0]["paths"]) != "[a.txt]" {
+		t.Fatalf("vfsctl log, the call of 400,000 edits: %v", logged[0])
+	}
+	// The operator finds a call over the limit by the path it named.
+	if found := cli("log", "--json", "--path", filepath.Join(dir, "big.txt")); !strings.Contains(found, `"tool":"create_file"`) || strings.Count(strings.TrimSpace(found), "\n") != 0 {
+		t.Errorf("vfsctl log --path big.txt: %q", found)
 	}
 	// The arguments are kept with the content cut to its first 512 bytes, and their
 	// size as sent; a replay says it cannot run them.

@@ -242,14 +242,15 @@ type frameReader struct {
 	// the order sent; their files' queues ordered them anyway when they share a file.
 	fast callFast
 	// tooLarge, when set (Serve sets it), journals a tools/call refused for its size:
-	// cut is what an ArgsCutter kept of the frame, sent how many bytes of it were
-	// sent, size the frame's; it returns the record's number, nil for none.
-	tooLarge func(cut []byte, sent func(from, to int) int, size int, err error) *int64
+	// call is what was picked of it as it was read, size the frame's; it returns the
+	// record's number, nil for none.
+	tooLarge func(call *cutCall, size int, err error) *int64
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
-// strings cut, to journal it: enough for arguments whose every string is long.
-const maxCutFrame = 1 << 20
+// strings cut, to journal it as a call of tool "unknown" when it names no tool: as
+// much as a record keeps (txn.MaxCutArgs).
+const maxCutFrame = 64 << 10
 
 func (r *frameReader) Close() error {
 	if r.closer != nil {
@@ -278,18 +279,18 @@ func (r *frameReader) next() error {
 		if len(r.frame)+len(chunk) > r.max {
 			// Too large: read on to the end of the line without keeping it, but for
 			// its long strings' starts, for the journal (tooLarge).
-			var cut *toolapi.ArgsCutter
+			var call *cutCall
 			if r.tooLarge != nil {
-				cut = toolapi.NewArgsCutter(maxCutFrame)
-				cut.Write(r.frame)
+				call = newCutCall()
+				call.feed(r.frame)
 			}
 			sc.feed(r.frame)
 			size := len(r.frame)
 			r.frame = r.frame[:0]
 			for {
 				sc.feed(chunk)
-				if cut != nil {
-					cut.Write(chunk)
+				if call != nil {
+					call.feed(chunk)
 				}
 				size += len(chunk)
 				if err != bufio.ErrBufferFull {
@@ -300,9 +301,9 @@ func (r *frameReader) next() error {
 			msg := fmt.Sprintf("This request is %d bytes; requests over %d bytes (16 MiB) are refused unread and nothing was run. "+
 				"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", size, r.max)
 			var txn *int64
-			if cut != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
+			if call != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
 				// Journaled as vfsctl call journals a call over the size limit.
-				txn = r.tooLarge(cut.Bytes(), cut.Sent, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+				txn = r.tooLarge(call, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
 			}
 			r.refuse(&sc, "too_large", msg, txn)
 			if err != nil && err != bufio.ErrBufferFull {
@@ -632,3 +633,195 @@ func withRequestID(frame []byte) []byte {
 	}
 	return append(out, '\n')
 }
+
+// cutCall follows a tools/call too large to hold, byte by byte, for what its record
+// needs, in bounded memory: params.name, params._meta (when at most maxCutMeta
+// bytes), and params.arguments cut as a record keeps them, with their size as sent;
+// the members of params may stand in any order. Frame is the whole frame cut, kept
+// for a call that names no tool.
+type cutCall struct {
+	frame *toolapi.ArgsCutter
+	args  *toolapi.ArgsCutter
+
+	depth         int
+	inString, esc bool
+	inKey         bool
+	obj, wantKey  [3]bool   // at depth 1 and 2: an object, whose next string is a key
+	key           [3][]byte // at depth 1 and 2: the key last read
+	val           int       // the member of params whose value is being read
+	name, meta    []byte
+	metaOver      bool
+	argsSize      int // bytes of the arguments read, of which trail are trailing space
+	trail         int
+	chunk         []byte // the bytes being fed, and where the arguments' run in them starts
+	run, i        int
+}
+
+const (
+	pickNone = iota
+	pickName
+	pickMeta
+	pickArgs
+	maxCutMeta = 64 << 10
+)
+
+func newCutCall() *cutCall {
+	return &cutCall{frame: toolapi.NewArgsCutter(maxCutFrame), args: toolapi.NewArgsCutter(maxCutFrame), run: -1}
+}
+
+func (p *cutCall) feed(b []byte) {
+	p.frame.Write(b)
+	p.chunk = b
+	for p.i = 0; p.i < len(b); p.i++ {
+		p.byte(b[p.i])
+	}
+	p.flush(len(b))
+	p.run = -1
+}
+
+// flush hands the cutter the arguments' bytes of this chunk before to.
+func (p *cutCall) flush(to int) {
+	if p.run >= 0 {
+		p.args.Write(p.chunk[p.run:to])
+		p.run = -1
+	}
+}
+
+func (p *cutCall) byte(c byte) {
+	d := p.depth
+	if p.inString {
+		switch {
+		case p.esc:
+			p.esc = false
+		case c == '\\':
+			p.esc = true
+		case c == '"':
+			p.inString = false
+			if p.inKey {
+				p.inKey = false
+				return
+			}
+		}
+		if p.inKey {
+			if len(p.key[d]) < maxKept {
+				p.key[d] = append(p.key[d], c)
+			}
+			return
+		}
+		p.take(c)
+		return
+	}
+	switch c {
+	case '"':
+		p.inString = true
+		if d >= 1 && d <= 2 && p.obj[d] && p.wantKey[d] {
+			p.inKey, p.wantKey[d], p.key[d] = true, false, p.key[d][:0]
+			return
+		}
+	case ':':
+		if d == 2 && p.inParams() && p.val == pickNone {
+			switch string(p.key[2]) {
+			case "name":
+				p.val, p.name = pickName, p.name[:0]
+			case "_meta":
+				p.val, p.meta, p.metaOver = pickMeta, p.meta[:0], false
+			case "arguments":
+				// A key sent twice: its last value, as the decoder reads it.
+				p.val, p.argsSize, p.trail = pickArgs, 0, 0
+				p.args = toolapi.NewArgsCutter(maxCutFrame)
+			}
+			return
+		}
+	case ',':
+		if d >= 1 && d <= 2 {
+			p.wantKey[d] = p.obj[d]
+			if d == 2 {
+				p.endValue()
+				return
+			}
+		}
+	case '{', '[':
+		p.depth++
+		if p.depth <= 2 {
+			p.obj[p.depth], p.wantKey[p.depth] = c == '{', c == '{'
+		}
+	case '}', ']':
+		p.depth--
+		if d == 2 {
+			p.endValue()
+			return
+		}
+	}
+	p.take(c)
+}
+
+// inParams says the object at depth 2 is the value of the top-level "params".
+func (p *cutCall) inParams() bool {
+	return p.obj[1] && p.obj[2] && string(p.key[1]) == "params"
+}
+
+// take keeps c, a byte of the value of a member of params being read.
+func (p *cutCall) take(c byte) {
+	space := !p.inString && (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+	switch p.val {
+	case pickName:
+		if len(p.name) <= maxKept {
+			p.name = append(p.name, c)
+		}
+	case pickMeta:
+		if len(p.meta) < maxCutMeta {
+			p.meta = append(p.meta, c)
+		} else {
+			p.metaOver = true
+		}
+	case pickArgs:
+		if space && p.argsSize == 0 {
+			return // before the value
+		}
+		if p.run < 0 {
+			p.run = p.i
+		}
+		p.argsSize++
+		if space {
+			p.trail++
+		} else {
+			p.trail = 0
+		}
+	}
+}
+
+// endValue ends the value of a member of params at the byte being read.
+func (p *cutCall) endValue() {
+	if p.val == pickArgs {
+		p.flush(p.i)
+	}
+	p.val = pickNone
+}
+
+// Tool is the tool the call names, "" when it names none readable.
+func (p *cutCall) Tool() string {
+	var name string
+	if json.Unmarshal(p.name, &name) != nil {
+		return ""
+	}
+	return name
+}
+
+// Meta is params._meta as sent, nil when it was not read whole.
+func (p *cutCall) Meta() json.RawMessage {
+	if p.metaOver || !json.Valid(p.meta) {
+		return nil
+	}
+	return p.meta
+}
+
+// Args is params.arguments cut, with their size as sent; nil when there are none.
+func (p *cutCall) Args() ([]byte, int) {
+	if p.argsSize == 0 {
+		return nil, 0
+	}
+	return p.args.Bytes(), p.argsSize - p.trail
+}
+
+// Frame is the frame cut.
+func (p *cutCall) Frame() []byte { return p.frame.Bytes() }

@@ -291,10 +291,10 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 // tooLarge returns the transport's journal of a tools/call refused for its size: the
 // record of a refused call of the tool it names, with the turn its _meta gives, its
 // arguments cut as vfsctl call's record of arguments over the size limit keeps them;
-// a frame that cannot be read as a call even cut is kept as a call of tool "unknown".
-// Nothing is journaled before a client connected (no session to name).
-func (s *server) tooLarge(srv *sdk.Server) func(cut []byte, sent func(from, to int) int, size int, err error) *int64 {
-	return func(cut []byte, sent func(from, to int) int, size int, err error) *int64 {
+// a frame that names no tool is kept, cut, as a call of tool "unknown". Nothing is
+// journaled before a client connected (no session to name).
+func (s *server) tooLarge(srv *sdk.Server) func(call *cutCall, size int, err error) *int64 {
+	return func(call *cutCall, size int, err error) *int64 {
 		var ss *sdk.ServerSession
 		for c := range srv.Sessions() {
 			ss = c
@@ -302,24 +302,15 @@ func (s *server) tooLarge(srv *sdk.Server) func(cut []byte, sent func(from, to i
 		if ss == nil {
 			return nil
 		}
-		ctx, tool, args := context.Background(), "unknown", cut
-		if from, to, ok := toolapi.FieldSpan(cut, "params"); ok {
-			params := cut[from:to]
-			var p struct {
-				Name string   `json:"name"`
-				Meta sdk.Meta `json:"_meta"`
-			}
-			json.Unmarshal(params, &p)
-			if p.Name != "" {
-				tool = p.Name
-				args, size = nil, 0
-				if a, b, ok := toolapi.FieldSpan(params, "arguments"); ok {
-					args, size = params[a:b], sent(from+a, from+b)
-				}
-			}
-			if c, err := turnOf(ctx, p.Meta); err == nil {
-				ctx = c
-			}
+		ctx, tool, args := context.Background(), "unknown", call.Frame()
+		if name := call.Tool(); name != "" {
+			tool = name
+			args, size = call.Args()
+		}
+		var meta sdk.Meta
+		json.Unmarshal(call.Meta(), &meta)
+		if c, err := turnOf(ctx, meta); err == nil {
+			ctx = c
 		}
 		res := s.eng.RecordCut(ctx, s.session(ss), tool, args, size, err)
 		if s.log != nil {
