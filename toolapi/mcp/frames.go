@@ -820,7 +820,11 @@ func (p *cutCall) Args() ([]byte, int) {
 	if p.argsSize == 0 {
 		return nil, 0
 	}
-	return p.args.Bytes(), p.argsSize - p.trail
+	b := p.args.Bytes()
+	if t := len(b) - p.trail; t >= 0 && len(bytes.TrimSpace(b[t:])) == 0 {
+		b = b[:t] // the space after the value
+	}
+	return b, p.argsSize - p.trail
 }
 
 // Frame is the frame cut.
