@@ -65,6 +65,17 @@ func TestCutCallKeepsBoundedMemory(t *testing.T) {
 	}
 }
 
+// A frame too large to hold may be any bytes: following it never fails.
+func TestCutCallReadsAnyBytes(t *testing.T) {
+	for _, frame := range []string{`]]]]}}{{[{"params":{"name":"x"`, `}"}}}{{{"\`, `{"params":{"name":"a","name"}}}}}}}}[[[{`, "\xff\x00\"\"::,,{{"} {
+		p := newCutCall()
+		p.feed([]byte(frame))
+		p.Tool()
+		p.Meta()
+		p.Args()
+	}
+}
+
 func compact(b []byte) []byte {
 	var out bytes.Buffer
 	if json.Compact(&out, b) != nil {

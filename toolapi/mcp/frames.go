@@ -742,7 +742,7 @@ func (p *cutCall) byte(c byte) {
 		}
 	case '{', '[':
 		p.depth++
-		if p.depth <= 2 {
+		if p.depth >= 1 && p.depth <= 2 { // not below: a frame may close more than it opened
 			p.obj[p.depth], p.wantKey[p.depth] = c == '{', c == '{'
 		}
 	case '}', ']':
