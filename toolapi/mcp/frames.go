@@ -673,6 +673,10 @@ func (p *cutCall) feed(b []byte) {
 	p.frame.Write(b)
 	p.chunk = b
 	for p.i = 0; p.i < len(b); p.i++ {
+		if p.val == pickArgs && p.depth > 2 {
+			p.i = p.inArgs(b, p.i)
+			continue
+		}
 		p.byte(b[p.i])
 	}
 	p.flush(len(b))
@@ -753,6 +757,40 @@ func (p *cutCall) byte(c byte) {
 		}
 	}
 	p.take(c)
+}
+
+// inArgs follows the bytes of b from i inside the arguments (below depth 2), where
+// most of a large frame's bytes are, with nothing to pick but their end; it returns
+// the index of the last byte it took.
+func (p *cutCall) inArgs(b []byte, i int) int {
+	if p.run < 0 {
+		p.run = i
+	}
+	depth, inString, esc := p.depth, p.inString, p.esc
+	j := i
+	for ; j < len(b) && depth > 2; j++ {
+		c := b[j]
+		switch {
+		case inString:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	p.depth, p.inString, p.esc = depth, inString, esc
+	p.argsSize += j - i
+	p.trail = 0 // the bytes end in a bracket, or the value goes on past them
+	return j - 1
 }
 
 // inParams says the object at depth 2 is the value of the top-level "params".
