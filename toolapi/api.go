@@ -794,7 +794,7 @@ func (a *dispatcher) RecordCut(ctx context.Context, session, tool string, args [
 	}
 	if def := lookupTool(tools, tool); def != nil {
 		var paths []string
-		for _, p := range pathsOf(def, PrefixFields(args)) {
+		for _, p := range pathsOf(def, prefixFields(args)) {
 			if !cutString(p) {
 				paths = append(paths, p)
 			}

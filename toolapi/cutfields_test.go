@@ -33,7 +33,7 @@ func TestPrefixFieldsAreTheMembersWholeBeforeTheCut(t *testing.T) {
 		members = append(members, member{k.(string), int(dec.InputOffset()), v})
 	}
 	for cut := 0; cut <= len(raw); cut++ {
-		got := PrefixFields(raw[:cut])
+		got := prefixFields(raw[:cut])
 		want := 0
 		for _, m := range members {
 			// Whole once a byte after it is read (a number is not known whole before).
