@@ -201,6 +201,13 @@ func (c pathCursor) names() ([]string, error) {
 }
 
 func (c pathCursor) enter(name string) (cursor, error) {
+	fi, err := c.lstat(name)
+	if err == nil && !fi.IsDir() {
+		err = &fs.PathError{Op: "open", Path: c.full(name), Err: syscall.ENOTDIR}
+	}
+	if err != nil {
+		return nil, err
+	}
 	return pathCursor{fs: c.fs, dir: c.full(name)}, nil
 }
 

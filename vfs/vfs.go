@@ -462,6 +462,9 @@ func (w *walker) step(comp string) error {
 		}
 		return nil
 	}
+	if len(w.todo) > 0 && w.down(comp) {
+		return nil
+	}
 	next, fi, err := w.lstat(comp)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The rest does not exist either; a ".." from a symlink target may remain.
@@ -483,6 +486,24 @@ func (w *walker) step(comp string) error {
 		return nil
 	}
 	return w.follow(next)
+}
+
+// down enters comp, a folder in the one resolved so far, when it is one (not a
+// symlink): one open, where a look then an open took two. Anything else is left to
+// lstat to tell apart.
+func (w *walker) down(comp string) bool {
+	at, err := w.folder()
+	if err != nil {
+		return false
+	}
+	next, err := at.enter(comp)
+	if err != nil {
+		return false
+	}
+	w.leave()
+	w.cur = path.Join(w.cur, comp)
+	w.at, w.atDir = next, w.cur
+	return true
 }
 
 // lstat looks up comp in the folder resolved so far. A name stored in another Unicode
