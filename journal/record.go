@@ -97,7 +97,8 @@ type Record struct {
 	// stopped. nil in records written before it was kept: those are walked with the
 	// defaults.
 	Walk *Walk `json:"walk,omitempty"`
-	// Notes say what recovery did with this record, or what it found.
+	// Notes say what the call's reply noted (a guard's repair, warning or skip),
+	// what recovery did with this record, or what it found.
 	Notes []string `json:"notes,omitempty"`
 	// Entries are the folders and symlinks a command made, removed or changed (tool
 	// exec, outside), or an undo's or a rewind's reversal of such changes.

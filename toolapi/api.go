@@ -777,6 +777,28 @@ func opOf(def *toolDef) journal.Op {
 	return def.op
 }
 
+// RecordCut journals a call of tool refused with err before it was read, for its
+// size: size bytes of arguments sent, of which args is what the journal keeps (cut
+// by an ArgsCutter; at most txn.MaxCutArgs bytes of it are kept), as a call refused
+// for arguments over the file size limit keeps them. It returns the result.
+func (a *dispatcher) RecordCut(ctx context.Context, session, tool string, args []byte, size int, err error) Result {
+	args = args[:min(len(args), txn.MaxCutArgs)]
+	c, berr := a.eng.Begin(session, tool, args)
+	if berr != nil {
+		return fail(tool, err)
+	}
+	c.SetOrigin(a.origin)
+	c.SetTools(a.set)
+	c.SetTurn(TurnOf(ctx))
+	c.SetArgsSize(size)
+	c.Finish(err)
+	res := fail(tool, err)
+	if seq := int64(c.Seq()); seq > 0 {
+		res.Txn = &seq
+	}
+	return res
+}
+
 // maxUnparsed bounds what the journal keeps of a line that is not a call.
 const maxUnparsed = 64 << 10
 

@@ -241,12 +241,21 @@ func (a *dispatcher) resolveTarget(t *patchTarget, seen map[string]*patchTarget)
 }
 
 // checkTarget refuses, in the dialect's words, an Add or a move onto an existing path
-// and an Update or Delete of a missing file.
+// and an Update or Delete of a missing file; and a move's new path as create_file
+// refuses it (CheckNewName).
 func checkTarget(t *patchTarget, fs *vfs.FS) error {
 	label := t.label()
 	r := t.r
 	exists := r.Exists || r.Link
 	isMove := t.op.MoveTo != "" && t.path == t.op.MoveTo
+	if isMove && !exists {
+		// The transaction checks a file moved under its own name for depth alone (a
+		// folder's files keep their names), but the folders this move makes are the
+		// model's names: `a\b/x.go` or a look-alike of a folder that is there.
+		if err := fs.CheckNewName(r); err != nil {
+			return err
+		}
+	}
 	switch {
 	case (t.op.Kind == dialect.OpAdd || isMove) && exists:
 		what, found := "A file", errs.FoundFile

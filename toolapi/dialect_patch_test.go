@@ -455,3 +455,40 @@ func TestApplyPatchJournalDurable(t *testing.T) {
 	}
 	disk(t, dir, map[string]string{"a.txt": "one\ntwo\n", "old.txt": "o\n", "gone.txt": "g\n", "added/b.txt": "", "moved/new.txt": ""})
 }
+
+// A move keeps the file's name but may make folders: `*** Move to: a\b/x.go` would
+// make a folder named `a\b`, and a move into `ｓrc/` a folder beside src that looks the
+// same. The patch is refused as create_file refuses the same path, and nothing of it is
+// written, not even its other sections.
+func TestApplyPatchMoveChecksNewFolders(t *testing.T) {
+	type move struct{ to, says string }
+	moves := []move{{"\uff53rc/x.go", `beside "src"`}}
+	if filepath.Separator == '/' { // on Windows a backslash separates folders
+		moves = append(moves, move{`a\b/x.go`, "Use / between folders: a/b/x.go."})
+	}
+	for _, m := range moves {
+		t.Run(m.to, func(t *testing.T) {
+			a, dir := patchAPI(t, map[string]string{"x.go": "package x\n", "src/y.go": "package y\n", "n.txt": "n\n"})
+			b, _ := json.Marshal(map[string]string{"path": m.to, "content": "package x\n"})
+			created := call(a, "create_file", string(b))
+			if created.OK || kindOf(created) != "invalid_input" || !strings.Contains(created.Text, m.says) {
+				t.Fatalf("create_file %s: %s: %s", m.to, kindOf(created), created.Text)
+			}
+			before := names(t, dir)
+			r := patchCall(a, "*** Begin Patch\n*** Update File: n.txt\n@@\n-n\n+N\n*** Update File: x.go\n*** Move to: "+m.to+"\n@@\n-package x\n+package z\n*** End Patch")
+			if r.OK || kindOf(r) != "invalid_input" || !strings.HasSuffix(r.Text, created.Text) {
+				t.Errorf("got %s: %s\nwant the end of create_file's: %s", kindOf(r), r.Text, created.Text)
+			}
+			// apply_diff's rename is the same move.
+			b, _ = json.Marshal(map[string]string{"diff": "--- a/n.txt\n+++ b/n.txt\n@@ -1 +1 @@\n-n\n+N\n" +
+				"diff --git a/x.go b/" + m.to + "\nsimilarity index 100%\nrename from x.go\nrename to " + m.to + "\n"})
+			if r := call(a, ApplyDiff, string(b)); r.OK || kindOf(r) != "invalid_input" || !strings.HasSuffix(r.Text, created.Text) {
+				t.Errorf("apply_diff: got %s: %s", kindOf(r), r.Text)
+			}
+			if got := names(t, dir); got != before {
+				t.Errorf("the workspace changed: %s, was %s", got, before)
+			}
+			disk(t, dir, map[string]string{"x.go": "package x\n", "n.txt": "n\n"})
+		})
+	}
+}

@@ -224,6 +224,22 @@ func (e *Engine) RecordUnparsed(session string, line []byte, err error) Result {
 	return e.api.RecordUnparsed(session, line, err)
 }
 
+// ArgsCutter cuts a JSON text as it is read, as the journal cuts the arguments of a
+// call refused for their size: each string over 512 bytes cut to its start, with its
+// length as sent.
+type ArgsCutter = txn.ArgsCutter
+
+// NewArgsCutter returns an ArgsCutter that keeps at most max bytes.
+func NewArgsCutter(max int) *ArgsCutter { return txn.NewArgsCutter(max) }
+
+// RecordCut journals a call of tool refused with err before it was read for its size
+// (`vfsctl serve`'s request over 16 MiB): size bytes of arguments were sent, and args
+// is what an ArgsCutter kept of them, of which the record keeps 64 KiB, as a call
+// refused for arguments over the file size limit keeps them. It returns the result.
+func (e *Engine) RecordCut(ctx context.Context, session, tool string, args []byte, size int, err error) Result {
+	return e.api.RecordCut(ctx, session, tool, args, size, err)
+}
+
 // Root is the workspace root the engine was opened on, as an absolute path.
 func (e *Engine) Root() string { return e.api.eng.FS().Dir() }
 

@@ -36,6 +36,34 @@ func Fields(raw []byte) map[string]json.RawMessage {
 	}
 }
 
+// FieldSpan is where the value of member key of raw, a JSON object, stands in it,
+// as Fields would split it; false when raw is not valid JSON or has no such member.
+func FieldSpan(raw []byte, key string) (from, to int, ok bool) {
+	if !json.Valid(raw) || raw[skipSpace(raw, 0)] != '{' {
+		return 0, 0, false
+	}
+	i := skipSpace(raw, 0) + 1 // past '{'
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return from, to, ok
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		end := valueEnd(raw, i)
+		k := keyOf(raw[i:end])
+		i = skipSpace(raw, end) + 1 // past ':'
+		i = skipSpace(raw, i)
+		end = valueEnd(raw, i)
+		if k == key {
+			from, to, ok = i, end, true // a key sent twice: its last value, as Fields
+		}
+		i = end
+	}
+}
+
 // items splits raw, a JSON array known to be valid, into its items.
 func items(raw []byte) []json.RawMessage {
 	var out []json.RawMessage

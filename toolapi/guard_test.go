@@ -177,7 +177,7 @@ func TestTypographyOnlyAParserSees(t *testing.T) {
 	if got := testutil.ReadFile(t, filepath.Join(ws, "main.go")); got != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
 	}
-	for _, note := range []string{`'“' at line 8, where the code needs "\"", was written as "\""`, `'’' at line 8 is inside a string or a comment and was written as sent; main.go did not use it before.`} {
+	for _, note := range []string{`'“' at line 8, where the code needs '"', was written as '"'`, `'’' at line 8 is inside a string or a comment and was written as sent; main.go did not use it before.`} {
 		if !strings.Contains(r.Text, note) {
 			t.Errorf("reply lacks %q:\n%s", note, r.Text)
 		}
@@ -198,8 +198,8 @@ func TestTypographyInCodeMarksItsTwinInAString(t *testing.T) {
 	sent := "\tfmt.Println(\"done\")\n\tfmt.Println(\"2–3 items\", 5 – 2)\n"
 	eng, ws := guardEngine(t, "", map[string]string{"main.go": goFile, "dash.go": strings.Replace(goFile, "start", "start – now", 1)})
 	for _, c := range []struct{ name, want, note string }{
-		{"main.go", "\tfmt.Println(\"2-3 items\", 5 - 2)\n", `'–' at line 8, inside a string or a comment, was written as "-" like the one the code needed`},
-		{"dash.go", "\tfmt.Println(\"2–3 items\", 5 - 2)\n", `'–' at line 8, where the code needs "-", was written as "-"`},
+		{"main.go", "\tfmt.Println(\"2-3 items\", 5 - 2)\n", `'–' at line 8, inside a string or a comment, was written as '-' like the one the code needed`},
+		{"dash.go", "\tfmt.Println(\"2–3 items\", 5 - 2)\n", `'–' at line 8, where the code needs '-', was written as '-'`},
 	} {
 		r := call(t, eng, "edit_file", edit(c.name, "\tfmt.Println(\"done\")\n", sent))
 		if !r.OK {

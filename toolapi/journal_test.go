@@ -12,7 +12,8 @@ import (
 	"github.com/vfsctl/vfsctl/vfs"
 )
 
-func records(t *testing.T, dir string) []*journal.Record {
+// viewJournal opens the journal of the workspace dir and runs fn in a read of it.
+func viewJournal(t *testing.T, dir string, fn func(*journal.Tx) error) {
 	t.Helper()
 	fs, err := vfs.Open(dir, vfs.Options{})
 	if err != nil {
@@ -24,16 +25,20 @@ func records(t *testing.T, dir string) []*journal.Record {
 		t.Fatal(err)
 	}
 	defer e.Close()
+	if err := e.View(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func records(t *testing.T, dir string) []*journal.Record {
+	t.Helper()
 	var recs []*journal.Record
-	err = e.View(func(tx *journal.Tx) error {
+	viewJournal(t, dir, func(tx *journal.Tx) error {
 		var err error
 		recs, err = tx.Find(journal.Query{})
 		tx.Diffs(recs...)
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Oldest first reads better in tests.
 	for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
 		recs[i], recs[j] = recs[j], recs[i]

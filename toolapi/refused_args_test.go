@@ -11,25 +11,13 @@ import (
 
 	"github.com/vfsctl/vfsctl/internal/testutil"
 	"github.com/vfsctl/vfsctl/journal"
-	"github.com/vfsctl/vfsctl/txn"
-	"github.com/vfsctl/vfsctl/vfs"
 )
 
 // storedArgs is what the journal keeps of each call's arguments, oldest first.
 func storedArgs(t *testing.T, dir string) []string {
 	t.Helper()
-	fs, err := vfs.Open(dir, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fs.Close()
-	e, err := txn.Open(fs, txn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	var out []string
-	err = e.View(func(tx *journal.Tx) error {
+	viewJournal(t, dir, func(tx *journal.Tx) error {
 		recs, err := tx.Find(journal.Query{})
 		for i := len(recs) - 1; i >= 0 && err == nil; i-- {
 			args := []byte(recs[i].Args)
@@ -40,9 +28,6 @@ func storedArgs(t *testing.T, dir string) []string {
 		}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"strings"
 	"time"
@@ -139,6 +138,10 @@ func (c *Call) SetTools(set string) { c.rec.Tools = set }
 
 // SetTurn labels the call with the runtime's turn (journal.Record.Turn).
 func (c *Call) SetTurn(turn string) { c.rec.Turn = turn }
+
+// SetArgsSize says how many bytes of arguments were sent, when the call was begun
+// with only what the journal keeps of them (ArgsCutter).
+func (c *Call) SetArgsSize(n int) { c.rec.ArgsSize = n }
 
 // cancelled refuses to go on with a call whose context is done.
 func (c *Call) cancelled() error {
@@ -277,67 +280,6 @@ func (c *Call) putArgs(t *journal.Tx) error {
 	h, err := t.PutBlob(args)
 	c.rec.ArgsBlob = h
 	return err
-}
-
-// Bounds on the arguments cutArgs keeps.
-const (
-	cutString = 512      // bytes kept of each long string, as sent
-	maxCut    = 64 << 10 // bytes kept in all
-)
-
-// cutArgs is args with every JSON string longer than cutString bytes cut to its start
-// and a note of its length as sent, then at most maxCut bytes of that: still valid
-// JSON when args were and the total bound is not reached. It reads any bytes.
-func cutArgs(args []byte) []byte {
-	out := make([]byte, 0, min(len(args), maxCut))
-	for i := 0; i < len(args) && len(out) < maxCut; i++ {
-		out = append(out, args[i])
-		if args[i] != '"' {
-			continue
-		}
-		s := args[i+1:]
-		end := stringEnd(s)
-		if end <= cutString {
-			out = append(out, s[:min(end+1, len(s))]...)
-		} else {
-			out = append(out, s[:cutAt(s, cutString)]...)
-			out = fmt.Appendf(out, `… [cut: %d bytes as sent]"`, end)
-		}
-		i += end + 1
-	}
-	return out[:min(len(out), maxCut)]
-}
-
-// stringEnd is the index of the quote that ends the JSON string s begins, or len(s).
-func stringEnd(s []byte) int {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			return i
-		}
-	}
-	return len(s)
-}
-
-// cutAt is where to cut the JSON string text s at most n bytes in: not inside an
-// escape or a UTF-8 sequence.
-func cutAt(s []byte, n int) int {
-	i := 0
-	for i < len(s) {
-		size := 2
-		if s[i] != '\\' {
-			_, size = utf8.DecodeRune(s[i:])
-		} else if i+1 < len(s) && s[i+1] == 'u' {
-			size = 6
-		}
-		if i+size > n {
-			break
-		}
-		i += size
-	}
-	return i
 }
 
 // file adds a file entry to the record and returns its index.

@@ -65,6 +65,10 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 			ch.aside = vfs.AsideName(ch.Path)
 			f.Aside = ch.aside
 		}
+		// What a guard repaired, warned of or could not check goes in the record as
+		// well as the reply: an operator reading the journal sees what the model saw.
+		c.rec.Notes = append(c.rec.Notes, ch.Notes...)
+		c.rec.Notes = append(c.rec.Notes, ch.Warnings...)
 		c.file(f)
 	}
 	first := len(c.rec.Files) - len(changes)
@@ -88,6 +92,7 @@ func (e *Engine) commit(c *Call, changes []*Change) (err error) {
 		if err := c.beforeFiles(); err != nil {
 			return e.entriesFailed(c, err)
 		}
+		e.restage(st, changes)
 	}
 	if base != nil {
 		// Listed as written without fsync: noted, whatever happens next, so that a
@@ -187,13 +192,19 @@ type staging struct {
 // alternated runs of five).
 func (e *Engine) stage(changes []*Change) *staging {
 	st := &staging{files: make([]*vfs.Staged, len(changes)), errs: make([]error, len(changes))}
-	st.wait.Go(func() {
+	st.wait.Add(1)
+	go func() {
 		for i, ch := range changes {
 			if !ch.Created && !ch.Deleted && !ch.bitsOnly {
 				st.files[i], st.errs[i] = e.stageReplace(ch)
 			}
 		}
-	})
+		st.wait.Done()
+		// The small files that earlier calls replaced are let go of here (a close
+		// that may wait for the device), where the call no longer waits and no
+		// thread more is woken for it.
+		e.fs.FreeHeld()
+	}()
 	// Go puts a goroutine just started next in line on this thread, and another thread
 	// takes it over only after a pause while this one runs (a 3 µs sleep, 50 µs or
 	// more with the kernel's timer slack): the staging began a median 266 µs late.

@@ -2,7 +2,10 @@ package txn
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -21,8 +24,10 @@ import (
 // (shallowest first) before any file is written, once the pending record is; folders
 // that go are removed, when empty, symlinks that come back are made, and folders are
 // given their bits (deepest first), after the files. A folder that is not empty then
-// stays, and the record says so. After a crash, recovery takes the steps forward or back with the files
-// (recover_entries.go).
+// stays, and the record says so. A folder whose bits deny its owner writing in it
+// (chmod 555) is made, or opened, with the owner's bits first (openFolders), and one
+// that the calls taken back do not name is refused (checkWritable). After a crash,
+// recovery takes the steps forward or back with the files (recover_entries.go).
 
 // netEntries composes the reversals of records' entries, newest record first, into
 // one step per path: from the state the newest left to the state the oldest found.
@@ -180,6 +185,144 @@ func (e *Engine) entriesBefore(steps []journal.Entry) (loose []journal.Entry, er
 // passes through it.
 const ownerBits = 0o700
 
+// openFolders gives the folders steps change the bits of, or remove, whose bits deny
+// their owner listing, writing in or passing through them now (chmod 555), their
+// owner's bits (ownerBits) first, shallowest first, so that what they hold can be
+// written or removed by a user who is not root (root ignores the bits). A folder
+// that stays is given the bits it comes back with, and ownerBits: entriesAfter gives
+// it those alone once what it holds is settled. One that goes keeps its bits, with
+// ownerBits added: if it cannot go, it gets them back (closeFolders). A crash
+// between leaves either half way, which recovery knows (entryPlaceOf) and settles
+// to one end or the other. It returns the folders that go, opened.
+//
+// checkWritable has refused, before, a folder the steps do not name that a change
+// needs to write in: only those the steps name are opened.
+func (e *Engine) openFolders(steps []journal.Entry) (opened []journal.Entry, err error) {
+	order := slices.Clone(steps)
+	slices.SortStableFunc(order, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
+	for _, en := range order {
+		if en.Before != vfs.KindDir || en.BeforeMode&ownerBits == ownerBits {
+			continue
+		}
+		kind, _, bits, err := e.fs.EntryAt(en.Path)
+		if err != nil || kind != vfs.KindDir || bits != en.BeforeMode {
+			continue // not as the steps found it: checkEntries and checkWritable say so
+		}
+		open := en.BeforeMode | ownerBits
+		if en.After == vfs.KindDir {
+			open = en.AfterMode | ownerBits
+		} else {
+			opened = append(opened, en)
+		}
+		if err := e.fs.SetBits(en.Path, open); err != nil {
+			return opened, errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s writable for its owner (mode %04o): %v.", en.Path, open, err)
+		}
+	}
+	return opened, nil
+}
+
+// restage stages again, once the steps before the files ran, each file whose staging
+// failed: staged beside the pending record, before any step, it may have been
+// refused by a folder openFolders has opened since.
+func (e *Engine) restage(st *staging, changes []*Change) {
+	for i, ch := range changes {
+		if st.errs[i] != nil {
+			st.files[i], st.errs[i] = e.stageReplace(ch)
+		}
+	}
+}
+
+// closeFolders gives the folders that were to go, opened by openFolders, that stand
+// still (something else was put in them meanwhile) the bits they had, deepest
+// first. It returns notes on what could not be done.
+func (e *Engine) closeFolders(opened []journal.Entry) []string {
+	var notes []string
+	for _, en := range deepestFirstEntries(opened) {
+		if kind, _, bits, err := e.fs.EntryAt(en.Path); err != nil || kind != vfs.KindDir || bits == en.BeforeMode {
+			continue
+		}
+		if err := e.fs.SetBits(en.Path, en.BeforeMode); err != nil {
+			notes = append(notes, fmt.Sprintf("%s: could not be given its bits back (%04o): %v", en.Path, en.BeforeMode, err))
+		}
+	}
+	return notes
+}
+
+// checkWritable refuses, changing nothing, a reversal that would write in a folder
+// (a file put back, changed or removed, a folder or symlink made or removed) whose
+// bits deny this process writing in it or passing through it now (shutToUs), and
+// that steps do not name as the calls left it: someone made it so since, and it is
+// theirs to open. Else the reversal would fail part way, with a bare "permission
+// denied". (The folders steps name are opened, and closed again, by the reversal:
+// openFolders.) verb is the reversal's: undo, redo or rewind. The folders a reverted
+// create made are not looked at: their removal is best effort, and one whose folder
+// denies it stays, as it did before this check.
+func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Change) error {
+	named := map[string]bool{}
+	for _, en := range steps {
+		if en.Before == vfs.KindDir {
+			if kind, _, bits, err := e.fs.EntryAt(en.Path); err == nil && kind == vfs.KindDir && bits == en.BeforeMode {
+				named[en.Path] = true
+			}
+		}
+	}
+	var paths []string // where an entry is made or removed
+	for _, ch := range changes {
+		if !ch.bitsOnly {
+			paths = append(paths, ch.Path)
+		}
+	}
+	for _, en := range steps {
+		if en.Before != vfs.KindDir || en.After != vfs.KindDir {
+			paths = append(paths, en.Path)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		// The nearest folder above p that stands: those between are made by the
+		// reversal, or by a create, open.
+		for d := path.Dir(p); !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			if named[d] {
+				break
+			}
+			fi, err := lstat(e.fs.Afero(), d)
+			if errors.Is(err, fs.ErrNotExist) && d != "." {
+				continue
+			}
+			if err != nil || !fi.IsDir() {
+				break // checkEntries, blockedFolder or the change's own check says so
+			}
+			if shutToUs(fi) {
+				bits := uint32(fi.Mode().Perm())
+				who := map[uint32]string{0o200: "u+w", 0o100: "u+x", 0o300: "u+wx"}[0o300&^bits]
+				return errs.New(errs.PermissionDenied, p, "The change to %s cannot be taken back: its folder %s is not writable (mode %04o), and the calls taken back did not make it so. Nothing was %s; run `chmod %s %s` first, then %s again.",
+					p, d, bits, pastOf(verb), who, d, verb)
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// reversalVerb is the word for what call record r does: undo, redo or rewind.
+func reversalVerb(r *journal.Record) string {
+	switch {
+	case r.Redo != 0:
+		return "redo"
+	case len(r.Reverts) > 0:
+		return "rewind"
+	}
+	return "undo"
+}
+
+func pastOf(verb string) string {
+	if verb == "rewind" {
+		return "rewound"
+	}
+	return verb + "ne"
+}
+
 // folderBits gives each folder of made (made with ownerBits added, or by a create
 // with the usual bits) the bits its step brings it back with, deepest first: a
 // folder is given bits that may deny writing in it only once what it holds is in
@@ -297,6 +440,9 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 	// too (a folder to nothing), so that an undo of this call makes them again with
 	// their bits; the committed record keeps those that went.
 	going := e.madeSteps(made, steps)
+	if err := e.checkWritable(reversalVerb(&c.rec), steps, changes); err != nil {
+		return nil, err
+	}
 	if len(steps) == 0 && len(sw.cleared) == 0 {
 		c.rec.Entries = going
 		return func() []string {
@@ -309,8 +455,12 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 		return nil, err
 	}
 	c.rec.Entries = append(slices.Clone(steps), going...)
-	var loose []journal.Entry // the folders made that are given their bits last
+	var loose []journal.Entry  // the folders made that are given their bits last
+	var opened []journal.Entry // the folders to remove that were opened first
 	c.beforeFiles = func() (err error) {
+		if opened, err = e.openFolders(steps); err != nil {
+			return err
+		}
 		loose, err = e.entriesBefore(sw.first)
 		return err
 	}
@@ -329,6 +479,7 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 		notes := e.laterFolders(sw.later)
 		more, removed := e.entriesAfter(sw.then, made)
 		notes = append(notes, more...)
+		notes = append(notes, e.closeFolders(opened)...)
 		notes = append(notes, e.folderBits(append(loose, sw.later...))...)
 		e.recordMadeGone(c, steps, going, notes)
 		return append(removed, cleared...)

@@ -640,7 +640,7 @@ func (e *Engine) look(c *Call, o LookOptions, w *walked, outside bool) (*Look, e
 // tells so without building the walk's snapshot, which for the Go tree's 12,000
 // entries cost more than comparing them.
 func unchanged(scan *vfs.Scan, old map[string]journal.SnapEntry) bool {
-	if len(scan.Unreadable) > 0 || len(scan.Unlisted) > 0 || len(scan.Entries) != len(old) {
+	if len(scan.Unreadable) > 0 || len(scan.Unlisted) > 0 || scan.ExcludeUnused != "" || len(scan.Entries) != len(old) {
 		return false
 	}
 	for _, en := range scan.Entries {
@@ -784,6 +784,11 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 	var unseen []string
 	for _, en := range scan.Unreadable {
 		unseen = append(unseen, fmt.Sprintf("%s could not be read; it keeps its last known state", en.Path))
+	}
+	// An exclude file that cannot be used is said as an unreadable .gitignore is: what
+	// it lists was walked, and would otherwise come into the snapshot with no word why.
+	if scan.ExcludeUnused != "" {
+		unseen = append(unseen, scan.ExcludeUnused+"; its rules were not applied, so what it lists is not left out")
 	}
 	// What changed in a folder while it could not be listed is told by the first look
 	// that lists it, against the snapshot: a look that ends an exec whose command made

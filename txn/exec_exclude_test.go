@@ -52,6 +52,10 @@ func TestExecLeavesOutWhatGitInfoExcludeNames(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, "made.txt")); !os.IsNotExist(err) {
 			t.Errorf("made.txt after the undo: %v, want it removed", err)
 		}
+		// No undo writes into .git: the exclude file stays as the command left it.
+		if got, err := os.ReadFile(filepath.Join(dir, ".git", "info", "exclude")); err != nil || string(got) != "notes.txt\n" {
+			t.Errorf(".git/info/exclude after the undo: %q, %v; want the command's", got, err)
+		}
 		if look, err := e.CheckpointOutside(LookOptions{}); err != nil || look.Seq != 0 {
 			t.Errorf("the look after the undo journaled %+v, %v", look, err)
 		}

@@ -50,34 +50,43 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		if why := guard.Unchecked(ch.Path, old, ch.After); why != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("The syntax guard did not run on %s: %s; its syntax was not checked.", ch.Name, why))
 		}
-		if s := guard.Syntax(ch.Path, old, ch.After); s != nil && repairTypography(ch, old) {
-			// Fixed: the only errors were typography the language cannot hold in code.
-		} else if s != nil {
-			where := fmt.Sprintf("line %d, column %d of %s: %s", s.Line, s.Column, ch.Name, s.Message)
-			excerpt := guard.Excerpt(ch.After, s.Line, s.Column)
-			if e.guardMode == guard.Warn {
-				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
-				continue
-			}
-			sent := writtenAsSent(ch)
-			if !held {
-				insisting = sent
-			} else if !sent {
-				// Sending it again would write the re-indented text again: no giving way.
-			} else if seq, ok := e.insisted(c, i, ch); ok {
-				ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
-				continue
-			}
-			d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node}
-			again := insist
-			if !sent {
-				again = notAsSent
-			}
-			if ch.Created {
-				return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, again, excerpt)
-			}
-			return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, again, excerpt)
+		s := guard.Syntax(ch.Path, old, ch.After)
+		if s == nil {
+			continue
 		}
+		offs := addedTypography(ch)
+		if repairTypography(ch, old, offs) {
+			continue // the only errors were typography the language cannot hold in code
+		}
+		where := fmt.Sprintf("line %d, column %d of %s: %s", s.Line, s.Column, ch.Name, s.Message)
+		excerpt := guard.Excerpt(ch.After, s.Line, s.Column)
+		if e.guardMode == guard.Warn {
+			ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
+			continue
+		}
+		sent := writtenAsSent(ch)
+		r, plain, typo := guard.TypographicAt(ch.After, offs, s)
+		if !held {
+			insisting = sent && !typo
+		} else if !sent || typo {
+			// Sending it again would write the re-indented text, or the typographic
+			// character no parser of the language takes, again: no giving way.
+		} else if seq, ok := e.insisted(c, i, ch); ok {
+			ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
+			continue
+		}
+		d := &journal.Refusal{Change: i, Edit: -1, Lines: []int{s.Line}, Language: s.Language, Column: s.Column, Node: s.Node}
+		again := insist
+		switch {
+		case typo:
+			again = fmt.Sprintf(typographyAdvice, r, s.Language, rune(plain[0]), r)
+		case !sent:
+			again = notAsSent
+		}
+		if ch.Created {
+			return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, again, excerpt)
+		}
+		return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, again, excerpt)
 	}
 	return 0, nil, false, nil
 }
@@ -91,6 +100,13 @@ const insist = "If you are sure the code is valid (syntax newer than this parser
 // or characters of newText were written as the file spells them. Sending the call
 // again would write the same lines again, not the model's.
 const notAsSent = "The lines above are not exactly as you sent them: your oldText matched only with its indentation or characters read as the file's, and newText was written in the file's terms. To write your own lines, send oldText and newText with the lines exactly as the file has them (copy them from read_file)."
+
+// typographyAdvice replaces insist where the error is at a typographic character the
+// change added, one that stands for a code character (a curly quote for a string's
+// quote): no grammar of the language lags there, so sending the call again would only
+// write code that does not build. The guard writes such characters plain itself only
+// when they alone break the file, and within a budget of parses.
+const typographyAdvice = "%q is a typographic character, which %s code cannot hold: send %q in its place (in a string or a comment, %q can stay). Sent again unchanged, this call is refused again."
 
 // writtenAsSent tells a change whose edits all write newText as the model sent it:
 // none matched at the indentation tier, none had characters translated.
@@ -150,19 +166,7 @@ func (e *Engine) insisted(c *Call, i int, ch *Change) (uint64, bool) {
 // (fmt.Println(“done”)); inside strings and comments they stay as sent. It changes the
 // splices and the new content together, so that the journal records what is written,
 // and notes in the reply what it did. It reports whether the content now parses.
-func repairTypography(ch *Change, old []byte) bool {
-	var offs []int
-	parts, starts := regions(ch)
-	for k, r := range parts {
-		pre, suf := guard.CommonEnds(r.Old, r.New)
-		for i := pre; i < len(r.New)-suf; {
-			c, size := utf8.DecodeRune(r.New[i:])
-			if guard.Typographic(c) {
-				offs = append(offs, starts[k]+i)
-			}
-			i += size
-		}
-	}
+func repairTypography(ch *Change, old []byte, offs []int) bool {
 	reps := guard.Typography(ch.Path, old, ch.After, offs)
 	if reps == nil {
 		return false
@@ -188,11 +192,12 @@ func repairTypography(ch *Change, old []byte) bool {
 	}
 	for _, r := range reps { // offsets are of the content before the repairs
 		line := bytes.Count(ch.After[:r.Offset], []byte("\n")) + 1
+		plain, _ := utf8.DecodeRuneInString(r.Plain) // quoted as the character it stands for: '"', not "\""
 		switch {
 		case r.Like:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, inside a string or a comment, was written as %q like the one the code needed; to keep %q there, send that edit again without the other.", r.Char, line, r.Plain, r.Char))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, inside a string or a comment, was written as %q like the one the code needed; to keep %q there, send that edit again without the other.", r.Char, line, plain, r.Char))
 		case !r.Kept:
-			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, where the code needs %q, was written as %q.", r.Char, line, r.Plain, r.Plain))
+			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d, where the code needs %q, was written as %q.", r.Char, line, plain, plain))
 		case !bytes.ContainsRune(old, r.Char):
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d is inside a string or a comment and was written as sent; %s did not use it before.", r.Char, line, ch.Name))
 		}
@@ -203,6 +208,24 @@ func repairTypography(ch *Change, old []byte) bool {
 	}
 	ch.diff = nil
 	return true
+}
+
+// addedTypography returns the offsets in ch's new content of the typographic
+// characters the change added (guard.Typographic), in order.
+func addedTypography(ch *Change) []int {
+	var offs []int
+	parts, starts := regions(ch)
+	for k, r := range parts {
+		pre, suf := guard.CommonEnds(r.Old, r.New)
+		for i := pre; i < len(r.New)-suf; {
+			c, size := utf8.DecodeRune(r.New[i:])
+			if guard.Typographic(c) {
+				offs = append(offs, starts[k]+i)
+			}
+			i += size
+		}
+	}
+	return offs
 }
 
 // regions are the parts of the file a change replaces (each splice of an edit, or the

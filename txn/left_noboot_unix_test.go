@@ -4,12 +4,8 @@ package txn
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/journal"
@@ -37,25 +33,7 @@ func TestExecLeftRunningWithoutABootID(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The command, in a group of its own, waits until the test says go.
-	fifo := filepath.Join(t.TempDir(), "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", "-c", `read x < "$1"`, "sh", fifo)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			os.WriteFile(fifo, []byte("go\n"), 0o600)
-			cmd.Wait()
-		}
-	}
-	defer release()
+	cmd, release := startBlocked(t, dir, `read x < "$1"`)
 	if err := x.Started(cmd.Process.Pid); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package txn
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"testing"
@@ -16,18 +15,6 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "editor":
 		editorChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_ID"))
-		os.Exit(0)
-	case "unreadable":
-		unreadableChild(os.Getenv("VFSCTL_DIR"))
-		os.Exit(0)
-	case "execunreadable":
-		fmt.Println(execUnreadableRun(os.Getenv("VFSCTL_DIR")))
-		os.Exit(0)
-	case "execunlisted":
-		fmt.Println(execUnlistedRun(os.Getenv("VFSCTL_DIR")))
-		os.Exit(0)
-	case "execunlistedroot":
-		fmt.Println(execUnlistedRootRun(os.Getenv("VFSCTL_DIR")))
 		os.Exit(0)
 	case "killstep":
 		killChild(os.Getenv("VFSCTL_DIR"), os.Getenv("VFSCTL_JOURNAL"), os.Getenv("VFSCTL_N"))

@@ -125,8 +125,17 @@ func (e *Engine) entryPlaceOf(en journal.Entry, file bool) (entryPlace, string, 
 		return entryAtBefore, kind, bits
 	case kind == "":
 		return entryBetween, kind, bits // both ends are a folder or a symlink
+	case kind == vfs.KindDir && en.Before == vfs.KindDir && en.After == vfs.KindDir && (opening(en.BeforeMode, en.AfterMode, bits) || opening(en.AfterMode, en.BeforeMode, bits)):
+		return entryBetween, kind, bits
 	}
 	return entryElsewhere, kind, bits
+}
+
+// opening reports whether a folder whose bits go from shut (denying its owner some
+// of ownerBits) to to stands half way with bits: to's, with ownerBits added, as an
+// undo opens it first for what it holds (openFolders).
+func opening(shut, to, bits uint32) bool {
+	return shut&ownerBits != ownerBits && bits == to|ownerBits
 }
 
 // sameSpecial reports whether the FIFO or socket at en's path is the one en names.
@@ -146,9 +155,7 @@ func (e *Engine) fileAbove(p string) bool {
 }
 
 // entriesFirst does, of steps, what goes before the files: symlinks that go or change
-// are removed, folders that come are made, shallowest first (a folder the record
-// made, found made already, gets its bits, which a crash between the two may have
-// missed).
+// are removed, folders that come are made, shallowest first.
 func (e *Engine) entriesFirst(steps []entryStep) []string {
 	var notes []string
 	for _, st := range steps {
@@ -174,18 +181,11 @@ func (e *Engine) entriesFirst(steps []entryStep) []string {
 		if en.After != vfs.KindDir || en.Before == vfs.KindDir {
 			continue
 		}
-		var err error
-		switch {
-		case st.place == entryAtAfter && st.bits != en.AfterMode && st.forward:
-			// Made, and a crash came before its bits were set. (Going back, a folder
-			// the call had still to remove has the bits someone gave it.)
-			err = e.fs.SetBits(en.Path, en.AfterMode)
-		case st.place == entryAtBefore || st.place == entryBetween:
-			err = e.fs.MakeDir(en.Path, en.AfterMode) // a file there refuses it
-		default:
-			continue
+		// One made already, whose bits a crash came before, gets them after what it
+		// holds (entriesThen).
+		if st.place == entryAtBefore || st.place == entryBetween {
+			notes = append(notes, entryMade(en, e.fs.MakeDir(en.Path, en.AfterMode))) // a file there refuses it
 		}
-		notes = append(notes, entryMade(en, err))
 	}
 	return notes
 }
@@ -203,8 +203,9 @@ func entryNotMade(en journal.Entry, err error) string {
 
 // entriesThen does, of steps, what comes after the files: folders that go are
 // removed, deepest first and only when empty; symlinks that come are made; folders
-// that stay get their bits. Where each step stands is looked at again: the files'
-// settling, and entriesFirst, have moved some.
+// get their bits, deepest first (a folder the record made, found made already, gets
+// its bits, which a crash between the two may have missed). Where each step stands is
+// looked at again: the files' settling, and entriesFirst, have moved some.
 func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string {
 	steps = slices.Clone(steps)
 	for i, st := range steps {
@@ -223,8 +224,11 @@ func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string 
 		}
 		if err := e.fs.RemoveDir(en.Path); err != nil {
 			// As the call itself leaves it: its files are settled, the folder holds
-			// something else.
+			// something else; opened for them, it gets its bits back.
 			notes = append(notes, fmt.Sprintf("the folder %s was left, not being empty (%v)", en.Path, err))
+			if opening(en.BeforeMode, en.BeforeMode, st.bits) {
+				notes = append(notes, entryMade(journal.Entry{Path: en.Path, After: vfs.KindDir, AfterMode: en.BeforeMode}, e.fs.SetBits(en.Path, en.BeforeMode)))
+			}
 			continue
 		}
 		gone[en.Path] = true
@@ -236,8 +240,6 @@ func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string 
 		switch {
 		case en.After == vfs.KindSymlink && (st.place == entryBetween || st.place == entryAtBefore && (en.Before == "" || gone[en.Path])):
 			err = e.fs.MakeSymlink(en.AfterTarget, en.Path)
-		case en.After == vfs.KindDir && en.Before == vfs.KindDir && st.place == entryAtBefore:
-			err = e.fs.SetBits(en.Path, en.AfterMode)
 		case journal.IsSpecial(en.After) && st.place != entryAtAfter && st.place != entryElsewhere && st.place != entryUntrusted:
 			// Removed before the crash: vfsctl makes no FIFO or socket.
 			notes = append(notes, fmt.Sprintf("the %s %s, removed before the crash, is not made again (vfsctl does not make a FIFO or socket)", en.After, en.Path))
@@ -246,6 +248,24 @@ func (e *Engine) entriesThen(steps []entryStep, files map[string]bool) []string 
 			continue
 		}
 		notes = append(notes, entryMade(en, err))
+	}
+	// Folders get their bits last, deepest first: bits that deny writing would
+	// refuse the symlinks and folders still to come in them.
+	for _, st := range order {
+		en := st.en
+		switch {
+		case en.After == vfs.KindDir && en.Before == vfs.KindDir && (st.place == entryAtBefore || st.place == entryBetween):
+		case en.After == vfs.KindDir && en.Before != vfs.KindDir && st.place == entryAtAfter && st.bits != en.AfterMode && st.forward:
+			// Made, and a crash came before its bits were set. (Going back, a folder
+			// the call had still to remove has the bits someone gave it, but for
+			// those it was opened with, next.)
+		case en.After == vfs.KindDir && en.Before != vfs.KindDir && st.place == entryAtAfter && opening(en.AfterMode, en.AfterMode, st.bits):
+			// A folder the call was to remove, opened for what it held: what it holds
+			// is back, and so are its bits.
+		default:
+			continue
+		}
+		notes = append(notes, entryMade(en, e.fs.SetBits(en.Path, en.AfterMode)))
 	}
 	return notes
 }

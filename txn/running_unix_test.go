@@ -34,25 +34,7 @@ func TestExecLeftRunningIsNotCreditedToTheNextExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The command: it writes one.txt, then orphan.txt when the test says so.
-	fifo := filepath.Join(t.TempDir(), "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", "-c", `echo 1 > one.txt; read x < "$1"; echo orphan > orphan.txt`, "sh", fifo)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			os.WriteFile(fifo, []byte("go\n"), 0o600)
-			cmd.Wait()
-		}
-	}
-	defer release()
+	cmd, release := startBlocked(t, dir, `echo 1 > one.txt; read x < "$1"; echo orphan > orphan.txt`)
 	if err := x.Started(cmd.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
@@ -123,4 +105,31 @@ func TestExecLeftRunningIsNotCreditedToTheNextExec(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// startBlocked starts script with sh in dir, in a process group of its own, with $1
+// a FIFO that it reads to wait until the test says go. release says go and waits for
+// the command's end; it does so once, and at the test's end if not called before.
+func startBlocked(t *testing.T, dir, script string) (cmd *exec.Cmd, release func()) {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("sh", "-c", script, "sh", fifo)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	release = func() {
+		if !released {
+			released = true
+			os.WriteFile(fifo, []byte("go\n"), 0o600)
+			cmd.Wait()
+		}
+	}
+	t.Cleanup(release)
+	return cmd, release
 }

@@ -55,13 +55,17 @@ func NewIgnores(files map[string][]byte, exclude []byte) *Ignores {
 const ExcludePath = ".git/info/exclude"
 
 // ReadExclude reads the root's .git/info/exclude, the rules git applies with those
-// of the .gitignore files, false when there is none to use. Only a .git that is a
+// of the .gitignore files; nil when there is none to use. Only a .git that is a
 // folder at the root counts: a symlink, or a file naming a repository elsewhere (a
 // worktree's or a submodule's), is not followed out of the root. The file is opened
 // as every content is, confined to the root without following a symlink, and only
 // when it is a regular file of at most MaxIgnoreBytes. git's core.excludesFile, in
 // the user's own configuration outside the workspace, is not read.
-func (f *FS) ReadExclude() ([]byte, bool) {
+//
+// unused says why an exclude file that stands in such a .git is not used (".git/info/
+// exclude is a folder"), "" when it is used or there is none: a look says so, as it
+// says that a .gitignore could not be read, since what the file lists is then walked.
+func (f *FS) ReadExclude() (data []byte, unused string) {
 	// The workspace's filesystem refuses every path through .git; this one admits
 	// it, and is confined and follows no symlink as that one does.
 	fsys := f.fs
@@ -75,23 +79,47 @@ func (f *FS) ReadExclude() ([]byte, bool) {
 		}
 		return fsys.Stat(p)
 	}
-	for _, d := range []string{".git", ".git/info"} {
-		if fi, err := lstat(d); err != nil || !fi.IsDir() {
-			return nil, false
-		}
+	if fi, err := lstat(".git"); err != nil || !fi.IsDir() {
+		return nil, ""
 	}
-	fi, err := lstat(ExcludePath)
-	if err != nil {
-		return nil, false
+	// What stands at .git/info and at the file itself is git's, and so is meant.
+	fi, err := lstat(".git/info")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, ""
+	case err != nil:
+		return nil, ".git/info could not be read"
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, ".git/info is a symlink, which is not followed"
+	case !fi.IsDir():
+		return nil, ".git/info is not a folder"
+	}
+	fi, err = lstat(ExcludePath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, ""
+	case err != nil:
+		return nil, ExcludePath + " could not be read"
 	}
 	data, why := readRegular(fsys, ExcludePath, fi, MaxIgnoreBytes)
-	if why != NotSkipped {
-		return nil, false
+	switch why {
+	case NotSkipped:
+	case SkipSymlink:
+		return nil, ExcludePath + " is a symlink, which is not followed"
+	case SkipSpecial:
+		if fi.IsDir() {
+			return nil, ExcludePath + " is a folder"
+		}
+		return nil, ExcludePath + " is not a regular file"
+	case SkipLarge:
+		return nil, ExcludePath + " is over " + size(MaxIgnoreBytes)
+	default:
+		return nil, ExcludePath + " could not be read"
 	}
 	if data == nil {
 		data = []byte{} // read, and empty: not none
 	}
-	return data, true
+	return data, ""
 }
 
 // Hid reports whether a walk under these rules leaves out p (a path from the root; dir

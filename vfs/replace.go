@@ -351,6 +351,7 @@ type Staged struct {
 	create    bool // the file is new: never replace what someone put there meanwhile
 	placed    bool // a create's Commit renamed the content into place (even if it then failed)
 	old       int  // a descriptor (O_PATH) of the file being replaced, or -1 (release); f.hmu
+	oldSmall  bool // old is held for discard only: let go of by FreeHeld
 }
 
 // StageReplace stages data as the new content of the existing regular file p.
@@ -460,7 +461,7 @@ func (f *FS) stage(p string, data []byte, old fs.FileInfo, mode fs.FileMode, syn
 		}
 	}()
 	if fd, ok := d.(fdFolder); ok && old != nil {
-		f.hold(s, fd, old.Size())
+		f.hold(s, fd, old)
 	}
 	if _, err = h.Write(data); err != nil {
 		return nil, f.osError(p, err)
@@ -608,22 +609,53 @@ func (s *Staged) Abort() {
 
 // Holding a replaced file (hold, release) pays where freeing its blocks is costly:
 // on ext4 (the only file system it was measured on; on NFS a removed file still
-// held would show as a .nfs file), for files of holdMin bytes or more, and for at
-// most maxHeld files of an FS at once, so that a call that changes many files needs
-// at most maxHeld descriptors more than without it.
+// held would show as a .nfs file), for files of holdMin bytes or more, or of any
+// size where the file system is mounted with discard, and for at most maxHeld files
+// of an FS at once, so that a call that changes many files needs at most maxHeld
+// descriptors more than without it. The small files replaced and kept until the next
+// FreeHeld count apart, up to maxKept more: counted with those held, they used up the
+// holds of the call after a call that replaced maxHeld of them.
 const (
 	holdMin = 64 << 10
 	maxHeld = 4
+	maxKept = maxHeld
 )
 
-// hold opens the file that s replaces, of size bytes, in folder d, by O_PATH, where
-// that pays (see release), and keeps the descriptor in s. Only on Linux: elsewhere
-// worthHolding is false.
-func (f *FS) hold(s *Staged, d fdFolder, size int64) {
-	if size < holdMin || !worthHolding(d.fd) {
+// discarding caches, by device, whether ext4 is mounted there with discard.
+var discarding sync.Map
+
+// holdPays says whether the replaced file old, in folder d, is worth holding. With
+// discard, ext4 frees even a small file's blocks by a request to the device that the
+// rename (or the removal of its old name) waits for: on a virtual disk a median 1.8
+// ms at a load average of 10, 31 µs for the same rename with the file held.
+func holdPays(d fdFolder, old fs.FileInfo) (pays, small bool) {
+	switch size := old.Size(); {
+	case size == 0: // no blocks to free
+		return false, false
+	case size >= holdMin:
+		return worthHolding(d.fd), false
+	}
+	id, ok := statIdentity(old)
+	if !ok {
+		return false, false
+	}
+	if v, ok := discarding.Load(id.Dev); ok {
+		return v.(bool), true
+	}
+	v := worthHolding(d.fd) && mountDiscards(id.Dev)
+	discarding.Store(id.Dev, v)
+	return v, true
+}
+
+// hold opens the file that s replaces, old, in folder d, by O_PATH, where that pays
+// (see release), and keeps the descriptor in s. Only on Linux: elsewhere worthHolding
+// is false.
+func (f *FS) hold(s *Staged, d fdFolder, old fs.FileInfo) {
+	pays, small := holdPays(d, old)
+	if !pays {
 		return
 	}
-	if f.held.Add(1) > maxHeld {
+	if n := f.held.Add(1); n > maxHeld || int(n)+f.freeing.keptNow() > maxHeld+maxKept {
 		f.held.Add(-1)
 		return
 	}
@@ -637,7 +669,7 @@ func (f *FS) hold(s *Staged, d fdFolder, size int64) {
 	if f.holding == nil {
 		f.holding = map[*Staged]bool{}
 	}
-	s.old = fd
+	s.old, s.oldSmall = fd, small
 	f.holding[s] = true
 }
 
@@ -651,11 +683,26 @@ func (f *FS) hold(s *Staged, d fdFolder, size int64) {
 // journal-durable one). Should the process die first, the kernel frees the blocks
 // as it closes the descriptor, and after a power loss the file system does it as it
 // mounts. WaitFreed waits for these.
+//
+// A small file held for discard only is let go of by the next FreeHeld (or
+// WaitFreed): a goroutine of its own would wake a thread in each call, for a close
+// that the next call's staging goroutine can make once its own work is done. Kept,
+// it no longer counts as held (it is counted as kept before it stops being held).
 func (s *Staged) release() {
 	if fd := s.letGo(); fd >= 0 {
+		if s.oldSmall {
+			s.f.freeing.later(func() { closeHeld(fd) })
+			s.f.held.Add(-1)
+			return
+		}
 		s.f.freeing.Go(func() { s.f.unhold(fd) })
 	}
 }
+
+// FreeHeld lets go of the small replaced files kept since their replace (release):
+// a close that may wait for the device, for a goroutine that does not keep a call
+// waiting.
+func (f *FS) FreeHeld() { f.freeing.runLater() }
 
 // closeOld closes the descriptor of the replaced file now: nothing was replaced.
 func (s *Staged) closeOld() {
@@ -721,6 +768,48 @@ type background struct {
 	mu     sync.Mutex
 	cur    *batch   // where new work is counted; nil when none is
 	sealed []*batch // batches a wait closed to new work, not done yet
+	kept   []func() // work for the next runLater or wait
+	nKept  int      // work later kept that is not done yet
+}
+
+// later keeps fn for the next runLater or wait, which runs it on the goroutine that
+// calls them.
+func (b *background) later(fn func()) {
+	b.mu.Lock()
+	b.kept = append(b.kept, fn)
+	b.nKept++
+	b.mu.Unlock()
+}
+
+// keptNow is how much of the work later kept is not done yet.
+func (b *background) keptNow() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.nKept
+}
+
+// runLater runs the work that later kept, counted as work a wait waits for.
+func (b *background) runLater() {
+	b.mu.Lock()
+	kept := b.kept
+	if len(kept) == 0 {
+		b.mu.Unlock()
+		return
+	}
+	b.kept = nil
+	if b.cur == nil {
+		b.cur = &batch{done: make(chan struct{})}
+	}
+	bt := b.cur
+	bt.n++
+	b.mu.Unlock()
+	defer b.finish(bt)
+	for _, fn := range kept {
+		fn()
+		b.mu.Lock()
+		b.nKept--
+		b.mu.Unlock()
+	}
 }
 
 type batch struct {
@@ -754,8 +843,10 @@ func (b *background) finish(bt *batch) {
 	}
 }
 
-// wait returns once all the work added before it is done.
+// wait returns once all the work added before it is done, the work kept by later
+// included.
 func (b *background) wait() {
+	b.runLater()
 	b.mu.Lock()
 	if b.cur != nil {
 		b.sealed = append(b.sealed, b.cur)

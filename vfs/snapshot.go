@@ -85,6 +85,9 @@ type Scan struct {
 	Followed []string
 	// Exclude is the .git/info/exclude the walk applied (Walker.Exclude).
 	Exclude []byte
+	// ExcludeUnused is why the walk did not apply the .git/info/exclude that stands
+	// there (Walker.ExcludeUnused).
+	ExcludeUnused string
 }
 
 // entryKind names what a mode says an entry is.
@@ -171,7 +174,7 @@ func (f *FS) SnapshotFrom(o ScanOptions, prev func(p string) (Entry, bool)) (*Sc
 	if count > maxEntries {
 		return nil, tooMany(count, maxEntries, entries, past)
 	}
-	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted, Ignored: w.Ignored, Exclude: w.Exclude}
+	s := &Scan{Data: map[string][]byte{}, Unlisted: w.Unlisted, Ignored: w.Ignored, Exclude: w.Exclude, ExcludeUnused: w.ExcludeUnused}
 	kept := 0 // the entries kept so far, in place
 	for i, e := range entries {
 		if !utf8.ValidString(e.Path) {

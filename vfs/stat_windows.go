@@ -87,4 +87,5 @@ func writable(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o200 != 0 }
 // The calls of sys_linux.go that replace.go and rootfs.go use.
 
 func worthHolding(winfs.Handle) bool             { return false }
+func mountDiscards(uint64) bool                  { return false }
 func openHold(winfs.Handle, string) (int, error) { return -1, errors.ErrUnsupported }

@@ -56,6 +56,9 @@ func fullSync(fd int) error {
 // worthHolding: holding a replaced file open was measured to pay on ext4 only.
 func worthHolding(fd int) bool { return false }
 
+// mountDiscards is never called on macOS: worthHolding is false.
+func mountDiscards(uint64) bool { return false }
+
 // openHold is never called on macOS (worthHolding is false); it has no O_PATH.
 func openHold(fd int, name string) (int, error) { return -1, errors.ErrUnsupported }
 

@@ -3,8 +3,12 @@ package vfs
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io/fs"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -47,6 +51,37 @@ const ext4Magic = 0xef53
 func worthHolding(fd int) bool {
 	var st unix.Statfs_t
 	return unix.Fstatfs(fd, &st) == nil && st.Type == ext4Magic
+}
+
+// mountDiscards reports whether the file system on device dev is mounted with
+// discard (/proc/self/mountinfo), which frees a file's blocks by a request to the
+// device that the last unlink of the file waits for.
+func mountDiscards(dev uint64) bool {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	return err == nil && discardIn(b, unix.Major(dev), unix.Minor(dev))
+}
+
+// discardIn reports whether a line of mountinfo for the device major:minor has
+// discard among its mount or file-system options.
+func discardIn(mountinfo []byte, major, minor uint32) bool {
+	want := fmt.Sprintf("%d:%d", major, minor)
+	for line := range strings.Lines(string(mountinfo)) {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[2] != want {
+			continue
+		}
+		opts := f[5]
+		for i, x := range f {
+			if x == "-" && i+3 < len(f) {
+				opts += "," + f[i+3]
+				break
+			}
+		}
+		if slices.Contains(strings.Split(opts, ","), "discard") {
+			return true
+		}
+	}
+	return false
 }
 
 // openHold opens name in folder fd by O_PATH, without following a symlink.

@@ -169,6 +169,9 @@ type Walker struct {
 	// Exclude is the content of .git/info/exclude that the last walk applied; nil
 	// when it applied none (ReadExclude).
 	Exclude []byte
+	// ExcludeUnused says why the last walk did not apply a .git/info/exclude that
+	// stands there, "" when it applied it or there is none (ReadExclude).
+	ExcludeUnused string
 
 	fs      *FS
 	ignores []ignoreFile
@@ -309,12 +312,13 @@ func (w *Walker) hidden(ignores []ignoreFile, p, name string, isDir bool) bool {
 // pop takes them off again (nil when there are none). It is read once a walk, and
 // applies to a walk below a subfolder too, its patterns being from the root.
 func (w *Walker) pushExclude() (pop func()) {
-	w.Exclude = nil
+	w.Exclude, w.ExcludeUnused = nil, ""
 	if w.IncludeIgnored {
 		return nil
 	}
-	data, ok := w.fs.ReadExclude()
-	if !ok {
+	data, unused := w.fs.ReadExclude()
+	if data == nil {
+		w.ExcludeUnused = unused
 		return nil
 	}
 	w.Exclude = data

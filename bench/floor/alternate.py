@@ -2,9 +2,12 @@
 the same file by this process (temp file, fsync, rename, folder fsync), alternated.
 
     python3 alternate.py path/to/vfsctl journal 200
+    python3 alternate.py before/vfsctl,after/vfsctl file 200
 
 Makes a workspace of one 300-line Go file in a temporary folder; prints the medians of
-both and their ratio.
+both and their ratio. Given several builds, comma-separated, each has a process and a
+workspace of its own, and each edit goes to every one in turn (in the reverse order
+every other edit) before the floor's.
 """
 import json
 import os
@@ -13,18 +16,21 @@ import sys
 import tempfile
 import time
 
-vfsctl, durability, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+builds, durability, n = sys.argv[1].split(","), sys.argv[2], int(sys.argv[3])
 top = tempfile.mkdtemp()
-ws, fl = os.path.join(top, "ws"), os.path.join(top, "floor")
-os.makedirs(ws)
+fl = os.path.join(top, "floor")
 os.makedirs(fl)
 data = "\n".join(["package p", ""] + [f"func f{i}() int {{ return {i} }}" for i in range(298)]) + "\n"
-with open(os.path.join(ws, "g.go"), "w") as f:
-    f.write(data)
 a, e = "func f100() int { return 100 }", "func f100() int { return 101 }"
 
-p = subprocess.Popen([vfsctl, "call", "--root", ws, "--guard", "off", "--durability", durability],
-                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+procs = []
+for k, vfsctl in enumerate(builds):
+    ws = os.path.join(top, f"ws{k}")
+    os.makedirs(ws)
+    with open(os.path.join(ws, "g.go"), "w") as f:
+        f.write(data)
+    procs.append(subprocess.Popen([vfsctl, "call", "--root", ws, "--guard", "off", "--durability", durability],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE))
 
 
 def floor(i):
@@ -42,20 +48,26 @@ def floor(i):
     return time.perf_counter() - t
 
 
-calls, floors = [], []
+calls, floors = [[] for _ in procs], []
 for i in range(n):
     old, new = (a, e) if i % 2 == 0 else (e, a)
     line = json.dumps({"id": i, "tool": "edit_file", "args": {"path": "g.go", "edits": [{"oldText": old, "newText": new}]}}) + "\n"
-    t = time.perf_counter()
-    p.stdin.write(line.encode())
-    p.stdin.flush()
-    reply = p.stdout.readline()
-    calls.append(time.perf_counter() - t)
-    if b'"ok":true' not in reply:
-        sys.exit("refused: " + reply.decode())
+    order = list(range(len(procs)))
+    if i % 2:
+        order.reverse()
+    for k in order:
+        p = procs[k]
+        t = time.perf_counter()
+        p.stdin.write(line.encode())
+        p.stdin.flush()
+        reply = p.stdout.readline()
+        calls[k].append(time.perf_counter() - t)
+        if b'"ok":true' not in reply:
+            sys.exit("refused: " + reply.decode())
     floors.append(floor(i))
-p.stdin.close()
-p.wait()
+for p in procs:
+    p.stdin.close()
+    p.wait()
 
 
 def median(x):
@@ -63,4 +75,5 @@ def median(x):
     return x[len(x) // 2]
 
 
-print(f"{durability}: call {median(calls) * 1e6:.0f} us, floor {median(floors) * 1e6:.0f} us, ratio {median(calls) / median(floors):.2f}")
+for vfsctl, c in zip(builds, calls):
+    print(f"{durability}: {vfsctl}: call {median(c) * 1e6:.0f} us, floor {median(floors) * 1e6:.0f} us, ratio {median(c) / median(floors):.2f}")

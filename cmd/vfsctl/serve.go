@@ -27,7 +27,9 @@ client (an agent runtime, an IDE) that starts it as a child process. One connect
 one journal session, named after the client. Refused calls are tool results with
 isError and the same text as vfsctl call; an unknown tool or a malformed request is a
 JSON-RPC error. A request over 16 MiB, or nested deeper than 128 levels, is refused
-unread (too_large, invalid_input) and the connection goes on. The log goes to stderr, or to --log; never to stdout.
+unread (too_large, invalid_input) and the connection goes on; a tools/call over 16 MiB
+is journaled as refused, its arguments' long strings cut, as vfsctl call journals a
+call over the size limit. The log goes to stderr, or to --log; never to stdout.
 
 --tools chooses the tools served (see vfsctl tools --help), each with its schema.
 

@@ -7,15 +7,26 @@ import (
 	"testing"
 )
 
+// fileOf is a file of at least size bytes: head, then line i (a format of i, as
+// %[1]d) for i = 0, 1, ... until size, then tail.
+func fileOf(size int, head, line, tail string) []byte {
+	var b bytes.Buffer
+	b.WriteString(head)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, line, i)
+	}
+	b.WriteString(tail)
+	return b.Bytes()
+}
+
 // jsonOf is a valid JSON array of at least size bytes.
 func jsonOf(size int) []byte {
-	var b bytes.Buffer
-	b.WriteString("[\n")
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "  {\"id\": %d, \"name\": \"package-%d\"},\n", i, i)
-	}
-	b.WriteString("  {\"id\": -1}\n]\n")
-	return b.Bytes()
+	return fileOf(size, "[\n", "  {\"id\": %[1]d, \"name\": \"package-%[1]d\"},\n", "  {\"id\": -1}\n]\n")
+}
+
+// goOf is a valid Go file of about size bytes, ending in a var the tests edit.
+func goOf(size int) []byte {
+	return fileOf(size, "package big\n\nimport \"fmt\"\n\n", "func f%[1]d(x int) string {\n\treturn fmt.Sprint(x + %[1]d)\n}\n\n", "var names = []string{\"a\"}\n")
 }
 
 // TestSizeBoundPerLanguage: JSON, whose parser is cheap, is guarded past the bound of
@@ -43,17 +54,6 @@ func TestSizeBoundPerLanguage(t *testing.T) {
 	if why := Unchecked("notes.md", huge, broken); why != "" {
 		t.Fatalf("a Markdown file, which no guard parses, said unchecked: %s", why)
 	}
-}
-
-// goOf is a valid Go file of about size bytes, ending in a var the tests edit.
-func goOf(size int) []byte {
-	var b bytes.Buffer
-	b.WriteString("package big\n\nimport \"fmt\"\n\n")
-	for i := 0; b.Len() < size; i++ {
-		fmt.Fprintf(&b, "func f%d(x int) string {\n\treturn fmt.Sprint(x + %d)\n}\n\n", i, i)
-	}
-	b.WriteString("var names = []string{\"a\"}\n")
-	return b.Bytes()
 }
 
 // TestTypographyWithinBudget: curly quotes typed as string delimiters are written plain

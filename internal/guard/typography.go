@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -28,8 +29,9 @@ const maxRepairs = 24
 
 // repairBudget bounds the bytes the parses of a repair may read, as each character
 // tried costs a parse or two of the whole file (a Go file of 4 MiB with 24 took 25 s):
-// all maxRepairs are tried in a file of 256 KiB, one in a file of MaxSize. Past it the
-// syntax error stands, and the guard says where.
+// all maxRepairs are tried in a file of 256 KiB, one in a file of MaxSize. It is all or
+// none: past it no character is tried, the syntax error stands, and the guard says
+// where (TypographicAt tells such an error).
 const repairBudget = 16 << 20
 
 // Typography looks at a change whose new content fails to parse when its old content
@@ -102,3 +104,20 @@ func ApplyRepairs(new []byte, reps []Repair) []byte {
 
 // Typographic reports whether r is a character Typography may write plain.
 func Typographic(r rune) bool { _, ok := plainOf[r]; return ok }
+
+// TypographicAt returns the character a syntax error s of new stands at, and its plain
+// counterpart, when it is one of the typographic characters a change added (at the
+// given offsets of new): a character Typography would try, or would have tried in a
+// file under its budget. ok is false for any other error.
+func TypographicAt(new []byte, offsets []int, s *SyntaxError) (r rune, plain string, ok bool) {
+	if s == nil {
+		return 0, "", false
+	}
+	off := offsetOf(new, s.Line, s.Column)
+	if !slices.Contains(offsets, off) {
+		return 0, "", false
+	}
+	r, _ = utf8.DecodeRune(new[off:])
+	plain, ok = plainOf[r]
+	return r, plain, ok
+}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vfsctl/vfsctl/toolapi"
 )
 
 // Bounds on one request frame (one line of newline-delimited JSON-RPC). The SDK's
@@ -239,7 +241,15 @@ type frameReader struct {
 	// on a loaded machine). Calls of one connection therefore run one at a time, in
 	// the order sent; their files' queues ordered them anyway when they share a file.
 	fast callFast
+	// tooLarge, when set (Serve sets it), journals a tools/call refused for its size:
+	// cut is what an ArgsCutter kept of the frame, sent how many bytes of it were
+	// sent, size the frame's; it returns the record's number, nil for none.
+	tooLarge func(cut []byte, sent func(from, to int) int, size int, err error) *int64
 }
+
+// maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
+// strings cut, to journal it: enough for arguments whose every string is long.
+const maxCutFrame = 1 << 20
 
 func (r *frameReader) Close() error {
 	if r.closer != nil {
@@ -266,20 +276,35 @@ func (r *frameReader) next() error {
 	for {
 		chunk, err := r.in.ReadSlice('\n')
 		if len(r.frame)+len(chunk) > r.max {
-			// Too large: read on to the end of the line without keeping it.
+			// Too large: read on to the end of the line without keeping it, but for
+			// its long strings' starts, for the journal (tooLarge).
+			var cut *toolapi.ArgsCutter
+			if r.tooLarge != nil {
+				cut = toolapi.NewArgsCutter(maxCutFrame)
+				cut.Write(r.frame)
+			}
 			sc.feed(r.frame)
 			size := len(r.frame)
 			r.frame = r.frame[:0]
 			for {
 				sc.feed(chunk)
+				if cut != nil {
+					cut.Write(chunk)
+				}
 				size += len(chunk)
 				if err != bufio.ErrBufferFull {
 					break
 				}
 				chunk, err = r.in.ReadSlice('\n')
 			}
-			r.refuse(&sc, "too_large", fmt.Sprintf("This request is %d bytes; requests over %d bytes (16 MiB) are refused unread and nothing was run. "+
-				"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", size, r.max))
+			msg := fmt.Sprintf("This request is %d bytes; requests over %d bytes (16 MiB) are refused unread and nothing was run. "+
+				"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", size, r.max)
+			var txn *int64
+			if cut != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
+				// Journaled as vfsctl call journals a call over the size limit.
+				txn = r.tooLarge(cut.Bytes(), cut.Sent, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+			}
+			r.refuse(&sc, "too_large", msg, txn)
 			if err != nil && err != bufio.ErrBufferFull {
 				return err
 			}
@@ -309,7 +334,7 @@ func (r *frameReader) next() error {
 	if sc.maxDepth > MaxFrameDepth {
 		// Before the validity check: past 10000 levels encoding/json calls any text
 		// invalid, and the reply would lose the id the scan read.
-		r.refuse(&sc, "invalid_input", tooDeep(sc.maxDepth))
+		r.refuse(&sc, "invalid_input", tooDeep(sc.maxDepth), nil)
 		return nil
 	}
 	if !json.Valid(r.frame) {
@@ -395,8 +420,9 @@ func (r *frameReader) invalid(sc *frameScan, msg string) {
 	r.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "Invalid Request: " + msg}})
 }
 
-// refuse answers a refused frame's request.
-func (r *frameReader) refuse(sc *frameScan, kind, msg string) {
+// refuse answers a refused frame's request; txn is the number of its record, if one
+// was written.
+func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64) {
 	if r.log != nil {
 		r.log.Warn("request refused unread", "kind", kind, "method", string(sc.method), "id", string(sc.id), "why", msg)
 	}
@@ -409,7 +435,7 @@ func (r *frameReader) refuse(sc *frameScan, kind, msg string) {
 	if method == "tools/call" {
 		reply = map[string]any{"jsonrpc": "2.0", "id": sc.id, "result": map[string]any{
 			"content":           []any{map[string]any{"type": "text", "text": msg}},
-			"structuredContent": map[string]any{"ok": false, "kind": kind, "txn": nil},
+			"structuredContent": map[string]any{"ok": false, "kind": kind, "txn": txn},
 			"isError":           true,
 		}}
 	} else {

@@ -70,6 +70,7 @@ func Serve(ctx context.Context, eng *toolapi.Engine, t sdk.Transport, opts Optio
 	s.stop = ctx
 	if ft, ok := t.(*transport); ok {
 		ft.r.fast = s.fast(ctx, srv)
+		ft.r.tooLarge = s.tooLarge(srv)
 	}
 	err := srv.Run(ctx, t)
 	s.slow.Wait()
@@ -284,6 +285,47 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 			return nil, false
 		}
 		return append(reply, '\n'), true
+	}
+}
+
+// tooLarge returns the transport's journal of a tools/call refused for its size: the
+// record of a refused call of the tool it names, with the turn its _meta gives, its
+// arguments cut as vfsctl call's record of arguments over the size limit keeps them;
+// a frame that cannot be read as a call even cut is kept as a call of tool "unknown".
+// Nothing is journaled before a client connected (no session to name).
+func (s *server) tooLarge(srv *sdk.Server) func(cut []byte, sent func(from, to int) int, size int, err error) *int64 {
+	return func(cut []byte, sent func(from, to int) int, size int, err error) *int64 {
+		var ss *sdk.ServerSession
+		for c := range srv.Sessions() {
+			ss = c
+		}
+		if ss == nil {
+			return nil
+		}
+		ctx, tool, args := context.Background(), "unknown", cut
+		if from, to, ok := toolapi.FieldSpan(cut, "params"); ok {
+			params := cut[from:to]
+			var p struct {
+				Name string   `json:"name"`
+				Meta sdk.Meta `json:"_meta"`
+			}
+			json.Unmarshal(params, &p)
+			if p.Name != "" {
+				tool = p.Name
+				args, size = nil, 0
+				if a, b, ok := toolapi.FieldSpan(params, "arguments"); ok {
+					args, size = params[a:b], sent(from+a, from+b)
+				}
+			}
+			if c, err := turnOf(ctx, p.Meta); err == nil {
+				ctx = c
+			}
+		}
+		res := s.eng.RecordCut(ctx, s.session(ss), tool, args, size, err)
+		if s.log != nil {
+			s.log.Info("call", "tool", tool, "session", s.session(ss), "ok", false, "kind", "too_large")
+		}
+		return res.Txn
 	}
 }
 

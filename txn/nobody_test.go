@@ -1,8 +1,7 @@
-//go:build !windows
-
 package txn
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 // this process is root: root ignores permission bits, and t is about them. It
 // reports whether it did (the caller then returns); false means this process is not
 // root, and t runs here. The copy's temporary folders are in one nobody owns.
+// Windows has no nobody, and no root: t runs there as it is.
 func rerunAsNobody(t *testing.T) bool {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -64,4 +64,23 @@ func writableAgain(t *testing.T, dir string) {
 			return nil
 		})
 	})
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
