@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,4 +104,64 @@ func mountedWithDiscard(t *testing.T, dir string) bool {
 		}
 	}
 	return discard
+}
+
+// The small files a call replaced are kept until the next call's staging is done
+// (FreeHeld): they do not use up the holds of that next call, whose renames would
+// otherwise wait for the discard again. Each round is ordered as txn stages a call:
+// every file staged, then FreeHeld, then the commits.
+func TestNextCallHoldsWhileSmallFilesAreKept(t *testing.T) {
+	f, ws, _ := setup(t)
+	if !onExt4(ws) || !mountedWithDiscard(t, ws) {
+		t.Skip("small files are held on ext4 mounted with discard only")
+	}
+	small := strings.Repeat("a short line\n", 700) // 9 KB
+	names := make([]string, maxHeld)
+	for i := range names {
+		names[i] = fmt.Sprintf("f%d.txt", i)
+		testutil.WriteFile(t, filepath.Join(ws, names[i]), small)
+	}
+	before := openDescriptors(t)
+	for round := 1; round <= 3; round++ {
+		var staged []*Staged
+		held := 0
+		for _, name := range names {
+			st, err := f.StageReplace(name, []byte(small+strings.Repeat("x\n", round)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.old >= 0 {
+				held++
+			}
+			staged = append(staged, st)
+		}
+		f.FreeHeld()
+		for _, st := range staged {
+			if _, err := st.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if held != len(names) {
+			t.Fatalf("call %d held %d of its %d small files", round, held, len(names))
+		}
+	}
+	f.WaitFreed()
+	if n := openDescriptors(t); n != before {
+		t.Fatalf("%d descriptors open after the calls were let go of, %d before", n, before)
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(ws, name))
+		if err != nil || string(b) != small+"x\nx\nx\n" {
+			t.Fatalf("%s: %d bytes after three replaces (%v)", name, len(b), err)
+		}
+	}
+}
+
+// openDescriptors counts the descriptors the process has open.
+func openDescriptors(t *testing.T) int {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(fds)
 }

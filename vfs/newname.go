@@ -77,20 +77,10 @@ func (f *FS) checkDepth(r *Resolved, folder bool) error {
 		return nil
 	}
 	dir := path.Dir(r.Path)
-	if !folder && f.IsFolder(dir) {
-		return nil
-	}
-	// The deepest folder of the path that is there: the folders above one that is
-	// there are there too, so a binary search over the depths finds it in a few looks.
 	dirs := strings.Split(dir, "/")
-	lo, hi := 0, len(dirs) // dirs[:lo] is there; none past dirs[:hi] is
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if f.IsFolder(strings.Join(dirs[:mid], "/")) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
+	lo := f.foldersThere(dirs) // dirs[:lo] is there
+	if !folder && lo == len(dirs) {
+		return nil
 	}
 	there := "no folder of it is there"
 	if lo > 0 {
@@ -106,4 +96,23 @@ func (f *FS) checkDepth(r *Resolved, folder bool) error {
 	}
 	return errs.New(errs.TooLarge, r.Name, "%s is %d folders deep and %s; a call makes names at most %d folders deep, but for a file in a folder that is there already. Nothing was made. Send a path at most %d folders deep, or a file's path in a folder that is there.",
 		r.Name, d, what, MaxNewDepth, MaxNewDepth)
+}
+
+// foldersThere is how many of dirs, from the root down, are folders there (not
+// symlinks): one walk down, each folder opened in the one above.
+func (f *FS) foldersThere(dirs []string) int {
+	at, err := f.cursor("")
+	if err != nil {
+		return 0
+	}
+	defer func() { at.close() }()
+	for i, d := range dirs {
+		next, err := at.enter(d)
+		if err != nil {
+			return i
+		}
+		at.close()
+		at = next
+	}
+	return len(dirs)
 }

@@ -612,10 +612,13 @@ func (s *Staged) Abort() {
 // held would show as a .nfs file), for files of holdMin bytes or more, or of any
 // size where the file system is mounted with discard, and for at most maxHeld files
 // of an FS at once, so that a call that changes many files needs at most maxHeld
-// descriptors more than without it.
+// descriptors more than without it. The small files replaced and kept until the next
+// FreeHeld count apart, up to maxKept more: counted with those held, they used up the
+// holds of the call after a call that replaced maxHeld of them.
 const (
 	holdMin = 64 << 10
 	maxHeld = 4
+	maxKept = maxHeld
 )
 
 // discarding caches, by device, whether ext4 is mounted there with discard.
@@ -652,7 +655,7 @@ func (f *FS) hold(s *Staged, d fdFolder, old fs.FileInfo) {
 	if !pays {
 		return
 	}
-	if f.held.Add(1) > maxHeld {
+	if n := f.held.Add(1); n > maxHeld || int(n)+f.freeing.keptNow() > maxHeld+maxKept {
 		f.held.Add(-1)
 		return
 	}
@@ -683,11 +686,13 @@ func (f *FS) hold(s *Staged, d fdFolder, old fs.FileInfo) {
 //
 // A small file held for discard only is let go of by the next FreeHeld (or
 // WaitFreed): a goroutine of its own would wake a thread in each call, for a close
-// that the next call's staging goroutine can make once its own work is done.
+// that the next call's staging goroutine can make once its own work is done. Kept,
+// it no longer counts as held (it is counted as kept before it stops being held).
 func (s *Staged) release() {
 	if fd := s.letGo(); fd >= 0 {
 		if s.oldSmall {
-			s.f.freeing.later(func() { s.f.unhold(fd) })
+			s.f.freeing.later(func() { closeHeld(fd) })
+			s.f.held.Add(-1)
 			return
 		}
 		s.f.freeing.Go(func() { s.f.unhold(fd) })
@@ -764,13 +769,23 @@ type background struct {
 	cur    *batch   // where new work is counted; nil when none is
 	sealed []*batch // batches a wait closed to new work, not done yet
 	kept   []func() // work for the next runLater or wait
+	nKept  int      // work later kept that is not done yet
 }
 
-// later keeps fn for the next runLater or wait, which runs it on its own goroutine.
+// later keeps fn for the next runLater or wait, which runs it on the goroutine that
+// calls them.
 func (b *background) later(fn func()) {
 	b.mu.Lock()
 	b.kept = append(b.kept, fn)
+	b.nKept++
 	b.mu.Unlock()
+}
+
+// keptNow is how much of the work later kept is not done yet.
+func (b *background) keptNow() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.nKept
 }
 
 // runLater runs the work that later kept, counted as work a wait waits for.
@@ -791,6 +806,9 @@ func (b *background) runLater() {
 	defer b.finish(bt)
 	for _, fn := range kept {
 		fn()
+		b.mu.Lock()
+		b.nKept--
+		b.mu.Unlock()
 	}
 }
 

@@ -77,21 +77,27 @@ func (f rootFs) split(name string) ([]string, error) {
 	}
 	var out []string
 	for _, c := range strings.Split(name, "/") {
-		switch c {
-		case "", ".":
+		if c == "" || c == "." {
 			continue
-		case "..":
-			return nil, errEscapes
 		}
-		if f.reserved != nil && f.reserved(c) {
-			return nil, errReservedInPath
-		}
-		if err := checkComponent(c); err != nil {
+		if err := f.checkName(c); err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// checkName refuses what split refuses of one component: "..", a reserved name, a
+// name the system would not store as it is.
+func (f rootFs) checkName(c string) error {
+	if c == ".." {
+		return errEscapes
+	}
+	if f.reserved != nil && f.reserved(c) {
+		return errReservedInPath
+	}
+	return checkComponent(c)
 }
 
 // RemoveAll is not offered: nothing in vfsctl removes a tree, and a recursive removal
@@ -145,6 +151,67 @@ func (d pathFolder) Sync() error {
 }
 
 func (d pathFolder) Close() error { return nil }
+
+// cursor is a folder Resolve's walk stands in, held open: each step looks up one name
+// in it. A lookup by path walks every folder above from the root again, so that a path
+// d folders deep cost d² lookups.
+type cursor interface {
+	lstat(name string) (fs.FileInfo, error)
+	readlink(name string) (string, error)
+	names() ([]string, error)
+	// enter opens folder name inside, never following a symlink.
+	enter(name string) (cursor, error)
+	close()
+}
+
+// pathCursor is a cursor of a filesystem without handles: each look names the path.
+type pathCursor struct {
+	fs  afero.Fs
+	dir string
+}
+
+func (c pathCursor) full(name string) string { return path.Join(c.dir, name) }
+
+func (c pathCursor) lstat(name string) (fs.FileInfo, error) {
+	if l, ok := c.fs.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(c.full(name))
+		return fi, err
+	}
+	return c.fs.Stat(c.full(name))
+}
+
+func (c pathCursor) readlink(name string) (string, error) {
+	if l, ok := c.fs.(afero.LinkReader); ok {
+		return l.ReadlinkIfPossible(c.full(name))
+	}
+	return "", &fs.PathError{Op: "readlink", Path: c.full(name), Err: errors.ErrUnsupported}
+}
+
+func (c pathCursor) names() ([]string, error) {
+	dir := c.dir
+	if dir == "" {
+		dir = "."
+	}
+	h, err := c.fs.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	return h.Readdirnames(-1)
+}
+
+func (c pathCursor) enter(name string) (cursor, error) {
+	fi, err := c.lstat(name)
+	if err == nil && !fi.IsDir() {
+		err = &fs.PathError{Op: "open", Path: c.full(name), Err: syscall.ENOTDIR}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return pathCursor{fs: c.fs, dir: c.full(name)}, nil
+}
+
+func (c pathCursor) close() {}
 
 // syscallMode converts a FileMode to the mode bits of open, mkdir and chmod, the
 // setuid, setgid and sticky bits included.

@@ -342,6 +342,10 @@ func (f rootFs) ReadlinkIfPossible(name string) (string, error) {
 		return "", err
 	}
 	defer f.release(dfd)
+	return readlinkAt(dfd, base, name)
+}
+
+func readlinkAt(dfd int, base, name string) (string, error) {
 	buf := make([]byte, 4096)
 	n, err := unix.Readlinkat(dfd, base, buf)
 	if err != nil {
@@ -349,6 +353,71 @@ func (f rootFs) ReadlinkIfPossible(name string) (string, error) {
 	}
 	return string(buf[:n]), nil
 }
+
+// cursor opens folder dir, walked from the root as every path is, for Resolve's walk.
+func (f rootFs) cursor(dir string) (cursor, error) {
+	fd, base, err := f.parent("open", dir)
+	if err != nil {
+		return nil, err
+	}
+	if base != "." {
+		next, err := openDir(fd, base)
+		f.release(fd)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		}
+		fd = next
+	}
+	return fdCursor{f: f, fd: fd, dir: dir}, nil
+}
+
+// fdCursor is a folder of the rootFs held open (the root's own descriptor, or one of
+// its own). Names given to it are checked as split checks each component of a path.
+type fdCursor struct {
+	f   rootFs
+	fd  int
+	dir string // its path, for errors
+}
+
+func (c fdCursor) full(name string) string { return path.Join(c.dir, name) }
+
+func (c fdCursor) lstat(name string) (fs.FileInfo, error) {
+	if err := c.f.checkName(name); err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: c.full(name), Err: err}
+	}
+	return lstatAt(c.fd, name, c.full(name))
+}
+
+func (c fdCursor) readlink(name string) (string, error) {
+	if err := c.f.checkName(name); err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: c.full(name), Err: err}
+	}
+	return readlinkAt(c.fd, name, c.full(name))
+}
+
+func (c fdCursor) names() ([]string, error) {
+	fd, err := unix.Openat(c.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: c.dir, Err: err}
+	}
+	h := os.NewFile(uintptr(fd), c.dir)
+	defer h.Close()
+	return h.Readdirnames(-1)
+}
+
+func (c fdCursor) enter(name string) (cursor, error) {
+	err := c.f.checkName(name)
+	fd := -1
+	if err == nil {
+		fd, err = openDir(c.fd, name)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: c.full(name), Err: err}
+	}
+	return fdCursor{f: c.f, fd: fd, dir: c.full(name)}, nil
+}
+
+func (c fdCursor) close() { c.f.release(c.fd) }
 
 func (f rootFs) SymlinkIfPossible(oldname, newname string) error {
 	dfd, base, err := f.parent("symlink", newname)

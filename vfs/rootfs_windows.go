@@ -401,6 +401,73 @@ func (f rootFs) ReadlinkIfPossible(name string) (string, error) {
 	return "", &fs.PathError{Op: "readlink", Path: name, Err: errReparse}
 }
 
+// cursor opens folder dir, walked from the root as every path is, for Resolve's walk.
+func (f rootFs) cursor(dir string) (cursor, error) {
+	h, base, err := f.parent("open", dir)
+	if err != nil {
+		return nil, err
+	}
+	if base != "." {
+		next, err := openDir(h, base)
+		f.release(h)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		}
+		h = next
+	}
+	return handleCursor{f: f, h: h, dir: dir}, nil
+}
+
+// handleCursor is a folder of the rootFs held open (the root's own handle, or one of
+// its own). Names given to it are checked as split checks each component of a path.
+type handleCursor struct {
+	f   rootFs
+	h   winfs.Handle
+	dir string // its path, for errors
+}
+
+func (c handleCursor) full(name string) string { return path.Join(c.dir, name) }
+
+func (c handleCursor) lstat(name string) (fs.FileInfo, error) {
+	err := c.f.checkName(name)
+	var in *winfs.Info
+	if err == nil {
+		in, err = winfs.Lstat(c.h, name)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: c.full(name), Err: err}
+	}
+	return in.Named(name), nil
+}
+
+func (c handleCursor) readlink(name string) (string, error) {
+	return "", &fs.PathError{Op: "readlink", Path: c.full(name), Err: errReparse}
+}
+
+func (c handleCursor) names() ([]string, error) {
+	h, err := winfs.Reopen(c.h, winfs.ReadDir)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: c.dir, Err: err}
+	}
+	d := os.NewFile(uintptr(h), c.dir)
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
+
+func (c handleCursor) enter(name string) (cursor, error) {
+	err := c.f.checkName(name)
+	var h winfs.Handle
+	if err == nil {
+		h, err = openDir(c.h, name)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: c.full(name), Err: err}
+	}
+	return handleCursor{f: c.f, h: h, dir: c.full(name)}, nil
+}
+
+func (c handleCursor) close() { c.f.release(c.h) }
+
 func (f rootFs) SymlinkIfPossible(oldname, newname string) error {
 	return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: errors.ErrUnsupported}
 }

@@ -344,6 +344,7 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		return nil, err
 	}
 	w := &walker{f: f, p: p, todo: strings.Split(q, "/")}
+	defer w.leave()
 	for len(w.todo) > 0 {
 		comp := w.todo[0]
 		w.todo = w.todo[1:]
@@ -358,10 +359,10 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		return nil, err
 	}
 	res := &Resolved{Name: p, Path: w.cur, Link: w.link, LinkAt: w.linkAt, clean: q}
-	fi, err := w.fi, error(nil)
-	if _, handles := f.fs.(rootFs); !handles || fi == nil || w.fiAt != w.cur {
-		fi, err = f.fs.Stat(w.cur)
-	}
+	// Stat walks from the root again: what the folders held say is checked against
+	// the path as it stands now, a folder swapped for a symlink since refused, and the
+	// file described is the one at the path, not one in a folder moved away meanwhile.
+	fi, err := f.fs.Stat(w.cur)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -388,10 +389,56 @@ type walker struct {
 	// linkAt is the first symlink followed: a prefix of the path as named, since
 	// nothing was followed before it.
 	linkAt string
-	// fi is the lstat of fiAt, the last component entered: on the real filesystem, a
-	// stat of cur when it is fiAt (Stat does not follow a final symlink there).
-	fi   fs.FileInfo
-	fiAt string
+	// at is the folder atDir held open, nil before the first look: a step down from
+	// it opens the next folder inside it, and only a ".." or an absolute symlink's
+	// target walks from the root again. So a path costs looks in proportion to its
+	// length, where looking up each prefix from the root cost its square.
+	at    cursor
+	atDir string
+}
+
+// folder returns the folder cur held open.
+func (w *walker) folder() (cursor, error) {
+	if w.at != nil && w.atDir == w.cur {
+		return w.at, nil
+	}
+	var next cursor
+	var err error
+	if up := parentOf(w.cur); w.at != nil && w.cur != "" && up == w.atDir {
+		next, err = w.at.enter(path.Base(w.cur))
+	} else {
+		next, err = w.f.cursor(w.cur)
+	}
+	w.leave()
+	if err != nil {
+		return nil, err
+	}
+	w.at, w.atDir = next, w.cur
+	return next, nil
+}
+
+// leave lets go of the folder held.
+func (w *walker) leave() {
+	if w.at != nil {
+		w.at.close()
+		w.at = nil
+	}
+}
+
+// parentOf is the folder above the relative path p, "" for the root.
+func parentOf(p string) string {
+	if d := path.Dir(p); d != "." {
+		return d
+	}
+	return ""
+}
+
+// cursor opens folder dir (a path relative to the root) for Resolve's walk.
+func (f *FS) cursor(dir string) (cursor, error) {
+	if r, ok := f.fs.(rootFs); ok {
+		return r.cursor(dir)
+	}
+	return pathCursor{fs: f.fs, dir: dir}, nil
 }
 
 // outside is the refusal of a path that climbs above the root.
@@ -415,6 +462,9 @@ func (w *walker) step(comp string) error {
 		}
 		return nil
 	}
+	if len(w.todo) > 0 && w.down(comp) {
+		return nil
+	}
 	next, fi, err := w.lstat(comp)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The rest does not exist either; a ".." from a symlink target may remain.
@@ -432,10 +482,28 @@ func (w *walker) step(comp string) error {
 		if len(w.todo) > 0 && !fi.IsDir() {
 			return errs.New(errs.NotAFile, w.p, "%s: %s is a file, not a directory.", w.p, next).Stood(errs.FoundFile, next)
 		}
-		w.cur, w.fi, w.fiAt = next, fi, next
+		w.cur = next
 		return nil
 	}
 	return w.follow(next)
+}
+
+// down enters comp, a folder in the one resolved so far, when it is one (not a
+// symlink): one open, where a look then an open took two. Anything else is left to
+// lstat to tell apart.
+func (w *walker) down(comp string) bool {
+	at, err := w.folder()
+	if err != nil {
+		return false
+	}
+	next, err := at.enter(comp)
+	if err != nil {
+		return false
+	}
+	w.leave()
+	w.cur = path.Join(w.cur, comp)
+	w.at, w.atDir = next, w.cur
+	return true
 }
 
 // lstat looks up comp in the folder resolved so far. A name stored in another Unicode
@@ -443,11 +511,15 @@ func (w *walker) step(comp string) error {
 // one on disk is used.
 func (w *walker) lstat(comp string) (string, fs.FileInfo, error) {
 	next := path.Join(w.cur, comp)
-	fi, err := w.f.lstat(next)
+	at, err := w.folder()
+	if err != nil {
+		return next, nil, err
+	}
+	fi, err := at.lstat(comp)
 	if errors.Is(err, fs.ErrNotExist) {
-		if alt := w.f.sameNameNormalized(w.cur, comp); alt != "" {
+		if alt := sameNameNormalized(at, comp); alt != "" {
 			next = path.Join(w.cur, alt)
-			fi, err = w.f.lstat(next)
+			fi, err = at.lstat(alt)
 		}
 	}
 	return next, fi, err
@@ -465,7 +537,11 @@ func (w *walker) follow(next string) error {
 	if w.hops > maxSymlinkHops {
 		return errs.New(errs.NotAFile, p, "%s goes through a symlink loop. Send the path of a regular file.", p).Stood(errs.FoundSymlinkLoop, "")
 	}
-	target, err := w.f.readlink(next)
+	var target string
+	at, err := w.folder()
+	if err == nil {
+		target, err = at.readlink(path.Base(next))
+	}
 	if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
 		// Not a symlink any more, or gone: it was swapped while this path was resolved.
 		return errs.Wrap(errs.Conflict, p, err, "%s changed while it was being resolved (%s was replaced); nothing was done. Check the folder, then retry.", p, next)
@@ -485,21 +561,13 @@ func (w *walker) follow(next string) error {
 	return nil
 }
 
-// sameNameNormalized returns the entry of directory dir whose name equals name under
+// sameNameNormalized returns the entry of folder dir whose name equals name under
 // Unicode NFC, or "". Only names that are not ASCII can differ so.
-func (f *FS) sameNameNormalized(dir, name string) string {
+func sameNameNormalized(dir cursor, name string) string {
 	if isASCII(name) {
 		return ""
 	}
-	if dir == "" {
-		dir = "."
-	}
-	h, err := f.fs.Open(dir)
-	if err != nil {
-		return ""
-	}
-	defer h.Close()
-	names, _ := h.Readdirnames(-1)
+	names, _ := dir.names()
 	want := norm.NFC.String(name)
 	for _, n := range names {
 		if n != name && norm.NFC.String(n) == want {
