@@ -30,12 +30,7 @@ type ArgsCutter struct {
 	str           []byte // the start of the string being read: enough to cut it (cutAt)
 	n             int    // the bytes of that string read so far
 	done          bool
-	cuts          []cutMark
 }
-
-// cutMark is where a cut string ends in what is kept, and how much shorter it is
-// there than as sent.
-type cutMark struct{ end, less int }
 
 // MaxCutArgs is how many bytes of cut arguments a record keeps.
 const MaxCutArgs = maxCut
@@ -83,12 +78,8 @@ func (c *ArgsCutter) endString(closed bool) {
 	c.inString, c.esc = false, false
 	switch {
 	case c.n > cutString:
-		from := len(c.out)
 		c.keep(c.str[:cutAt(c.str, cutString)]...)
 		c.keep(fmt.Appendf(nil, `… [cut: %d bytes as sent]"`, c.n)...)
-		if len(c.out) > from {
-			c.cuts = append(c.cuts, cutMark{len(c.out), c.n + 1 - (len(c.out) - from)})
-		}
 	case closed:
 		c.keep(append(c.str, '"')...)
 	default:
@@ -103,18 +94,6 @@ func (c *ArgsCutter) Bytes() []byte {
 	}
 	c.done = true
 	return c.out[:min(len(c.out), c.max)]
-}
-
-// Sent is how many bytes were sent of what Bytes()[from:to] keeps, where neither
-// end falls inside a string that was cut.
-func (c *ArgsCutter) Sent(from, to int) int {
-	n := to - from
-	for _, m := range c.cuts {
-		if m.end > from && m.end <= to {
-			n += m.less
-		}
-	}
-	return n
 }
 
 // cutAt is where to cut the JSON string text s at most n bytes in: not inside an
