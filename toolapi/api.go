@@ -795,7 +795,7 @@ func (a *dispatcher) RecordCut(ctx context.Context, session, tool string, args [
 	if def := lookupTool(tools, tool); def != nil {
 		var paths []string
 		for _, p := range pathsOf(def, prefixFields(args)) {
-			if !cutString(p) {
+			if !txn.WasCut(p) {
 				paths = append(paths, p)
 			}
 		}

@@ -2,8 +2,6 @@ package toolapi
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -159,18 +157,4 @@ func prefixFields(raw []byte) map[string]json.RawMessage {
 		m[key] = raw[i:end:end]
 		i = end
 	}
-}
-
-// cutString reports whether s, a string of arguments an ArgsCutter cut, was cut:
-// it ends with the cutter's note of its length as sent.
-func cutString(s string) bool {
-	if !strings.HasSuffix(s, " bytes as sent]") {
-		return false
-	}
-	i := strings.LastIndex(s, "… [cut: ")
-	if i < 0 {
-		return false
-	}
-	_, err := strconv.Atoi(strings.TrimSuffix(s[i+len("… [cut: "):], " bytes as sent]"))
-	return err == nil
 }

@@ -2,6 +2,8 @@ package txn
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -79,7 +81,7 @@ func (c *ArgsCutter) endString(closed bool) {
 	switch {
 	case c.n > cutString:
 		c.keep(c.str[:cutAt(c.str, cutString)]...)
-		c.keep(fmt.Appendf(nil, `… [cut: %d bytes as sent]"`, c.n)...)
+		c.keep(fmt.Appendf(nil, cutOpen+"%d"+cutClose+`"`, c.n)...)
 	case closed:
 		c.keep(append(c.str, '"')...)
 	default:
@@ -94,6 +96,24 @@ func (c *ArgsCutter) Bytes() []byte {
 	}
 	c.done = true
 	return c.out[:min(len(c.out), c.max)]
+}
+
+// What follows the start kept of a string that was cut: its length as sent.
+const cutOpen, cutClose = "… [cut: ", " bytes as sent]"
+
+// WasCut reports whether s, a string of arguments a cutter kept, was cut: it ends
+// with the note of its length as sent.
+func WasCut(s string) bool {
+	rest, ok := strings.CutSuffix(s, cutClose)
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, cutOpen)
+	if i < 0 {
+		return false
+	}
+	_, err := strconv.Atoi(rest[i+len(cutOpen):])
+	return err == nil
 }
 
 // cutAt is where to cut the JSON string text s at most n bytes in: not inside an

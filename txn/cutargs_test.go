@@ -44,6 +44,9 @@ func TestArgsCutterInPieces(t *testing.T) {
 	if got := c.Bytes(); string(got) != `{"path": "a.txt", "content": "`+strings.Repeat("x", 512)+`… [cut: 5000 bytes as sent]"}` {
 		t.Errorf("cut: %s", got)
 	}
+	if !WasCut(strings.Repeat("x", 512)+"… [cut: 5000 bytes as sent]") || WasCut("a.txt") || WasCut("x… [cut: many bytes as sent]") {
+		t.Error("WasCut does not tell the cutter's note of a string cut from other text")
+	}
 }
 
 // oracleCut cuts text in one pass over it: each string read to its closing quote, a
