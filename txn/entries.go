@@ -305,6 +305,15 @@ func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Ch
 	return nil
 }
 
+// checkDryRun refuses a dry run of a reversal where its run would refuse before
+// writing anything (withEntries): a folder shut to it, an entry changed since.
+func (e *Engine) checkDryRun(c *Call, steps []journal.Entry, changes []*Change, made []string) error {
+	if err := e.checkWritable(reversalVerb(&c.rec), steps, changes); err != nil {
+		return err
+	}
+	return e.checkEntries(steps, changes, made)
+}
+
 // reversalVerb is the word for what call record r does: undo, redo or rewind.
 func reversalVerb(r *journal.Record) string {
 	switch {

@@ -125,10 +125,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	c.rec.Reverts = reverts
 	res.Entries = steps
 	if o.DryRun {
-		if err := e.checkWritable(reversalVerb(&c.rec), steps, res.Changes); err != nil {
-			return nil, err
-		}
-		if err := e.checkEntries(steps, res.Changes, made); err != nil {
+		if err := e.checkDryRun(c, steps, res.Changes, made); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)

@@ -386,10 +386,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		c.rec.Undo = target
 	}
 	if o.DryRun {
-		if err := e.checkWritable(reversalVerb(&c.rec), steps, res.Changes); err != nil {
-			return nil, err
-		}
-		if err := e.checkEntries(steps, res.Changes, made); err != nil {
+		if err := e.checkDryRun(c, steps, res.Changes, made); err != nil {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
