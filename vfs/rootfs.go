@@ -172,20 +172,9 @@ type pathCursor struct {
 
 func (c pathCursor) full(name string) string { return path.Join(c.dir, name) }
 
-func (c pathCursor) lstat(name string) (fs.FileInfo, error) {
-	if l, ok := c.fs.(afero.Lstater); ok {
-		fi, _, err := l.LstatIfPossible(c.full(name))
-		return fi, err
-	}
-	return c.fs.Stat(c.full(name))
-}
+func (c pathCursor) lstat(name string) (fs.FileInfo, error) { return lstatIn(c.fs, c.full(name)) }
 
-func (c pathCursor) readlink(name string) (string, error) {
-	if l, ok := c.fs.(afero.LinkReader); ok {
-		return l.ReadlinkIfPossible(c.full(name))
-	}
-	return "", &fs.PathError{Op: "readlink", Path: c.full(name), Err: errors.ErrUnsupported}
-}
+func (c pathCursor) readlink(name string) (string, error) { return readlinkIn(c.fs, c.full(name)) }
 
 func (c pathCursor) names() ([]string, error) {
 	dir := c.dir

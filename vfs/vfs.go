@@ -586,16 +586,21 @@ func isASCII(s string) bool {
 	return true
 }
 
-func (f *FS) lstat(p string) (fs.FileInfo, error) {
-	if l, ok := f.fs.(afero.Lstater); ok {
+func (f *FS) lstat(p string) (fs.FileInfo, error) { return lstatIn(f.fs, p) }
+
+func (f *FS) readlink(p string) (string, error) { return readlinkIn(f.fs, p) }
+
+// lstatIn is an lstat of p in fsys, a stat where fsys has no lstat.
+func lstatIn(fsys afero.Fs, p string) (fs.FileInfo, error) {
+	if l, ok := fsys.(afero.Lstater); ok {
 		fi, _, err := l.LstatIfPossible(p)
 		return fi, err
 	}
-	return f.fs.Stat(p)
+	return fsys.Stat(p)
 }
 
-func (f *FS) readlink(p string) (string, error) {
-	if l, ok := f.fs.(afero.LinkReader); ok {
+func readlinkIn(fsys afero.Fs, p string) (string, error) {
+	if l, ok := fsys.(afero.LinkReader); ok {
 		return l.ReadlinkIfPossible(p)
 	}
 	return "", &fs.PathError{Op: "readlink", Path: p, Err: errors.ErrUnsupported}
