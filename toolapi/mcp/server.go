@@ -293,8 +293,8 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 // arguments cut as vfsctl call's record of arguments over the size limit keeps them;
 // a frame that names no tool is kept, cut, as a call of tool "unknown". Nothing is
 // journaled before a client connected (no session to name).
-func (s *server) tooLarge(srv *sdk.Server) func(call *cutCall, size int, err error) *int64 {
-	return func(call *cutCall, size int, err error) *int64 {
+func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err error) *int64 {
+	return func(call *frameScan, size int, err error) *int64 {
 		var ss *sdk.ServerSession
 		for c := range srv.Sessions() {
 			ss = c
