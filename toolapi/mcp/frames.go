@@ -248,8 +248,8 @@ type frameReader struct {
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
-// strings cut, to journal it as a call of tool "unknown" when it names no tool: as
-// much as a record keeps (txn.MaxCutArgs).
+// strings cut, to journal it as a call of tool "unknown" when it names no tool
+// served: as much as a record keeps (txn.MaxCutArgs).
 const maxCutFrame = 64 << 10
 
 func (r *frameReader) Close() error {
