@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A tools/call over serve's 16 MiB frame limit is refused unread, and journaled as
@@ -29,14 +27,7 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 	// turn in _meta after them.
 	edits := `{"path":"a.txt","edits":[` + strings.Repeat(`{"old_string":"aaaaaaaaaa","new_string":"bbbbbbbbbb"},`, 400000)
 	edits = edits[:len(edits)-1] + `]}`
-	cmd := exec.Command(bin, "serve", "--root", dir)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer stop.Stop()
+	stdin, stdout := rawServe(t, bin, dir)
 	go func() {
 		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -57,9 +48,7 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 		replies[string(b)] = m
 	}
 	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	io.Copy(io.Discard, stdout) // until serve has ended
 	res, _ := replies["2"]["result"].(map[string]any)
 	st, _ := res["structuredContent"].(map[string]any)
 	if st["kind"] != "too_large" || st["txn"] != 1.0 {
