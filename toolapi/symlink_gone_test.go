@@ -12,7 +12,7 @@ import (
 // A symlink whose target climbs with ".." out of a folder that does not exist leads
 // nowhere. Every file tool refuses it for what it is: outside the workspace, inside
 // .git, or not there, naming the missing folder; none claims a race that did not run,
-// and nothing is written anywhere.
+// and nothing is written anywhere. list_files shows such a link as dangling.
 func TestLinkThroughMissingFolder(t *testing.T) {
 	e, dir := openWorkspace(t, map[string]string{"real.txt": "real\n", ".git/config": "[core]\n"})
 	outside := t.TempDir()
@@ -49,6 +49,17 @@ func TestLinkThroughMissingFolder(t *testing.T) {
 			if kind == "file_not_found" && !strings.Contains(text, "missing, a folder that does not exist") {
 				t.Errorf("%s %s: %q does not name the missing folder", c.tool, link, text)
 			}
+		}
+	}
+	// list_files says where each leads: nowhere, or not followed.
+	text := mustCall(t, e, "list_files", `{}`)
+	for _, want := range []string{
+		"\nt_real -> (dangling: its target climbs out of a folder that does not exist)\n",
+		"\nt_miss -> (a symlink the file tools do not follow",
+		"\nt_miss_git -> (a symlink the file tools do not follow",
+	} {
+		if !strings.Contains("\n"+text+"\n", want) {
+			t.Errorf("list_files lacks %q:\n%s", want, text)
 		}
 	}
 	fileIs(t, secret, "secret\n", 0o644)
