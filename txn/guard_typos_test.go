@@ -25,7 +25,7 @@ func TestTypographyRefusalNamesEveryCodeCharacterOfTheLine(t *testing.T) {
 			`var n = len(“a”) – len(“b”) – len("it’s")`, `var n = len("a") - len("b") - len("it’s")`},
 		{"big.py", "", "# filler\n", `n = 1`,
 			`n = len(“a”) – len(“b”) – len("it’s")`, `n = len("a") - len("b") - len("it’s")`},
-		{"big.js", "", "// filler\n", `var n = 1;`,
+		{"big.ts", "", "// filler\n", `var n = 1;`,
 			`var n = len(“a”) – len(“b”) – len("it’s");`, `var n = len("a") - len("b") - len("it’s");`},
 	}
 	for _, c := range cases {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -112,6 +113,12 @@ func Typographic(r rune) bool { _, ok := plainOf[r]; return ok }
 // comment, so that one call sent again with them all plain gets past them. It returns
 // nil when the error is not at such a character: a character Typography would try, or
 // would have tried in a file under its budget.
+//
+// Only characters whose plain form cannot change what the model meant are named
+// besides the error's own: not an apostrophe inside a word (it’s: in a string the
+// scan misread, it would end the string), and in languages with JSX no quote (the
+// text between tags reads as code here, and is the page's text), nor anything else on
+// a line with a tag.
 func TypographicAt(new []byte, offsets []int, s *SyntaxError) []Repair {
 	if s == nil {
 		return nil
@@ -131,23 +138,59 @@ func TypographicAt(new []byte, offsets []int, s *SyntaxError) []Repair {
 	if !ok {
 		syn = codeSyntax{quotes: `"'`}
 	}
-	from, code := start, inCode(new[start:end], syn)
-	if !code[at-start] {
-		// The line begins inside a string or a comment of lines above: the error's
+	// The file is read from its start, so a line that begins inside a comment or a
+	// string of the lines above starts in it.
+	from, code := 0, inCode(new[:end], syn)
+	if !code[at] {
+		// The scan went wrong above (a construct it does not know): the error's
 		// character is in code, and the line is read from there.
 		from, code = at, inCode(new[at:end], syn)
 	}
+	jsx := syn.jsx && jsxTag(new[start:end])
 	var out []Repair
 	for _, off := range slices.Sorted(slices.Values(offsets)) {
-		if off < from || off >= end || off != at && !code[off-from] {
+		if off < max(from, start) || off >= end {
 			continue
 		}
 		r, _ := utf8.DecodeRune(new[off:])
-		if plain, ok := plainOf[r]; ok {
-			out = append(out, Repair{Offset: off, Char: r, Plain: plain})
+		plain, ok := plainOf[r]
+		if !ok {
+			continue
 		}
+		if off != at {
+			quote := plain == `"` || plain == "'"
+			if !code[off-from] || jsx || syn.jsx && quote || plain == "'" && inWord(new, off) {
+				continue
+			}
+		}
+		out = append(out, Repair{Offset: off, Char: r, Plain: plain})
 	}
 	return out
+}
+
+// inWord reports whether the character at off of b has a letter on each side, as an
+// apostrophe in a word has.
+func inWord(b []byte, off int) bool {
+	before, _ := utf8.DecodeLastRune(b[:off])
+	_, n := utf8.DecodeRune(b[off:])
+	after, _ := utf8.DecodeRune(b[off+n:])
+	return unicode.IsLetter(before) && unicode.IsLetter(after)
+}
+
+// jsxTag reports whether line holds what may be a JSX tag: "<" before a letter, "/"
+// or ">", or "/>".
+func jsxTag(line []byte) bool {
+	for i, c := range line {
+		if c == '/' && i+1 < len(line) && line[i+1] == '>' {
+			return true
+		}
+		if c == '<' && i+1 < len(line) {
+			if n := line[i+1]; n == '/' || n == '>' || n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // codeSyntax is how a language marks its comments and strings, as far as telling a
@@ -158,60 +201,94 @@ type codeSyntax struct {
 	quotes  string // the characters that open a string
 	triple  bool   // a quote three times opens a string that only three close
 	raw     string // the quotes whose strings take no backslash escapes
+	lines   string // the quotes whose strings may go on past the end of a line
+	char    bool   // ' opens a one-character literal ('"'), else a lifetime
+	rawR    bool   // R"delim( opens a raw string that )delim" closes (C++)
+	jsx     bool   // the text between JSX tags reads as code
 }
 
 var (
-	cLike  = codeSyntax{comment: "//", block: true, quotes: `"'`}
-	jsLike = codeSyntax{comment: "//", block: true, quotes: "\"'`"}
+	cLike  = codeSyntax{comment: "//", block: true, quotes: `"'`, rawR: true}
+	jsLike = codeSyntax{comment: "//", block: true, quotes: "\"'`", lines: "`"}
+	jsx    = codeSyntax{comment: "//", block: true, quotes: "\"'`", lines: "`", jsx: true}
 )
 
 var syntaxOf = map[string]codeSyntax{
-	"go":         {comment: "//", block: true, quotes: "\"'`", raw: "`"},
-	"javascript": jsLike, "jsx": jsLike, "typescript": jsLike, "tsx": jsLike,
+	"go":         {comment: "//", block: true, quotes: "\"'`", raw: "`", lines: "`"},
+	"javascript": jsx, "jsx": jsx, "typescript": jsLike, "tsx": jsx,
 	"python": {comment: "#", quotes: `"'`, triple: true},
-	"rust":   {comment: "//", block: true, quotes: `"`}, // ' also begins a lifetime
-	"java":   cLike, "c": cLike, "cpp": cLike,
+	"rust":   {comment: "//", block: true, quotes: `"`, lines: `"`, char: true},
+	"java":   {comment: "//", block: true, quotes: `"'`, triple: true},
+	"c":      cLike, "cpp": cLike,
 	"css":  {block: true, quotes: `"'`},
-	"bash": {comment: "#", quotes: `"'`, raw: "'"},
+	"bash": {comment: "#", quotes: `"'`, raw: "'", lines: `"'`},
 	"toml": {comment: "#", quotes: `"'`, triple: true, raw: "'"},
-	"yaml": {comment: "#", quotes: `"'`, raw: "'"},
+	"yaml": {comment: "#", quotes: `"'`, raw: "'", lines: `"'`},
 	"json": {quotes: `"`},
 }
 
-// inCode tells, for each byte of line, whether it stands in code, the line read from
-// its start in code. Typographic characters delimit nothing in these languages: only
-// ASCII quotes and comment marks move it in or out of code.
-func inCode(line []byte, syn codeSyntax) []bool {
-	code := make([]bool, len(line))
-	quote, block := "", false
-	for i := 0; i < len(line); {
-		rest := line[i:]
+// inCode tells, for each byte of src, whether it stands in code, src read from its
+// start in code. Typographic characters delimit nothing in these languages: only
+// ASCII quotes and comment marks move it in or out of code. A string that cannot go
+// on past its line ends there, so a construct the scan misreads (a JavaScript regular
+// expression holding a quote) misleads it for one line at most.
+func inCode(src []byte, syn codeSyntax) []bool {
+	code := make([]bool, len(src))
+	var (
+		close       string // what ends the string the scan is in, "" in code
+		raw, lines  bool   // that string takes no escapes; it may span lines
+		block, line bool   // in a /* */ comment; in a comment to the end of the line
+	)
+	for i := 0; i < len(src); {
+		rest := src[i:]
 		switch {
+		case line:
+			line = rest[0] != '\n'
 		case block:
 			if bytes.HasPrefix(rest, []byte("*/")) {
 				block, i = false, i+2
 				continue
 			}
-		case quote != "":
-			if rest[0] == '\\' && !strings.Contains(syn.raw, quote[:1]) {
+		case close != "":
+			switch {
+			case rest[0] == '\n' && !lines && len(close) == 1:
+				close = ""
+			case rest[0] == '\\' && !raw:
 				i += 2
 				continue
-			}
-			if bytes.HasPrefix(rest, []byte(quote)) {
-				quote, i = "", i+len(quote)
+			case bytes.HasPrefix(rest, []byte(close)):
+				close, i = "", i+len(close)
 				continue
 			}
 		case syn.comment != "" && bytes.HasPrefix(rest, []byte(syn.comment)):
-			return code
+			line = true
 		case syn.block && bytes.HasPrefix(rest, []byte("/*")):
 			block, i = true, i+2
 			continue
-		case strings.IndexByte(syn.quotes, rest[0]) >= 0:
-			quote = string(rest[:1])
-			if syn.triple && bytes.HasPrefix(rest, []byte(strings.Repeat(quote, 3))) {
-				quote = strings.Repeat(quote, 3)
+		case syn.rawR && rawStringR(src, i) != "":
+			close, raw, lines = rawStringR(src, i), true, true
+			i = bytes.IndexByte(rest, '(') + 1
+			continue
+		case syn.char && rest[0] == '\'':
+			// '"' or '\'' is a character; 'a without a ' after its one character is a
+			// lifetime, which is code.
+			n := 1
+			if len(rest) > 1 && rest[1] == '\\' {
+				n = 2
 			}
-			i += len(quote)
+			_, w := utf8.DecodeRune(rest[min(n, len(rest)):])
+			if n+w < len(rest) && rest[n+w] == '\'' {
+				i += n + w + 1
+				continue
+			}
+			code[i] = true
+		case strings.IndexByte(syn.quotes, rest[0]) >= 0:
+			close = string(rest[:1])
+			raw, lines = strings.Contains(syn.raw, close), strings.Contains(syn.lines, close)
+			if syn.triple && bytes.HasPrefix(rest, []byte(strings.Repeat(close, 3))) {
+				close, lines = strings.Repeat(close, 3), true
+			}
+			i += len(close)
 			continue
 		default:
 			code[i] = true
@@ -219,4 +296,30 @@ func inCode(line []byte, syn codeSyntax) []bool {
 		i++
 	}
 	return code
+}
+
+// rawStringR returns what closes the C++ raw string that opens at src[i] (R"delim(,
+// maybe after a prefix u8, u, U or L), or "" when none opens there.
+func rawStringR(src []byte, i int) string {
+	if src[i] != 'R' || i+1 >= len(src) || src[i+1] != '"' {
+		return ""
+	}
+	p := i
+	for p > 0 && (isIdent(src[p-1])) {
+		p--
+	}
+	switch string(src[p:i]) {
+	case "", "u8", "u", "U", "L":
+	default:
+		return "" // the end of a name, as in FOOR"x"
+	}
+	open := bytes.IndexByte(src[i+2:min(len(src), i+2+17)], '(')
+	if open < 0 || bytes.ContainsAny(src[i+2:i+2+open], " \\)\t\n\"") {
+		return ""
+	}
+	return ")" + string(src[i+2:i+2+open]) + `"`
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -11,7 +11,7 @@ import (
 // named the first alone, and a model that fixed it was refused again for the next.
 // Those in a string or a comment are not named: written plain, a quote would end its
 // string. Where the line begins inside a string of the lines above (a Go raw string),
-// it is read from the error, which stands in code. An error elsewhere (a curly quote
+// the file is read from its start. An error elsewhere (a curly quote
 // in a string, and a missing operand) names none: the guard's other advice stands.
 func TestTypographicAtNamesTheLinesCodeCharacters(t *testing.T) {
 	cases := []struct {
@@ -30,10 +30,45 @@ func TestTypographicAtNamesTheLinesCodeCharacters(t *testing.T) {
 			"def f():\n    x = 1\n    return x\n",
 			"def f():\n    x = 1 – len(“a”, 'it’s', \"“so”\", '''don’t''') + # don’t – “c”\n    return x\n",
 			"–“”"},
-		{"javascript", "p.js",
+		{"typescript", "p.ts",
 			"function f() {\n  let x = 1;\n  return x;\n}\n",
 			"function f() {\n  let x = 1 – len(“a”, `it’s`, '“so”') + /* don’t – */ y; // “c”\n  return x;\n}\n",
 			"–“”"},
+		// In JavaScript the text between JSX tags reads as code to the scan: quotes
+		// are not named there, and on a line with a tag nothing but the error's own.
+		{"javascript, quotes in code", "p.js",
+			"function f() {\n  let x = 1;\n  return x;\n}\n",
+			"function f() {\n  let x = 1 – len(“a”) – 2;\n  return x;\n}\n",
+			"––"},
+		{"jsx text with curly quotes", "p.jsx",
+			"const a = 1, b = 2;\nconst el = null;\n",
+			"const a = 1, b = 2;\nconst el = <p>It's Bob's “day” – </p>; const x = a – b – a;\n",
+			"–"},
+		// An apostrophe in a word is not named: in a string the model wrote with
+		// curly quotes, written plain it would end the string.
+		{"apostrophe in a word, typescript", "p.ts",
+			"let a = 1, b = 2;\nlet s = '';\n",
+			"let a = 1, b = 2;\nlet s = ‘don’t’ + (a – b);\n",
+			"‘’–"},
+		{"apostrophe in a word, python", "p.py",
+			"a, b = 1, 2\ns = ''\n",
+			"a, b = 1, 2\ns = ‘it’s’ + str(a – b)\n",
+			"‘’–"},
+		// The file is read from its start: a line that begins inside a comment of the
+		// lines above starts in it.
+		{"go block comment above", "p.go",
+			"package p\n\nvar b, c = 1, 2\n",
+			"package p\n\nvar b, c = 1, 2\n\n/* note:\n   it's the user's – value */ var x = b – c\n",
+			"–"},
+		{"c++ raw string", "p.cpp",
+			"int f(int a, int b) {\n  return 0;\n}\n",
+			"int f(int a, int b) {\n  const char* s = R\"x(say \"“ok”\" now)x\"; return a – b;\n}\n",
+			"–"},
+		// A Rust character literal '"' opens no string.
+		{"rust character literal", "p.rs",
+			"fn f(a: i32, b: i32) -> i32 {\n    0\n}\nfn g(c: char) -> i32 {\n    0\n}\n",
+			"fn f(a: i32, b: i32) -> i32 {\n    let v = a – b; v – g('\"') – g(\"“ok”\")\n}\nfn g(c: char) -> i32 {\n    0\n}\n",
+			"–––"},
 		{"a curly quote in a string, and a missing operand", "p.go",
 			"package p\n\nfunc f() {\n\tx := 1\n\t_ = x\n}\n",
 			"package p\n\nfunc f() {\n\tx := len(\"it’s\") +\n\t_ = x\n}\n",
@@ -57,7 +92,7 @@ func TestTypographicAtNamesTheLinesCodeCharacters(t *testing.T) {
 			var got strings.Builder
 			for _, r := range reps {
 				got.WriteRune(r.Char)
-				if plain := map[rune]string{'–': "-", '“': `"`, '”': `"`}[r.Char]; r.Plain != plain {
+				if plain := map[rune]string{'–': "-", '“': `"`, '”': `"`, '‘': "'", '’': "'"}[r.Char]; r.Plain != plain {
 					t.Errorf("%q is to be written as %q", r.Char, r.Plain)
 				}
 				if r.Offset < 0 || r.Offset >= len(new) || !bytes.HasPrefix(new[r.Offset:], []byte(string(r.Char))) {
