@@ -46,7 +46,7 @@ func TestLinkThroughMissingFolder(t *testing.T) {
 			if strings.Contains(text, "while this call ran") || strings.Contains(text, "replaced") {
 				t.Errorf("%s %s: %q claims a race", c.tool, link, text)
 			}
-			if kind == "file_not_found" && !strings.Contains(text, "missing, a folder that does not exist") {
+			if kind == "file_not_found" && !strings.Contains(text, `"missing", a folder that does not exist`) {
 				t.Errorf("%s %s: %q does not name the missing folder", c.tool, link, text)
 			}
 		}

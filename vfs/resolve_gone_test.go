@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestResolveThroughMissingFolder(t *testing.T) {
 		if strings.Contains(msg, "while this call ran") || strings.Contains(msg, "replaced") {
 			t.Errorf("%s: %q claims a race", c.path, msg)
 		}
-		if c.gone != "" && !strings.Contains(msg, "leads into "+c.gone+", a folder that does not exist") {
+		if c.gone != "" && !strings.Contains(msg, "out of "+strconv.Quote(c.gone)+", a folder that does not exist") {
 			t.Errorf("%s: %q does not name %s", c.path, msg, c.gone)
 		}
 		if strings.Contains(msg, "secret") || strings.Contains(msg, parent) {

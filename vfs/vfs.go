@@ -356,7 +356,7 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 		return nil, err
 	}
 	if w.gone != "" {
-		return nil, errs.New(errs.FileNotFound, p, "%s does not exist: a symlink on its way leads into %s, a folder that does not exist, and back up out of it with \"..\", a step the system refuses while that folder is not there. Nothing was read or written; the link itself is changed outside vfsctl.", p, w.gone)
+		return nil, w.nowhere(q)
 	}
 	if w.cur == "" {
 		return nil, errs.Wrap(errs.NotAFile, p, ErrRoot, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
@@ -401,6 +401,9 @@ type walker struct {
 	// gone is the first name that did not exist and that a symlink target then
 	// climbed out of with "..": the path leads nowhere.
 	gone string
+	// need is the folder that first ".." climbed out of (gone, or one inside it):
+	// once it exists, the target leads on.
+	need string
 }
 
 // folder returns the folder cur held open.
@@ -489,6 +492,20 @@ func (w *walker) step(comp string) error {
 	return w.follow(next)
 }
 
+// nowhere is the refusal of a path whose symlink target climbs with ".." out of a
+// folder that does not exist. The folder's names come from a target the workspace
+// chose, so they are quoted: a control in them reaches the reply escaped.
+func (w *walker) nowhere(clean string) error {
+	what := fmt.Sprintf("%s goes through a symlink that leads nowhere", w.p)
+	switch {
+	case w.linkAt == clean:
+		what = fmt.Sprintf("%s is a symlink that leads nowhere", w.p)
+	case w.linkAt != "":
+		what = fmt.Sprintf("%s goes through %s, a symlink that leads nowhere", w.p, w.linkAt)
+	}
+	return errs.New(errs.FileNotFound, w.p, "%s: its target climbs with \"..\" out of %q, a folder that does not exist, a step the system refuses while that folder is not there. Nothing was read or written. Once the folder %q exists (create_file with a path inside it makes it), the link leads on; the link itself is changed outside vfsctl.", what, w.gone, w.need)
+}
+
 // absent takes next, a name that does not exist, and the names after it as they are:
 // the path of a file to create. A ".." from a symlink target that climbs back out of
 // them cannot be taken (the system finds no folder to climb out of), so the path leads
@@ -503,10 +520,10 @@ func (w *walker) absent(next string) {
 		switch comp {
 		case "", ".":
 		case "..":
-			names = names[:len(names)-1]
 			if w.gone == "" {
-				w.gone = next
+				w.gone, w.need = next, path.Join(append([]string{w.cur}, names...)...)
 			}
+			names = names[:len(names)-1]
 		default:
 			names = append(names, comp)
 		}
