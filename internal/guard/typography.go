@@ -267,7 +267,7 @@ func inCode(src []byte, syn codeSyntax) []bool {
 			continue
 		case syn.rawR && rawStringR(src, i) != "":
 			close, raw, lines = rawStringR(src, i), true, true
-			i = bytes.IndexByte(rest, '(') + 1
+			i += bytes.IndexByte(rest, '(') + 1
 			continue
 		case syn.char && rest[0] == '\'':
 			// '"' or '\'' is a character; 'a without a ' after its one character is a
