@@ -74,8 +74,10 @@ func describeEntry(kind, target string, bits uint32) string {
 // (someone changed it since the command did), or a folder cannot be taken back
 // (checkFolderSteps).
 func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []string) error {
+	look := e.fs.Looker() // the folders a command made, shallowest first: one walk down
+	defer look.Close()
 	for _, en := range steps {
-		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		kind, target, bits, err := look.EntryAt(en.Path)
 		if err != nil && en.Before == "" && underDeleted(en.Path, changes) {
 			kind, err = "", nil // under a file the same transaction removes
 		}
@@ -200,11 +202,13 @@ const ownerBits = 0o700
 func (e *Engine) openFolders(steps []journal.Entry) (opened []journal.Entry, err error) {
 	order := slices.Clone(steps)
 	slices.SortStableFunc(order, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range order {
 		if en.Before != vfs.KindDir || en.BeforeMode&ownerBits == ownerBits {
 			continue
 		}
-		kind, _, bits, err := e.fs.EntryAt(en.Path)
+		kind, _, bits, err := look.EntryAt(en.Path)
 		if err != nil || kind != vfs.KindDir || bits != en.BeforeMode {
 			continue // not as the steps found it: checkEntries and checkWritable say so
 		}
@@ -258,10 +262,12 @@ func (e *Engine) closeFolders(opened []journal.Entry) []string {
 // create made are not looked at: their removal is best effort, and one whose folder
 // denies it stays, as it did before this check.
 func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Change) error {
+	look := e.fs.Looker()
+	defer look.Close()
 	named := map[string]bool{}
 	for _, en := range steps {
 		if en.Before == vfs.KindDir {
-			if kind, _, bits, err := e.fs.EntryAt(en.Path); err == nil && kind == vfs.KindDir && bits == en.BeforeMode {
+			if kind, _, bits, err := look.EntryAt(en.Path); err == nil && kind == vfs.KindDir && bits == en.BeforeMode {
 				named[en.Path] = true
 			}
 		}
@@ -277,6 +283,8 @@ func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Ch
 			paths = append(paths, en.Path)
 		}
 	}
+	// Shallowest first, so that the looks go down a chain of folders once.
+	slices.SortStableFunc(paths, func(a, b string) int { return cmp.Compare(depth(a), depth(b)) })
 	seen := map[string]bool{}
 	for _, p := range paths {
 		// The nearest folder above p that stands: those between are made by the
@@ -286,7 +294,7 @@ func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Ch
 			if named[d] {
 				break
 			}
-			fi, err := lstat(e.fs.Afero(), d)
+			fi, err := look.Lstat(d)
 			if errors.Is(err, fs.ErrNotExist) && d != "." {
 				continue
 			}
@@ -500,14 +508,20 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 // is theirs.
 func (e *Engine) madeSteps(made []string, steps []journal.Entry) []journal.Entry {
 	var out []journal.Entry
-	for _, d := range deepestFirst(made) {
+	look := e.fs.Looker()
+	defer look.Close()
+	// Looked at shallowest first, so that the looks go down a chain of folders once.
+	deep := deepestFirst(made)
+	for i := len(deep) - 1; i >= 0; i-- {
+		d := deep[i]
 		if slices.ContainsFunc(steps, func(en journal.Entry) bool { return en.Path == d }) {
 			continue
 		}
-		if kind, _, bits, err := e.fs.EntryAt(d); err == nil && kind == vfs.KindDir {
+		if kind, _, bits, err := look.EntryAt(d); err == nil && kind == vfs.KindDir {
 			out = append(out, journal.Entry{Path: d, Before: vfs.KindDir, BeforeMode: bits})
 		}
 	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -574,8 +588,10 @@ func (e *Engine) snapEntries(t *journal.Tx, steps []journal.Entry) error {
 		return nil
 	}
 	snap := t.Snapshot()
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range steps {
-		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		kind, target, bits, err := look.EntryAt(en.Path)
 		if err == nil && journal.IsSpecial(kind) {
 			continue // a FIFO or socket left standing (vfsctl makes none): as the snapshot has it
 		}
