@@ -72,8 +72,10 @@ func describeEntry(kind, target string, bits uint32) string {
 
 // checkEntries refuses, changing nothing, when an entry is not as its Before says
 // (someone changed it since the command did), or a folder cannot be taken back
-// (checkFolderSteps).
-func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []string) error {
+// (checkFolderSteps). A folder's bits count whether it stays or goes: one chmodded
+// since is not the command's to remove, and a redo would bring it back with the
+// command's bits, not the ones chosen since. verb is the reversal's (checkWritable).
+func (e *Engine) checkEntries(verb string, steps []journal.Entry, changes []*Change, made []string) error {
 	look := e.fs.Looker() // the folders a command made, shallowest first: one walk down
 	defer look.Close()
 	for _, en := range steps {
@@ -98,7 +100,11 @@ func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []s
 		case vfs.KindSymlink:
 			ok = kind == vfs.KindSymlink && target == en.BeforeTarget
 		case vfs.KindDir:
-			ok = kind == vfs.KindDir && (en.After != vfs.KindDir || bits == en.BeforeMode)
+			if kind == vfs.KindDir && bits != en.BeforeMode {
+				return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it: its mode is %04o now, the command left it %04o. Nothing was %s; run `chmod %o %s` first, then %s again.",
+					en.Path, bits, en.BeforeMode, pastOf(verb), en.BeforeMode, en.Path, verb)
+			}
+			ok = kind == vfs.KindDir
 		}
 		if !ok {
 			return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it (%s): it is %s now, changed since. Nothing was undone; put it back as it was, or move it aside, and retry.",
@@ -264,12 +270,12 @@ func (e *Engine) closeFolders(opened []journal.Entry) []string {
 func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Change) error {
 	look := e.fs.Looker()
 	defer look.Close()
+	// The folders steps name: opened by the reversal when as the calls left them, or
+	// refused by checkEntries, with the chmod that puts them back, when not.
 	named := map[string]bool{}
 	for _, en := range steps {
 		if en.Before == vfs.KindDir {
-			if kind, _, bits, err := look.EntryAt(en.Path); err == nil && kind == vfs.KindDir && bits == en.BeforeMode {
-				named[en.Path] = true
-			}
+			named[en.Path] = true
 		}
 	}
 	var paths []string // where an entry is made or removed
@@ -319,7 +325,7 @@ func (e *Engine) checkDryRun(c *Call, steps []journal.Entry, changes []*Change, 
 	if err := e.checkWritable(reversalVerb(&c.rec), steps, changes); err != nil {
 		return err
 	}
-	return e.checkEntries(steps, changes, made)
+	return e.checkEntries(reversalVerb(&c.rec), steps, changes, made)
 }
 
 // reversalVerb is the word for what call record r does: undo, redo or rewind.
@@ -468,7 +474,7 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 			return removed
 		}, nil
 	}
-	if err := e.checkEntries(steps, changes, made); err != nil {
+	if err := e.checkEntries(reversalVerb(&c.rec), steps, changes, made); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = append(slices.Clone(steps), going...)
