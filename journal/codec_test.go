@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	kflate "github.com/klauspost/compress/flate"
 )
 
 // viaJSON is r as the first codec gave it back: the JSON of the record. It is the
@@ -97,10 +99,11 @@ func TestRecordCodecAsJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The form written now, and those earlier vfsctl wrote, all with compress/flate:
-		// codecNoDiff's as it was written before its compressor changed, codecHashes,
-		// codecRecord.
-		for _, data := range [][]byte{data, encodeOld(t, r, codecNoDiff), encodeRecord3(t, r), encodeRecord2(t, r)} {
+		// The form written now, and those earlier vfsctl wrote: codecNoDiff at
+		// klauspost's level 6 (before the level went down) and with compress/flate
+		// (before its compressor changed), codecHashes, codecRecord.
+		forms := [][]byte{data, encodeLevel6(t, r), encodeOld(t, r, codecNoDiff), encodeRecord3(t, r), encodeRecord2(t, r)}
+		for _, data := range forms {
 			got, err := decodeRecord(r.Seq, data, nil, nil)
 			if err != nil {
 				t.Fatalf("case %d, codec %d: %v", i, data[0], err)
@@ -124,6 +127,21 @@ func encodeRecord2(t *testing.T, r *Record) []byte { return encodeOld(t, r, code
 // diff a string.
 func encodeRecord3(t *testing.T, r *Record) []byte { return encodeOld(t, r, codecHashes) }
 
+// encodeLevel6 is r as vfsctl wrote it before records were compressed at a lower
+// level: codecNoDiff, compressed by klauspost's flate at level 6.
+func encodeLevel6(t *testing.T, r *Record) []byte {
+	t.Helper()
+	body, err := recordText(r, codecNoDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, _ := kflate.NewWriterDict(&buf, 6, []byte(recordDict))
+	w.Write(body)
+	w.Close()
+	return compactForm(r, codecNoDiff, buf.Bytes())
+}
+
 // encodeOld is r in an older compact codec, as the code of its day wrote it: the
 // body compressed, the hash section from codecHashes on, the state and duration.
 func encodeOld(t *testing.T, r *Record, codec byte) []byte {
@@ -136,8 +154,13 @@ func encodeOld(t *testing.T, r *Record, codec byte) []byte {
 	w, _ := flate.NewWriterDict(&buf, flate.DefaultCompression, []byte(recordDict))
 	w.Write(body)
 	w.Close()
-	out := append([]byte{codec}, binary.AppendUvarint(nil, uint64(buf.Len()))...)
-	out = append(out, buf.Bytes()...)
+	return compactForm(r, codec, buf.Bytes())
+}
+
+// compactForm is a compact codec's stored form of r around z, its compressed body.
+func compactForm(r *Record, codec byte, z []byte) []byte {
+	out := append([]byte{codec}, binary.AppendUvarint(nil, uint64(len(z)))...)
+	out = append(out, z...)
 	if codec != codecRecord {
 		out = appendHashes(out, r, nil)
 	}

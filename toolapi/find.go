@@ -141,7 +141,7 @@ type listed struct {
 
 // linkTarget is where a listed symlink leads, as the tools would follow it.
 type linkTarget struct {
-	path     string // from the root, a folder's with a slash; "" when not followed
+	path     string // from the root, a folder's with a slash; "" when not followed or nowhere
 	dangling bool
 }
 
@@ -149,6 +149,9 @@ type linkTarget struct {
 func (a *dispatcher) linkTarget(p string) *linkTarget {
 	r, err := a.eng.FS().Resolve(p)
 	switch {
+	case errs.KindOf(err) == errs.FileNotFound:
+		// Its target climbs out of a folder that does not exist: it leads nowhere.
+		return &linkTarget{dangling: true}
 	case err != nil:
 		return &linkTarget{} // outside the root, a loop, a reserved folder
 	case !r.Exists:
@@ -167,6 +170,8 @@ func (l listed) note(sizes bool) string {
 	switch {
 	case l.isDir():
 		return "/"
+	case l.link != nil && l.link.dangling && l.link.path == "":
+		return " -> (dangling: its target climbs out of a folder that does not exist)"
 	case l.link != nil && l.link.path == "":
 		return " -> (a symlink the file tools do not follow: it leads out of the workspace, into a reserved folder, or round in a loop)"
 	case l.link != nil && l.link.dangling:

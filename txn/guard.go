@@ -3,6 +3,7 @@ package txn
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -65,7 +66,8 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 			continue
 		}
 		sent := writtenAsSent(ch)
-		r, plain, typo := guard.TypographicAt(ch.After, offs, s)
+		typos := guard.TypographicAt(ch.After, offs, s)
+		typo := len(typos) > 0
 		if !held {
 			insisting = sent && !typo
 		} else if !sent || typo {
@@ -79,7 +81,7 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		again := insist
 		switch {
 		case typo:
-			again = fmt.Sprintf(typographyAdvice, r, s.Language, rune(plain[0]), r)
+			again = typographyAdviceFor(typos, s)
 		case !sent:
 			again = notAsSent
 		}
@@ -107,6 +109,38 @@ const notAsSent = "The lines above are not exactly as you sent them: your oldTex
 // write code that does not build. The guard writes such characters plain itself only
 // when they alone break the file, and within a budget of parses.
 const typographyAdvice = "%q is a typographic character, which %s code cannot hold: send %q in its place (in a string or a comment, %q can stay). Sent again unchanged, this call is refused again."
+
+// typographyAdviceFor is typographyAdvice for the characters reps the error asks to
+// write plain: with several on its line, each is named, so that one call sent again
+// with them all plain gets past them (naming the first alone, a model fixed it and
+// was refused for the next).
+func typographyAdviceFor(reps []guard.Repair, s *guard.SyntaxError) string {
+	plainOf := func(r guard.Repair) rune { p, _ := utf8.DecodeRuneInString(r.Plain); return p }
+	if len(reps) == 1 {
+		return fmt.Sprintf(typographyAdvice, reps[0].Char, s.Language, plainOf(reps[0]), reps[0].Char)
+	}
+	var chars, sends []string
+	seen := map[rune]bool{}
+	for _, r := range reps {
+		if !seen[r.Char] {
+			seen[r.Char] = true
+			chars = append(chars, fmt.Sprintf("%q", r.Char))
+			sends = append(sends, fmt.Sprintf("%q for %q", plainOf(r), r.Char))
+		}
+	}
+	if len(chars) == 1 {
+		return fmt.Sprintf("%s on line %d is a typographic character, which %s code cannot hold: send %q in its place each time it stands in code (in a string or a comment, %s can stay). Sent again unchanged, this call is refused again.", chars[0], s.Line, s.Language, plainOf(reps[0]), chars[0])
+	}
+	return fmt.Sprintf("%s on line %d are typographic characters, which %s code cannot hold: where they stand in code, send %s (in a string or a comment, they can stay). Sent again unchanged, this call is refused again.", andList(chars), s.Line, s.Language, andList(sends))
+}
+
+// andList joins items as a sentence lists them: "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
 
 // writtenAsSent tells a change whose edits all write newText as the model sent it:
 // none matched at the indentation tier, none had characters translated.

@@ -115,7 +115,7 @@ func TestCurlyQuoteRefusalSaysThePlainOne(t *testing.T) {
 			t.Fatalf("a file of %d bytes, curly quotes in code: %v, want a syntax refusal", len(src), err)
 		}
 		msg := err.Error()
-		if strings.Contains(msg, "send this same call again") || !strings.Contains(msg, `send '"' in its place`) {
+		if strings.Contains(msg, "send this same call again") || !strings.Contains(msg, `send '"' for '“' and '"' for '”'`) {
 			t.Errorf("a file of %d bytes: the refusal does not say to send the plain quote instead of the same call:\n%s", len(src), msg)
 		}
 		if err := send(); errs.KindOf(err) != errs.SyntaxError {

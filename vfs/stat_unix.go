@@ -18,6 +18,9 @@ import (
 
 // statIdentity is the identity in fi's stat; ok is false where fi has none (in memory).
 func statIdentity(fi fs.FileInfo) (Identity, bool) {
+	if d, ok := fi.(interface{ identity() Identity }); ok {
+		return d.identity(), true
+	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return Identity{}, false

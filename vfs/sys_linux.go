@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -139,17 +140,24 @@ func statDirents(fd int, buf []byte, out []fs.FileInfo) ([]fs.FileInfo, error) {
 	// The layout of struct linux_dirent64: ino 8 bytes, off 8, reclen 2, type 1, then
 	// the name and its NUL.
 	const nameAt = 19
-	count := 0
+	count, size := 0, 0
 	for off := 0; off+nameAt <= len(buf); {
 		reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
 		if reclen < nameAt || off+reclen > len(buf) {
 			break
 		}
 		count++
+		size += max(0, bytes.IndexByte(buf[off+nameAt:off+reclen], 0))
 		off += reclen
 	}
-	names := string(buf)
-	infos := make([]statInfo, 0, count)
+	// The names alone are kept, not the records around them (about half of a
+	// record's bytes), and each stat in a direntInfo, not a whole statInfo: a walk
+	// holds every entry of the tree until it ends, and a fresh process pays a page
+	// fault for each new page of heap.
+	var nb strings.Builder
+	nb.Grow(size)
+	infos := make([]direntInfo, 0, count)
+	out = slices.Grow(out, count)
 	for off := 0; off+nameAt <= len(buf); {
 		reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
 		if reclen < nameAt || off+reclen > len(buf) {
@@ -163,8 +171,8 @@ func statDirents(fd int, buf []byte, out []fs.FileInfo) ([]fs.FileInfo, error) {
 		if end < 0 || ino == 0 { // no name, or a deleted entry
 			continue
 		}
-		name := names[first : first+end]
-		if name == "." || name == ".." || name == "" {
+		raw := buf[first : first+end]
+		if end == 0 || string(raw) == "." || string(raw) == ".." {
 			continue
 		}
 		var st unix.Stat_t
@@ -173,13 +181,60 @@ func statDirents(fd int, buf []byte, out []fs.FileInfo) ([]fs.FileInfo, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+			return nil, &fs.PathError{Op: "lstat", Path: string(raw), Err: err}
 		}
-		infos = append(infos, statInfo{name: name, st: toSyscall(&st)})
+		n := nb.Len()
+		nb.Write(raw)
+		infos = append(infos, direntOf(nb.String()[n:], &st))
 		out = append(out, &infos[len(infos)-1])
 	}
 	return out, nil
 }
+
+// direntInfo is an fs.FileInfo from a listing's stat: the fields of it that vfs reads
+// (96 bytes on amd64, where a statInfo takes 160). Sys gives them as a *syscall.Stat_t
+// made anew, without the block counts and the access time.
+type direntInfo struct {
+	name            string
+	dev, ino, nlink uint64
+	size            int64
+	mtim, ctim      syscall.Timespec
+	mode, uid, gid  uint32
+}
+
+func direntOf(name string, st *unix.Stat_t) direntInfo {
+	return direntInfo{name: name, dev: uint64(st.Dev), ino: uint64(st.Ino), nlink: uint64(st.Nlink), size: st.Size,
+		mtim: syscall.Timespec(st.Mtim), ctim: syscall.Timespec(st.Ctim), mode: st.Mode, uid: st.Uid, gid: st.Gid}
+}
+
+func (d *direntInfo) Name() string       { return d.name }
+func (d *direntInfo) Size() int64        { return d.size }
+func (d *direntInfo) ModTime() time.Time { return time.Unix(int64(d.mtim.Sec), int64(d.mtim.Nsec)) }
+func (d *direntInfo) IsDir() bool        { return d.mode&syscall.S_IFMT == syscall.S_IFDIR }
+
+func (d *direntInfo) Mode() fs.FileMode {
+	s := statInfo{}
+	s.st.Mode = d.mode
+	return s.Mode()
+}
+
+func (d *direntInfo) Sys() any {
+	st := &syscall.Stat_t{Mode: d.mode, Uid: d.uid, Gid: d.gid, Size: d.size, Mtim: d.mtim, Ctim: d.ctim}
+	setUint(&st.Dev, d.dev)
+	setUint(&st.Ino, d.ino)
+	setUint(&st.Nlink, d.nlink)
+	return st
+}
+
+// identity is statIdentity's, without making the Stat_t Sys makes: a snapshot asks
+// it of every entry.
+func (d *direntInfo) identity() Identity {
+	return Identity{Dev: d.dev, Ino: d.ino, Size: d.size,
+		Mtime: nanos(int64(d.mtim.Sec), int64(d.mtim.Nsec)), Ctime: nanos(int64(d.ctim.Sec), int64(d.ctim.Nsec))}
+}
+
+// setUint sets a stat field whose width differs between architectures.
+func setUint[T ~uint32 | ~uint64](p *T, v uint64) { *p = T(v) }
 
 // testHookNoXattrs, when set by a test, is told the answer of each look for extended
 // attributes by the folder's /proc path.

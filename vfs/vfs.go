@@ -352,11 +352,14 @@ func (f *FS) Resolve(p string) (*Resolved, error) {
 			return nil, err
 		}
 	}
-	if w.cur == "" {
-		return nil, errs.Wrap(errs.NotAFile, p, ErrRoot, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
-	}
 	if err := f.checkReserved(p, w.cur); err != nil {
 		return nil, err
+	}
+	if w.gone != "" {
+		return nil, errs.New(errs.FileNotFound, p, "%s does not exist: a symlink on its way leads into %s, a folder that does not exist, and back up out of it with \"..\", a step the system refuses while that folder is not there. Nothing was read or written; the link itself is changed outside vfsctl.", p, w.gone)
+	}
+	if w.cur == "" {
+		return nil, errs.Wrap(errs.NotAFile, p, ErrRoot, "%q resolves to the workspace root, a directory. Send the path of a file.", p)
 	}
 	res := &Resolved{Name: p, Path: w.cur, Link: w.link, LinkAt: w.linkAt, clean: q}
 	// Stat walks from the root again: what the folders held say is checked against
@@ -395,6 +398,9 @@ type walker struct {
 	// length, where looking up each prefix from the root cost its square.
 	at    cursor
 	atDir string
+	// gone is the first name that did not exist and that a symlink target then
+	// climbed out of with "..": the path leads nowhere.
+	gone string
 }
 
 // folder returns the folder cur held open.
@@ -467,12 +473,7 @@ func (w *walker) step(comp string) error {
 	}
 	next, fi, err := w.lstat(comp)
 	if errors.Is(err, fs.ErrNotExist) {
-		// The rest does not exist either; a ".." from a symlink target may remain.
-		w.cur = path.Join(append([]string{next}, w.todo...)...)
-		w.todo = nil
-		if w.cur == ".." || strings.HasPrefix(w.cur, "../") {
-			return w.outside()
-		}
+		w.absent(next)
 		return nil
 	}
 	if err != nil {
@@ -486,6 +487,31 @@ func (w *walker) step(comp string) error {
 		return nil
 	}
 	return w.follow(next)
+}
+
+// absent takes next, a name that does not exist, and the names after it as they are:
+// the path of a file to create. A ".." from a symlink target that climbs back out of
+// them cannot be taken (the system finds no folder to climb out of), so the path leads
+// nowhere (gone). The walk still goes on from where that ".." lands, as if the missing
+// folders were there, so that a target that would lead outside the root or into a
+// reserved folder is refused as such.
+func (w *walker) absent(next string) {
+	names := []string{path.Base(next)}
+	for len(names) > 0 && len(w.todo) > 0 {
+		comp := w.todo[0]
+		w.todo = w.todo[1:]
+		switch comp {
+		case "", ".":
+		case "..":
+			names = names[:len(names)-1]
+			if w.gone == "" {
+				w.gone = next
+			}
+		default:
+			names = append(names, comp)
+		}
+	}
+	w.cur = path.Join(append([]string{w.cur}, names...)...)
 }
 
 // down enters comp, a folder in the one resolved so far, when it is one (not a

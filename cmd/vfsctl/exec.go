@@ -224,7 +224,8 @@ never takes those changes for the turn's. The first checkpoint of a workspace on
 takes the snapshot. A rewind never reverts an outside record; vfsctl undo N does.
 While a command run by vfsctl exec (or run_command) runs, it journals nothing and
 says so: what changed since the command began is the command's, recorded when it
-ends.
+ends. What it could not see (a file it could not read, an exclude file it could not
+use) it notes each time, when nothing changed too.
 
 Example:
   vfsctl checkpoint
@@ -289,5 +290,11 @@ func (c *checkpointCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stdout, text)
+	if len(look.Running) == 0 { // else the text is the notes
+		// What the look could not see is said even when nothing was journaled.
+		for _, n := range look.Notes {
+			fmt.Fprintf(stdout, "note: %s\n", escaped(n))
+		}
+	}
 	return exitOK
 }

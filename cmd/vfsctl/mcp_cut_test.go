@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A tools/call over serve's 16 MiB frame limit is refused unread, and journaled as
@@ -29,14 +27,7 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 	// turn in _meta after them.
 	edits := `{"path":"a.txt","edits":[` + strings.Repeat(`{"old_string":"aaaaaaaaaa","new_string":"bbbbbbbbbb"},`, 400000)
 	edits = edits[:len(edits)-1] + `]}`
-	cmd := exec.Command(bin, "serve", "--root", dir)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	defer stop.Stop()
+	stdin, stdout := rawServe(t, bin, dir)
 	go func() {
 		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -57,9 +48,7 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 		replies[string(b)] = m
 	}
 	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	io.Copy(io.Discard, stdout) // until serve has ended
 	res, _ := replies["2"]["result"].(map[string]any)
 	st, _ := res["structuredContent"].(map[string]any)
 	if st["kind"] != "too_large" || st["txn"] != 1.0 {
@@ -115,5 +104,52 @@ func TestServeJournalsACallOverTheFrameLimit(t *testing.T) {
 	}
 	if replay := cli("replay", "1"); !strings.Contains(replay, fmt.Sprintf("its %d bytes of arguments were refused and the journal keeps only their start", len(args))) {
 		t.Errorf("vfsctl replay 1: %s", replay)
+	}
+}
+
+// A tools/call over the frame limit that names a tool the server does not serve is
+// journaled as a call of tool "unknown", the name as sent kept, cut, in the record's
+// arguments: the operator sees it, and the journal's tools are only those served (a
+// long name would widen every table of vfsctl stats).
+func TestServeJournalsAnUnservedToolOverTheFrameLimitAsUnknown(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	stdin, stdout := rawServe(t, bin, dir)
+	long := strings.Repeat("n", 17<<20)
+	go io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{"path":"a.txt","content":"`+long+`"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+long+`","arguments":{"path":"b.txt"}}}
+`)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for replies := 0; replies < 3 && sc.Scan(); replies++ {
+	}
+	stdin.Close()
+	io.Copy(io.Discard, stdout) // until serve has ended
+	cli := func(args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(append(args[:1:1], append([]string{"--root", dir}, args[1:]...)...), strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("vfsctl %s: exit %d: %s%s", strings.Join(args, " "), code, out.String(), errb.String())
+		}
+		return out.String()
+	}
+	names := []string{`"no_such_tool"`, `"` + long[:512] + fmt.Sprintf("… [cut: %d bytes as sent]", len(long)) + `"`}
+	lines := strings.Split(strings.TrimSpace(cli("export")), "\n")
+	for i, l := range lines {
+		var rec struct {
+			Tool, Kind string
+			Args       json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil || i >= len(names) {
+			t.Fatalf("export: %.300s (%v)", l, err)
+		}
+		if rec.Tool != "unknown" || rec.Kind != "too_large" || !strings.Contains(string(rec.Args), `"name":`+names[i]) {
+			t.Errorf("call %d is journaled as %.100q, %s, with arguments %.200s; want unknown, too_large, with the name as sent cut", i+1, rec.Tool, rec.Kind, rec.Args)
+		}
+	}
+	if stats := cli("stats"); !strings.Contains(stats, "\nunknown  2 ") {
+		t.Errorf("vfsctl stats:\n%.1000s", stats)
 	}
 }

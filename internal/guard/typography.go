@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -105,19 +106,117 @@ func ApplyRepairs(new []byte, reps []Repair) []byte {
 // Typographic reports whether r is a character Typography may write plain.
 func Typographic(r rune) bool { _, ok := plainOf[r]; return ok }
 
-// TypographicAt returns the character a syntax error s of new stands at, and its plain
-// counterpart, when it is one of the typographic characters a change added (at the
-// given offsets of new): a character Typography would try, or would have tried in a
-// file under its budget. ok is false for any other error.
-func TypographicAt(new []byte, offsets []int, s *SyntaxError) (r rune, plain string, ok bool) {
+// TypographicAt returns the typographic characters a change added (at the given
+// offsets of new) that a syntax error s of new asks to write plain: the one the error
+// stands at, and the others on its line that stand in code, not in a string or a
+// comment, so that one call sent again with them all plain gets past them. It returns
+// nil when the error is not at such a character: a character Typography would try, or
+// would have tried in a file under its budget.
+func TypographicAt(new []byte, offsets []int, s *SyntaxError) []Repair {
 	if s == nil {
-		return 0, "", false
+		return nil
 	}
-	off := offsetOf(new, s.Line, s.Column)
-	if !slices.Contains(offsets, off) {
-		return 0, "", false
+	at := offsetOf(new, s.Line, s.Column)
+	if !slices.Contains(offsets, at) {
+		return nil
 	}
-	r, _ = utf8.DecodeRune(new[off:])
-	plain, ok = plainOf[r]
-	return r, plain, ok
+	if r, _ := utf8.DecodeRune(new[at:]); !Typographic(r) {
+		return nil
+	}
+	start, end := bytes.LastIndexByte(new[:at], '\n')+1, len(new)
+	if i := bytes.IndexByte(new[at:], '\n'); i >= 0 {
+		end = at + i
+	}
+	syn, ok := syntaxOf[s.Language]
+	if !ok {
+		syn = codeSyntax{quotes: `"'`}
+	}
+	from, code := start, inCode(new[start:end], syn)
+	if !code[at-start] {
+		// The line begins inside a string or a comment of lines above: the error's
+		// character is in code, and the line is read from there.
+		from, code = at, inCode(new[at:end], syn)
+	}
+	var out []Repair
+	for _, off := range slices.Sorted(slices.Values(offsets)) {
+		if off < from || off >= end || off != at && !code[off-from] {
+			continue
+		}
+		r, _ := utf8.DecodeRune(new[off:])
+		if plain, ok := plainOf[r]; ok {
+			out = append(out, Repair{Offset: off, Char: r, Plain: plain})
+		}
+	}
+	return out
+}
+
+// codeSyntax is how a language marks its comments and strings, as far as telling a
+// character of one line in code from one in a string or a comment needs.
+type codeSyntax struct {
+	comment string // opens a comment to the end of the line
+	block   bool   // /* */ comments
+	quotes  string // the characters that open a string
+	triple  bool   // a quote three times opens a string that only three close
+	raw     string // the quotes whose strings take no backslash escapes
+}
+
+var (
+	cLike  = codeSyntax{comment: "//", block: true, quotes: `"'`}
+	jsLike = codeSyntax{comment: "//", block: true, quotes: "\"'`"}
+)
+
+var syntaxOf = map[string]codeSyntax{
+	"go":         {comment: "//", block: true, quotes: "\"'`", raw: "`"},
+	"javascript": jsLike, "jsx": jsLike, "typescript": jsLike, "tsx": jsLike,
+	"python": {comment: "#", quotes: `"'`, triple: true},
+	"rust":   {comment: "//", block: true, quotes: `"`}, // ' also begins a lifetime
+	"java":   cLike, "c": cLike, "cpp": cLike,
+	"css":  {block: true, quotes: `"'`},
+	"bash": {comment: "#", quotes: `"'`, raw: "'"},
+	"toml": {comment: "#", quotes: `"'`, triple: true, raw: "'"},
+	"yaml": {comment: "#", quotes: `"'`, raw: "'"},
+	"json": {quotes: `"`},
+}
+
+// inCode tells, for each byte of line, whether it stands in code, the line read from
+// its start in code. Typographic characters delimit nothing in these languages: only
+// ASCII quotes and comment marks move it in or out of code.
+func inCode(line []byte, syn codeSyntax) []bool {
+	code := make([]bool, len(line))
+	quote, block := "", false
+	for i := 0; i < len(line); {
+		rest := line[i:]
+		switch {
+		case block:
+			if bytes.HasPrefix(rest, []byte("*/")) {
+				block, i = false, i+2
+				continue
+			}
+		case quote != "":
+			if rest[0] == '\\' && !strings.Contains(syn.raw, quote[:1]) {
+				i += 2
+				continue
+			}
+			if bytes.HasPrefix(rest, []byte(quote)) {
+				quote, i = "", i+len(quote)
+				continue
+			}
+		case syn.comment != "" && bytes.HasPrefix(rest, []byte(syn.comment)):
+			return code
+		case syn.block && bytes.HasPrefix(rest, []byte("/*")):
+			block, i = true, i+2
+			continue
+		case strings.IndexByte(syn.quotes, rest[0]) >= 0:
+			quote = string(rest[:1])
+			if syn.triple && bytes.HasPrefix(rest, []byte(strings.Repeat(quote, 3))) {
+				quote = strings.Repeat(quote, 3)
+			}
+			i += len(quote)
+			continue
+		default:
+			code[i] = true
+		}
+		i++
+	}
+	return code
 }

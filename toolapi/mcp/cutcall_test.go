@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -49,6 +50,73 @@ func TestCutCallPicksTheCallsMembersAsADecoderReadsThem(t *testing.T) {
 	}
 }
 
+// Random frames of the members the scan looks for, nested anywhere, spaced and split
+// into reads at random: what it picks is what a decoder reads of the whole frame (an
+// id or a method only when a scalar, as a reply can carry it).
+func TestFrameScanPicksWhatADecoderReads(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	space := []string{"", " ", "\n\t ", "  "}
+	keys := []string{"id", "method", "params", "name", "_meta", "arguments", "x", `a\"b`}
+	scalars := []string{`1`, `-2.5e3`, `true`, `null`, `"a\\\"b{}[],:"`, `"tools/call"`, `"edit_file"`, `""`}
+	var value func(depth int) string
+	value = func(depth int) string {
+		var parts []string
+		k := rng.Intn(9)
+		for n := rng.Intn(5); k >= 3 && depth < 5 && n > 0; n-- {
+			v := space[rng.Intn(4)] + value(depth+1) + space[rng.Intn(4)]
+			if k >= 6 {
+				v = space[rng.Intn(4)] + `"` + keys[rng.Intn(len(keys))] + `"` + space[rng.Intn(4)] + ":" + v
+			}
+			parts = append(parts, v)
+		}
+		switch {
+		case k < 3 || depth >= 5:
+			if k == 0 {
+				return `"` + strings.Repeat("é ", rng.Intn(150)) + `"` // up to 450 bytes: kept whole
+			}
+			return scalars[rng.Intn(len(scalars))]
+		case k < 6:
+			return "[" + strings.Join(parts, ",") + "]"
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	kept := func(v json.RawMessage) string { // what the scan keeps of a value: at most maxKept bytes
+		if len(v) > maxKept {
+			return ""
+		}
+		return string(v)
+	}
+	for n := 0; n < 3000; n++ {
+		frame := value(1)
+		var want struct {
+			ID, Method json.RawMessage
+			Params     struct {
+				Name      json.RawMessage `json:"name"`
+				Meta      json.RawMessage `json:"_meta"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if frame[0] != '{' || json.Unmarshal([]byte(frame), &want) != nil ||
+			bytes.ContainsAny(want.ID[:min(len(want.ID), 1)], "{[") || bytes.ContainsAny(want.Method[:min(len(want.Method), 1)], "{[") {
+			continue // an object or an array for an id: not a request the scan reads
+		}
+		var name string
+		json.Unmarshal([]byte(kept(want.Params.Name)), &name)
+		p := newCutCall()
+		for rest := []byte(frame); len(rest) > 0; {
+			k := min(len(rest), 1+rng.Intn(40))
+			p.feed(rest[:k])
+			rest = rest[k:]
+		}
+		args, size := p.Args()
+		got := fmt.Sprintf("%s %s %q %s %s %d", p.id, p.method, p.Tool(), compact(p.Meta()), args, size)
+		if w := fmt.Sprintf("%s %s %q %s %s %d", kept(want.ID), kept(want.Method), name, compact(want.Params.Meta), want.Params.Arguments,
+			len(want.Params.Arguments)); got != w {
+			t.Fatalf("%s\npicked %s\nwant   %s", frame, got, w)
+		}
+	}
+}
+
 // What is kept of a frame too large to hold stays bounded: arguments of a million
 // short values are kept cut to what a record keeps, with their size as sent, and a
 // _meta too large to keep is dropped rather than held.
@@ -60,8 +128,8 @@ func TestCutCallKeepsBoundedMemory(t *testing.T) {
 	if p.Tool() != "create_file" || len(got) != maxCutFrame || !strings.HasPrefix(string(got), args[:1000]) || size != len(args) {
 		t.Errorf("picked %q, %d bytes of arguments kept, %d as sent; want create_file, %d, %d", p.Tool(), len(got), size, maxCutFrame, len(args))
 	}
-	if p.Meta() != nil || cap(p.meta) > 2*maxCutMeta {
-		t.Errorf("a _meta over %d bytes is kept: %d bytes, %d held", maxCutMeta, len(p.Meta()), cap(p.meta))
+	if p.Meta() != nil || cap(p.kept[keepMeta].b) > 2*maxCutMeta {
+		t.Errorf("a _meta over %d bytes is kept: %d bytes, %d held", maxCutMeta, len(p.Meta()), cap(p.kept[keepMeta].b))
 	}
 }
 

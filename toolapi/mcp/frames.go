@@ -244,12 +244,12 @@ type frameReader struct {
 	// tooLarge, when set (Serve sets it), journals a tools/call refused for its size:
 	// call is what was picked of it as it was read, size the frame's; it returns the
 	// record's number, nil for none.
-	tooLarge func(call *cutCall, size int, err error) *int64
+	tooLarge func(call *frameScan, size int, err error) *int64
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
-// strings cut, to journal it as a call of tool "unknown" when it names no tool: as
-// much as a record keeps (txn.MaxCutArgs).
+// strings cut, to journal it as a call of tool "unknown" when it names no tool
+// served: as much as a record keeps (txn.MaxCutArgs).
 const maxCutFrame = 64 << 10
 
 func (r *frameReader) Close() error {
@@ -273,25 +273,20 @@ func (r *frameReader) Read(p []byte) (int, error) {
 // next reads one frame: an accepted one becomes pending; a refused one is answered.
 func (r *frameReader) next() error {
 	r.frame = r.frame[:0]
-	var sc frameScan
+	sc := &frameScan{}
 	for {
 		chunk, err := r.in.ReadSlice('\n')
 		if len(r.frame)+len(chunk) > r.max {
 			// Too large: read on to the end of the line without keeping it, but for
-			// its long strings' starts, for the journal (tooLarge).
-			var call *cutCall
+			// what the journal needs of a tools/call (tooLarge).
 			if r.tooLarge != nil {
-				call = newCutCall()
-				call.feed(r.frame)
+				sc = newCutCall()
 			}
 			sc.feed(r.frame)
 			size := len(r.frame)
 			r.frame = r.frame[:0]
 			for {
 				sc.feed(chunk)
-				if call != nil {
-					call.feed(chunk)
-				}
 				size += len(chunk)
 				if err != bufio.ErrBufferFull {
 					break
@@ -301,11 +296,11 @@ func (r *frameReader) next() error {
 			msg := fmt.Sprintf("This request is %d bytes; requests over %d bytes (16 MiB) are refused unread and nothing was run. "+
 				"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", size, r.max)
 			var txn *int64
-			if call != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
+			if r.tooLarge != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
 				// Journaled as vfsctl call journals a call over the size limit.
-				txn = r.tooLarge(call, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+				txn = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
 			}
-			r.refuse(&sc, "too_large", msg, txn)
+			r.refuse(sc, "too_large", msg, txn)
 			if err != nil && err != bufio.ErrBufferFull {
 				return err
 			}
@@ -335,7 +330,7 @@ func (r *frameReader) next() error {
 	if sc.maxDepth > MaxFrameDepth {
 		// Before the validity check: past 10000 levels encoding/json calls any text
 		// invalid, and the reply would lose the id the scan read.
-		r.refuse(&sc, "invalid_input", tooDeep(sc.maxDepth), nil)
+		r.refuse(sc, "invalid_input", tooDeep(sc.maxDepth), nil)
 		return nil
 	}
 	if !json.Valid(r.frame) {
@@ -356,19 +351,19 @@ func (r *frameReader) next() error {
 	if _, err := jsonrpc.DecodeMessage(r.frame); err != nil {
 		// Not JSON-RPC 2.0 (its version tag, an id that is neither a string nor a
 		// number): answered here, since the SDK would end the connection on it.
-		r.invalid(&sc, fmt.Sprintf("this request is not JSON-RPC 2.0 (%v) and was not run. Send \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a number.", err))
+		r.invalid(sc, fmt.Sprintf("this request is not JSON-RPC 2.0 (%v) and was not run. Send \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a number.", err))
 		return nil
 	}
 	if string(bytes.TrimSpace(sc.id)) == "null" && len(sc.method) > 0 {
 		// The SDK takes it for a notification and answers nothing: the client would
 		// wait for good. MCP requires a string or number id.
-		r.invalid(&sc, "this request's id is null, and MCP requests need a string or number id (a message with no id at all is a notification, which gets no reply); it was not run. Send an id such as 1.")
+		r.invalid(sc, "this request's id is null, and MCP requests need a string or number id (a message with no id at all is a notification, which gets no reply); it was not run. Send an id such as 1.")
 		return nil
 	}
 	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] != '"' && !exactID(id) {
 		// The SDK reads a number id as a float64 made an int64: 1.5 would be answered
 		// as 1 (another request's id), 2^53+1 as 2^53, 2^63-1 as -2^63.
-		r.invalid(&sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992), and a reply could not carry it exactly; it was not run. Send a string id, or a whole number such as 1.", id))
+		r.invalid(sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992), and a reply could not carry it exactly; it was not run. Send a string id, or a whole number such as 1.", id))
 		return nil
 	}
 	if r.fast != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
@@ -477,122 +472,287 @@ func TooDeep(line []byte) (msg string, id json.RawMessage) {
 	return tooDeep(sc.maxDepth), id
 }
 
-// frameScan follows a JSON text byte by byte, in constant memory: how deep it nests,
-// and the top-level "id" and "method" values, wherever they stand.
+// frameScan follows a JSON text byte by byte, in bounded memory: how deep it nests,
+// and the top-level "id" and "method" values, wherever they stand. A cut call's
+// scan (newCutCall) also picks what the record of a tools/call too large to hold
+// needs: params.name, params._meta (when at most maxCutMeta bytes), and params.arguments cut
+// as a record keeps them, with their size as sent; the members may stand in any order,
+// and the last of a key sent twice is kept, as a decoder reads it.
 type frameScan struct {
-	depth, maxDepth int
-	inString, esc   bool
-	// At the top level of the object: the key being read, and the value being kept.
-	state      int // scanKey, scanInKey, scanColon, scanValue
-	key, value []byte
-	keep       bool // the value is one of those kept
-	overflow   bool // the key or value is longer than any id or method
-	id, method json.RawMessage
+	depth, maxDepth      int
+	inString, esc, inKey bool
+	obj, wantKey         [3]bool          // at depth 1 and 2: an object, whose next string is a key
+	key                  [3][]byte        // at depth 1 and 2: the key last read
+	keep                 int              // the member whose value is being read, keepNone for none
+	started              bool             // that value's first byte was read
+	run                  int              // where its bytes start in the bytes being fed, -1 for none
+	kept                 [keepArgs]capped // the values of id, method, name and _meta
+	id, method           json.RawMessage
+	// Of a cut call: the frame and the arguments cut, and the arguments' size as sent,
+	// of which trail bytes are spaces after them.
+	frame, args     *toolapi.ArgsCutter
+	argsSize, trail int
 }
 
+// The members whose values are kept.
 const (
-	scanKey = iota
-	scanInKey
-	scanColon
-	scanValue
-	maxKept = 256
+	keepNone   = iota
+	keepID     // the top-level "id"
+	keepMethod // the top-level "method"
+	keepName   // params.name, of a cut call
+	keepMeta   // params._meta, of a cut call
+	keepArgs   // params.arguments, of a cut call, kept by its cutter
+	maxKept    = 256
+	maxCutMeta = 64 << 10
 )
 
-func (s *frameScan) feed(b []byte) {
-	for _, c := range b {
-		s.byte(c)
-	}
+// newCutCall returns the scan of a tools/call too large to hold.
+func newCutCall() *frameScan {
+	return &frameScan{frame: toolapi.NewArgsCutter(maxCutFrame)}
 }
 
-func (s *frameScan) byte(c byte) {
-	top := s.depth == 1
-	if s.inString {
-		s.stringByte(c, top)
+func (s *frameScan) feed(b []byte) {
+	if s.frame != nil {
+		s.frame.Write(b)
+	}
+	s.run = -1
+	if s.started {
+		s.run = 0
+	}
+	for i := 0; i < len(b); i++ {
+		if s.depth > s.floor() || s.inString && !s.inKey {
+			i = s.skip(b, i) - 1
+			continue
+		}
+		s.byte(b, i)
+	}
+	s.flush(b, len(b))
+}
+
+// floor is the depth down to which bytes are read one by one: that of the keys
+// followed, or of the member whose value is being kept.
+func (s *frameScan) floor() int {
+	if s.keep > keepMethod || s.keep == keepNone && s.frame != nil {
+		return 2
+	}
+	return 1
+}
+
+// skip follows b from i while it is nested below the floor or inside a string value,
+// where most of a large frame's bytes are, with nothing to pick but their end; it
+// returns the index of the first byte it did not follow.
+func (s *frameScan) skip(b []byte, i int) int {
+	floor := s.floor()
+	depth, maxDepth, inString, esc := s.depth, s.maxDepth, s.inString, s.esc
+	for ; i < len(b) && (depth > floor || inString); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			maxDepth = max(maxDepth, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	s.depth, s.maxDepth, s.inString, s.esc = depth, maxDepth, inString, esc
+	return i
+}
+
+// byte follows b[i], at or above the floor: a key, the start or the end of a member's
+// value, a bracket.
+func (s *frameScan) byte(b []byte, i int) {
+	c, d := b[i], s.depth
+	if s.inKey {
+		switch {
+		case s.esc:
+			s.esc = false
+		case c == '\\':
+			s.esc = true
+		case c == '"':
+			s.inString, s.inKey = false, false
+			return
+		}
+		if len(s.key[d]) < maxKept {
+			s.key[d] = append(s.key[d], c)
+		}
 		return
 	}
+	keyed := d >= 1 && d <= 2 && s.obj[d] && s.keep == keepNone
 	switch c {
 	case ' ', '\t', '\r', '\n':
 		return
 	case '"':
 		s.inString = true
-		if top && s.state == scanKey {
-			s.state, s.key, s.overflow = scanInKey, s.key[:0], false
+		if keyed && s.wantKey[d] {
+			s.inKey, s.wantKey[d], s.key[d] = true, false, s.key[d][:0]
 			return
 		}
+	case ':':
+		if keyed { // a key read since the last comma names the member
+			s.begin(s.member(d))
+			return
+		}
+	case ',', '}', ']':
+		s.end(b, i)
+		if c != ',' {
+			s.depth--
+		} else if d >= 1 && d <= 2 {
+			s.wantKey[d], s.key[d] = s.obj[d], s.key[d][:0]
+		}
+		return
 	case '{', '[':
 		s.depth++
 		s.maxDepth = max(s.maxDepth, s.depth)
-		if s.depth == 1 {
-			s.state = scanKey
-		}
-		if top && s.state == scanValue {
-			s.keep = false // an id or a method is never an object or an array
-		}
-		return
-	case '}', ']':
-		if top {
-			s.endValue()
-		}
-		s.depth--
-		return
-	case ':':
-		if top && s.state == scanColon {
-			s.state, s.value = scanValue, s.value[:0]
-			s.keep = !s.overflow && (string(s.key) == "id" || string(s.key) == "method")
-			return
-		}
-	case ',':
-		if top {
-			s.endValue()
-			s.state = scanKey
-			return
+		if d := s.depth; d >= 1 && d <= 2 {
+			s.obj[d], s.wantKey[d], s.key[d] = c == '{', c == '{', s.key[d][:0]
 		}
 	}
-	if top && s.state == scanValue && s.keep {
-		s.collect(&s.value, c)
+	if s.keep != keepNone && !s.started {
+		s.started, s.run = true, i
 	}
 }
 
-// stringByte follows one byte inside a string: its end, and a top-level key or a
-// kept value it spells.
-func (s *frameScan) stringByte(c byte, top bool) {
-	switch {
-	case s.esc:
-		s.esc = false
-	case c == '\\':
-		s.esc = true
-	case c == '"':
-		s.inString = false
-	}
-	if top && s.state == scanInKey {
-		if !s.inString {
-			s.state = scanColon
-		} else {
-			s.collect(&s.key, c)
+// member is the member whose value follows the key just read at depth d.
+func (s *frameScan) member(d int) int {
+	if d == 1 {
+		switch string(s.key[1]) {
+		case "id":
+			return keepID
+		case "method":
+			return keepMethod
 		}
-	} else if top && s.state == scanValue && s.keep {
-		s.collect(&s.value, c)
+	} else if s.frame != nil && s.obj[1] && string(s.key[1]) == "params" {
+		switch string(s.key[2]) {
+		case "name":
+			return keepName
+		case "_meta":
+			return keepMeta
+		case "arguments":
+			return keepArgs
+		}
+	}
+	return keepNone
+}
+
+func (s *frameScan) begin(m int) {
+	s.keep, s.started = m, false
+	if m == keepArgs {
+		s.args, s.argsSize, s.trail = toolapi.NewArgsCutter(maxCutFrame), 0, 0
+	} else if m != keepNone {
+		s.kept[m] = capped{b: s.kept[m].b[:0], max: maxKept}
+		if m == keepMeta {
+			s.kept[m].max = maxCutMeta
+		}
 	}
 }
 
-func (s *frameScan) collect(dst *[]byte, c byte) {
-	if len(*dst) >= maxKept {
-		s.overflow, s.keep = true, false
+// flush hands the value being kept its bytes of b before j.
+func (s *frameScan) flush(b []byte, j int) {
+	if s.run < 0 {
 		return
 	}
-	*dst = append(*dst, c)
+	part := b[s.run:j]
+	s.run = -1
+	if s.keep != keepArgs {
+		s.kept[s.keep].Write(part)
+		return
+	}
+	s.args.Write(part)
+	s.argsSize += len(part)
+	// Spaces that end the bytes read are the value's end, or inside a string that
+	// goes on: then the bytes that follow hold more than spaces.
+	if t := len(part) - len(bytes.TrimRight(part, " \t\r\n")); t < len(part) {
+		s.trail = t
+	} else {
+		s.trail += t
+	}
 }
 
-func (s *frameScan) endValue() {
-	if s.state == scanValue && s.keep && json.Valid(s.value) {
-		v := json.RawMessage(bytes.Clone(s.value))
-		if string(s.key) == "id" {
-			s.id = v
-		} else {
-			s.method = v
+// end ends the value being kept, at b[i].
+func (s *frameScan) end(b []byte, i int) {
+	s.flush(b, i)
+	if s.keep == keepID || s.keep == keepMethod {
+		// An id or a method is never an object or an array.
+		if v := s.kept[s.keep].value(); json.Valid(v) && v[0] != '{' && v[0] != '[' {
+			if s.keep == keepID {
+				s.id = bytes.Clone(v)
+			} else {
+				s.method = bytes.Clone(v)
+			}
 		}
 	}
-	s.keep = false
+	s.keep, s.started = keepNone, false
+}
+
+// Tool is the tool a cut call names, "" when it names none readable.
+func (s *frameScan) Tool() string {
+	var name string
+	if json.Unmarshal(s.kept[keepName].value(), &name) != nil {
+		return ""
+	}
+	return name
+}
+
+// Meta is a cut call's params._meta as sent, nil when it was not read whole.
+func (s *frameScan) Meta() json.RawMessage {
+	if v := s.kept[keepMeta].value(); json.Valid(v) {
+		return v
+	}
+	return nil
+}
+
+// Args is a cut call's params.arguments cut, with their size as sent; nil when there
+// are none.
+func (s *frameScan) Args() ([]byte, int) {
+	if s.argsSize == 0 {
+		return nil, 0
+	}
+	b := s.args.Bytes()
+	if t := len(b) - s.trail; t >= 0 && len(bytes.TrimSpace(b[t:])) == 0 {
+		b = b[:t] // the spaces after the value
+	}
+	return b, s.argsSize - s.trail
+}
+
+// Frame is a cut call's frame, cut.
+func (s *frameScan) Frame() []byte { return s.frame.Bytes() }
+
+// capped keeps a value written to it up to max bytes, not counting the spaces after
+// it, and none when it is longer.
+type capped struct {
+	b    []byte
+	max  int
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := c.max - len(c.b); len(p) > room {
+		c.over = c.over || len(bytes.TrimRight(p[room:], " \t\r\n")) > 0
+		p = p[:room]
+	}
+	if !c.over {
+		c.b = append(c.b, p...)
+	}
+	return n, nil
+}
+
+// value is what was kept, without the spaces after it; nil when it was too long.
+func (c *capped) value() []byte {
+	if c.over {
+		return nil
+	}
+	return bytes.TrimRight(c.b, " \t\r\n")
 }
 
 // metaRequestID is the params._meta key under which the transport hands a tools/call
@@ -633,237 +793,3 @@ func withRequestID(frame []byte) []byte {
 	}
 	return append(out, '\n')
 }
-
-// cutCall follows a tools/call too large to hold, byte by byte, for what its record
-// needs, in bounded memory: params.name, params._meta (when at most maxCutMeta
-// bytes), and params.arguments cut as a record keeps them, with their size as sent;
-// the members of params may stand in any order. Frame is the whole frame cut, kept
-// for a call that names no tool.
-type cutCall struct {
-	frame *toolapi.ArgsCutter
-	args  *toolapi.ArgsCutter
-
-	depth         int
-	inString, esc bool
-	inKey         bool
-	obj, wantKey  [3]bool   // at depth 1 and 2: an object, whose next string is a key
-	key           [3][]byte // at depth 1 and 2: the key last read
-	val           int       // the member of params whose value is being read
-	name, meta    []byte
-	metaOver      bool
-	argsSize      int // bytes of the arguments read, of which trail are trailing space
-	trail         int
-	chunk         []byte // the bytes being fed, and where the arguments' run in them starts
-	run, i        int
-}
-
-const (
-	pickNone = iota
-	pickName
-	pickMeta
-	pickArgs
-	maxCutMeta = 64 << 10
-)
-
-func newCutCall() *cutCall {
-	return &cutCall{frame: toolapi.NewArgsCutter(maxCutFrame), args: toolapi.NewArgsCutter(maxCutFrame), run: -1}
-}
-
-func (p *cutCall) feed(b []byte) {
-	p.frame.Write(b)
-	p.chunk = b
-	for p.i = 0; p.i < len(b); p.i++ {
-		if p.val == pickArgs && p.depth > 2 {
-			p.i = p.inArgs(b, p.i)
-			continue
-		}
-		p.byte(b[p.i])
-	}
-	p.flush(len(b))
-	p.run = -1
-}
-
-// flush hands the cutter the arguments' bytes of this chunk before to.
-func (p *cutCall) flush(to int) {
-	if p.run >= 0 {
-		p.args.Write(p.chunk[p.run:to])
-		p.run = -1
-	}
-}
-
-func (p *cutCall) byte(c byte) {
-	d := p.depth
-	if p.inString {
-		switch {
-		case p.esc:
-			p.esc = false
-		case c == '\\':
-			p.esc = true
-		case c == '"':
-			p.inString = false
-			if p.inKey {
-				p.inKey = false
-				return
-			}
-		}
-		if p.inKey {
-			if len(p.key[d]) < maxKept {
-				p.key[d] = append(p.key[d], c)
-			}
-			return
-		}
-		p.take(c)
-		return
-	}
-	switch c {
-	case '"':
-		p.inString = true
-		if d >= 1 && d <= 2 && p.obj[d] && p.wantKey[d] {
-			p.inKey, p.wantKey[d], p.key[d] = true, false, p.key[d][:0]
-			return
-		}
-	case ':':
-		if d == 2 && p.inParams() && p.val == pickNone {
-			switch string(p.key[2]) {
-			case "name":
-				p.val, p.name = pickName, p.name[:0]
-			case "_meta":
-				p.val, p.meta, p.metaOver = pickMeta, p.meta[:0], false
-			case "arguments":
-				// A key sent twice: its last value, as the decoder reads it.
-				p.val, p.argsSize, p.trail = pickArgs, 0, 0
-				p.args = toolapi.NewArgsCutter(maxCutFrame)
-			}
-			return
-		}
-	case ',':
-		if d >= 1 && d <= 2 {
-			p.wantKey[d] = p.obj[d]
-			if d == 2 {
-				p.endValue()
-				return
-			}
-		}
-	case '{', '[':
-		p.depth++
-		if p.depth >= 1 && p.depth <= 2 { // not below: a frame may close more than it opened
-			p.obj[p.depth], p.wantKey[p.depth] = c == '{', c == '{'
-		}
-	case '}', ']':
-		p.depth--
-		if d == 2 {
-			p.endValue()
-			return
-		}
-	}
-	p.take(c)
-}
-
-// inArgs follows the bytes of b from i inside the arguments (below depth 2), where
-// most of a large frame's bytes are, with nothing to pick but their end; it returns
-// the index of the last byte it took.
-func (p *cutCall) inArgs(b []byte, i int) int {
-	if p.run < 0 {
-		p.run = i
-	}
-	depth, inString, esc := p.depth, p.inString, p.esc
-	j := i
-	for ; j < len(b) && depth > 2; j++ {
-		c := b[j]
-		switch {
-		case inString:
-			if esc {
-				esc = false
-			} else if c == '\\' {
-				esc = true
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	p.depth, p.inString, p.esc = depth, inString, esc
-	p.argsSize += j - i
-	p.trail = 0 // the bytes end in a bracket, or the value goes on past them
-	return j - 1
-}
-
-// inParams says the object at depth 2 is the value of the top-level "params".
-func (p *cutCall) inParams() bool {
-	return p.obj[1] && p.obj[2] && string(p.key[1]) == "params"
-}
-
-// take keeps c, a byte of the value of a member of params being read.
-func (p *cutCall) take(c byte) {
-	space := !p.inString && (c == ' ' || c == '\t' || c == '\r' || c == '\n')
-	switch p.val {
-	case pickName:
-		if len(p.name) <= maxKept {
-			p.name = append(p.name, c)
-		}
-	case pickMeta:
-		if len(p.meta) < maxCutMeta {
-			p.meta = append(p.meta, c)
-		} else {
-			p.metaOver = true
-		}
-	case pickArgs:
-		if space && p.argsSize == 0 {
-			return // before the value
-		}
-		if p.run < 0 {
-			p.run = p.i
-		}
-		p.argsSize++
-		if space {
-			p.trail++
-		} else {
-			p.trail = 0
-		}
-	}
-}
-
-// endValue ends the value of a member of params at the byte being read.
-func (p *cutCall) endValue() {
-	if p.val == pickArgs {
-		p.flush(p.i)
-	}
-	p.val = pickNone
-}
-
-// Tool is the tool the call names, "" when it names none readable.
-func (p *cutCall) Tool() string {
-	var name string
-	if json.Unmarshal(p.name, &name) != nil {
-		return ""
-	}
-	return name
-}
-
-// Meta is params._meta as sent, nil when it was not read whole.
-func (p *cutCall) Meta() json.RawMessage {
-	if p.metaOver || !json.Valid(p.meta) {
-		return nil
-	}
-	return p.meta
-}
-
-// Args is params.arguments cut, with their size as sent; nil when there are none.
-func (p *cutCall) Args() ([]byte, int) {
-	if p.argsSize == 0 {
-		return nil, 0
-	}
-	b := p.args.Bytes()
-	if t := len(b) - p.trail; t >= 0 && len(bytes.TrimSpace(b[t:])) == 0 {
-		b = b[:t] // the space after the value
-	}
-	return b, p.argsSize - p.trail
-}
-
-// Frame is the frame cut.
-func (p *cutCall) Frame() []byte { return p.frame.Bytes() }

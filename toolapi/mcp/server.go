@@ -290,11 +290,13 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 
 // tooLarge returns the transport's journal of a tools/call refused for its size: the
 // record of a refused call of the tool it names, with the turn its _meta gives, its
-// arguments cut as vfsctl call's record of arguments over the size limit keeps them;
-// a frame that names no tool is kept, cut, as a call of tool "unknown". Nothing is
-// journaled before a client connected (no session to name).
-func (s *server) tooLarge(srv *sdk.Server) func(call *cutCall, size int, err error) *int64 {
-	return func(call *cutCall, size int, err error) *int64 {
+// arguments cut as vfsctl call's record of arguments over the size limit keeps them.
+// A frame that names no tool served is kept, cut, as a call of tool "unknown": the
+// name it sends may be anything, of any length, and the journal's tools (vfsctl
+// stats' tables) are those served. Nothing is journaled before a client connected
+// (no session to name).
+func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err error) *int64 {
+	return func(call *frameScan, size int, err error) *int64 {
 		var ss *sdk.ServerSession
 		for c := range srv.Sessions() {
 			ss = c
@@ -303,7 +305,7 @@ func (s *server) tooLarge(srv *sdk.Server) func(call *cutCall, size int, err err
 			return nil
 		}
 		ctx, tool, args := context.Background(), "unknown", call.Frame()
-		if name := call.Tool(); name != "" {
+		if name := call.Tool(); s.served[name] {
 			tool = name
 			args, size = call.Args()
 		}
