@@ -72,10 +72,14 @@ func describeEntry(kind, target string, bits uint32) string {
 
 // checkEntries refuses, changing nothing, when an entry is not as its Before says
 // (someone changed it since the command did), or a folder cannot be taken back
-// (checkFolderSteps).
-func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []string) error {
+// (checkFolderSteps). A folder's bits count whether it stays or goes: one chmodded
+// since is not the command's to remove, and a redo would bring it back with the
+// command's bits, not the ones chosen since. verb is the reversal's (checkWritable).
+func (e *Engine) checkEntries(verb string, steps []journal.Entry, changes []*Change, made []string) error {
+	look := e.fs.Looker() // the folders a command made, shallowest first: one walk down
+	defer look.Close()
 	for _, en := range steps {
-		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		kind, target, bits, err := look.EntryAt(en.Path)
 		if err != nil && en.Before == "" && underDeleted(en.Path, changes) {
 			kind, err = "", nil // under a file the same transaction removes
 		}
@@ -96,7 +100,11 @@ func (e *Engine) checkEntries(steps []journal.Entry, changes []*Change, made []s
 		case vfs.KindSymlink:
 			ok = kind == vfs.KindSymlink && target == en.BeforeTarget
 		case vfs.KindDir:
-			ok = kind == vfs.KindDir && (en.After != vfs.KindDir || bits == en.BeforeMode)
+			if kind == vfs.KindDir && bits != en.BeforeMode {
+				return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it: its mode is %04o now, the command left it %04o. Nothing was %s; run `chmod %o %s` first, then %s again.",
+					en.Path, bits, en.BeforeMode, pastOf(verb), en.BeforeMode, en.Path, verb)
+			}
+			ok = kind == vfs.KindDir
 		}
 		if !ok {
 			return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it (%s): it is %s now, changed since. Nothing was undone; put it back as it was, or move it aside, and retry.",
@@ -200,11 +208,13 @@ const ownerBits = 0o700
 func (e *Engine) openFolders(steps []journal.Entry) (opened []journal.Entry, err error) {
 	order := slices.Clone(steps)
 	slices.SortStableFunc(order, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range order {
 		if en.Before != vfs.KindDir || en.BeforeMode&ownerBits == ownerBits {
 			continue
 		}
-		kind, _, bits, err := e.fs.EntryAt(en.Path)
+		kind, _, bits, err := look.EntryAt(en.Path)
 		if err != nil || kind != vfs.KindDir || bits != en.BeforeMode {
 			continue // not as the steps found it: checkEntries and checkWritable say so
 		}
@@ -258,12 +268,14 @@ func (e *Engine) closeFolders(opened []journal.Entry) []string {
 // create made are not looked at: their removal is best effort, and one whose folder
 // denies it stays, as it did before this check.
 func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Change) error {
+	look := e.fs.Looker()
+	defer look.Close()
+	// The folders steps name: opened by the reversal when as the calls left them, or
+	// refused by checkEntries, with the chmod that puts them back, when not.
 	named := map[string]bool{}
 	for _, en := range steps {
 		if en.Before == vfs.KindDir {
-			if kind, _, bits, err := e.fs.EntryAt(en.Path); err == nil && kind == vfs.KindDir && bits == en.BeforeMode {
-				named[en.Path] = true
-			}
+			named[en.Path] = true
 		}
 	}
 	var paths []string // where an entry is made or removed
@@ -277,6 +289,8 @@ func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Ch
 			paths = append(paths, en.Path)
 		}
 	}
+	// Shallowest first, so that the looks go down a chain of folders once.
+	slices.SortStableFunc(paths, func(a, b string) int { return cmp.Compare(depth(a), depth(b)) })
 	seen := map[string]bool{}
 	for _, p := range paths {
 		// The nearest folder above p that stands: those between are made by the
@@ -286,7 +300,7 @@ func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Ch
 			if named[d] {
 				break
 			}
-			fi, err := lstat(e.fs.Afero(), d)
+			fi, err := look.Lstat(d)
 			if errors.Is(err, fs.ErrNotExist) && d != "." {
 				continue
 			}
@@ -311,7 +325,7 @@ func (e *Engine) checkDryRun(c *Call, steps []journal.Entry, changes []*Change, 
 	if err := e.checkWritable(reversalVerb(&c.rec), steps, changes); err != nil {
 		return err
 	}
-	return e.checkEntries(steps, changes, made)
+	return e.checkEntries(reversalVerb(&c.rec), steps, changes, made)
 }
 
 // reversalVerb is the word for what call record r does: undo, redo or rewind.
@@ -460,7 +474,7 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 			return removed
 		}, nil
 	}
-	if err := e.checkEntries(steps, changes, made); err != nil {
+	if err := e.checkEntries(reversalVerb(&c.rec), steps, changes, made); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = append(slices.Clone(steps), going...)
@@ -500,14 +514,20 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 // is theirs.
 func (e *Engine) madeSteps(made []string, steps []journal.Entry) []journal.Entry {
 	var out []journal.Entry
-	for _, d := range deepestFirst(made) {
+	look := e.fs.Looker()
+	defer look.Close()
+	// Looked at shallowest first, so that the looks go down a chain of folders once.
+	deep := deepestFirst(made)
+	for i := len(deep) - 1; i >= 0; i-- {
+		d := deep[i]
 		if slices.ContainsFunc(steps, func(en journal.Entry) bool { return en.Path == d }) {
 			continue
 		}
-		if kind, _, bits, err := e.fs.EntryAt(d); err == nil && kind == vfs.KindDir {
+		if kind, _, bits, err := look.EntryAt(d); err == nil && kind == vfs.KindDir {
 			out = append(out, journal.Entry{Path: d, Before: vfs.KindDir, BeforeMode: bits})
 		}
 	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -574,8 +594,10 @@ func (e *Engine) snapEntries(t *journal.Tx, steps []journal.Entry) error {
 		return nil
 	}
 	snap := t.Snapshot()
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range steps {
-		kind, target, bits, err := e.fs.EntryAt(en.Path)
+		kind, target, bits, err := look.EntryAt(en.Path)
 		if err == nil && journal.IsSpecial(kind) {
 			continue // a FIFO or socket left standing (vfsctl makes none): as the snapshot has it
 		}

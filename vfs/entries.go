@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"strings"
 
 	"github.com/spf13/afero"
 )
@@ -15,7 +16,64 @@ import (
 // EntryAt says what stands at canonical path p: its kind (KindDir, KindSymlink, ...;
 // "" when nothing does), a symlink's target and the permission bits.
 func (f *FS) EntryAt(p string) (kind, target string, bits uint32, err error) {
-	fi, err := f.lstat(p)
+	l := f.Looker()
+	defer l.Close()
+	return l.EntryAt(p)
+}
+
+// Looker looks at the entries at canonical paths one after another, holding open the
+// folder of the last one: the next path in that folder or below it is reached from
+// there, one folder entered a name, where EntryAt walks each path from the root. So
+// the folders of a chain looked at shallowest first cost looks in proportion to the
+// deepest one's depth, not its square. Each folder is entered as Resolve enters it:
+// never through a symlink, never into a reserved name. Close lets go of the folder.
+type Looker struct {
+	f     *FS
+	at    cursor // the folder atDir, or nil
+	atDir string
+}
+
+// Looker returns a Looker of f, holding nothing yet.
+func (f *FS) Looker() *Looker { return &Looker{f: f} }
+
+// Close lets go of the folder held.
+func (l *Looker) Close() {
+	if l.at != nil {
+		l.at.close()
+		l.at = nil
+	}
+}
+
+// folder returns folder dir ("" for the root) held open: entered from the one held
+// where dir is in it, else walked from the root.
+func (l *Looker) folder(dir string) (cursor, error) {
+	rest, below := strings.CutPrefix(dir, l.atDir)
+	if l.at == nil || !below || (l.atDir != "" && rest != "" && rest[0] != '/') {
+		l.Close()
+		at, err := l.f.cursor(dir)
+		if err != nil {
+			return nil, err
+		}
+		l.at, l.atDir = at, dir
+		return at, nil
+	}
+	for _, c := range strings.Split(strings.TrimPrefix(rest, "/"), "/") {
+		if c == "" {
+			continue
+		}
+		next, err := l.at.enter(c)
+		l.Close()
+		if err != nil {
+			return nil, err
+		}
+		l.at, l.atDir = next, path.Join(l.atDir, c)
+	}
+	return l.at, nil
+}
+
+// EntryAt is FS.EntryAt, from the folder held where it can be.
+func (l *Looker) EntryAt(p string) (kind, target string, bits uint32, err error) {
+	fi, at, err := l.lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "", 0, nil
 	}
@@ -24,11 +82,34 @@ func (f *FS) EntryAt(p string) (kind, target string, bits uint32, err error) {
 	}
 	kind = entryKind(fi.Mode())
 	if kind == KindSymlink {
-		if target, err = f.readlink(p); err != nil {
+		if target, err = at.readlink(path.Base(p)); err != nil {
 			return "", "", 0, err
 		}
 	}
 	return kind, target, PermBits(fi.Mode()), nil
+}
+
+// Lstat is an lstat of canonical path p, from the folder held where it can be.
+func (l *Looker) Lstat(p string) (fs.FileInfo, error) {
+	fi, _, err := l.lstat(p)
+	return fi, err
+}
+
+// lstat is an lstat of p in its folder, held; the error names p, as FS.lstat's does.
+func (l *Looker) lstat(p string) (fs.FileInfo, cursor, error) {
+	if p == "." || p == "" {
+		fi, err := l.f.lstat(p) // the root itself, which no folder holds
+		return fi, nil, err
+	}
+	at, err := l.folder(parentOf(p))
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = at.lstat(path.Base(p))
+	}
+	if pe, ok := err.(*fs.PathError); ok {
+		err = &fs.PathError{Op: "lstat", Path: p, Err: pe.Err}
+	}
+	return fi, at, err
 }
 
 // MakeSymlink makes a symlink to target at p, where nothing stands.

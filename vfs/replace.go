@@ -162,13 +162,45 @@ func (f *FS) createDirsOnce(p string, data []byte, mode fs.FileMode, sync bool) 
 	// the folder above it. Past this point the file exists: on an error the caller's
 	// rollback removes it, and then the folders made.
 	if len(made) > 0 {
-		for _, d := range append([]string{path.Dir(made[0])}, made[:len(made)-1]...) {
-			if err = f.syncDir(d); err != nil {
-				return Identity{}, made, true, err
-			}
+		if err = f.syncChain(append([]string{path.Dir(made[0])}, made[:len(made)-1]...)); err != nil {
+			return Identity{}, made, true, err
 		}
 	}
 	return id, made, true, nil
+}
+
+// syncChain syncs the folders dirs, each the one above the next, in one walk down:
+// the first walked to from the root, each next entered from the one above it, held
+// open (never through a symlink), where a sync of each by its path walked from the
+// root again, d² looks for d folders.
+func (f *FS) syncChain(dirs []string) error {
+	top := dirs[0]
+	if top == "." {
+		top = ""
+	}
+	at, err := f.cursor(top)
+	if err != nil {
+		return f.osError(dirs[0], err)
+	}
+	defer func() { at.close() }()
+	for i, d := range dirs {
+		if i > 0 {
+			next, err := at.enter(path.Base(d))
+			if err != nil {
+				return f.osError(d, err)
+			}
+			at.close()
+			at = next
+		}
+		held, err := syncHeld(at)
+		if !held {
+			err = f.syncDir(d) // a filesystem without handles: by its path
+		}
+		if err != nil {
+			return f.osError(d, err)
+		}
+	}
+	return nil
 }
 
 // mkdirs creates the missing folders of dir and returns them, outermost first.
@@ -198,16 +230,44 @@ func (f *FS) IsFolder(p string) bool {
 }
 
 // MissingFolders are the folders above canonical path p that are not there,
-// shallowest first: those a create of p would make now.
+// shallowest first: those a create of p would make now. They are found in one walk
+// down from the root, each folder entered from the one above it, held open: those
+// below the first name that is not a folder there (missing, a file, a symlink, or a
+// folder that cannot be entered) are missing.
 func (f *FS) MissingFolders(p string) []string {
-	var missing []string
-	for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
-		if _, err := f.lstat(d); err == nil {
-			break
-		}
-		missing = append([]string{d}, missing...)
+	dir := path.Dir(p)
+	if dir == "." || dir == "/" {
+		return nil
 	}
-	return missing
+	comps := strings.Split(dir, "/")
+	missing := func(from int) []string {
+		var out []string
+		for i := from; i < len(comps); i++ {
+			out = append(out, strings.Join(comps[:i+1], "/"))
+		}
+		return out
+	}
+	at, err := f.cursor("")
+	if err != nil {
+		return missing(0)
+	}
+	defer func() { at.close() }()
+	for i, c := range comps {
+		fi, err := at.lstat(c)
+		if err != nil {
+			return missing(i)
+		}
+		if !fi.IsDir() {
+			return missing(i + 1)
+		}
+		next, err := at.enter(c)
+		if err != nil {
+			return missing(i + 1)
+		}
+		at.close()
+		at = next
+	}
+	return nil
 }
 
 // RemoveDirs removes the folders a create made (as CreateDirs returned them), innermost
