@@ -395,6 +395,7 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 		all = append(all, gone{path: d, made: true})
 	}
 	slices.SortStableFunc(all, func(a, b gone) int { return cmp.Compare(depth(b.path), depth(a.path)) })
+	closeMade := e.openMade(made)
 	for _, g := range all {
 		err := e.fs.RemoveDir(g.path)
 		switch {
@@ -404,6 +405,7 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 			notes = append(notes, fmt.Sprintf("%s: the folder was left, not being empty (%v)", g.path, err))
 		}
 	}
+	closeMade()
 	var bits []journal.Entry
 	for _, en := range steps {
 		switch {
