@@ -27,6 +27,8 @@ func (f *FS) EntryAt(p string) (kind, target string, bits uint32, err error) {
 // the folders of a chain looked at shallowest first cost looks in proportion to the
 // deepest one's depth, not its square. Each folder is entered as Resolve enters it:
 // never through a symlink, never into a reserved name. Close lets go of the folder.
+// A Looker only reads; a folder moved away while it is held is still looked in, as in
+// any walk between its lookups; the writes that follow a look walk from the root.
 type Looker struct {
 	f     *FS
 	at    cursor // the folder atDir, or nil
@@ -48,7 +50,10 @@ func (l *Looker) Close() {
 // where dir is in it, else walked from the root.
 func (l *Looker) folder(dir string) (cursor, error) {
 	rest, below := strings.CutPrefix(dir, l.atDir)
-	if l.at == nil || !below || (l.atDir != "" && rest != "" && rest[0] != '/') {
+	// A path that is not canonical ("/etc", "a/../b", from a record no one should
+	// trust) is walked from the root, which refuses it, whatever folder is held.
+	odd := dir != "" && !fs.ValidPath(dir)
+	if l.at == nil || odd || !below || (l.atDir != "" && rest != "" && rest[0] != '/') {
 		l.Close()
 		at, err := l.f.cursor(dir)
 		if err != nil {
