@@ -5,32 +5,12 @@ package txn
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 )
-
-// execAs runs a shell script in dir as an exec of session s in turn.
-func execAs(t *testing.T, e *Engine, dir, s, turn, script string) *Look {
-	t.Helper()
-	x, err := e.BeginExec(s, turn, ExecArgs{Argv: []string{"sh", "-c", script}, Cwd: "."}, LookOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v", out, err)
-	}
-	look, err := x.End("exit 0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return look
-}
 
 // A folder a command made and a later command chmodded refuses the undo or rewind of
 // the first, naming the later call to undo first, as a file's conflict does: a chmod
