@@ -806,9 +806,11 @@ func (e *Engine) openMade(made []string) (closeMade func()) {
 		bits uint32
 	}
 	var done []opened
+	look := e.fs.Looker() // shallowest first: one walk down a chain
+	defer look.Close()
 	deep := deepestFirst(made)
 	for i := len(deep) - 1; i >= 0; i-- {
-		kind, _, bits, err := e.fs.EntryAt(deep[i])
+		kind, _, bits, err := look.EntryAt(deep[i])
 		if err != nil || kind != vfs.KindDir || bits&0o300 == 0o300 {
 			continue
 		}
