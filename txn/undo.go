@@ -69,6 +69,9 @@ type UndoResult struct {
 	// Passed are the calls a bare undo passed over before its target, a sentence each:
 	// their undo would change nothing (the folders they removed stand again).
 	Passed []string
+	// Kept are the folders the call made that stay, each with why (something else is
+	// in it), as a rewind says them.
+	Kept []string
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -390,7 +393,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
-		res.DryRun, res.Folders, res.Entries = true, e.madeFoldersThere(made), steps
+		res.DryRun, res.Folders, res.Entries = true, e.dryRunFolders(made, steps), steps
 		return res, nil
 	}
 	after, err := e.withEntries(c, steps, res.Changes, made)
@@ -401,6 +404,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		return nil, err
 	}
 	res.Folders, res.Entries, res.Seq = after(), steps, c.rec.Seq
+	res.Kept = e.keptFolders(made, steps, "the call")
 	return res, nil
 }
 
