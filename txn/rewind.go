@@ -103,6 +103,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 		return nil, err
 	}
 	steps, notes := specialsNotMade(e.withParents(e.leaveStanding(steps)))
+	e.bitsNotLearnt(steps)
 	c.rec.Notes = append(c.rec.Notes, notes...)
 	var gone []string // files the turns made: the rewind removes them, or is refused
 	for _, f := range files {
