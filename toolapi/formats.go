@@ -24,13 +24,15 @@ func HintsFor(name string) Hints {
 	return Hints{Destructive: true}
 }
 
-// OutputSchema is the structured result of every tool: {ok, kind, txn}.
+// OutputSchema is the structured result of every tool: {ok, kind, txn}, and over MCP
+// the journal session of the call.
 var OutputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "ok": {"type": "boolean", "description": "the call succeeded"},
     "kind": {"type": ["string", "null"], "description": "the stable error kind of a refusal, e.g. text_not_found"},
-    "txn": {"type": ["integer", "null"], "description": "the call's number in the workspace journal"}
+    "txn": {"type": ["integer", "null"], "description": "the call's number in the workspace journal"},
+    "session": {"type": ["string", "null"], "description": "the journal session of the call (vfsctl serve), which vfsctl rewind --session takes"}
   },
   "required": ["ok", "kind", "txn"]
 }`)

@@ -13,6 +13,7 @@ import (
 type serveCmd struct {
 	common
 	logFile, guard, tools string
+	session               string
 	durability            string
 	verbose               bool
 }
@@ -20,16 +21,21 @@ type serveCmd struct {
 func (c *serveCmd) Name() string    { return "serve" }
 func (c *serveCmd) Summary() string { return "serve the tools over MCP on stdin and stdout" }
 
-const serveUsage = `Usage: vfsctl serve [--root DIR] [--log FILE] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
+const serveUsage = `Usage: vfsctl serve [--root DIR] [--session ID] [--log FILE] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
 
 Serves the file tools over the Model Context Protocol on stdin and stdout, for an MCP
 client (an agent runtime, an IDE) that starts it as a child process. One connection is
-one journal session, named after the client. Refused calls are tool results with
-isError and the same text as vfsctl call; an unknown tool or a malformed request is a
-JSON-RPC error. A request over 16 MiB, or nested deeper than 128 levels, is refused
-unread (too_large, invalid_input) and the connection goes on; a tools/call over 16 MiB
-is journaled as refused, its arguments' long strings cut, as vfsctl call journals a
-call over the size limit. The log goes to stderr, or to --log; never to stdout.
+one journal session: --session, else one named after the client (mcp-CLIENT-ID). The
+initialize result's _meta "vfsctl/session" and each tool result's structuredContent
+"session" say which; a call's params._meta "vfsctl/session" puts it in another. Pass
+the same --session when the client starts serve again, and the conversation goes on
+in one session (what it read counts for write_file; vfsctl rewind takes its turns
+back). Refused calls are tool results with isError and the same text as vfsctl
+call; an unknown tool or a malformed request is a JSON-RPC error. A request over 16
+MiB, or nested deeper than 128 levels, is refused unread (too_large, invalid_input)
+and the connection goes on; a tools/call over 16 MiB is journaled as refused, its
+arguments' long strings cut, as vfsctl call journals a call over the size limit. The
+log goes to stderr, or to --log; never to stdout.
 
 --tools chooses the tools served (see vfsctl tools --help), each with its schema.
 
@@ -40,6 +46,7 @@ Example client configuration:
 func (c *serveCmd) ParseFlags(args []string) error {
 	fs := newFlagSet("serve", serveUsage)
 	c.declare(fs, flagRoot, flagWait)
+	fs.StringVar(&c.session, "session", "", "the journal session of the connection; write_file needs a read by the same session (default: one named after the client)")
 	fs.BoolVar(&c.verbose, "verbose", false, "say on stderr which root and journal are used (said anyway when the root is a folder above the current one)")
 	fs.StringVar(&c.logFile, "log", "", "append the log to this file instead of stderr")
 	fs.StringVar(&c.tools, "tools", "native", "the tools offered: native, codex, anthropic, search-replace, gemini, hashline, udiff, shell (run_command: add it, e.g. native,shell), all (every file tool), or a comma-separated list of tool and set names; a call of another tool is unknown_tool")
@@ -49,6 +56,10 @@ func (c *serveCmd) ParseFlags(args []string) error {
 }
 
 func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
+	if c.session != "" && !mcp.ValidSession(c.session) {
+		fmt.Fprintf(stderr, "vfsctl serve: --session must be at most %d bytes, without NUL\n", mcp.MaxSession)
+		return exitUsage
+	}
 	root, err := serveRoot("serve", c.root, c.verbose, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl serve: %v\n", err)
@@ -91,7 +102,7 @@ func (c *serveCmd) Run(_ io.Reader, _, stderr io.Writer) int {
 	ctx := intr.ctx
 	logger := slog.New(slog.NewTextHandler(logw, nil))
 	logger.Info("serving", "root", root)
-	if err := mcp.Serve(ctx, eng, mcp.NewTransport(os.Stdin, os.Stdout, logger), mcp.Options{Logger: logger, Version: toolapi.Version()}); err != nil && ctx.Err() == nil {
+	if err := mcp.Serve(ctx, eng, mcp.NewTransport(os.Stdin, os.Stdout, logger), mcp.Options{Logger: logger, Version: toolapi.Version(), Session: c.session}); err != nil && ctx.Err() == nil {
 		logger.Error("serve", "err", err)
 		return exitRefused
 	}

@@ -116,10 +116,13 @@ func serveFrames(t *testing.T, version string, sdkOnly, awaitAll bool, frames ..
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tr := NewTransport(c, out, nil)
+	// One session named for both ways: a session named after the client ends in a
+	// random id.
+	opts := Options{Session: "conv-1"}
 	if sdkOnly {
-		NewServer(eng, Options{}).Run(ctx, tr)
+		NewServer(eng, opts).Run(ctx, tr)
 	} else {
-		Serve(ctx, eng, tr, Options{})
+		Serve(ctx, eng, tr, opts)
 	}
 	return out, c
 }
@@ -158,7 +161,8 @@ func TestCallAnsweredBeforeNextRead(t *testing.T) {
 // frames served by Serve and by the SDK alone, over the same transport, each reply
 // awaited before the next frame is sent, get equal replies, for a client of an
 // older protocol version and of one whose results carry a resultType: successes,
-// refusals, a turn label refused before the tool ran, _meta keys of the protocol's
+// refusals, a turn label refused before the tool ran, a call of another session and
+// one whose session is no name, _meta keys of the protocol's
 // own, a tool not served (the SDK's JSON-RPC error), params of another shape.
 func TestFastReplyIsTheSDKs(t *testing.T) {
 	params := []string{
@@ -167,6 +171,8 @@ func TestFastReplyIsTheSDKs(t *testing.T) {
 		`{"name":"edit_file","arguments":{"path":"a.txt","edits":[{"oldText":"nowhere","newText":"x"}]}}`,
 		`{"name":"edit_file","arguments":{"path":"a.txt","edits":"not a list"}}`,
 		`{"name":"read_file","arguments":{"path":"a.txt"},"_meta":{"vfsctl/turn":{"no":1}}}`,
+		`{"name":"read_file","arguments":{"path":"a.txt"},"_meta":{"vfsctl/session":"conv-2"}}`,
+		`{"name":"read_file","arguments":{"path":"a.txt"},"_meta":{"vfsctl/session":7}}`,
 		`{"_meta":{"vfsctl/call_id":"toolu_1"},"arguments":{"path":"b/c.txt","content":"new\n"},"name":"create_file"}`,
 		`{"name":"read_file","arguments":{"path":"b/c.txt"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}}`,
 		`{"name":"rm_rf","arguments":{}}`,

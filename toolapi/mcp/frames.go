@@ -246,8 +246,8 @@ type frameReader struct {
 	fast callFast
 	// tooLarge, when set (Serve sets it), journals a tools/call refused for its size:
 	// call is what was picked of it as it was read, size the frame's; it returns the
-	// record's number, nil for none.
-	tooLarge func(call *frameScan, size int, err error) *int64
+	// record's number, nil for none, and the session of the record.
+	tooLarge func(call *frameScan, size int, err error) (txn *int64, session string)
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
@@ -308,11 +308,12 @@ func (r *frameReader) next() error {
 				r.invalidFolded(sc)
 			} else {
 				var txn *int64
+				var session string
 				if r.tooLarge != nil && sc.id != nil && sc.methodName == "tools/call" {
 					// Journaled as vfsctl call journals a call over the size limit.
-					txn = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+					txn, session = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
 				}
-				r.refuse(sc, "too_large", msg, txn)
+				r.refuse(sc, "too_large", msg, txn, session)
 			}
 			if sc.trailing {
 				// The line goes on after the request's JSON value. A line is one
@@ -353,7 +354,7 @@ func (r *frameReader) next() error {
 	if sc.maxDepth > MaxFrameDepth {
 		// Before the validity check: past 10000 levels encoding/json calls any text
 		// invalid, and the reply would lose the id the scan read.
-		r.refuse(sc, "invalid_input", tooDeep(sc.maxDepth), nil)
+		r.refuse(sc, "invalid_input", tooDeep(sc.maxDepth), nil, "")
 		return nil
 	}
 	if !json.Valid(r.frame) {
@@ -460,8 +461,9 @@ func (r *frameReader) invalidFolded(sc *frameScan) {
 }
 
 // refuse answers a refused frame's request; txn is the number of its record, if one
-// was written.
-func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64) {
+// was written, session that record's session (null in the reply when "": nothing
+// was journaled, and the frame's _meta may have named another).
+func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64, session string) {
 	if r.log != nil {
 		r.log.Warn("request refused unread", "kind", kind, "method", string(sc.method), "id", string(sc.id), "why", msg)
 	}
@@ -472,7 +474,7 @@ func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64) {
 	if sc.methodName == "tools/call" {
 		reply = map[string]any{"jsonrpc": "2.0", "id": sc.id, "result": map[string]any{
 			"content":           []any{map[string]any{"type": "text", "text": msg}},
-			"structuredContent": map[string]any{"ok": false, "kind": kind, "txn": txn},
+			"structuredContent": map[string]any{"ok": false, "kind": kind, "txn": txn, "session": nullable(session)},
 			"isError":           true,
 		}}
 	} else {
@@ -481,6 +483,14 @@ func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64) {
 		}}
 	}
 	r.write(reply)
+}
+
+// nullable is s, or nil for "".
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func (r *frameReader) write(msg any) {

@@ -2,7 +2,9 @@
 // official Go SDK: each tool with its input and output schema and annotations, a
 // refused call as a tool result with isError and the same model-facing text as
 // `vfsctl call`, and protocol errors (an unknown tool, a malformed request) as
-// JSON-RPC errors. One MCP connection is one journal session, named after the client.
+// JSON-RPC errors. One MCP connection is one journal session, named after the client
+// unless Options.Session names it; the initialize result and each tool result tell the
+// client its name, and a call's params._meta "vfsctl/session" may name another.
 // When the engine traces, a call whose params._meta carries W3C trace context
 // (traceparent) is a span under the client's.
 package mcp
@@ -30,6 +32,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is the server version reported to clients.
 	Version string
+	// Session is the journal session of every connection (vfsctl serve --session), so
+	// that a client that reconnects goes on with its session, reads included; ""
+	// names each connection's after its client, mcp-<client>-<random id>.
+	Session string
 }
 
 // NewServer returns an MCP server over eng's tools.
@@ -43,9 +49,13 @@ func newServer(eng *toolapi.Engine, opts Options) (*sdk.Server, *server) {
 	if version == "" {
 		version = "dev"
 	}
+	// The tool list never changes while the server runs: no listChanged (the SDK's
+	// default would promise notifications that never come). Logging as by default.
+	caps := &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}, Tools: &sdk.ToolCapabilities{}}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "vfsctl", Title: "vfsctl file tools", Version: version},
-		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructionsFor(eng.Tools())})
-	s := &server{eng: eng, log: opts.Logger, served: map[string]bool{}}
+		&sdk.ServerOptions{Logger: opts.Logger, Instructions: instructionsFor(eng.Tools()), Capabilities: caps})
+	s := &server{eng: eng, log: opts.Logger, served: map[string]bool{}, fixed: opts.Session}
+	srv.AddReceivingMiddleware(s.tellSession)
 	for _, t := range eng.Tools() {
 		s.served[t.Name] = true
 		srv.AddTool(&sdk.Tool{
@@ -137,13 +147,18 @@ type server struct {
 	log      *slog.Logger
 	sessions sync.Map // *sdk.ServerSession -> journal session name
 	served   map[string]bool
+	fixed    string // Options.Session
 	// stop is Serve's context: its end ends the slow calls too, which slow counts.
 	stop context.Context
 	slow sync.WaitGroup
 }
 
-// session names the journal session of an MCP connection after its client.
+// session is the journal session of an MCP connection: Options.Session, else one
+// named after its client.
 func (s *server) session(ss *sdk.ServerSession) string {
+	if s.fixed != "" {
+		return s.fixed
+	}
 	if v, ok := s.sessions.Load(ss); ok {
 		return v.(string)
 	}
@@ -163,6 +178,36 @@ func (s *server) session(ss *sdk.ServerSession) string {
 	return v.(string)
 }
 
+// tellSession puts the connection's journal session in the result of initialize (or
+// of server/discover, its stateless successor): in its _meta under MetaSession, for
+// the runtime (vfsctl rewind --session S --turn T), and in its instructions.
+func (s *server) tellSession(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		ss, _ := req.GetSession().(*sdk.ServerSession)
+		if err != nil || ss == nil {
+			return res, err
+		}
+		var meta *sdk.Meta
+		var instructions *string
+		switch r := res.(type) {
+		case *sdk.InitializeResult:
+			meta, instructions = &r.Meta, &r.Instructions
+		case *sdk.DiscoverResult:
+			meta, instructions = &r.Meta, &r.Instructions
+		default:
+			return res, err
+		}
+		name := s.session(ss)
+		if *meta == nil {
+			*meta = sdk.Meta{}
+		}
+		(*meta)[MetaSession] = name
+		*instructions += " This connection's calls are journaled as session " + strconv.Quote(name) + "."
+		return res, err
+	}
+}
+
 func (s *server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if s.stop != nil && slowTool(name) {
@@ -177,10 +222,14 @@ func (s *server) handler(name string) sdk.ToolHandler {
 	}
 }
 
-// call runs one tool call of the journal session session.
+// call runs one tool call, of the journal session its _meta names, else of session.
 func (s *server) call(ctx context.Context, session, name string, args json.RawMessage, meta sdk.Meta) *sdk.CallToolResult {
 	var res toolapi.Result
-	if ctx, err := turnOf(callID(traceParent(ctx, meta), meta), meta); err != nil {
+	session, err := sessionOf(meta, session)
+	if err == nil {
+		ctx, err = turnOf(callID(traceParent(ctx, meta), meta), meta)
+	}
+	if err != nil {
 		kind := string(toolapi.KindOf(err)) // refused before it reached the tool: not journaled
 		res = toolapi.Result{Tool: name, Kind: &kind, Text: err.Error()}
 	} else {
@@ -195,7 +244,7 @@ func (s *server) call(ctx context.Context, session, name string, args json.RawMe
 	}
 	return &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: res.Text}},
-		StructuredContent: map[string]any{"ok": res.OK, "kind": res.Kind, "txn": res.Txn},
+		StructuredContent: map[string]any{"ok": res.OK, "kind": res.Kind, "txn": res.Txn, "session": session},
 		IsError:           !res.OK,
 	}
 }
@@ -294,15 +343,15 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 // A frame that names no tool served is kept, cut, as a call of tool "unknown": the
 // name it sends may be anything, of any length, and the journal's tools (vfsctl
 // stats' tables) are those served. Nothing is journaled before a client connected
-// (no session to name).
-func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err error) *int64 {
-	return func(call *frameScan, size int, err error) *int64 {
+// (no session to name). It returns the record's number and the session it is of.
+func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err error) (*int64, string) {
+	return func(call *frameScan, size int, err error) (*int64, string) {
 		var ss *sdk.ServerSession
 		for c := range srv.Sessions() {
 			ss = c
 		}
 		if ss == nil {
-			return nil
+			return nil, ""
 		}
 		ctx, tool, args := context.Background(), "unknown", call.Frame()
 		if name := call.Tool(); s.served[name] {
@@ -314,12 +363,43 @@ func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err e
 		if c, err := turnOf(ctx, meta); err == nil {
 			ctx = c
 		}
-		res := s.eng.RecordCut(ctx, s.session(ss), tool, args, size, err)
-		if s.log != nil {
-			s.log.Info("call", "tool", tool, "session", s.session(ss), "ok", false, "kind", "too_large")
+		session, serr := sessionOf(meta, s.session(ss))
+		if serr != nil {
+			session = s.session(ss) // the refusal says why the call was not run: its size
 		}
-		return res.Txn
+		res := s.eng.RecordCut(ctx, session, tool, args, size, err)
+		if s.log != nil {
+			s.log.Info("call", "tool", tool, "session", session, "ok", false, "kind", "too_large")
+		}
+		return res.Txn, session
 	}
+}
+
+// MetaSession is the params._meta key of the journal session a call belongs to,
+// when it is not the connection's: a string of at most MaxSession bytes without NUL,
+// as vfsctl call --session takes it. A call with anything else there is refused, as
+// one with a bad turn label is. The initialize result's _meta carries the
+// connection's session under the same key.
+const MetaSession = "vfsctl/session"
+
+// MaxSession bounds a session name.
+const MaxSession = 200
+
+// ValidSession reports whether name may name a journal session.
+func ValidSession(name string) bool {
+	return name != "" && len(name) <= MaxSession && !strings.ContainsRune(name, 0)
+}
+
+// sessionOf is the session a call's _meta names (MetaSession), else def.
+func sessionOf(meta sdk.Meta, def string) (string, error) {
+	v, ok := meta[MetaSession]
+	if !ok || v == nil {
+		return def, nil
+	}
+	if name, ok := v.(string); ok && ValidSession(name) {
+		return name, nil
+	}
+	return def, toolapi.NewError(toolapi.InvalidInput, "params._meta %q must be a session name: a string of 1 to %d bytes without NUL (null: the connection's, %q); the call was not run.", MetaSession, MaxSession, def)
 }
 
 // MetaTurn is the params._meta key of the runtime's turn label, journaled with the
