@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,7 +47,19 @@ func NewArgsCutter(max int) *ArgsCutter { return &ArgsCutter{max: max} }
 
 // Write takes the next bytes of the text; it never fails.
 func (c *ArgsCutter) Write(p []byte) (int, error) {
-	for _, b := range p {
+	for i := 0; i < len(p); i++ {
+		b := p[i]
+		if c.inString && !c.esc && len(c.str) >= strKept {
+			// The start of the string is kept: on to its next quote or backslash.
+			j := stringEnd(p[i:])
+			if j < 0 {
+				c.n += len(p) - i
+				break
+			}
+			c.n += j
+			i += j
+			b = p[i]
+		}
 		if !c.inString {
 			c.keep(b)
 			if b == '"' {
@@ -133,4 +146,23 @@ func cutAt(s []byte, n int) int {
 		i += size
 	}
 	return i
+}
+
+// stringEnd is the index in b of the first quote or backslash, -1 for none. It
+// looks in windows, so that a search for one does not run far past the other (a long
+// string with an escape every line, many short strings with none).
+func stringEnd(b []byte) int {
+	for off := 0; off < len(b); off += 256 {
+		w := b[off:min(off+256, len(b))]
+		if q := bytes.IndexByte(w, '"'); q >= 0 {
+			w = w[:q+1]
+		}
+		if e := bytes.IndexByte(w, '\\'); e >= 0 {
+			return off + e
+		}
+		if w[len(w)-1] == '"' {
+			return off + len(w) - 1
+		}
+	}
+	return -1
 }

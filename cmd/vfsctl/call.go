@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -111,19 +112,14 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	go func() {
 		code := exitOK
 		for first := true; ; first = false {
-			line, tooLong, err := readLine(in, maxLine)
-			if first {
-				// A byte order mark (a file saved by Notepad or PowerShell) is no part
-				// of the first line's JSON.
-				line = bytes.TrimPrefix(line, []byte("\ufeff"))
-			}
+			line, cut, err := readLine(in, maxLine, first)
 			answering.Lock()
 			if c.intr.ctx.Err() != nil {
 				answering.Unlock()
 				return // the signal came while the line was read: Run ends
 			}
-			if len(bytes.TrimSpace(line)) > 0 || tooLong {
-				res := c.answer(eng, session, line, tooLong)
+			if len(bytes.TrimSpace(line)) > 0 || cut != nil {
+				res := c.answer(eng, session, line, cut)
 				if !res.OK {
 					code = exitRefused
 				}
@@ -155,10 +151,11 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // answer is the reply to one line: a call's result, or the refusal of a line that was
-// no call, journaled as such for failure analytics (a line too long is not kept).
-func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, tooLong bool) toolapi.Result {
-	if tooLong {
-		return refusal("", toolapi.NewError(toolapi.TooLarge, "The call line is over %d bytes; it was skipped.", maxLine))
+// no call, journaled as such for failure analytics; cut is a line too long to hold,
+// read on the way.
+func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, cut *lineCut) toolapi.Result {
+	if cut != nil {
+		return cutCall(eng, session, cut)
 	}
 	res, ran := c.one(eng, session, line)
 	if ran {
@@ -234,26 +231,74 @@ func refusal(tool string, err error) toolapi.Result {
 	return toolapi.Result{Tool: tool, Kind: &k, Text: err.Error()}
 }
 
-// readLine reads one line of at most limit bytes; a longer line is consumed and
-// reported as tooLong.
-func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+// lineCut is a call line over maxLine bytes, read without being held: what the reply
+// and the journal need of it, and its size.
+type lineCut struct {
+	*mcp.CutLine
+	size int
+}
+
+// cutCall refuses a call line too large to hold, under its id and tool, and journals
+// it as serve journals a tools/call over its frame limit: a call of its tool refused
+// too_large, in its turn, its arguments' long strings cut and their size as sent. A
+// line that names no tool served is kept, cut, as a call of tool "unknown" (the name
+// as sent may be anything, of any length).
+func cutCall(eng *toolapi.Engine, session string, cut *lineCut) toolapi.Result {
+	err := toolapi.NewError(toolapi.TooLarge, "This call line is %d bytes; lines over %d bytes (64 MiB) are refused unread and nothing was run. "+
+		"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", cut.size, maxLine)
+	tool, args, size := "unknown", cut.Line(), cut.size
+	for _, t := range eng.Tools() {
+		if t.Name == cut.Tool() {
+			tool = t.Name
+			args, size = cut.Args()
+		}
+	}
+	ctx := context.Background()
+	var v any
+	if json.Unmarshal(cut.Turn(), &v) == nil {
+		if turn, ok := toolapi.TurnLabel(v); ok && turn != "" {
+			ctx = toolapi.WithTurn(ctx, turn)
+		}
+	}
+	res := eng.RecordCut(ctx, session, tool, args, size, err)
+	res.ID, res.Tool = cut.ID(), cut.Tool()
+	return res
+}
+
+// readLine reads one line of at most limit bytes, the first of the input without a
+// byte order mark (a file saved by Notepad or PowerShell: no part of the JSON). A
+// longer line is read on to its end without being held, into cut.
+func readLine(r *bufio.Reader, limit int, first bool) (line []byte, cut *lineCut, err error) {
 	for {
 		chunk, e := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > limit {
-				tooLong, line = true, nil
-			} else {
-				if len(line)+len(chunk) > cap(line) {
-					// Double: append grows a large slice by a quarter, which for a
-					// line of 40 MB allocates five times that on the way.
-					line = append(make([]byte, 0, 2*(len(line)+len(chunk))), line...)
-				}
-				line = append(line, chunk...)
+		if first {
+			// The first read holds the mark whole: it ends only at a newline, a full
+			// buffer or the end of the input.
+			chunk, first = bytes.TrimPrefix(chunk, []byte("\ufeff")), false
+		}
+		if cut == nil && len(line)+len(chunk) > limit {
+			cut = &lineCut{CutLine: mcp.NewCutLine(), size: len(line)}
+			cut.Write(line)
+			line = nil
+		}
+		if cut != nil {
+			cut.Write(chunk)
+			cut.size += len(chunk)
+		} else {
+			if len(line)+len(chunk) > cap(line) {
+				// Double: append grows a large slice by a quarter, which for a line
+				// of 40 MB allocates five times that on the way. Never past the
+				// limit: a line over it is not kept.
+				line = append(make([]byte, 0, min(2*(len(line)+len(chunk)), limit)), line...)
 			}
+			line = append(line, chunk...)
 		}
 		if e == bufio.ErrBufferFull {
 			continue
 		}
-		return line, tooLong, e
+		if cut != nil && e == nil {
+			cut.size-- // the newline ends the line, and is no part of it
+		}
+		return line, cut, e
 	}
 }

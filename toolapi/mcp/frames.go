@@ -523,14 +523,49 @@ func TooDeep(line []byte) (msg string, id json.RawMessage) {
 	return tooDeep(sc.maxDepth), id
 }
 
+// CutLine reads a `vfsctl call` line too large to hold, written to it in parts, in
+// bounded memory, as serve reads a tools/call over MaxFrame: for its reply, the id;
+// for its record, the tool, the turn and the arguments cut as a record keeps them.
+type CutLine struct{ sc *frameScan }
+
+// NewCutLine returns an empty CutLine.
+func NewCutLine() *CutLine { return &CutLine{newCut(lineCall)} }
+
+// Write reads p, the next part of the line.
+func (c *CutLine) Write(p []byte) (int, error) {
+	c.sc.feed(p)
+	return len(p), nil
+}
+
+// ID is the line's "id" when it is a string or a number, else nil.
+func (c *CutLine) ID() json.RawMessage {
+	if id := c.sc.id; len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+		return id
+	}
+	return nil
+}
+
+// Tool is the tool the line names, "" when it names none readable.
+func (c *CutLine) Tool() string { return c.sc.Tool() }
+
+// Turn is the line's "turn" as sent, nil when there is none or it was too long.
+func (c *CutLine) Turn() json.RawMessage { return c.sc.Meta() }
+
+// Args is the line's "args" cut, with their size as sent; nil when there are none.
+func (c *CutLine) Args() ([]byte, int) { return c.sc.Args() }
+
+// Line is the line, cut.
+func (c *CutLine) Line() []byte { return c.sc.Frame() }
+
 // frameScan follows a JSON text byte by byte, in bounded memory: how deep it nests,
 // and the top-level "id" and "method" values, wherever they stand, keys and method
 // read with their escapes as a decoder reads them. A cut call's scan (newCutCall)
-// also picks what the record of a tools/call too large to hold needs: params.name,
-// params._meta (when at most maxCutMeta bytes), and params.arguments cut as a record
-// keeps them, with their size as sent; the members may stand in any order, and the
-// last of a key sent twice is kept, as a decoder reads it. It reads the text's first
-// value only: once that ends, it notes only whether more than spaces follow.
+// also picks what the record of a call too large to hold needs, its members named by
+// its callShape: the tool's name, its _meta or turn (when at most maxCutMeta bytes),
+// and its arguments cut as a record keeps them, with their size as sent; the members
+// may stand in any order, and the last of a key sent twice is kept, as a decoder
+// reads it. It reads the text's first value only: once that ends, it notes only
+// whether more than spaces follow.
 type frameScan struct {
 	depth, maxDepth      int
 	inString, esc, inKey bool
@@ -553,6 +588,40 @@ type frameScan struct {
 	// of which trail bytes are spaces after them.
 	frame, args     *toolapi.ArgsCutter
 	argsSize, trail int
+	shape           callShape
+}
+
+// callShape names the members of a call: the object they stand in (under, a
+// top-level member; "" for the top level itself), and the keys of the tool's name,
+// of what goes with the call (its _meta, its turn) and of its arguments.
+type callShape struct{ under, name, meta, args string }
+
+var (
+	// rpcCall is a JSON-RPC tools/call: params.name, params._meta, params.arguments.
+	rpcCall = callShape{"params", "name", "_meta", "arguments"}
+	// lineCall is a vfsctl call line: {"id", "tool", "args", "turn"}.
+	lineCall = callShape{"", "tool", "turn", "args"}
+)
+
+// depth is the depth of the keys of a call's members.
+func (c callShape) depth() int {
+	if c.under == "" {
+		return 1
+	}
+	return 2
+}
+
+// member is the member whose value follows key, keepNone for none.
+func (c callShape) member(key []byte) int {
+	switch string(key) {
+	case c.name:
+		return keepName
+	case c.meta:
+		return keepMeta
+	case c.args:
+		return keepArgs
+	}
+	return keepNone
 }
 
 // The members whose values are kept.
@@ -568,8 +637,11 @@ const (
 )
 
 // newCutCall returns the scan of a tools/call too large to hold.
-func newCutCall() *frameScan {
-	return &frameScan{frame: toolapi.NewArgsCutter(maxCutFrame)}
+func newCutCall() *frameScan { return newCut(rpcCall) }
+
+// newCut returns the scan of a call of that shape too large to hold.
+func newCut(shape callShape) *frameScan {
+	return &frameScan{frame: toolapi.NewArgsCutter(maxCutFrame), shape: shape}
 }
 
 func (s *frameScan) feed(b []byte) {
@@ -610,8 +682,8 @@ func (s *frameScan) after(b []byte) {
 // floor is the depth down to which bytes are read one by one: that of the keys
 // followed, or of the member whose value is being kept.
 func (s *frameScan) floor() int {
-	if s.keep > keepMethod || s.keep == keepNone && s.frame != nil {
-		return 2
+	if s.frame != nil && (s.keep > keepMethod || s.keep == keepNone) {
+		return s.shape.depth()
 	}
 	return 1
 }
@@ -623,6 +695,15 @@ func (s *frameScan) skip(b []byte, i int) int {
 	floor := s.floor()
 	depth, maxDepth, inString, esc := s.depth, s.maxDepth, s.inString, s.esc
 	for ; i < len(b) && (depth > floor || inString); i++ {
+		if inString && !esc {
+			// Most of a large frame is string: on to its next quote or backslash.
+			if j := stringEnd(b[i:]); j < 0 {
+				i = len(b)
+				break
+			} else {
+				i += j
+			}
+		}
 		c := b[i]
 		switch {
 		case inString:
@@ -644,6 +725,25 @@ func (s *frameScan) skip(b []byte, i int) int {
 	}
 	s.depth, s.maxDepth, s.inString, s.esc = depth, maxDepth, inString, esc
 	return i
+}
+
+// stringEnd is the index in b of the first quote or backslash, -1 for none. It
+// looks in windows, so that a search for one does not run far past the other (a long
+// string with an escape every line, many short strings with none).
+func stringEnd(b []byte) int {
+	for off := 0; off < len(b); off += 256 {
+		w := b[off:min(off+256, len(b))]
+		if q := bytes.IndexByte(w, '"'); q >= 0 {
+			w = w[:q+1]
+		}
+		if e := bytes.IndexByte(w, '\\'); e >= 0 {
+			return off + e
+		}
+		if w[len(w)-1] == '"' {
+			return off + len(w) - 1
+		}
+	}
+	return -1
 }
 
 // byte follows b[i], at or above the floor: a key, the start or the end of a member's
@@ -717,7 +817,10 @@ func (s *frameScan) member(d int) int {
 		case "method":
 			return keepMethod
 		}
-		if string(key) == "params" && s.frame != nil {
+		if s.frame != nil && s.shape.under == "" {
+			return s.shape.member(key)
+		}
+		if s.frame != nil && string(key) == s.shape.under {
 			// Sent twice, params is read as its last value, members and all.
 			s.kept[keepName], s.kept[keepMeta] = capped{}, capped{}
 			s.args, s.argsSize, s.trail = nil, 0, 0
@@ -725,15 +828,8 @@ func (s *frameScan) member(d int) int {
 		if s.folded == "" && foldedMember(key) != "" {
 			s.folded = string(key)
 		}
-	} else if s.frame != nil && s.obj[1] && string(s.keyName(1)) == "params" {
-		switch string(key) {
-		case "name":
-			return keepName
-		case "_meta":
-			return keepMeta
-		case "arguments":
-			return keepArgs
-		}
+	} else if s.frame != nil && s.shape.under != "" && s.obj[1] && string(s.keyName(1)) == s.shape.under {
+		return s.shape.member(key)
 	}
 	return keepNone
 }
