@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,5 +86,49 @@ func TestServeSessionRefused(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"serve", "--root", t.TempDir(), "--session", strings.Repeat("s", 201)}, strings.NewReader(""), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "--session") {
 		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}
+
+// A tools/call over serve's frame limit is journaled in the session its _meta names,
+// and its refusal says which, as a call read whole does.
+func TestServeCutCallSession(t *testing.T) {
+	bin := buildVfsctl(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--root", dir, "--session", "conv-1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer stop.Stop()
+	go func() {
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_file","_meta":{"vfsctl/session":"conv-2"},"arguments":{"path":"big.txt","content":"`+strings.Repeat("x", 17<<20)+`"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"big.txt","content":"`+strings.Repeat("x", 17<<20)+`"}}}
+`)
+		stdin.Close()
+	}()
+	var got []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var m struct {
+			ID     int
+			Result struct{ StructuredContent map[string]any }
+		}
+		json.Unmarshal(sc.Bytes(), &m)
+		if m.ID >= 2 {
+			got = append(got, fmt.Sprint(m.Result.StructuredContent["kind"], " ", m.Result.StructuredContent["session"]))
+		}
+	}
+	cmd.Wait()
+	if strings.Join(got, ", ") != "too_large conv-2, too_large conv-1" {
+		t.Errorf("replies to the calls over the limit: %v", got)
+	}
+	var out, errb bytes.Buffer
+	run([]string{"log", "--root", dir, "--json"}, strings.NewReader(""), &out, &errb)
+	if n := strings.Count(out.String(), `"session":"conv-2","tool":"create_file"`); n != 1 || strings.Count(out.String(), `"session":"conv-1","tool":"create_file"`) != 1 {
+		t.Errorf("vfsctl log: %s", out.String())
 	}
 }
