@@ -386,3 +386,24 @@ func TestFoldersAreSaidInTheOrderTheyGo(t *testing.T) {
 		}
 	})
 }
+
+// An undo refused by a change made outside vfsctl where the call changed the file
+// says the way on, and it works: the lines put back as the call left them.
+func TestUndoOutsideConflictSaysTheWayOn(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"b.py": "one\ntwo\nthree\n"}, Options{NoSync: true})
+	defer e.Close()
+	must(t, read(e, "S", "b.py"))
+	must(t, edit(e, "S", "b.py", "two\n", "two (agent)\n"))
+	must(t, os.WriteFile(filepath.Join(dir, "b.py"), []byte("one\ntwo (agent+user)\nthree\n"), 0o644))
+	_, _, err := undoWith(e, UndoOptions{Seq: 2})
+	if w := "To take it back all the same, put those lines back as call 2 left them first."; errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), w) {
+		t.Fatalf("undo: %v, want a conflict that says %q", err, w)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "b.py"), []byte("one\ntwo (agent)\nthree\n"), 0o644))
+	if _, _, err := undoWith(e, UndoOptions{Seq: 2}); err != nil {
+		t.Fatalf("undo once the line is back: %v", err)
+	}
+	if got := contentOf(t, dir, "b.py"); got != "one\ntwo\nthree\n" {
+		t.Errorf("b.py after the undo: %q", got)
+	}
+}

@@ -935,7 +935,7 @@ func (rv *reversal) placeRegions(regs []region, tracked string, cur []byte) ([]m
 	for _, r := range regs {
 		at, ok := locate(base, cur, r.start, r.end)
 		if !ok {
-			return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d, where that call changed it (around line %d then); nothing was written.", f.Path, target, lineAt(base, r.start))
+			return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d, where that call changed it (around line %d then); nothing was written. To take it back all the same, put those lines back as call %d left them first.", f.Path, target, lineAt(base, r.start), target)
 		}
 		splices = append(splices, matcher.Splice{Start: at, End: at + r.end - r.start, Text: r.old})
 	}
