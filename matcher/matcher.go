@@ -66,6 +66,12 @@ type EditReport struct {
 	// because oldText showed that the model typed them for the file's ("“ ” in newText
 	// written as the file's '"'"). Empty when newText was written as sent.
 	Translated []string
+	// Unkept lists the 1-based lines, changed after folding, where a character of the
+	// file that folds like one of the model's could not be told kept or changed (the
+	// change could be made in more than one way there, or the line was too long to
+	// align) and was written as the model sent it: what the model did not change was
+	// not all kept as the file has it there.
+	Unkept []int
 	// Lines holds the 1-based first and last original line of each occurrence.
 	Lines [][2]int
 	// AlsoFolded lists the 1-based first lines of places, at most MaxNamed, where
@@ -179,6 +185,7 @@ type matcher struct {
 	stars     []bool   // the lines of block comments that align a star under "/*" (starLine)
 	drift     *drift   // the edit being rendered, at a fuzzy tier
 	loose     []string // each line's looseKey, for not-found hints
+	aligned   int      // cells keptRuns filled in this call, against maxAlignCells
 }
 
 // foldable tells a file small enough for the fuzzy tiers (MaxFoldBytes).
