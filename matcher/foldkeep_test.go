@@ -3,6 +3,7 @@ package matcher
 import (
 	"maps"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -254,6 +255,28 @@ func TestKeptRunsDefinition(t *testing.T) {
 		}
 		if !maps.Equal(got, want) {
 			t.Fatalf("case %d: %q against %q: kept %v, want %v", c, fs, ns, got, want)
+		}
+	}
+}
+
+// Lines a hunk replaces rather than pairs (two old lines become three new ones) are
+// written as the model sent them: a file character they may have kept is reported.
+func TestFoldKeepReplacedLinesReported(t *testing.T) {
+	for _, c := range []struct {
+		file, old, new, want string
+		unkept               []int
+	}{
+		{"p\na \u2014 b\nc\n", "a - b\nc", "A - B\nX\nY", "p\nA - B\nX\nY\n", []int{2}},
+		{"p\na \u2014 b\nc\n", "a - b\nc", "Z\nX\nY", "p\nZ\nX\nY\n", nil},                    // no dash written
+		{"p\na \u2014 b\nc\n", "a - b\nc", "c", "p\nc\n", nil},                                // a line deleted
+		{"p\na \u2014 b\nc\n", "p\na - b\nc", "p\na - b\nc\nd", "p\na \u2014 b\nc\nd\n", nil}, // lines paired
+	} {
+		res, err := Apply([]byte(c.file), []Edit{e(c.old, c.new)}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Output) != c.want || !slices.Equal(res.Edits[0].Unkept, c.unkept) {
+			t.Errorf("%q to %q: output %q, Unkept %v; want %q, %v", c.old, c.new, res.Output, res.Edits[0].Unkept, c.want, c.unkept)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // piece is where one line of the model's oldText sits in the file: line index and the
@@ -252,6 +254,7 @@ func (r *rendering) write() []byte {
 		r.out.Write(r.preFold)
 	}
 	for _, h := range r.hunks {
+		r.noteReplaced(h)
 		for j := h.j1; j < h.j2; j++ {
 			pi := -1
 			if h.equal || h.i2-h.i1 == h.j2-h.j1 {
@@ -267,6 +270,45 @@ func (r *rendering) write() []byte {
 		r.out.Write(r.postFold)
 	}
 	return r.out.Bytes()
+}
+
+// noteReplaced reports, at a fuzzy tier, the old lines of a hunk that replaces lines
+// rather than pairs them, where the file has a character the fold changed (a curly
+// quote, a dash, a special or zero-width space) that the new lines may have kept: the
+// new lines are written as the model sent them, so those were not kept. The model saw
+// the file's characters in a line it quoted byte for byte; that one is not reported.
+func (r *rendering) noteReplaced(h hunk) {
+	if !r.fuzzy || h.equal || h.i2-h.i1 == h.j2-h.j1 {
+		return
+	}
+	nf := foldString(strings.Join(r.q[h.j1:h.j2], "\n"))
+	if strings.TrimSpace(nf) == "" {
+		return
+	}
+	for i := h.i1; i < h.i2; i++ {
+		pc := r.pcs[i]
+		if r.exact[i] || pc.line >= r.d.nlines() {
+			continue
+		}
+		var it norm.Iter
+		it.Init(norm.NFKC, r.d.content(pc.line)[pc.s:pc.e])
+		for !it.Done() {
+			from := it.Pos()
+			it.Next()
+			seg := string(r.d.content(pc.line)[pc.s+from : pc.s+it.Pos()])
+			if f := foldString(seg); f != seg && (f == "" || strings.Contains(nf, f)) {
+				r.unkept(pc.line)
+				break
+			}
+		}
+	}
+}
+
+// unkept reports file line l (0-based) in EditReport.Unkept, once.
+func (r *rendering) unkept(l int) {
+	if !slices.Contains(r.rep.Unkept, l+1) {
+		r.rep.Unkept = append(r.rep.Unkept, l+1)
+	}
 }
 
 // writeLine writes new line j, paired with old line pi (-1 for none); context lines are
@@ -286,8 +328,8 @@ func (r *rendering) writeLine(h hunk, j, pi int) {
 	case pi >= 0:
 		line, unsure := r.m.changeLine(r.v, r.P[pi], r.q[j], r.pcs[pi], pi, r.fuzzy && r.exact[pi], r.ind, r.dr)
 		r.out.Write(line)
-		if n := r.pcs[pi].line + 1; unsure && !slices.Contains(r.rep.Unkept, n) {
-			r.rep.Unkept = append(r.rep.Unkept, n)
+		if unsure {
+			r.unkept(r.pcs[pi].line)
 		}
 	default:
 		s := r.q[j]
