@@ -134,7 +134,7 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 		}
 		sp, rep, err := m.edit(i, old, nw, e.ReplaceAll)
 		if err != nil {
-			return nil, err
+			return nil, m.chained(err, i, original, res.Splices, old)
 		}
 		if strings.HasPrefix(e.OldText, "\ufeff") {
 			rep.Folded = append(rep.Folded, "BOM") // copied into oldText; forgiven as zero-width
