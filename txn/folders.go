@@ -293,8 +293,10 @@ func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string, dst 
 			c.rec.Notes = append(c.rec.Notes, notes...)
 		}
 		var done []journal.Entry
+		look := e.fs.Looker()
+		defer look.Close()
 		for _, en := range deepestFirstEntries(steps) {
-			if err := e.fs.RemoveDir(en.Path); err != nil {
+			if err := look.RemoveDir(en.Path); err != nil {
 				kept = append(kept, en.Path)
 				continue
 			}
@@ -599,11 +601,13 @@ func (e *Engine) laterFolders(steps []journal.Entry) []string {
 	var notes []string
 	order := slices.Clone(steps)
 	slices.SortStableFunc(order, func(a, b journal.Entry) int { return depth(a.Path) - depth(b.Path) })
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range order {
-		if e.fs.IsFolder(en.Path) {
+		if look.IsFolder(en.Path) {
 			continue
 		}
-		if err := e.fs.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
+		if err := look.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
 			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
 		}
 	}

@@ -21,54 +21,94 @@ func (f *FS) EntryAt(p string) (kind, target string, bits uint32, err error) {
 	return l.EntryAt(p)
 }
 
-// Looker looks at the entries at canonical paths one after another, holding open the
-// folder of the last one: the next path in that folder or below it is reached from
-// there, one folder entered a name, where EntryAt walks each path from the root. So
-// the folders of a chain looked at shallowest first cost looks in proportion to the
-// deepest one's depth, not its square. Each folder is entered as Resolve enters it:
-// never through a symlink, never into a reserved name. Close lets go of the folder.
+// Looker looks at, and changes, the entries at canonical paths one after another,
+// holding open the folder of the last one and those above it: the next path in that
+// folder or below it is reached from there, one folder entered a name, and one above
+// it from the folder held there, where EntryAt walks each path from the root. So the
+// folders of a chain looked at shallowest first, or deepest first, cost looks in
+// proportion to the deepest one's depth, not its square. Each folder is entered as
+// Resolve enters it: never through a symlink, never into a reserved name. Close lets
+// go of the folders.
 type Looker struct {
-	f     *FS
-	at    cursor // the folder atDir, or nil
-	atDir string
+	f    *FS
+	held []heldDir // each folder above the next, the last the one looked in last
 }
+
+type heldDir struct {
+	c   cursor
+	dir string // "" for the root
+}
+
+// maxLooked bounds the folders a Looker holds open: going up past the shallowest one
+// held walks down from the root again, holding the deepest maxLooked on the way.
+const maxLooked = 64
 
 // Looker returns a Looker of f, holding nothing yet.
 func (f *FS) Looker() *Looker { return &Looker{f: f} }
 
-// Close lets go of the folder held.
-func (l *Looker) Close() {
-	if l.at != nil {
-		l.at.close()
-		l.at = nil
+// Close lets go of the folders held.
+func (l *Looker) Close() { l.keep(0) }
+
+// keep lets go of all but the n shallowest folders held.
+func (l *Looker) keep(n int) {
+	for len(l.held) > n {
+		l.held[len(l.held)-1].c.close()
+		l.held = l.held[:len(l.held)-1]
 	}
 }
 
-// folder returns folder dir ("" for the root) held open: entered from the one held
-// where dir is in it, else walked from the root.
+// push holds c, folder dir, below the last one held, letting go of the shallowest
+// past maxLooked.
+func (l *Looker) push(c cursor, dir string) {
+	if len(l.held) == maxLooked {
+		l.held[0].c.close()
+		l.held = append(l.held[:0], l.held[1:]...)
+	}
+	l.held = append(l.held, heldDir{c, dir})
+}
+
+// within reports whether dir is the folder at or below it, and the rest of its path.
+func within(dir, at string) (string, bool) {
+	if at == "" {
+		return dir, true
+	}
+	rest, ok := strings.CutPrefix(dir, at)
+	return rest, ok && (rest == "" || rest[0] == '/')
+}
+
+// folder returns folder dir ("" for the root) held open: entered from the deepest
+// one held that it is in or below, else walked from the root.
 func (l *Looker) folder(dir string) (cursor, error) {
-	rest, below := strings.CutPrefix(dir, l.atDir)
-	if l.at == nil || !below || (l.atDir != "" && rest != "" && rest[0] != '/') {
-		l.Close()
-		at, err := l.f.cursor(dir)
+	i := len(l.held) - 1
+	for ; i >= 0; i-- {
+		if _, ok := within(dir, l.held[i].dir); ok {
+			break
+		}
+	}
+	l.keep(i + 1)
+	rest := dir
+	if i >= 0 {
+		rest, _ = within(dir, l.held[i].dir)
+	} else {
+		root, err := l.f.cursor("")
 		if err != nil {
 			return nil, err
 		}
-		l.at, l.atDir = at, dir
-		return at, nil
+		l.push(root, "")
 	}
 	for _, c := range strings.Split(strings.TrimPrefix(rest, "/"), "/") {
 		if c == "" {
 			continue
 		}
-		next, err := l.at.enter(c)
-		l.Close()
+		top := l.held[len(l.held)-1]
+		next, err := top.c.enter(c)
 		if err != nil {
+			l.Close()
 			return nil, err
 		}
-		l.at, l.atDir = next, path.Join(l.atDir, c)
+		l.push(next, path.Join(top.dir, c))
 	}
-	return l.at, nil
+	return l.held[len(l.held)-1].c, nil
 }
 
 // EntryAt is FS.EntryAt, from the folder held where it can be.
@@ -110,6 +150,104 @@ func (l *Looker) lstat(p string) (fs.FileInfo, cursor, error) {
 		err = &fs.PathError{Op: "lstat", Path: p, Err: pe.Err}
 	}
 	return fi, at, err
+}
+
+// IsFolder is FS.IsFolder, from the folder held where it can be.
+func (l *Looker) IsFolder(p string) bool {
+	fi, err := l.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// folderWriter is a cursor that changes the entries of the folder it holds, by name.
+// Elsewhere (a filesystem without handles) a Looker changes them by their paths.
+type folderWriter interface {
+	mkdir(name string, perm fs.FileMode) error
+	rmdir(name string) error
+	chmod(name string, mode fs.FileMode) error
+}
+
+// writer returns the folder above p held open, or nil where the FS changes entries
+// by their paths.
+func (l *Looker) writer(p string) (cursor, folderWriter, error) {
+	if _, ok := l.f.fs.(rootFs); !ok || p == "" || p == "." {
+		return nil, nil, nil
+	}
+	at, err := l.folder(parentOf(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	w, ok := at.(folderWriter)
+	if !ok {
+		return nil, nil, nil
+	}
+	return at, w, nil
+}
+
+// syncHeldDir syncs folder at, held, which is dir.
+func (l *Looker) syncHeldDir(at cursor, dir string) error {
+	held, err := syncHeld(at)
+	if !held {
+		return l.f.syncDir(dir)
+	}
+	return err
+}
+
+// MakeDir is FS.MakeDir, in the folder held where it can be.
+func (l *Looker) MakeDir(p string, bits uint32) error {
+	at, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.MakeDir(p, bits)
+		}
+		return err
+	}
+	if err := w.mkdir(path.Base(p), 0o700); err != nil {
+		return err
+	}
+	if err := w.chmod(path.Base(p), FileModeOf(bits)); err != nil {
+		return err
+	}
+	return l.syncHeldDir(at, path.Dir(p))
+}
+
+// RemoveDir is FS.RemoveDir, in the folder held where it can be.
+func (l *Looker) RemoveDir(p string) error {
+	at, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.RemoveDir(p)
+		}
+		return err
+	}
+	if err := w.rmdir(path.Base(p)); err != nil {
+		return err
+	}
+	l.syncHeldDir(at, path.Dir(p))
+	return nil
+}
+
+// rmdir is FS.rmdir, in the folder held where it can be.
+func (l *Looker) rmdir(p string) error {
+	_, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.rmdir(p)
+		}
+		return err
+	}
+	return w.rmdir(path.Base(p))
+}
+
+// SetBits is FS.SetBits, in the folder held where it can be.
+func (l *Looker) SetBits(p string, bits uint32) error {
+	_, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.SetBits(p, bits)
+		}
+		return err
+	}
+	return w.chmod(path.Base(p), FileModeOf(bits))
 }
 
 // MakeSymlink makes a symlink to target at p, where nothing stands.
