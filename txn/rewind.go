@@ -780,8 +780,10 @@ func (e *Engine) madeEmpty(made []string) bool {
 	for _, d := range made {
 		madeSet[d] = true
 	}
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, d := range made {
-		if left, err := e.leftIn(d, nil, madeSet); err == nil && len(left) == 0 {
+		if left, err := e.leftIn(look, d, nil, madeSet); err == nil && len(left) == 0 {
 			return true
 		}
 	}

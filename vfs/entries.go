@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -150,6 +151,36 @@ func (l *Looker) lstat(p string) (fs.FileInfo, cursor, error) {
 		err = &fs.PathError{Op: "lstat", Path: p, Err: pe.Err}
 	}
 	return fi, at, err
+}
+
+// ReadDir is what afero.ReadDir of folder dir gives (an lstat of each entry, by
+// name), read in the folder held where it can be. Where an entry cannot be looked at
+// from the folder held (a reserved name), the folder is read by its path instead.
+func (l *Looker) ReadDir(dir string) ([]fs.FileInfo, error) {
+	if _, ok := l.f.fs.(rootFs); !ok || dir == "." || dir == "" {
+		return afero.ReadDir(l.f.fs, dir)
+	}
+	at, err := l.folder(dir)
+	if err != nil {
+		return nil, err
+	}
+	names, err := at.names()
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	out := make([]fs.FileInfo, 0, len(names))
+	for _, n := range names {
+		fi, err := at.lstat(n)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone since it was listed
+		}
+		if err != nil {
+			return afero.ReadDir(l.f.fs, dir)
+		}
+		out = append(out, fi)
+	}
+	return out, nil
 }
 
 // IsFolder is FS.IsFolder, from the folder held where it can be.
