@@ -226,3 +226,56 @@ func TestLookerWritesRefuseASwappedFolder(t *testing.T) {
 		t.Errorf("RemoveDirs removed folders outside the root: %v", err)
 	}
 }
+
+// Looker.ReadDir, going down a chain and back up, names what os.ReadDir names in
+// each folder, with the kind and bits os.Lstat gives, a reserved name included.
+func TestLookerReadDirAgreesWithLstat(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no symlinks made here on Windows")
+	}
+	f, ws, _ := setup(t)
+	host := func(p string) string { return filepath.Join(ws, filepath.FromSlash(p)) }
+	var chain []string
+	for p := "r"; len(chain) < 90; p += "/r" {
+		chain = append(chain, p)
+	}
+	if err := os.MkdirAll(host(chain[len(chain)-1]), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, host(chain[5]+"/f.txt"), "f\n")
+	testutil.WriteFile(t, host(chain[70]+"/.git/config"), "c\n")
+	if err := os.Symlink("..", host(chain[30]+"/up")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(host(chain[50]), 0o751); err != nil {
+		t.Fatal(err)
+	}
+	l := f.Looker()
+	defer l.Close()
+	order := append(append([]string{}, chain...), chain...)
+	for i := range chain {
+		order[len(chain)+i] = chain[len(chain)-1-i] // and back up
+	}
+	for _, d := range order {
+		got, err := l.ReadDir(d)
+		if err != nil {
+			t.Fatalf("ReadDir(%s): %v", d, err)
+		}
+		want, err := os.ReadDir(host(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("ReadDir(%s): %d entries, want %d", d, len(got), len(want))
+		}
+		for i, w := range want {
+			fi, err := os.Lstat(host(d + "/" + w.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[i].Name() != w.Name() || got[i].Mode() != fi.Mode() {
+				t.Errorf("ReadDir(%s)[%d] = %s %v, want %s %v", d, i, got[i].Name(), got[i].Mode(), w.Name(), fi.Mode())
+			}
+		}
+	}
+}
