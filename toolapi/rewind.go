@@ -196,5 +196,8 @@ func renderRewind(u *txn.RewindResult, req RewindRequest, seq uint64) string {
 			fmt.Fprintf(&b, "%s/ removed (empty).\n", d)
 		}
 	}
+	for _, k := range u.Kept {
+		fmt.Fprintf(&b, "%s.\n", k)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }

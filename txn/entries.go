@@ -74,8 +74,9 @@ func describeEntry(kind, target string, bits uint32) string {
 // (someone changed it since the command did), or a folder cannot be taken back
 // (checkFolderSteps). A folder's bits count whether it stays or goes: one chmodded
 // since is not the command's to remove, and a redo would bring it back with the
-// command's bits, not the ones chosen since. verb is the reversal's (checkWritable).
-func (e *Engine) checkEntries(verb string, steps []journal.Entry, changes []*Change, made []string) error {
+// command's bits, not the ones chosen since. rec is the reversal's record.
+func (e *Engine) checkEntries(rec *journal.Record, steps []journal.Entry, changes []*Change, made []string) error {
+	verb := reversalVerb(rec)
 	look := e.fs.Looker() // the folders a command made, shallowest first: one walk down
 	defer look.Close()
 	for _, en := range steps {
@@ -87,7 +88,7 @@ func (e *Engine) checkEntries(verb string, steps []journal.Entry, changes []*Cha
 			if berr := e.blockedFolder(en.Path); berr != nil {
 				return berr
 			}
-			return errs.Wrap(errs.IOError, en.Path, err, "Cannot look at %s: %v. Nothing was undone.", en.Path, err)
+			return errs.Wrap(errs.IOError, en.Path, err, "Cannot look at %s: %v. Nothing was %s.", en.Path, err, pastOf(verb))
 		}
 		if journal.IsSpecial(en.Before) {
 			if err := e.checkSpecial(en); err != nil {
@@ -101,14 +102,20 @@ func (e *Engine) checkEntries(verb string, steps []journal.Entry, changes []*Cha
 			ok = kind == vfs.KindSymlink && target == en.BeforeTarget
 		case vfs.KindDir:
 			if kind == vfs.KindDir && bits != en.BeforeMode {
+				if later := e.laterEntryCall(rec, en.Path); later != 0 {
+					// A chmod back by hand would take that call's change away
+					// outside the journal: its undo is the way, as for a file.
+					return blocked(en.Path, later, "Call %d changed %s after the command left it (its mode is %04o now, the command left it %04o); nothing was %s.",
+						later, en.Path, bits, en.BeforeMode, pastOf(verb))
+				}
 				return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it: its mode is %04o now, the command left it %04o. Nothing was %s; run `chmod %o %s` first, then %s again.",
 					en.Path, bits, en.BeforeMode, pastOf(verb), en.BeforeMode, en.Path, verb)
 			}
 			ok = kind == vfs.KindDir
 		}
 		if !ok {
-			return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it (%s): it is %s now, changed since. Nothing was undone; put it back as it was, or move it aside, and retry.",
-				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits))
+			return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it (%s): it is %s now, changed since. Nothing was %s; put it back as it was, or move it aside, and retry.",
+				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits), pastOf(verb))
 		}
 	}
 	return e.checkFolderSteps(steps, changes, made)
@@ -329,7 +336,32 @@ func (e *Engine) checkDryRun(c *Call, steps []journal.Entry, changes []*Change, 
 	if err := e.checkWritable(reversalVerb(&c.rec), steps, changes); err != nil {
 		return err
 	}
-	return e.checkEntries(reversalVerb(&c.rec), steps, changes, made)
+	return e.checkEntries(&c.rec, steps, changes, made)
+}
+
+// laterEntryCall is the latest record after those rec reverts (its undo's, redo's or
+// rewind's) with an entry for the folder or symlink at p, not one rec reverts; 0
+// when there is none: what changed p since, if anything, was not journaled.
+func (e *Engine) laterEntryCall(rec *journal.Record, p string) uint64 {
+	reverted := slices.Clone(rec.Reverts)
+	for _, s := range []uint64{rec.Undo, rec.Redo} {
+		if s != 0 {
+			reverted = append(reverted, s)
+		}
+	}
+	if len(reverted) == 0 {
+		return 0
+	}
+	var later uint64
+	e.j.View(func(t *journal.Tx) error {
+		for _, s := range t.SeqsOf(p+"/", slices.Min(reverted)) {
+			if s != rec.Seq && !slices.Contains(reverted, s) {
+				later = s
+			}
+		}
+		return nil
+	})
+	return later
 }
 
 // reversalVerb is the word for what call record r does: undo, redo or rewind.
@@ -401,6 +433,7 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 		all = append(all, gone{path: d, made: true})
 	}
 	slices.SortStableFunc(all, func(a, b gone) int { return cmp.Compare(depth(b.path), depth(a.path)) })
+	closeMade := e.openMade(made)
 	look := e.fs.Looker() // a chain removed deepest first: each from the folder above, held
 	for _, g := range all {
 		err := look.RemoveDir(g.path)
@@ -411,6 +444,7 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 			notes = append(notes, fmt.Sprintf("%s: the folder was left, not being empty (%v)", g.path, err))
 		}
 	}
+	closeMade()
 	var bits []journal.Entry
 	for _, en := range steps {
 		switch {
@@ -484,7 +518,7 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 			return removed
 		}, nil
 	}
-	if err := e.checkEntries(reversalVerb(&c.rec), steps, changes, made); err != nil {
+	if err := e.checkEntries(&c.rec, steps, changes, made); err != nil {
 		return nil, err
 	}
 	c.rec.Entries = append(slices.Clone(steps), going...)

@@ -14,11 +14,11 @@ import (
 	"github.com/vfsctl/vfsctl/journal"
 )
 
-// runExec runs a shell script in dir as an exec of session s.
-func runExec(t *testing.T, e *Engine, dir, s, script string) *Look {
+// execAs runs a shell script in dir as an exec of session s in turn.
+func execAs(t *testing.T, e *Engine, dir, s, turn, script string) *Look {
 	t.Helper()
 	winetest.NeedPOSIXShell(t)
-	x, err := e.BeginExec(s, "t1", ExecArgs{Argv: []string{"sh", "-c", script}, Cwd: "."}, LookOptions{})
+	x, err := e.BeginExec(s, turn, ExecArgs{Argv: []string{"sh", "-c", script}, Cwd: "."}, LookOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +32,12 @@ func runExec(t *testing.T, e *Engine, dir, s, script string) *Look {
 		t.Fatal(err)
 	}
 	return look
+}
+
+// runExec runs a shell script in dir as an exec of session s, turn t1.
+func runExec(t *testing.T, e *Engine, dir, s, script string) *Look {
+	t.Helper()
+	return execAs(t, e, dir, s, "t1", script)
 }
 
 // A file changed by hand before a command is journaled as outside, not as the

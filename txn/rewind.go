@@ -48,6 +48,7 @@ type RewindResult struct {
 	Changes []*Change
 	Folders []string        // folders the turns created that were removed, being empty then; in a dry run, those there now
 	Entries []journal.Entry // the folders and symlinks the turns' commands changed, put back
+	Kept    []string        // folders the turns created that stay, each with why (something else is in it)
 }
 
 // maxTurnsNamed bounds how many of a session's turns a message lists.
@@ -140,7 +141,29 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 		return nil, err
 	}
 	res.Folders = after()
+	res.Kept = e.madeKept(made)
 	return res, nil
+}
+
+// madeKept says of each folder of made that stands still, deepest first, that it
+// stays, and why: the reply must not leave it to be taken for removed.
+func (e *Engine) madeKept(made []string) []string {
+	madeSet := map[string]bool{}
+	for _, d := range made {
+		madeSet[d] = true
+	}
+	var kept []string
+	look := e.fs.Looker()
+	defer look.Close()
+	for _, d := range e.madeFoldersThere(made) {
+		_, _, bits, _ := e.fs.EntryAt(d)
+		why := "it could not be removed"
+		if left, err := e.leftIn(look, d, nil, madeSet); err == nil && len(left) > 0 {
+			why = "something the turns did not make is in it"
+		}
+		kept = append(kept, fmt.Sprintf("%s/ stays (mode %04o): %s", d, bits, why))
+	}
+	return kept
 }
 
 // rewindEntries are the folders and symlinks the reverted calls (newest first)
@@ -764,6 +787,7 @@ func lineStart(d []byte, i int) bool {
 // removeMadeFolders removes the folders made (by the reverted calls' creates) that
 // are empty, deepest first; it returns those removed, in that order.
 func (e *Engine) removeMadeFolders(made []string) []string {
+	defer e.openMade(made)()
 	var removed []string
 	for _, d := range deepestFirst(made) {
 		if e.fs.RemoveDir(d) == nil {
@@ -771,6 +795,38 @@ func (e *Engine) removeMadeFolders(made []string) []string {
 		}
 	}
 	return removed
+}
+
+// openMade gives each folder of made that stands, and denies its owner writing in it
+// or searching it (a later command's chmod 500), those bits, shallowest first: the
+// turns made it, so what they made in it can go, as it does for root. It returns the
+// function that gives each folder opened that still stands its bits back, deepest
+// first (a folder without search bits would hide those below it).
+func (e *Engine) openMade(made []string) (closeMade func()) {
+	type opened struct {
+		path string
+		bits uint32
+	}
+	var done []opened
+	look := e.fs.Looker() // shallowest first: one walk down a chain
+	defer look.Close()
+	deep := deepestFirst(made)
+	for i := len(deep) - 1; i >= 0; i-- {
+		kind, _, bits, err := look.EntryAt(deep[i])
+		if err != nil || kind != vfs.KindDir || bits&0o300 == 0o300 {
+			continue
+		}
+		if e.fs.SetBits(deep[i], bits|0o300) == nil {
+			done = append(done, opened{deep[i], bits})
+		}
+	}
+	return func() {
+		for i := len(done) - 1; i >= 0; i-- {
+			if kind, _, _, err := e.fs.EntryAt(done[i].path); err == nil && kind == vfs.KindDir {
+				e.fs.SetBits(done[i].path, done[i].bits)
+			}
+		}
+	}
 }
 
 // madeEmpty reports whether a folder made (by the reverted creates) stands, holding

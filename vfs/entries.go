@@ -80,6 +80,17 @@ func within(dir, at string) (string, bool) {
 // folder returns folder dir ("" for the root) held open: entered from the deepest
 // one held that it is in or below, else walked from the root.
 func (l *Looker) folder(dir string) (cursor, error) {
+	// A path that is not canonical ("/etc", "a/../b", from a record no one should
+	// trust) is walked from the root, which refuses it, whatever folder is held.
+	if dir != "" && !fs.ValidPath(dir) {
+		l.Close()
+		at, err := l.f.cursor(dir)
+		if err != nil {
+			return nil, err
+		}
+		l.push(at, dir)
+		return at, nil
+	}
 	i := len(l.held) - 1
 	for ; i >= 0; i-- {
 		if _, ok := within(dir, l.held[i].dir); ok {

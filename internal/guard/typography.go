@@ -205,18 +205,20 @@ type codeSyntax struct {
 	char    bool   // ' opens a one-character literal ('"'), else a lifetime
 	rawR    bool   // R"delim( opens a raw string that )delim" closes (C++)
 	jsx     bool   // the text between JSX tags reads as code
+	js      bool   // ${ } in a ` string holds code; / may open a regular expression
+	fstring bool   // { } in a string after an f prefix holds code (Python)
 }
 
 var (
 	cLike  = codeSyntax{comment: "//", block: true, quotes: `"'`, rawR: true}
-	jsLike = codeSyntax{comment: "//", block: true, quotes: "\"'`", lines: "`"}
-	jsx    = codeSyntax{comment: "//", block: true, quotes: "\"'`", lines: "`", jsx: true}
+	jsLike = codeSyntax{comment: "//", block: true, quotes: "\"'`", lines: "`", js: true}
+	jsx    = codeSyntax{comment: "//", block: true, quotes: "\"'`", lines: "`", js: true, jsx: true}
 )
 
 var syntaxOf = map[string]codeSyntax{
 	"go":         {comment: "//", block: true, quotes: "\"'`", raw: "`", lines: "`"},
 	"javascript": jsx, "jsx": jsx, "typescript": jsLike, "tsx": jsx,
-	"python": {comment: "#", quotes: `"'`, triple: true},
+	"python": {comment: "#", quotes: `"'`, triple: true, fstring: true},
 	"rust":   {comment: "//", block: true, quotes: `"`, lines: `"`, char: true},
 	"java":   {comment: "//", block: true, quotes: `"'`, triple: true},
 	"c":      cLike, "cpp": cLike,
@@ -227,46 +229,110 @@ var syntaxOf = map[string]codeSyntax{
 	"json": {quotes: `"`},
 }
 
+// quoted is a string the scan is in: what ends it, and how its text reads.
+type quoted struct {
+	close          string // "" in code
+	raw, lines     bool   // it takes no escapes; it may span lines
+	interp, fields bool   // ${ } in it holds code (a template); { } does (an f-string)
+}
+
+// field is code inside a string, as ${c – d} in a template or {c – d} in an
+// f-string, and the string it goes back to at its closing brace.
+type field struct {
+	in     quoted
+	braces int  // the braces opened in it and not closed
+	parens int  // the ( and [ of an f-string's field, in which a colon is code
+	spec   bool // past its format spec's colon: the rest is the string's text
+}
+
+// maxFields bounds the fields in fields the scan follows; past it one reads as the
+// string's text.
+const maxFields = 32
+
 // inCode tells, for each byte of src, whether it stands in code, src read from its
 // start in code. Typographic characters delimit nothing in these languages: only
-// ASCII quotes and comment marks move it in or out of code. A string that cannot go
-// on past its line ends there, so a construct the scan misreads (a JavaScript regular
-// expression holding a quote) misleads it for one line at most.
+// ASCII quotes, braces and comment marks move it in or out of code. The code in a
+// string's fields (${c – d} in a JavaScript template, {c – d} in a Python
+// f-string) is code. A string that cannot go on past its line ends there, and the
+// fields in it with it, so a construct the scan misreads misleads it for one line
+// at most, a ` or a triple quote aside, which spans lines.
+//
+// A JavaScript / opens a regular expression, whose quotes open no string, where a
+// value begins (after an operator, an opening bracket, an arrow or a keyword such
+// as return) and a / closes it on its line. After ), ] or } it is read as a
+// division: a regular expression there that holds a quote misleads the scan to the
+// end of its line.
 func inCode(src []byte, syn codeSyntax) []bool {
 	code := make([]bool, len(src))
 	var (
-		close       string // what ends the string the scan is in, "" in code
-		raw, lines  bool   // that string takes no escapes; it may span lines
-		block, line bool   // in a /* */ comment; in a comment to the end of the line
+		cur         quoted  // the string the scan is in; cur.close == "" in code
+		fields      []field // the fields around the scan, innermost last
+		block, line bool    // in a /* */ comment; in a comment to the end of the line
+		prev        = -1    // the last byte of code or of a closed string, for a /
+		noRegex     = 0     // no / before it opens a regular expression
 	)
 	for i := 0; i < len(src); {
 		rest := src[i:]
+		var top *field
+		if len(fields) > 0 {
+			top = &fields[len(fields)-1]
+		}
+		if rest[0] == '\n' && !block && (cur.close == "" || len(cur.close) == 1 && !cur.lines) {
+			// A string that cannot span lines ends at the line's end, and with it
+			// its fields and any string around them that cannot span lines either.
+			cur, line = quoted{}, false
+			for len(fields) > 0 && !fields[len(fields)-1].in.lines {
+				fields = fields[:len(fields)-1]
+			}
+			i++
+			continue
+		}
 		switch {
 		case line:
-			line = rest[0] != '\n'
 		case block:
 			if bytes.HasPrefix(rest, []byte("*/")) {
 				block, i = false, i+2
 				continue
 			}
-		case close != "":
+		case cur.close == "" && top != nil && top.spec:
+			// A format spec is the string's text: a fill character is meant as sent.
+			switch rest[0] {
+			case '{':
+				top.braces++
+			case '}':
+				if top.braces--; top.braces < 0 {
+					cur, fields = top.in, fields[:len(fields)-1]
+				}
+			}
+		case cur.close != "":
 			switch {
-			case rest[0] == '\n' && !lines && len(close) == 1:
-				close = ""
-			case rest[0] == '\\' && !raw:
+			case rest[0] == '\\' && !cur.raw:
 				i += 2
 				continue
-			case bytes.HasPrefix(rest, []byte(close)):
-				close, i = "", i+len(close)
+			case bytes.HasPrefix(rest, []byte(cur.close)):
+				prev, i = i+len(cur.close)-1, i+len(cur.close)
+				cur = quoted{}
 				continue
+			case cur.interp && bytes.HasPrefix(rest, []byte("${")) && len(fields) < maxFields:
+				fields = append(fields, field{in: cur})
+				cur, prev, i = quoted{}, i+1, i+2
+				continue
+			case cur.fields && bytes.HasPrefix(rest, []byte("{{")):
+				i += 2 // a brace in the text
+				continue
+			case cur.fields && rest[0] == '{' && len(fields) < maxFields:
+				fields = append(fields, field{in: cur})
+				cur = quoted{}
 			}
+		case top != nil && rest[0] == '}' && top.braces == 0:
+			cur, fields = top.in, fields[:len(fields)-1]
 		case syn.comment != "" && bytes.HasPrefix(rest, []byte(syn.comment)):
 			line = true
 		case syn.block && bytes.HasPrefix(rest, []byte("/*")):
 			block, i = true, i+2
 			continue
 		case syn.rawR && rawStringR(src, i) != "":
-			close, raw, lines = rawStringR(src, i), true, true
+			cur = quoted{close: rawStringR(src, i), raw: true, lines: true}
 			i += bytes.IndexByte(rest, '(') + 1
 			continue
 		case syn.char && rest[0] == '\'':
@@ -278,24 +344,130 @@ func inCode(src []byte, syn codeSyntax) []bool {
 			}
 			_, w := utf8.DecodeRune(rest[min(n, len(rest)):])
 			if n+w < len(rest) && rest[n+w] == '\'' {
-				i += n + w + 1
+				prev, i = i+n+w, i+n+w+1
 				continue
 			}
-			code[i] = true
-		case strings.IndexByte(syn.quotes, rest[0]) >= 0:
-			close = string(rest[:1])
-			raw, lines = strings.Contains(syn.raw, close), strings.Contains(syn.lines, close)
-			if syn.triple && bytes.HasPrefix(rest, []byte(strings.Repeat(close, 3))) {
-				close, lines = strings.Repeat(close, 3), true
+			code[i], prev = true, i
+		case syn.js && rest[0] == '/' && i >= noRegex && regexMay(src, prev):
+			n := regexEnd(rest)
+			if n == 0 {
+				// A division; no / later on the line is tried either, so that a
+				// line of such is read once.
+				noRegex = i + len(rest)
+				if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+					noRegex = i + j
+				}
+				code[i], prev = true, i
+				break
 			}
-			i += len(close)
+			prev, i = i+n-1, i+n
+			continue
+		case strings.IndexByte(syn.quotes, rest[0]) >= 0:
+			q := string(rest[:1])
+			cur = quoted{close: q, raw: strings.Contains(syn.raw, q), lines: strings.Contains(syn.lines, q)}
+			cur.interp = syn.js && q == "`"
+			cur.fields = syn.fstring && fPrefix(src, i)
+			if syn.triple && bytes.HasPrefix(rest, []byte(strings.Repeat(q, 3))) {
+				cur.close, cur.lines = strings.Repeat(q, 3), true
+			}
+			i += len(cur.close)
 			continue
 		default:
 			code[i] = true
+			if rest[0] != ' ' && rest[0] != '\t' && rest[0] != '\r' {
+				prev = i
+			}
+			if top == nil {
+				break
+			}
+			switch rest[0] {
+			case '{':
+				top.braces++
+			case '}':
+				top.braces--
+			case '(', '[':
+				top.parens++
+			case ')', ']':
+				top.parens = max(0, top.parens-1)
+			case ':':
+				// In an f-string's field a colon outside brackets opens the format
+				// spec (a lambda or := there must be in parentheses).
+				if top.in.fields && top.braces == 0 && top.parens == 0 {
+					top.spec, code[i] = true, false
+				}
+			}
 		}
 		i++
 	}
 	return code
+}
+
+// fPrefix reports whether the quote at src[i] opens a Python f-string: f, F, or
+// either with r or R, before it.
+func fPrefix(src []byte, i int) bool {
+	p := i
+	for p > 0 && isIdent(src[p-1]) {
+		p--
+	}
+	switch strings.ToLower(string(src[p:i])) {
+	case "f", "rf", "fr":
+		return true
+	}
+	return false
+}
+
+// regexKeywords are the words after which a / opens a regular expression.
+var regexKeywords = []string{"return", "typeof", "void", "delete", "throw", "case", "do", "else", "yield", "await"}
+
+// regexMay reports whether a / after the byte at src[prev] (none when prev < 0)
+// stands where a value begins, so that it opens a regular expression, not a
+// division: after an operator (not ++, -- or TypeScript's !, which end a value), an
+// opening bracket, a comma or a semicolon, an arrow, or a keyword such as return.
+func regexMay(src []byte, prev int) bool {
+	if prev < 0 {
+		return true
+	}
+	switch c := src[prev]; {
+	case strings.IndexByte("(,=:[&|?{;*%~^", c) >= 0:
+		return true
+	case c == '!':
+		return prev == 0 || !isIdent(src[prev-1]) && src[prev-1] != ')' && src[prev-1] != ']'
+	case c == '+' || c == '-':
+		return prev == 0 || src[prev-1] != c
+	case c == '>':
+		return prev > 0 && src[prev-1] == '=' // => but not a tag's >
+	case isIdent(c):
+		p := prev
+		for p > 0 && isIdent(src[p-1]) {
+			p--
+		}
+		return (p == 0 || src[p-1] != '.') && slices.Contains(regexKeywords, string(src[p:prev+1]))
+	}
+	return false
+}
+
+// regexEnd returns the length of the regular expression that rest opens with its /,
+// up to its closing / (a / in a [ ] class or after a backslash closes nothing), or 0
+// when none closes it on the line.
+func regexEnd(rest []byte) int {
+	class := false
+	for j := 1; j < len(rest); j++ {
+		switch rest[j] {
+		case '\n':
+			return 0
+		case '\\':
+			j++
+		case '[':
+			class = true
+		case ']':
+			class = false
+		case '/':
+			if !class {
+				return j + 1
+			}
+		}
+	}
+	return 0
 }
 
 // rawStringR returns what closes the C++ raw string that opens at src[i] (R"delim(,

@@ -69,6 +69,43 @@ func TestTypographicAtNamesTheLinesCodeCharacters(t *testing.T) {
 			"fn f(a: i32, b: i32) -> i32 {\n    0\n}\nfn g(c: char) -> i32 {\n    0\n}\n",
 			"fn f(a: i32, b: i32) -> i32 {\n    let v = a – b; v – g('\"') – g(\"“ok”\")\n}\nfn g(c: char) -> i32 {\n    0\n}\n",
 			"–––"},
+		// Code inside a string: a template's ${ } and an f-string's { } (nested braces,
+		// strings and templates in it), never the string's own text around them, a
+		// {{ literal brace, or an f-string's format spec.
+		{"typescript template", "p.ts",
+			"let a = 1, b = 2, c = 3, d = 4;\nlet s = '';\n",
+			"let a = 1, b = 2, c = 3, d = 4;\nlet s = a – b + `t — ${c – d} — ${ {k: c – d}.k } — ${f(\"x — y\", `u — ${c – d}`)} — \\${c — d}`;\n",
+			"––––"},
+		{"javascript template over lines", "p.js",
+			"let a = 1, b = 2, c = 3, d = 4;\nlet s = '';\n",
+			"let a = 1, b = 2, c = 3, d = 4;\nlet s = `one — ${a\n} two — ${c – d} — three`; let x = a – b – c;\n",
+			"–––"},
+		{"python f-string", "p.py",
+			"a, b, c, d = 1, 2, 3, 4\ns = ''\n",
+			"a, b, c, d = 1, 2, 3, 4\ns = str(a – b) + f\"t — {c – d} — {{c — d}} — {d['k — v']} — {c:—>9} — {c:{d}—}\" + \"{c — d}\" + rf'{c – d}' + F\"\"\"{c – d}\"\"\"\n",
+			"––––"},
+		// A regular expression holding a quote opens no string; a / after a value is
+		// a division.
+		{"javascript regular expression", "p.js",
+			"let a = 1, b = 2, s = '';\n",
+			"let a = 1, b = 2, s = '';\nlet r = s.replace(/'/g, '') + (a – b) + a / b / 2 + [/[/']+/, x => /\"/] + ' — ' + (a – b);\n",
+			"––"},
+		{"javascript division", "p.js",
+			"let a = 1, b = 2;\n",
+			"let a = 1, b = 2;\nlet r = (a – b) / 2 + ' / — ' + b++ / 2 + ' / — ' + x[0] / 2 + ' / — ' + (a – b);\n",
+			"––"},
+		{"python f-string, a colon in brackets", "p.py",
+			"a, b, c, d = 1, 2, 3, 4\ns = ''\n",
+			"a, b, c, d = 1, 2, 3, 4\ns = f\"{d[c:a – b]:—^9} — {(lambda x: x – a)(c)}\"\n",
+			"––"},
+		{"python f-string, a field over lines", "p.py",
+			"a, b, c, d = 1, 2, 3, 4\ns = ''\n",
+			"a, b, c, d = 1, 2, 3, 4\ns = f\"\"\"{(c\n) – d} — {c – d}\"\"\"\n",
+			"––"},
+		{"typescript division", "p.ts",
+			"let a = 1, b = 2;\nlet n: number | null = 1;\n",
+			"let a = 1, b = 2;\nlet n: number | null = 1;\nlet r = (a – b) + n! / 2 + ' / — ' + (!/'/.test('') ? a – b : 0);\n",
+			"––"},
 		{"a curly quote in a string, and a missing operand", "p.go",
 			"package p\n\nfunc f() {\n\tx := 1\n\t_ = x\n}\n",
 			"package p\n\nfunc f() {\n\tx := len(\"it’s\") +\n\t_ = x\n}\n",
@@ -92,7 +129,7 @@ func TestTypographicAtNamesTheLinesCodeCharacters(t *testing.T) {
 			var got strings.Builder
 			for _, r := range reps {
 				got.WriteRune(r.Char)
-				if plain := map[rune]string{'–': "-", '“': `"`, '”': `"`, '‘': "'", '’': "'"}[r.Char]; r.Plain != plain {
+				if plain := map[rune]string{'–': "-", '—': "-", '“': `"`, '”': `"`, '‘': "'", '’': "'"}[r.Char]; r.Plain != plain {
 					t.Errorf("%q is to be written as %q", r.Char, r.Plain)
 				}
 				if r.Offset < 0 || r.Offset >= len(new) || !bytes.HasPrefix(new[r.Offset:], []byte(string(r.Char))) {
