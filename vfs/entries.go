@@ -28,8 +28,9 @@ func (f *FS) EntryAt(p string) (kind, target string, bits uint32, err error) {
 // it from the folder held there, where EntryAt walks each path from the root. So the
 // folders of a chain looked at shallowest first, or deepest first, cost looks in
 // proportion to the deepest one's depth, not its square. Each folder is entered as
-// Resolve enters it: never through a symlink, never into a reserved name. Close lets
-// go of the folders.
+// Resolve enters it: never through a symlink, never into a reserved name. A folder held
+// is used only while it is still where it was entered (folder). Close lets go of the
+// folders.
 type Looker struct {
 	f    *FS
 	held []heldDir // each folder above the next, the last the one looked in last
@@ -77,9 +78,31 @@ func within(dir, at string) (string, bool) {
 	return rest, ok && (rest == "" || rest[0] == '/')
 }
 
+// placed is a cursor that can tell, in one look, whether the folder it holds is
+// still the one at its path below the root (known false where it cannot tell).
+type placed interface {
+	inPlace() (in, known bool)
+}
+
 // folder returns folder dir ("" for the root) held open: entered from the deepest
 // one held that it is in or below, else walked from the root.
-func (l *Looker) folder(dir string) (cursor, error) {
+//
+// A folder held, or one above it, may have been moved since it was entered: out of
+// the root, a symlink put in its place, so that what is done in it would be done
+// outside. So the folder held that dir is entered from, unless it is the root, is
+// first checked to be still at its path (placed), in one look. Where it is not, or
+// where a change is to be made and that cannot be told, the folders held are let go
+// of and dir is walked from the root, as FS's own looks and changes are, which
+// refuses the symlink. The check, the folders entered below it and the act that
+// follows are steps, as a walk from the root and its act are: a folder can still be
+// moved between them. That window is no wider than the walk's, whose folders may be
+// moved while it goes down past them to the act.
+//
+// Where it cannot be told (no /proc, systems other than Linux) a look, not a change,
+// is still made from the folder held: no change relies on a look for its safety, as
+// each change is walked to itself, and does only what the entry allows: mkdirat where
+// nothing stands, unlinkat of an empty folder, fchmodat refusing a symlink.
+func (l *Looker) folder(dir string, change bool) (cursor, error) {
 	// A path that is not canonical ("/etc", "a/../b", from a record no one should
 	// trust) is walked from the root, which refuses it, whatever folder is held.
 	if dir != "" && !fs.ValidPath(dir) {
@@ -95,6 +118,13 @@ func (l *Looker) folder(dir string) (cursor, error) {
 	for ; i >= 0; i-- {
 		if _, ok := within(dir, l.held[i].dir); ok {
 			break
+		}
+	}
+	if i >= 0 && l.held[i].dir != "" {
+		if p, ok := l.held[i].c.(placed); ok {
+			if in, known := p.inPlace(); !in && (known || change) {
+				i = -1
+			}
 		}
 	}
 	l.keep(i + 1)
@@ -153,7 +183,7 @@ func (l *Looker) lstat(p string) (fs.FileInfo, cursor, error) {
 		fi, err := l.f.lstat(p) // the root itself, which no folder holds
 		return fi, nil, err
 	}
-	at, err := l.folder(parentOf(p))
+	at, err := l.folder(parentOf(p), false)
 	var fi fs.FileInfo
 	if err == nil {
 		fi, err = at.lstat(path.Base(p))
@@ -171,7 +201,7 @@ func (l *Looker) ReadDir(dir string) ([]fs.FileInfo, error) {
 	if _, ok := l.f.fs.(rootFs); !ok || dir == "." || dir == "" {
 		return afero.ReadDir(l.f.fs, dir)
 	}
-	at, err := l.folder(dir)
+	at, err := l.folder(dir, false)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +244,7 @@ func (l *Looker) writer(p string) (cursor, folderWriter, error) {
 	if _, ok := l.f.fs.(rootFs); !ok || p == "" || p == "." {
 		return nil, nil, nil
 	}
-	at, err := l.folder(parentOf(p))
+	at, err := l.folder(parentOf(p), true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -246,7 +276,11 @@ func (l *Looker) MakeDir(p string, bits uint32) error {
 	if err := w.mkdir(path.Base(p), 0o700); err != nil {
 		return err
 	}
-	if err := w.chmod(path.Base(p), FileModeOf(bits)); err != nil {
+	// The bits are a second change, its folder checked again, as FS.MakeDir walks again.
+	if at, w, err = l.writer(p); err == nil {
+		err = w.chmod(path.Base(p), FileModeOf(bits))
+	}
+	if err != nil {
 		return err
 	}
 	return l.syncHeldDir(at, path.Dir(p))

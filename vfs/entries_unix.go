@@ -48,3 +48,13 @@ func (c fdCursor) chmod(name string, mode fs.FileMode) error {
 	}
 	return nil
 }
+
+// inPlace reports whether the folder held is still the one at its path below the
+// root, in one look (heldInPlace); the root's own descriptor always is.
+func (c fdCursor) inPlace() (in, known bool) {
+	root := int(c.f.root.Fd())
+	if c.fd == root {
+		return true, true
+	}
+	return heldInPlace(root, c.fd, c.dir)
+}
