@@ -28,16 +28,19 @@ func fdPath(fd int) (string, bool) {
 
 // heldInPlace reports whether folder fd, entered down the canonical path dir from the
 // root's descriptor, is still the folder at dir below the root: known is false where
-// it cannot be told.
+// it cannot be told (no proc filesystem, a path too long for a link).
 //
 // The kernel's path of the folder must be the root's own current path and dir joined,
 // byte for byte. Both are read now, from the descriptors, so a root opened through a
-// symlink or moved since is compared where it is. The path of each is built by the
-// kernel from the folders' own names in one consistent look, with no escaping: a name
-// holding a newline is itself. A folder removed reads with " (deleted)" added, which
-// never equals the path wanted, but for a folder held whose own name ended so and was
-// renamed before its removal; a removed folder takes no new entries and holds none, so
-// a change in it still fails. A mismatch is no refusal: the caller walks from the root.
+// symlink, or renamed since, is compared where it is. The kernel builds each from the
+// folders' own names, no symlink among them, in one consistent look, with no escaping:
+// a name holding a newline is itself. A folder moved anywhere else, in the root or out
+// of it, reads as another path. A removed folder reads with " (deleted)" added, which
+// equals the path wanted only where that path's last name ends so and the folder was
+// renamed before its removal; a removed folder holds nothing and takes nothing, so a
+// change in it still fails. Only a mount over a folder on the way, which takes the
+// privilege to mount, could show the path wanted for another folder. A mismatch is no
+// refusal: the Looker walks from the root.
 func heldInPlace(root, fd int, dir string) (in, known bool) {
 	if !procFs() {
 		return false, false
