@@ -239,6 +239,55 @@ func TestPythonIndentAgreesWithCPython(t *testing.T) {
 	c.report(t)
 }
 
+// New files made of files of Python's standard library with the indentation of one
+// random line changed: the guard refuses a new file exactly when CPython refuses it.
+// Its check of tokens and indentation does not lag behind the language as tree-sitter's
+// grammar can, so it refuses a new file as it refuses an edit.
+func TestNewPythonFileIndentAgreesWithCPython(t *testing.T) {
+	if !guarded("python") {
+		t.Skip("python is not guarded in this build")
+	}
+	py, lib := startCPython(t)
+	n, size := oracleChanges(100)
+	files := filesUnder(lib, ".py", size)
+	if len(files) == 0 {
+		t.Skipf("no Python files under %s", lib)
+	}
+	rng := rand.New(rand.NewSource(41))
+	tried, refused, wrong := 0, 0, 0
+	for tried < n {
+		p := files[rng.Intn(len(files))]
+		src, err := os.ReadFile(p)
+		if err != nil || py.parse(t, src) != "" {
+			continue
+		}
+		for range 5 {
+			changed := reindent(rng, src)
+			if changed == nil {
+				continue
+			}
+			tried++
+			ref := py.parse(t, changed)
+			if ref != "" {
+				refused++
+			}
+			g := Syntax(fmt.Sprintf("new%d.py", tried), nil, changed)
+			if (g != nil) == (ref != "") {
+				continue
+			}
+			if wrong++; wrong > 15 {
+				continue
+			}
+			if g != nil {
+				t.Errorf("%s as a new file: refused though CPython accepts it: line %d: %s", p, g.Line, g.Message)
+			} else {
+				t.Errorf("%s as a new file: written though CPython refuses it: %s", p, ref)
+			}
+		}
+	}
+	t.Logf("python (%s): %d new files, %d refused by CPython, %d where the guard disagrees", Backend(), tried, refused, wrong)
+}
+
 // lineChange makes one change a model makes by mistake to one random line of src that
 // holds code: deletes it, unindents it, drops one of its brackets, or doubles it.
 func lineChange(rng *rand.Rand, src []byte) []byte {
