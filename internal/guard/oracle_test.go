@@ -44,9 +44,11 @@ type cpython struct {
 }
 
 const cpythonLoop = `
-import ast, sys, warnings
+import ast, sys, sysconfig, warnings
 warnings.filterwarnings("ignore")
 r, w = sys.stdin.buffer, sys.stdout
+w.write(sysconfig.get_paths()["stdlib"] + "\n")
+w.flush()
 while True:
     n = r.readline()
     if not n:
@@ -60,21 +62,23 @@ while True:
     w.flush()
 `
 
-// startCPython starts python3, or skips the test where there is none.
+// startCPython starts python3, or skips the test where there is none. It returns
+// its standard library's folder too, which the loop says first.
 func startCPython(t *testing.T) (*cpython, string) {
 	t.Helper()
-	out, err := exec.Command("python3", "-c", `import sys, sysconfig; print(sysconfig.get_paths()["stdlib"])`).Output()
-	if err != nil {
-		t.Skip("no python3 here")
-	}
 	cmd := exec.Command("python3", "-c", cpythonLoop)
 	in, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
-		t.Skipf("python3: %v", err)
+		t.Skipf("no python3 here: %v", err)
 	}
 	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	return &cpython{cmd, in, bufio.NewReader(stdout)}, strings.TrimSpace(string(out))
+	out := bufio.NewReader(stdout)
+	lib, err := out.ReadString('\n')
+	if err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	return &cpython{cmd, in, out}, strings.TrimSpace(lib)
 }
 
 // parse returns "" when CPython accepts src, else its error.
