@@ -75,6 +75,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if errors.Is(err, flag.ErrHelp) {
 				return exitOK
 			}
+			// exec's status is its command's: its own usage error must not look like one.
+			if u, ok := c.(interface {
+				usageFailed(args []string, stdout, stderr io.Writer, err error) int
+			}); ok {
+				return u.usageFailed(args[1:], stdout, stderr, err)
+			}
 			fmt.Fprintf(stderr, "vfsctl %s: %v\n", c.Name(), err)
 			return exitUsage
 		}
