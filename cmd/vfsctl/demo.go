@@ -248,16 +248,16 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	txnOf := map[string]uint64{}
 	ctx := context.Background()
 	for i, s := range demoSteps() {
-		if s.before != nil {
-			s.before(dir)
-		}
 		if w.err != nil {
 			return w.failed(stderr)
+		}
+		busy.Lock()
+		if s.before != nil {
+			s.before(dir)
 		}
 		var out demoOutcome
 		var reply any
 		command := ""
-		busy.Lock()
 		switch s.op {
 		case "undo":
 			seq := txnOf[s.target]
@@ -313,6 +313,9 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if c.json {
 		enc.Encode(map[string]any{"stats": st})
+		if w.err != nil {
+			return w.failed(stderr)
+		}
 		return exitOK
 	}
 	fmt.Fprintf(w, "\nThe model made %d calls: %d applied, %d refused with a reason and nothing written.\n", applied+refused, applied, refused)
