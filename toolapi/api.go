@@ -703,6 +703,9 @@ func RenderUndo(res *txn.UndoResult, redo bool) string {
 			fmt.Fprintf(&b, "%s/ removed (empty; the call had made it).\n", d)
 		}
 	}
+	for _, k := range res.Kept {
+		b.WriteString(k + ".\n")
+	}
 	for _, n := range res.Notes {
 		b.WriteString(n + ".\n")
 	}

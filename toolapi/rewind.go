@@ -85,6 +85,7 @@ type RewindReport struct {
 	DryRun  bool       `json:"dry_run,omitempty"`
 	Files   []UndoFile `json:"files,omitempty"`
 	Folders []string   `json:"folders,omitempty"` // folders the turns made, removed being empty; with DryRun, those there now
+	Kept    []string   `json:"kept,omitempty"`    // folders the turns made that stay, each with why
 }
 
 // Rewind puts session's files back as they were before its turn: every change the
@@ -116,7 +117,7 @@ func (e *Engine) RewindTurns(ctx context.Context, req RewindRequest) *RewindRepo
 		rep.Kind, rep.Text = string(errs.KindOf(err)), err.Error()
 		return rep
 	}
-	rep.Text, rep.Reverts, rep.Folders = renderRewind(u, req, seq), u.Reverts, u.Folders
+	rep.Text, rep.Reverts, rep.Folders, rep.Kept = renderRewind(u, req, seq), u.Reverts, u.Folders, u.Kept
 	if !req.DryRun {
 		rep.Txn = seq
 	}

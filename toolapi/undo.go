@@ -50,6 +50,9 @@ type UndoReport struct {
 	// Passed are the calls a bare undo passed over, a sentence each: their undo would
 	// change nothing, the folders they removed standing again.
 	Passed []string `json:"passed,omitempty"`
+	// Kept are the folders the call made that stay, each with why ("a/b/ stays
+	// (mode 0755): something the call did not make is in it").
+	Kept []string `json:"kept,omitempty"`
 }
 
 // UndoFile is one file an undo changed, or with DryRun would change.
@@ -84,7 +87,7 @@ func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
 	if rep.Txn == 0 && len(u.Changes) > 0 {
 		rep.Txn = u.Changes[0].Seq
 	}
-	rep.Entries, rep.Passed = entryTexts(u.Entries, u.Changes, req.DryRun), u.Passed
+	rep.Entries, rep.Passed, rep.Kept = entryTexts(u.Entries, u.Changes, req.DryRun), u.Passed, u.Kept
 	for _, ch := range u.Changes {
 		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
 	}

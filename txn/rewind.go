@@ -48,7 +48,7 @@ type RewindResult struct {
 	Changes []*Change
 	Folders []string        // folders the turns created that were removed, being empty then; in a dry run, those there now
 	Entries []journal.Entry // the folders and symlinks the turns' commands changed, put back
-	Kept    []string        // folders the turns created that stay, each with why (something else is in it)
+	Kept    []string        // folders the turns made that stay, each with why (something else is in it)
 }
 
 // maxTurnsNamed bounds how many of a session's turns a message lists.
@@ -103,6 +103,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 		return nil, err
 	}
 	steps, notes := specialsNotMade(e.withParents(e.leaveStanding(steps)))
+	e.bitsNotLearnt(steps)
 	c.rec.Notes = append(c.rec.Notes, notes...)
 	var gone []string // files the turns made: the rewind removes them, or is refused
 	for _, f := range files {
@@ -130,7 +131,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
-		res.Folders = e.madeFoldersThere(made)
+		res.Folders = e.dryRunFolders(made, steps)
 		return res, nil
 	}
 	after, err := e.withEntries(c, steps, res.Changes, made)
@@ -141,23 +142,34 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 		return nil, err
 	}
 	res.Folders = after()
-	res.Kept = e.madeKept(made)
+	res.Kept = e.keptFolders(made, steps, "the turns")
 	return res, nil
 }
 
-// madeKept says of each folder of made that stands still, deepest first, that it
-// stays, and why: the reply must not leave it to be taken for removed.
-func (e *Engine) madeKept(made []string) []string {
-	madeSet := map[string]bool{}
-	for _, d := range made {
-		madeSet[d] = true
+// keptFolders says of each folder a reversal meant to remove that stands still,
+// deepest first, that it stays and why: the reply must not leave it to be taken for
+// removed. made are the folders the reverted creates made; steps are the reversal's
+// own, whose folders that go stand still when something was put in them after the
+// check. by names who made them ("the turns", "the call").
+func (e *Engine) keptFolders(made []string, steps []journal.Entry, by string) []string {
+	ours := slices.Clone(made)
+	for _, en := range steps {
+		if en.Before == vfs.KindDir && en.After != vfs.KindDir {
+			ours = append(ours, en.Path)
+		}
+	}
+	oursSet := map[string]bool{}
+	for _, d := range ours {
+		oursSet[d] = true
 	}
 	var kept []string
-	for _, d := range e.madeFoldersThere(made) {
+	look := e.fs.Looker()
+	defer look.Close()
+	for _, d := range e.madeFoldersThere(ours) {
 		_, _, bits, _ := e.fs.EntryAt(d)
 		why := "it could not be removed"
-		if left, err := e.leftIn(d, nil, madeSet); err == nil && len(left) > 0 {
-			why = "something the turns did not make is in it"
+		if left, err := e.leftIn(look, d, nil, oursSet); err == nil && len(left) > 0 {
+			why = fmt.Sprintf("something %s did not make is in it", by)
 		}
 		kept = append(kept, fmt.Sprintf("%s/ stays (mode %04o): %s", d, bits, why))
 	}
@@ -834,8 +846,10 @@ func (e *Engine) madeEmpty(made []string) bool {
 	for _, d := range made {
 		madeSet[d] = true
 	}
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, d := range made {
-		if left, err := e.leftIn(d, nil, madeSet); err == nil && len(left) == 0 {
+		if left, err := e.leftIn(look, d, nil, madeSet); err == nil && len(left) == 0 {
 			return true
 		}
 	}
@@ -852,6 +866,18 @@ func (e *Engine) madeFoldersThere(made []string) []string {
 		}
 	}
 	return there
+}
+
+// dryRunFolders are the folders made that are there now, deepest first, but for
+// those a step removes: the dry run's line for that step names them already, and the
+// run removes each once.
+func (e *Engine) dryRunFolders(made []string, steps []journal.Entry) []string {
+	made = slices.DeleteFunc(slices.Clone(made), func(d string) bool {
+		return slices.ContainsFunc(steps, func(en journal.Entry) bool {
+			return en.Path == d && en.Before == vfs.KindDir && en.After != vfs.KindDir
+		})
+	})
+	return e.madeFoldersThere(made)
 }
 
 // deepestFirst is folders, each once, a folder's subfolders before it.

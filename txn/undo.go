@@ -69,6 +69,9 @@ type UndoResult struct {
 	// Passed are the calls a bare undo passed over before its target, a sentence each:
 	// their undo would change nothing (the folders they removed stand again).
 	Passed []string
+	// Kept are the folders the call made that stay, each with why (something else is
+	// in it), as a rewind says them.
+	Kept []string
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -354,6 +357,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	defer unlock()
 	net = netEntries([]*journal.Record{rec})
 	steps, res.Notes = specialsNotMade(e.withParents(e.leaveStanding(net)))
+	e.bitsNotLearnt(steps)
 	c.rec.Notes = append(c.rec.Notes, res.Notes...)
 	if len(files) == 0 && len(steps) == 0 && len(res.Notes) > 0 {
 		return nil, errs.New(errs.NoChange, net[0].Path, "Nothing to %s: %s.", verb(o), strings.Join(res.Notes, "; "))
@@ -390,7 +394,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
-		res.DryRun, res.Folders, res.Entries = true, e.madeFoldersThere(made), steps
+		res.DryRun, res.Folders, res.Entries = true, e.dryRunFolders(made, steps), steps
 		return res, nil
 	}
 	after, err := e.withEntries(c, steps, res.Changes, made)
@@ -401,7 +405,27 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		return nil, err
 	}
 	res.Folders, res.Entries, res.Seq = after(), steps, c.rec.Seq
+	res.Kept = e.keptFolders(made, steps, "the call")
 	return res, nil
+}
+
+// bitsNotLearnt gives each folder that steps remove and whose bits the record never
+// learnt (0: a create_directory's pending record has none, and recovery does not look
+// at a path through a symlink) the bits it has now. Else the reversal would take
+// 0000 for the bits the call left, refuse the folder as changed since, and a redo
+// would make it again 0000. (A folder really left 0000 and chmodded since is then
+// removed as one the call left so.)
+func (e *Engine) bitsNotLearnt(steps []journal.Entry) {
+	look := e.fs.Looker()
+	defer look.Close()
+	for i, en := range steps {
+		if en.Before != vfs.KindDir || en.BeforeMode != 0 || en.After == vfs.KindDir {
+			continue
+		}
+		if kind, _, bits, err := look.EntryAt(en.Path); err == nil && kind == vfs.KindDir {
+			steps[i].BeforeMode = bits
+		}
+	}
 }
 
 // standsAlready says that every folder net makes stands already, naming those whose

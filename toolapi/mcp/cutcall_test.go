@@ -51,13 +51,17 @@ func TestCutCallPicksTheCallsMembersAsADecoderReadsThem(t *testing.T) {
 }
 
 // Random frames of the members the scan looks for, nested anywhere, spaced and split
-// into reads at random: what it picks is what a decoder reads of the whole frame (an
-// id or a method only when a scalar, as a reply can carry it).
+// into reads at random, some keys and values spelled with escapes, some keys in
+// another case: what it picks is what a decoder that matches names exactly, as the
+// SDK's does, reads of the whole frame (an id or a method only when a scalar, as a
+// reply can carry it). A frame that Go's encoding/json, which folds case, reads
+// otherwise is one the scan says has a folded key.
 func TestFrameScanPicksWhatADecoderReads(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	space := []string{"", " ", "\n\t ", "  "}
-	keys := []string{"id", "method", "params", "name", "_meta", "arguments", "x", `a\"b`}
-	scalars := []string{`1`, `-2.5e3`, `true`, `null`, `"a\\\"b{}[],:"`, `"tools/call"`, `"edit_file"`, `""`}
+	keys := []string{"id", "method", "params", "name", "_meta", "arguments", "x", `a\"b`,
+		`i\u0064`, `\u006dethod`, `param\u0073`, `n\u0061me`, `_m\u0065ta`, `argument\u0073`, `ID`, `Method`, `paramſ`, `jsonRPC`}
+	scalars := []string{`1`, `-2.5e3`, `true`, `null`, `"a\\\"b{}[],:"`, `"tools/call"`, `"tools\/call"`, `"edit_file"`, `"edit\u005ffile"`, `""`}
 	var value func(depth int) string
 	value = func(depth int) string {
 		var parts []string
@@ -86,22 +90,17 @@ func TestFrameScanPicksWhatADecoderReads(t *testing.T) {
 		}
 		return string(v)
 	}
+	folded := 0
 	for n := 0; n < 3000; n++ {
 		frame := value(1)
-		var want struct {
-			ID, Method json.RawMessage
-			Params     struct {
-				Name      json.RawMessage `json:"name"`
-				Meta      json.RawMessage `json:"_meta"`
-				Arguments json.RawMessage `json:"arguments"`
-			} `json:"params"`
-		}
-		if frame[0] != '{' || json.Unmarshal([]byte(frame), &want) != nil ||
-			bytes.ContainsAny(want.ID[:min(len(want.ID), 1)], "{[") || bytes.ContainsAny(want.Method[:min(len(want.Method), 1)], "{[") {
+		var top, params map[string]json.RawMessage
+		if frame[0] != '{' || json.Unmarshal([]byte(frame), &top) != nil ||
+			bytes.ContainsAny(top["id"][:min(len(top["id"]), 1)], "{[") || bytes.ContainsAny(top["method"][:min(len(top["method"]), 1)], "{[") {
 			continue // an object or an array for an id: not a request the scan reads
 		}
+		json.Unmarshal(top["params"], &params) // none unless an object
 		var name string
-		json.Unmarshal([]byte(kept(want.Params.Name)), &name)
+		json.Unmarshal([]byte(kept(params["name"])), &name)
 		p := newCutCall()
 		for rest := []byte(frame); len(rest) > 0; {
 			k := min(len(rest), 1+rng.Intn(40))
@@ -110,10 +109,27 @@ func TestFrameScanPicksWhatADecoderReads(t *testing.T) {
 		}
 		args, size := p.Args()
 		got := fmt.Sprintf("%s %s %q %s %s %d", p.id, p.method, p.Tool(), compact(p.Meta()), args, size)
-		if w := fmt.Sprintf("%s %s %q %s %s %d", kept(want.ID), kept(want.Method), name, compact(want.Params.Meta), want.Params.Arguments,
-			len(want.Params.Arguments)); got != w {
+		if w := fmt.Sprintf("%s %s %q %s %s %d", kept(top["id"]), kept(top["method"]), name, compact(params["_meta"]), params["arguments"],
+			len(params["arguments"])); got != w {
 			t.Fatalf("%s\npicked %s\nwant   %s", frame, got, w)
 		}
+		var method string
+		json.Unmarshal([]byte(kept(top["method"])), &method)
+		if p.methodName != method {
+			t.Fatalf("%s\nmethod read as %q, want %q", frame, p.methodName, method)
+		}
+		var folding struct{ JSONRPC, ID, Method, Params json.RawMessage }
+		json.Unmarshal([]byte(frame), &folding)
+		if !bytes.Equal(folding.JSONRPC, top["jsonrpc"]) || !bytes.Equal(folding.ID, top["id"]) || !bytes.Equal(folding.Method, top["method"]) ||
+			!bytes.Equal(folding.Params, top["params"]) {
+			folded++
+			if p.folded == "" {
+				t.Fatalf("%s\nencoding/json reads another id, method or params, and the scan found no folded key", frame)
+			}
+		}
+	}
+	if folded < 50 {
+		t.Errorf("only %d frames that encoding/json reads otherwise", folded)
 	}
 }
 

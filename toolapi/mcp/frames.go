@@ -34,9 +34,12 @@ const (
 // error. A notification gets no answer; the log says what was dropped. A line that is
 // not valid JSON is answered with a parse error (id null), and one that is JSON but
 // not a JSON-RPC 2.0 request object (a batch, a bare value, another version tag, an
-// id that is an object, or a number id that is not a whole number within ±2^53,
-// which the SDK would answer under another id) with an Invalid Request error, instead
-// of ending the connection. A UTF-8 byte order mark at the start of the input is
+// id that is an object, a number id that is not a whole number within ±2^53, which
+// the SDK would answer under another id, or a member named as JSON-RPC's but in
+// another case, such as "ID") with an Invalid Request error, instead of ending the
+// connection or leaving the client waiting. A line over MaxFrame that goes on after
+// its first JSON value is answered for that value alone, and with a parse error for
+// the rest, which is not run. A UTF-8 byte order mark at the start of the input is
 // skipped.
 //
 // At the end of the input, the reader waits (at most DrainWait) until every request
@@ -276,6 +279,12 @@ func (r *frameReader) next() error {
 	sc := &frameScan{}
 	for {
 		chunk, err := r.in.ReadSlice('\n')
+		if !r.begun && len(chunk) > 0 {
+			// A byte order mark before the first frame (a file saved by Notepad or
+			// PowerShell) is no part of the JSON. The first read holds it whole: it
+			// ends only at a newline, a full buffer or the end of the input.
+			r.begun, chunk = true, bytes.TrimPrefix(chunk, utf8BOM)
+		}
 		if len(r.frame)+len(chunk) > r.max {
 			// Too large: read on to the end of the line without keeping it, but for
 			// what the journal needs of a tools/call (tooLarge).
@@ -295,12 +304,31 @@ func (r *frameReader) next() error {
 			}
 			msg := fmt.Sprintf("This request is %d bytes; requests over %d bytes (16 MiB) are refused unread and nothing was run. "+
 				"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", size, r.max)
-			var txn *int64
-			if r.tooLarge != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
-				// Journaled as vfsctl call journals a call over the size limit.
-				txn = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+			if sc.folded != "" {
+				r.invalidFolded(sc)
+			} else {
+				var txn *int64
+				if r.tooLarge != nil && sc.id != nil && sc.methodName == "tools/call" {
+					// Journaled as vfsctl call journals a call over the size limit.
+					txn = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+				}
+				r.refuse(sc, "too_large", msg, txn)
 			}
-			r.refuse(sc, "too_large", msg, txn)
+			if sc.trailing {
+				// The line goes on after the request's JSON value. A line is one
+				// message on stdio (the SDK's reader, like MCP's stdio transport,
+				// wants a newline after each), and a line under the limit that holds
+				// two values is not valid JSON: it gets a parse error and nothing of
+				// it runs. So it is here: what follows the first value is not taken
+				// for a request of its own (its start is only where the unread bytes
+				// before it seem to end), nor read for the request's id or tool; the
+				// client is told that the rest of the line was not read.
+				r.write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+					"code": -32700, "message": "Parse error: this line over 16 MiB goes on after its first JSON value; what follows was not read and nothing of it was run. Send one JSON-RPC message per line."}})
+				if r.log != nil {
+					r.log.Warn("request refused unread", "why", "the line goes on after its first JSON value")
+				}
+			}
 			if err != nil && err != bufio.ErrBufferFull {
 				return err
 			}
@@ -317,11 +345,6 @@ func (r *frameReader) next() error {
 			return err
 		}
 		break
-	}
-	if !r.begun {
-		// A byte order mark before the first frame (a file saved by Notepad or
-		// PowerShell) is no part of the JSON.
-		r.begun, r.frame = true, bytes.TrimPrefix(r.frame, utf8BOM)
 	}
 	if len(bytes.TrimSpace(r.frame)) == 0 {
 		return nil // a blank line carries nothing
@@ -348,6 +371,15 @@ func (r *frameReader) next() error {
 		r.invalid(nil, "this line is JSON but not a JSON-RPC request object; batches are not taken. Send one {\"jsonrpc\": \"2.0\", ...} object per line.")
 		return nil
 	}
+	if sc.folded != "" {
+		// The SDK reads member names as JSON-RPC spells them, and would take
+		// {"ID": 5, "method": "tools/list"} for a notification and answer nothing, or
+		// {"id": 5, "Method": "tools/list"} for a reply and drop it: the client would
+		// wait for good. Go's encoding/json (and the fast path's decoding of params)
+		// would read them as the members. Refused, so that every reader agrees.
+		r.invalidFolded(sc)
+		return nil
+	}
 	if _, err := jsonrpc.DecodeMessage(r.frame); err != nil {
 		// Not JSON-RPC 2.0 (its version tag, an id that is neither a string nor a
 		// number): answered here, since the SDK would end the connection on it.
@@ -366,7 +398,7 @@ func (r *frameReader) next() error {
 		r.invalid(sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992), and a reply could not carry it exactly; it was not run. Send a string id, or a whole number such as 1.", id))
 		return nil
 	}
-	if r.fast != nil && sc.id != nil && string(sc.method) == `"tools/call"` {
+	if r.fast != nil && sc.id != nil && sc.methodName == "tools/call" {
 		if reply, ok := r.fast(sc.id, r.frame); ok {
 			r.out.Write(reply)
 			return nil
@@ -375,14 +407,13 @@ func (r *frameReader) next() error {
 	if len(sc.method) > 0 && sc.id != nil && r.open != nil {
 		r.open.add(idKey(sc.id)) // a request: its reply is awaited at the end of the input
 	}
-	if string(sc.method) == `"notifications/cancelled"` && sc.id == nil && r.open != nil {
+	if sc.methodName == "notifications/cancelled" && sc.id == nil && r.open != nil {
+		// Decoded into maps, whose keys match exactly, as the SDK reads them.
 		var n struct {
-			Params struct {
-				RequestID json.RawMessage `json:"requestId"`
-			} `json:"params"`
+			Params map[string]json.RawMessage `json:"params"`
 		}
-		if json.Unmarshal(r.frame, &n) == nil && n.Params.RequestID != nil {
-			r.open.cancel(idKey(n.Params.RequestID))
+		if json.Unmarshal(r.frame, &n) == nil && n.Params["requestId"] != nil {
+			r.open.cancel(idKey(n.Params["requestId"]))
 		}
 	}
 	r.pending = withRequestID(r.frame)
@@ -416,6 +447,18 @@ func (r *frameReader) invalid(sc *frameScan, msg string) {
 	r.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "Invalid Request: " + msg}})
 }
 
+// invalidFolded answers a frame with a member whose name differs from a JSON-RPC
+// member's only in case (sc.folded): under its id, unless that member is "id" itself,
+// which makes the id doubtful.
+func (r *frameReader) invalidFolded(sc *frameScan) {
+	member := foldedMember([]byte(sc.folded))
+	msg := fmt.Sprintf("this request has a member %q, which is not %q: JSON-RPC member names are case-sensitive, and readers differ on such a name; it was not run. Send %q.", sc.folded, member, member)
+	if member == "id" {
+		sc = nil
+	}
+	r.invalid(sc, msg)
+}
+
 // refuse answers a refused frame's request; txn is the number of its record, if one
 // was written.
 func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64) {
@@ -426,9 +469,7 @@ func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64) {
 		return // a notification, or no id to answer
 	}
 	var reply any
-	var method string
-	json.Unmarshal(sc.method, &method)
-	if method == "tools/call" {
+	if sc.methodName == "tools/call" {
 		reply = map[string]any{"jsonrpc": "2.0", "id": sc.id, "result": map[string]any{
 			"content":           []any{map[string]any{"type": "text", "text": msg}},
 			"structuredContent": map[string]any{"ok": false, "kind": kind, "txn": txn},
@@ -473,11 +514,13 @@ func TooDeep(line []byte) (msg string, id json.RawMessage) {
 }
 
 // frameScan follows a JSON text byte by byte, in bounded memory: how deep it nests,
-// and the top-level "id" and "method" values, wherever they stand. A cut call's
-// scan (newCutCall) also picks what the record of a tools/call too large to hold
-// needs: params.name, params._meta (when at most maxCutMeta bytes), and params.arguments cut
-// as a record keeps them, with their size as sent; the members may stand in any order,
-// and the last of a key sent twice is kept, as a decoder reads it.
+// and the top-level "id" and "method" values, wherever they stand, keys and method
+// read with their escapes as a decoder reads them. A cut call's scan (newCutCall)
+// also picks what the record of a tools/call too large to hold needs: params.name,
+// params._meta (when at most maxCutMeta bytes), and params.arguments cut as a record
+// keeps them, with their size as sent; the members may stand in any order, and the
+// last of a key sent twice is kept, as a decoder reads it. It reads the text's first
+// value only: once that ends, it notes only whether more than spaces follow.
 type frameScan struct {
 	depth, maxDepth      int
 	inString, esc, inKey bool
@@ -488,6 +531,14 @@ type frameScan struct {
 	run                  int              // where its bytes start in the bytes being fed, -1 for none
 	kept                 [keepArgs]capped // the values of id, method, name and _meta
 	id, method           json.RawMessage
+	methodName           string // method as a decoder reads it, "" when not a string
+	// top is the text's first byte other than a space: members are picked only of an
+	// object. closed says that first value has ended, trailing that more follows.
+	top              byte
+	closed, trailing bool
+	// folded is the first top-level key that is not a JSON-RPC member but differs
+	// from one only in case (foldedMember), as sent.
+	folded string
 	// Of a cut call: the frame and the arguments cut, and the arguments' size as sent,
 	// of which trail bytes are spaces after them.
 	frame, args     *toolapi.ArgsCutter
@@ -512,21 +563,38 @@ func newCutCall() *frameScan {
 }
 
 func (s *frameScan) feed(b []byte) {
-	if s.frame != nil {
-		s.frame.Write(b)
+	if s.closed {
+		s.after(b)
+		return
 	}
 	s.run = -1
 	if s.started {
 		s.run = 0
 	}
+	n := len(b)
 	for i := 0; i < len(b); i++ {
+		if s.closed {
+			n = i
+			s.after(b[i:])
+			break
+		}
 		if s.depth > s.floor() || s.inString && !s.inKey {
 			i = s.skip(b, i) - 1
 			continue
 		}
 		s.byte(b, i)
 	}
-	s.flush(b, len(b))
+	s.flush(b, n)
+	if s.frame != nil {
+		s.frame.Write(b[:n])
+	}
+}
+
+// after notes whether b, after the first value, holds more than spaces.
+func (s *frameScan) after(b []byte) {
+	if !s.trailing && len(bytes.TrimLeft(b, " \t\r\n")) > 0 {
+		s.trailing = true
+	}
 }
 
 // floor is the depth down to which bytes are read one by one: that of the keys
@@ -582,15 +650,20 @@ func (s *frameScan) byte(b []byte, i int) {
 			s.inString, s.inKey = false, false
 			return
 		}
-		if len(s.key[d]) < maxKept {
+		if len(s.key[d]) <= maxKept { // one byte more says it is longer
 			s.key[d] = append(s.key[d], c)
 		}
 		return
 	}
-	keyed := d >= 1 && d <= 2 && s.obj[d] && s.keep == keepNone
+	keyed := d >= 1 && d <= 2 && s.obj[d] && s.keep == keepNone && s.top == '{'
 	switch c {
 	case ' ', '\t', '\r', '\n':
 		return
+	}
+	if s.top == 0 {
+		s.top = c
+	}
+	switch c {
 	case '"':
 		s.inString = true
 		if keyed && s.wantKey[d] {
@@ -605,7 +678,9 @@ func (s *frameScan) byte(b []byte, i int) {
 	case ',', '}', ']':
 		s.end(b, i)
 		if c != ',' {
-			s.depth--
+			if s.depth--; s.depth == 0 {
+				s.closed = true
+			}
 		} else if d >= 1 && d <= 2 {
 			s.wantKey[d], s.key[d] = s.obj[d], s.key[d][:0]
 		}
@@ -624,15 +699,24 @@ func (s *frameScan) byte(b []byte, i int) {
 
 // member is the member whose value follows the key just read at depth d.
 func (s *frameScan) member(d int) int {
+	key := s.keyName(d)
 	if d == 1 {
-		switch string(s.key[1]) {
+		switch string(key) {
 		case "id":
 			return keepID
 		case "method":
 			return keepMethod
 		}
-	} else if s.frame != nil && s.obj[1] && string(s.key[1]) == "params" {
-		switch string(s.key[2]) {
+		if string(key) == "params" && s.frame != nil {
+			// Sent twice, params is read as its last value, members and all.
+			s.kept[keepName], s.kept[keepMeta] = capped{}, capped{}
+			s.args, s.argsSize, s.trail = nil, 0, 0
+		}
+		if s.folded == "" && foldedMember(key) != "" {
+			s.folded = string(key)
+		}
+	} else if s.frame != nil && s.obj[1] && string(s.keyName(1)) == "params" {
+		switch string(key) {
 		case "name":
 			return keepName
 		case "_meta":
@@ -642,6 +726,51 @@ func (s *frameScan) member(d int) int {
 		}
 	}
 	return keepNone
+}
+
+// keyName is the key last read at depth d as a decoder reads it, its escapes
+// decoded; nil when it is longer than any the scan looks for, or not a string.
+func (s *frameScan) keyName(d int) []byte {
+	k := s.key[d]
+	if len(k) > maxKept {
+		return nil
+	}
+	if bytes.IndexByte(k, '\\') < 0 {
+		return k
+	}
+	var v string
+	if json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &v) != nil {
+		return nil
+	}
+	return []byte(v)
+}
+
+// unquote is the value of v, a valid JSON value, when a string; "" otherwise.
+func unquote(v []byte) string {
+	if len(v) < 2 || v[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]) // valid, so nothing in it to decode
+	}
+	var s string
+	json.Unmarshal(v, &s)
+	return s
+}
+
+// rpcMembers are the members of a JSON-RPC request.
+var rpcMembers = []string{"jsonrpc", "id", "method", "params"}
+
+// foldedMember is the JSON-RPC request member that key is not, but that a decoder
+// matching names regardless of case reads it as, "" for none. Go's encoding/json
+// folds as bytes.EqualFold does, by Unicode simple folding: "paramſ" is "params".
+func foldedMember(key []byte) string {
+	for _, m := range rpcMembers {
+		if string(key) != m && bytes.EqualFold(key, []byte(m)) {
+			return m
+		}
+	}
+	return ""
 }
 
 func (s *frameScan) begin(m int) {
@@ -682,13 +811,16 @@ func (s *frameScan) flush(b []byte, j int) {
 func (s *frameScan) end(b []byte, i int) {
 	s.flush(b, i)
 	if s.keep == keepID || s.keep == keepMethod {
-		// An id or a method is never an object or an array.
-		if v := s.kept[s.keep].value(); json.Valid(v) && v[0] != '{' && v[0] != '[' {
-			if s.keep == keepID {
-				s.id = bytes.Clone(v)
-			} else {
-				s.method = bytes.Clone(v)
-			}
+		// An id or a method is never an object or an array. A member sent twice is
+		// read as its last value.
+		var v []byte
+		if k := s.kept[s.keep].value(); json.Valid(k) && k[0] != '{' && k[0] != '[' {
+			v = bytes.Clone(k)
+		}
+		if s.keep == keepID {
+			s.id = v
+		} else {
+			s.method, s.methodName = v, unquote(v)
 		}
 	}
 	s.keep, s.started = keepNone, false

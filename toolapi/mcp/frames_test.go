@@ -21,12 +21,54 @@ func TestFrameScan(t *testing.T) {
 		{` { "id" : 3 , "method" : "m" } `, `3`, `"m"`, 1},
 		{`{"method":"notifications/initialized","params":{}}`, ``, `"notifications/initialized"`, 2},
 		{`{"id":{"x":1},"method":"m"}`, ``, `"m"`, 2},
+		{`{"i\u0064":5,"\u006dethod":"tools\/call"}`, `5`, `"tools\/call"`, 1},
+		{`{"id":5,"ID":6,"Method":"x","method":"m"}`, `5`, `"m"`, 1},
+		// A second value on the line is not read: not its id, not its depth.
+		{`{"id":1,"method":"a"} {"id":99,"method":"b","params":[[[]]]}`, `1`, `"a"`, 1},
+		{`[1] {"id":99,"method":"b"}`, ``, ``, 1},
+		{`"s" {"id":99,"method":"b"}`, ``, ``, 1},
 	} {
 		var s frameScan
 		s.feed([]byte(c.frame))
 		if string(s.id) != c.id || string(s.method) != c.method || s.maxDepth != c.depth {
 			t.Errorf("%s: id %s method %s depth %d", c.frame, s.id, s.method, s.maxDepth)
 		}
+	}
+}
+
+// Keys that differ from a JSON-RPC member only in case, as a folding decoder reads
+// them, are noted, and nothing else is.
+func TestFrameScanNotesFoldedKeys(t *testing.T) {
+	for frame, want := range map[string]string{
+		`{"jsonrpc":"2.0","ID":5,"method":"m"}`:                              "ID",
+		`{"jsonrpc":"2.0","id":5,"Method":"m"}`:                              "Method",
+		`{"jsonrpc":"2.0","id":5,"method":"m","paramſ":{}}`:                  "paramſ",
+		`{"JSONRPC":"2.0","id":5,"method":"m"}`:                              "JSONRPC",
+		`{"jsonrpc":"2.0","id":5,"method":"m","p\u0041rams":1}`:              "pArams",
+		`{"jsonrpc":"2.0","i\u0064":5,"method":"m","x":{"ID":1}}`:            "",
+		`{"jsonrpc":"2.0","id":5,"method":"m","params":{"Name":"x","ID":2}}`: "",
+		`{"jsonrpc":"2.0","id":5,"method":"m","idx":1,"Methods":2}`:          "",
+		`{"id":1} {"ID":2}`: "",
+	} {
+		var s frameScan
+		s.feed([]byte(frame))
+		if s.folded != want {
+			t.Errorf("%s: folded key %q, want %q", frame, s.folded, want)
+		}
+	}
+}
+
+// Once a frame's first value has ended, what follows is only looked at: a frame too
+// large to hold that goes on after its request keeps nothing more of it however long.
+func TestFrameScanKeepsNothingAfterTheFirstValue(t *testing.T) {
+	p := newCutCall()
+	p.feed([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"a"}}}`))
+	rest := []byte(`  {"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"` + strings.Repeat("b", 1<<20) + `"}}}`)
+	if n := testing.AllocsPerRun(10, func() { p.feed(rest) }); n != 0 {
+		t.Errorf("%v allocations to read past the first value", n)
+	}
+	if string(p.id) != "2" || p.Tool() != "create_file" || !p.trailing || strings.Contains(string(p.Frame()), "99") {
+		t.Errorf("picked id %s, tool %q, trailing %v, frame kept %.200s", p.id, p.Tool(), p.trailing, p.Frame())
 	}
 }
 
@@ -50,6 +92,19 @@ func TestFrameReader(t *testing.T) {
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &reply); err != nil || reply.ID != 2 || !reply.Result.IsError || reply.Result.Structured["kind"] != "too_large" {
+		t.Fatalf("reply %s (%v)", out.Bytes(), err)
+	}
+}
+
+// A byte order mark before a first frame over the limit is no part of it either: the
+// frame is answered under its id.
+func TestFrameReaderSkipsABOMBeforeAFrameTooLarge(t *testing.T) {
+	big := "\ufeff" + `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"` + strings.Repeat("y", 300) + `"}}` + "\n"
+	var out bytes.Buffer
+	r := &frameReader{in: bufioReader(big), out: &out, max: 200}
+	io.ReadAll(r)
+	var reply struct{ ID int }
+	if err := json.Unmarshal(out.Bytes(), &reply); err != nil || reply.ID != 2 {
 		t.Fatalf("reply %s (%v)", out.Bytes(), err)
 	}
 }
