@@ -134,15 +134,14 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 		}
 		sp, rep, err := m.edit(i, old, nw, e.ReplaceAll)
 		if err != nil {
-			return nil, err
+			return nil, m.chained(err, i, original, res.Splices, old)
 		}
 		if strings.HasPrefix(e.OldText, "\ufeff") {
 			rep.Folded = append(rep.Folded, "BOM") // copied into oldText; forgiven as zero-width
 		}
-		if m.d.hasCR && strings.Contains(old, "\n") && !containsCR(e.OldText) {
-			// The model wrote LF where the file has CRLF (or CR): forgiven at every tier.
-			rep.Folded = append(rep.Folded, "line endings")
-		}
+		// A model's LF where the file has CRLF (or CR) is no fold: read_file shows no
+		// line endings, every tier reads both as one line break, and a rescue counted
+		// for it would count every edit of a CRLF file.
 		res.Splices = append(res.Splices, sp...)
 		res.Edits[i] = rep
 		if len(res.Splices) > MaxSplices {
@@ -582,6 +581,11 @@ func (m *matcher) checkOverlaps(sp []Splice) error {
 // whatFolded names the folding categories that differ between the model's oldText and
 // the file's matched lines.
 func (m *matcher) whatFolded(pieces []string, sp Splice) []string {
+	if len(pieces) > 0 && strings.HasPrefix(pieces[0], "\ufeff") {
+		// A BOM copied at oldText's start is reported as "BOM" (apply), not as a
+		// zero-width character too.
+		pieces = append([]string{strings.TrimPrefix(pieces[0], "\ufeff")}, pieces[1:]...)
+	}
 	var model, file foldCounts
 	for _, s := range pieces {
 		foldLine([]byte(s), false, &model)

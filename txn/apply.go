@@ -610,6 +610,9 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 			}
 			return nil, f, looked(f, s.Op, true), err
 		}
+		if msg := matcher.AddedToEightBit(s.Path, f.Data, plan.Output); msg != "" {
+			return nil, f, looked(f, s.Op, true), errs.New(errs.InvalidInput, s.Path, "%s", msg)
+		}
 		ch.Plan, ch.After = plan, plan.Output
 		return ch, f, sight{}, nil
 	}
@@ -646,6 +649,9 @@ func (e *Engine) moved(ch *Change, s Spec, from string, specs []Spec, planned []
 		plan, err := s.Locate(src.Before)
 		if err != nil {
 			return err
+		}
+		if msg := matcher.AddedToEightBit(s.Path, src.Before, plan.Output); msg != "" {
+			return errs.New(errs.InvalidInput, s.Path, "%s", msg)
 		}
 		ch.After = plan.Output
 		d := plan.Diff(s.Path)
