@@ -223,10 +223,12 @@ func (e *Engine) keptFolders(made []string, steps []journal.Entry, by string) []
 		oursSet[d] = true
 	}
 	var kept []string
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, d := range e.madeFoldersThere(ours) {
 		_, _, bits, _ := e.fs.EntryAt(d)
 		why := "it could not be removed"
-		if left, err := e.leftIn(d, nil, oursSet); err == nil && len(left) > 0 {
+		if left, err := e.leftIn(look, d, nil, oursSet); err == nil && len(left) > 0 {
 			why = fmt.Sprintf("something %s did not make is in it", by)
 		}
 		kept = append(kept, fmt.Sprintf("%s/ stays (mode %04o): %s", d, bits, why))
@@ -953,8 +955,10 @@ func (e *Engine) madeEmpty(made []string) bool {
 	for _, d := range made {
 		madeSet[d] = true
 	}
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, d := range made {
-		if left, err := e.leftIn(d, nil, madeSet); err == nil && len(left) == 0 {
+		if left, err := e.leftIn(look, d, nil, madeSet); err == nil && len(left) == 0 {
 			return true
 		}
 	}
