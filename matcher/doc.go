@@ -29,7 +29,10 @@
 //   - Every byte outside the returned splices is identical to the original (fuzzed).
 //   - Context lines that the model padded its edit with are written from the file.
 //   - A line matched fuzzily and changed by the model receives only the model's
-//     character-level change; the rest of the line stays as the file has it.
+//     character-level change; the rest of the line stays as the file has it, the
+//     characters between its changes included (aligned after folding). Where that
+//     alignment can be read more than one way, or lines are replaced rather than
+//     paired, the model's text is written and EditReport.Unkept names the line.
 //   - New lines take the file's line ending; the BOM and the presence or absence of a
 //     final newline are kept (the exact tier writes the model's bytes, and an oldText
 //     that ends with a line break, at the file's end, replaced by a newText without

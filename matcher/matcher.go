@@ -66,6 +66,12 @@ type EditReport struct {
 	// because oldText showed that the model typed them for the file's ("“ ” in newText
 	// written as the file's '"'"). Empty when newText was written as sent.
 	Translated []string
+	// Unkept lists the 1-based lines, changed after folding, where a character of the
+	// file that folds like one of the model's could not be told kept or changed (the
+	// change could be made in more than one way there, or the line was too long to
+	// align) and was written as the model sent it: what the model did not change was
+	// not all kept as the file has it there.
+	Unkept []int
 	// Lines holds the 1-based first and last original line of each occurrence.
 	Lines [][2]int
 	// AlsoFolded lists the 1-based first lines of places, at most MaxNamed, where
@@ -134,15 +140,14 @@ func apply(original []byte, edits []Edit, opts Options, fv *View) (*Result, erro
 		}
 		sp, rep, err := m.edit(i, old, nw, e.ReplaceAll)
 		if err != nil {
-			return nil, err
+			return nil, m.chained(err, i, original, res.Splices, old)
 		}
 		if strings.HasPrefix(e.OldText, "\ufeff") {
 			rep.Folded = append(rep.Folded, "BOM") // copied into oldText; forgiven as zero-width
 		}
-		if m.d.hasCR && strings.Contains(old, "\n") && !containsCR(e.OldText) {
-			// The model wrote LF where the file has CRLF (or CR): forgiven at every tier.
-			rep.Folded = append(rep.Folded, "line endings")
-		}
+		// A model's LF where the file has CRLF (or CR) is no fold: read_file shows no
+		// line endings, every tier reads both as one line break, and a rescue counted
+		// for it would count every edit of a CRLF file.
 		res.Splices = append(res.Splices, sp...)
 		res.Edits[i] = rep
 		if len(res.Splices) > MaxSplices {
@@ -179,6 +184,7 @@ type matcher struct {
 	stars     []bool   // the lines of block comments that align a star under "/*" (starLine)
 	drift     *drift   // the edit being rendered, at a fuzzy tier
 	loose     []string // each line's looseKey, for not-found hints
+	aligned   int      // cells keptRuns filled in this call, against maxAlignCells
 }
 
 // foldable tells a file small enough for the fuzzy tiers (MaxFoldBytes).
@@ -582,6 +588,11 @@ func (m *matcher) checkOverlaps(sp []Splice) error {
 // whatFolded names the folding categories that differ between the model's oldText and
 // the file's matched lines.
 func (m *matcher) whatFolded(pieces []string, sp Splice) []string {
+	if len(pieces) > 0 && strings.HasPrefix(pieces[0], "\ufeff") {
+		// A BOM copied at oldText's start is reported as "BOM" (apply), not as a
+		// zero-width character too.
+		pieces = append([]string{strings.TrimPrefix(pieces[0], "\ufeff")}, pieces[1:]...)
+	}
 	var model, file foldCounts
 	for _, s := range pieces {
 		foldLine([]byte(s), false, &model)

@@ -3,7 +3,12 @@ package matcher
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // piece is where one line of the model's oldText sits in the file: line index and the
@@ -249,6 +254,7 @@ func (r *rendering) write() []byte {
 		r.out.Write(r.preFold)
 	}
 	for _, h := range r.hunks {
+		r.noteReplaced(h)
 		for j := h.j1; j < h.j2; j++ {
 			pi := -1
 			if h.equal || h.i2-h.i1 == h.j2-h.j1 {
@@ -266,6 +272,45 @@ func (r *rendering) write() []byte {
 	return r.out.Bytes()
 }
 
+// noteReplaced reports, at a fuzzy tier, the old lines of a hunk that replaces lines
+// rather than pairs them, where the file has a character the fold changed (a curly
+// quote, a dash, a special or zero-width space) that the new lines may have kept: the
+// new lines are written as the model sent them, so those were not kept. The model saw
+// the file's characters in a line it quoted byte for byte; that one is not reported.
+func (r *rendering) noteReplaced(h hunk) {
+	if !r.fuzzy || h.equal || h.i2-h.i1 == h.j2-h.j1 {
+		return
+	}
+	nf := foldString(strings.Join(r.q[h.j1:h.j2], "\n"))
+	if strings.TrimSpace(nf) == "" {
+		return
+	}
+	for i := h.i1; i < h.i2; i++ {
+		pc := r.pcs[i]
+		if r.exact[i] || pc.line >= r.d.nlines() {
+			continue
+		}
+		var it norm.Iter
+		it.Init(norm.NFKC, r.d.content(pc.line)[pc.s:pc.e])
+		for !it.Done() {
+			from := it.Pos()
+			it.Next()
+			seg := string(r.d.content(pc.line)[pc.s+from : pc.s+it.Pos()])
+			if f := foldString(seg); f != seg && (f == "" || strings.Contains(nf, f)) {
+				r.unkept(pc.line)
+				break
+			}
+		}
+	}
+}
+
+// unkept reports file line l (0-based) in EditReport.Unkept, once.
+func (r *rendering) unkept(l int) {
+	if !slices.Contains(r.rep.Unkept, l+1) {
+		r.rep.Unkept = append(r.rep.Unkept, l+1)
+	}
+}
+
 // writeLine writes new line j, paired with old line pi (-1 for none); context lines are
 // the file's bytes, counted as padding.
 func (r *rendering) writeLine(h hunk, j, pi int) {
@@ -281,7 +326,11 @@ func (r *rendering) writeLine(h hunk, j, pi int) {
 			}
 		}
 	case pi >= 0:
-		r.out.Write(r.m.changeLine(r.v, r.P[pi], r.q[j], r.pcs[pi], pi, r.fuzzy && r.exact[pi], r.ind, r.dr))
+		line, unsure := r.m.changeLine(r.v, r.P[pi], r.q[j], r.pcs[pi], pi, r.fuzzy && r.exact[pi], r.ind, r.dr)
+		r.out.Write(line)
+		if unsure {
+			r.unkept(r.pcs[pi].line)
+		}
 	default:
 		s := r.q[j]
 		if r.ind != nil {
@@ -350,17 +399,21 @@ func lineKeys(lines []string, indent bool) []string {
 }
 
 // changeLine applies the model's change of one line (old piece P to new piece Q) onto
-// the file's line. A fuzzily matched line is compared with Q after folding: only the
-// folded middle that differs is replaced, located in the file through the fold maps,
-// and the rest of the line (its trailing whitespace included) is the file's.
-func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool, ind *reindent, dr *drift) []byte {
+// the file's line. A fuzzily matched line is compared with Q after folding: only what
+// differs is replaced, located in the file through the fold maps, and the rest of the
+// line (its trailing whitespace included) is the file's. Between the first and the last
+// difference, the characters the model kept are found by aligning the two folded
+// middles (keptRuns) and written as the file has them too. unsure reports a file
+// character there that folds like one of the model's but could not be told kept, and
+// was written as the model sent it.
+func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool, ind *reindent, dr *drift) (line []byte, unsure bool) {
 	if !v.folded() || pc.line >= m.d.nlines() || exact {
 		// Exact: the file's bytes are the model's. Past the end: no file line to keep.
-		return []byte(dr.translate(Q))
+		return []byte(dr.translate(Q)), false
 	}
 	O := m.d.content(pc.line)
-	line := v.line(pc.line)
-	fl := &line
+	fline := v.line(pc.line)
+	fl := &fline
 	fp := foldLine([]byte(P), true, nil)
 	fq := foldLine([]byte(Q), true, nil)
 	lp, lq, lf := 0, 0, 0
@@ -379,18 +432,28 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	y0, y1 := A+pre, A+len(qt)-suf
 	x0, x1, y0, y1 = fl.widen(x0, x1, y0, y1)
 	o0, o1 := fl.srcRange(x0, x1, pc)
-	// The new middle: the model's text where it lies in Q's part, and the file's own
-	// folded bytes where widening reached past P (a segment P only partly covered).
-	var mid strings.Builder
-	if y0 < A {
-		mid.Write(ft[y0:A])
+	// newText is the new line's [g0, g1): the model's text where it lies in Q's part,
+	// and the file's own folded bytes where widening reached past P (a segment P only
+	// partly covered). Folded, it is Q's folded text there instead, for aligning.
+	QE := A + len(qt)
+	newText := func(g0, g1 int, folded bool) string {
+		var b strings.Builder
+		if g0 < A {
+			b.Write(ft[g0:min(A, g1)])
+		}
+		if qa, qb := max(g0, A)-A, min(g1, QE)-A; qa < qb {
+			if folded {
+				b.Write(qt[qa:qb])
+			} else {
+				b.WriteString(dr.middle(Q, &fq, lq+qa, lq+qb))
+			}
+		}
+		if g1 > QE {
+			b.Write(ft[B+max(g0, QE)-QE : B+g1-QE])
+		}
+		return b.String()
 	}
-	if qa, qb := max(y0, A)-A, min(y1, A+len(qt))-A; qa < qb {
-		mid.WriteString(dr.middle(Q, &fq, lq+qa, lq+qb))
-	}
-	if over := y1 - (A + len(qt)); over > 0 {
-		mid.Write(ft[B : B+over])
-	}
+	ops, unsure := fl.middleOps(O, x0, x1, y0, y1, newText(y0, y1, true), pc, &m.aligned)
 
 	var b []byte
 	if v.indent && width(string(fp.text[:lp])) != width(string(fq.text[:lq])) && ind != nil {
@@ -404,8 +467,223 @@ func (m *matcher) changeLine(v *view, P, Q string, pc piece, pi int, exact bool,
 	} else {
 		b = append(b, O[pc.s:o0]...)
 	}
-	b = append(b, mid.String()...)
-	return append(b, O[o1:pc.e]...)
+	// Characters the fold drops (zero-width) lie between folded bytes; those next to a
+	// kept character are kept with it, only those inside a replaced run go.
+	pos := o0
+	at := func(x int) int { return min(max(x, pos), o1) }
+	for _, op := range ops {
+		e := at(fl.srcEnd(op.f1))
+		if op.keep {
+			b = append(b, O[pos:e]...)
+			pos = e
+			continue
+		}
+		if op.f0 < op.f1 {
+			b = append(b, O[pos:at(fl.srcStart(op.f0))]...)
+			pos = e
+		}
+		b = append(b, newText(op.g0, op.g1, false)...)
+	}
+	b = append(b, O[pos:o1]...)
+	return append(b, O[o1:pc.e]...), unsure
+}
+
+// midOp is one step of writing a changed middle: the file's folded [f0, f1) written as
+// the file has it (keep), or replaced by the new line's [g0, g1).
+type midOp struct {
+	keep           bool
+	f0, f1, g0, g1 int
+}
+
+// middleOps splits the changed middle, the file's folded [x0, x1) against the new
+// line's [y0, y1) (nf, folded), into kept and replaced runs. A kept run covers whole
+// segments of the file: part of one (two dots of an ellipsis) is replaced with the
+// rest. unsure is set where a replaced run holds file bytes other than their folded
+// form and a character of it could have been kept (keptRuns' maybe); past the size
+// keptRuns aligns, the middle is one replaced run, as unsure as its bytes differ.
+// aligned counts the cells filled in the call so far.
+func (fl *folded) middleOps(O []byte, x0, x1, y0, y1 int, nf string, pc piece, aligned *int) ([]midOp, bool) {
+	differs := func(f0, f1 int) bool {
+		s, e := fl.srcStart(f0), fl.srcEnd(f1)
+		s, e = min(max(s, pc.s), pc.e), min(max(e, pc.s), pc.e)
+		return s < e && string(O[s:e]) != string(fl.text[f0:f1])
+	}
+	runs, maybe, ok := keptRuns(string(fl.text[x0:x1]), nf, aligned)
+	if !ok {
+		return []midOp{{false, x0, x1, y0, y1}}, x0 < x1 && differs(x0, x1)
+	}
+	var ops []midOp
+	unsure := false
+	f, g := x0, y0
+	change := func(f1, g1 int) {
+		if f < f1 || g < g1 {
+			ops = append(ops, midOp{false, f, f1, g, g1})
+		}
+		if !unsure && differs(f, f1) {
+			unsure = slices.Contains(maybe[f-x0:f1-x0], true)
+		}
+		f, g = f1, g1
+	}
+	for _, r := range runs {
+		fa, fb, ga := x0+r.f, x0+r.f+r.size, y0+r.n
+		for fa < fb && fl.start != nil && fa > 0 && fl.start[fa-1] == fl.start[fa] {
+			fa++
+			ga++
+		}
+		for fb > fa && fl.start != nil && fb < len(fl.text) && fl.start[fb] == fl.start[fb-1] {
+			fb--
+		}
+		if fa == fb {
+			continue
+		}
+		change(fa, ga)
+		ops = append(ops, midOp{true, fa, fb, ga, ga + fb - fa})
+		f, g = fb, ga+fb-fa
+	}
+	change(x1, y1)
+	return ops, unsure
+}
+
+// maxKeepCells bounds the tables keptRuns fills for one line, and maxAlignCells those
+// of one call: past them, a line's changed middle is replaced whole, as it was before
+// characters were aligned, and reported unsure. The tables are bands around the
+// diagonal as wide as the changes need, so a long paragraph changed in a few places is
+// cheap; many changes spread over a long line, or thousands of long lines changed in
+// one call, are the cases they stop (a cell costs a few nanoseconds).
+const (
+	maxKeepCells  = 1 << 20
+	maxAlignCells = 1 << 22
+)
+
+// keptRun is a run of characters the model kept: at byte f of the file's folded
+// middle and byte n of the new one, size bytes long.
+type keptRun struct{ f, n, size int }
+
+// keptRuns aligns the file's folded middle f with the new line's n, character by
+// character, and returns the characters the model kept. A longest common subsequence
+// can often be taken more than one way ("a--b" to "AX-B" keeps either dash), and taking
+// one way would put a file character where the model may have moved text: so a
+// character counts as kept only where every longest common subsequence matches it,
+// with the same character of n. maybe marks, by byte of f, the characters some longest
+// common subsequence matches: those a replaced run may hold unchanged. ok is false
+// past the bounds; aligned counts the cells filled in the call so far.
+func keptRuns(f, n string, aligned *int) (runs []keptRun, maybe []bool, ok bool) {
+	fr, fo := runeKeys(f)
+	nr, no := runeKeys(n)
+	I, J := len(fr), len(nr)
+	maybe = make([]bool, len(f))
+	if I == 0 || J == 0 {
+		return nil, maybe, true
+	}
+	if I > math.MaxUint16 || J > math.MaxUint16 {
+		return nil, nil, false // the lengths are counted in 16 bits
+	}
+	// Every longest alignment stays within the diagonals i-j from -(J-L) to I-L, L its
+	// length: a band that holds those, for the L found in it, gives the same L and the
+	// same alignments as the whole table. Widen the band until it does.
+	for s := 16; ; s *= 2 {
+		lo, hi := max(-s-max(0, J-I), -J), min(s+max(0, I-J), I)
+		b := band{lo: lo, hi: hi, w: hi - lo + 1}
+		cells := (I + 1) * b.w
+		if cells > maxKeepCells || *aligned+cells > maxAlignCells {
+			return nil, nil, false
+		}
+		*aligned += cells
+		b.fill(fr, nr)
+		L := int(b.fwd[b.at(I, J)])
+		if lo > L-J || hi < I-L {
+			continue
+		}
+		for i := range I {
+			// (i, j) is on some longest alignment when the best before it and the best
+			// after it add up to the whole; i is on every one when leaving it out costs
+			// length.
+			partner, partners := -1, 0
+			without := 0
+			for j := max(0, i-hi); j <= min(J, i-lo); j++ {
+				before := int(b.fwd[b.at(i, j)])
+				without = max(without, before+int(b.get(b.bwd, i+1, j)))
+				if j < J && fr[i] == nr[j] && before+1+int(b.bwd[b.at(i+1, j+1)]) == L {
+					partner = j
+					partners++
+				}
+			}
+			if partners > 0 {
+				for x := fo[i]; x < fo[i+1]; x++ {
+					maybe[x] = true
+				}
+			}
+			if partners != 1 || without == L {
+				continue
+			}
+			size := fo[i+1] - fo[i]
+			if k := len(runs) - 1; k >= 0 && runs[k].f+runs[k].size == fo[i] && runs[k].n+runs[k].size == no[partner] {
+				runs[k].size += size
+				continue
+			}
+			runs = append(runs, keptRun{fo[i], no[partner], size})
+		}
+		return runs, maybe, true
+	}
+}
+
+// band holds the longest-common-subsequence tables of keptRuns over the diagonals
+// i-j in [lo, hi]: fwd at (i, j) for a[:i], b[:j], bwd for a[i:], b[j:]. A cell
+// outside the band counts as 0, which only ever lowers a path that leaves the band.
+type band struct {
+	lo, hi, w int
+	fwd, bwd  []uint16
+}
+
+func (b *band) at(i, j int) int { return i*b.w + j - i + b.hi }
+
+func (b *band) get(t []uint16, i, j int) uint16 {
+	if d := i - j; d < b.lo || d > b.hi {
+		return 0
+	}
+	return t[b.at(i, j)]
+}
+
+func (b *band) fill(x, y []rune) {
+	I, J := len(x), len(y)
+	b.fwd = make([]uint16, (I+1)*b.w)
+	b.bwd = make([]uint16, (I+1)*b.w)
+	for i := 1; i <= I; i++ {
+		for j := max(1, i-b.hi); j <= min(J, i-b.lo); j++ {
+			if x[i-1] == y[j-1] {
+				b.fwd[b.at(i, j)] = b.fwd[b.at(i-1, j-1)] + 1
+			} else {
+				b.fwd[b.at(i, j)] = max(b.get(b.fwd, i-1, j), b.get(b.fwd, i, j-1))
+			}
+		}
+	}
+	for i := I - 1; i >= 0; i-- {
+		for j := min(J-1, i-b.lo); j >= max(0, i-b.hi); j-- {
+			if x[i] == y[j] {
+				b.bwd[b.at(i, j)] = b.bwd[b.at(i+1, j+1)] + 1
+			} else {
+				b.bwd[b.at(i, j)] = max(b.get(b.bwd, i+1, j), b.get(b.bwd, i, j+1))
+			}
+		}
+	}
+}
+
+// runeKeys splits s into characters to compare, with their byte offsets (one more at
+// the end). A byte that is not UTF-8 is its own key, apart from every character and
+// from U+FFFD.
+func runeKeys(s string) ([]rune, []int) {
+	keys := make([]rune, 0, len(s))
+	offs := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			r = -1 - rune(s[i])
+		}
+		keys = append(keys, r)
+		offs = append(offs, i)
+		i += size
+	}
+	return keys, append(offs, len(s))
 }
 
 // widen widens the differing middle [x0, x1) of the folded line, and with it [y0, y1)

@@ -521,7 +521,11 @@ func matchNotes(r matcher.EditReport) []string {
 	}
 	switch r.Tier {
 	case matcher.TierTypography:
-		notes = append(notes, "matched after folding "+foldedList(r.Folded)+"; what you did not change was kept as the file has it")
+		kept := "what you did not change was kept as the file has it"
+		if len(r.Unkept) > 0 {
+			kept += ", but for " + linesWord(r.Unkept) + ": there which characters you kept could not be told, and the changed part is written as you sent it"
+		}
+		notes = append(notes, "matched after folding "+foldedList(r.Folded)+"; "+kept)
 	case matcher.TierIndentation:
 		what := "indentation"
 		if len(r.Folded) > 0 {

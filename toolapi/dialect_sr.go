@@ -85,7 +85,14 @@ func allOrNothing(err error, blocks int) error {
 		return err
 	}
 	e2 := *e
-	e2.Message = strings.TrimRight(e.Error(), " ") + fmt.Sprintf(" None of the %d blocks was applied: send them again, all in one call, with this one fixed.", blocks)
+	e2.Message = strings.TrimRight(e.Error(), " ") + fmt.Sprintf(" None of the %d blocks was applied", blocks)
+	if strings.Contains(e.Message, "as it was before the call") {
+		// A block chained on an earlier one (matcher.ChainedAdvice): its own advice
+		// says how to send them.
+		e2.Message += "."
+	} else {
+		e2.Message += ": send them again, all in one call, with this one fixed."
+	}
 	return &e2
 }
 

@@ -100,7 +100,7 @@ type ExecOptions struct {
 // ExecResult is how a command ended and what it changed.
 type ExecResult struct {
 	Seq  uint64 // the exec's record
-	Code int    // exit status: the command's, 124 when the timeout or ctx killed it, 127 when it did not start, 128+N when signal N ended it
+	Code int    // exit status: the command's, 124 when the timeout or ctx killed it, 126 or 127 when it did not start (notStarted), 128+N when signal N ended it
 	Exit string // how it ended, as the record says it: "exit 0", "signal killed", ...
 	// Files are what it changed (as the record keeps them), Notes what else the look
 	// found (symlinks, modes, limits met).
@@ -206,9 +206,26 @@ func (a *dispatcher) runExec(ctx context.Context, x *txn.Exec, argv []string, di
 
 // Exit statuses of a command that did not end by itself, as env and timeout use them.
 const (
-	ExitTimeout    = 124
-	ExitNotStarted = 127
+	ExitTimeout     = 124
+	ExitOwnFailure  = 125 // vfsctl could not run it: its own failure
+	ExitNotRunnable = 126 // found, but not runnable (not executable, a folder, not a program)
+	ExitNotStarted  = 127 // not found
 )
+
+// notStarted is the exit status and the record's words for a command that could not
+// be started: 127 when there is no such program, 126 when there is one that cannot
+// be run, as env and timeout tell them apart.
+func notStarted(err error) (int, string) {
+	code := ExitNotRunnable
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe) && pe.Op != "fork/exec":
+		code = ExitOwnFailure // the folder it was to run in (chdir), not the program
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist):
+		code = ExitNotStarted
+	}
+	return code, fmt.Sprintf("not started: %v", err)
+}
 
 // outputGrace is how long the output of a command that ended is still read: a
 // process it left behind (`cmd &`, a daemon) may hold the pipe open for ever.
@@ -244,14 +261,15 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 	// waits for the pipe to close: after the command ends it is read for outputGrace
 	// more, then cut.
 	outs, err := pipeOutputs(cmd)
-	if err != nil {
-		return ExitNotStarted, fmt.Sprintf("not started: %v", err), nil
+	if err != nil { // vfsctl's own: no pipe for the output
+		return ExitOwnFailure, fmt.Sprintf("not started: %v", err), nil
 	}
 	g, err := startGroup(cmd)
 	outs.started()
 	if err != nil {
 		outs.cut()
-		return ExitNotStarted, fmt.Sprintf("not started: %v", err), nil
+		code, how := notStarted(err)
+		return code, how, nil
 	}
 	if o.started != nil {
 		// Recording the group takes the journal, which may wait: beside, so that the
@@ -302,7 +320,7 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 			if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 				return cmd.ProcessState.ExitCode(), fmt.Sprintf("exit %d (%v)", cmd.ProcessState.ExitCode(), err), notes
 			}
-			return 125, fmt.Sprintf("wait failed: %v", err), notes
+			return ExitOwnFailure, fmt.Sprintf("wait failed: %v", err), notes
 		}
 	}
 }

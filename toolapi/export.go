@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -195,7 +196,7 @@ func argsJSON(args []byte) (json.RawMessage, *string) {
 			enc.Encode(v)
 			args = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 		}
-		return args, nil
+		return PlainJSON(args), nil
 	}
 	if len(args) > 0 {
 		a := string(args)
@@ -247,6 +248,39 @@ type recordJSON struct {
 	Args       json.RawMessage `json:"args"`
 	ArgsRaw    *string         `json:"args_raw"`
 	Paths      []string        `json:"paths"`
+}
+
+// PlainJSON is the JSON text b with the escapes \u0026, \u003c and \u003e put back as
+// &, < and >: the same value, as a person reads it. Go's encoder writes them by
+// default, and records of commands kept them so (sh -c 'make \u0026\u0026 ./a \u003e out').
+func PlainJSON(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case inString && c == '\\' && i+1 < len(b):
+			if i+5 < len(b) && b[i+1] == 'u' {
+				switch strings.ToLower(string(b[i+2 : i+6])) {
+				case "0026", "003c", "003e":
+					n, _ := strconv.ParseUint(string(b[i+2:i+6]), 16, 8)
+					out = append(out, byte(n))
+					i += 5
+					continue
+				}
+			}
+			out = append(out, c, b[i+1]) // an escape pair: \\u0026 is a backslash, then u0026
+			i++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // isObject reports whether b is one valid JSON object.

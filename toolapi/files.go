@@ -15,6 +15,7 @@ import (
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/internal/guard"
 	"github.com/vfsctl/vfsctl/journal"
+	"github.com/vfsctl/vfsctl/matcher"
 	"github.com/vfsctl/vfsctl/txn"
 	"github.com/vfsctl/vfsctl/vfs"
 )
@@ -512,8 +513,10 @@ func textFacts(p string, data []byte) string {
 	switch {
 	case utf8.Valid(data):
 		b.WriteString("encoding: UTF-8\n")
+	case matcher.EightBit(data):
+		b.WriteString("encoding: not UTF-8, an 8-bit encoding such as Latin-1 (read_file shows each byte beyond ASCII as U+FFFD, and U+FFFD in oldText matches one; edits may add ASCII text only: convert the file to UTF-8 to add other characters)\n")
 	default:
-		b.WriteString("encoding: not valid UTF-8 (edits match it exactly only; read_file shows each invalid byte as U+FFFD)\n")
+		b.WriteString("encoding: UTF-8 with bytes that are not valid UTF-8 (read_file shows each as U+FFFD, and U+FFFD in oldText matches one)\n")
 	}
 	if lang := guard.Language(p, data); lang != "" {
 		if why := guard.Unchecked(p, data, data); why != "" {

@@ -203,7 +203,7 @@ func TestFileInfo(t *testing.T) {
 	if text := mustCall(t, e, "file_info", `{"path": "big.py"}`); !strings.Contains(text, "language: python (its syntax is not guarded: the file is") {
 		t.Errorf("big.py:\n%s", text)
 	}
-	if text := mustCall(t, e, "file_info", `{"path": "bad.txt"}`); !strings.Contains(text, "encoding: not valid UTF-8") {
+	if text := mustCall(t, e, "file_info", `{"path": "bad.txt"}`); !strings.Contains(text, "encoding: not UTF-8, an 8-bit encoding") {
 		t.Errorf("bad.txt:\n%s", text)
 	}
 	if text := mustCall(t, e, "file_info", `{"path": "d"}`); !strings.Contains(text, "kind: folder\nentries: 3\n") {

@@ -73,6 +73,10 @@ type RewindRequest struct {
 	// FirstAdvice, as for UndoRequest, says what to do when a call of another session
 	// changed the same lines since; it is given that call's number.
 	FirstAdvice func(first uint64) string
+	// SkipUnrestorable and SkipAdvice are UndoRequest's: the files a command changed
+	// over the snapshot's size limit are left as they are, and the rest rewound.
+	SkipUnrestorable bool
+	SkipAdvice       string
 }
 
 // RewindReport is the outcome of RewindTurns, as vfsctl rewind --json prints it.
@@ -86,6 +90,7 @@ type RewindReport struct {
 	Files   []UndoFile `json:"files,omitempty"`
 	Folders []string   `json:"folders,omitempty"` // folders the turns made, removed being empty; with DryRun, those there now
 	Kept    []string   `json:"kept,omitempty"`    // folders the turns made that stay, each with why
+	Skipped []string   `json:"skipped,omitempty"` // with SkipUnrestorable, the files left as they are, a sentence each
 }
 
 // Rewind puts session's files back as they were before its turn: every change the
@@ -117,7 +122,7 @@ func (e *Engine) RewindTurns(ctx context.Context, req RewindRequest) *RewindRepo
 		rep.Kind, rep.Text = string(errs.KindOf(err)), err.Error()
 		return rep
 	}
-	rep.Text, rep.Reverts, rep.Folders, rep.Kept = renderRewind(u, req, seq), u.Reverts, u.Folders, u.Kept
+	rep.Text, rep.Reverts, rep.Folders, rep.Kept, rep.Skipped = renderRewind(u, req, seq), u.Reverts, u.Folders, u.Kept, u.Skipped
 	if !req.DryRun {
 		rep.Txn = seq
 	}
@@ -129,9 +134,10 @@ func (e *Engine) RewindTurns(ctx context.Context, req RewindRequest) *RewindRepo
 
 // rewindArgs are the arguments a rewind is journaled with.
 type rewindArgs struct {
-	Session string `json:"session"`
-	Turn    string `json:"turn"`
-	DryRun  bool   `json:"dry_run,omitempty"`
+	Session          string `json:"session"`
+	Turn             string `json:"turn"`
+	DryRun           bool   `json:"dry_run,omitempty"`
+	SkipUnrestorable bool   `json:"skip_unrestorable,omitempty"`
 }
 
 // rewind journals the rewind as an operator's call in the session, plans and commits
@@ -140,7 +146,7 @@ func (e *Engine) rewind(ctx context.Context, req RewindRequest) (u *txn.RewindRe
 	if req.Session == "" || req.Turn == "" {
 		return nil, 0, errs.New(errs.InvalidInput, "", "A rewind needs the session and the turn to go back to before.")
 	}
-	args, _ := json.Marshal(rewindArgs{Session: req.Session, Turn: req.Turn, DryRun: req.DryRun})
+	args, _ := json.Marshal(rewindArgs{Session: req.Session, Turn: req.Turn, DryRun: req.DryRun, SkipUnrestorable: req.SkipUnrestorable})
 	c, err := e.api.eng.BeginContext(ctx, req.Session, "rewind", args)
 	if err != nil {
 		return nil, 0, err
@@ -153,8 +159,12 @@ func (e *Engine) rewind(ctx context.Context, req RewindRequest) (u *txn.RewindRe
 		c.Finish(err)
 		seq = c.Seq()
 	}()
-	u, err = e.api.eng.Rewind(c, txn.RewindOptions{Session: req.Session, Turn: req.Turn, DryRun: req.DryRun})
-	return u, 0, withAdvice(err, req.FirstAdvice)
+	u, err = e.api.eng.Rewind(c, txn.RewindOptions{Session: req.Session, Turn: req.Turn, DryRun: req.DryRun, SkipUnrestorable: req.SkipUnrestorable})
+	how := req.SkipAdvice
+	if how == "" {
+		how = "rewind again through RewindTurns with RewindRequest.SkipUnrestorable set"
+	}
+	return u, 0, skipAdvice(withAdvice(err, req.FirstAdvice), how)
 }
 
 // renderRewind says what a rewind did as call seq, or with DryRun would do: the calls
@@ -198,6 +208,9 @@ func renderRewind(u *txn.RewindResult, req RewindRequest, seq uint64) string {
 		}
 	}
 	for _, k := range u.Kept {
+		fmt.Fprintf(&b, "%s.\n", k)
+	}
+	for _, k := range u.Skipped {
 		fmt.Fprintf(&b, "%s.\n", k)
 	}
 	return strings.TrimRight(b.String(), "\n")

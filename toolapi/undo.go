@@ -29,6 +29,14 @@ type UndoRequest struct {
 	// and must be undone first; it is given that call's number, and its sentence
 	// replaces the engine's own ("Undo call 43 first.").
 	FirstAdvice func(first uint64) string
+	// SkipUnrestorable leaves as they are the files the call changed over the
+	// snapshot's size limit (recorded by hash only, so not restorable), and reverts
+	// the rest, saying so (UndoReport.Skipped); without it such a file refuses the
+	// undo (kind too_large).
+	SkipUnrestorable bool
+	// SkipAdvice, when set, is how that refusal tells the caller to do so ("run this
+	// again with --skip-unrestorable"); unset, it names Revert and SkipUnrestorable.
+	SkipAdvice string
 }
 
 // UndoReport is the outcome of Revert, as vfsctl undo --json prints it.
@@ -53,6 +61,9 @@ type UndoReport struct {
 	// Kept are the folders the call made that stay, each with why ("a/b/ stays
 	// (mode 0755): something the call did not make is in it").
 	Kept []string `json:"kept,omitempty"`
+	// Skipped are, with SkipUnrestorable, the files left as they are, a sentence
+	// each ("big.bin stays as it is, not put back to before call 1: ...").
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // UndoFile is one file an undo changed, or with DryRun would change.
@@ -87,7 +98,7 @@ func (e *Engine) Revert(ctx context.Context, req UndoRequest) *UndoReport {
 	if rep.Txn == 0 && len(u.Changes) > 0 {
 		rep.Txn = u.Changes[0].Seq
 	}
-	rep.Entries, rep.Passed, rep.Kept = entryTexts(u.Entries, u.Changes, req.DryRun), u.Passed, u.Kept
+	rep.Entries, rep.Passed, rep.Kept, rep.Skipped = entryTexts(u.Entries, u.Changes, req.DryRun), u.Passed, u.Kept, u.Skipped
 	for _, ch := range u.Changes {
 		rep.Files = append(rep.Files, UndoFile{Path: ch.Path, Op: string(ch.Op), Diff: ch.Diff()})
 	}
@@ -113,10 +124,11 @@ func (e *Engine) revertResult(ctx context.Context, req UndoRequest) Result {
 
 // undoArgs are the arguments an undo is journaled with.
 type undoArgs struct {
-	Seq     uint64 `json:"seq"`
-	Session string `json:"session,omitempty"`
-	Path    string `json:"path,omitempty"`
-	DryRun  bool   `json:"dry_run,omitempty"`
+	Seq              uint64 `json:"seq"`
+	Session          string `json:"session,omitempty"`
+	Path             string `json:"path,omitempty"`
+	DryRun           bool   `json:"dry_run,omitempty"`
+	SkipUnrestorable bool   `json:"skip_unrestorable,omitempty"`
 }
 
 func undoTool(req UndoRequest) string {
@@ -134,7 +146,7 @@ func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult
 	if session == "" {
 		session = "operator"
 	}
-	args, _ := json.Marshal(undoArgs{Seq: req.Seq, Session: req.Session, Path: req.Path, DryRun: req.DryRun})
+	args, _ := json.Marshal(undoArgs{Seq: req.Seq, Session: req.Session, Path: req.Path, DryRun: req.DryRun, SkipUnrestorable: req.SkipUnrestorable})
 	c, err := e.api.eng.BeginContext(ctx, session, undoTool(req), args)
 	if err != nil {
 		return nil, 0, err
@@ -147,8 +159,22 @@ func (e *Engine) revert(ctx context.Context, req UndoRequest) (u *txn.UndoResult
 		c.Finish(err)
 		seq = c.Seq()
 	}()
-	u, err = e.api.eng.Undo(c, txn.UndoOptions{Seq: req.Seq, Redo: req.Redo, Session: req.Session, Path: req.Path, DryRun: req.DryRun})
-	return u, 0, withAdvice(linkAdvice(partAdvice(err, req), req), req.FirstAdvice)
+	u, err = e.api.eng.Undo(c, txn.UndoOptions{Seq: req.Seq, Redo: req.Redo, Session: req.Session, Path: req.Path, DryRun: req.DryRun, SkipUnrestorable: req.SkipUnrestorable})
+	how := req.SkipAdvice
+	if how == "" {
+		how = fmt.Sprintf("%s again through Revert with UndoRequest.SkipUnrestorable set", undoTool(req))
+	}
+	return u, 0, skipAdvice(withAdvice(linkAdvice(partAdvice(err, req), req), req.FirstAdvice), how)
+}
+
+// skipAdvice tells, in a refusal to put back a file recorded by hash only, how to
+// take back the rest and leave that file as it is.
+func skipAdvice(err error, how string) error {
+	h := txn.HashOnlyOf(err)
+	if h == nil {
+		return err
+	}
+	return errs.Suffixed(err, fmt.Sprintf(" To take back everything else and leave %s as it is, %s.", h.Path, how))
 }
 
 // linkAdvice words a refusal to replace a file that has other hard links for the one

@@ -98,6 +98,7 @@ type Change struct {
 	planned                 []string      // folders a create was to make (its record's Made)
 	aside                   string        // where a deleted file waits for the commit point
 	from                    *Change       // a create that is a move: the deletion whose set-aside file it renames into place
+	source                  []byte        // a create that is a move: its source's content, which the guards judge it against
 	taken                   bool          // a deletion whose set-aside file a move renames (from): not removed at the commit point
 	creating                bool          // its create began and never returned: a panic
 	chmod                   fs.FileMode   // not 0: the bits the change sets (the undo of a command's chmod)
@@ -609,6 +610,9 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 			}
 			return nil, f, looked(f, s.Op, true), err
 		}
+		if msg := matcher.AddedToEightBit(s.Path, f.Data, plan.Output); msg != "" {
+			return nil, f, looked(f, s.Op, true), errs.New(errs.InvalidInput, s.Path, "%s", msg)
+		}
 		ch.Plan, ch.After = plan, plan.Output
 		return ch, f, sight{}, nil
 	}
@@ -640,10 +644,14 @@ func (e *Engine) moved(ch *Change, s Spec, from string, specs []Spec, planned []
 		return errs.New(errs.InvalidInput, s.Path, "the move to %s names %s as its source, which this call does not delete before it.", s.Path, s.From)
 	}
 	ch.After, ch.mode = src.Before, src.mode // the moved file keeps its permissions
+	ch.source = src.Before
 	if s.Locate != nil {
 		plan, err := s.Locate(src.Before)
 		if err != nil {
 			return err
+		}
+		if msg := matcher.AddedToEightBit(s.Path, src.Before, plan.Output); msg != "" {
+			return errs.New(errs.InvalidInput, s.Path, "%s", msg)
 		}
 		ch.After = plan.Output
 		d := plan.Diff(s.Path)

@@ -183,9 +183,11 @@ func (e *Engine) entriesBefore(steps []journal.Entry) (loose []journal.Entry, er
 	}
 	made := slices.Clone(steps)
 	slices.SortStableFunc(made, func(a, b journal.Entry) int { return cmp.Compare(depth(a.Path), depth(b.Path)) })
+	look := e.fs.Looker() // a chain made shallowest first: each from the folder above, held
+	defer look.Close()
 	for _, en := range made {
-		if en.After == vfs.KindDir && en.Before != vfs.KindDir && !e.fs.IsFolder(en.Path) {
-			if err := e.fs.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
+		if en.After == vfs.KindDir && en.Before != vfs.KindDir && !look.IsFolder(en.Path) {
+			if err := look.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
 				return nil, errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
 			}
 			if en.AfterMode&ownerBits != ownerBits {
@@ -231,7 +233,7 @@ func (e *Engine) openFolders(steps []journal.Entry) (opened []journal.Entry, err
 		} else {
 			opened = append(opened, en)
 		}
-		if err := e.fs.SetBits(en.Path, open); err != nil {
+		if err := look.SetBits(en.Path, open); err != nil {
 			return opened, errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s writable for its owner (mode %04o): %v.", en.Path, open, err)
 		}
 	}
@@ -254,11 +256,13 @@ func (e *Engine) restage(st *staging, changes []*Change) {
 // first. It returns notes on what could not be done.
 func (e *Engine) closeFolders(opened []journal.Entry) []string {
 	var notes []string
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range deepestFirstEntries(opened) {
-		if kind, _, bits, err := e.fs.EntryAt(en.Path); err != nil || kind != vfs.KindDir || bits == en.BeforeMode {
+		if kind, _, bits, err := look.EntryAt(en.Path); err != nil || kind != vfs.KindDir || bits == en.BeforeMode {
 			continue
 		}
-		if err := e.fs.SetBits(en.Path, en.BeforeMode); err != nil {
+		if err := look.SetBits(en.Path, en.BeforeMode); err != nil {
 			notes = append(notes, fmt.Sprintf("%s: could not be given its bits back (%04o): %v", en.Path, en.BeforeMode, err))
 		}
 	}
@@ -385,13 +389,15 @@ func pastOf(verb string) string {
 // done.
 func (e *Engine) folderBits(made []journal.Entry) []string {
 	var notes []string
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range deepestFirstEntries(made) {
-		kind, _, bits, err := e.fs.EntryAt(en.Path)
+		kind, _, bits, err := look.EntryAt(en.Path)
 		if err == nil && (kind != vfs.KindDir || bits == en.AfterMode) {
 			continue
 		}
 		if err == nil {
-			err = e.fs.SetBits(en.Path, en.AfterMode)
+			err = look.SetBits(en.Path, en.AfterMode)
 		}
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
@@ -428,8 +434,9 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 	}
 	slices.SortStableFunc(all, func(a, b gone) int { return cmp.Compare(depth(b.path), depth(a.path)) })
 	closeMade := e.openMade(made)
+	look := e.fs.Looker() // a chain removed deepest first: each from the folder above, held
 	for _, g := range all {
-		err := e.fs.RemoveDir(g.path)
+		err := look.RemoveDir(g.path)
 		switch {
 		case g.made && err == nil:
 			removed = append(removed, g.path)
@@ -449,9 +456,12 @@ func (e *Engine) entriesAfter(steps []journal.Entry, made []string) (notes []str
 			bits = append(bits, en)
 		}
 	}
+	look.Close()
 	// Once the symlinks are in them: bits that deny writing would refuse those.
+	look = e.fs.Looker()
+	defer look.Close()
 	for _, en := range deepestFirstEntries(bits) {
-		if err := e.fs.SetBits(en.Path, en.AfterMode); err != nil {
+		if err := look.SetBits(en.Path, en.AfterMode); err != nil {
 			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
 		}
 	}

@@ -764,7 +764,7 @@ func tell(t *journal.Tx, fsys *vfs.FS, look *Look, old, now map[string]journal.S
 				// A call's change of bits (an undo of a chmod) goes with its note, and
 				// a removal of a file over the size limit (an undo's) with its.
 				look.Notes = slices.DeleteFunc(look.Notes, func(n string) bool {
-					return strings.HasPrefix(n, f.Path+": mode ") || n == overLimitNote(f.Path)
+					return strings.HasPrefix(n, f.Path+": mode ") || isOverLimitNote(n, f.Path)
 				})
 				return true
 			})
@@ -1153,7 +1153,7 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, maybe []string, data m
 			notes = append(notes, fmt.Sprintf("%s: a %s%s is now a %s%s", p, o.Kind, targetNote(o), n.Kind, targetNote(n)))
 		}
 		if (isFile && n.Large && (!wasFile || o.Hash != n.Hash)) || (wasFile && o.Large && (!isFile || o.Hash != n.Hash)) {
-			notes = append(notes, overLimitNote(p))
+			notes = append(notes, overLimitNote(p, isFile && !wasFile))
 		}
 	}
 	return files, entries, notes

@@ -172,9 +172,11 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change, made
 	for _, d := range made {
 		madeSet[d] = true
 	}
+	look := e.fs.Looker() // a chain of folders read one after another: each from the one held
+	defer look.Close()
 	for _, ch := range changes {
 		if ch.Created && madeSet[ch.Path] {
-			left, err := e.leftIn(ch.Path, going, madeSet)
+			left, err := e.leftIn(look, ch.Path, going, madeSet)
 			if err == nil && len(left) > 0 {
 				return errs.New(errs.Conflict, ch.Path, "%s cannot be put back: the folder %s/ stands there, made by the calls reverted, and it holds %s, put there since. Nothing was undone; move or delete what is in it first (list_files %s shows it), then retry.",
 					ch.Path, ch.Path, listSome(left), ch.Path)
@@ -184,7 +186,7 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change, made
 	for _, en := range steps {
 		switch {
 		case en.Before == vfs.KindDir && en.After != vfs.KindDir:
-			left, err := e.leftIn(en.Path, going, madeSet)
+			left, err := e.leftIn(look, en.Path, going, madeSet)
 			if err != nil {
 				continue // not a folder now: checkEntries says so
 			}
@@ -208,8 +210,8 @@ func (e *Engine) checkFolderSteps(steps []journal.Entry, changes []*Change, made
 // leftIn is what stays in folder dir once the transaction has removed what is going:
 // a folder its reverted creates made goes when emptied, so what stays in it is
 // named instead of it (folders with a slash).
-func (e *Engine) leftIn(dir string, going, made map[string]bool) ([]string, error) {
-	names, err := afero.ReadDir(e.fs.Afero(), dir)
+func (e *Engine) leftIn(look *vfs.Looker, dir string, going, made map[string]bool) ([]string, error) {
+	names, err := look.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +220,7 @@ func (e *Engine) leftIn(dir string, going, made map[string]bool) ([]string, erro
 		q := path.Join(dir, fi.Name())
 		switch {
 		case fi.IsDir() && made[q]:
-			in, err := e.leftIn(q, going, made)
+			in, err := e.leftIn(look, q, going, made)
 			if err != nil {
 				return nil, err
 			}
@@ -293,8 +295,10 @@ func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string, dst 
 			c.rec.Notes = append(c.rec.Notes, notes...)
 		}
 		var done []journal.Entry
+		look := e.fs.Looker()
+		defer look.Close()
 		for _, en := range deepestFirstEntries(steps) {
-			if err := e.fs.RemoveDir(en.Path); err != nil {
+			if err := look.RemoveDir(en.Path); err != nil {
 				kept = append(kept, en.Path)
 				continue
 			}
@@ -599,11 +603,13 @@ func (e *Engine) laterFolders(steps []journal.Entry) []string {
 	var notes []string
 	order := slices.Clone(steps)
 	slices.SortStableFunc(order, func(a, b journal.Entry) int { return depth(a.Path) - depth(b.Path) })
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, en := range order {
-		if e.fs.IsFolder(en.Path) {
+		if look.IsFolder(en.Path) {
 			continue
 		}
-		if err := e.fs.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
+		if err := look.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
 			notes = append(notes, fmt.Sprintf("%s: could not be made %s: %v", en.Path, describeEntry(en.After, en.AfterTarget, en.AfterMode), err))
 		}
 	}

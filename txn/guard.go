@@ -44,15 +44,19 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 				return i, d, false, errs.New(errs.PlaceholderText, ch.Name, "%s Nothing was written. Send the code itself instead of the placeholder; %s.", what, keep)
 			}
 		}
-		var old []byte
-		if !ch.Created {
-			old = ch.Before
+		old := ch.Before
+		if ch.Created {
+			old = ch.source // nil but for a move: a file broken before stays movable
 		}
+		fresh := ch.Created && ch.source == nil
 		if why := guard.Unchecked(ch.Path, old, ch.After); why != "" {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("The syntax guard did not run on %s: %s; its syntax was not checked.", ch.Name, why))
 		}
 		s := guard.Syntax(ch.Path, old, ch.After)
 		if s == nil {
+			if fresh {
+				newFileDoubt(ch)
+			}
 			continue
 		}
 		offs := addedTypography(ch)
@@ -85,12 +89,23 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		case !sent:
 			again = notAsSent
 		}
-		if ch.Created {
+		if fresh {
 			return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, again, excerpt)
 		}
 		return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The change would break the %s syntax of %s, which parsed before: %s. Nothing was written. Fix that line; if the change needs edits in several places to parse, send them all in one call. %s\n%s", s.Language, ch.Name, where, again, excerpt)
 	}
 	return 0, nil, false, nil
+}
+
+// newFileDoubt warns of a syntax error in the new file of ch that only a grammar that
+// may lag behind its language finds: the file is written, and the model told.
+func newFileDoubt(ch *Change) {
+	d := guard.Doubtful(ch.Path, ch.After)
+	if d == nil {
+		return
+	}
+	ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the new file %s has a syntax error (%s), at line %d, column %d: %s. It is not refused, as this parser may not know the language's newest syntax: fix that line unless the code is valid.\n%s",
+		ch.Name, d.Language, d.Line, d.Column, d.Message, guard.Excerpt(ch.After, d.Line, d.Column)))
 }
 
 // insist tells a model how to get past a syntax refusal that is the parser's mistake:

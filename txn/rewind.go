@@ -40,6 +40,10 @@ type RewindOptions struct {
 	Session string
 	Turn    string // the first turn reverted; every later turn of the session goes too
 	DryRun  bool
+	// SkipUnrestorable leaves as they are the files a command changed over the
+	// snapshot's size limit (kept by hash only, so not restorable), and reverts the
+	// rest; without it, such a file refuses the rewind (HashOnly).
+	SkipUnrestorable bool
 }
 
 // RewindResult is a planned or committed rewind.
@@ -49,6 +53,7 @@ type RewindResult struct {
 	Folders []string        // folders the turns created that were removed, being empty then; in a dry run, those there now
 	Entries []journal.Entry // the folders and symlinks the turns' commands changed, put back
 	Kept    []string        // folders the turns made that stay, each with why (something else is in it)
+	Skipped []string        // with SkipUnrestorable, the files left as they are, a sentence each
 }
 
 // maxTurnsNamed bounds how many of a session's turns a message lists.
@@ -79,6 +84,41 @@ type rewindFile struct {
 	// touching, set by the engine, are those of others after step st whose change
 	// meets lines (first, last as st left the file, 1-based).
 	touching func(st rewindStep, lines []int, others []uint64) []uint64
+	// hashOnly is the refusal of a step that changed the file over the size limit,
+	// kept by hash only: its content before cannot be rebuilt.
+	hashOnly error
+	// turns are the session's turns that the rewind reverts changes of, each by its
+	// first call, oldest first: a conflict names the turn after the call in the way.
+	turns []turnAt
+}
+
+// turnAt is a turn of the session and its first call.
+type turnAt struct {
+	seq  uint64
+	turn string
+}
+
+// unrestorable is the refusal to revert f, which a step changed over the snapshot's
+// size limit (kept by hash only), nil when its steps can all be reverted.
+func (f *rewindFile) unrestorable() error {
+	if f.hashOnly != nil {
+		return f.hashOnly
+	}
+	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.large != "" }); i >= 0 && len(f.steps) > 1 {
+		// Made over the limit and changed again in the turns rewound: what it
+		// was between cannot be told.
+		return notRestorable(f.path, f.steps[0].seq)
+	}
+	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.bits != "" }); i >= 0 {
+		for _, s := range f.steps {
+			if s.bits != f.steps[i].bits {
+				// A change of its content in the turns, which the journal cannot
+				// rebuild beside a content it holds by hash only.
+				return notRestorable(f.path, s.seq)
+			}
+		}
+	}
+	return nil
 }
 
 // Rewind reverts the changes of o.Session from its turn o.Turn on, as the transaction
@@ -88,6 +128,22 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	var skipped []string
+	for _, f := range files {
+		err := f.unrestorable()
+		if err == nil {
+			continue
+		}
+		if !o.SkipUnrestorable {
+			c.Named(journal.OpEdit, f.path)
+			return nil, err
+		}
+		skipped = append(skipped, HashOnlyOf(err).stays(o.DryRun))
+		// The folders above it stay with it: none is said to stay for something
+		// else in it.
+		made = slices.DeleteFunc(made, func(d string) bool { return strings.HasPrefix(f.path, d+"/") })
+	}
+	files = slices.DeleteFunc(files, func(f *rewindFile) bool { return f.unrestorable() != nil })
 	paths := make([]string, 0, len(files))
 	for _, f := range files {
 		paths = append(paths, f.path)
@@ -122,10 +178,14 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 		}
 	}
 	if len(res.Changes) == 0 && len(steps) == 0 && !e.madeEmpty(made) {
+		if len(skipped) > 0 {
+			return nil, errs.New(errs.NoChange, "", "Session %s has nothing to rewind since turn %q but files recorded by hash only: %s. Nothing was written.", o.Session, o.Turn, strings.Join(skipped, "; "))
+		}
 		return nil, errs.New(errs.NoChange, "", "The changes of session %s since turn %q are undone already: the files are as they were before it. Nothing was written.", o.Session, o.Turn)
 	}
 	c.rec.Reverts = reverts
-	res.Entries = steps
+	c.rec.Notes = append(c.rec.Notes, skipped...)
+	res.Entries, res.Skipped = doneOrder(steps), skipped
 	if o.DryRun {
 		if err := e.checkDryRun(c, steps, res.Changes, made); err != nil {
 			return nil, err
@@ -163,10 +223,12 @@ func (e *Engine) keptFolders(made []string, steps []journal.Entry, by string) []
 		oursSet[d] = true
 	}
 	var kept []string
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, d := range e.madeFoldersThere(ours) {
 		_, _, bits, _ := e.fs.EntryAt(d)
 		why := "it could not be removed"
-		if left, err := e.leftIn(d, nil, oursSet); err == nil && len(left) > 0 {
+		if left, err := e.leftIn(look, d, nil, oursSet); err == nil && len(left) > 0 {
 			why = fmt.Sprintf("something %s did not make is in it", by)
 		}
 		kept = append(kept, fmt.Sprintf("%s/ stays (mode %04o): %s", d, bits, why))
@@ -287,8 +349,10 @@ func (e *Engine) rewindPlan(o RewindOptions) (files []*rewindFile, reverts []uin
 			return err
 		}
 		sessions := map[uint64]sessionOf{}
+		turns := turnsFrom(recs, start, reverts[0])
 		for _, rf := range files {
 			noteOthers(t, hist, rf, in, sessions)
+			rf.turns = turns
 		}
 		sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 		return nil
@@ -322,6 +386,25 @@ func revertedSince(hist *history, session string, start uint64) (reverts []uint6
 	return reverts
 }
 
+// turnsFrom are the turns of the session (recs, newest first) that start at or after
+// call start and at or before call last, each by its first call, oldest first.
+func turnsFrom(recs []*journal.Record, start, last uint64) []turnAt {
+	first := map[string]uint64{}
+	for _, r := range recs {
+		if r.Turn != "" {
+			first[r.Turn] = r.Seq // newest first: the last seen is the first call
+		}
+	}
+	var out []turnAt
+	for turn, seq := range first {
+		if seq >= start && seq <= last {
+			out = append(out, turnAt{seq, turn})
+		}
+	}
+	slices.SortFunc(out, func(a, b turnAt) int { return cmpU(a.seq, b.seq) })
+	return out
+}
+
 // rewindSteps returns, in order of first appearance, the files the calls reverts
 // (newest first) changed, each with its steps in that order, and the folders those
 // calls' creates made; on error, the files gathered so far.
@@ -343,9 +426,10 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 				made = append(made, madeFor(f)...)
 			}
 			st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode, afterMode: f.AfterMode}
+			var hashOnly error // the step cannot be reverted: no content before it
 			switch {
 			case overLimit(r, f.Path) && f.Op != journal.OpCreate:
-				return files, nil, notRestorable(f.Path, seq)
+				hashOnly = notRestorable(f.Path, seq)
 			case overLimit(r, f.Path):
 				st.large = f.After // no content: undo_large.go
 			case bitsOnly(f):
@@ -361,7 +445,7 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 			// A command's change that includes other calls' (undo_theirs.go): those
 			// the rewind does not revert keep their lines.
 			theirs := slices.DeleteFunc(theirsIn(r, f.Path), func(s uint64) bool { return slices.Contains(reverts, s) })
-			if len(theirs) > 0 {
+			if len(theirs) > 0 && hashOnly == nil {
 				if st.before, err = withTheirs(t, f, seq, st.before, theirs); err != nil {
 					return files, nil, err
 				}
@@ -373,6 +457,9 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 				files = append(files, rf)
 			}
 			rf.steps = append(rf.steps, st)
+			if rf.hashOnly == nil {
+				rf.hashOnly = hashOnly
+			}
 		}
 	}
 	return files, made, nil
@@ -569,40 +656,64 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 			after = append(after, s)
 		}
 	}
-	what := fmt.Sprintf("call %d", st.seq)
-	if st.turn != "" {
-		what = fmt.Sprintf("call %d (turn %q)", st.seq, st.turn)
-	}
+	way := "" // what to do, where no call is in the way
 	if fact != "" {
-		fact = fmt.Sprintf(fact, f.path, st.seq)
+		// fact may start with a path: its case is kept
+		fact = fmt.Sprintf(fact, f.path, st.seq) + "; rewinding would undo that too. Nothing was written."
 	} else {
 		if f.touching != nil {
 			after = f.touching(st, lines, after) // only they are in the way
 		}
-		where := fmt.Sprintf("line %d", lines[0])
-		if lines[1] > lines[0] {
-			where = fmt.Sprintf("lines %d-%d", lines[0], lines[1])
-		}
-		by := "a change made outside vfsctl"
-		switch n := len(after); {
-		case n == 1:
-			by = fmt.Sprintf("call %d (session %s)", after[0], f.by[after[0]])
-		case n > 1:
-			names := make([]string, 0, n)
-			for _, s := range after[max(0, n-maxTurnsNamed):] {
-				names = append(names, fmt.Sprintf("%d (session %s)", s, f.by[s]))
-			}
-			by = "calls " + strings.Join(names, ", ")
-		}
-		fact = fmt.Sprintf("%s changed %s at or next to %s as %s left it", by, f.path, where, what)
-		fact = strings.ToUpper(fact[:1]) + fact[1:] // by is ASCII: "a change ...", "call ...", "calls ..."
+		fact, way = f.linesFact(st, lines, after)
 	}
-	fact += "; rewinding would undo that too. Nothing was written." // fact may start with a path: its case is kept
 	if len(after) > 0 {
 		last := after[len(after)-1]
 		return &errs.Error{Kind: errs.Conflict, Path: f.path, Message: fmt.Sprintf("%s Undo call %d first.", fact, last), Blocker: last, Fact: fact}
 	}
-	return errs.New(errs.Conflict, f.path, "%s", fact)
+	return errs.New(errs.Conflict, f.path, "%s%s", fact, way)
+}
+
+// linesFact says that the calls after (none: a change made outside vfsctl) changed
+// lines of the file at or next to those step st changed, and, where no call is in
+// the way, the ways on that exist: those lines as st left them merge, and a rewind
+// of the turns after st's does not revert it.
+func (f *rewindFile) linesFact(st rewindStep, lines []int, after []uint64) (fact, way string) {
+	what := fmt.Sprintf("call %d", st.seq)
+	if st.turn != "" {
+		what = fmt.Sprintf("call %d (turn %q)", st.seq, st.turn)
+	}
+	where, them := fmt.Sprintf("line %d", lines[0]), "it"
+	if lines[1] > lines[0] {
+		where, them = fmt.Sprintf("lines %d-%d", lines[0], lines[1]), "them"
+	}
+	// who names a call in the way: another session's, or a change made outside
+	// vfsctl that a look journaled (it has no session).
+	who := func(s uint64) string {
+		if f.by[s] == "" {
+			return fmt.Sprintf("%d (a change made outside vfsctl)", s)
+		}
+		return fmt.Sprintf("%d (session %s)", s, f.by[s])
+	}
+	by := "A change made outside vfsctl"
+	switch n := len(after); {
+	case n == 1:
+		by = "Call " + who(after[0])
+	case n > 1:
+		names := make([]string, 0, n)
+		for _, s := range after[max(0, n-maxTurnsNamed):] {
+			names = append(names, who(s))
+		}
+		by = "Calls " + strings.Join(names, ", ")
+	}
+	fact = fmt.Sprintf("%s touched %s where %s changed it, or next to that (%s, as that call left the file); rewinding would undo that change too. Nothing was written.", by, f.path, what, where)
+	if len(after) > 0 {
+		return fact, ""
+	}
+	way = fmt.Sprintf(" To rewind all the same, put %s of %s back as call %d left %s", where, f.path, st.seq, them)
+	if i := slices.IndexFunc(f.turns, func(t turnAt) bool { return t.seq > st.seq }); i >= 0 {
+		way += fmt.Sprintf(", or rewind from turn %q on instead, which keeps call %d's change", f.turns[i].turn, st.seq)
+	}
+	return fact, way + "."
 }
 
 // touching returns the function that finds, among later calls of path, those whose
@@ -844,8 +955,10 @@ func (e *Engine) madeEmpty(made []string) bool {
 	for _, d := range made {
 		madeSet[d] = true
 	}
+	look := e.fs.Looker()
+	defer look.Close()
 	for _, d := range made {
-		if left, err := e.leftIn(d, nil, madeSet); err == nil && len(left) == 0 {
+		if left, err := e.leftIn(look, d, nil, madeSet); err == nil && len(left) == 0 {
 			return true
 		}
 	}

@@ -192,7 +192,7 @@ func TestRewindConflictNamesTheCallInTheWay(t *testing.T) {
 		if !errors.As(err, &x) || x.Kind != errs.Conflict || x.Blocker != two {
 			t.Fatalf("%v, want a conflict blocked by call %d", err, two)
 		}
-		if !strings.Contains(err.Error(), fmt.Sprintf("Call %d (session o) changed f.txt", two)) {
+		if !strings.Contains(err.Error(), fmt.Sprintf("Call %d (session o) touched f.txt", two)) {
 			t.Errorf("%v: want call %d named", err, two)
 		}
 		for _, s := range []uint64{top, fifteen, eighteen} {

@@ -50,6 +50,10 @@ type UndoOptions struct {
 	Path    string // with Seq 0: only calls that changed this path (canonical)
 	Whole   bool   // with Path: a command's or outside record that changed other paths too, whole (else refused: PartOf)
 	DryRun  bool
+	// SkipUnrestorable leaves as they are the files the call changed over the
+	// snapshot's size limit (kept by hash only, so not restorable), and reverts the
+	// rest; without it, such a file refuses the undo (HashOnly).
+	SkipUnrestorable bool
 }
 
 // UndoResult is a planned or committed undo.
@@ -72,6 +76,9 @@ type UndoResult struct {
 	// Kept are the folders the call made that stay, each with why (something else is
 	// in it), as a rewind says them.
 	Kept []string
+	// Skipped are, with SkipUnrestorable, the files left as they are, a sentence
+	// each; Notes hold them too.
+	Skipped []string
 }
 
 // historyIndex, off, makes undo decode every record of the journal to choose its
@@ -373,8 +380,16 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 		}
 	}
 	made = notComing(made, net)
+	var reversed []journal.File // files, but for those skipped: relinkMoves pairs them with the changes
 	for _, f := range files {
 		ch, err := e.reverse(hist, target, f, steps, gone, made)
+		if h := HashOnlyOf(err); h != nil && o.SkipUnrestorable {
+			res.Skipped = append(res.Skipped, h.stays(o.DryRun))
+			// The folders above it stay with it: none is said to stay for
+			// something else in it.
+			made = slices.DeleteFunc(made, func(d string) bool { return strings.HasPrefix(f.Path, d+"/") })
+			continue
+		}
 		if err != nil {
 			if len(files) > 1 {
 				err = errs.Prefixed(fmt.Sprintf("%s: ", f.Path), err)
@@ -382,8 +397,14 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 			return nil, err
 		}
 		res.Changes = append(res.Changes, ch)
+		reversed = append(reversed, f)
 	}
-	res.Changes = relinkMoves(files, res.Changes)
+	if len(res.Changes) == 0 && len(steps) == 0 && len(res.Skipped) > 0 {
+		return nil, errs.New(errs.NoChange, files[0].Path, "Nothing to %s: %s. Nothing was written.", verb(o), strings.Join(res.Skipped, "; "))
+	}
+	res.Notes = append(res.Notes, res.Skipped...)
+	c.rec.Notes = append(c.rec.Notes, res.Skipped...)
+	res.Changes = relinkMoves(reversed, res.Changes)
 	if o.Redo {
 		c.rec.Redo = target
 	} else {
@@ -394,7 +415,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 			return nil, err
 		}
 		c.dryRun(res.Changes)
-		res.DryRun, res.Folders, res.Entries = true, e.dryRunFolders(made, steps), steps
+		res.DryRun, res.Folders, res.Entries = true, e.dryRunFolders(made, steps), doneOrder(steps)
 		return res, nil
 	}
 	after, err := e.withEntries(c, steps, res.Changes, made)
@@ -404,9 +425,38 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	if err := e.commit(c, res.Changes); err != nil {
 		return nil, err
 	}
-	res.Folders, res.Entries, res.Seq = after(), steps, c.rec.Seq
+	res.Folders, res.Entries, res.Seq = after(), doneOrder(steps), c.rec.Seq
 	res.Kept = e.keptFolders(made, steps, "the call")
 	return res, nil
+}
+
+// doneOrder is steps in the order they are taken, for the reply: the folders that go
+// deepest first (entriesAfter), those that come back shallowest first
+// (entriesBefore). The other steps keep their places, and each kind the places of
+// its own.
+func doneOrder(steps []journal.Entry) []journal.Entry {
+	out := slices.Clone(steps)
+	reorder := func(is func(journal.Entry) bool, deeperFirst bool) {
+		var at []int
+		var sub []journal.Entry
+		for i, en := range out {
+			if is(en) {
+				at, sub = append(at, i), append(sub, en)
+			}
+		}
+		slices.SortStableFunc(sub, func(a, b journal.Entry) int {
+			if deeperFirst {
+				return depth(b.Path) - depth(a.Path)
+			}
+			return depth(a.Path) - depth(b.Path)
+		})
+		for k, i := range at {
+			out[i] = sub[k]
+		}
+	}
+	reorder(func(en journal.Entry) bool { return en.Before == vfs.KindDir && en.After != vfs.KindDir }, true)
+	reorder(func(en journal.Entry) bool { return en.After == vfs.KindDir && en.Before != vfs.KindDir }, false)
+	return out
 }
 
 // bitsNotLearnt gives each folder that steps remove and whose bits the record never
@@ -885,7 +935,7 @@ func (rv *reversal) placeRegions(regs []region, tracked string, cur []byte) ([]m
 	for _, r := range regs {
 		at, ok := locate(base, cur, r.start, r.end)
 		if !ok {
-			return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d, where that call changed it (around line %d then); nothing was written.", f.Path, target, lineAt(base, r.start))
+			return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d, where that call changed it (around line %d then); nothing was written. To take it back all the same, put those lines back as call %d left them first.", f.Path, target, lineAt(base, r.start), target)
 		}
 		splices = append(splices, matcher.Splice{Start: at, End: at + r.end - r.start, Text: r.old})
 	}

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -22,16 +23,62 @@ import (
 
 // overLimit reports whether r, a command's record, kept path by hash only.
 func overLimit(r *journal.Record, path string) bool {
-	return r != nil && journal.IsCommand(r.Tool) && slices.Contains(r.Notes, overLimitNote(path))
+	return r != nil && journal.IsCommand(r.Tool) && slices.ContainsFunc(r.Notes, func(n string) bool { return isOverLimitNote(n, path) })
 }
 
-func overLimitNote(path string) string {
-	return fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", path)
+// overLimitNote is the note of a command's record that marks path as kept by hash
+// only; made says the command made the file (an undo removes it, while it is still
+// the file the command left). Of a file it changed or removed it says that taking
+// the command back needs SkipUnrestorable: a record before that advice has the
+// note without it.
+func overLimitNote(path string, made bool) string {
+	n := fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", path)
+	if made {
+		return n
+	}
+	return n + fmt.Sprintf("; an undo of this call, or a rewind of its turn or of an earlier one, is refused unless given --skip-unrestorable, which takes back the rest and leaves %s as it is", path)
+}
+
+// isOverLimitNote reports whether n is an overLimitNote of path, of any version.
+func isOverLimitNote(n, path string) bool {
+	return n == overLimitNote(path, true) || n == overLimitNote(path, false)
+}
+
+// HashOnly is the structure of a refusal (kind too_large) to put back Path, which
+// call Seq changed over the snapshot's size limit: the record keeps it by hash only.
+// UndoOptions.SkipUnrestorable and RewindOptions.SkipUnrestorable leave such a file
+// as it is and take back the rest.
+type HashOnly struct {
+	Path string
+	Seq  uint64
+}
+
+// HashOnlyOf is the HashOnly of err, nil when err is not such a refusal.
+func HashOnlyOf(err error) *HashOnly {
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	h, _ := e.Detail.(*HashOnly)
+	return h
+}
+
+// stays says that the file is left as it is (SkipUnrestorable), or with dryRun
+// would be.
+func (h *HashOnly) stays(dryRun bool) string {
+	verb := "stays"
+	if dryRun {
+		verb = "would stay"
+	}
+	return fmt.Sprintf("%s %s as it is, not put back to before call %d: it was over the snapshot's size limit and recorded by hash only", h.Path, verb, h.Seq)
 }
 
 // notRestorable refuses the reversal of call seq's change of path, kept by hash only.
+// Its caller says how to leave the file as it is and take back the rest.
 func notRestorable(path string, seq uint64) error {
-	return errs.New(errs.TooLarge, path, "%s was over the snapshot's size limit when call %d changed it: it was recorded by hash only and cannot be put back. Nothing was written; restore it by other means (a build, a download, git), or leave that call as it is.", path, seq)
+	e := errs.New(errs.TooLarge, path, "%s was over the snapshot's size limit when call %d changed it: it was recorded by hash only, and only a build, a download or git can put it back. Nothing was written.", path, seq)
+	e.Detail = &HashOnly{Path: path, Seq: seq}
+	return e
 }
 
 // removal is the change that removes path, a file over the size limit of the given
@@ -105,13 +152,10 @@ func (e *Engine) reverseOverLimit(hist *history, target uint64, f journal.File) 
 	return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d made it (it is not the file the command left); undoing it would lose that change. Nothing was written.", f.Path, target)
 }
 
-// rewindLarge plans the rewind of f, which step st created over the size limit: its
-// removal, when st is f's only step and the file is still as the command left it.
+// rewindLarge plans the rewind of f, which step st, its only step, created over the
+// size limit (f.unrestorable refuses more): its removal, when the file is still as
+// the command left it.
 func (e *Engine) rewindLarge(f *rewindFile, st rewindStep) (*Change, error) {
-	if len(f.steps) > 1 {
-		// Changed again in the turns rewound: what it was between cannot be told.
-		return nil, notRestorable(f.path, f.steps[0].seq)
-	}
 	id, mode, exists, same, err := e.leftAsMade(f.path, st.large)
 	switch {
 	case err != nil:
@@ -159,16 +203,10 @@ func (e *Engine) reverseBits(hist *history, target uint64, f journal.File) (*Cha
 }
 
 // rewindBits plans the rewind of f, whose step st changed its bits alone (bitsOnly):
-// the bits the oldest step found, set in place, when every step changed only the
-// bits of that same content and the file is still it, with the bits the newest left.
+// the bits the oldest step found, set in place, when the file is still the one the
+// newest step left, with its bits. Every step changed only the bits of that same
+// content (f.unrestorable refuses any other).
 func (e *Engine) rewindBits(f *rewindFile, st rewindStep) (*Change, error) {
-	for _, s := range f.steps {
-		if s.bits != st.bits {
-			// A change of its content in the turns, which the journal cannot rebuild
-			// beside a content it holds by hash only.
-			return nil, notRestorable(f.path, s.seq)
-		}
-	}
 	newest, oldest := f.steps[0], f.steps[len(f.steps)-1]
 	id, mode, exists, same, err := e.leftAsMade(f.path, st.bits)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -21,59 +22,135 @@ func (f *FS) EntryAt(p string) (kind, target string, bits uint32, err error) {
 	return l.EntryAt(p)
 }
 
-// Looker looks at the entries at canonical paths one after another, holding open the
-// folder of the last one: the next path in that folder or below it is reached from
-// there, one folder entered a name, where EntryAt walks each path from the root. So
-// the folders of a chain looked at shallowest first cost looks in proportion to the
-// deepest one's depth, not its square. Each folder is entered as Resolve enters it:
-// never through a symlink, never into a reserved name. Close lets go of the folder.
-// A Looker only reads; a folder moved away while it is held is still looked in, as in
-// any walk between its lookups; the writes that follow a look walk from the root.
+// Looker looks at, and changes, the entries at canonical paths one after another,
+// holding open the folder of the last one and those above it: the next path in that
+// folder or below it is reached from there, one folder entered a name, and one above
+// it from the folder held there, where EntryAt walks each path from the root. So the
+// folders of a chain looked at shallowest first, or deepest first, cost looks in
+// proportion to the deepest one's depth, not its square. Each folder is entered as
+// Resolve enters it: never through a symlink, never into a reserved name. A folder held
+// is used only while it is still where it was entered (folder). Close lets go of the
+// folders.
 type Looker struct {
-	f     *FS
-	at    cursor // the folder atDir, or nil
-	atDir string
+	f    *FS
+	held []heldDir // each folder above the next, the last the one looked in last
 }
+
+type heldDir struct {
+	c   cursor
+	dir string // "" for the root
+}
+
+// maxLooked bounds the folders a Looker holds open: going up past the shallowest one
+// held walks down from the root again, holding the deepest maxLooked on the way.
+const maxLooked = 64
 
 // Looker returns a Looker of f, holding nothing yet.
 func (f *FS) Looker() *Looker { return &Looker{f: f} }
 
-// Close lets go of the folder held.
-func (l *Looker) Close() {
-	if l.at != nil {
-		l.at.close()
-		l.at = nil
+// Close lets go of the folders held.
+func (l *Looker) Close() { l.keep(0) }
+
+// keep lets go of all but the n shallowest folders held.
+func (l *Looker) keep(n int) {
+	for len(l.held) > n {
+		l.held[len(l.held)-1].c.close()
+		l.held = l.held[:len(l.held)-1]
 	}
 }
 
-// folder returns folder dir ("" for the root) held open: entered from the one held
-// where dir is in it, else walked from the root.
-func (l *Looker) folder(dir string) (cursor, error) {
-	rest, below := strings.CutPrefix(dir, l.atDir)
+// push holds c, folder dir, below the last one held, letting go of the shallowest
+// past maxLooked.
+func (l *Looker) push(c cursor, dir string) {
+	if len(l.held) == maxLooked {
+		l.held[0].c.close()
+		l.held = append(l.held[:0], l.held[1:]...)
+	}
+	l.held = append(l.held, heldDir{c, dir})
+}
+
+// within reports whether dir is the folder at or below it, and the rest of its path.
+func within(dir, at string) (string, bool) {
+	if at == "" {
+		return dir, true
+	}
+	rest, ok := strings.CutPrefix(dir, at)
+	return rest, ok && (rest == "" || rest[0] == '/')
+}
+
+// placed is a cursor that can tell, in one look, whether the folder it holds is
+// still the one at its path below the root (known false where it cannot tell).
+type placed interface {
+	inPlace() (in, known bool)
+}
+
+// folder returns folder dir ("" for the root) held open: entered from the deepest
+// one held that it is in or below, else walked from the root.
+//
+// A folder held, or one above it, may have been moved since it was entered: out of
+// the root, a symlink put in its place, so that what is done in it would be done
+// outside. So the folder held that dir is entered from, unless it is the root, is
+// first checked to be still at its path (placed), in one look. Where it is not, or
+// where a change is to be made and that cannot be told, the folders held are let go
+// of and dir is walked from the root, as FS's own looks and changes are, which
+// refuses the symlink. The check, the folders entered below it and the act that
+// follows are steps, as a walk from the root and its act are: a folder can still be
+// moved between them. That window is no wider than the walk's, whose folders may be
+// moved while it goes down past them to the act.
+//
+// Where it cannot be told (no /proc, systems other than Linux) a look, not a change,
+// is still made from the folder held: no change relies on a look for its safety, as
+// each change is walked to itself, and does only what the entry allows: mkdirat where
+// nothing stands, unlinkat of an empty folder, fchmodat refusing a symlink.
+func (l *Looker) folder(dir string, change bool) (cursor, error) {
 	// A path that is not canonical ("/etc", "a/../b", from a record no one should
 	// trust) is walked from the root, which refuses it, whatever folder is held.
-	odd := dir != "" && !fs.ValidPath(dir)
-	if l.at == nil || odd || !below || (l.atDir != "" && rest != "" && rest[0] != '/') {
+	if dir != "" && !fs.ValidPath(dir) {
 		l.Close()
 		at, err := l.f.cursor(dir)
 		if err != nil {
 			return nil, err
 		}
-		l.at, l.atDir = at, dir
+		l.push(at, dir)
 		return at, nil
+	}
+	i := len(l.held) - 1
+	for ; i >= 0; i-- {
+		if _, ok := within(dir, l.held[i].dir); ok {
+			break
+		}
+	}
+	if i >= 0 && l.held[i].dir != "" {
+		if p, ok := l.held[i].c.(placed); ok {
+			if in, known := p.inPlace(); !in && (known || change) {
+				i = -1
+			}
+		}
+	}
+	l.keep(i + 1)
+	rest := dir
+	if i >= 0 {
+		rest, _ = within(dir, l.held[i].dir)
+	} else {
+		root, err := l.f.cursor("")
+		if err != nil {
+			return nil, err
+		}
+		l.push(root, "")
 	}
 	for _, c := range strings.Split(strings.TrimPrefix(rest, "/"), "/") {
 		if c == "" {
 			continue
 		}
-		next, err := l.at.enter(c)
-		l.Close()
+		top := l.held[len(l.held)-1]
+		next, err := top.c.enter(c)
 		if err != nil {
+			l.Close()
 			return nil, err
 		}
-		l.at, l.atDir = next, path.Join(l.atDir, c)
+		l.push(next, path.Join(top.dir, c))
 	}
-	return l.at, nil
+	return l.held[len(l.held)-1].c, nil
 }
 
 // EntryAt is FS.EntryAt, from the folder held where it can be.
@@ -106,7 +183,7 @@ func (l *Looker) lstat(p string) (fs.FileInfo, cursor, error) {
 		fi, err := l.f.lstat(p) // the root itself, which no folder holds
 		return fi, nil, err
 	}
-	at, err := l.folder(parentOf(p))
+	at, err := l.folder(parentOf(p), false)
 	var fi fs.FileInfo
 	if err == nil {
 		fi, err = at.lstat(path.Base(p))
@@ -115,6 +192,138 @@ func (l *Looker) lstat(p string) (fs.FileInfo, cursor, error) {
 		err = &fs.PathError{Op: "lstat", Path: p, Err: pe.Err}
 	}
 	return fi, at, err
+}
+
+// ReadDir is what afero.ReadDir of folder dir gives (an lstat of each entry, by
+// name), read in the folder held where it can be. Where an entry cannot be looked at
+// from the folder held (a reserved name), the folder is read by its path instead.
+func (l *Looker) ReadDir(dir string) ([]fs.FileInfo, error) {
+	if _, ok := l.f.fs.(rootFs); !ok || dir == "." || dir == "" {
+		return afero.ReadDir(l.f.fs, dir)
+	}
+	at, err := l.folder(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	names, err := at.names()
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	out := make([]fs.FileInfo, 0, len(names))
+	for _, n := range names {
+		fi, err := at.lstat(n)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone since it was listed
+		}
+		if err != nil {
+			return afero.ReadDir(l.f.fs, dir)
+		}
+		out = append(out, fi)
+	}
+	return out, nil
+}
+
+// IsFolder is FS.IsFolder, from the folder held where it can be.
+func (l *Looker) IsFolder(p string) bool {
+	fi, err := l.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// folderWriter is a cursor that changes the entries of the folder it holds, by name.
+// Elsewhere (a filesystem without handles) a Looker changes them by their paths.
+type folderWriter interface {
+	mkdir(name string, perm fs.FileMode) error
+	rmdir(name string) error
+	chmod(name string, mode fs.FileMode) error
+}
+
+// writer returns the folder above p held open, or nil where the FS changes entries
+// by their paths.
+func (l *Looker) writer(p string) (cursor, folderWriter, error) {
+	if _, ok := l.f.fs.(rootFs); !ok || p == "" || p == "." {
+		return nil, nil, nil
+	}
+	at, err := l.folder(parentOf(p), true)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, ok := at.(folderWriter)
+	if !ok {
+		return nil, nil, nil
+	}
+	return at, w, nil
+}
+
+// syncHeldDir syncs folder at, held, which is dir.
+func (l *Looker) syncHeldDir(at cursor, dir string) error {
+	held, err := syncHeld(at)
+	if !held {
+		return l.f.syncDir(dir)
+	}
+	return err
+}
+
+// MakeDir is FS.MakeDir, in the folder held where it can be.
+func (l *Looker) MakeDir(p string, bits uint32) error {
+	at, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.MakeDir(p, bits)
+		}
+		return err
+	}
+	if err := w.mkdir(path.Base(p), 0o700); err != nil {
+		return err
+	}
+	// The bits are a second change, its folder checked again, as FS.MakeDir walks again.
+	if at, w, err = l.writer(p); err == nil {
+		err = w.chmod(path.Base(p), FileModeOf(bits))
+	}
+	if err != nil {
+		return err
+	}
+	return l.syncHeldDir(at, path.Dir(p))
+}
+
+// RemoveDir is FS.RemoveDir, in the folder held where it can be.
+func (l *Looker) RemoveDir(p string) error {
+	at, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.RemoveDir(p)
+		}
+		return err
+	}
+	if err := w.rmdir(path.Base(p)); err != nil {
+		return err
+	}
+	l.syncHeldDir(at, path.Dir(p))
+	return nil
+}
+
+// rmdir is FS.rmdir, in the folder held where it can be.
+func (l *Looker) rmdir(p string) error {
+	_, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.rmdir(p)
+		}
+		return err
+	}
+	return w.rmdir(path.Base(p))
+}
+
+// SetBits is FS.SetBits, in the folder held where it can be.
+func (l *Looker) SetBits(p string, bits uint32) error {
+	_, w, err := l.writer(p)
+	if err != nil || w == nil {
+		if err == nil {
+			err = l.f.SetBits(p, bits)
+		}
+		return err
+	}
+	return w.chmod(path.Base(p), FileModeOf(bits))
 }
 
 // MakeSymlink makes a symlink to target at p, where nothing stands.

@@ -271,10 +271,14 @@ func (f *FS) MissingFolders(p string) []string {
 }
 
 // RemoveDirs removes the folders a create made (as CreateDirs returned them), innermost
-// first, where they are empty; a folder something else was put in stays.
+// first, where they are empty; a folder something else was put in stays. Each is
+// removed from the folder above it, held (Looker): a chain of d folders costs d
+// looks, not d².
 func (f *FS) RemoveDirs(made []string) {
+	l := f.Looker()
+	defer l.Close()
 	for i := len(made) - 1; i >= 0; i-- {
-		if f.rmdir(made[i]) != nil {
+		if l.rmdir(made[i]) != nil {
 			return
 		}
 	}

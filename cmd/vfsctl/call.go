@@ -33,7 +33,8 @@ runtime's label of the conversation turn, journaled with the call; vfsctl rewind
 takes a session back to before one). Prints one JSON line per call: {"id",
 "ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
 success and text is what the model reads. A line that is not such an object
-is answered with kind invalid_input, and the next line is read.
+is answered with kind invalid_input, and the next line is read. A blank line (spaces
+only) is skipped: it gets no reply and is not journaled.
 
 --tools chooses the tools the calls may use (see vfsctl tools --help): native by
 default, anthropic for the text editor tool, search-replace for replace_in_file,

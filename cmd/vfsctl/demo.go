@@ -5,13 +5,17 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 )
@@ -42,8 +46,9 @@ plays two turns of a conversation and shows each reply the model reads, with the
            of the turn, as a user asks "go back to before my last request";
   last     vfsctl log and vfsctl stats of the workspace's journal.
 
-Nothing outside the scratch workspace is touched. It is removed at the end, unless
---keep leaves it to explore with the other commands (log, show, undo, stats).
+Nothing outside the scratch workspace is touched. It is removed at the end, or when
+the demo is cut short (demo | head, Ctrl-C), unless --keep leaves it to explore with
+the other commands (log, show, undo, stats), which it prints as you started vfsctl.
 
 Example:
   go run ./cmd/vfsctl demo --keep
@@ -192,18 +197,47 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if !c.keep {
 		defer os.RemoveAll(dir)
 	}
-	if err := writeDemoFiles(dir); err != nil {
-		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
-		return exitUsage
+	// Cut short, by a reader gone (demo | head: SIGPIPE) or by a signal, the demo
+	// removes its workspace too, once the engine is between two steps.
+	var busy sync.Mutex // held while the engine works in dir
+	stopped := make(chan struct{})
+	defer close(stopped)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGPIPE, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			busy.Lock()
+			if c.keep {
+				fmt.Fprintf(stderr, "vfsctl demo: stopped by %v; the workspace is kept at %s\n", s, dir)
+			} else {
+				os.RemoveAll(dir)
+			}
+			status := exitRefused
+			if n, ok := s.(syscall.Signal); ok {
+				status = 128 + int(n)
+			}
+			os.Exit(status)
+		case <-stopped:
+		}
+	}()
+	// What the engine does is done under busy, the writes outside it, so that a signal
+	// never waits on a full pipe.
+	busy.Lock()
+	var eng *toolapi.Engine
+	err = writeDemoFiles(dir)
+	if err == nil {
+		// The native tools, and apply_patch for the Codex model of turn 2.
+		eng, err = toolapi.Open(dir, toolapi.Options{Holder: "vfsctl demo", Tools: "native,apply_patch"})
 	}
-	// The native tools, and apply_patch for the Codex model of turn 2.
-	eng, err := toolapi.Open(dir, toolapi.Options{Holder: "vfsctl demo", Tools: "native,apply_patch"})
+	busy.Unlock()
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitUsage
 	}
 	defer eng.Close()
-	w := stdout
+	w := &demoWriter{w: stdout} // a write that fails (a closed stdout) ends the demo
 	if !c.json {
 		fmt.Fprintf(w, "vfsctl demo: a scratch workspace, %s, holds app.js, settings.ini (CRLF), main.go (tabs) and notes.md.\n", dir)
 		fmt.Fprintln(w, "Each step is one tool call as a model sends it, or an operator's command; below it, the reply.")
@@ -214,6 +248,10 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	txnOf := map[string]uint64{}
 	ctx := context.Background()
 	for i, s := range demoSteps() {
+		if w.err != nil {
+			return w.failed(stderr)
+		}
+		busy.Lock()
 		if s.before != nil {
 			s.before(dir)
 		}
@@ -249,6 +287,7 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		if s.after != nil && out.ok {
 			check = s.after(dir)
 		}
+		busy.Unlock()
 		if c.json {
 			step := map[string]any{"step": i + 1, "title": s.title, "result": reply, "check": check}
 			if command != "" {
@@ -261,30 +300,31 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 			writeStep(w, i+1, s, command, out, check)
 		}
 	}
+	busy.Lock()
 	st, err := eng.Stats(toolapi.Query{})
+	recs, cerr := eng.Calls(toolapi.Query{})
+	busy.Unlock()
+	if err == nil {
+		err = cerr
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
 		return exitRefused
 	}
 	if c.json {
 		enc.Encode(map[string]any{"stats": st})
+		if w.err != nil {
+			return w.failed(stderr)
+		}
 		return exitOK
 	}
 	fmt.Fprintf(w, "\nThe model made %d calls: %d applied, %d refused with a reason and nothing written.\n", applied+refused, applied, refused)
 	fmt.Fprintln(w, "\nEvery call is in the workspace journal, refusals and the operator's included (vfsctl log):")
-	recs, err := eng.Calls(toolapi.Query{})
-	if err != nil {
-		fmt.Fprintf(stderr, "vfsctl demo: %v\n", err)
-		return exitRefused
-	}
 	writeLogTable(w, recs)
 	fmt.Fprintln(w, "\nWhat the model got wrong, and what was forgiven (vfsctl stats):")
 	fmt.Fprintln(w)
 	(&statsCmd{}).text(w, st)
-	vfsctl := "vfsctl"
-	if _, err := exec.LookPath("vfsctl"); err != nil {
-		vfsctl = "go run ./cmd/vfsctl" // not installed: run from the source tree
-	}
+	vfsctl := invokedAs()
 	if c.keep {
 		fmt.Fprintf(w, "\nThe workspace is kept at %s. Explore it:\n", dir)
 		for _, cmd := range []string{
@@ -298,7 +338,76 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(w, "\nThe workspace was removed; %s demo --keep leaves it to explore with log, show, undo and stats.\n", vfsctl)
 	}
+	if w.err != nil {
+		return w.failed(stderr)
+	}
 	return exitOK
+}
+
+// demoWriter is the demo's stdout: it keeps the first write error, and writes nothing
+// after one.
+type demoWriter struct {
+	w   io.Writer
+	err error
+}
+
+// failed says why the demo stopped and gives its exit status: a reader gone (demo |
+// head) is no news to whoever cut the output, and ends it as SIGPIPE would.
+func (d *demoWriter) failed(stderr io.Writer) int {
+	if errors.Is(d.err, syscall.EPIPE) {
+		return 128 + int(syscall.SIGPIPE)
+	}
+	fmt.Fprintf(stderr, "vfsctl demo: %v\n", d.err)
+	return exitRefused
+}
+
+func (d *demoWriter) Write(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.w.Write(p)
+	d.err = err
+	return n, err
+}
+
+// invokedAs is this vfsctl as the user runs it, for the commands the demo suggests:
+// a binary go run built (in a go-build folder: the build cache, or a temporary one)
+// is run again by go run; any other by the name it was started by.
+func invokedAs() string {
+	exe, _ := os.Executable()
+	version, pkg := "", "github.com/vfsctl/vfsctl/cmd/vfsctl"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+		if bi.Path != "" {
+			pkg = bi.Path
+		}
+	}
+	return commandFor(exe, os.Args[0], pkg, version)
+}
+
+// commandFor is invokedAs of the executable exe started as arg0, built from the
+// package pkg at version ("(devel)" in a source tree).
+func commandFor(exe, arg0, pkg, version string) string {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			if version == "" || version == "(devel)" {
+				return "go run ./cmd/vfsctl" // from the source tree
+			}
+			return "go run " + pkg + "@" + version
+		}
+	}
+	if arg0 == "" {
+		return "vfsctl"
+	}
+	return shellWord(arg0)
+}
+
+// shellWord is s as one word of a POSIX shell: as it is when that is one, else quoted.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:@%=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // writeStep writes step n for a person: the call or command, and its reply.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -53,11 +54,17 @@ the exec changed is then journaled by the next look that can walk, as outside.
 
 --json prints vfsctl's summary as one JSON line on stdout after the command's own
 output: {"ok", "text", "txn", "exit", "code", "outside", "files": [{"path", "op"}],
-"notes"}; a failure of vfsctl's own is {"ok": false, "kind", "text"}.
+"notes"}. ok is true when the run is journaled, whatever its status: a command that
+exits 1, or one that did not start (exit "not started: ...", code 126 or 127). A
+failure of vfsctl's own, a usage error included, is {"ok": false, "kind", "text"}.
 
-Exit status: the command's; 124 when --timeout killed it, 125 when vfsctl itself
-failed (the command was not run, or what it changed was not recorded: it says
-which, e.g. when the command removed .vfsctl), 128+N when a signal N ended it.
+Exit status, as env and timeout give theirs: the command's; 124 when --timeout
+killed it; 125 when vfsctl itself failed: a usage error (an unknown flag, a --timeout
+without its unit, no command) or the journal, and the command was not run, or what
+it changed was not recorded (it says which, e.g. when the command removed .vfsctl);
+126 when the command was found but could not be run (not executable, a folder); 127
+when it was not found; 128+N when a signal N ended it. A command that did not start
+is journaled, and its text says so.
 
 Examples:
   vfsctl exec --session agent-1 --turn t3 -- gofmt -w .
@@ -69,7 +76,7 @@ func (c *execCmd) ParseFlags(args []string) error {
 	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.StringVar(&c.session, "session", defaultExecSession, "the session the record belongs to (its origin is operator in session operator, model in any other)")
 	fs.StringVar(&c.turn, "turn", "", "the runtime's turn label")
-	fs.DurationVar(&c.timeout, "timeout", 0, "kill the command's process group after this long (0: never)")
+	fs.Var(timeoutFlag{&c.timeout}, "timeout", "kill the command's process group after this long, a `duration` such as 30s or 2m (0: never)")
 	// Flags end at "--" or at the command's name: its own flags are its.
 	flags, argv := args, []string(nil)
 	for i, a := range args {
@@ -85,15 +92,55 @@ func (c *execCmd) ParseFlags(args []string) error {
 	if len(c.argv) == 0 {
 		return fmt.Errorf("no command given: vfsctl exec [flags] -- CMD ARGS... (see --help)")
 	}
-	if c.timeout < 0 {
-		return fmt.Errorf("--timeout %s is negative; send 0 (no timeout) or more", c.timeout)
-	}
 	if c.session == "" {
 		return fmt.Errorf("--session is empty: an exec record belongs to a session (the default is operator)")
 	}
 	if _, ok := toolapi.TurnLabel(c.turn); c.turn != "" && !ok {
 		return fmt.Errorf("--turn must be %s", toolapi.TurnRule)
 	}
+	return nil
+}
+
+// usageFailed reports a usage error as every failure of vfsctl's own that leaves the
+// command not run: exit 125, never a status the command itself could have given (2
+// is grep's, make's, a shell builtin's), and with --json the {ok: false} line a
+// runtime parses. --json is looked for among exec's arguments itself: the parse
+// stopped at the error, perhaps before it.
+func (c *execCmd) usageFailed(args []string, stdout, stderr io.Writer, err error) int {
+	asJSON := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == flagJSON {
+			b, perr := strconv.ParseBool(val)
+			asJSON = !hasVal || (perr == nil && b)
+		}
+	}
+	refused(stdout, stderr, asJSON, "vfsctl exec", toolapi.InvalidInput, err.Error()+"; the command was not run")
+	return exitVfsctl
+}
+
+// timeoutFlag is --timeout: a duration of 0 (no timeout) or more, its unit given.
+type timeoutFlag struct{ d *time.Duration }
+
+func (f timeoutFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f timeoutFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("not a duration with its unit, such as 30s or 2m")
+	}
+	if d < 0 {
+		return fmt.Errorf("%s is negative; send 0 (no timeout) or more", s)
+	}
+	*f.d = d
 	return nil
 }
 
@@ -143,6 +190,9 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitVfsctl
 	}
 	summary := fmt.Sprintf("call %d: %s, %s changed", res.Seq, res.Exit, plural(len(res.Files), "file"))
+	if why, ok := strings.CutPrefix(res.Exit, "not started: "); ok {
+		summary = fmt.Sprintf("call %d: the command did not start (%s): exit status %d, %s changed", res.Seq, why, res.Code, plural(len(res.Files), "file"))
+	}
 	if c.json {
 		if last.n > 0 && last.b != '\n' {
 			fmt.Fprintln(stdout)

@@ -185,12 +185,9 @@ func (c *logCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer eng.Close()
 	if !eng.HasJournal() {
+		// As show: a log run in the wrong folder fails, whether --json or not.
 		text := fmt.Sprintf("there is no journal in %s yet (the first tool call creates it)", eng.Root())
-		if c.json { // as every operator command's --json says it did nothing
-			return refused(stdout, stderr, true, "vfsctl log", toolapi.Kind("file_not_found"), text)
-		}
-		fmt.Fprintf(stdout, "no calls: %s\n", text)
-		return exitOK
+		return refused(stdout, stderr, c.json, "vfsctl log", toolapi.Kind("file_not_found"), text)
 	}
 	if c.path != "" {
 		if q.Path, err = canonical(eng, c.path); err != nil {

@@ -50,7 +50,7 @@ func TestLogAndShowEscapeWhatDoesNotPrint(t *testing.T) {
 func TestExecTurnLabel(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := run([]string{"exec", "--root", dir, "--turn", "t\x1b[31m", "--", "true"}, strings.NewReader(""), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "without control characters") {
+	if code := run([]string{"exec", "--root", dir, "--turn", "t\x1b[31m", "--", "true"}, strings.NewReader(""), &out, &errb); code != exitVfsctl || !strings.Contains(errb.String(), "without control characters") {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
 	}
 }

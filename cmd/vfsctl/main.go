@@ -1,21 +1,22 @@
 // Command vfsctl is the transactional edit engine for the file tools of LLM agents.
 //
-//	vfsctl call    run tool calls read as JSON lines from stdin
-//	vfsctl serve   serve the tools over MCP on stdin and stdout
-//	vfsctl log     list journaled calls
-//	vfsctl show    show one journaled call
-//	vfsctl undo    revert a journaled change as a new transaction
-//	vfsctl redo    re-apply what an undo reverted
-//	vfsctl rewind  put a session's files back as they were before one of its turns
-//	vfsctl exec    run a command and journal what it changed
-//	vfsctl checkpoint journal what changed outside vfsctl since it last looked
-//	vfsctl replay  run recorded calls again through today's engine, in memory
-//	vfsctl fsck    check the journal against the disk and itself
-//	vfsctl stats   what models get wrong: failures, rescues, recovery, padding
-//	vfsctl export  write the journal's records as JSON lines for a warehouse
-//	vfsctl adopt   make a journal that was copied or checked in this workspace's own
-//	vfsctl tools   print the tool definitions (JSON Schema)
-//	vfsctl demo    show what vfsctl does with sloppy calls, in a scratch workspace
+//	vfsctl call        run tool calls read as JSON lines from stdin
+//	vfsctl serve       serve the tools over MCP on stdin and stdout
+//	vfsctl log         list journaled calls
+//	vfsctl show        show one journaled call
+//	vfsctl undo        revert a journaled change as a new transaction
+//	vfsctl redo        re-apply what an undo reverted
+//	vfsctl rewind      put a session's files back as they were before one of its turns
+//	vfsctl exec        run a command and journal what it changed
+//	vfsctl checkpoint  journal what changed outside vfsctl since it last looked
+//	vfsctl replay      run recorded calls again through today's engine, in memory
+//	vfsctl fsck        check the journal against the disk and itself
+//	vfsctl stats       what models get wrong: failures, rescues, recovery, padding
+//	vfsctl export      write the journal's records as JSON lines for a warehouse
+//	vfsctl adopt       make a journal that was copied or checked in this workspace's own
+//	vfsctl tools       print the tool definitions (JSON Schema)
+//	vfsctl demo        show what vfsctl does with sloppy calls, in a scratch workspace
+//	vfsctl version     print the version of vfsctl and of Go, and the guards it runs
 package main
 
 import (
@@ -39,7 +40,7 @@ type command interface {
 }
 
 func commands() []command {
-	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &rewindCmd{}, &execCmd{}, &checkpointCmd{}, &replayCmd{}, &fsckCmd{}, &statsCmd{}, &exportCmd{}, &adoptCmd{}, &toolsCmd{}, &demoCmd{}}
+	return []command{&callCmd{}, &serveCmd{}, &logCmd{}, &showCmd{}, &undoCmd{}, &undoCmd{redo: true}, &rewindCmd{}, &execCmd{}, &checkpointCmd{}, &replayCmd{}, &fsckCmd{}, &statsCmd{}, &exportCmd{}, &adoptCmd{}, &toolsCmd{}, &demoCmd{}, &versionCmd{}}
 }
 
 // Exit codes.
@@ -57,9 +58,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "version", "--version", "-version":
-		fmt.Fprintf(stdout, "vfsctl %s %s\n%s\n", toolapi.Version(), runtime.Version(), toolapi.GuardsActive())
-		return exitOK
+	case "--version", "-version":
+		args = []string{"version"}
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdin, stdout, stderr)
@@ -74,6 +74,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err := c.ParseFlags(args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return exitOK
+			}
+			// exec's status is its command's: its own usage error must not look like one.
+			if u, ok := c.(interface {
+				usageFailed(args []string, stdout, stderr io.Writer, err error) int
+			}); ok {
+				return u.usageFailed(args[1:], stdout, stderr, err)
 			}
 			fmt.Fprintf(stderr, "vfsctl %s: %v\n", c.Name(), err)
 			return exitUsage
@@ -97,8 +103,12 @@ Usage:
   vfsctl <command> [flags]
 
 Commands:`)
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.Name(), c.Summary())
+		width = max(width, len(c.Name()))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name(), c.Summary())
 	}
 	fmt.Fprintln(w, `
 Run 'vfsctl <command> --help' for a command's flags and an example.`)
@@ -157,4 +167,31 @@ func (fs *flagSet) parse(args []string) error {
 		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
 	}
 	return nil
+}
+
+// versionCmd is `vfsctl version`.
+type versionCmd struct{}
+
+func (c *versionCmd) Name() string { return "version" }
+func (c *versionCmd) Summary() string {
+	return "print the version of vfsctl and of Go, and the guards this build runs"
+}
+
+const versionUsage = `Usage: vfsctl version
+
+Prints vfsctl's version and the Go version it was built with, then the guards this
+build runs: placeholder comments always, and the syntax of the languages its parsers
+cover (tree-sitter's need a build with cgo). Also vfsctl --version.
+
+Example:
+  vfsctl version
+`
+
+func (c *versionCmd) ParseFlags(args []string) error {
+	return newFlagSet("version", versionUsage).parse(args)
+}
+
+func (c *versionCmd) Run(_ io.Reader, stdout, _ io.Writer) int {
+	fmt.Fprintf(stdout, "vfsctl %s %s\n%s\n", toolapi.Version(), runtime.Version(), toolapi.GuardsActive())
+	return exitOK
 }

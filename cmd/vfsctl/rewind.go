@@ -13,6 +13,7 @@ type rewindCmd struct {
 	common
 	session, turn string
 	dryRun        bool
+	skip          bool
 }
 
 func (c *rewindCmd) Name() string { return "rewind" }
@@ -20,7 +21,7 @@ func (c *rewindCmd) Summary() string {
 	return "put a session's files back as they were before one of its turns"
 }
 
-const rewindUsage = `Usage: vfsctl rewind --session S --turn T [--dry-run] [--json]
+const rewindUsage = `Usage: vfsctl rewind --session S --turn T [--dry-run] [--skip-unrestorable] [--json]
 
 Reverts every change session S made in turn T and in every later turn of S, newest
 first, as one new, journaled transaction: edits lose their lines, written files get
@@ -34,6 +35,11 @@ Changes by other sessions, or outside vfsctl, on other lines are kept. Where the
 touched the same lines (or the lines next to them), the rewind is refused as a
 conflict naming the call, the lines and the command to run first; nothing is
 written. The rewind is one call in the journal: vfsctl undo N brings the turns back.
+
+A file a command changed while it was over the snapshot's size limit (16 MiB) is
+recorded by hash only and cannot be put back: it refuses every rewind that reaches
+that command's turn. --skip-unrestorable rewinds everything else and leaves such
+files as they are, naming each.
 
 Exit status: 0 done, 1 refused, 2 usage error.
 
@@ -49,6 +55,7 @@ func (c *rewindCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.session, "session", "", "the session whose turns to revert (required)")
 	fs.StringVar(&c.turn, "turn", "", "the first turn to revert; every later turn of the session goes too (required)")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
+	fs.BoolVar(&c.skip, "skip-unrestorable", false, "leave as they are the files recorded by hash only (over the snapshot's size limit), and rewind the rest")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -69,7 +76,8 @@ func (c *rewindCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		text := fmt.Sprintf("There is no journal in %s yet (the first tool call creates it), so there is no turn to rewind.", eng.Root())
 		return printOutcome(stdout, stderr, "vfsctl rewind", c.json, toolapi.RewindReport{Kind: "no_change", Text: text}, false, text, "no_change")
 	}
-	rep := eng.RewindTurns(context.Background(), toolapi.RewindRequest{Session: c.session, Turn: c.turn, DryRun: c.dryRun, FirstAdvice: forRewind})
+	rep := eng.RewindTurns(context.Background(), toolapi.RewindRequest{Session: c.session, Turn: c.turn, DryRun: c.dryRun, FirstAdvice: forRewind,
+		SkipUnrestorable: c.skip, SkipAdvice: "run this rewind again with --skip-unrestorable"})
 	if !c.json { // names quoted as log quotes them; --json has them exact
 		names := append(namesOf(eng, append(rep.Reverts, rep.Txn)...), append(rep.Folders, c.session)...)
 		for _, f := range rep.Files {

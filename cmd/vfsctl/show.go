@@ -102,7 +102,7 @@ func writeRecord(w io.Writer, r *toolapi.Record) {
 	case r.ArgsBlob != "":
 		fmt.Fprintf(w, "args     (%d bytes, kept as blob %s)\n", r.ArgsSize, r.ArgsBlob[:12])
 	case len(r.Args) > 0:
-		fmt.Fprintf(w, "args     %s\n", escaped(compact(r.Args)))
+		fmt.Fprintf(w, "args     %s\n", escaped(compact(string(toolapi.PlainJSON([]byte(r.Args))))))
 		for _, f := range patchArgs(r.Tool, r.Args) {
 			fmt.Fprintf(w, "%-8s |%s\n", f[0], strings.ReplaceAll(strings.TrimSuffix(f[1], "\n"), "\n", "\n         |"))
 		}

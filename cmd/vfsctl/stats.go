@@ -39,8 +39,8 @@ names them (committed, failed, rolled_back, unknown, pending; dry runs within co
   - calls by tool and state;
   - failures by kind, each with its share and one real example;
   - rescues: edits that matched only through a fold (curly quotes, dashes, special
-    spaces, trailing whitespace, indentation, spaces for tabs, line endings,
-    zero-width characters, a pasted gutter, U+FFFD for invalid bytes), per tool;
+    spaces, trailing whitespace, indentation, spaces for tabs, zero-width
+    characters, a copied BOM, a pasted gutter, U+FFFD for invalid bytes), per tool;
   - recovery after refusal: of the refused calls of any tool that changes files, how
     many a later successful call on the same path in the same session followed, after
     how many refusals, and which kinds were never recovered;

@@ -34,7 +34,7 @@ into one that dispatches tool calls itself (and sends them to vfsctl call):
 anthropic, search-replace, gemini, hashline, udiff, shell (run_command, which runs
 commands: only had by naming it, e.g. native,shell), all (every file tool), or a
 comma-separated list of tool and set names. For the native formats it defaults to the
-vendor's set (anthropic, codex).
+vendor's set (anthropic, codex). vfsctl version names the guards this build runs.
 
 Examples:
   vfsctl tools --format openai | jq '.[].function.name'
@@ -55,12 +55,13 @@ func (c *toolsCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vfsctl tools: %v\n", err)
 		return exitUsage
 	}
-	b, err := json.MarshalIndent(defs, "", "  ")
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+	// Descriptions quote code: < and & as they are, not as \u003c and \u0026.
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(defs); err != nil {
+		fmt.Fprintf(stderr, "vfsctl tools: %v\n", err)
+		return exitRefused
 	}
-	fmt.Fprintf(stdout, "%s\n", b)
-	fmt.Fprintf(stderr, "vfsctl tools: %s\n", toolapi.GuardsActive())
 	return exitOK
 }

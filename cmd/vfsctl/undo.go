@@ -18,6 +18,7 @@ type undoCmd struct {
 	session, path string
 	seq           uint64
 	dryRun        bool
+	skip          bool
 }
 
 func (c *undoCmd) Name() string {
@@ -34,7 +35,7 @@ func (c *undoCmd) Summary() string {
 	return "revert a journaled change as a new transaction"
 }
 
-const undoUsage = `Usage: vfsctl undo [N] [--session S] [--path P] [--dry-run] [--json]
+const undoUsage = `Usage: vfsctl undo [N] [--session S] [--path P] [--dry-run] [--skip-unrestorable] [--json]
 
 Reverts call N as a new, journaled transaction: the reverse splices of an edit, the
 prior content of a write, the removal of a created file (and of the folders its
@@ -51,6 +52,11 @@ Changes made after N elsewhere in a file are kept. When a later call, or a chang
 outside vfsctl, touched the same lines, the undo is refused as a conflict naming it
 and the command to run first (vfsctl undo 43); nothing is written.
 
+A file a command changed while it was over the snapshot's size limit (16 MiB) is
+recorded by hash only and cannot be put back: it refuses the undo of that command.
+--skip-unrestorable takes back everything else and leaves such files as they are,
+naming each.
+
 Exit status: 0 done, 1 refused, 2 usage error.
 
 Examples:
@@ -59,7 +65,7 @@ Examples:
   vfsctl undo --session agent-1 --path src/app.ts
 `
 
-const redoUsage = `Usage: vfsctl redo [N] [--session S] [--path P] [--dry-run] [--json]
+const redoUsage = `Usage: vfsctl redo [N] [--session S] [--path P] [--dry-run] [--skip-unrestorable] [--json]
 
 Re-applies what undo call N reverted, as a new, journaled transaction. Without N, the
 most recent undo not yet redone (narrowed by --session and --path). The conflict rules
@@ -83,6 +89,7 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
 	fs.StringVar(&c.path, "path", "", "without N: the latest call that changed this file, undone whole; a command's that changed other files too is refused (from the current folder, as git takes paths); refused with N")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
+	fs.BoolVar(&c.skip, "skip-unrestorable", false, "leave as they are the files recorded by hash only (over the snapshot's size limit), and take back the rest")
 	rest, err := fs.positional(args)
 	if err != nil {
 		return err
@@ -120,7 +127,8 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		text := fmt.Sprintf("There is no journal in %s yet (the first tool call creates it), so there is nothing to %s.", eng.Root(), c.Name())
 		return printOutcome(stdout, stderr, name, c.json, toolapi.UndoReport{Kind: "no_change", Text: text}, false, text, "no_change")
 	}
-	req := toolapi.UndoRequest{Seq: c.seq, Redo: c.redo, Session: c.session, DryRun: c.dryRun, FirstAdvice: forOperator}
+	req := toolapi.UndoRequest{Seq: c.seq, Redo: c.redo, Session: c.session, DryRun: c.dryRun, FirstAdvice: forOperator,
+		SkipUnrestorable: c.skip, SkipAdvice: fmt.Sprintf("run this %s again with --skip-unrestorable", c.Name())}
 	if c.path != "" {
 		p, err := pathFromHere(eng.Root(), c.path)
 		if err == nil {

@@ -257,7 +257,7 @@ func LocateBlocks(path string, content []byte, blocks []Block) ([]matcher.Splice
 		if err != nil && errs.KindOf(err) == errs.MultipleMatches {
 			res, err = f.pickByHint(hunk, bi, b, edit)
 		} else if err != nil {
-			err = f.blockRefusal(hunk, bi, 0, b.Search, err)
+			err = f.chained(hunk, bi, out, b.Search, err)
 		}
 		if err != nil {
 			return nil, err
@@ -268,6 +268,31 @@ func LocateBlocks(path string, content []byte, blocks []Block) ([]matcher.Splice
 		}
 	}
 	return f.finish(out, func(i int) string { return fmt.Sprintf("block %d", i+1) })
+}
+
+// chained explains block bi's refusal err: when its SEARCH section is missing only
+// because the earlier blocks (placed as out) are not applied first, as Cline applies
+// them, it says so; otherwise blockRefusal explains it.
+func (f *file) chained(hunk string, bi int, out []matcher.Splice, search string, err error) error {
+	if errs.KindOf(err) != errs.TextNotFound {
+		return f.blockRefusal(hunk, bi, 0, search, err)
+	}
+	blocks, lines := matcher.Chained(f.work, out, search)
+	if blocks == nil {
+		return f.blockRefusal(hunk, bi, 0, search, err)
+	}
+	by := make([]string, len(blocks))
+	for k, b := range blocks {
+		by[k] = fmt.Sprintf("block %d", b+1)
+	}
+	e := refusal(errs.TextNotFound, f.path, bi, lines, "%s: its SEARCH section was not found in %s: %s", hunk, f.name,
+		matcher.ChainedAdvice(fmt.Sprintf("block %d", bi+1), "SEARCH", "block", by))
+	e.Err = err
+	var r *errs.Error
+	if errors.As(err, &r) && r.Where != nil {
+		e.Where.Tiers = r.Where.Tiers
+	}
+	return e
 }
 
 // pickByHint resolves a block that matches several places with its :start_line:.

@@ -78,8 +78,10 @@ var extra = map[string]parseFunc{}
 var exactTokens = map[string]parseFunc{}
 
 // approximate marks the languages only tree-sitter parses: their grammars lag behind
-// the languages (a Python 3.13 type parameter default), so a new file in one is not
-// refused; an edit of a file that parsed is.
+// the languages (a Python 3.13 type parameter default), so a new file in one is
+// refused on an exact check's word alone (Python's tokens and indentation), and
+// written with a warning where only the grammar finds an error (Doubtful); an edit of
+// a file that parsed is refused.
 var approximate = map[string]bool{}
 
 // recursive marks the languages whose parsers recurse without a bound of their own
@@ -312,7 +314,8 @@ func Unchecked(p string, old, new []byte) string {
 
 // Syntax reports a syntax error of new when old parsed (or is nil, for a new file), or
 // nil. Files of a language this build does not guard pass, and so do files larger than
-// its parser's bound (Unchecked).
+// its parser's bound (Unchecked). A new file in a language only tree-sitter parses is
+// refused on an exact check's word alone (Doubtful tells what its grammar finds).
 func Syntax(p string, old, new []byte) *SyntaxError {
 	lang := guardedAs(p, old, new)
 	parse := languages[lang]
@@ -320,7 +323,14 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 		return nil
 	}
 	if old == nil && approximate[lang] {
-		return nil // a new file: the grammar may lag behind the language's newest syntax
+		// A new file: the grammar may lag behind the language's newest syntax, the
+		// exact check does not.
+		if check := exactTokens[lang]; check != nil {
+			if errs := check(new); len(errs) > 0 {
+				return placed(lang, old, new, errs)
+			}
+		}
+		return nil
 	}
 	if check := exactTokens[lang]; check != nil && old != nil && len(check(old)) == 0 {
 		if errs := check(new); len(errs) > 0 {
@@ -367,6 +377,26 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 		}
 	}
 	return placed(lang, old, new, newErrs)
+}
+
+// Doubtful reports the first syntax error of the new file at p, holding new, that
+// Syntax lets through because only a grammar that may lag behind the language finds
+// it (tree-sitter's): the file is written, and the caller says the error. It is nil
+// for a file that parses, a file Syntax refuses, or one of another language.
+func Doubtful(p string, new []byte) *SyntaxError {
+	lang := Language(p, new)
+	parse := languages[lang]
+	if !approximate[lang] || parse == nil || len(new) > maxSize(lang) {
+		return nil
+	}
+	if check := exactTokens[lang]; check != nil && len(check(new)) > 0 {
+		return nil // Syntax refuses it
+	}
+	errs := parseCached(p, lang, parse, new) // the tree warms the file's next edit
+	if len(errs) == 0 || lang == "python" && len(parse(pyBracketLinesIndented(new))) == 0 {
+		return nil
+	}
+	return placed(lang, nil, new, errs)
 }
 
 // placed names the first error of new that ends after the first changed byte: the one

@@ -44,9 +44,11 @@ type cpython struct {
 }
 
 const cpythonLoop = `
-import ast, sys, warnings
+import ast, sys, sysconfig, warnings
 warnings.filterwarnings("ignore")
 r, w = sys.stdin.buffer, sys.stdout
+w.write(sysconfig.get_paths()["stdlib"] + "\n")
+w.flush()
 while True:
     n = r.readline()
     if not n:
@@ -60,21 +62,23 @@ while True:
     w.flush()
 `
 
-// startCPython starts python3, or skips the test where there is none.
+// startCPython starts python3, or skips the test where there is none. It returns
+// its standard library's folder too, which the loop says first.
 func startCPython(t *testing.T) (*cpython, string) {
 	t.Helper()
-	out, err := exec.Command("python3", "-c", `import sys, sysconfig; print(sysconfig.get_paths()["stdlib"])`).Output()
-	if err != nil {
-		t.Skip("no python3 here")
-	}
 	cmd := exec.Command("python3", "-c", cpythonLoop)
 	in, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
-		t.Skipf("python3: %v", err)
+		t.Skipf("no python3 here: %v", err)
 	}
 	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	return &cpython{cmd, in, bufio.NewReader(stdout)}, strings.TrimSpace(string(out))
+	out := bufio.NewReader(stdout)
+	lib, err := out.ReadString('\n')
+	if err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	return &cpython{cmd, in, out}, strings.TrimSpace(lib)
 }
 
 // parse returns "" when CPython accepts src, else its error.
@@ -237,6 +241,55 @@ func TestPythonIndentAgreesWithCPython(t *testing.T) {
 		}
 	}
 	c.report(t)
+}
+
+// New files made of files of Python's standard library with the indentation of one
+// random line changed: the guard refuses a new file exactly when CPython refuses it.
+// Its check of tokens and indentation does not lag behind the language as tree-sitter's
+// grammar can, so it refuses a new file as it refuses an edit.
+func TestNewPythonFileIndentAgreesWithCPython(t *testing.T) {
+	if !guarded("python") {
+		t.Skip("python is not guarded in this build")
+	}
+	py, lib := startCPython(t)
+	n, size := oracleChanges(100)
+	files := filesUnder(lib, ".py", size)
+	if len(files) == 0 {
+		t.Skipf("no Python files under %s", lib)
+	}
+	rng := rand.New(rand.NewSource(41))
+	tried, refused, wrong := 0, 0, 0
+	for tried < n {
+		p := files[rng.Intn(len(files))]
+		src, err := os.ReadFile(p)
+		if err != nil || py.parse(t, src) != "" {
+			continue
+		}
+		for range 5 {
+			changed := reindent(rng, src)
+			if changed == nil {
+				continue
+			}
+			tried++
+			ref := py.parse(t, changed)
+			if ref != "" {
+				refused++
+			}
+			g := Syntax(fmt.Sprintf("new%d.py", tried), nil, changed)
+			if (g != nil) == (ref != "") {
+				continue
+			}
+			if wrong++; wrong > 15 {
+				continue
+			}
+			if g != nil {
+				t.Errorf("%s as a new file: refused though CPython accepts it: line %d: %s", p, g.Line, g.Message)
+			} else {
+				t.Errorf("%s as a new file: written though CPython refuses it: %s", p, ref)
+			}
+		}
+	}
+	t.Logf("python (%s): %d new files, %d refused by CPython, %d where the guard disagrees", Backend(), tried, refused, wrong)
 }
 
 // lineChange makes one change a model makes by mistake to one random line of src that
