@@ -87,7 +87,11 @@ func (c *undoCmd) ParseFlags(args []string) error {
 	fs := newFlagSet(c.Name(), usage)
 	c.declare(fs, flagRoot, flagWait, flagJSON)
 	fs.StringVar(&c.session, "session", "", "without N: only calls of this session")
-	fs.StringVar(&c.path, "path", "", "without N: the latest call that changed this file, undone whole; a command's that changed other files too is refused (from the current folder, as git takes paths); refused with N")
+	pathHelp := "without N: the latest call that changed this file, undone whole; a command's that changed other files too is refused (from the current folder, as git takes paths); refused with N"
+	if c.redo {
+		pathHelp = "without N: the latest undo of a change to this file, re-applied whole; one whose call changed other files too is refused (from the current folder, as git takes paths); refused with N"
+	}
+	fs.StringVar(&c.path, "path", "", pathHelp)
 	fs.BoolVar(&c.dryRun, "dry-run", false, "show the diff without writing")
 	fs.BoolVar(&c.skip, "skip-unrestorable", false, "leave as they are the files recorded by hash only (over the snapshot's size limit), and take back the rest")
 	rest, err := fs.positional(args)
