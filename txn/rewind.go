@@ -635,7 +635,7 @@ func (f *rewindFile) revert(st rewindStep, cur []byte, exists bool) ([]byte, boo
 	}
 	out, clash := merge3(st.after, cur, st.before)
 	if clash != nil {
-		return nil, false, f.conflict(st, clash, "")
+		return nil, false, f.conflictWay(st, clash, "", outsideWay(f.path, st, cur))
 	}
 	if st.before == nil { // the step created the file: it goes, if nothing else is left in it
 		if len(out) > 0 {
@@ -650,6 +650,12 @@ func (f *rewindFile) revert(st rewindStep, cur []byte, exists bool) ([]byte, boo
 // (first, last as st left the file) where they touched the same lines, else the
 // fact given.
 func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
+	return f.conflictWay(st, lines, fact, "")
+}
+
+// conflictWay is conflict with fix, what to do to the file where no call is in the
+// way ("": put the lines back as st left them).
+func (f *rewindFile) conflictWay(st rewindStep, lines []int, fact, fix string) error {
 	var after []uint64
 	for _, s := range f.others {
 		if s > st.seq {
@@ -664,7 +670,7 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 		if f.touching != nil {
 			after = f.touching(st, lines, after) // only they are in the way
 		}
-		fact, way = f.linesFact(st, lines, after)
+		fact, way = f.linesFact(st, lines, after, fix)
 	}
 	if len(after) > 0 {
 		last := after[len(after)-1]
@@ -677,7 +683,7 @@ func (f *rewindFile) conflict(st rewindStep, lines []int, fact string) error {
 // lines of the file at or next to those step st changed, and, where no call is in
 // the way, the ways on that exist: those lines as st left them merge, and a rewind
 // of the turns after st's does not revert it.
-func (f *rewindFile) linesFact(st rewindStep, lines []int, after []uint64) (fact, way string) {
+func (f *rewindFile) linesFact(st rewindStep, lines []int, after []uint64, fix string) (fact, way string) {
 	what := fmt.Sprintf("call %d", st.seq)
 	if st.turn != "" {
 		what = fmt.Sprintf("call %d (turn %q)", st.seq, st.turn)
@@ -709,11 +715,59 @@ func (f *rewindFile) linesFact(st rewindStep, lines []int, after []uint64) (fact
 	if len(after) > 0 {
 		return fact, ""
 	}
-	way = fmt.Sprintf(" To rewind all the same, put %s of %s back as call %d left %s", where, f.path, st.seq, them)
+	if fix == "" {
+		fix = fmt.Sprintf("put %s of %s back as call %d left %s", where, f.path, st.seq, them)
+	}
+	way = " To rewind all the same, " + fix
 	if i := slices.IndexFunc(f.turns, func(t turnAt) bool { return t.seq > st.seq }); i >= 0 {
 		way += fmt.Sprintf(", or rewind from turn %q on instead, which keeps call %d's change", f.turns[i].turn, st.seq)
 	}
 	return fact, way + "."
+}
+
+// outsideWay says how to take back, in cur, the runs of a change made since step st
+// that meet st's own change (the runs merge3 finds clashing): each named by the
+// lines it has in cur, so that doing as told gives those lines as st left them. A
+// line inserted next to st's is named as one to remove: "put line 2 back" would
+// name a line that already is as st left it.
+func outsideWay(path string, st rewindStep, cur []byte) string {
+	bl := splitLines(st.after)
+	th := matcher.ChangedLines(bl, splitLines(st.before))
+	var ways []string
+	for _, a := range matcher.ChangedLines(bl, splitLines(cur)) {
+		if !slices.ContainsFunc(th, func(b matcher.LineChange) bool { return a.A1 <= b.A2 && b.A1 <= a.A2 }) {
+			continue
+		}
+		switch {
+		case a.A1 == a.A2: // lines inserted
+			ways = append(ways, fmt.Sprintf("remove %s of %s (added since call %d)", runLines(a.B1, a.B2), path, st.seq))
+		case a.B1 == a.B2: // lines removed
+			at := fmt.Sprintf("after line %d", a.B1)
+			if a.B1 == 0 {
+				at = "at the start"
+			}
+			ways = append(ways, fmt.Sprintf("put back, %s of %s, %s as call %d left %s", at, path, runLines(a.A1, a.A2), st.seq, pronoun(a.A2-a.A1)))
+		case a.A1 == a.B1 && a.A2-a.A1 == a.B2-a.B1:
+			ways = append(ways, fmt.Sprintf("put %s of %s back as call %d left %s", runLines(a.B1, a.B2), path, st.seq, pronoun(a.B2-a.B1)))
+		default:
+			ways = append(ways, fmt.Sprintf("put %s of %s back as call %d left %s (%s then)", runLines(a.B1, a.B2), path, st.seq, pronoun(a.A2-a.A1), runLines(a.A1, a.A2)))
+		}
+	}
+	if len(ways) == 0 || len(ways) > 3 {
+		return "" // the lines of the clash, as st left them
+	}
+	return strings.Join(ways, ", and ")
+}
+
+// runLines names the lines [lo, hi) (0-based) as "line 3" or "lines 3-5".
+func runLines(lo, hi int) string { return lineRange(lo+1, hi) }
+
+// pronoun is "it" for one line, else "them".
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // touching returns the function that finds, among later calls of path, those whose
