@@ -73,6 +73,9 @@ type rewindStep struct {
 	// bits is the hash of a file whose bits alone the step changed, kept by hash
 	// only (bitsOnly); before and after are then nil.
 	bits string
+	// grown is the hash of the file a command grew past the size limit (grown),
+	// kept by hash only; before is the prior content, after nil.
+	grown string
 }
 
 // rewindFile is what a rewind knows of one file from the journal.
@@ -109,6 +112,9 @@ func (f *rewindFile) unrestorable() error {
 		// was between cannot be told.
 		return notRestorable(f.path, f.steps[0].seq)
 	}
+	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.grown != "" }); i >= 0 && len(f.steps) > 1 {
+		return notRestorable(f.path, f.steps[i].seq) // changed again: what it was between cannot be told
+	}
 	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.bits != "" }); i >= 0 {
 		for _, s := range f.steps {
 			if s.bits != f.steps[i].bits {
@@ -127,6 +133,15 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	files, reverts, made, err := e.rewindPlan(o)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range files {
+		// A file grown past the size limit and changed since: its prior content
+		// stays out, as any kept by hash only (SkipUnrestorable leaves it).
+		if len(f.steps) == 1 && f.steps[0].grown != "" && f.hashOnly == nil {
+			if _, _, _, same, err := e.leftAsMade(f.path, f.steps[0].grown); err == nil && !same {
+				f.hashOnly = notRestorable(f.path, f.steps[0].seq)
+			}
+		}
 	}
 	var skipped []string
 	for _, f := range files {
@@ -428,6 +443,9 @@ func rewindSteps(t *journal.Tx, reverts []uint64) (files []*rewindFile, made []s
 			st := rewindStep{seq: seq, turn: r.Turn, op: f.Op, beforeMode: f.BeforeMode, afterMode: f.AfterMode}
 			var hashOnly error // the step cannot be reverted: no content before it
 			switch {
+			case overLimit(r, f.Path) && grown(f):
+				st.grown = f.After // its prior content alone: undo_large.go
+				st.before, err = versionOf(t, f.Path, f.Before)
 			case overLimit(r, f.Path) && f.Op != journal.OpCreate:
 				hashOnly = notRestorable(f.Path, seq)
 			case overLimit(r, f.Path):
@@ -554,6 +572,9 @@ func turnStart(recs []*journal.Record, o RewindOptions) (uint64, error) {
 func (e *Engine) rewindFile(f *rewindFile, going []journal.Entry, made, gone []string) (ch *Change, err error) {
 	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.large != "" }); i >= 0 {
 		return e.rewindLarge(f, f.steps[i])
+	}
+	if f.steps[0].grown != "" { // its only step (unrestorable)
+		return e.putBackGrown(f.path, f.steps[0].grown, f.steps[0].before, f.steps[0].seq)
 	}
 	if i := slices.IndexFunc(f.steps, func(st rewindStep) bool { return st.bits != "" }); i >= 0 {
 		return e.rewindBits(f, f.steps[i])

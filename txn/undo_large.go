@@ -133,6 +133,9 @@ func (e *Engine) leftAsMade(path, hash string) (id vfs.Identity, mode fs.FileMod
 // hash only: the removal of a file it created, if still as it left it; any other
 // change is refused (notRestorable).
 func (e *Engine) reverseOverLimit(hist *history, target uint64, f journal.File) (*Change, error) {
+	if grown(f) {
+		return e.reverseGrown(target, f)
+	}
 	if f.Op != journal.OpCreate {
 		return nil, notRestorable(f.Path, target)
 	}
@@ -150,6 +153,41 @@ func (e *Engine) reverseOverLimit(hist *history, target uint64, f journal.File) 
 		return nil, errs.New(errs.Conflict, f.Path, "%s was removed since call %d made it, outside vfsctl; there is nothing of it to undo. Nothing was written.", f.Path, target)
 	}
 	return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d made it (it is not the file the command left); undoing it would lose that change. Nothing was written.", f.Path, target)
+}
+
+// grown reports whether f is a file a command grew past the size limit: its prior
+// content is in the journal (it was small), the one it left by hash only.
+func grown(f journal.File) bool {
+	return f.Op != journal.OpCreate && f.Op != journal.OpDelete && f.BeforeBlob && !f.AfterBlob && f.Before != "" && f.After != ""
+}
+
+// reverseGrown plans putting back the prior content of f, which call target grew
+// past the size limit, over the file while it is still the one the call left (its
+// hash, streamed); else it is refused as any change kept by hash only.
+func (e *Engine) reverseGrown(target uint64, f journal.File) (*Change, error) {
+	var prior []byte
+	err := e.j.View(func(t *journal.Tx) (err error) {
+		prior, err = versionOf(t, f.Path, f.Before)
+		return err
+	})
+	if err != nil {
+		return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", target, err)
+	}
+	return e.putBackGrown(f.Path, f.After, prior, target)
+}
+
+// putBackGrown is the change that writes prior over path, a file over the size limit
+// that call seq left as hash, when it still is that file; the file is not read whole.
+func (e *Engine) putBackGrown(path, hash string, prior []byte, seq uint64) (*Change, error) {
+	id, mode, _, same, err := e.leftAsMade(path, hash)
+	switch {
+	case err != nil:
+		return nil, errs.Wrap(errs.IOError, path, err, "Cannot read %s to tell whether it is still the file call %d left: %v. Nothing was written.", path, seq, err)
+	case !same:
+		return nil, notRestorable(path, seq)
+	}
+	d := fmt.Sprintf("(%s put back as it was before call %d, %d bytes: the file it left was over the snapshot's size limit, kept by hash only)\n", path, seq, len(prior))
+	return &Change{Path: path, Name: path, Op: journal.OpWrite, After: prior, beforeHash: hash, id: id, mode: mode, diff: &d}, nil
 }
 
 // rewindLarge plans the rewind of f, which step st, its only step, created over the
