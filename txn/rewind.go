@@ -142,6 +142,13 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 				f.hashOnly = notRestorable(f.path, f.steps[0].seq)
 			}
 		}
+		// Made over the limit and changed since: the same, else the rest of the
+		// turns could never be rewound.
+		if st := f.steps[0]; len(f.steps) == 1 && st.large != "" && f.hashOnly == nil {
+			if _, _, exists, same, err := e.leftAsMade(f.path, st.large); err == nil && exists && !same {
+				f.hashOnly = notAsMade(errs.New(errs.Conflict, f.path, "%s changed since call %d made it (it is not the file the command left); rewinding would undo that change. Nothing was written.", f.path, st.seq), f.path, st.seq)
+			}
+		}
 	}
 	var skipped []string
 	for _, f := range files {

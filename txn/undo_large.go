@@ -150,9 +150,17 @@ func (e *Engine) reverseOverLimit(hist *history, target uint64, f journal.File) 
 		last := later[len(later)-1]
 		return nil, blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
 	case !exists:
-		return nil, errs.New(errs.Conflict, f.Path, "%s was removed since call %d made it, outside vfsctl; there is nothing of it to undo. Nothing was written.", f.Path, target)
+		return nil, notAsMade(errs.New(errs.Conflict, f.Path, "%s was removed since call %d made it, outside vfsctl; there is nothing of it to undo. Nothing was written.", f.Path, target), f.Path, target)
 	}
-	return nil, errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d made it (it is not the file the command left); undoing it would lose that change. Nothing was written.", f.Path, target)
+	return nil, notAsMade(errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d made it (it is not the file the command left); undoing it would lose that change. Nothing was written.", f.Path, target), f.Path, target)
+}
+
+// notAsMade marks e, the refusal to remove path, a file over the size limit that call
+// seq made and that is no longer the file it left, as one SkipUnrestorable leaves as
+// it is: else the rest of the call could never be taken back.
+func notAsMade(e *errs.Error, path string, seq uint64) error {
+	e.Detail = &HashOnly{Path: path, Seq: seq}
+	return e
 }
 
 // grown reports whether f is a file a command grew past the size limit: its prior
