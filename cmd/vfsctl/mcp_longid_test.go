@@ -129,3 +129,34 @@ func TestServeOversizeCallWithLongID(t *testing.T) {
 		t.Errorf("journal: %.500s; want one record, the call with the 300-character id", out.String())
 	}
 }
+
+// A string id holding a lone surrogate escape, or a byte that is not UTF-8, was
+// answered by the SDK under "\ufffd", another id (and by tools/call under the bytes
+// sent). Such an id is now refused -32600 under the id as sent, on every method; a
+// surrogate pair is a character, and is answered.
+func TestServeStringIDsThatDoNotDecodeWhole(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	refused := []string{`"\ud800"`, `"a\udc00b"`, `"\ud800\u0041"`, "\"\xff\""}
+	in := rawInit
+	for _, id := range refused {
+		in += `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n"
+	}
+	in += `{"jsonrpc":"2.0","id":"\ud800x","method":"tools/call","params":{"name":"create_file","arguments":{"path":"s.txt","content":"x"}}}` + "\n"
+	in += `{"jsonrpc":"2.0","id":"\ud83d\ude00","method":"ping"}` + "\n"
+	replies := serveRaw(t, dir, in)
+	for _, id := range append(refused, `"\ud800x"`) {
+		if r := replies[id]; len(r) != 1 || code(r[0]) != -32600.0 {
+			t.Errorf("id %q: replies %.300v; want one Invalid Request under the id as sent", id, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.txt")); err == nil {
+		t.Errorf("a tools/call with a refused id ran")
+	}
+	if r := replies[`"😀"`]; len(r) != 1 || r[0]["result"] == nil {
+		t.Errorf("a surrogate pair id: replies %.300v; want the ping's result", r)
+	}
+	if r := append(replies[`"\ufffd"`], replies[`"�"`]...); len(r) > 0 {
+		t.Errorf("replies under U+FFFD, an id no request sent: %.300v", r)
+	}
+}

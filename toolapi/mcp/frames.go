@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,9 +36,10 @@ const (
 // error. A notification gets no answer; the log says what was dropped. A line that is
 // not valid JSON is answered with a parse error (id null), and one that is JSON but
 // not a JSON-RPC 2.0 request object (a batch, a bare value, another version tag, an
-// id that is an object, a number id that is not a whole number within ±2^53, which
-// the SDK would answer under another id, or a member named as JSON-RPC's but in
-// another case, such as "ID") with an Invalid Request error, instead of ending the
+// id that is an object, a number id that is not a whole number within ±2^53 written
+// in digits alone, or a string id with a lone surrogate escape or bytes that are not
+// UTF-8, which the SDK would answer under another id, or a member named as JSON-RPC's
+// but in another case, such as "ID") with an Invalid Request error, instead of ending the
 // connection or leaving the client waiting. A line over MaxFrame that goes on after
 // its first JSON value is answered for that value alone, and with a parse error for
 // the rest, which is not run. A UTF-8 byte order mark at the start of the input is
@@ -416,6 +419,13 @@ func (r *frameReader) next() error {
 		r.invalid(sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992) written in digits alone, and a reply could not carry it as sent; it was not run. Send a string id, or a whole number such as 1.", id))
 		return nil
 	}
+	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] == '"' && !wholeText(id) {
+		// The SDK decodes a lone surrogate ("\ud800") or a byte that is not UTF-8 as
+		// U+FFFD and answers under that, another id than the one sent (the fast path
+		// would echo the bytes): refused under the id as sent, on every path.
+		r.invalid(sc, "this request's id holds a lone UTF-16 surrogate escape or bytes that are not UTF-8, which a reply could not carry as sent; it was not run. Send an id of valid text.")
+		return nil
+	}
 	if r.fast != nil && sc.id != nil && sc.methodName == "tools/call" {
 		if reply, ok := r.fast(sc.id, r.frame); ok {
 			r.out.Write(reply)
@@ -459,6 +469,42 @@ func exactID(id []byte) bool {
 }
 
 var maxExactID = big.NewInt(1 << 53)
+
+// wholeText reports whether id, a valid JSON string, decodes to text without a
+// replacement: its bytes are UTF-8, and each \u escape of a UTF-16 surrogate is
+// one of a high and low pair.
+func wholeText(id []byte) bool {
+	if !utf8.Valid(id) {
+		return false
+	}
+	hex := func(i int) uint64 { // the \u escape whose 'u' is id[i]
+		v, _ := strconv.ParseUint(string(id[i+1:i+5]), 16, 32)
+		return v
+	}
+	for i := 1; i < len(id)-1; i++ {
+		if id[i] != '\\' {
+			continue
+		}
+		if i++; id[i] != 'u' {
+			continue
+		}
+		v := hex(i)
+		i += 4
+		switch {
+		case v >= 0xDC00 && v <= 0xDFFF:
+			return false
+		case v >= 0xD800 && v <= 0xDBFF:
+			if i+2 >= len(id) || id[i+1] != '\\' || id[i+2] != 'u' {
+				return false
+			}
+			if lo := hex(i + 2); lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 6
+		}
+	}
+	return true
+}
 
 // invalid answers a frame that is JSON but not a JSON-RPC request the SDK can read:
 // an Invalid Request error, with the frame's id when it is one JSON-RPC allows.
