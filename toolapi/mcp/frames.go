@@ -295,6 +295,8 @@ func (r *frameReader) next() error {
 			// what the journal needs of a tools/call (tooLarge).
 			if r.tooLarge != nil {
 				sc = newCutCall()
+			} else {
+				sc.maxID = 0 // not held: its id is kept up to maxID
 			}
 			sc.feed(r.frame)
 			size := len(r.frame)
