@@ -142,3 +142,16 @@ func TestMovedFileJudgedAgainstItsSource(t *testing.T) {
 		t.Errorf("ok.go holds %q", got)
 	}
 }
+
+// A new Python file beginning with a UTF-8 BOM, which CPython runs, is written as sent.
+func TestNewPythonFileWithBOMWritten(t *testing.T) {
+	eng, ws := guardEngine(t, "", nil)
+	content := "\ufeffimport os\nif os:\n    x = 1\n"
+	r := call(t, eng, "create_file", map[string]any{"path": "bom.py", "content": content})
+	if !r.OK || strings.Contains(r.Text, "warning") {
+		t.Fatalf("refused or warned: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "bom.py")); string(got) != content {
+		t.Errorf("the file holds %q", got)
+	}
+}

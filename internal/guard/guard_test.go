@@ -384,3 +384,21 @@ func TestDoubtfulOnlyWhereTheGrammarIsTrusted(t *testing.T) {
 		t.Errorf("a broken new Python file: %+v, want a warning at line 1", d)
 	}
 }
+
+// A Python file may begin with a UTF-8 BOM (CPython reads source as utf-8-sig): a new
+// one is not refused for it, and an edit of one is guarded as any other file's.
+func TestPythonLeadingBOM(t *testing.T) {
+	src := []byte("\ufeffimport os\nif os:\n    x = 1\n")
+	if e := Syntax("bom.py", nil, src); e != nil {
+		t.Errorf("a new file with a BOM: %+v", e)
+	}
+	if e := Syntax("bom.py", src, append(src[:len(src):len(src)], "y = 2\n"...)); e != nil {
+		t.Errorf("a valid edit of a file with a BOM: %+v", e)
+	}
+	if e := Syntax("bom.py", src, append(src[:len(src):len(src)], "y = (\n"...)); e == nil || e.Line != 4 {
+		t.Errorf("an edit leaving a bracket open in a file with a BOM: %+v, want an error at line 4", e)
+	}
+	if e := Syntax("mid.py", nil, []byte("x = 1\n\ufeffy = 2\n")); e == nil || e.Line != 2 {
+		t.Errorf("a BOM inside the file: %+v, want an error at line 2", e)
+	}
+}
