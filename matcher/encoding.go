@@ -32,10 +32,12 @@ func EightBit(data []byte) bool {
 // holds UTF-8 characters beyond ASCII: the model typed them, since what it copied
 // from the file (U+FFFD for each of its bytes) is written back as the file's bytes,
 // and written they would make a file of two encodings, which no editor or compiler
-// reads right. It returns the refusal's message, or "" when the change may be made.
-// The scan of the new content runs only for such a file.
+// reads right. A change that leaves the file all UTF-8 (its only 8-bit characters
+// replaced by what they stood for) makes one encoding, and may be made. It returns the
+// refusal's message, or "" when the change may be made. The scan of the new content
+// runs only for such a file.
 func AddedToEightBit(path string, before, after []byte) string {
-	if !EightBit(before) {
+	if !EightBit(before) || utf8.Valid(after) {
 		return ""
 	}
 	var chars []string
