@@ -20,7 +20,7 @@ import (
 // says what edit_file does.
 func TestEightBitFileKeepsItsEncoding(t *testing.T) {
 	const lat = "caf\xe9 ol\xe9\nsecond\n"
-	files := map[string]string{"lat.txt": lat, "mix.txt": "caf\xc3\xa9 \xe9\nsecond\n", "w.txt": "\x93quoted\x94\nsecond\n", "one.txt": "caf\xe9\nx\n"}
+	files := map[string]string{"lat.txt": lat, "mix.txt": "caf\xc3\xa9 \xe9\nsecond\n", "w.txt": "\x93quoted\x94\nsecond\n", "one.txt": "caf\xe9\nx\n", "adj.txt": "x\xc3 \xa9 y\xe9\n"}
 	dir := t.TempDir()
 	for n, c := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644); err != nil {
@@ -93,6 +93,14 @@ func TestEightBitFileKeepsItsEncoding(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "one.txt")); string(b) != "caf\xc3\xa9\nx\n" {
 		t.Errorf("one.txt is %q", b)
+	}
+	// A deletion that makes two of the file's bytes read as a UTF-8 character ("Ã"
+	// and "©" adjacent) adds no character: it goes in.
+	if r := run("edit_file", edit("adj.txt", "x\ufffd \ufffd", "x\ufffd\ufffd")); !r.OK {
+		t.Errorf("adj.txt, a deletion: %s", r.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "adj.txt")); string(b) != "x\xc3\xa9 y\xe9\n" {
+		t.Errorf("adj.txt is %q", b)
 	}
 	// A UTF-8 file with a stray byte, and a new file, take UTF-8.
 	if r := run("edit_file", edit("mix.txt", "second", "sécond")); !r.OK {
