@@ -280,3 +280,24 @@ func TestFoldKeepReplacedLinesReported(t *testing.T) {
 		}
 	}
 }
+
+// Text the model moved within a line is written as sent: a file character the
+// alignment would carry into it belongs to other text ("x — y" and "p - q" swapped
+// must not give "p — q"), and the line is reported as not kept.
+func TestFoldKeepMovedTextWrittenAsSent(t *testing.T) {
+	for _, c := range []struct{ file, old, new, want string }{
+		{"f(\"x \u2014 y\", \"p - q\")\n", `f("x - y", "p - q")`, `f("p - q", "x - y")`, "f(\"p - q\", \"x - y\")\n"},
+		{"call(a\u2014b, c\u2013d)\n", "call(a-b, c-d)", "call(c-d, a-b)", "call(c-d, a-b)\n"},
+	} {
+		res, err := Apply([]byte(c.file), []Edit{e(c.old, c.new)}, Options{})
+		if err != nil {
+			t.Fatalf("%q: %v", c.file, err)
+		}
+		if got := string(res.Output); got != c.want {
+			t.Errorf("%q: output %q, want %q", c.file, got, c.want)
+		}
+		if u := res.Edits[0].Unkept; len(u) != 1 || u[0] != 1 {
+			t.Errorf("%q: Unkept %v, want [1]", c.file, u)
+		}
+	}
+}

@@ -89,6 +89,7 @@ type rendering struct {
 	out       bytes.Buffer
 	preFold   []byte
 	postFold  []byte
+	unkeptAt  map[int]bool // the lines in rep.Unkept
 }
 
 // blank tells a line that only ends the text: empty, or at a fuzzy tier only the
@@ -285,6 +286,10 @@ func (r *rendering) noteReplaced(h hunk) {
 	if strings.TrimSpace(nf) == "" {
 		return
 	}
+	// The folded forms of the file's characters are few (a space, a dash, a quote,
+	// "..."): each is looked for in the new text once, not once per character, which
+	// made a rewrite of thousands of lines quadratic.
+	inNew := map[string]bool{"": true}
 	for i := h.i1; i < h.i2; i++ {
 		pc := r.pcs[i]
 		if r.exact[i] || pc.line >= r.d.nlines() {
@@ -296,7 +301,16 @@ func (r *rendering) noteReplaced(h hunk) {
 			from := it.Pos()
 			it.Next()
 			seg := string(r.d.content(pc.line)[pc.s+from : pc.s+it.Pos()])
-			if f := foldString(seg); f != seg && (f == "" || strings.Contains(nf, f)) {
+			f := foldString(seg)
+			if f == seg {
+				continue
+			}
+			in, ok := inNew[f]
+			if !ok {
+				in = strings.Contains(nf, f)
+				inNew[f] = in
+			}
+			if in {
 				r.unkept(pc.line)
 				break
 			}
@@ -306,7 +320,14 @@ func (r *rendering) noteReplaced(h hunk) {
 
 // unkept reports file line l (0-based) in EditReport.Unkept, once.
 func (r *rendering) unkept(l int) {
-	if !slices.Contains(r.rep.Unkept, l+1) {
+	if r.unkeptAt == nil {
+		r.unkeptAt = map[int]bool{}
+		for _, n := range r.rep.Unkept {
+			r.unkeptAt[n] = true
+		}
+	}
+	if !r.unkeptAt[l+1] {
+		r.unkeptAt[l+1] = true
 		r.rep.Unkept = append(r.rep.Unkept, l+1)
 	}
 }
@@ -524,7 +545,7 @@ func (fl *folded) middleOps(O []byte, x0, x1, y0, y1 int, nf string, pc piece, a
 		}
 		f, g = f1, g1
 	}
-	for _, r := range runs {
+	for k, r := range runs {
 		fa, fb, ga := x0+r.f, x0+r.f+r.size, y0+r.n
 		for fa < fb && fl.start != nil && fa > 0 && fl.start[fa-1] == fl.start[fa] {
 			fa++
@@ -535,6 +556,23 @@ func (fl *folded) middleOps(O []byte, x0, x1, y0, y1 int, nf string, pc piece, a
 		}
 		if fa == fb {
 			continue
+		}
+		// A run that puts file characters back (a dash for the model's "-") with text
+		// the model wrote around it, where that whole stretch of its line stands in the
+		// old line too, is text the model moved ("x - y" and "p - q" swapped): the
+		// alignment would carry a file character into it. It is written as sent, and
+		// the line reported.
+		if differs(fa, fb) {
+			w0, w1 := 0, len(nf)
+			if k > 0 {
+				w0 = runs[k-1].n + runs[k-1].size
+			}
+			if k+1 < len(runs) {
+				w1 = runs[k+1].n
+			}
+			if w := nf[w0:w1]; len(w) > r.size && strings.Contains(string(fl.text[x0:x1]), w) {
+				continue
+			}
 		}
 		change(fa, ga)
 		ops = append(ops, midOp{true, fa, fb, ga, ga + fb - fa})

@@ -544,13 +544,19 @@ func matchNotes(r matcher.EditReport) []string {
 }
 
 // linesWord names lines for a message: "line 6", "lines 1, 2".
+// linesWord names lines, the first ten of a longer list and how many more: a large
+// rewrite must not fill the model's reply with line numbers.
 func linesWord(l []int) string {
-	s := make([]string, len(l))
-	for i, n := range l {
-		s[i] = fmt.Sprint(n)
+	const most = 10
+	s := make([]string, 0, min(len(l), most))
+	for _, n := range l[:min(len(l), most)] {
+		s = append(s, fmt.Sprint(n))
 	}
 	if len(l) == 1 {
 		return "line " + s[0]
+	}
+	if len(l) > most {
+		return fmt.Sprintf("lines %s and %d more", strings.Join(s, ", "), len(l)-most)
 	}
 	return "lines " + strings.Join(s, ", ")
 }

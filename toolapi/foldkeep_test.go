@@ -2,6 +2,7 @@ package toolapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,6 +68,26 @@ func TestFoldKeepReplyOwnsUnkept(t *testing.T) {
 		t.Fatalf("disk %q", got)
 	}
 	if strings.Contains(r.Text, keptClaim+".") || !strings.Contains(r.Text, keptClaim+", but for line 2: there which characters you kept could not be told, and the changed part is written as you sent it.") {
+		t.Errorf("reply: %s", r.Text)
+	}
+}
+
+// A rewrite of many lines the model could not be told to have kept names the first
+// few and how many more, not every line: the reply goes into the model's context.
+func TestFoldKeepReplyNamesAFewUnkeptLines(t *testing.T) {
+	var file, old, new strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&file, "v%d = a\u2014b\n", i)
+		fmt.Fprintf(&old, "v%d = a-b\n", i)
+		fmt.Fprintf(&new, "w%d = x-y-z\n", i)
+	}
+	new.WriteString("extra\n")
+	a, _ := newAPI(t, map[string]string{"f.txt": file.String()})
+	r := call(a, EditFile, editCall("f.txt", old.String(), new.String()))
+	if !r.OK {
+		t.Fatalf("refused: %s", r.Text)
+	}
+	if !strings.Contains(r.Text, "but for lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 30 more:") {
 		t.Errorf("reply: %s", r.Text)
 	}
 }

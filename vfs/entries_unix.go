@@ -37,11 +37,8 @@ func (c fdCursor) rmdir(name string) error {
 // chmod refuses a symlink, as rootFs.Chmod does.
 func (c fdCursor) chmod(name string, mode fs.FileMode) error {
 	err := c.f.checkName(name)
-	if err == nil && isSymlinkAt(c.fd, name) {
-		err = ErrSymlinkNow
-	}
 	if err == nil {
-		err = unix.Fchmodat(c.fd, name, syscallMode(mode), 0)
+		err = chmodAt(c.fd, name, syscallMode(mode))
 	}
 	if err != nil {
 		return &fs.PathError{Op: "chmod", Path: c.full(name), Err: err}

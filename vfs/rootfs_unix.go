@@ -302,10 +302,7 @@ func (f rootFs) Chmod(name string, mode os.FileMode) error {
 		return err
 	}
 	defer f.release(dfd)
-	if isSymlinkAt(dfd, base) {
-		return &fs.PathError{Op: "chmod", Path: name, Err: ErrSymlinkNow}
-	}
-	if err := unix.Fchmodat(dfd, base, uint32(syscallMode(mode)), 0); err != nil {
+	if err := chmodAt(dfd, base, uint32(syscallMode(mode))); err != nil {
 		return &fs.PathError{Op: "chmod", Path: name, Err: err}
 	}
 	return nil
