@@ -32,10 +32,14 @@ func EightBit(data []byte) bool {
 // holds UTF-8 characters beyond ASCII: the model typed them, since what it copied
 // from the file (U+FFFD for each of its bytes) is written back as the file's bytes,
 // and written they would make a file of two encodings, which no editor or compiler
-// reads right. It returns the refusal's message, or "" when the change may be made.
+// reads right. A change that leaves the file all UTF-8 (its only 8-bit characters
+// replaced by what they stood for) makes one encoding, and may be made. sent, when
+// known (not nil), holds the texts the model sent: a character none holds is the
+// file's own bytes made adjacent (a deletion between "\xc3" and "\xa9"), not one the
+// model typed. It returns the refusal's message, or "" when the change may be made.
 // The scan of the new content runs only for such a file.
-func AddedToEightBit(path string, before, after []byte) string {
-	if !EightBit(before) {
+func AddedToEightBit(path string, before, after []byte, sent []string) string {
+	if !EightBit(before) || utf8.Valid(after) {
 		return ""
 	}
 	var chars []string
@@ -47,8 +51,8 @@ func AddedToEightBit(path string, before, after []byte) string {
 		for i := 0; i < len(line); {
 			r, size := utf8.DecodeRune(line[i:])
 			i += size
-			if size == 1 {
-				continue // ASCII, or one of the file's own bytes
+			if size == 1 || sent != nil && !holds(sent, r) {
+				continue // ASCII, or the file's own bytes
 			}
 			found = true
 			if !seen[r] {
@@ -97,4 +101,14 @@ func linesWord(l []int) string {
 		return fmt.Sprintf("line %d", l[0])
 	}
 	return "lines " + listLines(l)
+}
+
+// holds reports whether one of texts holds r.
+func holds(texts []string, r rune) bool {
+	for _, t := range texts {
+		if strings.ContainsRune(t, r) {
+			return true
+		}
+	}
+	return false
 }

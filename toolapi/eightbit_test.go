@@ -20,7 +20,7 @@ import (
 // says what edit_file does.
 func TestEightBitFileKeepsItsEncoding(t *testing.T) {
 	const lat = "caf\xe9 ol\xe9\nsecond\n"
-	files := map[string]string{"lat.txt": lat, "mix.txt": "caf\xc3\xa9 \xe9\nsecond\n", "w.txt": "\x93quoted\x94\nsecond\n"}
+	files := map[string]string{"lat.txt": lat, "mix.txt": "caf\xc3\xa9 \xe9\nsecond\n", "w.txt": "\x93quoted\x94\nsecond\n", "one.txt": "caf\xe9\nx\n", "adj.txt": "x\xc3 \xa9 y\xe9\n"}
 	dir := t.TempDir()
 	for n, c := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644); err != nil {
@@ -46,7 +46,7 @@ func TestEightBitFileKeepsItsEncoding(t *testing.T) {
 		args any
 	}{
 		{"edit_file", edit("lat.txt", "second", "sécond")},
-		{"edit_file", edit("lat.txt", "caf\ufffd ol\ufffd", "café olé")}, // "fixing" what read_file showed
+		{"edit_file", edit("lat.txt", "caf\ufffd ol\ufffd", "café ol\ufffd")}, // "fixing" one of what read_file showed
 		{"apply_changes", map[string]any{"changes": []any{edit("lat.txt", "second", "sécond")}}},
 		{"str_replace_based_edit_tool", map[string]any{"command": "insert", "path": "lat.txt", "insert_line": 1, "insert_text": "ñ\n"}},
 		{"apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: lat.txt\n@@\n-second\n+s\u00e9cond\n*** End Patch\n"}},
@@ -86,6 +86,21 @@ func TestEightBitFileKeepsItsEncoding(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "lat.txt")); string(b) != "caf\xe9 OL\xe9!\nthird\n" {
 		t.Errorf("lat.txt is %q", b)
+	}
+	// An edit that leaves the file all UTF-8 makes one encoding: it goes in.
+	if r := run("edit_file", edit("one.txt", "caf\ufffd", "café")); !r.OK {
+		t.Errorf("one.txt made all UTF-8: %s", r.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "one.txt")); string(b) != "caf\xc3\xa9\nx\n" {
+		t.Errorf("one.txt is %q", b)
+	}
+	// A deletion that makes two of the file's bytes read as a UTF-8 character ("Ã"
+	// and "©" adjacent) adds no character: it goes in.
+	if r := run("edit_file", edit("adj.txt", "x\ufffd \ufffd", "x\ufffd\ufffd")); !r.OK {
+		t.Errorf("adj.txt, a deletion: %s", r.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "adj.txt")); string(b) != "x\xc3\xa9 y\xe9\n" {
+		t.Errorf("adj.txt is %q", b)
 	}
 	// A UTF-8 file with a stray byte, and a new file, take UTF-8.
 	if r := run("edit_file", edit("mix.txt", "second", "sécond")); !r.OK {

@@ -156,6 +156,9 @@ func (e *Engine) exec(ctx context.Context, session string, argv []string, o Exec
 	}
 	x, err := e.ExecStart(session, TurnOf(ctx), execArgs(argv, dir), o.Look)
 	if err != nil {
+		if strings.Contains(err.Error(), "Nothing was run.") {
+			return nil, err // it says so already
+		}
 		return nil, fmt.Errorf("%w; the command was not run", err)
 	}
 	return e.api.runExec(ctx, x, argv, dir, o)

@@ -38,20 +38,23 @@ func TestNewPythonFileRefusedOnItsTokens(t *testing.T) {
 	}
 }
 
-// A new file whose errors only tree-sitter finds is written (its grammar may lag
-// behind the language), and the reply says the first error and its line, as
+// A new Python file whose errors only tree-sitter finds is written (its grammar may
+// lag behind the language), and the reply says the first error and its line, as
 // --guard warn says an edit's; by create_file and by Gemini's write_file, which makes
 // a new file too. Without cgo these languages have no parser but Python's tokens:
-// the file is written without a word.
+// the file is written without a word. A new file in a language whose grammar
+// misparses valid code (C: a macro it cannot expand; shell: "for f do") is written
+// without a word, valid (gcc -fsyntax-only, bash -n) or not.
 func TestNewFileWithTreeSitterErrorIsWrittenWithAWarning(t *testing.T) {
 	treeSitter := guard.Backend() == "tree-sitter"
 	cases := []struct {
 		name, content string
-		line          int // of the first error, as the reply's excerpt marks it
+		line          int // of the first error, as the reply's excerpt marks it; 0: no warning
 	}{
 		{"args.py", "def f(x y):\n    return x\n", 1},
-		{"main.rs", "fn main() {\n    let x = 1;\n", 1},
-		{"tool.c", "int main(void) {\n    return 0;\n", 2},
+		{"my.h", "#ifndef MY_H\n#define MY_H\n\n#define NOTHROW __attribute__((nothrow))\n\nextern int my_get(int fd) NOTHROW;\n\n#endif\n", 0},
+		{"run.sh", "#!/bin/sh\nfor f do\n  echo \"$f\"\ndone\n", 0},
+		{"tool.c", "int main(void) {\n    return 0;\n", 0},
 	}
 	check := func(tool, name, content string, line int, r toolapi.Result, ws string) {
 		t.Helper()
@@ -63,10 +66,10 @@ func TestNewFileWithTreeSitterErrorIsWrittenWithAWarning(t *testing.T) {
 			t.Errorf("%s %s: the file holds %q", tool, name, got)
 		}
 		warned := strings.Contains(r.Text, "warning: the new file "+name+" has a syntax error")
-		if warned != treeSitter {
+		if warned != (treeSitter && line > 0) {
 			t.Errorf("%s %s (%s): warned %v:\n%s", tool, name, guard.Backend(), warned, r.Text)
 		}
-		if treeSitter && !strings.Contains(r.Text, fmt.Sprintf("> %5d\t", line)) {
+		if warned && !strings.Contains(r.Text, fmt.Sprintf("> %5d\t", line)) {
 			t.Errorf("%s %s: the warning does not mark line %d:\n%s", tool, name, line, r.Text)
 		}
 	}
@@ -77,6 +80,10 @@ func TestNewFileWithTreeSitterErrorIsWrittenWithAWarning(t *testing.T) {
 	// Valid files, and a valid Rust file: no word.
 	if r := call(t, eng, "create_file", map[string]any{"path": "ok.rs", "content": "fn main() {\n    let x = 1;\n}\n"}); !r.OK || strings.Contains(r.Text, "warning") {
 		t.Errorf("a valid new file: %+v", r)
+	}
+	// JavaScript is parsed exactly: a new file that does not parse is refused.
+	if r := call(t, eng, "create_file", map[string]any{"path": "bad.js", "content": "function f( {\n"}); r.OK || *r.Kind != "syntax_error" {
+		t.Errorf("a broken new JavaScript file: %+v", r)
 	}
 
 	ws = testutil.Workspace(t, nil)
@@ -92,7 +99,7 @@ func TestNewFileWithTreeSitterErrorIsWrittenWithAWarning(t *testing.T) {
 
 	// --guard off says nothing.
 	off, _ := guardEngine(t, toolapi.GuardOff, nil)
-	if r := call(t, off, "create_file", map[string]any{"path": "main.rs", "content": cases[1].content}); !r.OK || strings.Contains(r.Text, "warning") {
+	if r := call(t, off, "create_file", map[string]any{"path": "args.py", "content": cases[0].content}); !r.OK || strings.Contains(r.Text, "warning") {
 		t.Errorf("--guard off: %+v", r)
 	}
 }
@@ -133,5 +140,18 @@ func TestMovedFileJudgedAgainstItsSource(t *testing.T) {
 	}
 	if got := testutil.ReadFile(t, filepath.Join(ws, "ok.go")); got != goFile {
 		t.Errorf("ok.go holds %q", got)
+	}
+}
+
+// A new Python file beginning with a UTF-8 BOM, which CPython runs, is written as sent.
+func TestNewPythonFileWithBOMWritten(t *testing.T) {
+	eng, ws := guardEngine(t, "", nil)
+	content := "\ufeffimport os\nif os:\n    x = 1\n"
+	r := call(t, eng, "create_file", map[string]any{"path": "bom.py", "content": content})
+	if !r.OK || strings.Contains(r.Text, "warning") {
+		t.Fatalf("refused or warned: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "bom.py")); string(got) != content {
+		t.Errorf("the file holds %q", got)
 	}
 }

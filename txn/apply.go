@@ -610,7 +610,14 @@ func (e *Engine) plan(session string, s Spec, r *vfs.Resolved, held bool) (*Chan
 			}
 			return nil, f, looked(f, s.Op, true), err
 		}
-		if msg := matcher.AddedToEightBit(s.Path, f.Data, plan.Output); msg != "" {
+		var sent []string // nil: a dialect's text, not at hand here
+		if s.Locate == nil {
+			sent = make([]string, 0, len(s.Edits))
+			for _, ed := range s.Edits {
+				sent = append(sent, ed.NewText)
+			}
+		}
+		if msg := matcher.AddedToEightBit(s.Path, f.Data, plan.Output, sent); msg != "" {
 			return nil, f, looked(f, s.Op, true), errs.New(errs.InvalidInput, s.Path, "%s", msg)
 		}
 		ch.Plan, ch.After = plan, plan.Output
@@ -650,7 +657,7 @@ func (e *Engine) moved(ch *Change, s Spec, from string, specs []Spec, planned []
 		if err != nil {
 			return err
 		}
-		if msg := matcher.AddedToEightBit(s.Path, src.Before, plan.Output); msg != "" {
+		if msg := matcher.AddedToEightBit(s.Path, src.Before, plan.Output, nil); msg != "" {
 			return errs.New(errs.InvalidInput, s.Path, "%s", msg)
 		}
 		ch.After = plan.Output

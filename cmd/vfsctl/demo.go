@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -402,8 +403,15 @@ func commandFor(exe, arg0, pkg, version string) string {
 	return shellWord(arg0)
 }
 
-// shellWord is s as one word of a POSIX shell: as it is when that is one, else quoted.
+// shellWord is s as one word of the user's shell: as it is when that is one, else
+// quoted, in double quotes on Windows (cmd and PowerShell), single ones elsewhere.
 func shellWord(s string) string {
+	if runtime.GOOS == "windows" {
+		if s == "" || strings.ContainsAny(s, " \t&|<>^()%!;,'\"`$") {
+			return `"` + s + `"`
+		}
+		return s
+	}
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:@%=,") == "" {
 		return s
 	}

@@ -56,13 +56,17 @@ func TestDemoSuggestsItselfAsStarted(t *testing.T) {
 			t.Errorf("demo --keep run as %s does not suggest %q:\n%s", bin, strings.TrimPrefix(want, "\n"), out)
 		}
 	}
+	spaced := "'/home/u/my tools/vfsctl'" // as a POSIX shell takes it
+	if runtime.GOOS == "windows" {
+		spaced = `"/home/u/my tools/vfsctl"` // as cmd and PowerShell take it
+	}
 	for _, c := range []struct{ exe, arg0, version, want string }{
 		{"/tmp/go-build2751/b001/exe/vfsctl", "/tmp/go-build2751/b001/exe/vfsctl", "(devel)", "go run ./cmd/vfsctl"},
 		{"/home/u/.cache/go-build/3f/3f9a-d/vfsctl", "/home/u/.cache/go-build/3f/3f9a-d/vfsctl", "(devel)", "go run ./cmd/vfsctl"},
 		{"/tmp/go-build9/b001/exe/vfsctl", "vfsctl", "v0.4.0", "go run github.com/vfsctl/vfsctl/cmd/vfsctl@v0.4.0"},
 		{"/usr/local/bin/vfsctl", "vfsctl", "v0.4.0", "vfsctl"},
 		{"/home/u/bin/vfsctl", "./bin/vfsctl", "(devel)", "./bin/vfsctl"},
-		{"/home/u/my tools/vfsctl", "/home/u/my tools/vfsctl", "", "'/home/u/my tools/vfsctl'"},
+		{"/home/u/my tools/vfsctl", "/home/u/my tools/vfsctl", "", spaced},
 	} {
 		if got := commandFor(c.exe, c.arg0, "github.com/vfsctl/vfsctl/cmd/vfsctl", c.version); got != c.want {
 			t.Errorf("%s started as %s: %q, want %q", c.exe, c.arg0, got, c.want)

@@ -379,14 +379,20 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 	return placed(lang, old, new, newErrs)
 }
 
+// doubted marks the languages whose grammar's errors in a new file are worth a
+// warning: those whose grammar was found to flag no valid file of a real corpus
+// (Python's). Tree-sitter's C and shell grammars flag many valid files (macros, C++ in
+// a .h, "for f do"), and a warning there would have the model rewrite valid code.
+var doubted = map[string]bool{"python": true}
+
 // Doubtful reports the first syntax error of the new file at p, holding new, that
 // Syntax lets through because only a grammar that may lag behind the language finds
 // it (tree-sitter's): the file is written, and the caller says the error. It is nil
-// for a file that parses, a file Syntax refuses, or one of another language.
+// for a file that parses, a file Syntax refuses, or one of a language not doubted.
 func Doubtful(p string, new []byte) *SyntaxError {
 	lang := Language(p, new)
 	parse := languages[lang]
-	if !approximate[lang] || parse == nil || len(new) > maxSize(lang) {
+	if !approximate[lang] || !doubted[lang] || parse == nil || len(new) > maxSize(lang) {
 		return nil
 	}
 	if check := exactTokens[lang]; check != nil && len(check(new)) > 0 {

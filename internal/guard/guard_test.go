@@ -359,3 +359,46 @@ func TestSyntaxQuotesTheChangeNotTheNodesStart(t *testing.T) {
 		t.Errorf("line %d, column %d: %s", s.Line, s.Column, s.Message)
 	}
 }
+
+// Tree-sitter's C and shell grammars flag valid files (a macro it cannot expand, a
+// "for" without "in"): a new file in either gets no warning, which would have the
+// model rewrite valid code. Python's grammar, which flagged no valid file of a
+// corpus, still backs one. Each file is valid by gcc -fsyntax-only and bash -n.
+func TestDoubtfulOnlyWhereTheGrammarIsTrusted(t *testing.T) {
+	if Backend() != "tree-sitter" {
+		t.Skip("no tree-sitter in this build")
+	}
+	for p, src := range map[string]string{
+		"my.h":   "#ifndef MY_H\n#define MY_H\n\n#define NOTHROW __attribute__((nothrow))\n\nextern int my_get(int fd) NOTHROW;\n\n#endif\n",
+		"run.sh": "#!/bin/sh\nfor f do\n  echo \"$f\"\ndone\n",
+	} {
+		lang := Language(p, []byte(src))
+		if len(languages[lang]([]byte(src))) == 0 {
+			t.Fatalf("%s: the %s grammar now takes it; pick a file it misparses", p, lang)
+		}
+		if d := Doubtful(p, []byte(src)); d != nil {
+			t.Errorf("%s (valid %s): warned %+v", p, lang, d)
+		}
+	}
+	if d := Doubtful("args.py", []byte("def f(x y):\n    return x\n")); d == nil || d.Line != 1 {
+		t.Errorf("a broken new Python file: %+v, want a warning at line 1", d)
+	}
+}
+
+// A Python file may begin with a UTF-8 BOM (CPython reads source as utf-8-sig): a new
+// one is not refused for it, and an edit of one is guarded as any other file's.
+func TestPythonLeadingBOM(t *testing.T) {
+	src := []byte("\ufeffimport os\nif os:\n    x = 1\n")
+	if e := Syntax("bom.py", nil, src); e != nil {
+		t.Errorf("a new file with a BOM: %+v", e)
+	}
+	if e := Syntax("bom.py", src, append(src[:len(src):len(src)], "y = 2\n"...)); e != nil {
+		t.Errorf("a valid edit of a file with a BOM: %+v", e)
+	}
+	if e := Syntax("bom.py", src, append(src[:len(src):len(src)], "y = (\n"...)); e == nil || e.Line != 4 {
+		t.Errorf("an edit leaving a bracket open in a file with a BOM: %+v, want an error at line 4", e)
+	}
+	if e := Syntax("mid.py", nil, []byte("x = 1\n\ufeffy = 2\n")); e == nil || e.Line != 2 {
+		t.Errorf("a BOM inside the file: %+v, want an error at line 2", e)
+	}
+}

@@ -105,7 +105,11 @@ func parsePython(src []byte) []synErr {
 	}
 	var stack []open
 	pair := map[byte]byte{')': '(', ']': '[', '}': '{'}
-	for i := 0; i < len(src); {
+	i := 0
+	if string(src[:min(3, len(src))]) == "\ufeff" {
+		i = 3 // CPython reads source as utf-8-sig: a leading BOM is no character
+	}
+	for i < len(src) {
 		c := src[i]
 		switch {
 		case c == '#':

@@ -84,12 +84,14 @@ func TestFrameScanPicksWhatADecoderReads(t *testing.T) {
 		}
 		return "{" + strings.Join(parts, ",") + "}"
 	}
-	kept := func(v json.RawMessage) string { // what the scan keeps of a value: at most maxKept bytes
-		if len(v) > maxKept {
+	// What the scan keeps of a value: at most maxKept bytes, of an id maxID.
+	keptUpTo := func(v json.RawMessage, max int) string {
+		if len(v) > max {
 			return ""
 		}
 		return string(v)
 	}
+	kept := func(v json.RawMessage) string { return keptUpTo(v, maxKept) }
 	folded := 0
 	for n := 0; n < 3000; n++ {
 		frame := value(1)
@@ -109,7 +111,7 @@ func TestFrameScanPicksWhatADecoderReads(t *testing.T) {
 		}
 		args, size := p.Args()
 		got := fmt.Sprintf("%s %s %q %s %s %d", p.id, p.method, p.Tool(), compact(p.Meta()), args, size)
-		if w := fmt.Sprintf("%s %s %q %s %s %d", kept(top["id"]), kept(top["method"]), name, compact(params["_meta"]), params["arguments"],
+		if w := fmt.Sprintf("%s %s %q %s %s %d", keptUpTo(top["id"], maxID), kept(top["method"]), name, compact(params["_meta"]), params["arguments"],
 			len(params["arguments"])); got != w {
 			t.Fatalf("%s\npicked %s\nwant   %s", frame, got, w)
 		}

@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,9 +36,10 @@ const (
 // error. A notification gets no answer; the log says what was dropped. A line that is
 // not valid JSON is answered with a parse error (id null), and one that is JSON but
 // not a JSON-RPC 2.0 request object (a batch, a bare value, another version tag, an
-// id that is an object, a number id that is not a whole number within ±2^53, which
-// the SDK would answer under another id, or a member named as JSON-RPC's but in
-// another case, such as "ID") with an Invalid Request error, instead of ending the
+// id that is an object, a number id that is not a whole number within ±2^53 written
+// in digits alone, or a string id with a lone surrogate escape or bytes that are not
+// UTF-8, which the SDK would answer under another id, or a member named as JSON-RPC's
+// but in another case, such as "ID") with an Invalid Request error, instead of ending the
 // connection or leaving the client waiting. A line over MaxFrame that goes on after
 // its first JSON value is answered for that value alone, and with a parse error for
 // the rest, which is not run. A UTF-8 byte order mark at the start of the input is
@@ -276,7 +279,9 @@ func (r *frameReader) Read(p []byte) (int, error) {
 // next reads one frame: an accepted one becomes pending; a refused one is answered.
 func (r *frameReader) next() error {
 	r.frame = r.frame[:0]
-	sc := &frameScan{}
+	// A frame within bounds is held whole, and so is its id, however long: a reply
+	// then carries it as sent, and the checks below all see it.
+	sc := &frameScan{maxID: r.max}
 	for {
 		chunk, err := r.in.ReadSlice('\n')
 		if !r.begun && len(chunk) > 0 {
@@ -290,6 +295,8 @@ func (r *frameReader) next() error {
 			// what the journal needs of a tools/call (tooLarge).
 			if r.tooLarge != nil {
 				sc = newCutCall()
+			} else {
+				sc.maxID = 0 // not held: its id is kept up to maxID
 			}
 			sc.feed(r.frame)
 			size := len(r.frame)
@@ -306,6 +313,13 @@ func (r *frameReader) next() error {
 				"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", size, r.max)
 			if sc.folded != "" {
 				r.invalidFolded(sc)
+			} else if sc.idOver {
+				// An id too long to keep of a frame not held (maxID): no reply can
+				// carry it, and one under a cut id would be another request's. It is
+				// refused as a request whose id cannot be read, with id null, as JSON-RPC
+				// answers those; like the other Invalid Requests it is not journaled,
+				// and nothing of it was run.
+				r.invalid(nil, fmt.Sprintf("this request's id is longer than %d bytes, and the request is over %d bytes (16 MiB); it was not read or run. Send a short id, and less in one call.", maxID, r.max))
 			} else {
 				var txn *int64
 				var session string
@@ -393,10 +407,25 @@ func (r *frameReader) next() error {
 		r.invalid(sc, "this request's id is null, and MCP requests need a string or number id (a message with no id at all is a notification, which gets no reply); it was not run. Send an id such as 1.")
 		return nil
 	}
+	if sc.idOver {
+		// Not reached (a held frame's id is kept whole); should it be, an id that was
+		// not kept is answered as none, not under a part of it.
+		r.invalid(nil, fmt.Sprintf("this request's id is longer than %d bytes and was not read; it was not run. Send a short id.", sc.maxID))
+		return nil
+	}
 	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] != '"' && !exactID(id) {
-		// The SDK reads a number id as a float64 made an int64: 1.5 would be answered
-		// as 1 (another request's id), 2^53+1 as 2^53, 2^63-1 as -2^63.
-		r.invalid(sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992), and a reply could not carry it exactly; it was not run. Send a string id, or a whole number such as 1.", id))
+		// The SDK reads a number id as a float64 made an int64 and writes that back:
+		// 1.5 would be answered as 1 (another request's id), 2^53+1 as 2^53, 2^63-1 as
+		// -2^63, and 1e0 or 1.0 as 1, another spelling than the client's. Refused
+		// under the id as sent (the refusal writes its bytes back).
+		r.invalid(sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992) written in digits alone, and a reply could not carry it as sent; it was not run. Send a string id, or a whole number such as 1.", id))
+		return nil
+	}
+	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] == '"' && !wholeText(id) {
+		// The SDK decodes a lone surrogate ("\ud800") or a byte that is not UTF-8 as
+		// U+FFFD and answers under that, another id than the one sent (the fast path
+		// would echo the bytes): refused under the id as sent, on every path.
+		r.invalid(sc, "this request's id holds a lone UTF-16 surrogate escape or bytes that are not UTF-8, which a reply could not carry as sent; it was not run. Send an id of valid text.")
 		return nil
 	}
 	if r.fast != nil && sc.id != nil && sc.methodName == "tools/call" {
@@ -423,17 +452,61 @@ func (r *frameReader) next() error {
 
 var utf8BOM = []byte("\ufeff")
 
-// exactID reports whether id, a JSON number, is a whole number within ±2^53: one
-// that a float64, and so the SDK, holds exactly.
+// exactID reports whether id, a JSON number, is a whole number within ±2^53 written
+// as the SDK writes it back: digits alone, with no fraction, exponent or leading
+// zero, and not -0. A float64, and so the SDK, holds such a number exactly, and an
+// int64 prints it as sent.
 func exactID(id []byte) bool {
-	if len(id) > 40 {
-		return false // no number within ±2^53 is written longer (2^53 has 16 digits)
+	digits := bytes.TrimPrefix(id, []byte("-"))
+	if len(digits) == 0 || len(digits) > 16 || digits[0] == '0' && len(id) > 1 {
+		return false // 2^53 has 16 digits; "0" alone is 0, "-0" would come back as 0
 	}
-	v, ok := new(big.Rat).SetString(string(id))
-	return ok && v.IsInt() && new(big.Int).Abs(v.Num()).Cmp(maxExactID) <= 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	v, ok := new(big.Int).SetString(string(digits), 10)
+	return ok && v.Cmp(maxExactID) <= 0
 }
 
 var maxExactID = big.NewInt(1 << 53)
+
+// wholeText reports whether id, a valid JSON string, decodes to text without a
+// replacement: its bytes are UTF-8, and each \u escape of a UTF-16 surrogate is
+// one of a high and low pair.
+func wholeText(id []byte) bool {
+	if !utf8.Valid(id) {
+		return false
+	}
+	hex := func(i int) uint64 { // the \u escape whose 'u' is id[i]
+		v, _ := strconv.ParseUint(string(id[i+1:i+5]), 16, 32)
+		return v
+	}
+	for i := 1; i < len(id)-1; i++ {
+		if id[i] != '\\' {
+			continue
+		}
+		if i++; id[i] != 'u' {
+			continue
+		}
+		v := hex(i)
+		i += 4
+		switch {
+		case v >= 0xDC00 && v <= 0xDFFF:
+			return false
+		case v >= 0xD800 && v <= 0xDBFF:
+			if i+2 >= len(id) || id[i+1] != '\\' || id[i+2] != 'u' {
+				return false
+			}
+			if lo := hex(i + 2); lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 6
+		}
+	}
+	return true
+}
 
 // invalid answers a frame that is JSON but not a JSON-RPC request the SDK can read:
 // an Invalid Request error, with the frame's id when it is one JSON-RPC allows.
@@ -576,7 +649,11 @@ type frameScan struct {
 	run                  int              // where its bytes start in the bytes being fed, -1 for none
 	kept                 [keepArgs]capped // the values of id, method, name and _meta
 	id, method           json.RawMessage
-	methodName           string // method as a decoder reads it, "" when not a string
+	// maxID bounds the id kept (0 for the default, maxID); idOver says the id was
+	// longer, and so is not in id.
+	maxID      int
+	idOver     bool
+	methodName string // method as a decoder reads it, "" when not a string
 	// top is the text's first byte other than a space: members are picked only of an
 	// object. closed says that first value has ended, trailing that more follows.
 	top              byte
@@ -634,6 +711,9 @@ const (
 	keepArgs   // params.arguments, of a cut call, kept by its cutter
 	maxKept    = 256
 	maxCutMeta = 64 << 10
+	// maxID bounds the id kept of a frame too large to hold: ids are short in
+	// practice, and one longer is refused (idOver), never cut.
+	maxID = 64 << 10
 )
 
 // newCutCall returns the scan of a tools/call too large to hold.
@@ -885,8 +965,15 @@ func (s *frameScan) begin(m int) {
 		s.args, s.argsSize, s.trail = toolapi.NewArgsCutter(maxCutFrame), 0, 0
 	} else if m != keepNone {
 		s.kept[m] = capped{b: s.kept[m].b[:0], max: maxKept}
-		if m == keepMeta {
+		switch {
+		case m == keepMeta:
 			s.kept[m].max = maxCutMeta
+		case (m == keepID || m == keepMethod) && s.maxID > 0:
+			// A held frame's method too: a request whose method was not kept
+			// would not be awaited at the end of the input.
+			s.kept[m].max = s.maxID
+		case m == keepID:
+			s.kept[m].max = maxID
 		}
 	}
 }
@@ -924,7 +1011,7 @@ func (s *frameScan) end(b []byte, i int) {
 			v = bytes.Clone(k)
 		}
 		if s.keep == keepID {
-			s.id = v
+			s.id, s.idOver = v, s.kept[keepID].over
 		} else {
 			s.method, s.methodName = v, unquote(v)
 		}
