@@ -1,11 +1,12 @@
 package txn
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vfsctl/vfsctl/internal/jsonstr"
 )
 
 // Bounds on the arguments a refused call keeps (cutArgs).
@@ -51,7 +52,7 @@ func (c *ArgsCutter) Write(p []byte) (int, error) {
 		b := p[i]
 		if c.inString && !c.esc && len(c.str) >= strKept {
 			// The start of the string is kept: on to its next quote or backslash.
-			j := stringEnd(p[i:])
+			j := jsonstr.StringEnd(p[i:])
 			if j < 0 {
 				c.n += len(p) - i
 				break
@@ -146,23 +147,4 @@ func cutAt(s []byte, n int) int {
 		i += size
 	}
 	return i
-}
-
-// stringEnd is the index in b of the first quote or backslash, -1 for none. It
-// looks in windows, so that a search for one does not run far past the other (a long
-// string with an escape every line, many short strings with none).
-func stringEnd(b []byte) int {
-	for off := 0; off < len(b); off += 256 {
-		w := b[off:min(off+256, len(b))]
-		if q := bytes.IndexByte(w, '"'); q >= 0 {
-			w = w[:q+1]
-		}
-		if e := bytes.IndexByte(w, '\\'); e >= 0 {
-			return off + e
-		}
-		if w[len(w)-1] == '"' {
-			return off + len(w) - 1
-		}
-	}
-	return -1
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vfsctl/vfsctl/internal/jsonstr"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -777,7 +778,7 @@ func (s *frameScan) skip(b []byte, i int) int {
 	for ; i < len(b) && (depth > floor || inString); i++ {
 		if inString && !esc {
 			// Most of a large frame is string: on to its next quote or backslash.
-			if j := stringEnd(b[i:]); j < 0 {
+			if j := jsonstr.StringEnd(b[i:]); j < 0 {
 				i = len(b)
 				break
 			} else {
@@ -805,25 +806,6 @@ func (s *frameScan) skip(b []byte, i int) int {
 	}
 	s.depth, s.maxDepth, s.inString, s.esc = depth, maxDepth, inString, esc
 	return i
-}
-
-// stringEnd is the index in b of the first quote or backslash, -1 for none. It
-// looks in windows, so that a search for one does not run far past the other (a long
-// string with an escape every line, many short strings with none).
-func stringEnd(b []byte) int {
-	for off := 0; off < len(b); off += 256 {
-		w := b[off:min(off+256, len(b))]
-		if q := bytes.IndexByte(w, '"'); q >= 0 {
-			w = w[:q+1]
-		}
-		if e := bytes.IndexByte(w, '\\'); e >= 0 {
-			return off + e
-		}
-		if w[len(w)-1] == '"' {
-			return off + len(w) - 1
-		}
-	}
-	return -1
 }
 
 // byte follows b[i], at or above the floor: a key, the start or the end of a member's
