@@ -31,13 +31,23 @@ for pkg in $(go list "${@:-./...}"); do
   start=$(date +%s)
   rc=0
   (cd "$rel" && wine "$bin" "${args[@]}") > "$scratch/out" 2>&1 || rc=$?
+  if [ "$rc" != 0 ] && ! grep -q '^=== RUN' "$scratch/out"; then
+    # Not one test began: Wine failed to start the binary (seen once in a loaded run,
+    # no output at all), not a test. Said, and run again once.
+    echo "$rel: Wine did not start the tests (exit status $rc): run again"
+    tail -5 "$scratch/out"
+    rc=0
+    (cd "$rel" && wine "$bin" "${args[@]}") > "$scratch/out" 2>&1 || rc=$?
+  fi
   count() { grep -c "^--- $1" "$scratch/out" || true; }
   echo "$rel: $(count PASS) passed, $(count SKIP) skipped, $(count FAIL) failed$([ -z "$out" ] || echo ", $(echo "$out" | tr '|' '\n' | wc -l) excluded"), $(($(date +%s) - start)) s"
   if [ "$rc" != 0 ] || grep -q '^--- FAIL' "$scratch/out"; then
     # The failures, and the tests a timeout caught running.
     grep -E '^(--- FAIL|panic:|    [a-z_]+\.go:[0-9]+:|\s+Test[A-Za-z0-9_/]+ \([0-9])' "$scratch/out" | head -60 || true
     # A crash or a timeout (no --- FAIL line) is never retried.
-    again=$(grep -oE '^--- FAIL: [A-Za-z0-9_]+' "$scratch/out" | awk '{print $3}' | paste -sd'|' -)
+    again=$({ grep -oE '^--- FAIL: [A-Za-z0-9_]+' "$scratch/out" || true; } | awk '{print $3}' | paste -sd'|' -)
+    # No test failed by name: the binary crashed or Wine did; its last words say which.
+    [ -n "$again" ] || { echo "exit status $rc; the output's end:"; tail -20 "$scratch/out"; }
     if [ -n "$again" ] && ! grep -q '^panic:' "$scratch/out" &&
       (cd "$rel" && wine "$bin" -test.short -test.v -test.timeout 10m -test.run "^($again)\$") > "$scratch/again" 2>&1; then
       echo "FLAKY under Wine in $rel: $again failed, then passed run alone"
