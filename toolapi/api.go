@@ -523,7 +523,7 @@ func matchNotes(r matcher.EditReport) []string {
 	case matcher.TierTypography:
 		kept := "what you did not change was kept as the file has it"
 		if len(r.Unkept) > 0 {
-			kept += ", but for " + linesWord(r.Unkept) + ": there which characters you kept could not be told, and the changed part is written as you sent it"
+			kept += ", but for " + linesUpTo(r.Unkept, 10) + ": there which characters you kept could not be told, and the changed part is written as you sent it"
 		}
 		notes = append(notes, "matched after folding "+foldedList(r.Folded)+"; "+kept)
 	case matcher.TierIndentation:
@@ -543,11 +543,14 @@ func matchNotes(r matcher.EditReport) []string {
 	return notes
 }
 
-// linesWord names lines for a message: "line 6", "lines 1, 2".
-// linesWord names lines, the first ten of a longer list and how many more: a large
-// rewrite must not fill the model's reply with line numbers.
-func linesWord(l []int) string {
-	const most = 10
+// linesWord names lines for a message: "line 6", "lines 1, 2". The places a refusal
+// or note tells the model to look at are all named.
+func linesWord(l []int) string { return linesUpTo(l, len(l)) }
+
+// linesUpTo is linesWord naming at most the first most lines and how many more: the
+// lines of a large rewrite whose characters could not be kept must not fill the
+// model's reply with numbers.
+func linesUpTo(l []int, most int) string {
 	s := make([]string, 0, min(len(l), most))
 	for _, n := range l[:min(len(l), most)] {
 		s = append(s, fmt.Sprint(n))

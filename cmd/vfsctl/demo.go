@@ -329,12 +329,12 @@ func (c *demoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	if c.keep {
 		fmt.Fprintf(w, "\nThe workspace is kept at %s. Explore it:\n", dir)
 		for _, cmd := range []string{
-			"log --turn 2",                                     // the calls of turn 2
-			fmt.Sprintf("show %d", txnOf["patch"]),             // the patch as received, and its diffs
-			fmt.Sprintf("undo %d --dry-run", txnOf["rewind"]),  // what undoing the rewind would bring back
-			"stats --html " + filepath.Join(dir, "stats.html"), // the figures as charts
+			"log --turn 2",                                                // the calls of turn 2
+			fmt.Sprintf("show %d", txnOf["patch"]),                        // the patch as received, and its diffs
+			fmt.Sprintf("undo %d --dry-run", txnOf["rewind"]),             // what undoing the rewind would bring back
+			"stats --html " + shellWord(filepath.Join(dir, "stats.html")), // the figures as charts
 		} {
-			fmt.Fprintf(w, "  %s %s --root %s\n", vfsctl, cmd, dir)
+			fmt.Fprintf(w, "  %s %s --root %s\n", vfsctl, cmd, shellWord(dir))
 		}
 	} else {
 		fmt.Fprintf(w, "\nThe workspace was removed; %s demo --keep leaves it to explore with log, show, undo and stats.\n", vfsctl)
@@ -404,7 +404,8 @@ func commandFor(exe, arg0, pkg, version string) string {
 }
 
 // shellWord is s as one word of the user's shell: as it is when that is one, else
-// quoted, in double quotes on Windows (cmd and PowerShell), single ones elsewhere.
+// quoted: in double quotes on Windows, as cmd reads them (PowerShell runs a quoted
+// program only after "&"), in single quotes elsewhere.
 func shellWord(s string) string {
 	if runtime.GOOS == "windows" {
 		if s == "" || strings.ContainsAny(s, " \t&|<>^()%!;,'\"`$") {

@@ -160,7 +160,7 @@ func TestDemo(t *testing.T) {
 		{[]string{"show", "16"}, "*** Add File: CHANGELOG.md"},
 		{[]string{"undo", "18", "--dry-run"}, "CHANGELOG.md would be put back"},
 	} {
-		line := invokedAs() + " " + strings.Join(c.args, " ") + " --root " + dir + "\n"
+		line := invokedAs() + " " + strings.Join(c.args, " ") + " --root " + shellWord(dir) + "\n"
 		if !strings.Contains(s, line) {
 			t.Errorf("demo --keep does not suggest %q", line)
 		}
