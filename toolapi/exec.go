@@ -393,12 +393,15 @@ func (o *outputs) drained(grace time.Duration) bool {
 	return false
 }
 
-// cut stops reading: the copies end.
+// cut stops reading and waits for the copies to end: a copy into a buffer touches it
+// even when nothing comes (bytes.Buffer.ReadFrom grows it first), and the caller reads
+// that buffer next.
 func (o *outputs) cut() {
 	o.started()
 	for _, f := range o.read {
 		f.Close()
 	}
+	o.wg.Wait()
 }
 
 // CommandArgv is the command a command's record ran (tool exec, run_command), from its
