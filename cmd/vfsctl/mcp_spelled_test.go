@@ -1,38 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// serveLines writes in to a vfsctl serve of dir, then closes its input, and returns
-// every reply it wrote by id (as sent back, byte for byte; "null" gathers those with
-// a null id).
-func serveLines(t *testing.T, dir, in string) map[string][]map[string]any {
-	t.Helper()
-	stdin, stdout := rawServe(t, buildVfsctl(t), dir)
-	go func() {
-		io.WriteString(stdin, in)
-		stdin.Close()
-	}()
-	replies := map[string][]map[string]any{}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			t.Fatalf("stdout holds a line that is not JSON-RPC: %.200q", sc.Text())
-		}
-		id, _ := json.Marshal(m["id"])
-		replies[string(id)] = append(replies[string(id)], m)
-	}
-	return replies
-}
 
 // code is the error code of a reply, nil for none.
 func code(reply map[string]any) any {
@@ -54,7 +28,7 @@ const rawInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protoc
 func TestMCPMemberNamesInAnotherCase(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
-	replies := serveLines(t, dir, rawInit+`{"jsonrpc":"2.0","ID":10,"method":"tools/list"}
+	replies := serveRaw(t, dir, rawInit+`{"jsonrpc":"2.0","ID":10,"method":"tools/list"}
 {"jsonrpc":"2.0","id":11,"Method":"tools/list"}
 {"jsonrpc":"2.0","id":12,"method":"tools/call","Params":{"name":"create_file","arguments":{"path":"p.txt","content":"x"}}}
 {"jsonrpc":"2.0","ID":14,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"q.txt","content":"x"}}}
@@ -97,7 +71,7 @@ func TestServeOversizeLineGoingOnIntoAnother(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
 	huge := strings.Repeat("x", 17<<20)
-	replies := serveLines(t, dir, rawInit+
+	replies := serveRaw(t, dir, rawInit+
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"big.txt","content":"`+huge+`"}}}`+
 		`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"edit_file","arguments":{"path":"a.txt","edits":[{"oldText":"alpha","newText":"beta"}]}}}
 {"jsonrpc":"2.0","id":3,"method":"tools\/call","params":{"n\u0061me":"create_fil\u0065","arguments":{"path":"big2.txt","content":"`+huge+`"}}}
