@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -191,18 +192,19 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // then writes nothing. On an error c is left as it was, for Finish to record.
 //
 // While another exec of the workspace runs, it waits for it to end, as long as the
-// journal's Wait, then refuses naming it: what two commands change at once cannot be
-// told apart, and a look now would take the running command's changes for outside
-// ones (or, at this command's end, for this one's).
+// journal's Wait (a negative Wait: not at all), then refuses naming it, the refusal's
+// cause ErrNotRun: what two commands change at once cannot be told apart, and a look
+// now would take the running command's changes for outside ones (or, at this
+// command's end, for this one's).
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	if err := e.refuseWhileLeftRunning(); err != nil {
 		return nil, err
 	}
 	wait := e.jopts.Wait
-	if wait <= 0 {
+	if wait == 0 {
 		wait = journal.DefaultWait
 	}
-	deadline := time.Now().Add(wait)
+	deadline := time.Now().Add(wait) // a negative wait does not wait: one look
 	for {
 		var running []*journal.Record
 		err := e.View(func(t *journal.Tx) error { running = e.execsRunning(t, 0); return nil })
@@ -219,11 +221,20 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 		if time.Now().After(deadline) {
 			r := running[0]
 			run, _ := runnerOf(r)
-			return nil, errs.New(errs.Conflict, "", "exec %d of session %s (%s) still runs, in vfsctl process %d, after a wait of %s: what a command changes while another runs could not be told from what the other changes, so one runs at a time in a workspace. Wait for it to end or stop it, then run the command again. Nothing was run.", r.Seq, r.Session, argvOf(r), run.PID, wait)
+			waited := fmt.Sprintf("after a wait of %s", wait)
+			if wait < 0 {
+				waited = "not waited for"
+			}
+			return nil, errs.Wrap(errs.Conflict, "", ErrNotRun, "exec %d of session %s (%s) still runs, in vfsctl process %d, %s: what a command changes while another runs could not be told from what the other changes, so one runs at a time in a workspace. Wait for it to end or stop it, then run the command again. Nothing was run.", r.Seq, r.Session, argvOf(r), run.PID, waited)
 		}
 		time.Sleep(execPoll)
 	}
 }
+
+// ErrNotRun is the cause of a refusal whose message already says that the command
+// was not run (errors.Is): a caller that would say so itself does not say it twice.
+// Every error of StartExec leaves the command not run; only some say it.
+var ErrNotRun = errors.New("the command was not run")
 
 // execPoll is how often StartExec looks whether the exec it waits for has ended.
 const execPoll = 50 * time.Millisecond

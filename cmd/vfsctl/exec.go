@@ -190,8 +190,8 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitVfsctl
 	}
 	summary := fmt.Sprintf("call %d: %s, %s changed", res.Seq, res.Exit, plural(len(res.Files), "file"))
-	if why, ok := strings.CutPrefix(res.Exit, "not started: "); ok {
-		summary = fmt.Sprintf("call %d: the command did not start (%s): exit status %d, %s changed", res.Seq, why, res.Code, plural(len(res.Files), "file"))
+	if res.NotStarted != "" {
+		summary = fmt.Sprintf("call %d: the command did not start (%s): exit status %d, %s changed", res.Seq, res.NotStarted, res.Code, plural(len(res.Files), "file"))
 	}
 	if c.json {
 		if last.n > 0 && last.b != '\n' {
