@@ -145,3 +145,42 @@ func TestEngineExecNotRunToldByCauseNotText(t *testing.T) {
 		t.Fatal("a refused command ran")
 	}
 }
+
+// An engine that is not to wait for the journal (a negative Wait, `--wait 0`) still
+// records a command's end when another process holds the journal then: the command
+// ran, and an end that gave up would leave what it changed to the next look, as
+// outside. Its start is refused at once.
+func TestEngineExecEndWaitsThoughItsStartDidNot(t *testing.T) {
+	root := testutil.Workspace(t, map[string]string{"a.txt": "a\n"})
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: -1, Linger: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.Checkpoint(toolapi.LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other := journal.New(filepath.Join(root, ".vfsctl", "journal.db"), journal.Options{Root: root, Holder: "another runtime"})
+	defer other.Close()
+	if err := other.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ExecStart("s", "", toolapi.ExecArgs{Argv: []string{"cmd"}, Cwd: "."}, toolapi.LookOptions{}); errs.KindOf(err) != errs.Busy {
+		t.Fatalf("an exec started while another process holds the journal: %v, want busy", err)
+	}
+	other.Release()
+	x, err := eng.ExecStart("s", "", toolapi.ExecArgs{Argv: []string{"cmd"}, Cwd: "."}, toolapi.LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("by the command\n"), 0o644)
+	if err := other.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	// Held well past the wait of an Acquire that is not to wait.
+	go func() { time.Sleep(500 * time.Millisecond); other.Release() }()
+	look, err := x.End("exit 0")
+	if err != nil || len(look.Files) != 1 || look.Files[0].Path != "a.txt" {
+		t.Fatalf("the exec's end while another process held the journal: %+v, %v; want a.txt recorded", look, err)
+	}
+}

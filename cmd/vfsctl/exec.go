@@ -42,8 +42,11 @@ The record's origin is operator in the session operator (the default), so that
 stats does not count an operator's command among the models' calls; model in any
 other session (a runtime running a model's command).
 One command runs at a time in a workspace: while another exec runs, vfsctl exec
-waits for it as long as --wait, then refuses naming it, and runs nothing (what two
-commands change at once could not be told apart).
+waits for it as long as --wait (0: not at all), then refuses naming it, and runs
+nothing (what two commands change at once could not be told apart). Once the
+command ended, what it changed is recorded waiting for the journal as long as
+--wait and at least 10s: the command ran, and giving up would leave its changes
+to the next look, as outside.
 
 vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
