@@ -163,9 +163,18 @@ func (e *Engine) exec(ctx context.Context, session string, argv []string, o Exec
 		if errors.Is(err, txn.ErrNotRun) {
 			return nil, err // it says so already
 		}
-		return nil, errs.Suffixed(err, "; the command was not run")
+		return nil, NotRunSaid(err)
 	}
 	return e.api.runExec(ctx, x, argv, dir, o)
+}
+
+// NotRunSaid is err, which left a command not run, saying so: after a sentence, as
+// one more; else after a semicolon.
+func NotRunSaid(err error) error {
+	if strings.HasSuffix(err.Error(), ".") {
+		return errs.Suffixed(err, " The command was not run.")
+	}
+	return errs.Suffixed(err, "; the command was not run")
 }
 
 // execArgs are the arguments an exec record keeps of argv run in dir: argv exact in

@@ -26,7 +26,7 @@ type execCmd struct {
 func (c *execCmd) Name() string    { return "exec" }
 func (c *execCmd) Summary() string { return "run a command and journal what it changed" }
 
-const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] [--json] -- CMD ARGS...
+const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] [--json] [--] CMD ARGS...
 
 Runs CMD in the current folder (inside the workspace) with stdin, stdout and stderr
 passed through, and journals what it changed in the workspace as one record of tool
@@ -69,6 +69,9 @@ it changed was not recorded (it says which, e.g. when the command removed .vfsct
 when it was not found; 128+N when a signal N ended it. A command that did not start
 is journaled, and its text says so.
 
+vfsctl's flags come before CMD: what follows CMD is its own, a "--" included.
+Put -- before a CMD that starts with -.
+
 Examples:
   vfsctl exec --session agent-1 --turn t3 -- gofmt -w .
   vfsctl exec --timeout 2m -- npm install
@@ -80,20 +83,14 @@ func (c *execCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.session, "session", defaultExecSession, "the session the record belongs to (its origin is operator in session operator, model in any other)")
 	fs.StringVar(&c.turn, "turn", "", "the runtime's turn label")
 	fs.Var(timeoutFlag{&c.timeout}, "timeout", "kill the command's process group after this long, a `duration` such as 30s or 2m (0: never)")
-	// Flags end at "--" or at the command's name: its own flags are its.
-	flags, argv := args, []string(nil)
-	for i, a := range args {
-		if a == "--" {
-			flags, argv = args[:i], args[i+1:]
-			break
-		}
+	// Flags end at "--" or at the command's name, where the flag package stops: what
+	// follows is the command's, its own flags and a "--" of its own included.
+	if err := fs.FlagSet.Parse(args); err != nil {
+		return fs.parse(args) // prints the help, or says what is wrong
 	}
-	if err := fs.parse(flags); err != nil {
-		return err
-	}
-	c.argv = append(fs.Args(), argv...)
+	c.argv = fs.Args()
 	if len(c.argv) == 0 {
-		return fmt.Errorf("no command given: vfsctl exec [flags] -- CMD ARGS... (see --help)")
+		return fmt.Errorf("no command given: vfsctl exec [flags] [--] CMD ARGS... (see --help)")
 	}
 	if c.session == "" {
 		return fmt.Errorf("--session is empty: an exec record belongs to a session (the default is operator)")
@@ -164,7 +161,7 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl exec", TracerProvider: tp, Origin: origin})
 	if err != nil {
-		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), err.Error())
+		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), toolapi.NotRunSaid(err).Error())
 		return exitVfsctl
 	}
 	defer eng.Close()

@@ -56,3 +56,36 @@ func TestExecWaitZeroDoesNotWait(t *testing.T) {
 		t.Error("the second exec's command ran")
 	}
 }
+
+// A command given without "--" runs, as env and timeout run theirs: vfsctl's flags
+// end at its name, and what follows, a "--" included, is the command's. Before, it
+// was refused as an "unexpected argument", and a "--" after the command's name was
+// taken for vfsctl's and dropped.
+func TestExecCommandWithoutDashDash(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the command is a POSIX shell script")
+	}
+	dir := t.TempDir()
+	code, out, errb := cliIn(t, dir, "", "exec", "--root", dir, "--json", "sh", "-c", `printf '%s\n' "$@" > ran.txt`, "sh", "--json", "--", "x")
+	if code != 0 || !strings.Contains(out, `"ok":true`) {
+		t.Fatalf("exec without --: exit %d, %q %q; want the command run", code, out, errb)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "ran.txt")); string(b) != "--json\n--\nx\n" {
+		t.Errorf("the command's arguments: %q, want --json, -- and x as given", b)
+	}
+}
+
+// An exec whose workspace cannot be opened says, as every other failure that leaves
+// the command not run, that it was not run. Before, it did not.
+func TestExecOpenFailureSaysNotRun(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errb := cliIn(t, dir, "", "exec", "--root", filepath.Join(dir, "nonexistent"), "--json", "--", "true")
+	var got struct {
+		OK   bool   `json:"ok"`
+		Kind string `json:"kind"`
+		Text string `json:"text"`
+	}
+	if code != exitVfsctl || json.Unmarshal([]byte(out), &got) != nil || got.OK || got.Kind != "file_not_found" || !strings.HasSuffix(got.Text, "; the command was not run") {
+		t.Errorf("exec in a root that does not exist: exit %d, %q %q; want file_not_found, saying the command was not run", code, out, errb)
+	}
+}
