@@ -105,14 +105,17 @@ func (c *execCmd) ParseFlags(args []string) error {
 // command not run: exit 125, never a status the command itself could have given (2
 // is grep's, make's, a shell builtin's), and with --json the {ok: false} line a
 // runtime parses. --json is looked for among exec's arguments itself: the parse
-// stopped at the error, perhaps before it.
+// stopped at the error, perhaps before it. It is looked for up to "--" or the
+// command's name: an argument not a flag, nor the value of the flag before it (every
+// flag of exec but --json takes one).
 func (c *execCmd) usageFailed(args []string, stdout, stderr io.Writer, err error) int {
-	asJSON := false
+	asJSON, value := false, false
 	for _, a := range args {
-		if a == "--" {
+		if a == "--" || !value && (a == "-" || !strings.HasPrefix(a, "-")) {
 			break
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		value = !value && !hasVal && name != flagJSON // the next argument is this flag's
 		if strings.HasPrefix(a, "-") && name == flagJSON {
 			b, perr := strconv.ParseBool(val)
 			asJSON = !hasVal || (perr == nil && b)
