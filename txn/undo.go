@@ -736,6 +736,9 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 				// limit (undo_large.go).
 				return nil, notRestorable(f.Path, rv.target)
 			}
+			if by := rv.e.keptByHashOnly(f.Path, f.Before); by != 0 {
+				return nil, notRewritable(f.Path, by, rv.target)
+			}
 			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", rv.target, err)
 		}
 	}

@@ -296,3 +296,33 @@ func modeChanged(p string, now, gave uint32, target uint64, later []uint64) erro
 	}
 	return errs.New(errs.Conflict, p, "%s: it changed outside vfsctl since, and the undo would lose that change; nothing was written. To undo the call all the same, run chmod %o %s first, which gives back the bits it left, then undo call %d again.", fact, gave&0o7777, name, target)
 }
+
+// keptByHashOnly is the command's call that left path as hash, a content over the
+// size limit its record keeps by hash only; 0 when no command did. The reversal of a
+// call that took such a content back (an undo, a rewind) needs it, and nothing holds it.
+func (e *Engine) keptByHashOnly(path, hash string) (seq uint64) {
+	e.j.View(func(t *journal.Tx) error {
+		for _, s := range t.SeqsOf(path, 0) {
+			r, err := t.Get(s)
+			if err != nil || r == nil || !overLimit(r, path) {
+				continue
+			}
+			for _, f := range r.Files {
+				if f.Path == path && f.After == hash && !f.AfterBlob {
+					seq = s
+				}
+			}
+		}
+		return nil
+	})
+	return seq
+}
+
+// notRewritable refuses to reverse call target, which took path back from the
+// content call by left over the size limit: that content is kept by hash only. Like
+// notRestorable, SkipUnrestorable leaves the file as it is; its caller says how.
+func notRewritable(path string, by, target uint64) error {
+	e := errs.New(errs.TooLarge, path, "The content call %d left in %s was over the snapshot's size limit and is kept by hash only: call %d took it back, and it cannot be written again (running call %d's command again makes it anew). Nothing was written.", by, path, target, by)
+	e.Detail = &HashOnly{Path: path, Seq: target}
+	return e
+}
