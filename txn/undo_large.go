@@ -148,11 +148,27 @@ func (e *Engine) reverseOverLimit(hist *history, target uint64, f journal.File) 
 		return removal(f.Path, f.After, id, mode), nil
 	case len(later) > 0:
 		last := later[len(later)-1]
+		if !undoable(hist.recs[last], f.Path, f.After) {
+			// Undo call last first would be refused too: no way on but to leave it.
+			return nil, notAsMade(errs.New(errs.Conflict, f.Path, "Call %d changed %s after call %d made it, and no undo of call %d can put back the file call %d made (over the snapshot's size limit, kept by hash only). Nothing was written.", last, f.Path, target, last, target), f.Path, target)
+		}
 		return nil, blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
 	case !exists:
 		return nil, notAsMade(errs.New(errs.Conflict, f.Path, "%s was removed since call %d made it, outside vfsctl; there is nothing of it to undo. Nothing was written.", f.Path, target), f.Path, target)
 	}
 	return nil, notAsMade(errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d made it (it is not the file the command left); undoing it would lose that change. Nothing was written.", f.Path, target), f.Path, target)
+}
+
+// undoable reports whether the undo of r, a later call that changed path, a file over
+// the size limit, can put back what it found there: not when that was made (hash
+// made) or kept by hash only, but for a change of bits alone.
+func undoable(r *journal.Record, path, made string) bool {
+	for _, f := range r.Files {
+		if f.Path == path && f.Op.Changes() && !bitsOnly(f) && !f.BeforeBlob && (f.Before == made || overLimit(r, path)) {
+			return false
+		}
+	}
+	return true
 }
 
 // notAsMade marks e, the refusal to remove path, a file over the size limit that call
