@@ -5,6 +5,7 @@ package txn
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -52,10 +53,22 @@ func TestUndoOfAFolderLeft0000(t *testing.T) {
 			if _, err := os.Lstat(d); !os.IsNotExist(err) {
 				t.Fatalf("d/ after the %s: %v", how, err)
 			}
-			_, _, err = undoWith(e, UndoOptions{Seq: seq, Redo: how == "undo"})
+			_, again, err := undoWith(e, UndoOptions{Seq: seq, Redo: how == "undo"})
 			must(t, err)
 			if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0 {
 				t.Errorf("d/ made again: %v (%v), want mode 0000 as the command left it", fi, err)
+			}
+
+			// Made again outside, 0755: the redo (the undo of the rewind) has nothing
+			// to do, and says the bits are not those the command left.
+			if how == "undo" {
+				_, seq, err = undoWith(e, UndoOptions{Seq: again})
+				must(t, err)
+				must(t, os.Mkdir(d, 0o755))
+				_, _, err = undoWith(e, UndoOptions{Seq: seq, Redo: true})
+				if errs.KindOf(err) != errs.NoChange || !strings.Contains(err.Error(), "d/ has mode 0755, where call") || !strings.Contains(err.Error(), "found 0000 (chmod 0 d") {
+					t.Errorf("redo over d/ made again 0755: %v, want it to say the command left it 0000", err)
+				}
 			}
 		})
 	}
