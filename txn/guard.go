@@ -73,10 +73,11 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		typos := guard.TypographicAt(ch.After, offs, s)
 		typo := len(typos) > 0
 		if !held {
-			insisting = sent && !typo
-		} else if !sent || typo {
-			// Sending it again would write the re-indented text, or the typographic
-			// character no parser of the language takes, again: no giving way.
+			insisting = sent && !typo && !s.Firm
+		} else if !sent || typo || s.Firm {
+			// Sending it again would write the re-indented text, the typographic
+			// character no parser of the language takes, or what the machine's own
+			// interpreter refuses, again: no giving way.
 		} else if seq, ok := e.insisted(c, i, ch); ok {
 			ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
 			continue
@@ -86,6 +87,8 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		switch {
 		case typo:
 			again = typographyAdviceFor(typos, s)
+		case s.Firm:
+			again = "Sent again unchanged, this call is refused again."
 		case !sent:
 			again = notAsSent
 		}
