@@ -323,6 +323,7 @@ func Unchecked(p string, old, new []byte) string {
 // refused on an exact check's word alone (Doubtful tells what its grammar finds).
 func Syntax(p string, old, new []byte) *SyntaxError {
 	lang := guardedAs(p, old, new)
+	old, new = AsParsed(lang, old), AsParsed(lang, new)
 	parse := languages[lang]
 	if parse == nil || max(len(old), len(new)) > maxSize(lang) || recursive[lang] && (tooDeep(new) || old != nil && tooDeep(old)) {
 		return nil
@@ -396,6 +397,7 @@ var doubted = map[string]bool{"python": true}
 // for a file that parses, a file Syntax refuses, or one of a language not doubted.
 func Doubtful(p string, new []byte) *SyntaxError {
 	lang := Language(p, new)
+	new = AsParsed(lang, new)
 	parse := languages[lang]
 	if !approximate[lang] || !doubted[lang] || parse == nil || len(new) > maxSize(lang) {
 		return nil
@@ -408,6 +410,25 @@ func Doubtful(p string, new []byte) *SyntaxError {
 		return nil
 	}
 	return placed(lang, nil, new, errs)
+}
+
+// AsParsed is content as the parsers of lang read its lines, the same length, byte
+// for byte where they read no line break differently: for Python, a CR alone ends a
+// line, as CPython reads source (a file with the line endings of old Macs) and as
+// read_file numbers lines, and is given to the parsers as LF (tree-sitter's grammar
+// takes it for a space). The lines and columns of a SyntaxError of lang are those of
+// AsParsed(lang, content): an excerpt quotes them from it.
+func AsParsed(lang string, content []byte) []byte {
+	if lang != "python" || bytes.IndexByte(content, '\r') < 0 {
+		return content
+	}
+	out := bytes.Clone(content)
+	for i, c := range out {
+		if c == '\r' && (i+1 == len(out) || out[i+1] != '\n') {
+			out[i] = '\n'
+		}
+	}
+	return out
 }
 
 // placed names the first error of new that ends after the first changed byte: the one
