@@ -523,14 +523,13 @@ func (r *frameReader) invalid(sc *frameScan, msg string) {
 }
 
 // invalidFolded answers a frame with a member whose name differs from a JSON-RPC
-// member's only in case (sc.folded): under its id, unless that member is "id" itself,
-// which makes the id doubtful.
+// member's only in case (sc.folded): under its "id", spelled exactly, also when the
+// folded member is "ID" or "Id". A client reads its own reply's id in exact case, and
+// waits on that one: {"id": 40, "ID": 22} answered with id null would leave it waiting
+// on 40. With no exact "id", the reply's id is null.
 func (r *frameReader) invalidFolded(sc *frameScan) {
 	member := foldedMember([]byte(sc.folded))
 	msg := fmt.Sprintf("this request has a member %q, which is not %q: JSON-RPC member names are case-sensitive, and readers differ on such a name; it was not run. Send %q.", sc.folded, member, member)
-	if member == "id" {
-		sc = nil
-	}
 	r.invalid(sc, msg)
 }
 
