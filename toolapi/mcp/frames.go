@@ -596,6 +596,17 @@ func TooDeep(line []byte) (msg string, id json.RawMessage) {
 	return tooDeep(sc.maxDepth), id
 }
 
+// TwiceNamed is the first of the members "id", "tool", "args" and "turn" that line, a
+// `vfsctl call` line, names twice at its top level (keys read with their escapes
+// decoded), "" for none: the one whose second naming comes first. A decoder keeps the
+// last of each silently, where the sender meant one of them. Keys named twice inside
+// the arguments are no part of the line's envelope.
+func TwiceNamed(line []byte) string {
+	sc := frameScan{shape: lineCall}
+	sc.feed(line)
+	return sc.twice
+}
+
 // CutLine reads a `vfsctl call` line too large to hold, written to it in parts, in
 // bounded memory, as serve reads a tools/call over MaxFrame: for its reply, the id;
 // for its record, the tool, the turn and the arguments cut as a record keeps them.
@@ -623,6 +634,10 @@ func (c *CutLine) Tool() string { return c.sc.Tool() }
 
 // Turn is the line's "turn" as sent, nil when there is none or it was too long.
 func (c *CutLine) Turn() json.RawMessage { return c.sc.Meta() }
+
+// Twice is the first of the line's members "id", "tool", "args" and "turn" that it
+// names twice, as TwiceNamed says; "" for none.
+func (c *CutLine) Twice() string { return c.sc.twice }
 
 // Args is the line's "args" cut, with their size as sent; nil when there are none.
 func (c *CutLine) Args() ([]byte, int) { return c.sc.Args() }
@@ -666,6 +681,10 @@ type frameScan struct {
 	frame, args     *toolapi.ArgsCutter
 	argsSize, trail int
 	shape           callShape
+	// Of a vfsctl call line (lineCall): the members of its envelope read so far, one
+	// bit each (lineMembers), and the first named twice.
+	named uint8
+	twice string
 }
 
 // callShape names the members of a call: the object they stand in (under, a
@@ -679,6 +698,9 @@ var (
 	// lineCall is a vfsctl call line: {"id", "tool", "args", "turn"}.
 	lineCall = callShape{"", "tool", "turn", "args"}
 )
+
+// lineMembers are the members of a vfsctl call line.
+var lineMembers = [...]string{"id", "tool", "args", "turn"}
 
 // depth is the depth of the keys of a call's members.
 func (c callShape) depth() int {
@@ -871,6 +893,9 @@ func (s *frameScan) byte(b []byte, i int) {
 // member is the member whose value follows the key just read at depth d.
 func (s *frameScan) member(d int) int {
 	key := s.keyName(d)
+	if d == 1 && s.shape == lineCall {
+		s.noteNamed(key)
+	}
 	if d == 1 {
 		switch string(key) {
 		case "id":
@@ -893,6 +918,19 @@ func (s *frameScan) member(d int) int {
 		return s.shape.member(key)
 	}
 	return keepNone
+}
+
+// noteNamed notes key, a vfsctl call line's top-level key, when it is a member of its
+// envelope; twice is the first named again.
+func (s *frameScan) noteNamed(key []byte) {
+	for i, m := range lineMembers {
+		if string(key) == m {
+			if s.named&(1<<i) != 0 && s.twice == "" {
+				s.twice = m
+			}
+			s.named |= 1 << i
+		}
+	}
 }
 
 // keyName is the key last read at depth d as a decoder reads it, its escapes
