@@ -250,8 +250,9 @@ type frameReader struct {
 	fast callFast
 	// tooLarge, when set (Serve sets it), journals a tools/call refused for its size:
 	// call is what was picked of it as it was read, size the frame's; it returns the
-	// record's number, nil for none, and the session of the record.
-	tooLarge func(call *frameScan, size int, err error) (txn *int64, session string)
+	// record's number, nil for none, the session of the record, and when there is
+	// none, why, for the reply.
+	tooLarge func(call *frameScan, size int, err error) (txn *int64, session, why string)
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
@@ -326,7 +327,11 @@ func (r *frameReader) next() error {
 				var session string
 				if r.tooLarge != nil && sc.id != nil && sc.methodName == "tools/call" {
 					// Journaled as vfsctl call journals a call over the size limit.
-					txn, session = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+					var why string
+					txn, session, why = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+					if why != "" {
+						msg += " " + why
+					}
 				}
 				r.refuse(sc, "too_large", msg, txn, session)
 			}
@@ -680,7 +685,10 @@ type frameScan struct {
 	// of which trail bytes are spaces after them.
 	frame, args     *toolapi.ArgsCutter
 	argsSize, trail int
-	shape           callShape
+	// metaCut is a cut call's _meta cut as its arguments are, for a _meta too long to
+	// keep whole: the session and turn it names are read of it.
+	metaCut *toolapi.ArgsCutter
+	shape   callShape
 	// Of a vfsctl call line (lineCall): the members of its envelope read so far, one
 	// bit each (lineMembers), and the first named twice.
 	named uint8
@@ -908,7 +916,7 @@ func (s *frameScan) member(d int) int {
 		}
 		if s.frame != nil && string(key) == s.shape.under {
 			// Sent twice, params is read as its last value, members and all.
-			s.kept[keepName], s.kept[keepMeta] = capped{}, capped{}
+			s.kept[keepName], s.kept[keepMeta], s.metaCut = capped{}, capped{}, nil
 			s.args, s.argsSize, s.trail = nil, 0, 0
 		}
 		if s.folded == "" && foldedMember(key) != "" {
@@ -987,6 +995,9 @@ func (s *frameScan) begin(m int) {
 		switch {
 		case m == keepMeta:
 			s.kept[m].max = maxCutMeta
+			if s.frame != nil {
+				s.metaCut = toolapi.NewArgsCutter(maxCutMeta)
+			}
 		case (m == keepID || m == keepMethod) && s.maxID > 0:
 			// A held frame's method too: a request whose method was not kept
 			// would not be awaited at the end of the input.
@@ -1006,6 +1017,9 @@ func (s *frameScan) flush(b []byte, j int) {
 	s.run = -1
 	if s.keep != keepArgs {
 		s.kept[s.keep].Write(part)
+		if s.keep == keepMeta && s.metaCut != nil {
+			s.metaCut.Write(part)
+		}
 		return
 	}
 	s.args.Write(part)
@@ -1053,6 +1067,17 @@ func (s *frameScan) Meta() json.RawMessage {
 		return v
 	}
 	return nil
+}
+
+// MetaRead is a cut call's params._meta as far as it could be read: as sent when it
+// is at most maxCutMeta bytes, else cut as a record cuts arguments, each string over
+// 512 bytes cut to its start and its length as sent (a session name or a turn label
+// that long is no valid one), and nothing past 64 KiB of that; nil when there is none.
+func (s *frameScan) MetaRead() []byte {
+	if v := s.Meta(); v != nil || s.metaCut == nil {
+		return v
+	}
+	return s.metaCut.Bytes()
 }
 
 // Args is a cut call's params.arguments cut, with their size as sent; nil when there
