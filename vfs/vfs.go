@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -186,6 +187,9 @@ func (f *FS) Clean(p string) (string, error) {
 	}
 	q = path.Clean(q)
 	if q == ".." || strings.HasPrefix(q, "../") {
+		if sub, there := f.fromHere(q); there != "" {
+			return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace: paths are taken from the workspace root, not from the current folder (%s/). If you meant it from %s/, send %q.", p, sub, sub, there)
+		}
 		return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace. Send a path inside it, relative to its root.", p)
 	}
 	if q == "." {
@@ -195,6 +199,34 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", err
 	}
 	return q, nil
+}
+
+// fromHere reads the root-relative path q, which leads out of the root, as if from the
+// process's current folder, which a model told of that folder may have meant. When
+// that folder is below the root and q leads from it to a path inside, it returns the
+// folder and that path, both relative to the root; else "", "". Only names inside the
+// root are returned, so a reply that says them shows nothing of the host.
+func (f *FS) fromHere(q string) (sub, there string) {
+	if f.dir == "" {
+		return "", ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", ""
+	}
+	// The kernel takes ".." from the folder itself, not from a symlink's name for it.
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	sub, ok := f.relToRoot(filepath.ToSlash(wd))
+	if !ok || sub == "." || checkNames(sub, sub) != nil {
+		return "", ""
+	}
+	there = path.Join(sub, q)
+	if there == "." || there == ".." || strings.HasPrefix(there, "../") || f.checkReserved(there, there) != nil {
+		return "", ""
+	}
+	return sub, there
 }
 
 // isAbs reports whether the slash path q is absolute: "/x", or on Windows "C:/x".

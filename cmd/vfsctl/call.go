@@ -193,9 +193,13 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" must be a string or a number, echoed in the reply.`)), false
 	}
 	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
-	// The line decoded above, so it is valid JSON: not validated a third time.
-	if k, _ := toolapi.DuplicateKeyValid(line); k != "" && (k == "tool" || k == "args" || k == "id" || k == "turn") {
-		return withID(refusal("", toolapi.NewError(toolapi.InvalidInput, `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k))), false
+	// The line decoded above, so it is valid JSON: not validated a third time. A key
+	// named twice inside the arguments is the tool's to refuse; one of the line's own
+	// is looked for only when some key is named twice (a slower scan of the line).
+	if k, _ := toolapi.DuplicateKeyValid(line); k != "" {
+		if k := mcp.TwiceNamed(line); k != "" {
+			return withID(refusal("", namedTwice(k))), false
+		}
 	}
 	var tool string
 	if raw, ok := env["tool"]; !ok || json.Unmarshal(raw, &tool) != nil {
@@ -226,6 +230,11 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 	return withID(eng.Call(ctx, session, tool, env["args"])), true
 }
 
+// namedTwice is the refusal of a line that names k, a member of its envelope, twice.
+func namedTwice(k string) error {
+	return toolapi.NewError(toolapi.InvalidInput, `The line names %q twice. Send {"tool": NAME, "args": {...}} with each field once.`, k)
+}
+
 // refusal is the result of a line refused before it reached a tool.
 func refusal(tool string, err error) toolapi.Result {
 	k := string(toolapi.KindOf(err))
@@ -243,8 +252,15 @@ type lineCut struct {
 // it as serve journals a tools/call over its frame limit: a call of its tool refused
 // too_large, in its turn, its arguments' long strings cut and their size as sent. A
 // line that names no tool served is kept, cut, as a call of tool "unknown" (the name
-// as sent may be anything, of any length).
+// as sent may be anything, of any length). A line that names its tool (or id, args,
+// turn) twice is refused and journaled as the same line within the limit is: it names
+// no one call, and the journal is not to pick one of its tools.
 func cutCall(eng *toolapi.Engine, session string, cut *lineCut) toolapi.Result {
+	if k := cut.Twice(); k != "" {
+		res := eng.RecordUnparsed(session, cut.Line(), namedTwice(k))
+		res.ID = cut.ID()
+		return res
+	}
 	err := toolapi.NewError(toolapi.TooLarge, "This call line is %d bytes; lines over %d bytes (64 MiB) are refused unread and nothing was run. "+
 		"Send less in one call: edit_file with only the lines that change, or a large file in parts (create_file, then edit_file).", cut.size, maxLine)
 	tool, args, size := "unknown", cut.Line(), cut.size

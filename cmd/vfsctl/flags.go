@@ -84,6 +84,12 @@ func (c *common) window(q *toolapi.Query) error {
 	if q.Until, err = parseWhen(c.until); err != nil {
 		return fmt.Errorf("--until: %w", err)
 	}
+	// An empty window would list nothing and look like a quiet journal.
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Until.After(q.Since) {
+		const at = "2006-01-02 15:04:05"
+		return fmt.Errorf("--until %s (%s) is not after --since %s (%s): no call can fall between them. --since is the older time: --since 2d --until 1d are the calls of 2 to 1 days ago",
+			c.until, q.Until.Format(at), c.since, q.Since.Format(at))
+	}
 	return nil
 }
 

@@ -22,9 +22,11 @@ const rawInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protoc
 // regardless of case, and the SDK does not. A request with "ID" or "Method" got no
 // reply at all (the SDK took it for a notification, or for a reply, and dropped it),
 // and a tools/call with "Params" ran on the fast path, which read it as params. Each
-// is now an Invalid Request, under its id unless the id is the member in question,
-// and nothing runs; "i\u0064" is "id" and is answered, even with the input closed at
-// once.
+// is now an Invalid Request, and nothing runs; "i\u0064" is "id" and is answered,
+// even with the input closed at once. The refusal carries the exact "id", also when
+// the member in another case is "ID" itself: the client waits on the id it reads in
+// exact case, and {"id":40,"ID":22} answered with id null left it waiting on 40.
+// With no exact "id" it is answered with id null.
 func TestMCPMemberNamesInAnotherCase(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
@@ -34,12 +36,15 @@ func TestMCPMemberNamesInAnotherCase(t *testing.T) {
 {"jsonrpc":"2.0","ID":14,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"q.txt","content":"x"}}}
 {"jsonrpc":"2.0","id":15,"method":"tools/call","paramſ":{"name":"create_file","arguments":{"path":"r.txt","content":"x"}}}
 {"jsonrpc":"2.0","i\u0064":13,"method":"tools/list"}
+{"jsonrpc":"2.0","id":40,"ID":22,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"s.txt","content":"x"}}}
+{"jsonrpc":"2.0","id":43,"method":"tools/call","params":{"name":"create_file","arguments":{"path":"t.txt","content":"x"}},"ID":9}
+{"jsonrpc":"2.0","Id":23,"id":"x","method":"ping"}
 {"jsonrpc":"2.0","id":99,"method":"ping"}
 `)
 	if n := len(replies["null"]); n != 2 || code(replies["null"][0]) != -32600.0 || code(replies["null"][1]) != -32600.0 {
 		t.Errorf("replies with id null: %v; want two Invalid Request errors (for ID 10 and ID 14)", replies["null"])
 	}
-	for _, id := range []string{"11", "12", "15"} {
+	for _, id := range []string{"11", "12", "15", "40", "43", `"x"`} {
 		if len(replies[id]) != 1 || code(replies[id][0]) != -32600.0 {
 			t.Errorf("request %s: replies %v; want one Invalid Request error", id, replies[id])
 		}
@@ -50,11 +55,11 @@ func TestMCPMemberNamesInAnotherCase(t *testing.T) {
 		}
 	}
 	for id := range replies {
-		if !strings.Contains(" null 1 11 12 13 15 99 ", " "+id+" ") {
+		if !strings.Contains(` null 1 11 12 13 15 40 43 "x" 99 `, " "+id+" ") {
 			t.Errorf("a reply under id %s: %.300v", id, replies[id])
 		}
 	}
-	for _, name := range []string{"p.txt", "q.txt", "r.txt"} {
+	for _, name := range []string{"p.txt", "q.txt", "r.txt", "s.txt", "t.txt"} {
 		if _, err := os.Lstat(filepath.Join(dir, name)); !os.IsNotExist(err) {
 			t.Errorf("%s was created by a refused request (%v)", name, err)
 		}

@@ -45,7 +45,7 @@ func TestRewindSkipUnrestorableCLI(t *testing.T) {
 	}
 
 	code, out, errb = cliIn(t, dir, "", "rewind", "--root", dir, "--session", "B", "--turn", "1")
-	if code != 1 || !strings.Contains(errb, "too_large") || !strings.Contains(errb, "To take back everything else and leave big.txt as it is, run this rewind again with --skip-unrestorable.") {
+	if code != 1 || !strings.Contains(errb, "big.txt was over the snapshot's size limit") || !strings.Contains(errb, "To take back everything else and leave big.txt as it is, run this rewind again with --skip-unrestorable.") {
 		t.Fatalf("rewind without the flag: exit %d\n%s%s", code, out, errb)
 	}
 	check("after the refused rewind", "small\ny\n")

@@ -33,9 +33,11 @@ in one session (what it read counts for write_file; vfsctl rewind takes its turn
 back). Refused calls are tool results with isError and the same text as vfsctl
 call; an unknown tool or a malformed request is a JSON-RPC error. A request over 16
 MiB, or nested deeper than 128 levels, is refused unread (too_large, invalid_input)
-and the connection goes on; a tools/call over 16 MiB is journaled as refused, its
-arguments' long strings cut, as vfsctl call journals a call over the size limit. The
-log goes to stderr, or to --log; never to stdout.
+and the connection goes on; a tools/call over 16 MiB is journaled as refused, in the
+session its _meta names, its arguments' long strings cut, as vfsctl call journals a
+call over the size limit (not when its _meta cannot be read, or names a session or
+turn a call is refused for: the reply says so). The log goes to stderr, or to --log;
+never to stdout.
 
 --tools chooses the tools served (see vfsctl tools --help), each with its schema.
 

@@ -145,6 +145,13 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 		req.Path = p
 	}
 	rep := eng.Revert(context.Background(), req)
+	if !rep.OK && rep.Kind == "no_change" && !c.redo && req.Path != "" && c.session == "" {
+		// Nothing to undo on the file because its change was undone already: as
+		// `undo N` of an undone call does, name the undo and the redo that reverses it.
+		if u, m := undoneBy(eng, req.Path); u != 0 {
+			rep.Text += fmt.Sprintf(" Its latest change, call %d, was undone by call %d; `vfsctl redo %d` re-applies it.", m, u, u)
+		}
+	}
 	running := strings.Contains(rep.Text, " is still running (") // an exec of the workspace: naming another call would not help
 	if !rep.OK && c.seq == 0 && c.path == "" && !running && (rep.Kind == "conflict" || rep.Kind == "file_exists" || rep.Kind == "file_not_found" || rep.Kind == "not_a_file") {
 		// A bare undo tries the latest change again and again, refused by what became
@@ -175,6 +182,26 @@ func (c *undoCmd) Run(_ io.Reader, stdout, stderr io.Writer) int {
 	return printOutcome(stdout, stderr, name, c.json, rep, rep.OK, rep.Text, rep.Kind)
 }
 
+// undoneBy returns, when the newest call that changed file p is an undo, that undo
+// and the call it took back; else 0, 0.
+func undoneBy(eng *toolapi.Engine, p string) (undo, call uint64) {
+	recs, _ := eng.Calls(toolapi.Query{Path: p, SkipDamaged: true}) // newest first
+	for _, r := range recs {
+		if r.State != "committed" || r.DryRun() {
+			continue
+		}
+		for _, f := range r.Files {
+			if f.Path == p && f.Op != "read" {
+				if r.Undo != 0 {
+					return r.Seq, r.Undo
+				}
+				return 0, 0
+			}
+		}
+	}
+	return 0, 0
+}
+
 // printOutcome prints an operator command's report: whole as JSON with asJSON, else its
 // text, on stderr when it was refused; the exit code says which.
 func printOutcome(stdout, stderr io.Writer, name string, asJSON bool, rep any, ok bool, text, kind string) int {
@@ -183,11 +210,10 @@ func printOutcome(stdout, stderr io.Writer, name string, asJSON bool, rep any, o
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.Encode(rep)
-	case !ok && kind != "" && kind != "no_change":
-		// The kind leads, as --json gives it (a script greps "conflict" either way);
-		// "nothing to undo" needs no kind.
-		fmt.Fprintf(stderr, "%s: %s: %s%s\n", name, kind, text, busyHint(kind))
 	case !ok:
+		// The text says what happened; its kind is for scripts, in --json. As a code
+		// on a person's terminal it reads as an internal error (and "invalid_input"
+		// for an undo already undone is wrong in plain words).
 		fmt.Fprintf(stderr, "%s: %s%s\n", name, text, busyHint(kind))
 	default:
 		fmt.Fprintln(stdout, text)

@@ -169,3 +169,36 @@ func compact(b []byte) []byte {
 	}
 	return out.Bytes()
 }
+
+// A call line's envelope member named twice at its top level is found, the one named
+// again first, its key read with its escapes decoded; keys inside the arguments, or
+// other than the envelope's, are not. A line too large to hold, read in parts, is
+// read the same.
+func TestTwiceNamed(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for line, want := range map[string]string{
+		`{"tool":"a","args":{},"tool":"b"}`:                             "tool",
+		`{"id":1,"tool":"a","args":{},"tool":"b","id":2}`:               "tool",
+		`{"id":1,"tool":"a","id":2,"args":{},"tool":"b"}`:               "id",
+		`{"tool":"a","args":{"x":1},"turn":"t","args":{}}`:              "args",
+		`{"turn":null,"tool":"a","t\u0075rn":"t"}`:                      "turn",
+		`{"tool":"a","args":{"tool":1,"tool":2,"x":{"id":1,"id":2}}}`:   "",
+		`{"tool":"a","args":{"q":1,"q":2},"x":1,"x":2,"Tool":"b"}`:      "",
+		`{"args":{"q":1,"q":2},"tool":"a","tool":"b"}`:                  "tool",
+		`{"tool":"a","args":{"s":"\"tool\":1,\"tool\":2"},"id":"tool"}`: "",
+		`{"tool":"a"} {"tool":"b"}`:                                     "",
+	} {
+		if got := TwiceNamed([]byte(line)); got != want {
+			t.Errorf("TwiceNamed(%s) = %q, want %q", line, got, want)
+		}
+		c := NewCutLine()
+		for rest := []byte(line); len(rest) > 0; {
+			n := min(len(rest), 1+rng.Intn(7))
+			c.Write(rest[:n])
+			rest = rest[n:]
+		}
+		if got := c.Twice(); got != want {
+			t.Errorf("CutLine of %s: Twice %q, want %q", line, got, want)
+		}
+	}
+}

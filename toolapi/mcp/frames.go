@@ -250,8 +250,9 @@ type frameReader struct {
 	fast callFast
 	// tooLarge, when set (Serve sets it), journals a tools/call refused for its size:
 	// call is what was picked of it as it was read, size the frame's; it returns the
-	// record's number, nil for none, and the session of the record.
-	tooLarge func(call *frameScan, size int, err error) (txn *int64, session string)
+	// record's number, nil for none, the session of the record, and when there is
+	// none, why, for the reply.
+	tooLarge func(call *frameScan, size int, err error) (txn *int64, session, why string)
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
@@ -326,7 +327,11 @@ func (r *frameReader) next() error {
 				var session string
 				if r.tooLarge != nil && sc.id != nil && sc.methodName == "tools/call" {
 					// Journaled as vfsctl call journals a call over the size limit.
-					txn, session = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+					var why string
+					txn, session, why = r.tooLarge(sc, size, toolapi.NewError(toolapi.TooLarge, "%s", msg))
+					if why != "" {
+						msg += " " + why
+					}
 				}
 				r.refuse(sc, "too_large", msg, txn, session)
 			}
@@ -523,14 +528,13 @@ func (r *frameReader) invalid(sc *frameScan, msg string) {
 }
 
 // invalidFolded answers a frame with a member whose name differs from a JSON-RPC
-// member's only in case (sc.folded): under its id, unless that member is "id" itself,
-// which makes the id doubtful.
+// member's only in case (sc.folded): under its "id", spelled exactly, also when the
+// folded member is "ID" or "Id". A client reads its own reply's id in exact case, and
+// waits on that one: {"id": 40, "ID": 22} answered with id null would leave it waiting
+// on 40. With no exact "id", the reply's id is null.
 func (r *frameReader) invalidFolded(sc *frameScan) {
 	member := foldedMember([]byte(sc.folded))
 	msg := fmt.Sprintf("this request has a member %q, which is not %q: JSON-RPC member names are case-sensitive, and readers differ on such a name; it was not run. Send %q.", sc.folded, member, member)
-	if member == "id" {
-		sc = nil
-	}
 	r.invalid(sc, msg)
 }
 
@@ -597,6 +601,17 @@ func TooDeep(line []byte) (msg string, id json.RawMessage) {
 	return tooDeep(sc.maxDepth), id
 }
 
+// TwiceNamed is the first of the members "id", "tool", "args" and "turn" that line, a
+// `vfsctl call` line, names twice at its top level (keys read with their escapes
+// decoded), "" for none: the one whose second naming comes first. A decoder keeps the
+// last of each silently, where the sender meant one of them. Keys named twice inside
+// the arguments are no part of the line's envelope.
+func TwiceNamed(line []byte) string {
+	sc := frameScan{shape: lineCall}
+	sc.feed(line)
+	return sc.twice
+}
+
 // CutLine reads a `vfsctl call` line too large to hold, written to it in parts, in
 // bounded memory, as serve reads a tools/call over MaxFrame: for its reply, the id;
 // for its record, the tool, the turn and the arguments cut as a record keeps them.
@@ -624,6 +639,10 @@ func (c *CutLine) Tool() string { return c.sc.Tool() }
 
 // Turn is the line's "turn" as sent, nil when there is none or it was too long.
 func (c *CutLine) Turn() json.RawMessage { return c.sc.Meta() }
+
+// Twice is the first of the line's members "id", "tool", "args" and "turn" that it
+// names twice, as TwiceNamed says; "" for none.
+func (c *CutLine) Twice() string { return c.sc.twice }
 
 // Args is the line's "args" cut, with their size as sent; nil when there are none.
 func (c *CutLine) Args() ([]byte, int) { return c.sc.Args() }
@@ -666,7 +685,14 @@ type frameScan struct {
 	// of which trail bytes are spaces after them.
 	frame, args     *toolapi.ArgsCutter
 	argsSize, trail int
-	shape           callShape
+	// metaCut is a cut call's _meta cut as its arguments are, for a _meta too long to
+	// keep whole: the session and turn it names are read of it.
+	metaCut *toolapi.ArgsCutter
+	shape   callShape
+	// Of a vfsctl call line (lineCall): the members of its envelope read so far, one
+	// bit each (lineMembers), and the first named twice.
+	named uint8
+	twice string
 }
 
 // callShape names the members of a call: the object they stand in (under, a
@@ -680,6 +706,9 @@ var (
 	// lineCall is a vfsctl call line: {"id", "tool", "args", "turn"}.
 	lineCall = callShape{"", "tool", "turn", "args"}
 )
+
+// lineMembers are the members of a vfsctl call line.
+var lineMembers = [...]string{"id", "tool", "args", "turn"}
 
 // depth is the depth of the keys of a call's members.
 func (c callShape) depth() int {
@@ -872,6 +901,9 @@ func (s *frameScan) byte(b []byte, i int) {
 // member is the member whose value follows the key just read at depth d.
 func (s *frameScan) member(d int) int {
 	key := s.keyName(d)
+	if d == 1 && s.shape == lineCall {
+		s.noteNamed(key)
+	}
 	if d == 1 {
 		switch string(key) {
 		case "id":
@@ -884,7 +916,7 @@ func (s *frameScan) member(d int) int {
 		}
 		if s.frame != nil && string(key) == s.shape.under {
 			// Sent twice, params is read as its last value, members and all.
-			s.kept[keepName], s.kept[keepMeta] = capped{}, capped{}
+			s.kept[keepName], s.kept[keepMeta], s.metaCut = capped{}, capped{}, nil
 			s.args, s.argsSize, s.trail = nil, 0, 0
 		}
 		if s.folded == "" && foldedMember(key) != "" {
@@ -894,6 +926,19 @@ func (s *frameScan) member(d int) int {
 		return s.shape.member(key)
 	}
 	return keepNone
+}
+
+// noteNamed notes key, a vfsctl call line's top-level key, when it is a member of its
+// envelope; twice is the first named again.
+func (s *frameScan) noteNamed(key []byte) {
+	for i, m := range lineMembers {
+		if string(key) == m {
+			if s.named&(1<<i) != 0 && s.twice == "" {
+				s.twice = m
+			}
+			s.named |= 1 << i
+		}
+	}
 }
 
 // keyName is the key last read at depth d as a decoder reads it, its escapes
@@ -950,6 +995,9 @@ func (s *frameScan) begin(m int) {
 		switch {
 		case m == keepMeta:
 			s.kept[m].max = maxCutMeta
+			if s.frame != nil {
+				s.metaCut = toolapi.NewArgsCutter(maxCutMeta)
+			}
 		case (m == keepID || m == keepMethod) && s.maxID > 0:
 			// A held frame's method too: a request whose method was not kept
 			// would not be awaited at the end of the input.
@@ -969,6 +1017,9 @@ func (s *frameScan) flush(b []byte, j int) {
 	s.run = -1
 	if s.keep != keepArgs {
 		s.kept[s.keep].Write(part)
+		if s.keep == keepMeta && s.metaCut != nil {
+			s.metaCut.Write(part)
+		}
 		return
 	}
 	s.args.Write(part)
@@ -1016,6 +1067,17 @@ func (s *frameScan) Meta() json.RawMessage {
 		return v
 	}
 	return nil
+}
+
+// MetaRead is a cut call's params._meta as far as it could be read: as sent when it
+// is at most maxCutMeta bytes, else cut as a record cuts arguments, each string over
+// 512 bytes cut to its start and its length as sent (a session name or a turn label
+// that long is no valid one), and nothing past 64 KiB of that; nil when there is none.
+func (s *frameScan) MetaRead() []byte {
+	if v := s.Meta(); v != nil || s.metaCut == nil {
+		return v
+	}
+	return s.metaCut.Bytes()
 }
 
 // Args is a cut call's params.arguments cut, with their size as sent; nil when there

@@ -135,3 +135,19 @@ func TestReplyID(t *testing.T) {
 		}
 	}
 }
+
+// A frame over the limit with a member "ID" besides its "id" is refused under its
+// "id", as a frame within bounds is: the client waits on that one.
+func TestFrameReaderFoldedIDTooLargeAnsweredUnderID(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":40,"ID":22,"method":"tools/call","params":{"x":"` + strings.Repeat("y", 300) + `"}}` + "\n"
+	var out bytes.Buffer
+	r := &frameReader{in: bufioReader(big), out: &out, max: 200}
+	io.ReadAll(r)
+	var reply struct {
+		ID    json.RawMessage
+		Error struct{ Code int }
+	}
+	if err := json.Unmarshal(out.Bytes(), &reply); err != nil || string(reply.ID) != "40" || reply.Error.Code != -32600 {
+		t.Fatalf("reply %s (%v); want an Invalid Request under id 40", out.Bytes(), err)
+	}
+}

@@ -338,20 +338,24 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 }
 
 // tooLarge returns the transport's journal of a tools/call refused for its size: the
-// record of a refused call of the tool it names, with the turn its _meta gives, its
-// arguments cut as vfsctl call's record of arguments over the size limit keeps them.
-// A frame that names no tool served is kept, cut, as a call of tool "unknown": the
-// name it sends may be anything, of any length, and the journal's tools (vfsctl
-// stats' tables) are those served. Nothing is journaled before a client connected
-// (no session to name). It returns the record's number and the session it is of.
-func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err error) (*int64, string) {
-	return func(call *frameScan, size int, err error) (*int64, string) {
+// record of a refused call of the tool it names, in the session and with the turn its
+// _meta gives, its arguments cut as vfsctl call's record of arguments over the size
+// limit keeps them. A frame that names no tool served is kept, cut, as a call of tool
+// "unknown": the name it sends may be anything, of any length, and the journal's
+// tools (vfsctl stats' tables) are those served. It returns the record's number and
+// the session it is of. Nothing is journaled before a client connected (no session to
+// name), nor for a call whose _meta names a session or a turn that a call within the
+// limit would be refused for, unjournaled, or one that cannot be read (not an object,
+// or over 64 KiB once its long strings are cut): the session it names is not known,
+// and a record in another would be missed by a rewind of that one. why says so.
+func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err error) (*int64, string, string) {
+	return func(call *frameScan, size int, err error) (*int64, string, string) {
 		var ss *sdk.ServerSession
 		for c := range srv.Sessions() {
 			ss = c
 		}
 		if ss == nil {
-			return nil, ""
+			return nil, "", ""
 		}
 		ctx, tool, args := context.Background(), "unknown", call.Frame()
 		if name := call.Tool(); s.served[name] {
@@ -359,19 +363,21 @@ func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err e
 			args, size = call.Args()
 		}
 		var meta sdk.Meta
-		json.Unmarshal(call.Meta(), &meta)
-		if c, err := turnOf(ctx, meta); err == nil {
-			ctx = c
+		if m := call.MetaRead(); m != nil && json.Unmarshal(m, &meta) != nil {
+			return nil, "", "Its params._meta could not be read (it is not a JSON object, or is over 64 KiB with its long strings cut), so the session it names is not known: the call was not journaled."
 		}
-		session, serr := sessionOf(meta, s.session(ss))
-		if serr != nil {
-			session = s.session(ss) // the refusal says why the call was not run: its size
+		session, merr := sessionOf(meta, s.session(ss))
+		if merr == nil {
+			ctx, merr = turnOf(ctx, meta)
+		}
+		if merr != nil {
+			return nil, "", "Also, " + merr.Error() + " It was not journaled."
 		}
 		res := s.eng.RecordCut(ctx, session, tool, args, size, err)
 		if s.log != nil {
 			s.log.Info("call", "tool", tool, "session", session, "ok", false, "kind", "too_large")
 		}
-		return res.Txn, session
+		return res.Txn, session, ""
 	}
 }
 
