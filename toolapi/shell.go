@@ -93,6 +93,9 @@ func commandReply(res *ExecResult, dir string, timeout time.Duration, stdout, st
 		where = ", in " + dir + "/"
 	}
 	switch {
+	case res.NotStarted != "":
+		// Nothing ran, so there is no output to show: only why, and the status.
+		fmt.Fprintf(&b, "The command did not start: %s; nothing was run (exit status %d; call %d%s).\n", strings.TrimSuffix(res.NotStarted, "."), res.Code, res.Seq, where)
 	case res.Code == ExitTimeout && strings.HasPrefix(res.Exit, "killed after the timeout"):
 		fmt.Fprintf(&b, "The command was killed after its timeout of %s (exit status %d; call %d%s).\n", timeout, res.Code, res.Seq, where)
 	case strings.HasPrefix(res.Exit, "exit "):
@@ -104,6 +107,9 @@ func commandReply(res *ExecResult, dir string, timeout time.Duration, stdout, st
 		name string
 		out  *bounded
 	}{{"stdout", stdout}, {"stderr", stderr}} {
+		if res.NotStarted != "" && s.out.total == 0 {
+			continue
+		}
 		if s.out.total == 0 {
 			fmt.Fprintf(&b, "%s: (empty)\n", s.name)
 			continue
