@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -215,7 +216,12 @@ func (a *dispatcher) runExec(ctx context.Context, x *txn.Exec, argv []string, di
 	r := runCommand(ctx, argv, filepath.Join(a.eng.FS().Dir(), filepath.FromSlash(dir)), o)
 	look, err := x.End(r.how)
 	if err != nil {
-		return nil, fmt.Errorf("the command ended (%s) but what it changed could not be journaled: %w", r.how, err)
+		// err is a sentence of its own (the journal gone), or a Go error's clause.
+		sep := ": "
+		if m := err.Error(); m != "" && unicode.IsUpper(rune(m[0])) {
+			sep = ". "
+		}
+		return nil, fmt.Errorf("the command ended (%s) but what it changed could not be journaled%s%w", r.how, sep, err)
 	}
 	return &ExecResult{Seq: x.Seq(), Code: r.code, Exit: r.how, NotStarted: r.notStarted, Files: look.Files, Notes: append(r.notes, look.Notes...), Outside: x.Outside}, nil
 }

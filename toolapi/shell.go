@@ -1,9 +1,11 @@
 package toolapi
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
@@ -78,7 +80,14 @@ func (a *dispatcher) runCommand(c *txn.Call, _ string, in *input) (string, error
 	stdout, stderr := newBounded(MaxCommandOutput), newBounded(MaxCommandOutput)
 	res, err := a.runExec(c.Context(), x, argv, dir, ExecOptions{Timeout: timeout, Stdout: stdout, Stderr: stderr, cmdLine: shellLine(command)})
 	if err != nil {
-		return "", errs.Wrap(errs.IOError, "", err, "%s. The command ran; what it changed is recorded by the next look at the workspace.", strings.TrimSuffix(err.Error(), "."))
+		msg := strings.TrimSuffix(err.Error(), ".")
+		if r, n := utf8.DecodeRuneInString(msg); n > 0 {
+			msg = string(unicode.ToUpper(r)) + msg[n:] // it starts the reply
+		}
+		if errors.Is(err, txn.ErrNotRecorded) {
+			return "", errs.Wrap(errs.IOError, "", err, "%s.", msg) // it says what became of the change
+		}
+		return "", errs.Wrap(errs.IOError, "", err, "%s. The command ran; what it changed is recorded by the next look at the workspace.", msg)
 	}
 	in.command = &commandTrace{argv: argv, code: res.Code, exit: res.Exit, files: len(res.Files)}
 	return commandReply(res, dir, timeout, stdout, stderr), nil

@@ -520,6 +520,11 @@ func (e *Engine) walkAgainst(o LookOptions, base map[string]journal.SnapEntry) (
 	return scan, err
 }
 
+// ErrNotRecorded is the cause of a refusal whose message already says that what the
+// command changed was not recorded, nor will be by the next look: no caller adds
+// that it will.
+var ErrNotRecorded = errors.New("what the command changed was not recorded")
+
 // journalInPlace refuses to record an exec whose journal is no longer the one its
 // record was written in: the command removed or moved the journal's folder or file,
 // or put another in its place. Writing then would make a new journal, or write one
@@ -531,7 +536,7 @@ func (x *Exec) journalInPlace() error {
 		return nil
 	}
 	x.e.j.Gone(fmt.Sprintf("by call %d's command?", x.rec.Seq))
-	return errs.New(errs.IOError, "", "The journal %s is gone: it was removed, moved or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; restart vfsctl, and the next command starts from the journal at the root, or a new history.", x.e.j.Shown(), x.rec.Seq)
+	return errs.Wrap(errs.IOError, "", ErrNotRecorded, "The journal %s is gone: it was removed, moved or replaced while the command ran (call %d's record was in it). What the command changed was not recorded, and no journal was written elsewhere; restart vfsctl, and the next command starts from the journal at the root, or a new history.", x.e.j.Shown(), x.rec.Seq)
 }
 
 // look tells what changed from the snapshot to w's walk and writes c's record with
