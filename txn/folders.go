@@ -357,6 +357,7 @@ func foldersOnly(r *journal.Record) bool {
 // never touched.
 func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 	states := make([]fileState, len(r.Entries))
+	unknown := bitsUnknown(r) // a folder call's 0; an undo's, redo's or rewind's is 0000
 	var anyBefore, anyAfter, anyElsewhere bool
 	for i, en := range r.Entries {
 		if !e.writable(en.Path) {
@@ -371,7 +372,7 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 		switch {
 		case kind == en.After:
 			states[i], anyAfter = atAfter, true
-			if en.After == vfs.KindDir && en.AfterMode == 0 {
+			if en.After == vfs.KindDir && unknown[en.Path] {
 				r.Entries[i].AfterMode = bits // made: the pending record did not know its bits yet
 			}
 		case kind == en.Before:
@@ -392,7 +393,7 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 		// A folder made again with its bits is made first, then given them: killed
 		// in between, it is given them now.
 		for i, en := range r.Entries {
-			if states[i] != atAfter || en.After != vfs.KindDir || en.AfterMode == 0 {
+			if states[i] != atAfter || en.After != vfs.KindDir || unknown[en.Path] {
 				continue
 			}
 			if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && bits != en.AfterMode {

@@ -68,18 +68,19 @@ func (e *Engine) placeEntries(r *journal.Record, forward bool) (steps []entrySte
 		files[f.Path] = true
 	}
 	steps = make([]entryStep, 0, len(r.Entries))
+	unknown := bitsUnknown(r)
 	for i, en := range r.Entries {
 		if !forward {
 			en = en.Reversed()
 		}
 		st := entryStep{en: en, forward: forward, place: entryUntrusted}
 		if e.entryWritable(en.Path) {
-			if forward && en.After == vfs.KindDir && en.Before != vfs.KindDir && en.AfterMode == 0 {
+			if forward && en.After == vfs.KindDir && en.Before != vfs.KindDir && unknown[en.Path] {
 				// A folder call's pending record does not know the bits of the folders
 				// it makes (MakeFolders learns them once made, for the committed
 				// record): one found there has the bits it was made with, one made
-				// again gets those of a folder made under the usual umask. Zero is
-				// never given to it.
+				// again gets those of a folder made under the usual umask. (An undo's,
+				// a redo's or a rewind's 0 is known: mode 0000, as a command left it.)
 				st.en.AfterMode = 0o755
 				if kind, _, bits, err := e.fs.EntryAt(en.Path); err == nil && kind == vfs.KindDir {
 					st.en.AfterMode = bits
