@@ -16,8 +16,8 @@ import (
 
 // A command the shell could not be started for was replied to as "The command ended:
 // not started: ...", as if it had run and ended. The kernel refuses to start
-// /bin/sh with one argument over its bound (128 KiB on Linux, E2BIG), a limit
-// run_command does not know of: the reply says the command did not start, why, that
+// /bin/sh with an argument over its bounds (E2BIG: 128 KiB for one argument on Linux,
+// 1 MiB for all on macOS), a limit run_command does not know of: the reply says the command did not start, why, that
 // nothing was run, and the exit status 126, as env gives a program it found and
 // could not run.
 func TestRunCommandNotStartedSaysSo(t *testing.T) {
@@ -27,7 +27,7 @@ func TestRunCommandNotStartedSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	command := "echo x > made.txt # " + strings.Repeat("x", 200<<10)
+	command := "echo x > made.txt # " + strings.Repeat("x", 4<<20)
 	args, _ := json.Marshal(map[string]string{"command": command})
 	r := eng.Call(context.Background(), "s", toolapi.RunCommand, args)
 	if !r.OK {
