@@ -56,6 +56,10 @@ if (!nope.includes("is not a folder")) throw new Error(`a missing root: ${nope}`
 console.log("ok:", r.text.split("\n")[0], "/", refused.kind);
 JS
 node check.mjs "$scratch/ws"
+echo "== open(): close() with calls in flight, the session across a restart (npm/test/session.mjs)"
+mkdir -p "$scratch/ws-session"
+cp "$repo/npm/test/session.mjs" .
+node session.mjs "$scratch/ws-session"
 echo "== npx vfsctl log"
 (cd "$scratch/ws" && npx --prefix "$scratch/project" --no-install vfsctl log | tail -3)
 echo "== the README's Node example"

@@ -25,6 +25,8 @@ export interface Reply {
 }
 
 export interface Session {
+  /** The journal's session name of every call: Options.session, or one made up by open() (node-...). */
+  readonly session: string;
   call(tool: string, args: unknown, opts?: { turn?: string | number }): Promise<Reply>;
   close(): Promise<void>;
 }
