@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -211,6 +212,29 @@ class TestProcessFailures(Workspace):
         r = eng.call("edit_file", {"path": "app.py", "edits": [{"oldText": "Hello", "newText": "Hey"}]})
         self.assertTrue(r.ok, r.text)
         self.assertIn("Hey", self.read("app.py"))
+
+    def test_call_after_an_interrupted_call_is_answered(self) -> None:
+        # A KeyboardInterrupt raised in Python only (a notebook's interrupt, an alarm's
+        # handler) while a call waits: vfsctl still runs that call and answers it.
+        # The next call must get its own reply, not the abandoned one's.
+        eng = self.engine(session="intr", tools="native,shell")
+        self.assertTrue(eng.call("read_file", {"path": "app.py"}).ok)
+        pid = eng._proc.pid
+
+        def interrupt(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        old = signal.signal(signal.SIGALRM, interrupt)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with self.assertRaises(KeyboardInterrupt):
+            eng.call("run_command", {"command": "sleep 1; echo done > ran.txt"})
+        r = eng.call("edit_file", {"path": "app.py", "edits": [{"oldText": "Hello", "newText": "Hey"}]})
+        self.assertTrue(r.ok, r.text)
+        self.assertEqual(r.tool, "edit_file")
+        self.assertIn("Hey", self.read("app.py"))
+        self.assertEqual(self.read("ran.txt"), "done\n")
+        self.assertEqual(eng._proc.pid, pid, "the process was restarted")
 
     def test_death_during_a_call_is_an_error_then_restarts(self) -> None:
         tmp = tempfile.mkdtemp()

@@ -25,6 +25,7 @@ import queue
 import shutil
 import subprocess
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Union
@@ -195,6 +196,19 @@ class Engine:
                 break
         return max(self.timeout, ms / 1000 + 30)
 
+    def _reply(self, ident: int, wait: float) -> Any:
+        """The next line of the process for call ident, within wait seconds (else
+        queue.Empty). A reply to an earlier call is dropped: that call was abandoned
+        (a KeyboardInterrupt, say, raised in Python only while it waited), and the
+        process answered it all the same, before this one."""
+        deadline = time.monotonic() + wait
+        while True:
+            got = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
+            old = got.get("id") if isinstance(got, dict) else None
+            if isinstance(old, int) and not isinstance(old, bool) and old < ident:
+                continue
+            return got
+
     def _stop_stalled(self, ident: int) -> Any:
         """Asks a process that passed its time to stop (SIGTERM), as vfsctl expects:
         it ends a running command's process group, records what the command
@@ -207,7 +221,7 @@ class Engine:
         if proc.poll() is None:
             proc.terminate()
             try:
-                got = self._replies.get(timeout=10)
+                got = self._reply(ident, 10)
             except queue.Empty:
                 pass
             _reap(proc, 5)
@@ -260,7 +274,7 @@ class Engine:
                 raise self._died("exited before it could take the call") from None
             wait = self._wait_for(tool, args)
             try:
-                got = self._replies.get(timeout=wait)
+                got = self._reply(ident, wait)
             except queue.Empty:
                 got = self._stop_stalled(ident)
                 if got is None:
