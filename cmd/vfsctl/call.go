@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/toolapi/mcp"
@@ -28,7 +29,7 @@ func (c *callCmd) Summary() string { return "run tool calls read as JSON lines f
 const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
-with an optional "id" (a string or number) and an optional "turn" (a string or a whole number, null for none: the
+with an optional "id" (a string or number, of valid UTF-8 text) and an optional "turn" (a string or a whole number, null for none: the
 runtime's label of the conversation turn, journaled with the call; vfsctl rewind
 takes a session back to before one). Prints one JSON line per call: {"id",
 "ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
@@ -154,7 +155,12 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 // answer is the reply to one line: a call's result, or the refusal of a line that was
 // no call, journaled as such for failure analytics; cut is a line too long to hold,
 // read on the way.
-func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, cut *lineCut) toolapi.Result {
+func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, cut *lineCut) (res toolapi.Result) {
+	defer func() {
+		if !utf8.Valid(res.ID) {
+			res.ID = nil // a refused line's id (cut, too deep): the reply stays UTF-8
+		}
+	}()
 	if cut != nil {
 		return cutCall(eng, session, cut)
 	}
@@ -191,6 +197,11 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 	id := env["id"]
 	if len(id) > 0 && id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-' {
 		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" must be a string or a number, echoed in the reply.`)), false
+	}
+	if !utf8.Valid(id) {
+		// Echoed as sent, it would make the reply no UTF-8, which strict readers of
+		// JSON refuse whole: the reply goes without it, and the call is not run.
+		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" holds bytes that are not UTF-8, which the reply could not carry as sent; it was not run, and this reply has no id. Send an id of valid text.`)), false
 	}
 	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
 	// The line decoded above, so it is valid JSON: not validated a third time. A key
