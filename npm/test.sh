@@ -60,6 +60,10 @@ echo "== open(): close() with calls in flight, the session across a restart (npm
 mkdir -p "$scratch/ws-session"
 cp "$repo/npm/test/session.mjs" .
 node session.mjs "$scratch/ws-session"
+echo "== open(): each call's traceparent on its line (npm/test/trace.mjs)"
+mkdir -p "$scratch/trace"
+cp "$repo/npm/test/trace.mjs" .
+node trace.mjs "$scratch/trace"
 echo "== npx vfsctl log"
 (cd "$scratch/ws" && npx --prefix "$scratch/project" --no-install vfsctl log | tail -3)
 echo "== the README's Node example"

@@ -234,12 +234,28 @@ class Engine:
 
     # -- the API ----------------------------------------------------------------
 
-    def call(self, tool: str, args: Any, turn: Optional[Union[str, int]] = None) -> Reply:
+    def call(
+        self,
+        tool: str,
+        args: Any,
+        turn: Optional[Union[str, int]] = None,
+        traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None,
+    ) -> Reply:
         """Runs one tool call and returns its Reply. A refusal (ok False) is a Reply,
-        never an exception; VfsctlError means vfsctl itself could not answer."""
+        never an exception; VfsctlError means vfsctl itself could not answer.
+
+        traceparent (and tracestate): the W3C trace context of the runtime's span for
+        this call, which parents the call's span when vfsctl traces (the process is
+        long-lived: TRACEPARENT in its environment would parent every call under the
+        first one's). vfsctl ignores one that is not valid."""
         line: Dict[str, Any] = {"tool": tool, "args": args}
         if turn is not None:
             line["turn"] = turn
+        if traceparent is not None:
+            line["traceparent"] = traceparent
+            if tracestate is not None:
+                line["tracestate"] = tracestate
         try:
             # NaN and Infinity are not JSON, and a lone surrogate (what os.listdir
             # gives for a name that is not UTF-8) is no text vfsctl can read: vfsctl

@@ -92,7 +92,8 @@ export function spawnServe(opts = {}) {
 }
 
 /**
- * A long-lived `vfsctl call` process: call(tool, args, {turn}) resolves to its
+ * A long-lived `vfsctl call` process: call(tool, args, {turn, traceparent,
+ * tracestate}) resolves to its
  * reply { ok, kind, text, txn, tool }; a refusal resolves too (ok false). A process
  * that exits fails the calls in flight with an Error, and the next call starts a
  * new one, in the same session. close() ends its input: the calls already sent are
@@ -154,6 +155,12 @@ export function open(opts = {}) {
       const id = nextId++;
       const line = { tool, args, id };
       if (callOpts.turn != null) line.turn = callOpts.turn;
+      // The runtime's span for this call: the process is long-lived, so TRACEPARENT in
+      // its environment would parent every call under the first one's.
+      if (callOpts.traceparent != null) {
+        line.traceparent = callOpts.traceparent;
+        if (callOpts.tracestate != null) line.tracestate = callOpts.tracestate;
+      }
       let data;
       try {
         data = JSON.stringify(line) + "\n";
@@ -201,7 +208,7 @@ function isFolder(p) {
 export async function call(tool, args, opts = {}) {
   const s = open(opts);
   try {
-    return await s.call(tool, args, { turn: opts.turn });
+    return await s.call(tool, args, { turn: opts.turn, traceparent: opts.traceparent, tracestate: opts.tracestate });
   } finally {
     await s.close();
   }
