@@ -49,7 +49,8 @@ const (
 // At the end of the input, the reader waits (at most DrainWait) until every request
 // it handed on has its reply: the SDK cancels the requests in flight when its reader
 // ends, and a client that writes its calls and closes its end would lose the replies
-// of calls that ran, and see others cancelled half-way.
+// of calls that ran, and see others cancelled half-way. Over Serve, a call still
+// running after DrainWait is then ended, and answered, before the reader ends.
 func NewTransport(in io.Reader, out io.Writer, log *slog.Logger) sdk.Transport {
 	return newTransport(in, out, log)
 }
@@ -81,6 +82,11 @@ type callFast func(id json.RawMessage, frame []byte) (reply []byte, ok bool)
 // DrainWait bounds how long the end of the input waits for the replies of requests
 // in flight; a call waits for the journal at most --wait (10 s by default) first.
 var DrainWait = time.Minute
+
+// overdueWait bounds how long, once DrainWait has passed and the calls still running
+// are ended, the end of the input waits for their replies: a killed command's group
+// is gone within a second, and its record waits for the journal at most --wait.
+const overdueWait = 30 * time.Second
 
 // openRequests counts the requests handed to the SDK that have no reply yet, by id,
 // and knows which of them the client cancelled.
@@ -131,20 +137,23 @@ func (o *openRequests) done(id string) (drop bool) {
 	return drop
 }
 
-// drain waits until every request has its reply, or d has passed.
-func (o *openRequests) drain(d time.Duration) {
+// drain waits until every request has its reply, or d has passed, and reports
+// whether every one has.
+func (o *openRequests) drain(d time.Duration) bool {
+	late := false
 	stop := time.AfterFunc(d, func() {
 		o.mu.Lock()
-		o.n = 0
+		late = true
 		o.cond.Broadcast()
 		o.mu.Unlock()
 	})
 	defer stop.Stop()
 	o.mu.Lock()
-	for o.n > 0 {
+	defer o.mu.Unlock()
+	for o.n > 0 && !late {
 		o.cond.Wait()
 	}
-	o.mu.Unlock()
+	return o.n == 0
 }
 
 // replyWriter is the SDK's writer: it counts the replies it writes, and drops the
@@ -253,6 +262,9 @@ type frameReader struct {
 	// record's number, nil for none, the session of the record, and when there is
 	// none, why, for the reply.
 	tooLarge func(call *frameScan, size int, err error) (txn *int64, session, why string)
+	// overdue, when set (Serve sets it), ends the calls still running DrainWait
+	// after the end of the input.
+	overdue func()
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
@@ -360,8 +372,12 @@ func (r *frameReader) next() error {
 			continue
 		}
 		if err != nil && len(r.frame) == 0 {
-			if err == io.EOF && r.open != nil {
-				r.open.drain(DrainWait)
+			if err == io.EOF && r.open != nil && !r.open.drain(DrainWait) && r.overdue != nil {
+				// The calls still running are ended, and their replies (what was
+				// killed, and what it changed) written before the SDK is told the
+				// input ended: after that it writes nothing more.
+				r.overdue()
+				r.open.drain(overdueWait)
 			}
 			return err
 		}
