@@ -41,7 +41,8 @@ const (
 // in digits alone, or a string id with a lone surrogate escape or bytes that are not
 // UTF-8, which the SDK would answer under another id, or a member named as JSON-RPC's
 // but in another case, such as "ID") with an Invalid Request error, instead of ending the
-// connection or leaving the client waiting. A line over MaxFrame that goes on after
+// connection or leaving the client waiting. A reply is UTF-8 text: an id holding bytes
+// that are not UTF-8 is answered as null, whatever the refusal. A line over MaxFrame that goes on after
 // its first JSON value is answered for that value alone, and with a parse error for
 // the rest, which is not run. A UTF-8 byte order mark at the start of the input is
 // skipped.
@@ -443,11 +444,18 @@ func (r *frameReader) next() error {
 		r.invalid(sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992) written in digits alone, and a reply could not carry it as sent; it was not run. Send a string id, or a whole number such as 1.", id))
 		return nil
 	}
+	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] == '"' && !utf8.Valid(id) {
+		// The SDK decodes a byte that is not UTF-8 as U+FFFD and answers under that,
+		// another id than the one sent (the fast path would echo the bytes, and a
+		// reply is UTF-8 text): refused, under id null, on every path.
+		r.invalid(sc, "this request's id holds bytes that are not UTF-8, which a reply (UTF-8 JSON text) cannot carry, so it is answered with id null; it was not run. Send an id of valid text.")
+		return nil
+	}
 	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] == '"' && !wholeText(id) {
-		// The SDK decodes a lone surrogate ("\ud800") or a byte that is not UTF-8 as
-		// U+FFFD and answers under that, another id than the one sent (the fast path
-		// would echo the bytes): refused under the id as sent, on every path.
-		r.invalid(sc, "this request's id holds a lone UTF-16 surrogate escape or bytes that are not UTF-8, which a reply could not carry as sent; it was not run. Send an id of valid text.")
+		// The SDK decodes a lone surrogate ("\ud800") as U+FFFD and answers under
+		// that, another id than the one sent: refused under the id as sent (an
+		// escape, which a reply carries), on every path.
+		r.invalid(sc, "this request's id holds a lone UTF-16 surrogate escape, which would be read as another id; it was not run. Send an id of valid text.")
 		return nil
 	}
 	if r.fast != nil && sc.id != nil && sc.methodName == "tools/call" {
@@ -538,9 +546,18 @@ func (r *frameReader) invalid(sc *frameScan, msg string) {
 	}
 	var id any
 	if sc != nil && len(sc.id) > 0 && (sc.id[0] == '"' || sc.id[0] == '-' || sc.id[0] >= '0' && sc.id[0] <= '9') {
-		id = sc.id
+		id = sayable(sc.id)
 	}
 	r.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "Invalid Request: " + msg}})
+}
+
+// sayable is id as a reply carries it: as sent, or null when it holds bytes that are
+// not UTF-8, which no reply (UTF-8 JSON text) can carry.
+func sayable(id json.RawMessage) any {
+	if !utf8.Valid(id) {
+		return nil
+	}
+	return id
 }
 
 // invalidFolded answers a frame with a member whose name differs from a JSON-RPC
@@ -566,13 +583,13 @@ func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64, sessio
 	}
 	var reply any
 	if sc.methodName == "tools/call" {
-		reply = map[string]any{"jsonrpc": "2.0", "id": sc.id, "result": map[string]any{
+		reply = map[string]any{"jsonrpc": "2.0", "id": sayable(sc.id), "result": map[string]any{
 			"content":           []any{map[string]any{"type": "text", "text": msg}},
 			"structuredContent": map[string]any{"ok": false, "kind": kind, "txn": txn, "session": nullable(session)},
 			"isError":           true,
 		}}
 	} else {
-		reply = map[string]any{"jsonrpc": "2.0", "id": sc.id, "error": map[string]any{
+		reply = map[string]any{"jsonrpc": "2.0", "id": sayable(sc.id), "error": map[string]any{
 			"code": -32600, "message": kind + ": " + msg, "data": map[string]any{"kind": kind},
 		}}
 	}
