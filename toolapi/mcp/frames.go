@@ -458,6 +458,14 @@ func (r *frameReader) next() error {
 		r.invalid(sc, "this request's id holds a lone UTF-16 surrogate escape, which would be read as another id; it was not run. Send an id of valid text.")
 		return nil
 	}
+	if sc.methodName == "tools/call" && !utf8.Valid(r.frame) {
+		if key := metaNotText(r.frame); key != "" {
+			// Decoded, each bad byte would read as U+FFFD: the call journaled under
+			// a session or turn that no later command can name.
+			r.refuse(sc, "invalid_input", fmt.Sprintf("params._meta %q holds bytes that are not UTF-8, which would be journaled as another name (each bad byte as U+FFFD); the call was not run. Send it as valid text.", key), nil, "")
+			return nil
+		}
+	}
 	if r.fast != nil && sc.id != nil && sc.methodName == "tools/call" {
 		if reply, ok := r.fast(sc.id, r.frame); ok {
 			r.out.Write(reply)
@@ -549,6 +557,25 @@ func (r *frameReader) invalid(sc *frameScan, msg string) {
 		id = sayable(sc.id)
 	}
 	r.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "Invalid Request: " + msg}})
+}
+
+// metaNotText is the key, MetaSession or MetaTurn, whose value in frame's params._meta
+// holds bytes that are not UTF-8; "" for none.
+func metaNotText(frame []byte) string {
+	var msg struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(frame, &msg) != nil {
+		return ""
+	}
+	for _, k := range []string{MetaSession, MetaTurn} {
+		if v, ok := msg.Params.Meta[k]; ok && !utf8.Valid(v) {
+			return k
+		}
+	}
+	return ""
 }
 
 // sayable is id as a reply carries it: as sent, or null when it holds bytes that are
