@@ -64,7 +64,7 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 			continue // the only errors were typography the language cannot hold in code
 		}
 		where := fmt.Sprintf("line %d, column %d of %s: %s", s.Line, s.Column, ch.Name, s.Message)
-		excerpt := guard.Excerpt(ch.After, s.Line, s.Column)
+		excerpt := guard.Excerpt(guard.AsParsed(s.Language, ch.After), s.Line, s.Column)
 		if e.guardMode == guard.Warn {
 			ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the change leaves %s with a syntax error (%s), at %s\n%s", ch.Name, s.Language, where, excerpt))
 			continue
@@ -73,10 +73,11 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		typos := guard.TypographicAt(ch.After, offs, s)
 		typo := len(typos) > 0
 		if !held {
-			insisting = sent && !typo
-		} else if !sent || typo {
-			// Sending it again would write the re-indented text, or the typographic
-			// character no parser of the language takes, again: no giving way.
+			insisting = sent && !typo && !s.Firm
+		} else if !sent || typo || s.Firm {
+			// Sending it again would write the re-indented text, the typographic
+			// character no parser of the language takes, or what the machine's own
+			// interpreter refuses, again: no giving way.
 		} else if seq, ok := e.insisted(c, i, ch); ok {
 			ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
 			continue
@@ -86,6 +87,8 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 		switch {
 		case typo:
 			again = typographyAdviceFor(typos, s)
+		case s.Firm:
+			again = "Sent again unchanged, this call is refused again."
 		case !sent:
 			again = notAsSent
 		}
@@ -105,7 +108,7 @@ func newFileDoubt(ch *Change) {
 		return
 	}
 	ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: the new file %s has a syntax error (%s), at line %d, column %d: %s. It is not refused, as this parser may not know the language's newest syntax: fix that line unless the code is valid.\n%s",
-		ch.Name, d.Language, d.Line, d.Column, d.Message, guard.Excerpt(ch.After, d.Line, d.Column)))
+		ch.Name, d.Language, d.Line, d.Column, d.Message, guard.Excerpt(guard.AsParsed(d.Language, ch.After), d.Line, d.Column)))
 }
 
 // insist tells a model how to get past a syntax refusal that is the parser's mistake:
@@ -240,7 +243,7 @@ func repairTypography(ch *Change, old []byte, offs []int) bool {
 		}
 	}
 	for _, r := range reps { // offsets are of the content before the repairs
-		line := bytes.Count(ch.After[:r.Offset], []byte("\n")) + 1
+		line := lineAt(ch.After, r.Offset)
 		plain, _ := utf8.DecodeRuneInString(r.Plain) // quoted as the character it stands for: '"', not "\""
 		switch {
 		case r.Like:
