@@ -127,6 +127,7 @@ func (j *Journal) Adopt() (Adoption, error) {
 		return a, errs.New(errs.IOError, "", "There is no journal at %s to adopt.", j.showPath())
 	}
 	defer j.unlock()
+	j.wait = j.opts.Wait
 	db, err := j.open(true)
 	if err != nil {
 		return a, err

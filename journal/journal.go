@@ -38,7 +38,9 @@ type Options struct {
 	// following symlinks. "" trusts the journal's folder as named (a journal kept
 	// outside the workspace, for one).
 	Root string
-	// Wait bounds how long Acquire waits for another process; 0 means DefaultWait.
+	// Wait bounds how long Acquire waits for another process; 0 means DefaultWait, and
+	// a negative Wait does not wait for a call of another process, only for a hold
+	// that lingers idle to be handed over (handover).
 	Wait time.Duration
 	// Holder describes this process in the busy error another process reports, e.g.
 	// "vfsctl call". The pid and the time are added.
@@ -67,6 +69,9 @@ type Options struct {
 type Journal struct {
 	path string
 	opts Options
+
+	// wait is how long the open under way waits for another process (under mu).
+	wait time.Duration
 
 	mu        sync.Mutex // held while opening, recovering and closing
 	cond      *sync.Cond // on mu: the hold ended
@@ -152,7 +157,16 @@ func (j *Journal) Exists() bool {
 //
 // A call joins the process's current hold unless another process waits in the queue:
 // then it waits until the hold ends and queues for the next hold (queue.go).
-func (j *Journal) Acquire() error {
+func (j *Journal) Acquire() error { return j.acquire(j.opts.Wait) }
+
+// AcquireWaiting is Acquire waiting for another process at least wait, whatever
+// Options.Wait: for a hold that must not give up at once, as an exec's end, after
+// its command ran (giving up would leave what it changed to be taken for outside).
+func (j *Journal) AcquireWaiting(wait time.Duration) error {
+	return j.acquire(max(j.opts.Wait, wait))
+}
+
+func (j *Journal) acquire(wait time.Duration) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if g := j.gone.Load(); g != nil {
@@ -185,6 +199,7 @@ func (j *Journal) Acquire() error {
 	}
 	j.yielding = false
 	j.broken.Store(nil)
+	j.wait = wait
 	db, err := j.open(false)
 	if err != nil {
 		j.unlock()
@@ -352,6 +367,11 @@ func (j *Journal) linger(gen uint64) {
 	}
 }
 
+// handover is how long an Acquire that is not to wait (a negative Wait) still waits:
+// for another process's hold that lingers with no call to end, as it does once it
+// sees this one queue (within lingerPoll); a call of that process would take longer.
+const handover = 100 * time.Millisecond
+
 // How often a lingering hold looks for tickets: every queuePoll for its first
 // fastLinger, every lingerPoll after.
 const (
@@ -449,9 +469,13 @@ type holder struct {
 }
 
 // open waits in the queue for the journal's lock and opens the bbolt file, all within
-// one Options.Wait. adopting skips the check that the journal is this workspace's own.
+// one j.wait. adopting skips the check that the journal is this workspace's own.
 func (j *Journal) open(adopting bool) (*bolt.DB, error) {
-	deadline := time.Now().Add(j.opts.Wait)
+	wait := j.wait
+	if wait < 0 {
+		wait = handover
+	}
+	deadline := time.Now().Add(wait)
 	d, err := j.prepareDir()
 	if err != nil {
 		return nil, err
@@ -630,7 +654,11 @@ func (j *Journal) busy() error {
 	} else if pid := j.firstWaiter(); pid > 0 {
 		what = fmt.Sprintf("process %d, which waits for its turn ahead of this one", pid)
 	}
-	return errs.New(errs.Busy, "", "The workspace is busy with the calls of %s; waited %s and did nothing. Retry this call shortly.", what, j.opts.Wait)
+	waited := fmt.Sprintf("waited %s", j.wait)
+	if j.wait < 0 {
+		waited = "was not to wait"
+	}
+	return errs.New(errs.Busy, "", "The workspace is busy with the calls of %s; %s and did nothing. Retry this call shortly.", what, waited)
 }
 
 // readHolder reads the holder file, if its process is alive.

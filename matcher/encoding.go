@@ -90,8 +90,19 @@ func AddedToEightBit(path string, before, after []byte, sent []string) string {
 	return fmt.Sprintf("%s is not UTF-8: it is in an 8-bit encoding such as Latin-1 (read_file shows each of its bytes beyond ASCII as U+FFFD). "+
 		"This change would write %s on %s as UTF-8 bytes, and the file would mix two encodings. Nothing was written. "+
 		"Send the change with those characters in ASCII (what you copy from the file, U+FFFD included, is written back as the file has it), "+
-		"or convert the file to UTF-8 first with a command, `iconv -f %s -t UTF-8 %s > %s.utf8 && mv %s.utf8 %s` (name the file's own encoding there if it is another), then read it again and edit it.",
-		name, what, linesWord(lines), enc, q, q, q, q)
+		"or convert the file to UTF-8 first with a command, `%s` (name the file's own encoding there if it is another), then read it again and edit it.",
+		name, what, linesWord(lines), convertCommand(enc, "UTF-8", q))
+}
+
+// convertCommand is a POSIX shell command that converts the file q (a shell word) from
+// one encoding to another in place. The conversion goes to a temporary file outside
+// the workspace first and is then copied into the file itself, so that the file keeps
+// its mode, owner and links (a file made anew by mv would take the umask's mode and
+// lose a script's executable bit); when iconv fails (a byte the encoding does not
+// define), the file is not touched, the temporary file is removed, and the command
+// fails too.
+func convertCommand(from, to, q string) string {
+	return fmt.Sprintf(`t=$(mktemp) && iconv -f %s -t %s %s > "$t" && cat "$t" > %s; s=$?; rm -f "$t"; test $s = 0`, from, to, q, q)
 }
 
 // linesWord names 1-based lines for a message: "line 2", "lines 2, 5 and 9", at most

@@ -21,7 +21,8 @@ type Options struct {
 	// JournalPath is the journal file; "" means <root>/.vfsctl/journal.db.
 	JournalPath string
 	// Wait bounds how long a call waits for another process's turn on the journal
-	// before it is refused as busy; 0 means DefaultWait.
+	// before it is refused as busy; 0 means DefaultWait, and a negative Wait does not
+	// wait. It bounds too how long an exec waits for another to end (ExecStart).
 	Wait time.Duration
 	// Holder names this process in the busy errors other processes report, e.g.
 	// "my-agent"; "" means the program's name.

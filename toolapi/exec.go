@@ -102,6 +102,10 @@ type ExecResult struct {
 	Seq  uint64 // the exec's record
 	Code int    // exit status: the command's, 124 when the timeout or ctx killed it, 126 or 127 when it did not start (notStarted), 128+N when signal N ended it
 	Exit string // how it ended, as the record says it: "exit 0", "signal killed", ...
+	// NotStarted is why the command could not be started (no such program, not
+	// executable, a folder that went away), "" when it started: then Exit is
+	// "not started: " and this, and Code 125, 126 or 127.
+	NotStarted string
 	// Files are what it changed (as the record keeps them), Notes what else the look
 	// found (symlinks, modes, limits met).
 	Files []journal.File
@@ -156,12 +160,21 @@ func (e *Engine) exec(ctx context.Context, session string, argv []string, o Exec
 	}
 	x, err := e.ExecStart(session, TurnOf(ctx), execArgs(argv, dir), o.Look)
 	if err != nil {
-		if strings.Contains(err.Error(), "Nothing was run.") {
+		if errors.Is(err, txn.ErrNotRun) {
 			return nil, err // it says so already
 		}
-		return nil, fmt.Errorf("%w; the command was not run", err)
+		return nil, NotRunSaid(err)
 	}
 	return e.api.runExec(ctx, x, argv, dir, o)
+}
+
+// NotRunSaid is err, which left a command not run, saying so: after a sentence, as
+// one more; else after a semicolon.
+func NotRunSaid(err error) error {
+	if strings.HasSuffix(err.Error(), ".") {
+		return errs.Suffixed(err, " The command was not run.")
+	}
+	return errs.Suffixed(err, "; the command was not run")
 }
 
 // execArgs are the arguments an exec record keeps of argv run in dir: argv exact in
@@ -199,12 +212,12 @@ func (a *dispatcher) execFolder(cwd string) (string, error) {
 // runExec runs the command of x, begun, in dir and writes its end.
 func (a *dispatcher) runExec(ctx context.Context, x *txn.Exec, argv []string, dir string, o ExecOptions) (*ExecResult, error) {
 	o.started = func(pid int) { x.Started(pid) } // its group, should vfsctl stop (txn/running.go)
-	code, how, notes := runCommand(ctx, argv, filepath.Join(a.eng.FS().Dir(), filepath.FromSlash(dir)), o)
-	look, err := x.End(how)
+	r := runCommand(ctx, argv, filepath.Join(a.eng.FS().Dir(), filepath.FromSlash(dir)), o)
+	look, err := x.End(r.how)
 	if err != nil {
-		return nil, fmt.Errorf("the command ended (%s) but what it changed could not be journaled: %w", how, err)
+		return nil, fmt.Errorf("the command ended (%s) but what it changed could not be journaled: %w", r.how, err)
 	}
-	return &ExecResult{Seq: x.Seq(), Code: code, Exit: how, Files: look.Files, Notes: append(notes, look.Notes...), Outside: x.Outside}, nil
+	return &ExecResult{Seq: x.Seq(), Code: r.code, Exit: r.how, NotStarted: r.notStarted, Files: look.Files, Notes: append(r.notes, look.Notes...), Outside: x.Outside}, nil
 }
 
 // Exit statuses of a command that did not end by itself, as env and timeout use them.
@@ -215,19 +228,27 @@ const (
 	ExitNotStarted  = 127 // not found
 )
 
-// notStarted is the exit status and the record's words for a command that could not
-// be started: 127 when there is no such program, 126 when there is one that cannot
-// be run, as env and timeout tell them apart.
-func notStarted(err error) (int, string) {
-	code := ExitNotRunnable
+// startFailure is the exit status of a command that could not be started: 127 when
+// there is no such program, 126 when there is one that cannot be run, as env and
+// timeout tell them apart.
+func startFailure(err error) int {
 	var pe *os.PathError
 	switch {
 	case errors.As(err, &pe) && pe.Op != "fork/exec":
-		code = ExitOwnFailure // the folder it was to run in (chdir), not the program
+		return ExitOwnFailure // the folder it was to run in (chdir), not the program
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist):
-		code = ExitNotStarted
+		return ExitNotStarted
 	}
-	return code, fmt.Sprintf("not started: %v", err)
+	return ExitNotRunnable
+}
+
+// notStarted is how a command that could not be started ended, with status code.
+func notStarted(code int, err error) ended {
+	why := err.Error()
+	if why == "" {
+		why = "an unknown failure" // never "": it tells that the command did not start
+	}
+	return ended{code: code, how: "not started: " + why, notStarted: why}
 }
 
 // outputGrace is how long the output of a command that ended is still read: a
@@ -247,12 +268,21 @@ func whyEnded(ctx context.Context) string {
 	}
 }
 
+// ended is how a command ended: its exit status, how the record says it, notes for
+// the caller, and, for one that did not start, why.
+type ended struct {
+	code       int
+	how        string
+	notes      []string
+	notStarted string
+}
+
 // runCommand runs argv in dir, in a group of its own (a process group; on Windows
 // a job object) that its children join, sending o.Signals on to it, killing the
 // group at the timeout or when ctx ends. It returns the exit status and how the
 // command ended, as the record says it, and notes for the caller: a process that the
 // command left behind holding its output open, whose output was cut.
-func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (int, string, []string) {
+func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) ended {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, o.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
@@ -265,14 +295,13 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 	// more, then cut.
 	outs, err := pipeOutputs(cmd)
 	if err != nil { // vfsctl's own: no pipe for the output
-		return ExitOwnFailure, fmt.Sprintf("not started: %v", err), nil
+		return notStarted(ExitOwnFailure, err)
 	}
 	g, err := startGroup(cmd)
 	outs.started()
 	if err != nil {
 		outs.cut()
-		code, how := notStarted(err)
-		return code, how, nil
+		return notStarted(startFailure(err), err)
 	}
 	if o.started != nil {
 		// Recording the group takes the journal, which may wait: beside, so that the
@@ -314,16 +343,16 @@ func runCommand(ctx context.Context, argv []string, dir string, o ExecOptions) (
 			var ee *exec.ExitError
 			switch {
 			case err == nil:
-				return 0, "exit 0", notes
+				return ended{code: 0, how: "exit 0", notes: notes}
 			case errors.As(err, &ee):
 				code, how := exitOf(ee, killed)
-				return code, how, notes
+				return ended{code: code, how: how, notes: notes}
 			}
 			// Output that could not be copied (a closed pipe) after the command ended.
 			if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
-				return cmd.ProcessState.ExitCode(), fmt.Sprintf("exit %d (%v)", cmd.ProcessState.ExitCode(), err), notes
+				return ended{code: cmd.ProcessState.ExitCode(), how: fmt.Sprintf("exit %d (%v)", cmd.ProcessState.ExitCode(), err), notes: notes}
 			}
-			return ExitOwnFailure, fmt.Sprintf("wait failed: %v", err), notes
+			return ended{code: ExitOwnFailure, how: fmt.Sprintf("wait failed: %v", err), notes: notes}
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/vfsctl/vfsctl/internal/winetest"
 	"github.com/vfsctl/vfsctl/journal"
 	"github.com/vfsctl/vfsctl/toolapi"
+	"github.com/vfsctl/vfsctl/txn"
 )
 
 // Engine.Exec runs argv in a folder of the workspace with the caller's output streams,
@@ -101,5 +102,85 @@ func TestEngineExecCancelledAndRefused(t *testing.T) {
 	}
 	if _, err := eng.Exec(context.Background(), "conv", nil, toolapi.ExecOptions{}); errs.KindOf(err) != errs.InvalidInput {
 		t.Fatalf("no argv: %v", err)
+	}
+}
+
+// Whether a refusal to start a command already says that nothing was run is told by
+// its cause, not by its words: words that come from the workspace (here the holder
+// file another process leaves in .vfsctl) may say anything. A journal held by another
+// process is refused saying the command was not run, whatever that process calls
+// itself; an exec refused because another runs says it once.
+func TestEngineExecNotRunToldByCauseNotText(t *testing.T) {
+	winetest.NeedPOSIXShell(t)
+	root := testutil.Workspace(t, map[string]string{"a.txt": "a\n"})
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: 200 * time.Millisecond, Linger: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.Checkpoint(toolapi.LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other := journal.New(filepath.Join(root, ".vfsctl", "journal.db"), journal.Options{Root: root, Holder: "a runtime. Nothing was run."})
+	if err := other.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = eng.Exec(context.Background(), "conv", []string{"sh", "-c", "echo > ran.txt"}, toolapi.ExecOptions{})
+	other.Release()
+	other.Close()
+	if errs.KindOf(err) != errs.Busy || errors.Is(err, txn.ErrNotRun) || !strings.HasSuffix(err.Error(), "Retry this call shortly. The command was not run.") {
+		t.Fatalf("an exec while another process holds the journal: %v, want busy, saying the command was not run", err)
+	}
+
+	x, err := eng.ExecStart("s", "", toolapi.ExecArgs{Argv: []string{"first"}, Cwd: "."}, toolapi.LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.End("exit 0")
+	_, err = eng.Exec(context.Background(), "conv", []string{"sh", "-c", "echo > ran.txt"}, toolapi.ExecOptions{})
+	if errs.KindOf(err) != errs.Conflict || !errors.Is(err, txn.ErrNotRun) || strings.Count(err.Error(), "Nothing was run.") != 1 || strings.Contains(strings.ToLower(err.Error()), "the command was not run") {
+		t.Fatalf("an exec while another runs: %v, want a conflict that says once that nothing was run", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "ran.txt")); err == nil {
+		t.Fatal("a refused command ran")
+	}
+}
+
+// An engine that is not to wait for the journal (a negative Wait, `--wait 0`) still
+// records a command's end when another process holds the journal then: the command
+// ran, and an end that gave up would leave what it changed to the next look, as
+// outside. Its start is refused at once.
+func TestEngineExecEndWaitsThoughItsStartDidNot(t *testing.T) {
+	root := testutil.Workspace(t, map[string]string{"a.txt": "a\n"})
+	eng, err := toolapi.Open(root, toolapi.Options{Wait: -1, Linger: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.Checkpoint(toolapi.LookOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other := journal.New(filepath.Join(root, ".vfsctl", "journal.db"), journal.Options{Root: root, Holder: "another runtime"})
+	defer other.Close()
+	if err := other.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ExecStart("s", "", toolapi.ExecArgs{Argv: []string{"cmd"}, Cwd: "."}, toolapi.LookOptions{}); errs.KindOf(err) != errs.Busy {
+		t.Fatalf("an exec started while another process holds the journal: %v, want busy", err)
+	}
+	other.Release()
+	x, err := eng.ExecStart("s", "", toolapi.ExecArgs{Argv: []string{"cmd"}, Cwd: "."}, toolapi.LookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("by the command\n"), 0o644)
+	if err := other.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	// Held well past the wait of an Acquire that is not to wait.
+	go func() { time.Sleep(500 * time.Millisecond); other.Release() }()
+	look, err := x.End("exit 0")
+	if err != nil || len(look.Files) != 1 || look.Files[0].Path != "a.txt" {
+		t.Fatalf("the exec's end while another process held the journal: %+v, %v; want a.txt recorded", look, err)
 	}
 }

@@ -38,6 +38,9 @@ type Call struct {
 	// are set aside, before any other file is written: the folders a rewind removes
 	// where a file comes back (entries.go).
 	afterDeletes func(changes []*Change) error
+	// madeHere are the folders this call's steps made (entriesBefore): a rollback
+	// removes those alone, not one someone else made meanwhile.
+	madeHere map[string]bool
 }
 
 // seen is content a call looked at without committing a change of it.

@@ -17,7 +17,9 @@ type Options struct {
 	// JournalPath is the journal file; "" means <root>/.vfsctl/journal.db, which needs
 	// an FS on disk.
 	JournalPath string
-	// Wait bounds how long a call waits for another process using the journal.
+	// Wait bounds how long a call waits for another process using the journal, and
+	// an exec for another to end; 0 means journal.DefaultWait, a negative Wait does
+	// not wait.
 	Wait time.Duration
 	// Holder names this process in busy errors that other processes report.
 	Holder string

@@ -167,8 +167,9 @@ func depth(p string) int { return strings.Count(p, "/") }
 // written. A folder whose bits deny its owner reading, writing or searching it
 // (chmod 555) is made with those added, so that what it holds can be put back in it
 // by a user who is not root (root ignores the bits): loose are those folders, which
-// folderBits gives their own bits once what they hold is back.
-func (e *Engine) entriesBefore(steps []journal.Entry) (loose []journal.Entry, err error) {
+// folderBits gives their own bits once what they hold is back. Each folder made is
+// put in madeHere, when not nil.
+func (e *Engine) entriesBefore(steps []journal.Entry, madeHere map[string]bool) (loose []journal.Entry, err error) {
 	for _, en := range steps {
 		if en.Before == vfs.KindSymlink {
 			if err := e.fs.RemoveSymlink(en.Path); err != nil {
@@ -188,7 +189,13 @@ func (e *Engine) entriesBefore(steps []journal.Entry) (loose []journal.Entry, er
 	for _, en := range made {
 		if en.After == vfs.KindDir && en.Before != vfs.KindDir && !look.IsFolder(en.Path) {
 			if err := look.MakeDir(en.Path, en.AfterMode|ownerBits); err != nil {
+				if madeHere != nil && !errors.Is(err, fs.ErrExist) && look.IsFolder(en.Path) {
+					madeHere[en.Path] = true // made, and a later step of it failed
+				}
 				return nil, errs.Wrap(errs.IOError, en.Path, err, "Cannot make the folder %s: %v.", en.Path, err)
+			}
+			if madeHere != nil {
+				madeHere[en.Path] = true
 			}
 			if en.AfterMode&ownerBits != ownerBits {
 				loose = append(loose, en)
@@ -528,7 +535,8 @@ func (e *Engine) withEntries(c *Call, steps []journal.Entry, changes []*Change, 
 		if opened, err = e.openFolders(steps); err != nil {
 			return err
 		}
-		loose, err = e.entriesBefore(sw.first)
+		c.madeHere = map[string]bool{}
+		loose, err = e.entriesBefore(sw.first, c.madeHere)
 		return err
 	}
 	var cleared []string // the made folders among them, for the reply
@@ -683,9 +691,21 @@ func (e *Engine) entriesTakenBack(c *Call) {
 		return
 	}
 	steps, files := e.placeEntries(&c.rec, false)
+	for i, st := range steps {
+		// A folder the call was to make that stands, but not made by it (made by
+		// someone else while it ran): theirs, left. Recovery after a crash cannot
+		// tell, and goes by what stands.
+		if en := st.en; en.Before == vfs.KindDir && en.After != vfs.KindDir && st.place == entryAtBefore && !c.madeHere[en.Path] {
+			steps[i].place = entryElsewhere
+			steps[i].why = fmt.Sprintf("the folder %s was made by someone else while the call ran, not by the call: it was left", en.Path)
+		}
+	}
 	notes := append(e.entriesFirst(steps), e.entriesThen(steps, files)...)
 	for _, st := range steps {
-		if st.place == entryElsewhere || st.place == entryUntrusted {
+		switch {
+		case st.why != "":
+			notes = append(notes, st.why)
+		case st.place == entryElsewhere || st.place == entryUntrusted:
 			notes = append(notes, fmt.Sprintf("%s is %s, not as the call found it: it was left alone", st.en.Path, describeFound(st.kind, st.bits)))
 		}
 	}

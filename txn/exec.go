@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -132,7 +133,7 @@ func (e *Engine) CheckpointOutside(o LookOptions) (*Look, error) {
 // checkpointOutside is CheckpointOutside starting from the snapshot a previous look
 // left (nil: none).
 func (e *Engine) checkpointOutside(o LookOptions, from *Look) (*Look, error) {
-	w, err := e.walk(o, from)
+	w, err := e.walk(o, from, e.j.Acquire)
 	if err != nil {
 		return nil, err
 	}
@@ -191,18 +192,19 @@ func (e *Engine) BeginExec(session, turn string, args ExecArgs, o LookOptions) (
 // then writes nothing. On an error c is left as it was, for Finish to record.
 //
 // While another exec of the workspace runs, it waits for it to end, as long as the
-// journal's Wait, then refuses naming it: what two commands change at once cannot be
-// told apart, and a look now would take the running command's changes for outside
-// ones (or, at this command's end, for this one's).
+// journal's Wait (a negative Wait: not at all), then refuses naming it, the refusal's
+// cause ErrNotRun: what two commands change at once cannot be told apart, and a look
+// now would take the running command's changes for outside ones (or, at this
+// command's end, for this one's).
 func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 	if err := e.refuseWhileLeftRunning(); err != nil {
 		return nil, err
 	}
 	wait := e.jopts.Wait
-	if wait <= 0 {
+	if wait == 0 {
 		wait = journal.DefaultWait
 	}
-	deadline := time.Now().Add(wait)
+	deadline := time.Now().Add(wait) // a negative wait does not wait: one look
 	for {
 		var running []*journal.Record
 		err := e.View(func(t *journal.Tx) error { running = e.execsRunning(t, 0); return nil })
@@ -219,11 +221,20 @@ func (e *Engine) StartExec(c *Call, o LookOptions) (*Exec, error) {
 		if time.Now().After(deadline) {
 			r := running[0]
 			run, _ := runnerOf(r)
-			return nil, errs.New(errs.Conflict, "", "exec %d of session %s (%s) still runs, in vfsctl process %d, after a wait of %s: what a command changes while another runs could not be told from what the other changes, so one runs at a time in a workspace. Wait for it to end or stop it, then run the command again. Nothing was run.", r.Seq, r.Session, argvOf(r), run.PID, wait)
+			waited := fmt.Sprintf("after a wait of %s", wait)
+			if wait < 0 {
+				waited = "and this exec was not to wait for it"
+			}
+			return nil, errs.Wrap(errs.Conflict, "", ErrNotRun, "exec %d of session %s (%s) still runs, in vfsctl process %d, %s: what a command changes while another runs could not be told from what the other changes, so one runs at a time in a workspace. Wait for it to end or stop it, then run the command again. Nothing was run.", r.Seq, r.Session, argvOf(r), run.PID, waited)
 		}
 		time.Sleep(execPoll)
 	}
 }
+
+// ErrNotRun is the cause of a refusal whose message already says that the command
+// was not run (errors.Is): a caller that would say so itself does not say it twice.
+// Every error of StartExec leaves the command not run; only some say it.
+var ErrNotRun = errors.New("the command was not run")
 
 // execPoll is how often StartExec looks whether the exec it waits for has ended.
 const execPoll = 50 * time.Millisecond
@@ -238,7 +249,7 @@ var testHookExecOutside func()
 // record finds it), the outside look and the record. Where another exec runs, it
 // records nothing and returns the look that says so.
 func (e *Engine) startExec(c *Call, o LookOptions) (*Exec, *Look, error) {
-	w, err := e.walk(o, nil)
+	w, err := e.walk(o, nil, e.j.Acquire)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -364,8 +375,8 @@ func (x *Exec) End(exit string) (*Look, error) {
 	if err := x.journalInPlace(); err != nil {
 		return nil, err
 	}
-	w, werr := e.walk(x.opts, x.Outside)
-	if err := e.j.Acquire(); err != nil {
+	w, werr := e.walk(x.opts, x.Outside, x.hold)
+	if err := x.hold(); err != nil {
 		return nil, err
 	}
 	if err := x.journalInPlace(); err != nil {
@@ -394,6 +405,12 @@ func (x *Exec) End(exit string) (*Look, error) {
 	return look, nil
 }
 
+// hold holds the journal for the exec's end, waiting for another process as long as
+// the journal's Wait and at least DefaultWait: the command ran, and an end that gave
+// up at once (its caller would not wait to start it) would leave what it changed to
+// be taken for outside.
+func (x *Exec) hold() error { return x.e.j.AcquireWaiting(journal.DefaultWait) }
+
 // walked is a walk of the workspace and the snapshot it was made against.
 type walked struct {
 	base   map[string]journal.SnapEntry
@@ -420,9 +437,10 @@ var testHookWalked func()
 // against it without holding the journal: a look of a big tree does not turn other
 // processes away for as long as it walks. from is a previous look of this engine
 // (nil: none): where the journal still holds the snapshot it left, that is taken
-// without decoding the journal's.
-func (e *Engine) walk(o LookOptions, from *Look) (*walked, error) {
-	if err := e.j.Acquire(); err != nil {
+// without decoding the journal's. hold holds the journal (Acquire, or an exec's end's
+// hold).
+func (e *Engine) walk(o LookOptions, from *Look, hold func() error) (*walked, error) {
+	if err := hold(); err != nil {
 		return nil, err
 	}
 	w := &walked{}

@@ -275,6 +275,10 @@ func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string, dst 
 	c.beforeFiles = func() error {
 		if above > 0 {
 			made, err := e.fs.MakeDirs(path.Dir(dst))
+			c.madeHere = map[string]bool{}
+			for _, d := range made {
+				c.madeHere[d] = true
+			}
 			if err != nil {
 				return errs.Wrap(errs.IOError, dst, err, "Cannot make the folders above %s: %v.", dst, err)
 			}
@@ -287,7 +291,10 @@ func (e *Engine) ApplyRemovingFolders(c *Call, specs []Spec, dirs []string, dst 
 		// Shallowest first, each with its bits, but for those that would deny the
 		// files moving in: given theirs once the files are in.
 		var err error
-		loose, err = e.entriesBefore(makes[above:])
+		if c.madeHere == nil {
+			c.madeHere = map[string]bool{}
+		}
+		loose, err = e.entriesBefore(makes[above:], c.madeHere)
 		return err
 	}
 	c.afterFiles = func() {
@@ -404,7 +411,7 @@ func (e *Engine) settleFolders(j *journal.Journal, r *journal.Record) error {
 				back = append(back, en.Reversed())
 			}
 		}
-		loose, err := e.entriesBefore(back) // folders removed are made again
+		loose, err := e.entriesBefore(back, nil) // folders removed are made again
 		if err != nil {
 			return err
 		}

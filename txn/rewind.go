@@ -173,7 +173,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 	unlock := e.queues.lock(paths...)
 	defer unlock()
 	res := &RewindResult{Reverts: reverts}
-	steps, err := e.rewindEntries(reverts)
+	steps, unknown, err := e.rewindEntries(reverts)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (e *Engine) Rewind(c *Call, o RewindOptions) (*RewindResult, error) {
 		return nil, err
 	}
 	steps, notes := specialsNotMade(e.withParents(e.leaveStanding(steps)))
-	e.bitsNotLearnt(steps)
+	e.bitsNotLearnt(steps, unknown)
 	c.rec.Notes = append(c.rec.Notes, notes...)
 	var gone []string // files the turns made: the rewind removes them, or is refused
 	for _, f := range files {
@@ -259,8 +259,9 @@ func (e *Engine) keptFolders(made []string, steps []journal.Entry, by string) []
 }
 
 // rewindEntries are the folders and symlinks the reverted calls (newest first)
-// changed, each as one step back to where the oldest found it.
-func (e *Engine) rewindEntries(reverts []uint64) ([]journal.Entry, error) {
+// changed, each as one step back to where the oldest found it, and those whose bits
+// the newest left never learnt (bitsUnknown).
+func (e *Engine) rewindEntries(reverts []uint64) ([]journal.Entry, map[string]bool, error) {
 	var recs []*journal.Record
 	err := e.j.View(func(t *journal.Tx) error {
 		for _, seq := range reverts {
@@ -274,7 +275,7 @@ func (e *Engine) rewindEntries(reverts []uint64) ([]journal.Entry, error) {
 		}
 		return nil
 	})
-	return netEntries(recs), err
+	return netEntries(recs), bitsUnknown(recs...), err
 }
 
 // settleMade settles each folder that both a reverted create made and a reverted

@@ -97,7 +97,7 @@ func (e *Engine) refuseWhileLeftRunning() error {
 			if r, err := t.Get(seq); err == nil && r != nil {
 				what = argvOf(r)
 			}
-			refusal = errs.New(errs.Conflict, "", "The command of exec %d (%s) still runs, in process group %d, though the vfsctl that ran it was stopped: what it writes now could not be told from what this command writes. Stop it (kill -- -%d) or wait for it to end, then run the command again", seq, what, run.Group, run.Group)
+			refusal = errs.Wrap(errs.Conflict, "", ErrNotRun, "The command of exec %d (%s) still runs, in process group %d, though the vfsctl that ran it was stopped: what it writes now could not be told from what this command writes. Stop it (kill -- -%d) or wait for it to end, then run the command again. Nothing was run.", seq, what, run.Group, run.Group)
 			return nil
 		}
 		return nil

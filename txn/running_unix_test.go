@@ -3,6 +3,7 @@
 package txn
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -73,8 +74,8 @@ func TestExecLeftRunningIsNotCreditedToTheNextExec(t *testing.T) {
 		}
 		t.Fatalf("an exec started while the command of exec %d ran on (its record holds %v, %v)", x.Seq(), paths, err)
 	}
-	if want := fmt.Sprintf("The command of exec %d (sh -c ...) still runs, in %s", x.Seq(), group); !strings.Contains(err.Error(), want) {
-		t.Fatalf("the exec while the command ran on: %v, want a refusal saying %q", err, want)
+	if want := fmt.Sprintf("The command of exec %d (sh -c ...) still runs, in %s", x.Seq(), group); !strings.Contains(err.Error(), want) || !errors.Is(err, ErrNotRun) {
+		t.Fatalf("the exec while the command ran on: %v, want a refusal saying %q, and that nothing was run", err, want)
 	}
 	// Its writes are outside changes, told as maybe its while it runs.
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("by hand\n"), 0o644)

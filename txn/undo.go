@@ -364,7 +364,7 @@ func (e *Engine) Undo(c *Call, o UndoOptions) (*UndoResult, error) {
 	defer unlock()
 	net = netEntries([]*journal.Record{rec})
 	steps, res.Notes = specialsNotMade(e.withParents(e.leaveStanding(net)))
-	e.bitsNotLearnt(steps)
+	e.bitsNotLearnt(steps, bitsUnknown(rec))
 	c.rec.Notes = append(c.rec.Notes, res.Notes...)
 	if len(files) == 0 && len(steps) == 0 && len(res.Notes) > 0 {
 		return nil, errs.New(errs.NoChange, net[0].Path, "Nothing to %s: %s.", verb(o), strings.Join(res.Notes, "; "))
@@ -460,16 +460,15 @@ func doneOrder(steps []journal.Entry) []journal.Entry {
 }
 
 // bitsNotLearnt gives each folder that steps remove and whose bits the record never
-// learnt (0: a create_directory's pending record has none, and recovery does not look
-// at a path through a symlink) the bits it has now. Else the reversal would take
+// learnt (unknown, bitsUnknown's) the bits it has now. Else the reversal would take
 // 0000 for the bits the call left, refuse the folder as changed since, and a redo
-// would make it again 0000. (A folder really left 0000 and chmodded since is then
-// removed as one the call left so.)
-func (e *Engine) bitsNotLearnt(steps []journal.Entry) {
+// would make it again 0000. A folder whose bits are known to be 0000 keeps them: one
+// chmodded since is refused as changed, as with any other bits.
+func (e *Engine) bitsNotLearnt(steps []journal.Entry, unknown map[string]bool) {
 	look := e.fs.Looker()
 	defer look.Close()
 	for i, en := range steps {
-		if en.Before != vfs.KindDir || en.BeforeMode != 0 || en.After == vfs.KindDir {
+		if en.Before != vfs.KindDir || en.BeforeMode != 0 || en.After == vfs.KindDir || !unknown[en.Path] {
 			continue
 		}
 		if kind, _, bits, err := look.EntryAt(en.Path); err == nil && kind == vfs.KindDir {
@@ -478,13 +477,38 @@ func (e *Engine) bitsNotLearnt(steps []journal.Entry) {
 	}
 }
 
+// bitsUnknown are the folders whose bits recs (newest first) leave them with and
+// never learnt: 0 in a folder call's record (create_directory, a move of folders),
+// which its pending record does not know and recovery, rolling it forward, may not
+// learn (it does not look through a symlink). A command's or an outside record has
+// the bits lstat gave, and an undo's, a redo's or a rewind's those of the record it
+// reverses (bitsNotLearnt's, where that one had none): 0 there is mode 0000.
+func bitsUnknown(recs ...*journal.Record) map[string]bool {
+	seen, out := map[string]bool{}, map[string]bool{}
+	for _, r := range recs {
+		known := journal.IsCommand(r.Tool) || r.Tool == ToolOutside || r.Undo != 0 || r.Redo != 0 || len(r.Reverts) > 0
+		for _, en := range r.Entries {
+			if seen[en.Path] {
+				continue
+			}
+			seen[en.Path] = true
+			if en.After == vfs.KindDir && en.AfterMode == 0 && !known {
+				out[en.Path] = true
+			}
+		}
+	}
+	return out
+}
+
 // standsAlready says that every folder net makes stands already, naming those whose
 // bits are not the ones call target found.
 func (e *Engine) standsAlready(net []journal.Entry, target uint64) string {
 	var names, other []string
 	for _, en := range net {
 		names = append(names, en.Path+"/")
-		if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && en.AfterMode != 0 && !vfs.SameBits(bits, en.AfterMode) {
+		// The bits a folder had when the call removed it are known (lstat's, or
+		// bitsNotLearnt's): 0 is mode 0000.
+		if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && !vfs.SameBits(bits, en.AfterMode) {
 			other = append(other, fmt.Sprintf("%s/ has mode %04o, where call %d found %04o (chmod %o %s gives it those)", en.Path, bits&0o7777, target, en.AfterMode&0o7777, en.AfterMode&0o7777, en.Path))
 		}
 	}
@@ -735,6 +759,9 @@ func (rv *reversal) plan(cur fileNow) (*Change, error) {
 				// Every deletion keeps its content but that of a file over the size
 				// limit (undo_large.go).
 				return nil, notRestorable(f.Path, rv.target)
+			}
+			if by := rv.e.keptByHashOnly(f.Path, f.Before); by != 0 {
+				return nil, notRewritable(f.Path, by, rv.target)
 			}
 			return nil, errs.Wrap(errs.IOError, f.Path, err, "Cannot undo call %d: %v.", rv.target, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vfsctl/vfsctl/internal/errs"
 )
 
 // grownSetup: a command appends to a.txt and grows big.bin, a small file, past the
@@ -88,4 +90,45 @@ func TestUndoPutsBackAFileGrownPastTheLimit(t *testing.T) {
 			t.Errorf("a.txt %q, skipped %q", got, res.Skipped)
 		}
 	})
+}
+
+// Taking back the undo (or the rewind) that put a grown file back needs the content
+// the command left, which the journal keeps by hash only: that is refused as
+// too_large (it was an io_error, "the journal cannot rebuild"), nothing written, and
+// with SkipUnrestorable the rest is re-applied and the file left as it is.
+func TestRedoOfAGrownFilePutBackIsTooLarge(t *testing.T) {
+	for _, how := range []string{"undo", "rewind"} {
+		t.Run(how, func(t *testing.T) {
+			e, dir, cmd := grownSetup(t)
+			defer e.Close()
+			var back uint64
+			var err error
+			if how == "undo" {
+				_, back, err = undoWith(e, UndoOptions{Seq: cmd})
+			} else {
+				_, back, err = rewindWith(e, "S", "2", RewindOptions{})
+			}
+			must(t, err)
+			_, _, err = undoWith(e, UndoOptions{Seq: back, Redo: how == "undo"})
+			if h := HashOnlyOf(err); h == nil || errs.KindOf(err) != errs.TooLarge || h.Path != "big.bin" {
+				t.Fatalf("taking back call %d: %v (%s), want a too_large refusal of big.bin", back, err, errs.KindOf(err))
+			}
+			if !strings.Contains(err.Error(), "kept by hash only") || !strings.Contains(err.Error(), "command again") {
+				t.Errorf("the refusal says neither why nor what to do: %v", err)
+			}
+			if a, b := contentOf(t, dir, "a.txt"), contentOf(t, dir, "big.bin"); a != "a1\n" || b != "small\n" {
+				t.Fatalf("refused, yet written: a.txt %q, big.bin %q", a, b)
+			}
+			res, _, err := undoWith(e, UndoOptions{Seq: back, Redo: how == "undo", SkipUnrestorable: true})
+			if err != nil {
+				t.Fatalf("with SkipUnrestorable: %v", err)
+			}
+			if a, b := contentOf(t, dir, "a.txt"), contentOf(t, dir, "big.bin"); a != "a1\na2\n" || b != "small\n" {
+				t.Errorf("with SkipUnrestorable: a.txt %q, big.bin %q", a, b)
+			}
+			if len(res.Skipped) != 1 || !strings.HasPrefix(res.Skipped[0], "big.bin stays as it is") {
+				t.Errorf("skipped: %q", res.Skipped)
+			}
+		})
+	}
 }

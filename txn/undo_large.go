@@ -148,11 +148,27 @@ func (e *Engine) reverseOverLimit(hist *history, target uint64, f journal.File) 
 		return removal(f.Path, f.After, id, mode), nil
 	case len(later) > 0:
 		last := later[len(later)-1]
+		if !undoable(hist.recs[last], f.Path, f.After) {
+			// Undo call last first would be refused too: no way on but to leave it.
+			return nil, notAsMade(errs.New(errs.Conflict, f.Path, "Call %d changed %s after call %d made it, and no undo of call %d can put back the file call %d made (over the snapshot's size limit, kept by hash only). Nothing was written.", last, f.Path, target, last, target), f.Path, target)
+		}
 		return nil, blocked(f.Path, last, "Call %d changed %s after call %d; nothing was written.", last, f.Path, target)
 	case !exists:
 		return nil, notAsMade(errs.New(errs.Conflict, f.Path, "%s was removed since call %d made it, outside vfsctl; there is nothing of it to undo. Nothing was written.", f.Path, target), f.Path, target)
 	}
 	return nil, notAsMade(errs.New(errs.Conflict, f.Path, "%s changed outside vfsctl since call %d made it (it is not the file the command left); undoing it would lose that change. Nothing was written.", f.Path, target), f.Path, target)
+}
+
+// undoable reports whether the undo of r, a later call that changed path, a file over
+// the size limit, can put back what it found there: not when that was made (hash
+// made) or kept by hash only, but for a change of bits alone.
+func undoable(r *journal.Record, path, made string) bool {
+	for _, f := range r.Files {
+		if f.Path == path && f.Op.Changes() && !bitsOnly(f) && !f.BeforeBlob && (f.Before == made || overLimit(r, path)) {
+			return false
+		}
+	}
+	return true
 }
 
 // notAsMade marks e, the refusal to remove path, a file over the size limit that call
@@ -295,4 +311,34 @@ func modeChanged(p string, now, gave uint32, target uint64, later []uint64) erro
 		name = "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
 	}
 	return errs.New(errs.Conflict, p, "%s: it changed outside vfsctl since, and the undo would lose that change; nothing was written. To undo the call all the same, run chmod %o %s first, which gives back the bits it left, then undo call %d again.", fact, gave&0o7777, name, target)
+}
+
+// keptByHashOnly is the command's call that left path as hash, a content over the
+// size limit its record keeps by hash only; 0 when no command did. The reversal of a
+// call that took such a content back (an undo, a rewind) needs it, and nothing holds it.
+func (e *Engine) keptByHashOnly(path, hash string) (seq uint64) {
+	e.j.View(func(t *journal.Tx) error {
+		for _, s := range t.SeqsOf(path, 0) {
+			r, err := t.Get(s)
+			if err != nil || r == nil || !overLimit(r, path) {
+				continue
+			}
+			for _, f := range r.Files {
+				if f.Path == path && f.After == hash && !f.AfterBlob {
+					seq = s
+				}
+			}
+		}
+		return nil
+	})
+	return seq
+}
+
+// notRewritable refuses to reverse call target, which took path back from the
+// content call by left over the size limit: that content is kept by hash only. Like
+// notRestorable, SkipUnrestorable leaves the file as it is; its caller says how.
+func notRewritable(path string, by, target uint64) error {
+	e := errs.New(errs.TooLarge, path, "The content call %d left in %s was over the snapshot's size limit and is kept by hash only: call %d took it back, and it cannot be written again (running call %d's command again makes it anew). Nothing was written.", by, path, target, by)
+	e.Detail = &HashOnly{Path: path, Seq: target}
+	return e
 }

@@ -17,8 +17,11 @@ func TestUndoSkipsAMadeLargeFileGoneOrChanged(t *testing.T) {
 		name    string
 		outside func(p string) error
 		size    int64 // of big2.bin after, -1: absent
+		// journaled: a look journals the outside change as a call of its own,
+		// whose undo (the way a blocked undo names) is refused too.
+		journaled bool
 	}{
-		{"removed", os.Remove, -1},
+		{"removed", os.Remove, -1, false},
 		{"changed", func(p string) error {
 			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
@@ -26,7 +29,9 @@ func TestUndoSkipsAMadeLargeFileGoneOrChanged(t *testing.T) {
 			}
 			f.WriteString("x\n")
 			return f.Close()
-		}, 17000002},
+		}, 17000002, false},
+		{"removed, journaled", os.Remove, -1, true},
+		{"changed, journaled", func(p string) error { return os.WriteFile(p, make([]byte, 17000001), 0o644) }, 17000001, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, dir := diskEngineWith(t, map[string]string{"a.txt": "a\n"}, Options{NoSync: true})
@@ -41,6 +46,10 @@ func TestUndoSkipsAMadeLargeFileGoneOrChanged(t *testing.T) {
 			_, err = x.End("exit 0")
 			must(t, err)
 			must(t, c.outside(big))
+			if c.journaled {
+				_, err := e.CheckpointOutside(LookOptions{})
+				must(t, err)
+			}
 
 			// The rewind of its turn: a file gone since is what the rewind wants;
 			// one changed since is left with SkipUnrestorable, as by the undo.

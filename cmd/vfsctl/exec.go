@@ -26,7 +26,7 @@ type execCmd struct {
 func (c *execCmd) Name() string    { return "exec" }
 func (c *execCmd) Summary() string { return "run a command and journal what it changed" }
 
-const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] [--json] -- CMD ARGS...
+const execUsage = `Usage: vfsctl exec [--root DIR] [--session S] [--turn T] [--timeout D] [--json] [--] CMD ARGS...
 
 Runs CMD in the current folder (inside the workspace) with stdin, stdout and stderr
 passed through, and journals what it changed in the workspace as one record of tool
@@ -42,8 +42,11 @@ The record's origin is operator in the session operator (the default), so that
 stats does not count an operator's command among the models' calls; model in any
 other session (a runtime running a model's command).
 One command runs at a time in a workspace: while another exec runs, vfsctl exec
-waits for it as long as --wait, then refuses naming it, and runs nothing (what two
-commands change at once could not be told apart).
+waits for it as long as --wait (0: not at all), then refuses naming it, and runs
+nothing (what two commands change at once could not be told apart). Once the
+command ended, what it changed is recorded waiting for the journal as long as
+--wait and at least 10s: the command ran, and giving up would leave its changes
+to the next look, as outside.
 
 vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
@@ -66,6 +69,9 @@ it changed was not recorded (it says which, e.g. when the command removed .vfsct
 when it was not found; 128+N when a signal N ended it. A command that did not start
 is journaled, and its text says so.
 
+vfsctl's flags come before CMD: what follows CMD is its own, a "--" included.
+Put -- before a CMD that starts with -.
+
 Examples:
   vfsctl exec --session agent-1 --turn t3 -- gofmt -w .
   vfsctl exec --timeout 2m -- npm install
@@ -77,20 +83,14 @@ func (c *execCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.session, "session", defaultExecSession, "the session the record belongs to (its origin is operator in session operator, model in any other)")
 	fs.StringVar(&c.turn, "turn", "", "the runtime's turn label")
 	fs.Var(timeoutFlag{&c.timeout}, "timeout", "kill the command's process group after this long, a `duration` such as 30s or 2m (0: never)")
-	// Flags end at "--" or at the command's name: its own flags are its.
-	flags, argv := args, []string(nil)
-	for i, a := range args {
-		if a == "--" {
-			flags, argv = args[:i], args[i+1:]
-			break
-		}
+	// Flags end at "--" or at the command's name, where the flag package stops: what
+	// follows is the command's, its own flags and a "--" of its own included.
+	if err := fs.FlagSet.Parse(args); err != nil {
+		return fs.parse(args) // prints the help, or says what is wrong
 	}
-	if err := fs.parse(flags); err != nil {
-		return err
-	}
-	c.argv = append(fs.Args(), argv...)
+	c.argv = fs.Args()
 	if len(c.argv) == 0 {
-		return fmt.Errorf("no command given: vfsctl exec [flags] -- CMD ARGS... (see --help)")
+		return fmt.Errorf("no command given: vfsctl exec [flags] [--] CMD ARGS... (see --help)")
 	}
 	if c.session == "" {
 		return fmt.Errorf("--session is empty: an exec record belongs to a session (the default is operator)")
@@ -105,14 +105,17 @@ func (c *execCmd) ParseFlags(args []string) error {
 // command not run: exit 125, never a status the command itself could have given (2
 // is grep's, make's, a shell builtin's), and with --json the {ok: false} line a
 // runtime parses. --json is looked for among exec's arguments itself: the parse
-// stopped at the error, perhaps before it.
+// stopped at the error, perhaps before it. It is looked for up to "--" or the
+// command's name: an argument not a flag, nor the value of the flag before it (every
+// flag of exec but --json takes one).
 func (c *execCmd) usageFailed(args []string, stdout, stderr io.Writer, err error) int {
-	asJSON := false
+	asJSON, value := false, false
 	for _, a := range args {
-		if a == "--" {
+		if a == "--" || !value && (a == "-" || !strings.HasPrefix(a, "-")) {
 			break
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		value = !value && !hasVal && name != flagJSON // the next argument is this flag's
 		if strings.HasPrefix(a, "-") && name == flagJSON {
 			b, perr := strconv.ParseBool(val)
 			asJSON = !hasVal || (perr == nil && b)
@@ -161,7 +164,7 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	eng, err := c.openWith(toolapi.Options{Holder: "vfsctl exec", TracerProvider: tp, Origin: origin})
 	if err != nil {
-		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), err.Error())
+		refused(stdout, stderr, c.json, "vfsctl exec", toolapi.KindOf(err), toolapi.NotRunSaid(err).Error())
 		return exitVfsctl
 	}
 	defer eng.Close()
@@ -190,8 +193,8 @@ func (c *execCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitVfsctl
 	}
 	summary := fmt.Sprintf("call %d: %s, %s changed", res.Seq, res.Exit, plural(len(res.Files), "file"))
-	if why, ok := strings.CutPrefix(res.Exit, "not started: "); ok {
-		summary = fmt.Sprintf("call %d: the command did not start (%s): exit status %d, %s changed", res.Seq, why, res.Code, plural(len(res.Files), "file"))
+	if res.NotStarted != "" {
+		summary = fmt.Sprintf("call %d: the command did not start (%s): exit status %d, %s changed", res.Seq, res.NotStarted, res.Code, plural(len(res.Files), "file"))
 	}
 	if c.json {
 		if last.n > 0 && last.b != '\n' {

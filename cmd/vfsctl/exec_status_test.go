@@ -30,7 +30,8 @@ func TestExecUsageErrorsExit125(t *testing.T) {
 		{append([]string{"--timeout", "-1s", "--json"}, ran...), true},
 		{append([]string{"--json=true", "--session", ""}, ran...), true},
 		{append([]string{"--json=false", "--bogus"}, ran...), false},
-		{[]string{"--bogus", "--", "sh", "-c", "echo --json > ran.txt"}, false}, // the command's --json
+		{[]string{"--bogus", "--", "sh", "-c", "echo --json > ran.txt"}, false},          // the command's --json
+		{[]string{"--timeout", "30", "sh", "-c", "echo ran > ran.txt", "--json"}, false}, // after the command's name, without --
 	} {
 		args := append([]string{"exec", "--root", dir}, c.args...)
 		code, out, errb := cliIn(t, dir, "", args...)

@@ -35,7 +35,7 @@ func (c *common) declare(fs *flagSet, names ...string) {
 			fs.StringVar(&c.root, flagRoot, "", "workspace root (default: the nearest enclosing folder holding .vfsctl/, else the current one)")
 		case flagWait:
 			c.wait = toolapi.DefaultWait
-			fs.Var(waitFlag{&c.wait}, flagWait, "how long (a `duration`, 0 or more) to wait while another process uses the workspace journal, then fail with busy")
+			fs.Var(waitFlag{&c.wait}, flagWait, "how long (a `duration`; 0 does not wait) to wait while another process uses the workspace journal, then fail with busy")
 		case flagJSON:
 			fs.BoolVar(&c.json, flagJSON, false, "print JSON instead of text")
 		case flagSince:
@@ -65,6 +65,9 @@ func (c *common) openWith(opts toolapi.Options) (*toolapi.Engine, error) {
 		}
 	}
 	opts.Wait = c.wait
+	if c.wait == 0 {
+		opts.Wait = -1 // 0 does not wait; the engine's 0 is its default wait
+	}
 	if opts.OnSettle == nil && c.stderr != nil {
 		stderr := c.stderr
 		opts.OnSettle = func(s toolapi.Settled) { fmt.Fprintln(stderr, settledLine(s)) }

@@ -104,7 +104,7 @@ func parseCached(p, lang string, parse parseFunc, src []byte) []synErr {
 func Prime(p string, content []byte) {
 	lang := Language(p, content)
 	if parse := languages[lang]; parse != nil && len(content) <= maxSize(lang) {
-		parseCached(p, lang, parse, content)
+		parseCached(p, lang, parse, AsParsed(lang, content)) // as Syntax looks it up
 	}
 }
 

@@ -3,7 +3,8 @@
 // lines replaced by a placeholder comment ("// ... existing code ...").
 //
 // It is pure (bytes in, findings out) except for a cache of the last parse of each
-// file, which lets tree-sitter reparse only what an edit touched. Syntax is checked
+// file, which lets tree-sitter reparse only what an edit touched, and the version of
+// the machine's python3, for the Python one version takes and an older refuses. Syntax is checked
 // with the standard parsers where they are exact (go/parser, encoding/json) and with
 // tree-sitter for the rest when the build has cgo; without cgo, pure-Go parsers take
 // JavaScript and TypeScript (esbuild), TOML and YAML, and other languages go
@@ -51,6 +52,9 @@ type SyntaxError struct {
 	Column   int    // 1-based, in bytes
 	Message  string // the parser's words, made short
 	Node     string // what the parser flagged (tree-sitter: ERROR or MISSING x)
+	// Firm: the python3 here refuses it too (a form its version does not take yet), so
+	// no grammar's lag explains it, and the call sent again is refused again.
+	Firm bool
 }
 
 // synErr is one error as a parser reports it. end is the byte offset where the
@@ -59,6 +63,7 @@ type synErr struct {
 	line, col int
 	end       int
 	msg, node string
+	firm      bool
 }
 
 // parseFunc returns the syntax errors of src, in order.
@@ -318,6 +323,7 @@ func Unchecked(p string, old, new []byte) string {
 // refused on an exact check's word alone (Doubtful tells what its grammar finds).
 func Syntax(p string, old, new []byte) *SyntaxError {
 	lang := guardedAs(p, old, new)
+	old, new = AsParsed(lang, old), AsParsed(lang, new)
 	parse := languages[lang]
 	if parse == nil || max(len(old), len(new)) > maxSize(lang) || recursive[lang] && (tooDeep(new) || old != nil && tooDeep(old)) {
 		return nil
@@ -391,6 +397,7 @@ var doubted = map[string]bool{"python": true}
 // for a file that parses, a file Syntax refuses, or one of a language not doubted.
 func Doubtful(p string, new []byte) *SyntaxError {
 	lang := Language(p, new)
+	new = AsParsed(lang, new)
 	parse := languages[lang]
 	if !approximate[lang] || !doubted[lang] || parse == nil || len(new) > maxSize(lang) {
 		return nil
@@ -403,6 +410,25 @@ func Doubtful(p string, new []byte) *SyntaxError {
 		return nil
 	}
 	return placed(lang, nil, new, errs)
+}
+
+// AsParsed is content as the parsers of lang read its lines, the same length, byte
+// for byte where they read no line break differently: for Python, a CR alone ends a
+// line, as CPython reads source (a file with the line endings of old Macs) and as
+// read_file numbers lines, and is given to the parsers as LF (tree-sitter's grammar
+// takes it for a space). The lines and columns of a SyntaxError of lang are those of
+// AsParsed(lang, content): an excerpt quotes them from it.
+func AsParsed(lang string, content []byte) []byte {
+	if lang != "python" || bytes.IndexByte(content, '\r') < 0 {
+		return content
+	}
+	out := bytes.Clone(content)
+	for i, c := range out {
+		if c == '\r' && (i+1 == len(out) || out[i+1] != '\n') {
+			out[i] = '\n'
+		}
+	}
+	return out
 }
 
 // placed names the first error of new that ends after the first changed byte: the one
@@ -429,7 +455,7 @@ func placed(lang string, old, new []byte, newErrs []synErr) *SyntaxError {
 			break
 		}
 	}
-	return &SyntaxError{Language: lang, Line: e.line, Column: e.col, Message: e.msg, Node: e.node}
+	return &SyntaxError{Language: lang, Line: e.line, Column: e.col, Message: e.msg, Node: e.node, Firm: e.firm}
 }
 
 // firstChange is the byte offset where new first differs from old.

@@ -1,5 +1,7 @@
 package guard
 
+import "fmt"
+
 // Python 2 forms that tree-sitter's grammar still accepts and CPython 3 refuses when it
 // parses: print and exec statements, `<>`, backticks, `except X, e:`, long (1L) and
 // old octal (0777) literals, and a parameter without a default after one with it. A
@@ -72,8 +74,18 @@ func pyLegacyErrors(src []byte) []synErr {
 						return flag(i, "Missing parentheses in call to '"+w+"'. Did you mean "+w+"(...)?")
 					}
 				case "except":
-					if off := pyExceptComma(src, j); off >= 0 {
-						return flag(off, "multiple exception types must be parenthesized before Python 3.14: except (A, B):, or except A as e: for Python 2's name")
+					off, as := pyExceptComma(src, j)
+					switch {
+					case off < 0:
+					case as: // no Python takes it
+						return flag(off, "multiple exception types must be parenthesized when using 'as': except (A, B) as e:")
+					default:
+						// 3.14 takes it (PEP 758); judged as the python3 here would.
+						if minor, ok := pyVersion(); ok && minor < 14 {
+							errs := flag(off, fmt.Sprintf("multiple exception types must be parenthesized before Python 3.14, and python3 here is 3.%d: except (A, B):, or except A as e: for Python 2's name", minor))
+							errs[0].firm = true
+							return errs
+						}
 					}
 				case "def":
 					if off := pyDefaultOrder(src, j); off >= 0 {
@@ -176,10 +188,12 @@ func pyOperand(src []byte, j int) bool {
 	return false
 }
 
-// pyExceptComma returns the offset of a comma outside brackets in the except clause
-// whose text follows src[j], or -1.
-func pyExceptComma(src []byte, j int) int {
+// pyExceptComma returns the offset of the first comma outside brackets in the except
+// clause whose text follows src[j], or -1, and whether the clause names the exception
+// (as e) outside brackets too.
+func pyExceptComma(src []byte, j int) (comma int, as bool) {
 	depth := 0
+	comma = -1
 	for j < len(src) && src[j] != '\n' {
 		switch c := src[j]; {
 		case c == '"' || c == '\'':
@@ -190,13 +204,18 @@ func pyExceptComma(src []byte, j int) int {
 		case c == ')' || c == ']' || c == '}':
 			depth--
 		case c == ':' && depth == 0, c == '#':
-			return -1
-		case c == ',' && depth == 0:
-			return j
+			return comma, as
+		case c == ',' && depth == 0 && comma < 0:
+			comma = j
+		case isNameByte(c):
+			w, end := pyWord(src, j)
+			as = as || w == "as" && depth == 0
+			j = max(end, j+1)
+			continue
 		}
 		j++
 	}
-	return -1
+	return comma, as
 }
 
 // pyDefaultOrder returns the offset of the first positional parameter without a

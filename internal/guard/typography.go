@@ -123,6 +123,7 @@ func TypographicAt(new []byte, offsets []int, s *SyntaxError) []Repair {
 	if s == nil {
 		return nil
 	}
+	new = AsParsed(s.Language, new) // its lines, as s counts them
 	at := offsetOf(new, s.Line, s.Column)
 	if !slices.Contains(offsets, at) {
 		return nil
