@@ -84,8 +84,8 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 			insisting = sent && !typo && !s.Firm
 		} else if !sent || typo || s.Firm {
 			// Sending it again would write the re-indented text, the typographic
-			// character no parser of the language takes, or what the machine's own
-			// interpreter refuses, again: no giving way.
+			// character no parser of the language takes, or what no version of the
+			// language takes, again: no giving way.
 		} else if seq, ok := e.insisted(c, i, ch); ok {
 			ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
 			continue
