@@ -32,11 +32,13 @@ func BinaryMessage(path string, content []byte) string {
 			continue
 		}
 		q := shellWord(path)
+		// Both commands convert in place (convertCommand): the file keeps its mode and
+		// links, and a failed conversion leaves nothing behind.
 		return fmt.Sprintf("%s is %s text (it starts with the byte-order mark % X); the file tools read and edit UTF-8 text only. "+
-			"Convert it to UTF-8 with a command, `iconv -f %s -t UTF-8 %s > %s.utf8 && mv %s.utf8 %s`, then read and edit it here; "+
+			"Convert it to UTF-8 with a command, `%s`, then read and edit it here; "+
 			"to replace it whole, convert it first, then read_file and write_file. It stays UTF-8 then: where the project needs %s (a Windows .rc or .reg file), "+
-			"convert it back when done, `iconv -f UTF-8 -t %s %s > %s.enc && mv %s.enc %s`.",
-			name, b.name, b.mark, b.enc, q, q, q, q, b.enc, b.enc, q, q, q, q)
+			"convert it back when done, `%s`.",
+			name, b.name, b.mark, convertCommand(b.enc, "UTF-8", q), b.enc, convertCommand("UTF-8", b.enc, q))
 	}
 	return fmt.Sprintf("%s contains NUL bytes and looks binary; the file tools read and edit text only.", name)
 }

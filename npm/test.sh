@@ -56,6 +56,14 @@ if (!nope.includes("is not a folder")) throw new Error(`a missing root: ${nope}`
 console.log("ok:", r.text.split("\n")[0], "/", refused.kind);
 JS
 node check.mjs "$scratch/ws"
+echo "== open(): close() with calls in flight, the session across a restart (npm/test/session.mjs)"
+mkdir -p "$scratch/ws-session"
+cp "$repo/npm/test/session.mjs" .
+node session.mjs "$scratch/ws-session"
+echo "== open(): each call's traceparent on its line (npm/test/trace.mjs)"
+mkdir -p "$scratch/trace"
+cp "$repo/npm/test/trace.mjs" .
+node trace.mjs "$scratch/trace"
 echo "== npx vfsctl log"
 (cd "$scratch/ws" && npx --prefix "$scratch/project" --no-install vfsctl log | tail -3)
 echo "== the README's Node example"
@@ -68,3 +76,15 @@ got=$(cd "$scratch/readme" && node "$scratch/project/readme.mjs")
 echo "$got"
 [ "$got" = "true null Edited app.py with 1 edit (line 1)." ] || { echo "unexpected output"; exit 1; }
 grep -qx 'print("Hi")' "$scratch/readme/app.py" || { echo "app.py was not edited as meant"; exit 1; }
+echo "== the README's Node install steps"
+# Run as printed, for this machine's platform, with a scratch home and project.
+awk '/^\*\*Node\*\*/{on=1} on&&/^```sh$/{sh=1;next} sh&&/^```$/{exit} sh{print}' "$repo/README.md" > "$scratch/install.sh"
+grep -q 'npm install' "$scratch/install.sh" || { echo "the README's Node section has no install block"; exit 1; }
+mkdir -p "$scratch/home" "$scratch/fresh"
+sed -i -e "s|PLATFORMS=linux-x64|PLATFORMS=$host|" -e "s|/path/to/your/project|$scratch/fresh|" "$scratch/install.sh"
+# Go's caches stay where they are: only ~ is the scratch home.
+export GOPATH="$(go env GOPATH)" GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)"
+(cd "$repo" && HOME="$scratch/home" npm_config_cache="$scratch/home/.npm" bash -e "$scratch/install.sh" >"$scratch/install.log" 2>&1) ||
+  { cat "$scratch/install.log"; echo "the README's Node install steps failed"; exit 1; }
+got=$(cd "$scratch/fresh" && npx --no-install vfsctl --version)
+case "$got" in vfsctl\ *) echo "$got" ;; *) echo "after the README's steps: $got"; exit 1 ;; esac

@@ -276,7 +276,9 @@ type readView struct {
 	b            strings.Builder
 	last         int      // the last line shown
 	spans        [][2]int // the lines shown whole
-	cut          []int    // the lines cut at MaxLineChars
+	cut          []int    // the lines cut at MaxLineChars that a read of it alone shows whole
+	huge         []int    // the lines cut that no read shows whole
+	hugeChars    int      // the characters of the first of those
 	full         bool     // the reply stopped at MaxReplyBytes
 	whole        int      // the characters of a long line shown whole
 	zeroBased    bool     // offsets in notes are 0-based
@@ -300,8 +302,15 @@ func (v *readView) line(ln int, line []byte) bool {
 			v.whole = n
 			v.see(ln)
 		} else {
+			if len(shown) > MaxReplyBytes {
+				if len(v.huge) == 0 {
+					v.hugeChars = n
+				}
+				v.huge = append(v.huge, ln)
+			} else {
+				v.cut = append(v.cut, ln)
+			}
 			shown = string([]rune(shown)[:MaxLineChars])
-			v.cut = append(v.cut, ln)
 		}
 	} else {
 		v.see(ln)
@@ -324,17 +333,23 @@ func (v *readView) see(ln int) {
 	v.spans = append(v.spans, [2]int{ln, ln})
 }
 
-// cutNote says which long lines were cut, or that one was shown whole.
+// cutNote says which long lines were cut, or that one was shown whole. A line over
+// MaxReplyBytes is shown whole by no read, so it is not sent to be read alone.
 func (v *readView) cutNote() {
-	switch {
-	case v.whole > 0:
+	if v.whole > 0 {
 		fmt.Fprintf(&v.b, "(line %d shown whole: %s.)\n", v.first, plural(v.whole, "character"))
-	case len(v.cut) > 0 && v.limit == 1:
-		fmt.Fprintf(&v.b, "(line %d is over %d KiB, too long to show whole: cut at %d characters. Edit inside it with oldText copied from the part shown.)\n",
-			v.cut[0], MaxReplyBytes>>10, MaxLineChars)
-	case len(v.cut) > 0:
+	}
+	if len(v.cut) > 0 {
 		fmt.Fprintf(&v.b, "(%s longer than %d characters cut: %s. To see such a line whole, read it alone (offset %d, limit 1); or edit inside it with oldText copied from the part shown.)\n",
 			pluralWord(len(v.cut), "line"), MaxLineChars, listInts(v.cut), v.offsetOf(v.cut[0]))
+	}
+	switch {
+	case len(v.huge) == 1:
+		fmt.Fprintf(&v.b, "(line %d is %s, over %d KiB: too long to show whole in any read, so only its first %d characters are shown. Edit inside it with oldText copied from the part shown.)\n",
+			v.huge[0], plural(v.hugeChars, "character"), MaxReplyBytes>>10, MaxLineChars)
+	case len(v.huge) > 1:
+		fmt.Fprintf(&v.b, "(lines %s are each over %d KiB: too long to show whole in any read, so only the first %d characters of each are shown. Edit inside them with oldText copied from the part shown.)\n",
+			listInts(v.huge), MaxReplyBytes>>10, MaxLineChars)
 	}
 }
 

@@ -272,8 +272,10 @@ func checkTarget(t *patchTarget, fs *vfs.FS) error {
 			label, what, t.path, t.path).Stood(found, "")
 	case !isMove && t.op.Kind != dialect.OpAdd && !exists:
 		msg := fmt.Sprintf("%s: %s does not exist.", label, t.path)
-		if s := fs.Suggest(r.Path); s != "" {
+		if s, several := fs.SuggestAll(r.Path); s != "" {
 			msg += fmt.Sprintf(" Did you mean %s? Send the path as it is.", s)
+		} else if len(several) > 0 {
+			msg += " " + vfs.LookalikesAdvice(several)
 		} else if t.op.Unified {
 			msg += fmt.Sprintf(" To make a new file, send `--- /dev/null` and `+++ b/%s`, then a hunk with each line as '+line'.", t.path)
 		} else {

@@ -1,7 +1,10 @@
 package toolapi
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,5 +34,33 @@ func TestLongLineReadAloneLicensesWrite(t *testing.T) {
 	}
 	if got := testutil.ReadFile(t, filepath.Join(dir, "long.txt")); got != "new\n" {
 		t.Fatalf("long.txt is %q", got)
+	}
+}
+
+// The note on lines cut in a read is advice a model follows as written: each line it
+// sends to be read alone is then shown whole; a line too long for any reply is not
+// sent there, and its note says plainly how much of it was shown.
+func TestCutLineAdviceWorksWhenFollowed(t *testing.T) {
+	lines := []string{"first", strings.Repeat("a", 3000), strings.Repeat("y", 300_000), strings.Repeat("b", 5000), "last"}
+	a, _ := newAPI(t, map[string]string{"mixed.txt": strings.Join(lines, "\n") + "\n"})
+	r := call(a, ReadFile, `{"path": "mixed.txt"}`)
+	advice := regexp.MustCompile(`lines? longer than 2000 characters cut: ([0-9, ]+)\. To see such a line whole, read it alone \(offset ([0-9]+), limit 1\)`).FindStringSubmatch(r.Text)
+	if !r.OK || advice == nil {
+		t.Fatalf("the read of mixed.txt gives no advice to read its cut lines alone: %.200q", r.Text[max(0, len(r.Text)-600):])
+	}
+	for _, n := range strings.Split(advice[1], ", ") {
+		ln, _ := strconv.Atoi(n)
+		r := call(a, ReadFile, fmt.Sprintf(`{"path": "mixed.txt", "offset": %d, "limit": 1}`, ln))
+		if !r.OK || !strings.Contains(r.Text, fmt.Sprintf("%6d\t%s\n", ln, lines[ln-1])) || !strings.Contains(r.Text, "shown whole") {
+			t.Errorf("line %d, read alone as advised, is not shown whole: %.300q", ln, r.Text[max(0, len(r.Text)-300):])
+		}
+	}
+	huge := "(line 3 is 300000 characters, over 256 KiB: too long to show whole in any read, so only its first 2000 characters are shown."
+	if !strings.Contains(r.Text, huge) {
+		t.Errorf("the read does not say plainly that line 3 cannot be shown whole: %q", r.Text[max(0, len(r.Text)-600):])
+	}
+	r = call(a, ReadFile, `{"path": "mixed.txt", "offset": 3, "limit": 1}`)
+	if !strings.Contains(r.Text, huge) || strings.Contains(r.Text, "limit 1") {
+		t.Errorf("line 3 read alone: %q", r.Text[max(0, len(r.Text)-600):])
 	}
 }

@@ -3,6 +3,7 @@ package txn
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -60,8 +61,15 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 			continue
 		}
 		offs := addedTypography(ch)
-		if repairTypography(ch, old, offs) {
-			continue // the only errors were typography the language cannot hold in code
+		if ok, back := repairTypography(ch, old, offs, s.Language); ok {
+			// The only errors were typography the language cannot hold in code. Where
+			// writing it plain turned the whole change back, nothing is left to write.
+			if !ch.Created && bytes.Equal(ch.After, ch.Before) {
+				d, err := unchangedByRepair(ch, back, s.Language)
+				d.Change = i
+				return i, d, false, err
+			}
+			continue
 		}
 		where := fmt.Sprintf("line %d, column %d of %s: %s", s.Line, s.Column, ch.Name, s.Message)
 		excerpt := guard.Excerpt(guard.AsParsed(s.Language, ch.After), s.Line, s.Column)
@@ -76,8 +84,8 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 			insisting = sent && !typo && !s.Firm
 		} else if !sent || typo || s.Firm {
 			// Sending it again would write the re-indented text, the typographic
-			// character no parser of the language takes, or what the machine's own
-			// interpreter refuses, again: no giving way.
+			// character no parser of the language takes, or what no version of the
+			// language takes, again: no giving way.
 		} else if seq, ok := e.insisted(c, i, ch); ok {
 			ch.Warnings = append(ch.Warnings, fmt.Sprintf("warning: written as sent again after call %d was refused: this parser still finds a %s syntax error in %s, at %s\n%s", seq, s.Language, ch.Name, where, excerpt))
 			continue
@@ -217,21 +225,32 @@ func (e *Engine) insisted(c *Call, i int, ch *Change) (uint64, bool) {
 // where the language needs code characters, when they alone break a file that parsed
 // (fmt.Println(“done”)); inside strings and comments they stay as sent. It changes the
 // splices and the new content together, so that the journal records what is written,
-// and notes in the reply what it did. It reports whether the content now parses.
-func repairTypography(ch *Change, old []byte, offs []int) bool {
+// and notes in the reply what it did. It reports whether the content now parses, and
+// the edits the repairs turned back whole: all they asked for was typography the code
+// cannot hold where the file had the plain characters already. Of a change that still
+// changes something, such an edit's splices are dropped and the reply says why; a
+// change turned back whole is the caller's to refuse.
+func repairTypography(ch *Change, old []byte, offs []int, lang string) (bool, []turned) {
 	reps := guard.Typography(ch.Path, old, ch.After, offs)
 	if reps == nil {
-		return false
+		return false, nil
 	}
+	var back []turned
 	if ch.Plan != nil {
 		// Each repair lies in one splice's text: rewrite the texts, then the output.
 		delta := 0
+		var edits []int                    // the edits repaired, in the order of their splices
+		inEdit := map[int][]guard.Repair{} // their repairs, at offsets of the content as planned
 		for k := range ch.Plan.Splices {
 			sp := &ch.Plan.Splices[k]
 			at := sp.Start + delta
 			var mine []guard.Repair
 			for _, r := range reps {
 				if r.Offset >= at && r.Offset < at+len(sp.Text) {
+					if inEdit[sp.Edit] == nil {
+						edits = append(edits, sp.Edit)
+					}
+					inEdit[sp.Edit] = append(inEdit[sp.Edit], r)
 					r.Offset -= at
 					mine = append(mine, r)
 				}
@@ -241,8 +260,42 @@ func repairTypography(ch *Change, old []byte, offs []int) bool {
 				sp.Text = guard.ApplyRepairs(sp.Text, mine)
 			}
 		}
+		if !ch.Created {
+			changed := map[int]bool{}
+			for _, sp := range ch.Plan.Splices {
+				if !bytes.Equal(sp.Text, ch.Before[sp.Start:sp.End]) {
+					changed[sp.Edit] = true
+				}
+			}
+			for _, k := range edits {
+				if !changed[k] {
+					back = append(back, turnedBack(k, inEdit[k], ch.After))
+				}
+			}
+			if len(back) > 0 && len(changed) > 0 {
+				// The others change something: the call is made without these.
+				kept := ch.Plan.Splices[:0:0]
+				for _, sp := range ch.Plan.Splices {
+					if changed[sp.Edit] {
+						kept = append(kept, sp)
+					}
+				}
+				ch.Plan.Splices = kept
+			}
+		}
+	}
+	quiet := map[int]bool{} // repairs said in a turned-back edit's own note
+	for _, t := range back {
+		for _, r := range t.reps {
+			quiet[r.Offset] = true
+		}
+		ch.Notes = append(ch.Notes, fmt.Sprintf("An edit asked only for %s, and the %s code needs the plain characters there as they are: it was turned back and changed nothing; the rest was written.",
+			t.text(), lang))
 	}
 	for _, r := range reps { // offsets are of the content before the repairs
+		if quiet[r.Offset] {
+			continue
+		}
 		line := lineAt(ch.After, r.Offset)
 		plain, _ := utf8.DecodeRuneInString(r.Plain) // quoted as the character it stands for: '"', not "\""
 		switch {
@@ -254,12 +307,90 @@ func repairTypography(ch *Change, old []byte, offs []int) bool {
 			ch.Notes = append(ch.Notes, fmt.Sprintf("%q at line %d is inside a string or a comment and was written as sent; %s did not use it before.", r.Char, line, ch.Name))
 		}
 	}
+	if !ch.Created && ch.Plan == nil {
+		back = []turned{turnedBack(-1, reps, ch.After)} // the whole content: the caller checks it
+	}
 	ch.After = guard.ApplyRepairs(ch.After, reps)
 	if ch.Plan != nil {
 		ch.Plan.Output = ch.After
 	}
 	ch.diff = nil
-	return true
+	return true, back
+}
+
+// turned is an edit (-1: a whole content) that repairTypography turned back: its
+// repairs, and the lines they stand on.
+type turned struct {
+	edit  int
+	reps  []guard.Repair
+	lines []int
+}
+
+// turnedBack is t for the repairs reps of edit k, at offsets of new, the content as
+// planned.
+func turnedBack(k int, reps []guard.Repair, new []byte) turned {
+	t := turned{edit: k, reps: reps}
+	for _, r := range reps {
+		if l := lineAt(new, r.Offset); !r.Kept && !slices.Contains(t.lines, l) {
+			t.lines = append(t.lines, l)
+		}
+	}
+	return t
+}
+
+// text says what t asked for: "typographic quotes ('‘' and '’') in place of '\” at
+// line 36".
+func (t turned) text() string {
+	var chars, plains []string
+	quotes := true
+	for _, r := range t.reps {
+		if r.Kept {
+			continue
+		}
+		plain, _ := utf8.DecodeRuneInString(r.Plain)
+		if c := fmt.Sprintf("%q", r.Char); !slices.Contains(chars, c) {
+			chars = append(chars, c)
+		}
+		if p := fmt.Sprintf("%q", plain); !slices.Contains(plains, p) {
+			plains = append(plains, p)
+		}
+		quotes = quotes && strings.ContainsAny(r.Plain, "'\"`")
+	}
+	what := "typographic characters"
+	if quotes {
+		what = "typographic quotes"
+	}
+	nums := make([]string, len(t.lines))
+	for k, l := range t.lines {
+		nums[k] = fmt.Sprint(l)
+	}
+	at := "line " + andList(nums)
+	if len(nums) > 1 {
+		at = "lines " + andList(nums)
+	}
+	return fmt.Sprintf("%s (%s) in place of %s at %s", what, andList(chars), andList(plains), at)
+}
+
+// unchangedByRepair is the refusal of a change that repairTypography turned back whole:
+// the file would stay exactly as it is. It names lines, not edits: a dialect's call
+// has hunks or blocks where the engine has edits.
+func unchangedByRepair(ch *Change, back []turned, lang string) (*journal.Refusal, error) {
+	all := turned{edit: -1}
+	for _, t := range back {
+		all.reps = append(all.reps, t.reps...)
+		for _, l := range t.lines {
+			if !slices.Contains(all.lines, l) {
+				all.lines = append(all.lines, l)
+			}
+		}
+	}
+	slices.Sort(all.lines)
+	d := &journal.Refusal{Edit: -1, Lines: all.lines}
+	if len(back) == 1 {
+		d.Edit = back[0].edit
+	}
+	return d, errs.New(errs.NoChange, ch.Name, "The change would leave %s unchanged: all it asks for is %s, and the %s code needs the plain characters there as they are, so nothing changed. Nothing was written. Send only changes that change something (in a string or a comment, a typographic character is written as sent).",
+		ch.Name, all.text(), lang)
 }
 
 // addedTypography returns the offsets in ch's new content of the typographic

@@ -1,28 +1,47 @@
 package vfs
 
 import (
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/afero"
+
+	"github.com/vfsctl/vfsctl/matcher"
 )
 
 // suggestLimit bounds the walk for a suggestion, so a missing file in a huge tree
 // costs milliseconds, not seconds.
 const suggestLimit = 20000
 
-// Suggest returns the existing file nearest to the missing canonical path p: the same
-// name in another folder, or a path within a few typos. "" if nothing is close.
+// Suggest returns the existing file nearest to the missing canonical path p: the one
+// file whose path differs from p only in case or typography, else the same name in
+// another folder, or a path within a few typos. "" if nothing is close, or when
+// several files differ from p only in case or typography (Lookalikes names them).
 func (f *FS) Suggest(p string) string {
+	s, _ := f.suggest(p)
+	return s
+}
+
+// SuggestAll is Suggest, and when no file is suggested because several differ from
+// p only in case or typography, those files' paths.
+func (f *FS) SuggestAll(p string) (string, []string) { return f.suggest(p) }
+
+func (f *FS) suggest(p string) (string, []string) {
 	base := path.Base(p)
 	best, bestScore := "", 1<<30
+	key := driftKey(p)
+	var same []string // paths that fold to p's: a model's quotes, dashes or case drifted
 	w := f.Walker()
 	w.IncludeIgnored, w.Limit = true, suggestLimit
 	w.Walk(".", func(q string, fi fs.FileInfo) bool {
 		if fi.IsDir() || !utf8.ValidString(q) { // a name no call can send (badName)
 			return true
+		}
+		if q != p && driftKey(q) == key {
+			same = append(same, q)
 		}
 		score := -1
 		if path.Base(q) == base {
@@ -36,7 +55,23 @@ func (f *FS) Suggest(p string) string {
 		}
 		return true
 	})
-	return best
+	switch {
+	case len(same) == 1:
+		return same[0], nil
+	case len(same) > 1:
+		// Which one was meant is a guess: name them all, suggest none.
+		return "", same
+	}
+	return best, nil
+}
+
+// driftKey is a path as Suggest compares it: typography folded as oldText's is, and
+// case.
+func driftKey(p string) string {
+	if isASCII(p) {
+		return strings.ToLower(p)
+	}
+	return strings.ToLower(matcher.FoldTypography(p))
 }
 
 // distance is the Levenshtein distance between a and b, in bytes.
@@ -77,4 +112,15 @@ func (f *FS) badName(p string) string {
 		}
 	}
 	return ""
+}
+
+// LookalikesAdvice is what a refusal says of a missing path that several files match
+// but for case or typography (SuggestAll): their names, and no guess among them.
+func LookalikesAdvice(paths []string) string {
+	const shown = 5
+	list := strings.Join(paths[:min(len(paths), shown)], ", ")
+	if len(paths) > shown {
+		list += fmt.Sprintf(" and %d more", len(paths)-shown)
+	}
+	return fmt.Sprintf("Files whose paths differ from it only in case, quotes, dashes or spaces exist: %s. Send the one you mean as it is.", list)
 }

@@ -748,8 +748,10 @@ func (f *FS) CheckFile(r *Resolved) error {
 			}
 		} else if n := f.badName(r.Path); n != "" {
 			msg += fmt.Sprintf(" The file there is named %q: a name that is not UTF-8, which no call can send (each of its bad bytes reads as U+FFFD). The file tools cannot reach it; ask the user to rename it.", n)
-		} else if s := f.Suggest(r.Path); s != "" {
+		} else if s, several := f.SuggestAll(r.Path); s != "" {
 			msg += fmt.Sprintf(" Did you mean %s?", s)
+		} else if len(several) > 0 {
+			msg += " " + LookalikesAdvice(several)
 		} else {
 			msg += " Check the path; create_file makes a new file."
 		}

@@ -9,9 +9,11 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/vfsctl/vfsctl/toolapi"
 	"github.com/vfsctl/vfsctl/toolapi/mcp"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 type callCmd struct {
@@ -28,9 +30,11 @@ func (c *callCmd) Summary() string { return "run tool calls read as JSON lines f
 const callUsage = `Usage: vfsctl call [--root DIR] [--session ID] [--wait DURATION] [--guard MODE] [--tools SET] [--durability MODE]
 
 Reads tool calls from stdin, one JSON object a line: {"tool": NAME, "args": {...}},
-with an optional "id" (a string or number) and an optional "turn" (a string or a whole number, null for none: the
+with an optional "id" (a string or number, of valid UTF-8 text) and an optional "turn" (a string or a whole number, null for none: the
 runtime's label of the conversation turn, journaled with the call; vfsctl rewind
-takes a session back to before one). Prints one JSON line per call: {"id",
+takes a session back to before one), and an optional "traceparent" (and "tracestate"):
+the W3C trace context of the runtime's span for this call, in place of TRACEPARENT's
+(one that is not valid is ignored). Prints one JSON line per call: {"id",
 "ok", "tool", "kind", "text", "txn"}, where id echoes the call's, kind is null on
 success and text is what the model reads. A line that is not such an object
 is answered with kind invalid_input, and the next line is read. A blank line (spaces
@@ -154,7 +158,12 @@ func (c *callCmd) Run(stdin io.Reader, stdout, stderr io.Writer) int {
 // answer is the reply to one line: a call's result, or the refusal of a line that was
 // no call, journaled as such for failure analytics; cut is a line too long to hold,
 // read on the way.
-func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, cut *lineCut) toolapi.Result {
+func (c *callCmd) answer(eng *toolapi.Engine, session string, line []byte, cut *lineCut) (res toolapi.Result) {
+	defer func() {
+		if !utf8.Valid(res.ID) {
+			res.ID = nil // a refused line's id (cut, too deep): the reply stays UTF-8
+		}
+	}()
 	if cut != nil {
 		return cutCall(eng, session, cut)
 	}
@@ -192,6 +201,11 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 	if len(id) > 0 && id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-' {
 		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" must be a string or a number, echoed in the reply.`)), false
 	}
+	if !utf8.Valid(id) {
+		// Echoed as sent, it would make the reply no UTF-8, which strict readers of
+		// JSON refuse whole: the reply goes without it, and the call is not run.
+		return refusal("", toolapi.NewError(toolapi.InvalidInput, `The line's "id" holds bytes that are not UTF-8, which the reply could not carry as sent; it was not run, and this reply has no id. Send an id of valid text.`)), false
+	}
 	withID := func(r toolapi.Result) toolapi.Result { r.ID = id; return r }
 	// The line decoded above, so it is valid JSON: not validated a third time. A key
 	// named twice inside the arguments is the tool's to refuse; one of the line's own
@@ -206,11 +220,11 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		return withID(refusal("", toolapi.NewError(toolapi.InvalidInput, `The line has no "tool" string. Send {"tool": NAME, "args": {...}}.`))), false
 	}
 	for k := range env {
-		if k != "tool" && k != "args" && k != "id" && k != "turn" {
-			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID, "turn": TURN}.`, k))), false
+		if k != "tool" && k != "args" && k != "id" && k != "turn" && k != "traceparent" && k != "tracestate" {
+			return withID(refusal(tool, toolapi.NewError(toolapi.InvalidInput, `The line has an unknown field %q. Send only {"tool": NAME, "args": {...}, "id": ID, "turn": TURN}, and "traceparent" and "tracestate" to trace it.`, k))), false
 		}
 	}
-	ctx := callContext(id)
+	ctx := lineTrace(callContext(id), env["traceparent"], env["tracestate"])
 	if raw, ok := env["turn"]; ok {
 		var v any
 		json.Unmarshal(raw, &v)
@@ -228,6 +242,21 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		defer stop()
 	}
 	return withID(eng.Call(ctx, session, tool, env["args"])), true
+}
+
+// lineTrace puts the line's own trace context (W3C "traceparent" and "tracestate"
+// strings) in ctx, in place of TRACEPARENT's: a runtime's long-lived process parents
+// each call under its own span. One that is not a string or not a valid traceparent
+// is ignored (the call is traced as without it): tracing never decides whether a
+// call runs.
+func lineTrace(ctx context.Context, tp, ts json.RawMessage) context.Context {
+	var parent, state string
+	if json.Unmarshal(tp, &parent) != nil || parent == "" {
+		return ctx
+	}
+	json.Unmarshal(ts, &state)
+	// Extract leaves ctx as it is when parent is not a valid traceparent.
+	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": parent, "tracestate": state})
 }
 
 // namedTwice is the refusal of a line that names k, a member of its envelope, twice.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // serveRaw writes in to a vfsctl serve of dir, then closes its input, and returns
@@ -25,8 +26,8 @@ func serveRaw(t *testing.T, dir, in string) map[string][]map[string]any {
 	for sc.Scan() {
 		var raw struct{ ID json.RawMessage }
 		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &raw) != nil || json.Unmarshal(sc.Bytes(), &m) != nil {
-			t.Fatalf("stdout holds a line that is not JSON-RPC: %.200q", sc.Text())
+		if !utf8.Valid(sc.Bytes()) || json.Unmarshal(sc.Bytes(), &raw) != nil || json.Unmarshal(sc.Bytes(), &m) != nil {
+			t.Fatalf("stdout holds a line that is not UTF-8 JSON-RPC: %.200q", sc.Text())
 		}
 		replies[string(raw.ID)] = append(replies[string(raw.ID)], m)
 	}
@@ -132,14 +133,15 @@ func TestServeOversizeCallWithLongID(t *testing.T) {
 
 // A string id holding a lone surrogate escape, or a byte that is not UTF-8, was
 // answered by the SDK under "\ufffd", another id (and by tools/call under the bytes
-// sent). Such an id is now refused -32600 under the id as sent, on every method; a
-// surrogate pair is a character, and is answered.
+// sent). Such an id is now refused -32600 on every method: under the id as sent, or,
+// for bytes that are not UTF-8, which no reply can carry, under null; a surrogate
+// pair is a character, and is answered.
 func TestServeStringIDsThatDoNotDecodeWhole(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
-	refused := []string{`"\ud800"`, `"a\udc00b"`, `"\ud800\u0041"`, "\"\xff\""}
+	refused := []string{`"\ud800"`, `"a\udc00b"`, `"\ud800\u0041"`}
 	in := rawInit
-	for _, id := range refused {
+	for _, id := range append(refused, "\"\xff\"") {
 		in += `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n"
 	}
 	in += `{"jsonrpc":"2.0","id":"\ud800x","method":"tools/call","params":{"name":"create_file","arguments":{"path":"s.txt","content":"x"}}}` + "\n"
@@ -149,6 +151,9 @@ func TestServeStringIDsThatDoNotDecodeWhole(t *testing.T) {
 		if r := replies[id]; len(r) != 1 || code(r[0]) != -32600.0 {
 			t.Errorf("id %q: replies %.300v; want one Invalid Request under the id as sent", id, r)
 		}
+	}
+	if r := replies["null"]; len(r) != 1 || code(r[0]) != -32600.0 {
+		t.Errorf("id \"\\xff\": replies under null %.300v; want one Invalid Request", r)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "s.txt")); err == nil {
 		t.Errorf("a tools/call with a refused id ran")

@@ -36,8 +36,10 @@ MiB, or nested deeper than 128 levels, is refused unread (too_large, invalid_inp
 and the connection goes on; a tools/call over 16 MiB is journaled as refused, in the
 session its _meta names, its arguments' long strings cut, as vfsctl call journals a
 call over the size limit (not when its _meta cannot be read, or names a session or
-turn a call is refused for: the reply says so). The log goes to stderr, or to --log;
-never to stdout.
+turn a call is refused for: the reply says so). When stdin ends, every call already
+sent is answered before serve exits; a run_command still running a minute later is
+killed, and its reply says so and what it changed. The log goes to stderr, or to
+--log; never to stdout.
 
 --tools chooses the tools served (see vfsctl tools --help), each with its schema.
 

@@ -3,8 +3,7 @@
 // lines replaced by a placeholder comment ("// ... existing code ...").
 //
 // It is pure (bytes in, findings out) except for a cache of the last parse of each
-// file, which lets tree-sitter reparse only what an edit touched, and the version of
-// the machine's python3, for the Python one version takes and an older refuses. Syntax is checked
+// file, which lets tree-sitter reparse only what an edit touched. Syntax is checked
 // with the standard parsers where they are exact (go/parser, encoding/json) and with
 // tree-sitter for the rest when the build has cgo; without cgo, pure-Go parsers take
 // JavaScript and TypeScript (esbuild), TOML and YAML, and other languages go
@@ -52,8 +51,8 @@ type SyntaxError struct {
 	Column   int    // 1-based, in bytes
 	Message  string // the parser's words, made short
 	Node     string // what the parser flagged (tree-sitter: ERROR or MISSING x)
-	// Firm: the python3 here refuses it too (a form its version does not take yet), so
-	// no grammar's lag explains it, and the call sent again is refused again.
+	// Firm: no version of the language takes it (`except A, B as e:`), so no
+	// grammar's lag explains it, and the call sent again is refused again.
 	Firm bool
 }
 

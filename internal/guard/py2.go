@@ -1,7 +1,5 @@
 package guard
 
-import "fmt"
-
 // Python 2 forms that tree-sitter's grammar still accepts and CPython 3 refuses when it
 // parses: print and exec statements, `<>`, backticks, `except X, e:`, long (1L) and
 // old octal (0777) literals, and a parameter without a default after one with it. A
@@ -77,15 +75,15 @@ func pyLegacyErrors(src []byte) []synErr {
 					off, as := pyExceptComma(src, j)
 					switch {
 					case off < 0:
-					case as: // no Python takes it
-						return flag(off, "multiple exception types must be parenthesized when using 'as': except (A, B) as e:")
+					case as: // no Python takes it: sent again, it is refused again
+						errs := flag(off, "multiple exception types must be parenthesized when using 'as': except (A, B) as e:")
+						errs[0].firm = true
+						return errs
 					default:
-						// 3.14 takes it (PEP 758); judged as the python3 here would.
-						if minor, ok := pyVersion(); ok && minor < 14 {
-							errs := flag(off, fmt.Sprintf("multiple exception types must be parenthesized before Python 3.14, and python3 here is 3.%d: except (A, B):, or except A as e: for Python 2's name", minor))
-							errs[0].firm = true
-							return errs
-						}
+						// Taken since 3.14 (PEP 758), refused before: which Python the
+						// project runs cannot be told from here, so the refusal gives
+						// way when the call is sent again, as for a grammar's lag.
+						return flag(off, "multiple exception types must be parenthesized before Python 3.14: except (A, B): works in every Python 3 (except A as e: for Python 2's name); except A, B: only from 3.14 on")
 					}
 				case "def":
 					if off := pyDefaultOrder(src, j); off >= 0 {

@@ -41,7 +41,8 @@ const (
 // in digits alone, or a string id with a lone surrogate escape or bytes that are not
 // UTF-8, which the SDK would answer under another id, or a member named as JSON-RPC's
 // but in another case, such as "ID") with an Invalid Request error, instead of ending the
-// connection or leaving the client waiting. A line over MaxFrame that goes on after
+// connection or leaving the client waiting. A reply is UTF-8 text: an id holding bytes
+// that are not UTF-8 is answered as null, whatever the refusal. A line over MaxFrame that goes on after
 // its first JSON value is answered for that value alone, and with a parse error for
 // the rest, which is not run. A UTF-8 byte order mark at the start of the input is
 // skipped.
@@ -49,7 +50,8 @@ const (
 // At the end of the input, the reader waits (at most DrainWait) until every request
 // it handed on has its reply: the SDK cancels the requests in flight when its reader
 // ends, and a client that writes its calls and closes its end would lose the replies
-// of calls that ran, and see others cancelled half-way.
+// of calls that ran, and see others cancelled half-way. Over Serve, a call still
+// running after DrainWait is then ended, and answered, before the reader ends.
 func NewTransport(in io.Reader, out io.Writer, log *slog.Logger) sdk.Transport {
 	return newTransport(in, out, log)
 }
@@ -81,6 +83,11 @@ type callFast func(id json.RawMessage, frame []byte) (reply []byte, ok bool)
 // DrainWait bounds how long the end of the input waits for the replies of requests
 // in flight; a call waits for the journal at most --wait (10 s by default) first.
 var DrainWait = time.Minute
+
+// overdueWait bounds how long, once DrainWait has passed and the calls still running
+// are ended, the end of the input waits for their replies: a killed command's group
+// is gone within a second, and its record waits for the journal at most --wait.
+const overdueWait = 30 * time.Second
 
 // openRequests counts the requests handed to the SDK that have no reply yet, by id,
 // and knows which of them the client cancelled.
@@ -131,20 +138,23 @@ func (o *openRequests) done(id string) (drop bool) {
 	return drop
 }
 
-// drain waits until every request has its reply, or d has passed.
-func (o *openRequests) drain(d time.Duration) {
+// drain waits until every request has its reply, or d has passed, and reports
+// whether every one has.
+func (o *openRequests) drain(d time.Duration) bool {
+	late := false
 	stop := time.AfterFunc(d, func() {
 		o.mu.Lock()
-		o.n = 0
+		late = true
 		o.cond.Broadcast()
 		o.mu.Unlock()
 	})
 	defer stop.Stop()
 	o.mu.Lock()
-	for o.n > 0 {
+	defer o.mu.Unlock()
+	for o.n > 0 && !late {
 		o.cond.Wait()
 	}
-	o.mu.Unlock()
+	return o.n == 0
 }
 
 // replyWriter is the SDK's writer: it counts the replies it writes, and drops the
@@ -253,6 +263,9 @@ type frameReader struct {
 	// record's number, nil for none, the session of the record, and when there is
 	// none, why, for the reply.
 	tooLarge func(call *frameScan, size int, err error) (txn *int64, session, why string)
+	// overdue, when set (Serve sets it), ends the calls still running DrainWait
+	// after the end of the input.
+	overdue func()
 }
 
 // maxCutFrame bounds what is kept of a tools/call over MaxFrame bytes, its long
@@ -360,8 +373,12 @@ func (r *frameReader) next() error {
 			continue
 		}
 		if err != nil && len(r.frame) == 0 {
-			if err == io.EOF && r.open != nil {
-				r.open.drain(DrainWait)
+			if err == io.EOF && r.open != nil && !r.open.drain(DrainWait) && r.overdue != nil {
+				// The calls still running are ended, and their replies (what was
+				// killed, and what it changed) written before the SDK is told the
+				// input ended: after that it writes nothing more.
+				r.overdue()
+				r.open.drain(overdueWait)
 			}
 			return err
 		}
@@ -427,12 +444,27 @@ func (r *frameReader) next() error {
 		r.invalid(sc, fmt.Sprintf("this request's id %s is not a whole number within ±2^53 (9007199254740992) written in digits alone, and a reply could not carry it as sent; it was not run. Send a string id, or a whole number such as 1.", id))
 		return nil
 	}
-	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] == '"' && !wholeText(id) {
-		// The SDK decodes a lone surrogate ("\ud800") or a byte that is not UTF-8 as
-		// U+FFFD and answers under that, another id than the one sent (the fast path
-		// would echo the bytes): refused under the id as sent, on every path.
-		r.invalid(sc, "this request's id holds a lone UTF-16 surrogate escape or bytes that are not UTF-8, which a reply could not carry as sent; it was not run. Send an id of valid text.")
+	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] == '"' && !utf8.Valid(id) {
+		// The SDK decodes a byte that is not UTF-8 as U+FFFD and answers under that,
+		// another id than the one sent (the fast path would echo the bytes, and a
+		// reply is UTF-8 text): refused, under id null, on every path.
+		r.invalid(sc, "this request's id holds bytes that are not UTF-8, which a reply (UTF-8 JSON text) cannot carry, so it is answered with id null; it was not run. Send an id of valid text.")
 		return nil
+	}
+	if id := bytes.TrimSpace(sc.id); len(id) > 0 && id[0] == '"' && !wholeText(id) {
+		// The SDK decodes a lone surrogate ("\ud800") as U+FFFD and answers under
+		// that, another id than the one sent: refused under the id as sent (an
+		// escape, which a reply carries), on every path.
+		r.invalid(sc, "this request's id holds a lone UTF-16 surrogate escape, which would be read as another id; it was not run. Send an id of valid text.")
+		return nil
+	}
+	if sc.methodName == "tools/call" && !utf8.Valid(r.frame) {
+		if key := metaNotText(r.frame); key != "" {
+			// Decoded, each bad byte would read as U+FFFD: the call journaled under
+			// a session or turn that no later command can name.
+			r.refuse(sc, "invalid_input", fmt.Sprintf("params._meta %q holds bytes that are not UTF-8, which would be journaled as another name (each bad byte as U+FFFD); the call was not run. Send it as valid text.", key), nil, "")
+			return nil
+		}
 	}
 	if r.fast != nil && sc.id != nil && sc.methodName == "tools/call" {
 		if reply, ok := r.fast(sc.id, r.frame); ok {
@@ -522,9 +554,37 @@ func (r *frameReader) invalid(sc *frameScan, msg string) {
 	}
 	var id any
 	if sc != nil && len(sc.id) > 0 && (sc.id[0] == '"' || sc.id[0] == '-' || sc.id[0] >= '0' && sc.id[0] <= '9') {
-		id = sc.id
+		id = sayable(sc.id)
 	}
 	r.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "Invalid Request: " + msg}})
+}
+
+// metaNotText is the key, MetaSession or MetaTurn, whose value in frame's params._meta
+// holds bytes that are not UTF-8; "" for none.
+func metaNotText(frame []byte) string {
+	var msg struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(frame, &msg) != nil {
+		return ""
+	}
+	for _, k := range []string{MetaSession, MetaTurn} {
+		if v, ok := msg.Params.Meta[k]; ok && !utf8.Valid(v) {
+			return k
+		}
+	}
+	return ""
+}
+
+// sayable is id as a reply carries it: as sent, or null when it holds bytes that are
+// not UTF-8, which no reply (UTF-8 JSON text) can carry.
+func sayable(id json.RawMessage) any {
+	if !utf8.Valid(id) {
+		return nil
+	}
+	return id
 }
 
 // invalidFolded answers a frame with a member whose name differs from a JSON-RPC
@@ -550,13 +610,13 @@ func (r *frameReader) refuse(sc *frameScan, kind, msg string, txn *int64, sessio
 	}
 	var reply any
 	if sc.methodName == "tools/call" {
-		reply = map[string]any{"jsonrpc": "2.0", "id": sc.id, "result": map[string]any{
+		reply = map[string]any{"jsonrpc": "2.0", "id": sayable(sc.id), "result": map[string]any{
 			"content":           []any{map[string]any{"type": "text", "text": msg}},
 			"structuredContent": map[string]any{"ok": false, "kind": kind, "txn": txn, "session": nullable(session)},
 			"isError":           true,
 		}}
 	} else {
-		reply = map[string]any{"jsonrpc": "2.0", "id": sc.id, "error": map[string]any{
+		reply = map[string]any{"jsonrpc": "2.0", "id": sayable(sc.id), "error": map[string]any{
 			"code": -32600, "message": kind + ": " + msg, "data": map[string]any{"kind": kind},
 		}}
 	}

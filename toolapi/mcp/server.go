@@ -18,10 +18,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/toolapi"
 )
 
@@ -81,6 +83,16 @@ func Serve(ctx context.Context, eng *toolapi.Engine, t sdk.Transport, opts Optio
 	if ft, ok := t.(*transport); ok {
 		ft.r.fast = s.fast(ctx, srv)
 		ft.r.tooLarge = s.tooLarge(srv)
+		var cancel context.CancelCauseFunc
+		s.overdue, cancel = context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		ft.r.overdue = func() {
+			wait := DrainWait.String()
+			if DrainWait == time.Minute {
+				wait = "a minute"
+			}
+			cancel(errs.New(errs.InvalidInput, "", "the client closed its input and the call still ran %s later", wait))
+		}
 	}
 	err := srv.Run(ctx, t)
 	s.slow.Wait()
@@ -151,6 +163,9 @@ type server struct {
 	// stop is Serve's context: its end ends the slow calls too, which slow counts.
 	stop context.Context
 	slow sync.WaitGroup
+	// overdue ends, over NewTransport, when the input has ended and calls still run
+	// DrainWait later: they are ended too, with the reason as its cause.
+	overdue context.Context
 }
 
 // session is the journal session of an MCP connection: Options.Session, else one
@@ -217,6 +232,9 @@ func (s *server) handler(name string) sdk.ToolHandler {
 			ctx, cancel = context.WithCancelCause(ctx)
 			defer cancel(nil)
 			defer context.AfterFunc(s.stop, func() { cancel(context.Cause(s.stop)) })()
+			if s.overdue != nil {
+				defer context.AfterFunc(s.overdue, func() { cancel(context.Cause(s.overdue)) })()
+			}
 		}
 		return s.call(ctx, s.session(req.Session), name, req.Params.Arguments, req.Params.Meta), nil
 	}

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -211,6 +212,61 @@ class TestProcessFailures(Workspace):
         r = eng.call("edit_file", {"path": "app.py", "edits": [{"oldText": "Hello", "newText": "Hey"}]})
         self.assertTrue(r.ok, r.text)
         self.assertIn("Hey", self.read("app.py"))
+
+    def test_call_after_an_interrupted_call_is_answered(self) -> None:
+        # A KeyboardInterrupt raised in Python only (a notebook's interrupt, an alarm's
+        # handler) while a call waits: vfsctl still runs that call and answers it.
+        # The next call must get its own reply, not the abandoned one's.
+        eng = self.engine(session="intr", tools="native,shell")
+        self.assertTrue(eng.call("read_file", {"path": "app.py"}).ok)
+        pid = eng._proc.pid
+
+        def interrupt(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        old = signal.signal(signal.SIGALRM, interrupt)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with self.assertRaises(KeyboardInterrupt):
+            eng.call("run_command", {"command": "sleep 1; echo done > ran.txt"})
+        r = eng.call("edit_file", {"path": "app.py", "edits": [{"oldText": "Hello", "newText": "Hey"}]})
+        self.assertTrue(r.ok, r.text)
+        self.assertEqual(r.tool, "edit_file")
+        self.assertIn("Hey", self.read("app.py"))
+        self.assertEqual(self.read("ran.txt"), "done\n")
+        self.assertEqual(eng._proc.pid, pid, "the process was restarted")
+
+    def test_traceparent_goes_on_the_call_line(self) -> None:
+        # vfsctl parents a call's span by its line's traceparent (the Go tests check
+        # the spans); here, each call's own context reaches the line, none when none.
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        fake = write_script(
+            tmp,
+            "vfsctl",
+            "import json, sys\n"
+            "for line in sys.stdin:\n"
+            "    got = json.loads(line)\n"
+            "    reply = {'id': got['id'], 'ok': True, 'kind': None, 'tool': got['tool'], 'txn': None,\n"
+            "             'text': json.dumps({k: got.get(k) for k in ('traceparent', 'tracestate')})}\n"
+            "    print(json.dumps(reply), flush=True)\n",
+        )
+        eng = self.engine(binary=fake)
+        tp1 = "00-" + "1" * 32 + "-" + "1" * 16 + "-01"
+        tp2 = "00-" + "2" * 32 + "-" + "2" * 16 + "-01"
+        got = [
+            json.loads(eng.call("read_file", {"path": "app.py"}, traceparent=tp1).text),
+            json.loads(eng.call("read_file", {"path": "app.py"}, traceparent=tp2, tracestate="k=v").text),
+            json.loads(eng.call("read_file", {"path": "app.py"}).text),
+        ]
+        self.assertEqual(
+            got,
+            [
+                {"traceparent": tp1, "tracestate": None},
+                {"traceparent": tp2, "tracestate": "k=v"},
+                {"traceparent": None, "tracestate": None},
+            ],
+        )
 
     def test_death_during_a_call_is_an_error_then_restarts(self) -> None:
         tmp = tempfile.mkdtemp()

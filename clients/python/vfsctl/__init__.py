@@ -25,6 +25,7 @@ import queue
 import shutil
 import subprocess
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Union
@@ -195,6 +196,19 @@ class Engine:
                 break
         return max(self.timeout, ms / 1000 + 30)
 
+    def _reply(self, ident: int, wait: float) -> Any:
+        """The next line of the process for call ident, within wait seconds (else
+        queue.Empty). A reply to an earlier call is dropped: that call was abandoned
+        (a KeyboardInterrupt, say, raised in Python only while it waited), and the
+        process answered it all the same, before this one."""
+        deadline = time.monotonic() + wait
+        while True:
+            got = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
+            old = got.get("id") if isinstance(got, dict) else None
+            if isinstance(old, int) and not isinstance(old, bool) and old < ident:
+                continue
+            return got
+
     def _stop_stalled(self, ident: int) -> Any:
         """Asks a process that passed its time to stop (SIGTERM), as vfsctl expects:
         it ends a running command's process group, records what the command
@@ -207,7 +221,7 @@ class Engine:
         if proc.poll() is None:
             proc.terminate()
             try:
-                got = self._replies.get(timeout=10)
+                got = self._reply(ident, 10)
             except queue.Empty:
                 pass
             _reap(proc, 5)
@@ -220,12 +234,28 @@ class Engine:
 
     # -- the API ----------------------------------------------------------------
 
-    def call(self, tool: str, args: Any, turn: Optional[Union[str, int]] = None) -> Reply:
+    def call(
+        self,
+        tool: str,
+        args: Any,
+        turn: Optional[Union[str, int]] = None,
+        traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None,
+    ) -> Reply:
         """Runs one tool call and returns its Reply. A refusal (ok False) is a Reply,
-        never an exception; VfsctlError means vfsctl itself could not answer."""
+        never an exception; VfsctlError means vfsctl itself could not answer.
+
+        traceparent (and tracestate): the W3C trace context of the runtime's span for
+        this call, which parents the call's span when vfsctl traces (the process is
+        long-lived: TRACEPARENT in its environment would parent every call under the
+        first one's). vfsctl ignores one that is not valid."""
         line: Dict[str, Any] = {"tool": tool, "args": args}
         if turn is not None:
             line["turn"] = turn
+        if traceparent is not None:
+            line["traceparent"] = traceparent
+            if tracestate is not None:
+                line["tracestate"] = tracestate
         try:
             # NaN and Infinity are not JSON, and a lone surrogate (what os.listdir
             # gives for a name that is not UTF-8) is no text vfsctl can read: vfsctl
@@ -260,7 +290,7 @@ class Engine:
                 raise self._died("exited before it could take the call") from None
             wait = self._wait_for(tool, args)
             try:
-                got = self._replies.get(timeout=wait)
+                got = self._reply(ident, wait)
             except queue.Empty:
                 got = self._stop_stalled(ident)
                 if got is None:

@@ -24,8 +24,18 @@ export interface Reply {
   tool: string;
 }
 
+export interface CallOptions {
+  /** The runtime's label of the conversation turn; vfsctl rewind goes back by it. */
+  turn?: string | number;
+  /** W3C trace context of the runtime's span for this call, which parents the call's span (an invalid one is ignored). */
+  traceparent?: string;
+  tracestate?: string;
+}
+
 export interface Session {
-  call(tool: string, args: unknown, opts?: { turn?: string | number }): Promise<Reply>;
+  /** The journal's session name of every call: Options.session, or one made up by open() (node-...). */
+  readonly session: string;
+  call(tool: string, args: unknown, opts?: CallOptions): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -33,4 +43,4 @@ export function binaryPath(): string;
 export function serveCommand(opts?: Options): { command: string; args: string[] };
 export function spawnServe(opts?: Options): ChildProcessWithoutNullStreams;
 export function open(opts?: Options): Session;
-export function call(tool: string, args: unknown, opts?: Options & { turn?: string | number }): Promise<Reply>;
+export function call(tool: string, args: unknown, opts?: Options & CallOptions): Promise<Reply>;

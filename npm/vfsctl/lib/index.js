@@ -2,6 +2,7 @@
 // server over stdio (spawnServe) or a process that takes tool calls as JSON lines
 // (open, call).
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
@@ -91,14 +92,20 @@ export function spawnServe(opts = {}) {
 }
 
 /**
- * A long-lived `vfsctl call` process: call(tool, args, {turn}) resolves to its
+ * A long-lived `vfsctl call` process: call(tool, args, {turn, traceparent,
+ * tracestate}) resolves to its
  * reply { ok, kind, text, txn, tool }; a refusal resolves too (ok false). A process
  * that exits fails the calls in flight with an Error, and the next call starts a
- * new one. close() ends it.
+ * new one, in the same session. close() ends its input: the calls already sent are
+ * answered, then it exits. session is the journal's session name: opts.session, or
+ * one made up for this open() (node-...), which vfsctl rewind and log need.
  */
 export function open(opts = {}) {
+  // One session for every process this open() starts: a restart after an exit must
+  // not forget the reads, nor scatter the calls over names no one knows.
+  const session = opts.session ?? `node-${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  opts = { ...opts, session };
   let child = null;
-  let lines = null;
   let nextId = 1;
   const waiting = new Map();
   let stderr = "";
@@ -133,19 +140,27 @@ export function open(opts = {}) {
         w.reject(new Error(`vfsctl ${why}${stderr ? `: ${stderr.trim()}` : ""}. The call may or may not have landed (vfsctl log shows it).`));
       }
     };
-    c.on("exit", (code, signal) => fail(signal ? `was killed by ${signal}` : `exited with status ${code}`));
+    // 'close' comes after the process ended and its output was read to the end, so
+    // every reply it wrote has reached its call first.
+    c.on("close", (code, signal) => fail(signal ? `was killed by ${signal}` : `exited with status ${code}`));
     c.on("error", (e) => fail(`could not run: ${e.message}`));
     c.stdin.on("error", () => {});
     child = c;
-    lines = rl;
   }
 
   return {
+    session,
     call(tool, args, callOpts = {}) {
       if (closed) return Promise.reject(new Error("This vfsctl session is closed."));
       const id = nextId++;
       const line = { tool, args, id };
       if (callOpts.turn != null) line.turn = callOpts.turn;
+      // The runtime's span for this call: the process is long-lived, so TRACEPARENT in
+      // its environment would parent every call under the first one's.
+      if (callOpts.traceparent != null) {
+        line.traceparent = callOpts.traceparent;
+        if (callOpts.tracestate != null) line.tracestate = callOpts.tracestate;
+      }
       let data;
       try {
         data = JSON.stringify(line) + "\n";
@@ -169,9 +184,9 @@ export function open(opts = {}) {
       closed = true;
       if (!child) return Promise.resolve();
       const c = child;
+      // The end of its input: vfsctl answers the calls already sent, then exits.
       return new Promise((resolve) => {
-        c.on("exit", () => resolve());
-        lines?.close();
+        c.on("close", () => resolve());
         c.stdin.end();
       });
     },
@@ -193,7 +208,7 @@ function isFolder(p) {
 export async function call(tool, args, opts = {}) {
   const s = open(opts);
   try {
-    return await s.call(tool, args, { turn: opts.turn });
+    return await s.call(tool, args, { turn: opts.turn, traceparent: opts.traceparent, tracestate: opts.tracestate });
   } finally {
     await s.close();
   }
