@@ -233,6 +233,10 @@ type ArgsCutter = txn.ArgsCutter
 // NewArgsCutter returns an ArgsCutter that keeps at most max bytes.
 func NewArgsCutter(max int) *ArgsCutter { return txn.NewArgsCutter(max) }
 
+// WasCut reports whether s, a string an ArgsCutter kept, was cut: it ends with the
+// note of its length as sent.
+func WasCut(s string) bool { return txn.WasCut(s) }
+
 // RecordCut journals a call of tool refused with err before it was read for its size
 // (`vfsctl serve`'s request over 16 MiB): size bytes of arguments were sent, and args
 // is what an ArgsCutter kept of them, of which the record keeps 64 KiB, as a call

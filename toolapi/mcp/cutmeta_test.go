@@ -32,7 +32,8 @@ func (a *afterInit) Read(p []byte) (int, error) {
 // with its turn, as a call within the limit is, also when its _meta is too long to
 // keep whole (it was journaled in the connection's session, which a rewind of the
 // named one never sees). One whose _meta names a session or turn that a call within
-// the limit is refused for, unjournaled, or whose _meta cannot be read, is not
+// the limit is refused for, unjournaled, or whose _meta cannot be read, or whose
+// session or turn is too long as sent to be kept whole (escaped), is not
 // journaled, and its reply says so: no record number, no session. Each reply's record
 // number and session are those of the record the journal holds.
 func TestTooLargeCallJournaledInTheSessionItsMetaNames(t *testing.T) {
@@ -54,11 +55,16 @@ func TestTooLargeCallJournaledInTheSessionItsMetaNames(t *testing.T) {
 		7: `{"vfsctl/session":"ok7","vfsctl/turn":{"a":1}}`,
 		8: `{"vfsctl/session":"ok8","vfsctl/turn":8}`,
 		9: `5`,
+		// Valid names once decoded, but over the 512 bytes of a string kept whole
+		// as sent: what is left of them cut is no name the client sent.
+		10: `{"vfsctl/session":"` + strings.Repeat(`\u0061`, 100) + `",` + pad + `}`,
+		11: `{"vfsctl/session":"ok11","vfsctl/turn":"` + strings.Repeat(`\u0074`, 100) + `",` + pad + `}`,
+		12: `{"vfsctl/session":"` + strings.Repeat(`\u0062`, 50) + `",` + pad + `}`,
 	}
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
 	var calls strings.Builder
-	for id := 2; id <= 9; id++ {
+	for id := 2; id <= 12; id++ {
 		fmt.Fprintf(&calls, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"create_file","_meta":%s,"arguments":{"path":"f%d","content":"%s"}}}`+"\n",
 			id, metas[id], id, content)
 	}
@@ -79,10 +85,10 @@ func TestTooLargeCallJournaledInTheSessionItsMetaNames(t *testing.T) {
 		bySeq[float64(r.Seq)] = r
 		journaled = append(journaled, r.Session+"/"+r.Turn+"/"+r.Kind)
 	}
-	if got, want := strings.Join(journaled, " "), "ok8/8/too_large ok2/t2/too_large"; got != want {
+	if got, want := strings.Join(journaled, " "), strings.Repeat("b", 50)+"//too_large ok8/8/too_large ok2/t2/too_large"; got != want {
 		t.Errorf("journaled (session/turn/kind, newest first): %s; want %s", got, want)
 	}
-	for id := 2; id <= 9; id++ {
+	for id := 2; id <= 12; id++ {
 		reply, ok := out.byID(id)
 		res, _ := reply["result"].(map[string]any)
 		st, _ := res["structuredContent"].(map[string]any)
@@ -99,7 +105,7 @@ func TestTooLargeCallJournaledInTheSessionItsMetaNames(t *testing.T) {
 			t.Errorf("call %d: reply says record %v of session %v (%.200s); no such record", id, st["txn"], st["session"], text[max(0, len(text)-200):])
 		}
 	}
-	for id := 2; id <= 9; id++ {
+	for id := 2; id <= 12; id++ {
 		if _, err := os.Lstat(filepath.Join(dir, fmt.Sprintf("f%d", id))); !os.IsNotExist(err) {
 			t.Errorf("f%d was refused, but: %v", id, err)
 		}

@@ -364,7 +364,8 @@ func (s *server) fast(ctx context.Context, srv *sdk.Server) callFast {
 // the session it is of. Nothing is journaled before a client connected (no session to
 // name), nor for a call whose _meta names a session or a turn that a call within the
 // limit would be refused for, unjournaled, or one that cannot be read (not an object,
-// or over 64 KiB once its long strings are cut): the session it names is not known,
+// or over 64 KiB once its long strings are cut), or whose session or turn was cut
+// with them (escapes make a valid name long as sent): the session it names is not known,
 // and a record in another would be missed by a rewind of that one. why says so.
 func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err error) (*int64, string, string) {
 	return func(call *frameScan, size int, err error) (*int64, string, string) {
@@ -383,6 +384,15 @@ func (s *server) tooLarge(srv *sdk.Server) func(call *frameScan, size int, err e
 		var meta sdk.Meta
 		if m := call.MetaRead(); m != nil && json.Unmarshal(m, &meta) != nil {
 			return nil, "", "Its params._meta could not be read (it is not a JSON object, or is over 64 KiB with its long strings cut), so the session it names is not known: the call was not journaled."
+		}
+		if call.Meta() == nil {
+			// Read cut, by raw length: a name sent with escapes may be valid once
+			// decoded yet cut, and what is left of it would name another session or turn.
+			for _, key := range []string{MetaSession, MetaTurn} {
+				if v, ok := meta[key].(string); ok && toolapi.WasCut(v) {
+					return nil, "", "Its params._meta is over 64 KiB and its " + strconv.Quote(key) + " was too long as sent to be read whole, so the session or turn it names is not known: the call was not journaled."
+				}
+			}
 		}
 		session, merr := sessionOf(meta, s.session(ss))
 		if merr == nil {
