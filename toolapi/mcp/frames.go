@@ -1132,7 +1132,8 @@ func (s *frameScan) Meta() json.RawMessage {
 // MetaRead is a cut call's params._meta as far as it could be read: as sent when it
 // is at most maxCutMeta bytes, else cut as a record cuts arguments, each string over
 // 512 bytes cut to its start and its length as sent (a session name or a turn label
-// that long is no valid one), and nothing past 64 KiB of that; nil when there is none.
+// sent with escapes may be that long: one cut is not used), and nothing past 64 KiB
+// of that; nil when there is none.
 func (s *frameScan) MetaRead() []byte {
 	if v := s.Meta(); v != nil || s.metaCut == nil {
 		return v
