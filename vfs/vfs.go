@@ -159,6 +159,7 @@ func (f *FS) Clean(p string) (string, error) {
 		return "", errs.New(errs.InvalidInput, p[:64], "path is %d bytes long; paths are at most 4096 bytes.", len(p))
 	}
 	q := filepath.ToSlash(p)
+	sent := q
 	if isAbs(q) {
 		// Outside the root is the first thing to say of "/" or "/etc/".
 		if _, ok := f.relToRoot(path.Clean(q)); !ok {
@@ -187,7 +188,7 @@ func (f *FS) Clean(p string) (string, error) {
 	}
 	q = path.Clean(q)
 	if q == ".." || strings.HasPrefix(q, "../") {
-		if sub, there := f.fromHere(q); there != "" {
+		if sub, there := f.fromHere(sent, q); there != "" {
 			return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace: paths are taken from the workspace root, not from the current folder (%s/). If you meant it from %s/, send %q.", p, sub, sub, there)
 		}
 		return "", errs.New(errs.PathOutsideRoot, p, "%s leads outside the workspace. Send a path inside it, relative to its root.", p)
@@ -205,10 +206,25 @@ func (f *FS) Clean(p string) (string, error) {
 // process's current folder, which a model told of that folder may have meant. When
 // that folder is below the root and q leads from it to a path inside, it returns the
 // folder and that path, both relative to the root; else "", "". Only names inside the
-// root are returned, so a reply that says them shows nothing of the host.
-func (f *FS) fromHere(q string) (sub, there string) {
+// root are returned, so a reply that says them shows nothing of the host. sent is the
+// path as sent, in slash form: one with a name before a ".." gets no hint, as that
+// name may be a symlink, which the kernel follows before taking its "..", where q,
+// cleaned, has dropped it.
+func (f *FS) fromHere(sent, q string) (sub, there string) {
 	if f.dir == "" {
 		return "", ""
+	}
+	named := false
+	for _, name := range strings.Split(sent, "/") {
+		switch name {
+		case "", ".":
+		case "..":
+			if named {
+				return "", ""
+			}
+		default:
+			named = true
+		}
 	}
 	wd, err := os.Getwd()
 	if err != nil {
