@@ -76,7 +76,7 @@ func describeEntry(kind, target string, bits uint32) string {
 // since is not the command's to remove, and a redo would bring it back with the
 // command's bits, not the ones chosen since. rec is the reversal's record.
 func (e *Engine) checkEntries(rec *journal.Record, steps []journal.Entry, changes []*Change, made []string) error {
-	verb := reversalVerb(rec)
+	verb, left := reversalVerb(rec), leftBy(rec)
 	look := e.fs.Looker() // the folders a command made, shallowest first: one walk down
 	defer look.Close()
 	for _, en := range steps {
@@ -105,17 +105,17 @@ func (e *Engine) checkEntries(rec *journal.Record, steps []journal.Entry, change
 				if later := e.laterEntryCall(rec, en.Path); later != 0 {
 					// A chmod back by hand would take that call's change away
 					// outside the journal: its undo is the way, as for a file.
-					return blocked(en.Path, later, "Call %d changed %s after the command left it (its mode is %04o now, the command left it %04o); nothing was %s.",
-						later, en.Path, bits, en.BeforeMode, pastOf(verb))
+					return blocked(en.Path, later, "Call %d changed %s after %s left it (its mode is %04o now, %s left it %04o); nothing was %s.",
+						later, en.Path, left, bits, left, en.BeforeMode, pastOf(verb))
 				}
-				return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it: its mode is %04o now, the command left it %04o. Nothing was %s; run `chmod %o %s` first, then %s again.",
-					en.Path, bits, en.BeforeMode, pastOf(verb), en.BeforeMode, en.Path, verb)
+				return errs.New(errs.Conflict, en.Path, "%s is no longer as %s left it: its mode is %04o now, %s left it %04o. Nothing was %s; run `chmod %o %s` first, then %s again.",
+					en.Path, left, bits, left, en.BeforeMode, pastOf(verb), en.BeforeMode, en.Path, verb)
 			}
 			ok = kind == vfs.KindDir
 		}
 		if !ok {
-			return errs.New(errs.Conflict, en.Path, "%s is no longer as the command left it (%s): it is %s now, changed since. Nothing was %s; put it back as it was, or move it aside, and retry.",
-				en.Path, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits), pastOf(verb))
+			return errs.New(errs.Conflict, en.Path, "%s is no longer as %s left it (%s): it is %s now, changed since. Nothing was %s; put it back as it was, or move it aside, and retry.",
+				en.Path, left, describeEntry(en.Before, en.BeforeTarget, en.BeforeMode), describeEntry(kind, target, bits), pastOf(verb))
 		}
 	}
 	return e.checkFolderSteps(steps, changes, made)
@@ -380,6 +380,19 @@ func reversalVerb(r *journal.Record) string {
 		return "rewind"
 	}
 	return "undo"
+}
+
+// leftBy names, in a refusal, the call whose change rec reverses, which left the
+// entries as their Before says: a command's, or a redo's, or (a rewind) the latest
+// of the calls it reverts.
+func leftBy(r *journal.Record) string {
+	switch {
+	case r.Undo != 0:
+		return fmt.Sprintf("call %d", r.Undo)
+	case r.Redo != 0:
+		return fmt.Sprintf("call %d", r.Redo)
+	}
+	return "the calls rewound"
 }
 
 func pastOf(verb string) string {

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,18 +70,24 @@ func TestExecFoldersAndSymlinksAreUndone(t *testing.T) {
 	if next, err := e.CheckpointOutside(LookOptions{}); err != nil || next.Seq != 0 {
 		t.Errorf("the look after the undo recorded %+v (%v), want nothing: the undo's work is no outside change", next, err)
 	}
-	if err := do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: undo, Redo: true}); return err }); err != nil {
+	var redo uint64
+	if err := do(e, "op", func(c *Call) error {
+		_, err := e.Undo(c, UndoOptions{Seq: undo, Redo: true})
+		redo = c.Seq()
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if got := state(); !same(got, after) {
 		t.Fatalf("after the redo:\n got  %v\n want %v", got, after)
 	}
-	// Someone retargets the command's symlink: the undo refuses and writes nothing.
+	// Someone retargets the command's symlink: the undo refuses, naming the call that
+	// left it (the redo), and writes nothing.
 	os.Remove(filepath.Join(dir, "link"))
 	os.Symlink("b.txt", filepath.Join(dir, "link"))
 	now := state()
 	err := do(e, "op", func(c *Call) error { _, err := e.Undo(c, UndoOptions{Seq: look.Seq}); return err })
-	if err == nil || !strings.Contains(err.Error(), "link is no longer as the command left it (a symlink to a.txt): it is a symlink to b.txt now") {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("link is no longer as call %d left it (a symlink to a.txt): it is a symlink to b.txt now", redo)) {
 		t.Fatalf("undo past a retargeted symlink: %v", err)
 	}
 	if got := state(); !same(got, now) {
@@ -97,7 +104,7 @@ func TestExecFoldersAndSymlinksAreUndone(t *testing.T) {
 // the same line, or whose symlink someone retargeted, is refused, naming the path,
 // and writes nothing: not the file, not the command's folder and symlink.
 func TestRewindPastAnOverlapWritesNothing(t *testing.T) {
-	for _, tc := range []struct{ name, want string }{{"line", "f.txt"}, {"symlink", "link is no longer as the command left it"}} {
+	for _, tc := range []struct{ name, want string }{{"line", "f.txt"}, {"symlink", "link is no longer as the calls rewound left it"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			winetest.NeedPOSIXShell(t)
 			e, dir := diskEngineWith(t, map[string]string{"f.txt": "one\ntwo\nthree\n"}, Options{NoSync: true})

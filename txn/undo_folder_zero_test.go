@@ -3,6 +3,7 @@
 package txn
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // "never learnt": chmodded since, its undo and the rewind of its turn are refused as
 // for any other bits (they removed it, taking the bits it had now for the command's),
 // and put back to 0000, the undo removes it and the redo makes it 0000 again (it made
-// it 0755 once chmodded).
+// it 0755 once chmodded). Refusals name the call that left the folder as it was.
 func TestUndoOfAFolderLeft0000(t *testing.T) {
 	for _, how := range []string{"undo", "rewind"} {
 		t.Run(how, func(t *testing.T) {
@@ -58,6 +59,16 @@ func TestUndoOfAFolderLeft0000(t *testing.T) {
 			if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0 {
 				t.Errorf("d/ made again: %v (%v), want mode 0000 as the command left it", fi, err)
 			}
+
+			// Chmodded since, taking that call back (the undo of the redo, the redo of
+			// the undo of the rewind) is refused, naming it: no command left d/ so.
+			must(t, os.Chmod(d, 0o755))
+			_, _, err = undoWith(e, UndoOptions{Seq: again, Redo: how == "rewind"})
+			want := fmt.Sprintf("d is no longer as call %d left it: its mode is 0755 now, call %d left it 0000.", again, again)
+			if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), want) {
+				t.Errorf("call %d taken back, d/ chmodded 0755 since: %v, want a conflict saying %q", again, err, want)
+			}
+			must(t, os.Chmod(d, 0))
 
 			// Made again outside, 0755: the redo (the undo of the rewind) has nothing
 			// to do, and says the bits are not those the command left.
