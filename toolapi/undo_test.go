@@ -152,8 +152,8 @@ func TestUndoOfCreateRemovesTheFoldersItMade(t *testing.T) {
 	}
 }
 
-// Undoing a call that changed no file says why it changed none: refused (with its
-// kind), a dry run, or a call that changes nothing, such as a read.
+// Undoing a call that changed no file says why it changed none: refused, a dry run,
+// or a call that changes nothing, such as a read.
 func TestUndoOfACallThatChangedNothingSaysWhy(t *testing.T) {
 	e, dir := fileEngine(t, "a\n")
 	ctx := context.Background()
@@ -165,7 +165,7 @@ func TestUndoOfACallThatChangedNothingSaysWhy(t *testing.T) {
 	}
 	e.Call(ctx, "s", ReadFile, json.RawMessage(`{"path": "f.txt"}`))
 	for seq, want := range map[uint64]string{
-		1: "Call 1 (edit_file) was refused (text_not_found), so it changed nothing: there is nothing to undo.",
+		1: "Call 1 (edit_file) was refused, so it changed nothing: there is nothing to undo.",
 		2: "Call 2 (edit_file) was a dry run, so it changed nothing: there is nothing to undo.",
 		3: "Call 3 (read_file) changed no file: there is nothing to undo.",
 	} {

@@ -249,7 +249,8 @@ func notAChange(t *journal.Tx, o UndoOptions) error {
 	case err != nil || r == nil:
 		what = fmt.Sprintf("Call %d changed no file", o.Seq)
 	case r.Kind != "":
-		what = fmt.Sprintf("Call %d (%s) was refused (%s), so it changed nothing", o.Seq, r.Tool, r.Kind)
+		// The kind is a code, for --json and the log: not words to read.
+		what = fmt.Sprintf("Call %d (%s) was refused, so it changed nothing", o.Seq, r.Tool)
 	case slices.ContainsFunc(r.Files, func(f journal.File) bool { return f.Op == journal.OpDryRun }):
 		what = fmt.Sprintf("Call %d (%s) was a dry run, so it changed nothing", o.Seq, r.Tool)
 	case r.State == journal.Pending:

@@ -23,8 +23,13 @@ func TestOperatorRefusalsShowNoKind(t *testing.T) {
 	if code, out, errb := cliIn(t, dir, "", "undo", "1"); code != exitOK {
 		t.Fatalf("undo 1: %d %s%s", code, out, errb)
 	}
+	refused := `{"tool":"edit_file","args":{"path":"keyword.py","edits":[{"oldText":"zzz","newText":"y"}]}}` + "\n"
+	if code, out, errb := cliIn(t, dir, refused, "call", "--root", dir); !strings.Contains(out, `"txn":3`) {
+		t.Fatalf("refused edit: %d %s%s", code, out, errb)
+	}
 	for _, args := range [][]string{
 		{"undo", "1"}, // already undone
+		{"undo", "3"}, // refused: changed nothing
 		{"rewind", "--session", "nobody", "--turn", "t9"}, // no such session
 		{"undo", "99"}, // no such call
 	} {
