@@ -40,7 +40,7 @@ type Options struct {
 	Root string
 	// Wait bounds how long Acquire waits for another process; 0 means DefaultWait, and
 	// a negative Wait does not wait for a call of another process, only for a hold
-	// that lingers idle to be handed over (handover).
+	// that lingers idle to be handed over (handover); a shorter Wait waits as long.
 	Wait time.Duration
 	// Holder describes this process in the busy error another process reports, e.g.
 	// "vfsctl call". The pid and the time are added.
@@ -367,9 +367,10 @@ func (j *Journal) linger(gen uint64) {
 	}
 }
 
-// handover is how long an Acquire that is not to wait (a negative Wait) still waits:
-// for another process's hold that lingers with no call to end, as it does once it
-// sees this one queue (within lingerPoll); a call of that process would take longer.
+// handover is how long an Acquire that is not to wait (a negative Wait), or is to
+// wait less than this, still waits: for another process's hold that lingers with no
+// call to end, as it does once it sees this one queue (within lingerPoll); a call of
+// that process would take longer.
 const handover = 100 * time.Millisecond
 
 // How often a lingering hold looks for tickets: every queuePoll for its first
@@ -471,10 +472,9 @@ type holder struct {
 // open waits in the queue for the journal's lock and opens the bbolt file, all within
 // one j.wait. adopting skips the check that the journal is this workspace's own.
 func (j *Journal) open(adopting bool) (*bolt.DB, error) {
-	wait := j.wait
-	if wait < 0 {
-		wait = handover
-	}
+	// Any wait shorter than the handover gets the handover, as one not to wait does:
+	// more wait must never mean less chance of the journal.
+	wait := max(j.wait, handover)
 	deadline := time.Now().Add(wait)
 	d, err := j.prepareDir()
 	if err != nil {
@@ -654,7 +654,7 @@ func (j *Journal) busy() error {
 	} else if pid := j.firstWaiter(); pid > 0 {
 		what = fmt.Sprintf("process %d, which waits for its turn ahead of this one", pid)
 	}
-	waited := fmt.Sprintf("waited %s", j.wait)
+	waited := fmt.Sprintf("waited %s", max(j.wait, handover))
 	if j.wait < 0 {
 		waited = "was not to wait"
 	}

@@ -62,21 +62,7 @@ func TestEightBitConversionCommandKeepsTheFile(t *testing.T) {
 		}
 		return m[1]
 	}
-	run := func(dir, tmp, cmd string) error {
-		sh := exec.Command("sh", "-c", cmd)
-		sh.Dir, sh.Env = dir, append(os.Environ(), "TMPDIR="+tmp)
-		out, err := sh.CombinedOutput()
-		t.Logf("%s: %v %s", cmd, err, out)
-		return err
-	}
-	names := func(dir string) []string {
-		es, _ := os.ReadDir(dir)
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Name())
-		}
-		return out
-	}
+	run := func(dir, tmp, cmd string) error { return runAdvice(t, dir, tmp, cmd) }
 	// Latin-1 and WINDOWS-1252 (a byte 0x80-0x9F) text, and what each is in UTF-8.
 	for _, c := range []struct{ name, text, utf8 string }{
 		{"run.sh", "#!/bin/sh\necho caf\xe9\n", "#!/bin/sh\necho café\n"},
@@ -95,8 +81,8 @@ func TestEightBitConversionCommandKeepsTheFile(t *testing.T) {
 		if string(got) != c.utf8 || info.Mode() != 0o751 {
 			t.Errorf("%s: %q, mode %v; want %q, mode 0751", c.name, got, info.Mode(), c.utf8)
 		}
-		if n := names(dir); len(n) != 1 || len(names(tmp)) != 0 {
-			t.Errorf("%s: left in the folder %q, in the temporary folder %q", c.name, n, names(tmp))
+		if n := entryNames(dir); len(n) != 1 || len(entryNames(tmp)) != 0 {
+			t.Errorf("%s: left in the folder %q, in the temporary folder %q", c.name, n, entryNames(tmp))
 		}
 	}
 	// A link stays a link, to the file converted.
@@ -129,7 +115,7 @@ func TestEightBitConversionCommandKeepsTheFile(t *testing.T) {
 	if string(got) != bad || info.Mode() != 0o755 {
 		t.Errorf("bad.py after a failed conversion: %q, mode %v", got, info.Mode())
 	}
-	if n := names(dir); len(n) != 1 || len(names(tmp)) != 0 {
-		t.Errorf("a failed conversion left in the folder %q, in the temporary folder %q", n, names(tmp))
+	if n := entryNames(dir); len(n) != 1 || len(entryNames(tmp)) != 0 {
+		t.Errorf("a failed conversion left in the folder %q, in the temporary folder %q", n, entryNames(tmp))
 	}
 }

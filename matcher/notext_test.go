@@ -103,21 +103,7 @@ func TestUTF16ConversionCommandsKeepTheFile(t *testing.T) {
 		}
 		return m[0][1], m[1][1]
 	}
-	run := func(dir, tmp, cmd string) error {
-		sh := exec.Command("sh", "-c", cmd)
-		sh.Dir, sh.Env = dir, append(os.Environ(), "TMPDIR="+tmp)
-		out, err := sh.CombinedOutput()
-		t.Logf("%s: %v %s", cmd, err, out)
-		return err
-	}
-	names := func(dir string) []string {
-		es, _ := os.ReadDir(dir)
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Name())
-		}
-		return out
-	}
+	run := func(dir, tmp, cmd string) error { return runAdvice(t, dir, tmp, cmd) }
 	const words = "IDS_HELLO \"Grüße, “world”\"\r\n€ 𝄞\r\n"
 	for _, name := range []string{"app.rc", "it's w.reg", "-dash.rc"} {
 		dir, tmp := t.TempDir(), t.TempDir()
@@ -141,8 +127,8 @@ func TestUTF16ConversionCommandsKeepTheFile(t *testing.T) {
 		if s, ok := text(got); !ok || s != words || info.Mode() != 0o751 {
 			t.Errorf("%s back: %q (%q), mode %v; want UTF-16 with a mark, %q, mode 0751", name, got, s, info.Mode(), words)
 		}
-		if n := names(dir); len(n) != 1 || len(names(tmp)) != 0 {
-			t.Errorf("%s: left in the folder %q, in the temporary folder %q", name, n, names(tmp))
+		if n := entryNames(dir); len(n) != 1 || len(entryNames(tmp)) != 0 {
+			t.Errorf("%s: left in the folder %q, in the temporary folder %q", name, n, entryNames(tmp))
 		}
 	}
 	// A link stays a link, to the file converted.
@@ -181,8 +167,8 @@ func TestUTF16ConversionCommandsKeepTheFile(t *testing.T) {
 		if string(got) != c.content || info.Mode() != 0o755 {
 			t.Errorf("%s after a failed conversion: %q, mode %v", c.name, got, info.Mode())
 		}
-		if n := names(dir); len(n) != 1 || len(names(tmp)) != 0 {
-			t.Errorf("%s: a failed conversion left in the folder %q, in the temporary folder %q", c.name, n, names(tmp))
+		if n := entryNames(dir); len(n) != 1 || len(entryNames(tmp)) != 0 {
+			t.Errorf("%s: a failed conversion left in the folder %q, in the temporary folder %q", c.name, n, entryNames(tmp))
 		}
 	}
 }

@@ -44,12 +44,15 @@ func (e *Engine) refuseWhileRunning(t *journal.Tx, session, what string) error {
 // in, numbered pid, its first process's: should this vfsctl stop while the command
 // runs on, recovery knows which group goes on writing. Best effort: a record that
 // could not be written leaves the group unknown, as before the command started.
+// It waits for the journal as the exec's end does (hold), whatever the caller's
+// wait: the command runs already, and giving up would lose the only trace of its
+// group.
 func (x *Exec) Started(pid int) error {
 	e := x.e
 	if err := x.journalInPlace(); err != nil {
 		return err
 	}
-	if err := e.j.Acquire(); err != nil {
+	if err := x.hold(); err != nil {
 		return err
 	}
 	defer e.j.Release()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ type execCmd struct {
 	session, turn string
 	timeout       time.Duration
 	argv          []string
+	flags         *flag.FlagSet // exec's flags, for usageFailed's look-up
 }
 
 func (c *execCmd) Name() string    { return "exec" }
@@ -83,6 +85,7 @@ func (c *execCmd) ParseFlags(args []string) error {
 	fs.StringVar(&c.session, "session", defaultExecSession, "the session the record belongs to (its origin is operator in session operator, model in any other)")
 	fs.StringVar(&c.turn, "turn", "", "the runtime's turn label")
 	fs.Var(timeoutFlag{&c.timeout}, "timeout", "kill the command's process group after this long, a `duration` such as 30s or 2m (0: never)")
+	c.flags = fs.FlagSet
 	// Flags end at "--" or at the command's name, where the flag package stops: what
 	// follows is the command's, its own flags and a "--" of its own included.
 	if err := fs.FlagSet.Parse(args); err != nil {
@@ -106,23 +109,43 @@ func (c *execCmd) ParseFlags(args []string) error {
 // is grep's, make's, a shell builtin's), and with --json the {ok: false} line a
 // runtime parses. --json is looked for among exec's arguments itself: the parse
 // stopped at the error, perhaps before it. It is looked for up to "--" or the
-// command's name: an argument not a flag, nor the value of the flag before it (every
-// flag of exec but --json takes one).
+// command's name: an argument not a flag, nor the value of the flag before it. An
+// unknown flag is taken as taking no value: the argument after it may be the
+// command's name, and a --json after that is the command's.
 func (c *execCmd) usageFailed(args []string, stdout, stderr io.Writer, err error) int {
 	asJSON, value := false, false
 	for _, a := range args {
-		if a == "--" || !value && (a == "-" || !strings.HasPrefix(a, "-")) {
+		if value { // the flag before's, even if it starts with "-"
+			value = false
+			continue
+		}
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
 			break
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		value = !value && !hasVal && name != flagJSON // the next argument is this flag's
-		if strings.HasPrefix(a, "-") && name == flagJSON {
+		if name == flagJSON {
 			b, perr := strconv.ParseBool(val)
 			asJSON = !hasVal || (perr == nil && b)
+			continue
 		}
+		value = !hasVal && c.takesValue(name)
 	}
 	refused(stdout, stderr, asJSON, "vfsctl exec", toolapi.InvalidInput, err.Error()+"; the command was not run")
 	return exitVfsctl
+}
+
+// takesValue reports whether exec's flag name takes the next argument as its value:
+// a flag of exec's that is not boolean.
+func (c *execCmd) takesValue(name string) bool {
+	if c.flags == nil {
+		return false
+	}
+	f := c.flags.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
 
 // timeoutFlag is --timeout: a duration of 0 (no timeout) or more, its unit given.

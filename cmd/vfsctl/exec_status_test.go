@@ -32,6 +32,9 @@ func TestExecUsageErrorsExit125(t *testing.T) {
 		{append([]string{"--json=false", "--bogus"}, ran...), false},
 		{[]string{"--bogus", "--", "sh", "-c", "echo --json > ran.txt"}, false},          // the command's --json
 		{[]string{"--timeout", "30", "sh", "-c", "echo ran > ran.txt", "--json"}, false}, // after the command's name, without --
+		{[]string{"--bogus", "sh", "-c", "echo ran > ran.txt", "--json"}, false},         // an unknown flag takes no value: sh is the command's name
+		{append([]string{"--bogus", "--json"}, ran...), true},
+		{append([]string{"--session", "--json", "--timeout", "30"}, ran...), false}, // --json is the session's name
 	} {
 		args := append([]string{"exec", "--root", dir}, c.args...)
 		code, out, errb := cliIn(t, dir, "", args...)

@@ -77,11 +77,14 @@ func (c *common) openWith(opts toolapi.Options) (*toolapi.Engine, error) {
 
 // window reads --since and --until into q; the error names the flag.
 func (c *common) window(q *toolapi.Query) error {
+	// Both from one now: "--since 1d --until 1d" is an empty window, not one of the
+	// microseconds between two readings of the clock.
+	now := time.Now()
 	var err error
-	if q.Since, err = parseWhen(c.since); err != nil {
+	if q.Since, err = parseWhen(c.since, now); err != nil {
 		return fmt.Errorf("--since: %w", err)
 	}
-	if q.Until, err = parseWhen(c.until); err != nil {
+	if q.Until, err = parseWhen(c.until, now); err != nil {
 		return fmt.Errorf("--until: %w", err)
 	}
 	// An empty window would list nothing and look like a quiet journal.

@@ -83,7 +83,7 @@ func kindList() string {
 }
 
 // parseWhen reads a time or a duration back from now.
-func parseWhen(s string) (time.Time, error) {
+func parseWhen(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
@@ -91,7 +91,7 @@ func parseWhen(s string) (time.Time, error) {
 		if d < 0 {
 			return time.Time{}, fmt.Errorf("%q is a negative duration; give how long ago, e.g. 30d or 24h", s)
 		}
-		return time.Now().Add(-d), nil
+		return now.Add(-d), nil
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05",
 		"2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
