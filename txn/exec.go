@@ -1176,7 +1176,11 @@ func diffSnapshots(old, now map[string]journal.SnapEntry, maybe []string, data m
 			notes = append(notes, fmt.Sprintf("%s: a %s%s is now a %s%s", p, o.Kind, targetNote(o), n.Kind, targetNote(n)))
 		}
 		if (isFile && n.Large && (!wasFile || o.Hash != n.Hash)) || (wasFile && o.Large && (!isFile || o.Hash != n.Hash)) {
-			notes = append(notes, overLimitNote(p, isFile && !wasFile))
+			if isFile && wasFile && !o.Large {
+				notes = append(notes, grownNote(p)) // a small file grown past the limit
+			} else {
+				notes = append(notes, overLimitNote(p, isFile && !wasFile))
+			}
 		}
 	}
 	return files, entries, notes

@@ -132,3 +132,31 @@ func TestRedoOfAGrownFilePutBackIsTooLarge(t *testing.T) {
 		})
 	}
 }
+
+// The command's note about a file it grew past the limit says what an undo does with
+// it: it puts the small content back, with no --skip-unrestorable (the note said the
+// undo was refused without it).
+func TestGrownNoteSaysTheUndoPutsItBack(t *testing.T) {
+	e, dir := diskEngineWith(t, map[string]string{"big.bin": "small\n"}, Options{NoSync: true})
+	defer e.Close()
+	_, err := e.CheckpointOutside(LookOptions{})
+	must(t, err)
+	x, err := e.BeginExec("S", "2", ExecArgs{Argv: []string{"sh", "-c", "head -c 17000000 /dev/zero >> big.bin"}, Cwd: "."}, LookOptions{})
+	must(t, err)
+	appendTo(t, dir, "big.bin", strings.Repeat("\x00", 17000000))
+	look, err := x.End("exit 0")
+	must(t, err)
+	notes := strings.Join(look.Notes, "\n")
+	if strings.Contains(notes, "refused") && !strings.Contains(notes, "redo of that undo is refused") || strings.Contains(notes, "--skip-unrestorable") {
+		t.Errorf("the note says the undo is refused:\n%s", notes)
+	}
+	if !strings.Contains(notes, "an undo of this call, or a rewind of its turn, puts back the content it had before") {
+		t.Errorf("the note does not say the undo puts big.bin back:\n%s", notes)
+	}
+	if _, _, err := undoWith(e, UndoOptions{Seq: x.Seq()}); err != nil {
+		t.Fatalf("undo, as the note says, without SkipUnrestorable: %v", err)
+	}
+	if got := contentOf(t, dir, "big.bin"); got != "small\n" {
+		t.Errorf("big.bin is %d bytes after the undo, want \"small\\n\" back", len(got))
+	}
+}

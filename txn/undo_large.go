@@ -27,10 +27,11 @@ func overLimit(r *journal.Record, path string) bool {
 }
 
 // overLimitNote is the note of a command's record that marks path as kept by hash
-// only; made says the command made the file (an undo removes it, while it is still
-// the file the command left). Of a file it changed or removed it says that taking
-// the command back needs SkipUnrestorable: a record before that advice has the
-// note without it.
+// only. How the command changed it decides what an undo does: one it made (made) is
+// removed while still the file the command left; one it grew past the limit
+// (grownNote) gets its prior content back; any other change needs SkipUnrestorable.
+// A record before that advice has the note without it, and one before grownNote
+// has the plain note for a grown file too.
 func overLimitNote(path string, made bool) string {
 	n := fmt.Sprintf("%s is over the snapshot's size limit: recorded by hash only, not restorable", path)
 	if made {
@@ -39,9 +40,15 @@ func overLimitNote(path string, made bool) string {
 	return n + fmt.Sprintf("; an undo of this call, or a rewind of its turn or of an earlier one, is refused unless given --skip-unrestorable, which takes back the rest and leaves %s as it is", path)
 }
 
+// grownNote is the overLimitNote of path, a small file the command grew past the
+// limit: its prior content is in the journal, so an undo puts it back (reverseGrown).
+func grownNote(path string) string {
+	return fmt.Sprintf("%s is over the snapshot's size limit: the content the command left is recorded by hash only; an undo of this call, or a rewind of its turn, puts back the content it had before while it is still the file the command left, and a redo of that undo is refused", path)
+}
+
 // isOverLimitNote reports whether n is an overLimitNote of path, of any version.
 func isOverLimitNote(n, path string) bool {
-	return n == overLimitNote(path, true) || n == overLimitNote(path, false)
+	return n == overLimitNote(path, true) || n == overLimitNote(path, false) || n == grownNote(path)
 }
 
 // HashOnly is the structure of a refusal (kind too_large) to put back Path, which

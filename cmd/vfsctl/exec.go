@@ -52,8 +52,11 @@ to the next look, as outside.
 
 vfsctl does not sandbox the command: what it may reach is the caller's business;
 vfsctl records what it changed inside the root (.gitignore'd paths, .git and
-.vfsctl left out). Files over 16 MB are recorded by hash only: a change of one
-cannot be undone (a file the command created is, by its removal). A workspace of
+.vfsctl left out). Files over 16 MB are recorded by hash only. An undo of the
+command removes one it created, and puts back the prior content of a small file
+it grew past 16 MB, while each is still the file the command left; it refuses a
+change to a file that was over 16 MB already, unless given --skip-unrestorable,
+which takes back the rest and leaves that file as it is. A workspace of
 more than 100000 entries is refused: list what to leave out in .gitignore; what
 the exec changed is then journaled by the next look that can walk, as outside.
 
