@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -109,7 +110,7 @@ func (e *Engine) checkEntries(rec *journal.Record, steps []journal.Entry, change
 						later, en.Path, left, bits, left, en.BeforeMode, pastOf(verb))
 				}
 				return errs.New(errs.Conflict, en.Path, "%s is no longer as %s left it: its mode is %04o now, %s left it %04o. Nothing was %s; run `chmod %o %s` first, then %s again.",
-					en.Path, left, bits, left, en.BeforeMode, pastOf(verb), en.BeforeMode, en.Path, verb)
+					en.Path, left, bits, left, en.BeforeMode, pastOf(verb), en.BeforeMode, shellPath(en.Path), verb)
 			}
 			ok = kind == vfs.KindDir
 		}
@@ -329,7 +330,7 @@ func (e *Engine) checkWritable(verb string, steps []journal.Entry, changes []*Ch
 				bits := uint32(fi.Mode().Perm())
 				who := map[uint32]string{0o200: "u+w", 0o100: "u+x", 0o300: "u+wx"}[0o300&^bits]
 				return errs.New(errs.PermissionDenied, p, "The change to %s cannot be taken back: its folder %s is not writable (mode %04o), and the calls taken back did not make it so. Nothing was %s; run `chmod %s %s` first, then %s again.",
-					p, d, bits, pastOf(verb), who, d, verb)
+					p, d, bits, pastOf(verb), who, shellPath(d), verb)
 			}
 			break
 		}
@@ -745,4 +746,19 @@ func underSymlinkGoing(p string, steps []journal.Entry) bool {
 		}
 	}
 	return false
+}
+
+// shellPath is p, a workspace path, as one word of a POSIX shell command that the
+// advice of a refusal gives (chmod's operand): a leading "-" gets "./" so that it is
+// no option, and a name with anything but plain characters is single-quoted.
+func shellPath(p string) string {
+	if strings.HasPrefix(p, "-") {
+		p = "./" + p
+	}
+	if p == "" || strings.ContainsFunc(p, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("@%+=:,./_-", r)
+	}) {
+		p = "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+	}
+	return p
 }

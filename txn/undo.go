@@ -510,7 +510,7 @@ func (e *Engine) standsAlready(net []journal.Entry, target uint64) string {
 		// The bits a folder had when the call removed it are known (lstat's, or
 		// bitsNotLearnt's): 0 is mode 0000.
 		if _, _, bits, err := e.fs.EntryAt(en.Path); err == nil && !vfs.SameBits(bits, en.AfterMode) {
-			other = append(other, fmt.Sprintf("%s/ has mode %04o, where call %d found %04o (chmod %o %s gives it those)", en.Path, bits&0o7777, target, en.AfterMode&0o7777, en.AfterMode&0o7777, en.Path))
+			other = append(other, fmt.Sprintf("%s/ has mode %04o, where call %d found %04o (chmod %o %s gives it those)", en.Path, bits&0o7777, target, en.AfterMode&0o7777, en.AfterMode&0o7777, shellPath(en.Path)))
 		}
 	}
 	stand := "stand"

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
-	"unicode"
 
 	"github.com/vfsctl/vfsctl/internal/errs"
 	"github.com/vfsctl/vfsctl/journal"
@@ -308,16 +306,7 @@ func modeChanged(p string, now, gave uint32, target uint64, later []uint64) erro
 		last := later[len(later)-1]
 		return blocked(p, last, "%s: call %d changed it since; nothing was written.", fact, last)
 	}
-	name := p
-	if strings.HasPrefix(name, "-") {
-		name = "./" + name // not an option of chmod
-	}
-	if strings.ContainsFunc(name, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("@%+=:,./_-", r)
-	}) {
-		name = "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
-	}
-	return errs.New(errs.Conflict, p, "%s: it changed outside vfsctl since, and the undo would lose that change; nothing was written. To undo the call all the same, run chmod %o %s first, which gives back the bits it left, then undo call %d again.", fact, gave&0o7777, name, target)
+	return errs.New(errs.Conflict, p, "%s: it changed outside vfsctl since, and the undo would lose that change; nothing was written. To undo the call all the same, run chmod %o %s first, which gives back the bits it left, then undo call %d again.", fact, gave&0o7777, shellPath(p), target)
 }
 
 // keptByHashOnly is the command's call that left path as hash, a content over the
