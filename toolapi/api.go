@@ -182,7 +182,8 @@ func (a *dispatcher) finish(c *txn.Call, tool string, def *toolDef, in *input, p
 			res.Text += fmt.Sprintf("\n(note: the journal could not record this call: %v)", ferr)
 		}
 	}
-	if seq := int64(c.Seq()); seq > 0 {
+	// A command that removed the journal took the call's record with it: no txn to show.
+	if seq := int64(c.Seq()); seq > 0 && !errors.Is(err, txn.ErrNotRecorded) {
 		res.Txn = &seq
 	}
 	return res

@@ -221,7 +221,7 @@ func (a *dispatcher) runExec(ctx context.Context, x *txn.Exec, argv []string, di
 		if m := err.Error(); m != "" && unicode.IsUpper(rune(m[0])) {
 			sep = ". "
 		}
-		return nil, fmt.Errorf("the command ended (%s) but what it changed could not be journaled%s%w", r.how, sep, err)
+		return nil, fmt.Errorf("The command ended (%s) but what it changed could not be journaled%s%w", r.how, sep, err)
 	}
 	return &ExecResult{Seq: x.Seq(), Code: r.code, Exit: r.how, NotStarted: r.notStarted, Files: look.Files, Notes: append(r.notes, look.Notes...), Outside: x.Outside}, nil
 }

@@ -36,4 +36,7 @@ func TestRunCommandThatRemovedTheJournal(t *testing.T) {
 	if strings.Contains(r.Text, "recorded by the next look") || !strings.Contains(r.Text, "is gone") || !strings.Contains(r.Text, "restart vfsctl") {
 		t.Errorf("reply: %s\nwant it to say the journal is gone and to restart vfsctl, not that the next look records the change", r.Text)
 	}
+	if r.Txn != nil {
+		t.Errorf("reply's txn is %d, a record in the journal the command removed; want none", *r.Txn)
+	}
 }
