@@ -94,6 +94,13 @@ func (c *execCmd) ParseFlags(args []string) error {
 	if err := fs.FlagSet.Parse(args); err != nil {
 		return fs.parse(args) // prints the help, or says what is wrong
 	}
+	// A value that is itself one of exec's flags is a flag whose value was left out
+	// ("--session --json sh"): the flag package would take it as the value.
+	for _, name := range []string{"session", "turn", flagRoot} {
+		if f := fs.Lookup(name); f != nil && c.isFlag(f.Value.String()) {
+			return fmt.Errorf("--%s is given %s, one of exec's flags: give --%s its value before the next flag (--%s NAME)", name, f.Value.String(), name, name)
+		}
+	}
 	c.argv = fs.Args()
 	if len(c.argv) == 0 {
 		return fmt.Errorf("no command given: vfsctl exec [flags] [--] CMD ARGS... (see --help)")
@@ -125,7 +132,7 @@ func (c *execCmd) usageFailed(args []string, stdout, stderr io.Writer, err error
 		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
 			break
 		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		name, val, hasVal := strings.Cut(flagName(a), "=")
 		if name == flagJSON {
 			b, perr := strconv.ParseBool(val)
 			asJSON = !hasVal || (perr == nil && b)
@@ -135,6 +142,25 @@ func (c *execCmd) usageFailed(args []string, stdout, stderr io.Writer, err error
 	}
 	refused(stdout, stderr, asJSON, "vfsctl exec", toolapi.InvalidInput, err.Error()+"; the command was not run")
 	return exitVfsctl
+}
+
+// flagName is a, an argument that starts with "-", without the one or two dashes the
+// flag package takes; "---json" keeps a dash and so names no flag.
+func flagName(a string) string {
+	a = strings.TrimPrefix(a, "-")
+	return strings.TrimPrefix(a, "-")
+}
+
+// isFlag reports whether a is "--" or one of exec's flags (-json, --timeout=2m).
+func (c *execCmd) isFlag(a string) bool {
+	if a == "--" {
+		return true
+	}
+	if !strings.HasPrefix(a, "-") || c.flags == nil {
+		return false
+	}
+	name, _, _ := strings.Cut(flagName(a), "=")
+	return name != "" && c.flags.Lookup(name) != nil
 }
 
 // takesValue reports whether exec's flag name takes the next argument as its value:

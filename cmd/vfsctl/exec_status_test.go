@@ -35,6 +35,10 @@ func TestExecUsageErrorsExit125(t *testing.T) {
 		{[]string{"--bogus", "sh", "-c", "echo ran > ran.txt", "--json"}, false},         // an unknown flag takes no value: sh is the command's name
 		{append([]string{"--bogus", "--json"}, ran...), true},
 		{append([]string{"--session", "--json", "--timeout", "30"}, ran...), false}, // --json is the session's name
+		{append([]string{"---json", "--bogus"}, ran...), false},                     // ---json is the bad flag, not --json
+		{[]string{"--session", "--json", "sh", "-c", "echo ran > ran.txt"}, false},  // --session's value left out: not a session named --json
+		{append([]string{"--json", "--turn", "--timeout=2m"}, ran...), true},
+		{append([]string{"--json", "--session", "--"}, ran...), true},
 	} {
 		args := append([]string{"exec", "--root", dir}, c.args...)
 		code, out, errb := cliIn(t, dir, "", args...)
@@ -58,6 +62,10 @@ func TestExecUsageErrorsExit125(t *testing.T) {
 		if strings.Count(out, "\n") != 1 || json.Unmarshal([]byte(out), &got) != nil || got.OK == nil || *got.OK || got.Kind != "invalid_input" || !strings.Contains(got.Text, "the command was not run") {
 			t.Errorf("%q: stdout %q: want one line {\"ok\": false, \"kind\": \"invalid_input\", \"text\": \"... the command was not run\"}", args, out)
 		}
+	}
+	// A session name that starts with "-" but is no flag of exec's is a name.
+	if code, _, errb := cliIn(t, dir, "", "exec", "--root", dir, "--session", "-agent", "--", "sh", "-c", "exit 3"); code != 3 {
+		t.Errorf("--session -agent: exit %d, want the command's 3: %s", code, errb)
 	}
 	if code, _, errb := cliIn(t, dir, "", "exec", "--root", dir, "--", "sh", "-c", "exit 2"); code != 2 {
 		t.Errorf("a command exiting 2: exit %d, want 2: %s", code, errb)
