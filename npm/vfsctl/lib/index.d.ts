@@ -33,7 +33,7 @@ export interface CallOptions {
 }
 
 export interface Session {
-  /** The journal's session name of every call: Options.session, or one made up by open() (node-...). */
+  /** The journal's session name of every call: Options.session, or, when it is left out or empty, one made up by open() (node-...). */
   readonly session: string;
   call(tool: string, args: unknown, opts?: CallOptions): Promise<Reply>;
   close(): Promise<void>;
