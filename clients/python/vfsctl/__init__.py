@@ -291,7 +291,8 @@ class Engine:
         traceparent (and tracestate): the W3C trace context of the runtime's span for
         this call, which parents the call's span when vfsctl traces (the process is
         long-lived: TRACEPARENT in its environment would parent every call under the
-        first one's). vfsctl ignores one that is not valid."""
+        first one's). vfsctl ignores one that is not valid; a tracestate is sent
+        only with a traceparent."""
         line: Dict[str, Any] = {"tool": tool, "args": args}
         if turn is not None:
             line["turn"] = turn

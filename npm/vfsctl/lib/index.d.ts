@@ -29,6 +29,7 @@ export interface CallOptions {
   turn?: string | number;
   /** W3C trace context of the runtime's span for this call, which parents the call's span (an invalid one is ignored). */
   traceparent?: string;
+  /** Its W3C tracestate, sent only with a traceparent. */
   tracestate?: string;
 }
 
