@@ -99,6 +99,8 @@ func (e *Engine) guard(c *Call, changes []*Change, held bool) (i int, d *journal
 			again = "Sent again unchanged, this call is refused again."
 		case !sent:
 			again = notAsSent
+		case s.Later:
+			again = laterPython
 		}
 		if fresh {
 			return i, d, insisting, errs.New(errs.SyntaxError, ch.Name, "The new file %s would not parse as %s: %s. Nothing was written. Fix that line and send the file again. %s\n%s", ch.Name, s.Language, where, again, excerpt)
@@ -127,6 +129,10 @@ const insist = "If you are sure the code is valid (syntax newer than this parser
 // matched only when indentation was ignored (its new lines re-indented to the file's),
 // or characters of newText were written as the file spells them. Sending the call
 // again would write the same lines again, not the model's.
+// laterPython is the way on from a form that only a later version of the language
+// takes: which version the project runs, the code cannot tell.
+const laterPython = "If the project runs a version of the language that takes this (Python 3.14 or later for except A, B:), send this same call again, unchanged, as your next call: it is then written, with a warning."
+
 const notAsSent = "The lines above are not exactly as you sent them: your oldText matched only with its indentation or characters read as the file's, and newText was written in the file's terms. To write your own lines, send oldText and newText with the lines exactly as the file has them (copy them from read_file)."
 
 // typographyAdvice replaces insist where the error is at a typographic character the

@@ -46,6 +46,9 @@ func TestExceptCommaSentAgain(t *testing.T) {
 				t.Fatalf("%q sent %d times: %v, want a syntax refusal", c.newText, try, err)
 			}
 			offers := strings.Contains(err.Error(), "send this same call again")
+			if c.written && !strings.Contains(err.Error(), "Python 3.14 or later") {
+				t.Errorf("%q: the refusal does not say which Python takes it:\n%s", c.newText, err)
+			}
 			if offers == !c.written || !c.written && !strings.Contains(err.Error(), "refused again") {
 				t.Errorf("%q sent %d times: the refusal's offer to send it again is wrong:\n%s", c.newText, try, err)
 			}

@@ -95,3 +95,38 @@ func TestExceptCommaSoftAsFirm(t *testing.T) {
 		}
 	}
 }
+
+// A file that has except A, B:, which Python takes from 3.14 on, is checked like any
+// other: a form after it that no Python takes is found (and firmly refused), an edit
+// elsewhere that breaks the file is refused, and an edit that leaves the form as it
+// was is not refused for it.
+func TestExceptCommaHidesNothing(t *testing.T) {
+	if !guarded("python") {
+		t.Skip("python is not guarded in this build")
+	}
+	old := []byte("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\n\ndef f():\n    return 1\n")
+	for _, c := range []struct {
+		name, new string
+		line      int // of the refusal; 0: none
+		firm      bool
+	}{
+		{"as e after it", "try:\n    pass\nexcept ValueError, TypeError:\n    pass\ntry:\n    pass\nexcept A, B as e:\n    pass\n\n\ndef f():\n    return 1\n", 7, true},
+		{"print statement below", "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\n\ndef f():\n    print 1\n", 8, false},
+		{"indentation below", "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\n\ndef f():\n    x = 1\n      return 1\n", 9, false},
+		{"a valid edit below", "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\n\ndef f():\n    return 2\n", 0, false},
+		{"a type renamed in it", "try:\n    pass\nexcept KeyError, TypeError:\n    pass\n\n\ndef f():\n    return 1\n", 0, false},
+		{"the form written anew below", "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n\n\ndef f():\n    try:\n        pass\n    except A, B:\n        pass\n", 10, false},
+	} {
+		g := Syntax("t.py", old, []byte(c.new))
+		switch {
+		case c.line == 0 && g != nil:
+			t.Errorf("%s: refused: %+v", c.name, g)
+		case c.line != 0 && (g == nil || g.Line != c.line || g.Firm != c.firm):
+			t.Errorf("%s: %+v, want a refusal at line %d, firm %v", c.name, g, c.line, c.firm)
+		}
+	}
+	// As a new file, the form no Python takes is found past the one a later Python takes.
+	if g := Syntax("t.py", nil, []byte("try:\n    pass\nexcept A, B:\n    pass\ntry:\n    pass\nexcept A, B as e:\n    pass\n")); g == nil || g.Line != 7 || !g.Firm {
+		t.Errorf("new file: %+v, want a firm refusal at line 7", g)
+	}
+}

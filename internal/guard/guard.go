@@ -54,6 +54,9 @@ type SyntaxError struct {
 	// Firm: no version of the language takes it (`except A, B as e:`), so no
 	// grammar's lag explains it, and the call sent again is refused again.
 	Firm bool
+	// Later: a later version of the language takes it (`except A, B:` from Python
+	// 3.14): it is refused as a grammar's lag is, and written when sent again.
+	Later bool
 }
 
 // synErr is one error as a parser reports it. end is the byte offset where the
@@ -63,6 +66,10 @@ type synErr struct {
 	end       int
 	msg, node string
 	firm      bool
+	// later: a later version of the language takes it (`except A, B:` from Python
+	// 3.14), so a file that has it may be valid for its project, and an edit that
+	// leaves it as it was is not refused for it.
+	later bool
 }
 
 // parseFunc returns the syntax errors of src, in order.
@@ -337,8 +344,9 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 		}
 		return nil
 	}
-	if check := exactTokens[lang]; check != nil && old != nil && len(check(old)) == 0 {
-		if errs := check(new); len(errs) > 0 {
+	if check := exactTokens[lang]; check != nil && old != nil && len(dropLater(check(old), nil, 0, 0)) == 0 {
+		pre, suf := CommonEnds(old, new)
+		if errs := dropLater(check(new), new, pre, len(new)-suf); len(errs) > 0 {
 			return placed(lang, old, new, errs)
 		}
 		if indentOnly(old, new) {
@@ -430,10 +438,34 @@ func AsParsed(lang string, content []byte) []byte {
 	return out
 }
 
+// dropLater leaves out of errs, errors of content src, those a later version of the
+// language takes, but for those at a byte offset of src within [from, to): the changed
+// part, where the change made them. A nil src leaves them all out.
+func dropLater(errs []synErr, src []byte, from, to int) []synErr {
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.later {
+			if src == nil {
+				continue
+			}
+			if off := offsetOf(src, e.line, e.col); off < from || off >= max(to, from+1) {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // placed names the first error of new that ends after the first changed byte: the one
 // the change made. An error that spans the change (a parser that recovers late) is
 // placed where the change begins.
 func placed(lang string, old, new []byte, newErrs []synErr) *SyntaxError {
+	if hard := dropLater(newErrs, nil, 0, 0); len(hard) > 0 {
+		// What no version takes first: a refusal of what a later one takes gives way
+		// when the call is sent again, and would let the rest through with it.
+		newErrs = hard
+	}
 	fc := firstChange(old, new)
 	e := newErrs[0]
 	for _, c := range newErrs {
@@ -454,7 +486,7 @@ func placed(lang string, old, new []byte, newErrs []synErr) *SyntaxError {
 			break
 		}
 	}
-	return &SyntaxError{Language: lang, Line: e.line, Column: e.col, Message: e.msg, Node: e.node, Firm: e.firm}
+	return &SyntaxError{Language: lang, Line: e.line, Column: e.col, Message: e.msg, Node: e.node, Firm: e.firm, Later: e.later}
 }
 
 // firstChange is the byte offset where new first differs from old.

@@ -1,8 +1,10 @@
 package guard
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -148,10 +150,14 @@ func parsePython(src []byte) []synErr {
 	if len(out) > 0 {
 		return out // the lines are not told apart right where the tokens are wrong
 	}
-	if out = pyLegacyErrors(src); len(out) > 0 {
+	out = pyLegacyErrors(src)
+	if len(out) > 0 && !out[len(out)-1].later {
 		return out
 	}
-	return pyIndentErrors(src)
+	// None, or only forms a later Python takes: the indentation is checked as well.
+	out = append(out, pyIndentErrors(src)...)
+	slices.SortStableFunc(out, func(a, b synErr) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col)) })
+	return out
 }
 
 // skipPyString returns the offset just past the string literal starting at src[i]

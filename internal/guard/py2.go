@@ -5,13 +5,16 @@ package guard
 // old octal (0777) literals, and a parameter without a default after one with it. A
 // model trained on old code writes them into Python 3 files.
 
-// pyLegacyErrors reports the first such form in src, at most one.
+// pyLegacyErrors reports such forms in src, in order: the first one no Python takes,
+// and before it those a later Python takes (except A, B:), so that one of those does
+// not hide a form after it.
 func pyLegacyErrors(src []byte) []synErr {
 	depth := 0
 	start := true // at the start of a statement
+	var later []synErr
 	flag := func(off int, msg string) []synErr {
 		line, col := lineCol(src, off)
-		return []synErr{{line: line, col: col, msg: msg}}
+		return append(later, synErr{line: line, col: col, msg: msg})
 	}
 	for i := 0; i < len(src); {
 		c := src[i]
@@ -77,13 +80,15 @@ func pyLegacyErrors(src []byte) []synErr {
 					case off < 0:
 					case as: // no Python takes it: sent again, it is refused again
 						errs := flag(off, "multiple exception types must be parenthesized when using 'as': except (A, B) as e:")
-						errs[0].firm = true
+						errs[len(errs)-1].firm = true
 						return errs
 					default:
 						// Taken since 3.14 (PEP 758), refused before: which Python the
 						// project runs cannot be told from here, so the refusal gives
 						// way when the call is sent again, as for a grammar's lag.
-						return flag(off, "multiple exception types must be parenthesized before Python 3.14: except (A, B): works in every Python 3 (except A as e: for Python 2's name); except A, B: only from 3.14 on")
+						e := flag(off, "multiple exception types must be parenthesized before Python 3.14: except (A, B): works in every Python 3 (except A as e: for Python 2's name); except A, B: only from 3.14 on")
+						e[len(e)-1].later = true
+						later = e
 					}
 				case "def":
 					if off := pyDefaultOrder(src, j); off >= 0 {
@@ -98,7 +103,7 @@ func pyLegacyErrors(src []byte) []synErr {
 			i++
 		}
 	}
-	return nil
+	return later
 }
 
 // pyNameEnd is the offset past the rest of a number at src[i]: name bytes and dots,
