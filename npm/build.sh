@@ -61,5 +61,6 @@ pkg.version = process.argv[2];
 pkg.optionalDependencies = JSON.parse("{" + process.argv[3] + "}");
 fs.writeFileSync(f, JSON.stringify(pkg, null, 2) + "\n");
 ' "$out/vfsctl/package.json" "$version" "$deps"
-cp README.md "$out/vfsctl/README.md" 2>/dev/null || true
+# The package's README is the repository's: its Node section documents the API.
+cp README.md "$out/vfsctl/README.md"
 echo "built in $out: $(ls "$out" | tr '\n' ' ')"

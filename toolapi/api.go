@@ -588,6 +588,9 @@ func foldedList(f []string) string {
 }
 
 func (a *dispatcher) create(c *txn.Call, _ string, in *input) (string, error) {
+	if err := a.nearDuplicate(c, in.str("path")); err != nil {
+		return "", err
+	}
 	ch, err := a.eng.Create(c, in.str("path"), []byte(in.str("content")))
 	if err != nil {
 		return "", err
@@ -601,6 +604,42 @@ func (a *dispatcher) write(c *txn.Call, _ string, in *input) (string, error) {
 		return "", err
 	}
 	return renderWrite(in.str("path"), ch), nil
+}
+
+// nearDuplicate refuses a new file at path when files whose path differs from it only
+// in case or typography exist (app’s.py, APP'S.PY beside app's.py), for each tool
+// that makes a new file (write_file makes none: it refuses a missing path): a model whose
+// quotes or case drifted means the file there, and a second one would split its work.
+// A name differing in case can be meant (Makefile beside makefile), so the refusal
+// gives way to the same call sent again unchanged as the session's next call, as the
+// syntax guard's does. Nothing is looked up for a path that exists: create_file and
+// write_file have their own rules there.
+func (a *dispatcher) nearDuplicate(c *txn.Call, p string) error {
+	fsys := a.eng.FS()
+	r, err := fsys.Resolve(p)
+	if err != nil || r.Exists || fsys.CheckNewName(r) != nil {
+		return nil // the call's own planning says what is wrong
+	}
+	same := fsys.Lookalikes(r.Path)
+	if len(same) == 0 {
+		return nil
+	}
+	if err := c.Hold(); err != nil { // the journal says whether the call is sent again
+		return err
+	}
+	// Sent again after this refusal, the call may be refused next by the syntax guard,
+	// which gives way to it sent once more: this check let that one through already.
+	if _, ok := a.eng.SentAgain(c, errs.FileExists); ok {
+		return nil
+	}
+	if _, ok := a.eng.SentAgain(c, errs.SyntaxError); ok {
+		return nil
+	}
+	list := andList(same[:min(len(same), 5)])
+	if len(same) > 5 {
+		list += fmt.Sprintf(" and %d more", len(same)-5)
+	}
+	return errs.New(errs.FileExists, p, "%s does not exist, but %s does, differing only in case, quotes, dashes or spaces; nothing was written. To change that file, send its path as it is. If you do mean a new file beside it, send this same call again, unchanged, as your next call: it is then created.", p, list)
 }
 
 func renderWrite(path string, c *txn.Change) string {

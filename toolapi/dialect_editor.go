@@ -336,6 +336,9 @@ func (a *dispatcher) editorCreate(c *txn.Call, path string, in *input) (string, 
 		return "", errs.New(errs.FileExists, path, "%s is an existing folder; create makes a file. Send the path of a new file, e.g. %s/new.py.", path, path)
 	}
 	if !r.Exists || r.Link {
+		if err := a.nearDuplicate(c, path); err != nil {
+			return "", err
+		}
 		ch, err := a.eng.Create(c, path, content)
 		if err != nil {
 			return "", err

@@ -218,6 +218,9 @@ func (a *dispatcher) geminiWrite(c *txn.Call, _ string, in *input) (string, erro
 	}
 	var ch *txn.Change
 	if !r.Exists && !r.Link {
+		if err := a.nearDuplicate(c, p); err != nil {
+			return "", err
+		}
 		ch, err = a.eng.Create(c, p, content)
 	} else {
 		ch, err = a.eng.Write(c, p, content)

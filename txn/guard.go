@@ -198,8 +198,36 @@ func writtenAsSent(ch *Change) bool {
 // read it: two copies of one call sent at once do not count. It returns the refused
 // call's number.
 func (e *Engine) insisted(c *Call, i int, ch *Change) (uint64, bool) {
-	if c == nil || c.rec.Session == "" {
+	prev := e.sentAgain(c, errs.SyntaxError)
+	if prev == nil || prev.Refusal == nil || i > prev.Refusal.Change {
 		return 0, false
+	}
+	before := ch.priorHash()
+	for _, f := range prev.Files {
+		if f.Path == ch.Path && f.Before == before {
+			return prev.Seq, true
+		}
+	}
+	return 0, false
+}
+
+// SentAgain reports whether call c, which must hold the journal, repeats unchanged
+// its session's call just before it, refused with kind: a refusal that gives way when
+// the model insists. It returns the refused call's number.
+func (e *Engine) SentAgain(c *Call, kind errs.Kind) (uint64, bool) {
+	if prev := e.sentAgain(c, kind); prev != nil {
+		return prev.Seq, true
+	}
+	return 0, false
+}
+
+// sentAgain is the record of the session's call just before c when c repeats it
+// unchanged and it was refused with kind, else nil. That refusal must have ended
+// before c began, so that the model can have read it: two copies of one call sent at
+// once do not count.
+func (e *Engine) sentAgain(c *Call, kind errs.Kind) *journal.Record {
+	if c == nil || c.rec.Session == "" {
+		return nil
 	}
 	var prev *journal.Record
 	var args []byte
@@ -214,17 +242,11 @@ func (e *Engine) insisted(c *Call, i int, ch *Change) (uint64, bool) {
 		}
 		return nil
 	})
-	if prev == nil || prev.Kind != string(errs.SyntaxError) || prev.Tool != c.rec.Tool || len(args) == 0 || !bytes.Equal(args, c.args) ||
-		prev.Refusal == nil || i > prev.Refusal.Change || !prev.Time.Add(prev.Duration).Before(c.start) {
-		return 0, false
+	if prev == nil || prev.Kind != string(kind) || prev.Tool != c.rec.Tool || len(args) == 0 || !bytes.Equal(args, c.args) ||
+		!prev.Time.Add(prev.Duration).Before(c.start) {
+		return nil
 	}
-	before := ch.priorHash()
-	for _, f := range prev.Files {
-		if f.Path == ch.Path && f.Before == before {
-			return prev.Seq, true
-		}
-	}
-	return 0, false
+	return prev
 }
 
 // repairTypography writes as plain ASCII the typographic characters a change added

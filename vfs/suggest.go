@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -123,4 +124,45 @@ func LookalikesAdvice(paths []string) string {
 		list += fmt.Sprintf(" and %d more", len(paths)-shown)
 	}
 	return fmt.Sprintf("Files whose paths differ from it only in case, quotes, dashes or spaces exist: %s. Send the one you mean as it is.", list)
+}
+
+// lookalikeLimit bounds the paths Lookalikes follows at each depth: a folder of
+// thousands of names that fold alike is no workspace a model works in.
+const lookalikeLimit = 20
+
+// Lookalikes returns the files whose canonical path differs from p only in case or
+// typography (as Suggest compares them), p itself left out. It reads only the folders
+// along such paths, not the tree, so that every create can afford it.
+func (f *FS) Lookalikes(p string) []string {
+	parts := strings.Split(p, "/")
+	at := []string{"."}
+	for k, part := range parts {
+		last := k == len(parts)-1
+		key := driftKey(part)
+		var next []string
+		for _, dir := range at {
+			names, err := f.readDirNames(dir)
+			if err != nil {
+				continue
+			}
+			for _, n := range names {
+				if len(next) >= lookalikeLimit || driftKey(n) != key || f.Reserved(n) || IsStaging(n) || !utf8.ValidString(n) {
+					continue
+				}
+				q := path.Join(dir, n)
+				if fi, err := f.lstat(q); err == nil && (last && fi.Mode().IsRegular() || !last && fi.IsDir()) {
+					next = append(next, q)
+				}
+			}
+		}
+		at = next
+	}
+	out := at[:0]
+	for _, q := range at {
+		if q != p {
+			out = append(out, q)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -16,6 +16,10 @@ var exceptForms = []string{
 	"except ValueError as e:", "except (A, B), C:", "except A, (B, C):", "except A if x else B, C:",
 	"except f(a, b):", "except d['a,b']:", "except E: x, y = 1, 2", "except E:  # a, b",
 	"except A, \\\n        B:", "except (A,\n        B):", "except A, has_x:", "except A, B, C:",
+	// carried over lines by a backslash or an open bracket, to the clause's colon
+	"except A \\\n        , B:", "except (A,\n        B), e:", "except A, \\\n        B as e:",
+	"except (A,\n        B) as e:", "except (A,  # a, b\n        B), e:", "except (A,  # a, b\n        B):",
+	"except A \\\r\n        , e:", "except [A,\n        B][0]:", "except A \\\n        as e:",
 }
 
 func exceptFile(form string) []byte {

@@ -193,12 +193,24 @@ func pyOperand(src []byte, j int) bool {
 
 // pyExceptComma returns the offset of the first comma outside brackets in the except
 // clause whose text follows src[j], or -1, and whether the clause names the exception
-// (as e) outside brackets too.
+// (as e) outside brackets too. The clause runs to its colon as Python's tokenizer reads
+// it: a backslash before the line's end or an open bracket carries it over lines.
 func pyExceptComma(src []byte, j int) (comma int, as bool) {
 	depth := 0
 	comma = -1
-	for j < len(src) && src[j] != '\n' {
+	for j < len(src) {
 		switch c := src[j]; {
+		case c == '\\' && j+1 < len(src) && src[j+1] == '\n':
+			j++ // a continuation: the line's end is no end
+		case c == '\\' && j+2 < len(src) && src[j+1] == '\r' && src[j+2] == '\n':
+			j += 2
+		case c == '\n' && depth <= 0:
+			return comma, as
+		case c == '#':
+			for j < len(src) && src[j] != '\n' {
+				j++
+			}
+			continue
 		case c == '"' || c == '\'':
 			j, _ = skipPyString(src, j)
 			continue
@@ -206,7 +218,7 @@ func pyExceptComma(src []byte, j int) (comma int, as bool) {
 			depth++
 		case c == ')' || c == ']' || c == '}':
 			depth--
-		case c == ':' && depth == 0, c == '#':
+		case c == ':' && depth == 0:
 			return comma, as
 		case c == ',' && depth == 0 && comma < 0:
 			comma = j

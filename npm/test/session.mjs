@@ -49,4 +49,34 @@ const fail = (msg) => {
   const log = execFileSync(binaryPath(), ["log", "--root", ws, "--session", s.session], { encoding: "utf8" });
   if (!log.includes("read_file") || !log.includes("write_file")) fail(`vfsctl log --session ${s.session} lacks the calls:\n${log}`);
 }
+// open({session: ""}): "" names no session, so one is made for the open(), as
+// without one; else each process would make its own and forget the reads.
+{
+  writeFileSync(`${ws}/e.txt`, "v1\n");
+  const s = open({ root: ws, session: "", tools: "native,shell" });
+  if (!s.session) fail(`open({session: ""}) has session ${JSON.stringify(s.session)}`);
+  if (!(await s.call("read_file", { path: "e.txt" })).ok) fail("read_file e.txt");
+  await s.call("run_command", { command: "kill -9 $PPID" }).catch(() => {});
+  const w = await s.call("write_file", { path: "e.txt", content: "v2\n" });
+  if (!w.ok) fail(`open({session: ""}): write_file after a restart: ${w.kind}: ${w.text}`);
+  await s.close();
+}
+
+// A process that could not start: its call is told nothing ran, and its late 'close'
+// does not fail the call sent to the next process, which runs.
+{
+  writeFileSync(`${ws}/b.txt`, "b\n");
+  const real = binaryPath();
+  const saved = process.env.VFSCTL;
+  process.env.VFSCTL = `${ws}/no-such-vfsctl`;
+  const s = open({ root: ws });
+  const first = await s.call("read_file", { path: "b.txt" }).then(() => "ran", (e) => e.message);
+  if (!first.includes("Nothing ran")) fail(`a vfsctl that cannot start: ${first}`);
+  process.env.VFSCTL = real;
+  const second = await s.call("read_file", { path: "b.txt" }).then((r) => (r.ok ? "ok" : r.text), (e) => e.message);
+  if (second !== "ok") fail(`the call after a failed start: ${second}`);
+  await s.close();
+  if (saved === undefined) delete process.env.VFSCTL;
+  else process.env.VFSCTL = saved;
+}
 if (!process.exitCode) console.log("ok: close() with calls in flight; open() keeps its session across a restart");

@@ -236,6 +236,51 @@ class TestProcessFailures(Workspace):
         self.assertEqual(self.read("ran.txt"), "done\n")
         self.assertEqual(eng._proc.pid, pid, "the process was restarted")
 
+    def test_interrupt_while_the_line_is_written(self) -> None:
+        # A KeyboardInterrupt inside the write leaves part of the line in vfsctl's
+        # input; the next line joined to it would be no call. vfsctl is stopped (so
+        # the pipe fills and the write blocks) to make the timing sure.
+        eng = self.engine(session="cut")
+        self.assertTrue(eng.call("read_file", {"path": "app.py"}).ok)
+        pid = eng._proc.pid
+
+        def interrupt(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        old = signal.signal(signal.SIGALRM, interrupt)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+            with self.assertRaises(KeyboardInterrupt):
+                eng.call("write_file", {"path": "big.txt", "content": "x" * (1 << 20)})
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        r = eng.call("edit_file", {"path": "app.py", "edits": [{"oldText": "Hello", "newText": "Hey"}]})
+        self.assertTrue(r.ok, r.text)
+        self.assertIn("Hey", self.read("app.py"))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "big.txt")))
+
+    def test_next_call_waits_for_the_abandoned_one(self) -> None:
+        # vfsctl finishes an abandoned call before it reads the next: the next call's
+        # wait (timeout 1 s here) starts when the abandoned call's reply is read, so
+        # a 3 s command left running neither fails the next call nor is stopped.
+        eng = self.engine(session="owed", tools="native,shell", timeout=1)
+        self.assertTrue(eng.call("read_file", {"path": "app.py"}).ok)
+
+        def interrupt(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        old = signal.signal(signal.SIGALRM, interrupt)
+        self.addCleanup(signal.signal, signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with self.assertRaises(KeyboardInterrupt):
+            eng.call("run_command", {"command": "sleep 3; echo done > ran.txt", "timeoutMs": 20000})
+        r = eng.call("edit_file", {"path": "app.py", "edits": [{"oldText": "Hello", "newText": "Hey"}]})
+        self.assertTrue(r.ok, r.text)
+        self.assertIn("Hey", self.read("app.py"))
+        self.assertEqual(self.read("ran.txt"), "done\n")
+
     def test_traceparent_goes_on_the_call_line(self) -> None:
         # vfsctl parents a call's span by its line's traceparent (the Go tests check
         # the spans); here, each call's own context reaches the line, none when none.

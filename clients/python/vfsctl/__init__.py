@@ -118,6 +118,9 @@ class Engine:
         self._proc: Optional[subprocess.Popen] = None
         self._replies: "queue.Queue[Any]" = queue.Queue()
         self._stderr: List[str] = []
+        # Calls left waiting by an exception (a KeyboardInterrupt): id -> the time by
+        # which their reply is due. The process answers them before any later call.
+        self._abandoned: Dict[int, float] = {}
         self._closed = False
 
     # -- the call process -------------------------------------------------------
@@ -146,6 +149,7 @@ class Engine:
         self._proc = proc
         self._replies = queue.Queue()
         self._stderr = []
+        self._abandoned = {}
         replies, errlines = self._replies, self._stderr
         threading.Thread(target=_pump, args=(proc.stdout, replies), daemon=True).start()
         threading.Thread(target=_collect, args=(proc.stderr, errlines), daemon=True).start()
@@ -161,6 +165,24 @@ class Engine:
             pass
         _reap(proc, 10)
         _close_pipes(proc)
+
+    def _drop_process(self) -> None:
+        """Ends the process without waiting: a call's line was cut off while it was
+        written, and the rest of it, joined to the next line, would be no call. SIGTERM
+        lets vfsctl end and record a command still running for an abandoned call."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.terminate()
+        except OSError:
+            pass
+
+        def reap() -> None:
+            _reap(proc, 10)
+            _close_pipes(proc)
+
+        threading.Thread(target=reap, daemon=True).start()
 
     def _died(self, why: str) -> VfsctlError:
         """Ends a process that failed a call; the next call starts a new one."""
@@ -200,14 +222,34 @@ class Engine:
         """The next line of the process for call ident, within wait seconds (else
         queue.Empty). A reply to an earlier call is dropped: that call was abandoned
         (a KeyboardInterrupt, say, raised in Python only while it waited), and the
-        process answered it all the same, before this one."""
-        deadline = time.monotonic() + wait
-        while True:
-            got = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
-            old = got.get("id") if isinstance(got, dict) else None
-            if isinstance(old, int) and not isinstance(old, bool) and old < ident:
-                continue
-            return got
+        process answered it all the same, before this one. While such replies are
+        due, the wait is theirs; this call's wait starts once they are read."""
+        deadline: Optional[float] = None
+        try:
+            while True:
+                if self._abandoned:
+                    until = max(self._abandoned.values())
+                else:
+                    if deadline is None:
+                        deadline = time.monotonic() + wait
+                    until = deadline
+                got = self._replies.get(timeout=max(0.0, until - time.monotonic()))
+                old = got.get("id") if isinstance(got, dict) else None
+                if isinstance(old, int) and not isinstance(old, bool) and old < ident:
+                    self._abandoned.pop(old, None)
+                    continue
+                if old == ident:
+                    self._abandoned.clear()
+                return got
+        except queue.Empty:
+            raise
+        except BaseException:
+            # This call is abandoned in turn: its reply is due by its own deadline,
+            # or, while earlier replies are due, by theirs and its own wait after.
+            if deadline is None:
+                deadline = max(self._abandoned.values(), default=time.monotonic()) + wait
+            self._abandoned[ident] = deadline
+            raise
 
     def _stop_stalled(self, ident: int) -> Any:
         """Asks a process that passed its time to stop (SIGTERM), as vfsctl expects:
@@ -217,6 +259,7 @@ class Engine:
         proc, self._proc = self._proc, None
         if proc is None:
             return None
+        self._abandoned.clear()  # their time is up too
         got = None
         if proc.poll() is None:
             proc.terminate()
@@ -248,7 +291,8 @@ class Engine:
         traceparent (and tracestate): the W3C trace context of the runtime's span for
         this call, which parents the call's span when vfsctl traces (the process is
         long-lived: TRACEPARENT in its environment would parent every call under the
-        first one's). vfsctl ignores one that is not valid."""
+        first one's). vfsctl ignores one that is not valid; a tracestate is sent
+        only with a traceparent."""
         line: Dict[str, Any] = {"tool": tool, "args": args}
         if turn is not None:
             line["turn"] = turn
@@ -288,6 +332,9 @@ class Engine:
                 proc.stdin.flush()
             except (BrokenPipeError, OSError):
                 raise self._died("exited before it could take the call") from None
+            except BaseException:
+                self._drop_process()  # part of the line may be sent: never a call
+                raise
             wait = self._wait_for(tool, args)
             try:
                 got = self._reply(ident, wait)

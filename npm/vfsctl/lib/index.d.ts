@@ -29,11 +29,12 @@ export interface CallOptions {
   turn?: string | number;
   /** W3C trace context of the runtime's span for this call, which parents the call's span (an invalid one is ignored). */
   traceparent?: string;
+  /** Its W3C tracestate, sent only with a traceparent. */
   tracestate?: string;
 }
 
 export interface Session {
-  /** The journal's session name of every call: Options.session, or one made up by open() (node-...). */
+  /** The journal's session name of every call: Options.session, or, when it is left out or empty, one made up by open() (node-...). */
   readonly session: string;
   call(tool: string, args: unknown, opts?: CallOptions): Promise<Reply>;
   close(): Promise<void>;

@@ -98,12 +98,13 @@ export function spawnServe(opts = {}) {
  * that exits fails the calls in flight with an Error, and the next call starts a
  * new one, in the same session. close() ends its input: the calls already sent are
  * answered, then it exits. session is the journal's session name: opts.session, or
- * one made up for this open() (node-...), which vfsctl rewind and log need.
+ * (when it is left out or empty) one made up for this open() (node-...), which vfsctl rewind and log need.
  */
 export function open(opts = {}) {
   // One session for every process this open() starts: a restart after an exit must
   // not forget the reads, nor scatter the calls over names no one knows.
-  const session = opts.session ?? `node-${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  // "" is no name: as when left out (vfsctl would make one per process).
+  const session = opts.session || `node-${randomUUID().replaceAll("-", "").slice(0, 12)}`;
   opts = { ...opts, session };
   let child = null;
   let nextId = 1;
@@ -133,17 +134,23 @@ export function open(opts = {}) {
         w.resolve({ ok: reply.ok, kind: reply.kind, text: reply.text, txn: reply.txn, tool: reply.tool });
       }
     });
-    const fail = (why) => {
+    // Only the calls sent to this process: a process that could not start still
+    // emits 'close', late, when calls may already wait on the next one.
+    const fail = (why, landed = "The call may or may not have landed (vfsctl log shows it).") => {
       if (child === c) child = null;
       for (const [id, w] of waiting) {
+        if (w.child !== c) continue;
         waiting.delete(id);
-        w.reject(new Error(`vfsctl ${why}${stderr ? `: ${stderr.trim()}` : ""}. The call may or may not have landed (vfsctl log shows it).`));
+        w.reject(new Error(`vfsctl ${why}${stderr ? `: ${stderr.trim()}` : ""}. ${landed}`));
       }
     };
     // 'close' comes after the process ended and its output was read to the end, so
     // every reply it wrote has reached its call first.
     c.on("close", (code, signal) => fail(signal ? `was killed by ${signal}` : `exited with status ${code}`));
-    c.on("error", (e) => fail(`could not run: ${e.message}`));
+    c.on("error", (e) => {
+      if (c.pid === undefined) fail(`could not run: ${e.message}`, "Nothing ran.");
+      else fail(`failed: ${e.message}`);
+    });
     c.stdin.on("error", () => {});
     child = c;
   }
@@ -176,7 +183,7 @@ export function open(opts = {}) {
         start();
       }
       return new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
+        waiting.set(id, { resolve, reject, child });
         child.stdin.write(data);
       });
     },
