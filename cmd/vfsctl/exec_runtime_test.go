@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -77,6 +78,10 @@ func TestExecCommandWithoutDashDash(t *testing.T) {
 
 // An exec whose workspace cannot be opened says, as every other failure that leaves
 // the command not run, that it was not run. Before, it did not.
+// notRunAtEnd is how a refusal ends that says the command was not run: after a cause
+// that ends in a full stop (Windows's "File not found."), as a sentence of its own.
+var notRunAtEnd = regexp.MustCompile(`(; the|\. The) command was not run\.?$`)
+
 func TestExecOpenFailureSaysNotRun(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errb := cliIn(t, dir, "", "exec", "--root", filepath.Join(dir, "nonexistent"), "--json", "--", "true")
@@ -85,7 +90,7 @@ func TestExecOpenFailureSaysNotRun(t *testing.T) {
 		Kind string `json:"kind"`
 		Text string `json:"text"`
 	}
-	if code != exitVfsctl || json.Unmarshal([]byte(out), &got) != nil || got.OK || got.Kind != "file_not_found" || !strings.HasSuffix(got.Text, "; the command was not run") {
+	if code != exitVfsctl || json.Unmarshal([]byte(out), &got) != nil || got.OK || got.Kind != "file_not_found" || !notRunAtEnd.MatchString(got.Text) {
 		t.Errorf("exec in a root that does not exist: exit %d, %q %q; want file_not_found, saying the command was not run", code, out, errb)
 	}
 }
