@@ -344,9 +344,8 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 		}
 		return nil
 	}
-	if check := exactTokens[lang]; check != nil && old != nil && len(dropLater(check(old), nil, 0, 0)) == 0 {
-		pre, suf := CommonEnds(old, new)
-		if errs := dropLater(check(new), new, pre, len(new)-suf); len(errs) > 0 {
+	if check := exactTokens[lang]; check != nil && old != nil && len(dropLater(check(old), nil, nil)) == 0 {
+		if errs := dropLater(check(new), new, old); len(errs) > 0 {
 			return placed(lang, old, new, errs)
 		}
 		if indentOnly(old, new) {
@@ -370,13 +369,13 @@ func Syntax(p string, old, new []byte) *SyntaxError {
 	} else {
 		// The old content first: usually it is cached, and if not, the new content is
 		// then parsed incrementally from its tree.
-		if old != nil && len(parseCached(p, lang, parse, old)) > 0 {
+		if old != nil && len(dropLater(parseCached(p, lang, parse, old), nil, nil)) > 0 {
 			return nil // it did not parse before: a broken file stays editable
 		}
-		if newErrs = parseCached(p, lang, parse, new); len(newErrs) == 0 {
+		if newErrs = dropLater(parseCached(p, lang, parse, new), new, old); len(newErrs) == 0 {
 			return nil
 		}
-		if lang == "python" && exactTokens[lang] != nil && len(parse(pyBracketLinesIndented(new))) == 0 {
+		if lang == "python" && exactTokens[lang] != nil && len(dropLater(parse(pyBracketLinesIndented(new)), new, old)) == 0 { // the same lines, so new names them
 			return nil // the grammar's mistake: lines inside brackets have no indentation
 		}
 	}
@@ -439,16 +438,24 @@ func AsParsed(lang string, content []byte) []byte {
 }
 
 // dropLater leaves out of errs, errors of content src, those a later version of the
-// language takes, but for those at a byte offset of src within [from, to): the changed
-// part, where the change made them. A nil src leaves them all out.
-func dropLater(errs []synErr, src []byte, from, to int) []synErr {
+// language takes (except A, B:), but for those on a line of src that old does not
+// have: a line the change wrote, not one it left as it was (a file of a project on
+// that later version). A nil src leaves them all out.
+func dropLater(errs []synErr, src, old []byte) []synErr {
 	out := errs[:0:0]
+	var lines map[string]bool // old's lines, made when first needed
 	for _, e := range errs {
 		if e.later {
 			if src == nil {
 				continue
 			}
-			if off := offsetOf(src, e.line, e.col); off < from || off >= max(to, from+1) {
+			if lines == nil {
+				lines = map[string]bool{}
+				for _, l := range bytes.Split(old, []byte("\n")) {
+					lines[string(l)] = true
+				}
+			}
+			if old != nil && lines[string(lineAtNumber(src, e.line))] {
 				continue
 			}
 		}
@@ -457,11 +464,26 @@ func dropLater(errs []synErr, src []byte, from, to int) []synErr {
 	return out
 }
 
+// lineAtNumber is line n (1-based) of src, without its line break.
+func lineAtNumber(src []byte, n int) []byte {
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return nil
+		}
+		src = src[i+1:]
+	}
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		src = src[:i]
+	}
+	return src
+}
+
 // placed names the first error of new that ends after the first changed byte: the one
 // the change made. An error that spans the change (a parser that recovers late) is
 // placed where the change begins.
 func placed(lang string, old, new []byte, newErrs []synErr) *SyntaxError {
-	if hard := dropLater(newErrs, nil, 0, 0); len(hard) > 0 {
+	if hard := dropLater(newErrs, nil, nil); len(hard) > 0 {
 		// What no version takes first: a refusal of what a later one takes gives way
 		// when the call is sent again, and would let the rest through with it.
 		newErrs = hard
