@@ -125,14 +125,14 @@ func newFileDoubt(ch *Change) {
 // its grammars can lag behind a language's newest syntax.
 const insist = "If you are sure the code is valid (syntax newer than this parser knows), send this same call again, unchanged, as your next call: it is then written, with a warning."
 
-// notAsSent replaces insist where the planned lines are not the model's own: an edit
-// matched only when indentation was ignored (its new lines re-indented to the file's),
-// or characters of newText were written as the file spells them. Sending the call
-// again would write the same lines again, not the model's.
 // laterPython is the way on from a form that only a later version of the language
 // takes: which version the project runs, the code cannot tell.
 const laterPython = "If the project runs a version of the language that takes this (Python 3.14 or later for except A, B:), send this same call again, unchanged, as your next call: it is then written, with a warning."
 
+// notAsSent replaces insist where the planned lines are not the model's own: an edit
+// matched only when indentation was ignored (its new lines re-indented to the file's),
+// or characters of newText were written as the file spells them. Sending the call
+// again would write the same lines again, not the model's.
 const notAsSent = "The lines above are not exactly as you sent them: your oldText matched only with its indentation or characters read as the file's, and newText was written in the file's terms. To write your own lines, send oldText and newText with the lines exactly as the file has them (copy them from read_file)."
 
 // typographyAdvice replaces insist where the error is at a typographic character the
