@@ -214,9 +214,6 @@ func (c *callCmd) one(eng *toolapi.Engine, session string, line []byte) (res too
 		if k := mcp.TwiceNamed(line); k != "" {
 			return withID(refusal("", namedTwice(k))), false
 		}
-		if k := traceTwice(line); k != "" {
-			return withID(refusal("", namedTwice(k))), false
-		}
 	}
 	var tool string
 	if raw, ok := env["tool"]; !ok || json.Unmarshal(raw, &tool) != nil {
@@ -260,33 +257,6 @@ func lineTrace(ctx context.Context, tp, ts json.RawMessage) context.Context {
 	json.Unmarshal(ts, &state)
 	// Extract leaves ctx as it is when parent is not a valid traceparent.
 	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": parent, "tracestate": state})
-}
-
-// traceTwice is "traceparent" or "tracestate" when line, a valid JSON object, names
-// it twice at its top level, "" otherwise: as with the other members, the sender
-// meant one of the two, and the decoder would keep the last silently.
-func traceTwice(line []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if _, err := dec.Token(); err != nil {
-		return ""
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			return ""
-		}
-		if (k == "traceparent" || k == "tracestate") && seen[k] {
-			return k
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return ""
-		}
-	}
-	return ""
 }
 
 // namedTwice is the refusal of a line that names k, a member of its envelope, twice.

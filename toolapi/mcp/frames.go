@@ -661,7 +661,7 @@ func TooDeep(line []byte) (msg string, id json.RawMessage) {
 	return tooDeep(sc.maxDepth), id
 }
 
-// TwiceNamed is the first of the members "id", "tool", "args" and "turn" that line, a
+// TwiceNamed is the first of the members of a call line (lineMembers) that line, a
 // `vfsctl call` line, names twice at its top level (keys read with their escapes
 // decoded), "" for none: the one whose second naming comes first. A decoder keeps the
 // last of each silently, where the sender meant one of them. Keys named twice inside
@@ -700,7 +700,7 @@ func (c *CutLine) Tool() string { return c.sc.Tool() }
 // Turn is the line's "turn" as sent, nil when there is none or it was too long.
 func (c *CutLine) Turn() json.RawMessage { return c.sc.Meta() }
 
-// Twice is the first of the line's members "id", "tool", "args" and "turn" that it
+// Twice is the first of the line's members (lineMembers) that it
 // names twice, as TwiceNamed says; "" for none.
 func (c *CutLine) Twice() string { return c.sc.twice }
 
@@ -768,7 +768,7 @@ var (
 )
 
 // lineMembers are the members of a vfsctl call line.
-var lineMembers = [...]string{"id", "tool", "args", "turn"}
+var lineMembers = [...]string{"id", "tool", "args", "turn", "traceparent", "tracestate"}
 
 // depth is the depth of the keys of a call's members.
 func (c callShape) depth() int {
